@@ -1,0 +1,2 @@
+#include "frontend/python/PythonError.h"
+char dync::python::PythonException::ID = 0;

@@ -1,0 +1,29 @@
+# lit configuration for dync: text in, text out, checked with FileCheck.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "dync"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".py", ".test"]
+# Unit and end-to-end tests have their own runners; Inputs/ hold files that
+# tests read, not tests.
+config.excludes = ["unit", "e2e", "Inputs", "lit.cfg.py", "lit.site.cfg.py", "conftest.py"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(
+    getattr(config, "dync_bin_dir", os.path.dirname(__file__)), "..", "test")
+
+# Run from a clean, predictable environment: no user site customizations that
+# could change what the embedded interpreter imports.
+for var in ["PYTHONSTARTUP", "PYTHONINSPECT"]:
+    config.environment.pop(var, None)
+for var in ["PATH", "HOME", "VIRTUAL_ENV", "PYTHONPATH"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+config.substitutions.append(("%dync", os.path.join(config.dync_bin_dir, "dync")))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("FileCheck", config.filecheck))
