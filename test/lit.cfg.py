@@ -6,7 +6,7 @@ import lit.formats
 
 config.name = "dync"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".py", ".test"]
+config.suffixes = [".py", ".test", ".dync"]
 # Unit and end-to-end tests have their own runners; Inputs/ hold files that
 # tests read, not tests.
 config.excludes = ["unit", "e2e", "Inputs", "lit.cfg.py", "lit.site.cfg.py", "conftest.py"]
@@ -23,6 +23,8 @@ for var in ["PATH", "HOME", "VIRTUAL_ENV", "PYTHONPATH"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# Longer names first: lit substitutes in order, and %dync is a prefix of them.
+config.substitutions.append(("%dync_opt", os.path.join(config.dync_bin_dir, "dync-opt")))
 config.substitutions.append(("%dync", os.path.join(config.dync_bin_dir, "dync")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
