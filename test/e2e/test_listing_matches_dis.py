@@ -106,6 +106,17 @@ STDLIB_ENTRIES = [
     ("functools.py", "lru_cache"),
 ]
 
+# The models in examples/, as a user would name their entries.
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                        "examples")
+EXAMPLE_ENTRIES = [
+    ("mlp/model.py", "MLP.forward"),
+    ("cnn/model.py", "CNN.forward"),
+    ("cnn/model.py", "model.forward"),
+    ("transformer/model.py", "SelfAttention.forward"),
+    ("transformer/model.py", "EncoderBlock.forward"),
+]
+
 
 def load_by_path(path):
     name = os.path.splitext(os.path.basename(path))[0]
@@ -156,3 +167,9 @@ def test_corpus_reaches_the_corners(corpus_file):
     for feature in ["EXTENDED_ARG", "ExceptionTable:", "Disassembly of", ">>", "lasti",
                     "JUMP_BACKWARD", "with format", "NULL + "]:
         assert feature in text, feature
+
+
+@pytest.mark.parametrize("filename,qualname", EXAMPLE_ENTRIES)
+def test_example_listing_equals_dis(run_dync, filename, qualname):
+    path = os.path.join(EXAMPLES, filename)
+    assert listing(run_dync, path, qualname) == dis_text(path, qualname)
