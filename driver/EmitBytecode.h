@@ -1,0 +1,15 @@
+//===- EmitBytecode.h - `inspect --emit=bytecode` -------------------------===//
+#pragma once
+
+#include "frontend/python/EntryResolver.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace dync::driver {
+
+/// Writes what `dync inspect --emit=bytecode` shows for \p entry, below the
+/// header that names it. GIL held.
+llvm::Error emitBytecode(llvm::raw_ostream& os, const python::ResolvedEntry& entry);
+
+} // namespace dync::driver

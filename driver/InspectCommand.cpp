@@ -1,0 +1,70 @@
+//===- InspectCommand.cpp - `dync inspect FILE.py:QUALNAME` ---------------===//
+#include "driver/Command.h"
+#include "driver/EmitBytecode.h"
+#include "driver/EntrySession.h"
+
+#include "frontend/python/PyStrings.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+namespace dync::driver {
+
+namespace {
+
+/// The description of `dync inspect --help` below its options.
+constexpr const char* InspectFooter = R"(Examples:
+  dync inspect model.py:Model.forward
+      import model.py and show method forward of class Model
+  dync inspect model.py:net.encoder.forward --verbose
+      show the forward method of the object net.encoder, bound to it, and
+      report which Python interpreter ran model.py
+
+ENTRY is FILE.py:QUALNAME. QUALNAME is a dotted path from the module to a
+Python function: f, Model.forward, Outer.Inner.method, or an attribute path
+through module-level objects such as net.forward or net.encoder.forward.
+The file is imported as a module named after its stem, so an
+`if __name__ == "__main__":` block does not run.)";
+
+class InspectCommand : public Command {
+public:
+  CLI::App& install(CLI::App& app) override {
+    CLI::App* command =
+        app.add_subcommand("inspect", "Import a Python file and show one function's bytecode, e.g. "
+                                      "'dync inspect model.py:Model.forward'");
+    command->add_option("ENTRY", entry_, "The function to show, as FILE.py:QUALNAME")
+        ->type_name("FILE.py:QUALNAME")
+        ->required();
+    command->add_option("--emit", emit_, "What to show; bytecode is the only kind so far")
+        ->type_name("KIND")
+        ->check(CLI::IsMember({"bytecode"}))
+        ->capture_default_str();
+    command->footer(InspectFooter);
+    return *command;
+  }
+
+  llvm::Error run(const GlobalOptions& options) override {
+    llvm::Expected<std::unique_ptr<EntrySession>> session = openEntry(entry_, options);
+    if (!session)
+      return session.takeError();
+    const python::ResolvedEntry& entry = (*session)->entry;
+    llvm::raw_ostream& os = llvm::outs();
+    os << "# entry: " << (*session)->spec.text << " (" << entry.describe() << ")\n";
+    os << "# file: " << python::utf8Of(entry.codeObject()->co_filename).value_or("?") << "\n";
+    os << "# first line: " << entry.codeObject()->co_firstlineno << "\n";
+    llvm::Error error = emitBytecode(os, entry);
+    os.flush();
+    return error;
+  }
+
+private:
+  std::string entry_;
+  std::string emit_ = "bytecode";
+};
+
+} // namespace
+
+std::unique_ptr<Command> createInspectCommand() { return std::make_unique<InspectCommand>(); }
+
+} // namespace dync::driver

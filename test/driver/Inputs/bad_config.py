@@ -1,0 +1,5 @@
+def load():
+    raise ValueError("bad config: depth must be positive")
+
+
+load()

@@ -1,0 +1,6 @@
+SCALE = 2
+
+
+class Model:
+    def forward(self x):
+        return x * SCALE
