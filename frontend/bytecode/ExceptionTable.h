@@ -25,7 +25,10 @@ struct RawExceptionEntry {
   friend bool operator==(const RawExceptionEntry&, const RawExceptionEntry&) = default;
 };
 
+/// The rows of \p bytes, in table order; an error for a malformed table.
 llvm::Expected<std::vector<RawExceptionEntry>> parseExceptionTable(llvm::ArrayRef<uint8_t> bytes);
+/// Writes \p entries in the given order, as CPython's assembler would; each
+/// entry must have start <= end.
 std::vector<uint8_t> writeExceptionTable(llvm::ArrayRef<RawExceptionEntry> entries);
 
 } // namespace dync::bytecode

@@ -24,10 +24,11 @@ struct Instruction {
   /// Byte offset of the first code unit: the first EXTENDED_ARG prefix if
   /// there is one. Jumps and exception table entries land here.
   uint32_t startOffset = 0;
-  /// Number of EXTENDED_ARG prefixes in the encoding this came from (or that
-  /// the encoder chose).
+  /// Number of EXTENDED_ARG prefixes in the encoding this was decoded from.
+  /// The encoder ignores it (and startOffset): it lays the code out anew.
   uint8_t extendedArgs = 0;
-  /// Inline cache code units following the opcode word.
+  /// Inline cache code units following the opcode word (the encoder takes
+  /// the count from the opcode table).
   uint8_t cacheEntries = 0;
   /// Index of the target instruction for jumps, -1 otherwise.
   int32_t jumpTarget = -1;

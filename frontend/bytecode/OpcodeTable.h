@@ -20,17 +20,21 @@ namespace dync::bytecode {
 
 /// How an opcode's argument is interpreted, from `opcode.has*` lists.
 enum class ArgKind : uint8_t {
-  None,     ///< opcode < HAVE_ARGUMENT: the argument byte is ignored
-  Plain,    ///< a number with no table behind it (counts, flags)
-  Const,    ///< index into co_consts
-  Name,     ///< index into co_names
-  Local,    ///< index into the fast locals
-  Free,     ///< index into cells and free variables
-  Compare,  ///< index into opcode.cmp_op
-  Jump,     ///< relative jump, in code units from the end of the opcode word
+  None,    ///< opcode < HAVE_ARGUMENT: the argument byte is ignored
+  Plain,   ///< a number with no table behind it (counts, flags)
+  Const,   ///< index into co_consts
+  Name,    ///< index into co_names
+  Local,   ///< index into the fast locals
+  Free,    ///< index into cells and free variables
+  Compare, ///< index into opcode.cmp_op
+  Jump,    ///< a jump; JumpDirection says how the argument is measured
 };
 
-enum class JumpDirection : uint8_t { None, Forward, Backward };
+/// How a jump's argument locates its target (dis's rules):
+/// Forward/Backward are `hasjrel` (code units from the end of the opcode
+/// word; backward if the name contains JUMP_BACKWARD), Absolute is `hasjabs`
+/// (code units from the start of the code).
+enum class JumpDirection : uint8_t { None, Forward, Backward, Absolute };
 
 struct OpcodeInfo {
   std::string name;
@@ -51,9 +55,7 @@ public:
   static llvm::Expected<OpcodeTable> fromInterpreter();
 
   /// The opcode for \p code, or nullptr if the interpreter defines none.
-  const OpcodeInfo* lookup(uint8_t code) const {
-    return defined_[code] ? &infos_[code] : nullptr;
-  }
+  const OpcodeInfo* lookup(uint8_t code) const { return defined_[code] ? &infos_[code] : nullptr; }
   std::optional<uint8_t> byName(llvm::StringRef name) const;
 
   uint8_t extendedArg() const { return extendedArg_; }
