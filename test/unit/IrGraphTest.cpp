@@ -188,6 +188,31 @@ TEST(IrGraphTest, VerifierChecksDefinitionOrderAndOwnership) {
             "not a tuple or list");
 }
 
+TEST(IrGraphTest, VerifierRulesOnlyTheApiCanBreak) {
+  // The parser cannot produce these; passes and capture code could.
+  Context ctx;
+  Graph graph(ctx, "g");
+  graph.symbols().push_back({"not a name", {0, 1}, llvm::SMLoc()});
+  Type t = Type::integer();
+  Node* x = graph.append(Node::input("x", t, "L['x']"));
+  Node* call = graph.append(Node::call("bad name", "aten::neg.default", {Argument::value(nullptr)},
+                                       {{"1st", Argument::none()}}, t));
+  graph.append(Node::input("late", t, "L['late']"));
+  Node* out = graph.append(Node::output({Argument::value(x)}));
+  out->kwargs().push_back({"k", Argument::none()});
+  graph.append(Node::call("after", "aten::neg.default", {Argument::value(out)}, {}, t));
+  (void)call;
+  EXPECT_EQ(verifierErrors(graph),
+            "error: graph @g: symbol name 'not a name' is not an identifier\n"
+            "error: graph @g: '%bad name' is not a valid value name\n"
+            "error: graph @g: input %late comes after an operation; inputs come first\n"
+            "error: graph @g: 'return' must be the last node of the graph\n"
+            "error: graph @g: %bad name: uses a null value\n"
+            "error: graph @g: %bad name: keyword argument name '1st' is not an identifier\n"
+            "error: graph @g: 'return' takes no keyword arguments\n"
+            "error: graph @g: %after: uses the graph's 'return', which has no value");
+}
+
 TEST(IrGraphTest, ReturnMustBeLast) {
   Context ctx;
   Graph graph(ctx, "g");
