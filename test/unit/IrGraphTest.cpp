@@ -46,8 +46,8 @@ void buildMlp(Graph& graph) {
   Node* x = b.addInput("x", Type::contiguousTensor(ctx, DType::F32, {s0, c784}), "L['x']");
   Node* w0 = b.addInput("w0", Type::contiguousTensor(ctx, DType::F32, {c256, c784}),
                         "L['self'].hidden[0].weight");
-  Node* b0 = b.addInput("b0", Type::contiguousTensor(ctx, DType::F32, {c256}),
-                        "L['self'].hidden[0].bias");
+  Node* b0 =
+      b.addInput("b0", Type::contiguousTensor(ctx, DType::F32, {c256}), "L['self'].hidden[0].bias");
   Node* t = b.addCall("aten::t.default", {GraphBuilder::use(w0)},
                       Type::tensor(DType::F32, {c784, c256}, {ctx.constant(1), c784}));
   Node* mm = b.addCall("aten::addmm.default",
@@ -60,10 +60,10 @@ void buildMlp(Graph& graph) {
                         Type::tuple({Type::contiguousTensor(ctx, DType::F32, {s0}),
                                      Type::contiguousTensor(ctx, DType::I64, {s0})}),
                         "max");
-  Node* view = b.addCall("aten::view.default",
-                         {GraphBuilder::use(relu), Argument::list({Argument::sym(s0 * 16),
-                                                                   Argument::sym(c10 + 6)})},
-                         Type::contiguousTensor(ctx, DType::F32, {s0 * 16, ctx.constant(16)}));
+  Node* view = b.addCall(
+      "aten::view.default",
+      {GraphBuilder::use(relu), Argument::list({Argument::sym(s0 * 16), Argument::sym(c10 + 6)})},
+      Type::contiguousTensor(ctx, DType::F32, {s0 * 16, ctx.constant(16)}));
   b.setOutput({GraphBuilder::use(view), GraphBuilder::use(max, 1)});
 }
 
@@ -147,7 +147,8 @@ TEST(IrGraphTest, VerifierReportsEachProblemWithTheNode) {
             {{"alpha", b.integer(1)}, {"alpha", b.integer(2)}},
             Type::tensor(DType::F32, {s0, ctx.constant(-2)}, {ctx.constant(1)}));
   EXPECT_EQ(verifierErrors(graph),
-            "error: graph @g: symbol name 'u8' is reserved (a dtype, device, layout, memory format, literal or operator)\n"
+            "error: graph @g: symbol name 'u8' is reserved (a dtype, device, layout, memory "
+            "format, literal or operator)\n"
             "error: graph @g: symbol 's9' has an empty range [5, 2]\n"
             "error: graph @g: relation 's7 <= 4': symbol 's7' is not declared\n"
             "error: graph @g: graph @g has no 'return'\n"

@@ -35,6 +35,10 @@ TEST(IrSymExprTest, ConstantsAndSymbolsAreUniqued) {
   EXPECT_NE(ctx.symbol("s0"), ctx.symbol("s1"));
   EXPECT_EQ(ctx.symbol("s0").symbolName(), "s0");
   EXPECT_EQ(ctx.constant(-7).constantValue(), -7);
+  SymExpr s0 = ctx.symbol("s0"), s1 = ctx.symbol("s1");
+  EXPECT_EQ(s0.depth(), 1u);
+  EXPECT_EQ((2 * s0).depth(), 2u);
+  EXPECT_EQ((s0.floorDiv(s1) + 1).depth(), 3u);
 }
 
 TEST(IrSymExprTest, IdentitiesFold) {
@@ -111,8 +115,8 @@ TEST(IrSymExprTest, DivisionTakesOutWhatDivides) {
 TEST(IrSymExprTest, ParsePrintParseIsIdentity) {
   Context ctx;
   for (const char* text : {"2*s0", "-s0 floordiv 2", "s0 floordiv (-2 + s1)", "-(s0 mod 3)",
-                           "min(s0 + 1, 2*s1) - max(s2, 0)", "(s0 + 1)*(s1 - 1)",
-                           "s0 mod -3", "-2*(s0 floordiv 3)*s1 + 7", "-9223372036854775808*s0",
+                           "min(s0 + 1, 2*s1) - max(s2, 0)", "(s0 + 1)*(s1 - 1)", "s0 mod -3",
+                           "-2*(s0 floordiv 3)*s1 + 7", "-9223372036854775808*s0",
                            "s0 + 9223372036854775807 + 1", "9223372036854775807*s0*2"}) {
     SymExpr e = parse(ctx, text);
     EXPECT_EQ(parse(ctx, e.str()), e) << text << " printed as " << e.str();
@@ -293,9 +297,9 @@ TEST(IrSymExprTest, RandomExpressionsEvaluateLikeTheirArithmetic) {
       llvm::Expected<int64_t> actual = sample.expr.evaluate(binding);
       ASSERT_TRUE(static_cast<bool>(actual))
           << sample.expr.str() << ": " << llvm::toString(actual.takeError());
-      ASSERT_EQ(*actual, *expected) << sample.text << " simplified to " << sample.expr.str()
-                                    << " with s0..s3 = " << values[0] << ", "
-                                    << values[1] << ", " << values[2] << ", " << values[3];
+      ASSERT_EQ(*actual, *expected)
+          << sample.text << " simplified to " << sample.expr.str() << " with s0..s3 = " << values[0]
+          << ", " << values[1] << ", " << values[2] << ", " << values[3];
       ++compared;
     }
   }

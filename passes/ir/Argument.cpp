@@ -1,0 +1,188 @@
+//===- Argument.cpp - Operands of graph nodes -----------------------------===//
+#include "passes/ir/Argument.h"
+
+#include "passes/ir/Graph.h"
+#include "passes/ir/Syntax.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace dync::ir {
+
+Argument Argument::value(Node* node, std::optional<unsigned> index) {
+  Argument a;
+  a.kind_ = Kind::Value;
+  a.data_ = ValueRef{node, index};
+  return a;
+}
+
+Argument Argument::sym(SymExpr value) {
+  Argument a;
+  a.kind_ = Kind::Sym;
+  a.data_ = value;
+  return a;
+}
+
+Argument Argument::floating(double value) {
+  Argument a;
+  a.kind_ = Kind::Float;
+  a.data_ = value;
+  return a;
+}
+
+Argument Argument::boolean(bool value) {
+  Argument a;
+  a.kind_ = Kind::Bool;
+  a.data_ = value;
+  return a;
+}
+
+Argument Argument::string(std::string value) {
+  Argument a;
+  a.kind_ = Kind::String;
+  a.data_ = std::move(value);
+  return a;
+}
+
+Argument Argument::dtype(DType value) {
+  Argument a;
+  a.kind_ = Kind::DType;
+  a.data_ = value;
+  return a;
+}
+
+Argument Argument::device(Device value) {
+  Argument a;
+  a.kind_ = Kind::Device;
+  a.data_ = value;
+  return a;
+}
+
+Argument Argument::layout(Layout value) {
+  Argument a;
+  a.kind_ = Kind::Layout;
+  a.data_ = value;
+  return a;
+}
+
+Argument Argument::memoryFormat(MemoryFormat value) {
+  Argument a;
+  a.kind_ = Kind::MemoryFormat;
+  a.data_ = value;
+  return a;
+}
+
+Argument Argument::list(std::vector<Argument> elements) {
+  Argument a;
+  a.kind_ = Kind::List;
+  a.data_ = std::move(elements);
+  return a;
+}
+
+Argument Argument::tuple(std::vector<Argument> elements) {
+  Argument a;
+  a.kind_ = Kind::Tuple;
+  a.data_ = std::move(elements);
+  return a;
+}
+
+void Argument::forEachValue(llvm::function_ref<void(const ValueRef&)> fn) const {
+  if (kind_ == Kind::Value)
+    fn(valueRef());
+  else if (kind_ == Kind::List || kind_ == Kind::Tuple)
+    for (const Argument& element : elements())
+      element.forEachValue(fn);
+}
+
+void Argument::forEachValue(llvm::function_ref<void(ValueRef&)> fn) {
+  if (kind_ == Kind::Value)
+    fn(valueRef());
+  else if (kind_ == Kind::List || kind_ == Kind::Tuple)
+    for (Argument& element : elements())
+      element.forEachValue(fn);
+}
+
+void Argument::forEachSym(llvm::function_ref<void(SymExpr)> fn) const {
+  if (kind_ == Kind::Sym)
+    fn(symValue());
+  else if (kind_ == Kind::List || kind_ == Kind::Tuple)
+    for (const Argument& element : elements())
+      element.forEachSym(fn);
+}
+
+void printFloat(llvm::raw_ostream& os, double value) {
+  if (std::isnan(value)) {
+    os << "nan";
+    return;
+  }
+  if (std::isinf(value)) {
+    os << (value < 0 ? "-inf" : "inf");
+    return;
+  }
+  char text[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(text, sizeof(text), "%.*g", precision, value);
+    if (std::strtod(text, nullptr) == value)
+      break;
+  }
+  llvm::StringRef spelled(text);
+  os << spelled;
+  // Without a point or exponent it would read back as an integer.
+  if (spelled.find_first_of(".e") == llvm::StringRef::npos)
+    os << ".0";
+}
+
+void Argument::print(llvm::raw_ostream& os) const {
+  switch (kind_) {
+  case Kind::Value:
+    if (!valueRef().node) {
+      os << "%<<null>>";
+      return;
+    }
+    os << '%' << valueRef().node->name();
+    if (valueRef().index)
+      os << '#' << *valueRef().index;
+    return;
+  case Kind::Sym:
+    os << symValue();
+    return;
+  case Kind::Float:
+    printFloat(os, floatValue());
+    return;
+  case Kind::Bool:
+    os << (boolValue() ? "true" : "false");
+    return;
+  case Kind::None:
+    os << "none";
+    return;
+  case Kind::String:
+    printQuoted(os, stringValue());
+    return;
+  case Kind::DType:
+    os << spelling(dtypeValue());
+    return;
+  case Kind::Device:
+    deviceValue().print(os);
+    return;
+  case Kind::Layout:
+    os << spelling(layoutValue());
+    return;
+  case Kind::MemoryFormat:
+    os << spelling(memoryFormatValue());
+    return;
+  case Kind::List:
+  case Kind::Tuple: {
+    bool isList = kind_ == Kind::List;
+    os << (isList ? '[' : '(');
+    llvm::interleaveComma(elements(), os, [&](const Argument& a) { a.print(os); });
+    // A one-element tuple needs its comma, as in Python: `(%a)` is just `%a`.
+    if (!isList && elements().size() == 1)
+      os << ',';
+    os << (isList ? ']' : ')');
+    return;
+  }
+  }
+}
+
+} // namespace dync::ir

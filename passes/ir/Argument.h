@@ -1,0 +1,112 @@
+//===- Argument.h - Operands of graph nodes --------------------*- C++ -*-===//
+//
+// What a call passes to an ATen operator and what a graph returns: a value
+// defined by a node (or one element of a node's tuple or list result), a
+// literal (int and symbolic int alike, float, bool, None, string, dtype,
+// device, layout, memory format), or a list or tuple of those. This is the value language of ATen
+// schemas, so any overload's arguments fit without a per-operator format.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "passes/ir/SymExpr.h"
+#include "passes/ir/TensorAttributes.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace dync::ir {
+
+class Node;
+
+/// A use of a value: `%3` is the whole result of node %3, `%3#1` element 1 of
+/// its tuple or list result.
+struct ValueRef {
+  Node* node = nullptr;
+  std::optional<unsigned> index;
+
+  friend bool operator==(const ValueRef&, const ValueRef&) = default;
+};
+
+class Argument {
+public:
+  enum class Kind : uint8_t {
+    Value,
+    Sym,
+    Float,
+    Bool,
+    None,
+    String,
+    DType,
+    Device,
+    Layout,
+    MemoryFormat,
+    List,
+    Tuple
+  };
+
+  /// `none`.
+  Argument() = default;
+  static Argument value(Node* node, std::optional<unsigned> index = std::nullopt);
+  /// An integer: a constant like `1` or a symbolic one like `2*s0`.
+  static Argument sym(SymExpr value);
+  static Argument floating(double value);
+  static Argument boolean(bool value);
+  static Argument none() { return Argument(); }
+  static Argument string(std::string value);
+  static Argument dtype(DType value);
+  static Argument device(Device value);
+  static Argument layout(Layout value);
+  static Argument memoryFormat(MemoryFormat value);
+  static Argument list(std::vector<Argument> elements);
+  static Argument tuple(std::vector<Argument> elements);
+
+  Kind kind() const { return kind_; }
+  bool isValue() const { return kind_ == Kind::Value; }
+
+  const ValueRef& valueRef() const { return std::get<ValueRef>(data_); }
+  ValueRef& valueRef() { return std::get<ValueRef>(data_); }
+  SymExpr symValue() const { return std::get<SymExpr>(data_); }
+  double floatValue() const { return std::get<double>(data_); }
+  bool boolValue() const { return std::get<bool>(data_); }
+  const std::string& stringValue() const { return std::get<std::string>(data_); }
+  DType dtypeValue() const { return std::get<DType>(data_); }
+  Device deviceValue() const { return std::get<Device>(data_); }
+  Layout layoutValue() const { return std::get<Layout>(data_); }
+  MemoryFormat memoryFormatValue() const { return std::get<MemoryFormat>(data_); }
+  /// Elements of a list or tuple.
+  const std::vector<Argument>& elements() const { return std::get<std::vector<Argument>>(data_); }
+  std::vector<Argument>& elements() { return std::get<std::vector<Argument>>(data_); }
+
+  /// Calls \p fn on every value use inside, in lists and tuples too.
+  void forEachValue(llvm::function_ref<void(const ValueRef&)> fn) const;
+  void forEachValue(llvm::function_ref<void(ValueRef&)> fn);
+  /// Calls \p fn on every symbolic integer inside.
+  void forEachSym(llvm::function_ref<void(SymExpr)> fn) const;
+
+  /// `%3#1`, `2*s0`, `1e-05`, `true`, `none`, `"tanh"`, `f16`, `cuda:0`,
+  /// `strided`, `contiguous_format`, `[%a, %b]`, `(%a,)`.
+  void print(llvm::raw_ostream& os) const;
+
+private:
+  Kind kind_ = Kind::None;
+  std::variant<std::monostate, ValueRef, SymExpr, double, bool, std::string, DType, Device, Layout,
+               MemoryFormat, std::vector<Argument>>
+      data_;
+};
+
+/// `name=value` after the positional arguments of a call.
+struct KeywordArgument {
+  std::string name;
+  Argument value;
+};
+
+/// Prints a float so that it reads back as the same double: the shortest
+/// decimal that does, always with a `.` or an exponent; `inf`, `-inf`, `nan`.
+void printFloat(llvm::raw_ostream& os, double value);
+
+} // namespace dync::ir

@@ -1,0 +1,77 @@
+//===- Graph.cpp - Graphs of ATen operator calls --------------------------===//
+#include "passes/ir/Graph.h"
+
+namespace dync::ir {
+
+std::unique_ptr<Node> Node::input(std::string name, Type type, std::string source) {
+  std::unique_ptr<Node> node(new Node(NodeKind::Input));
+  node->name_ = std::move(name);
+  node->type_ = std::move(type);
+  node->target_ = std::move(source);
+  return node;
+}
+
+std::unique_ptr<Node> Node::call(std::string name, std::string op, std::vector<Argument> args,
+                                 std::vector<KeywordArgument> kwargs, Type type) {
+  std::unique_ptr<Node> node(new Node(NodeKind::Call));
+  node->name_ = std::move(name);
+  node->target_ = std::move(op);
+  node->args_ = std::move(args);
+  node->kwargs_ = std::move(kwargs);
+  node->type_ = std::move(type);
+  return node;
+}
+
+std::unique_ptr<Node> Node::output(std::vector<Argument> results) {
+  std::unique_ptr<Node> node(new Node(NodeKind::Output));
+  node->args_ = std::move(results);
+  return node;
+}
+
+const Type* Node::resultType(std::optional<unsigned> index) const {
+  if (!index)
+    return &type_;
+  if (!type_.isSequence() || *index >= type_.elements().size())
+    return nullptr;
+  return &type_.elements()[*index];
+}
+
+void Node::forEachUse(llvm::function_ref<void(const ValueRef&)> fn) const {
+  for (const Argument& arg : args_)
+    arg.forEachValue(fn);
+  for (const KeywordArgument& kwarg : kwargs_)
+    kwarg.value.forEachValue(fn);
+}
+
+Node* Graph::insert(NodeList::iterator before, std::unique_ptr<Node> node) {
+  Node* raw = node.release();
+  nodes_.insert(before, raw);
+  return raw;
+}
+
+const Node* Graph::output() const {
+  if (nodes_.empty() || !nodes_.back().isOutput())
+    return nullptr;
+  return &nodes_.back();
+}
+
+const SymbolDecl* Graph::findSymbol(llvm::StringRef name) const {
+  for (const SymbolDecl& decl : symbols_)
+    if (decl.name == name)
+      return &decl;
+  return nullptr;
+}
+
+Graph& Module::addGraph(std::string name) {
+  graphs_.push_back(std::make_unique<Graph>(ctx_, std::move(name)));
+  return *graphs_.back();
+}
+
+Graph* Module::findGraph(llvm::StringRef name) const {
+  for (const std::unique_ptr<Graph>& graph : graphs_)
+    if (graph->name() == name)
+      return graph.get();
+  return nullptr;
+}
+
+} // namespace dync::ir

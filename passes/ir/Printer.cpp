@@ -1,0 +1,110 @@
+//===- Printer.cpp - Canonical text form of graphs ------------------------===//
+//
+// One spelling per graph, so print -> parse -> print is the identity and
+// FileCheck patterns stay stable:
+//
+//   graph @name(%x: <type> = <source>,
+//               %w: <type> = <source>)
+//       symbols { s0: [2, 1024] }
+//       relations { s0 mod 8 == 0 } {
+//     %0 = aten::op.overload(<args>, kw=<arg>) : <type>
+//     return (<args>)
+//   }
+//
+// Inputs are aligned under the first; empty symbol and relation blocks are
+// left out.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/ir/Graph.h"
+#include "passes/ir/Syntax.h"
+
+namespace dync::ir {
+
+static void printGraphName(llvm::raw_ostream& os, llvm::StringRef name) {
+  os << '@';
+  if (isBareGraphName(name))
+    os << name;
+  else
+    printQuoted(os, name);
+}
+
+static void printArguments(llvm::raw_ostream& os, const Node& node) {
+  os << '(';
+  llvm::interleaveComma(node.args(), os, [&](const Argument& arg) { arg.print(os); });
+  for (auto [i, kwarg] : llvm::enumerate(node.kwargs())) {
+    if (i > 0 || !node.args().empty())
+      os << ", ";
+    os << kwarg.name << '=';
+    kwarg.value.print(os);
+  }
+  os << ')';
+}
+
+void Node::print(llvm::raw_ostream& os) const {
+  switch (kind_) {
+  case NodeKind::Input:
+    os << '%' << name_ << ": " << type_ << " = " << target_;
+    return;
+  case NodeKind::Call:
+    os << '%' << name_ << " = " << target_;
+    printArguments(os, *this);
+    os << " : " << type_;
+    return;
+  case NodeKind::Output:
+    os << "return ";
+    printArguments(os, *this);
+    return;
+  }
+}
+
+void Graph::print(llvm::raw_ostream& os) const {
+  std::string header;
+  llvm::raw_string_ostream headerOs(header);
+  headerOs << "graph ";
+  printGraphName(headerOs, name_);
+  headerOs << '(';
+  os << header;
+
+  std::string indent(header.size(), ' ');
+  bool first = true;
+  for (const Node& input : inputs()) {
+    if (!first)
+      os << ",\n" << indent;
+    first = false;
+    input.print(os);
+  }
+  os << ')';
+
+  if (!symbols_.empty()) {
+    os << "\n    symbols { ";
+    llvm::interleaveComma(symbols_, os, [&](const SymbolDecl& decl) {
+      os << decl.name << ": ";
+      decl.range.print(os);
+    });
+    os << " }";
+  }
+  if (!relations_.empty()) {
+    os << "\n    relations { ";
+    llvm::interleaveComma(relations_, os, [&](const Relation& r) { r.print(os); });
+    os << " }";
+  }
+  os << " {\n";
+  for (const Node& node : nodes_) {
+    if (node.isInput())
+      continue;
+    os << "  ";
+    node.print(os);
+    os << '\n';
+  }
+  os << "}\n";
+}
+
+void Module::print(llvm::raw_ostream& os) const {
+  for (auto [i, graph] : llvm::enumerate(graphs_)) {
+    if (i > 0)
+      os << '\n';
+    graph->print(os);
+  }
+}
+
+} // namespace dync::ir

@@ -1,0 +1,256 @@
+//===- Verifier.cpp - Structural rules every graph obeys ------------------===//
+#include "passes/ir/Verifier.h"
+
+#include "passes/ir/Syntax.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace dync::ir {
+
+namespace {
+
+/// Collects diagnostics as text, located when a SourceMgr and a location are
+/// known.
+class DiagnosticSink {
+public:
+  explicit DiagnosticSink(const llvm::SourceMgr* sm) : sm_(sm) {}
+
+  void report(const Graph& graph, llvm::SMLoc loc, const llvm::Twine& message) {
+    llvm::raw_string_ostream os(text_);
+    if (sm_ && loc.isValid())
+      sm_->PrintMessage(os, loc, llvm::SourceMgr::DK_Error, message, {}, {}, false);
+    else
+      os << "error: graph @" << graph.name() << ": " << message << '\n';
+  }
+
+  llvm::Error takeError() {
+    if (text_.empty())
+      return llvm::Error::success();
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   llvm::StringRef(text_).rtrim('\n'));
+  }
+
+private:
+  const llvm::SourceMgr* sm_;
+  std::string text_;
+};
+
+class GraphVerifier {
+public:
+  GraphVerifier(const Graph& graph, DiagnosticSink& sink) : graph_(graph), sink_(sink) {}
+
+  void run() {
+    checkSymbols();
+    checkRelations();
+    checkOrder();
+    for (const Node& node : graph_.nodes())
+      checkNode(node);
+  }
+
+private:
+  void report(llvm::SMLoc loc, const llvm::Twine& message) { sink_.report(graph_, loc, message); }
+
+  static std::string label(const Node& node) {
+    return node.isOutput() ? std::string("return") : "%" + node.name();
+  }
+
+  void checkSymbols() {
+    for (const SymbolDecl& decl : graph_.symbols()) {
+      if (!isIdentifier(decl.name))
+        report(decl.loc, "symbol name '" + decl.name + "' is not an identifier");
+      else if (isReservedWord(decl.name))
+        report(decl.loc,
+               "symbol name '" + decl.name +
+                   "' is reserved (a dtype, device, layout, memory format, literal or operator)");
+      if (!declared_.insert(decl.name).second)
+        report(decl.loc, "symbol '" + decl.name + "' is declared more than once");
+      if (decl.range.lo && decl.range.hi && *decl.range.lo > *decl.range.hi)
+        report(decl.loc, "symbol '" + decl.name + "' has an empty range [" +
+                             llvm::Twine(*decl.range.lo) + ", " + llvm::Twine(*decl.range.hi) +
+                             "]");
+    }
+  }
+
+  /// Reports each undeclared symbol of \p e once per \p what.
+  void checkSymbolsDeclared(SymExpr e, llvm::SMLoc loc, llvm::StringRef what,
+                            llvm::StringSet<>& reported) {
+    e.walkSymbols([&](SymExpr symbol) {
+      llvm::StringRef name = symbol.symbolName();
+      if (!declared_.contains(name) && reported.insert(name).second)
+        report(loc, what + ": symbol '" + name + "' is not declared");
+    });
+  }
+
+  void checkRelations() {
+    for (const Relation& relation : graph_.relations()) {
+      if (!relation.lhs || !relation.rhs) {
+        report(relation.loc, "relation is missing a side");
+        continue;
+      }
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "relation '";
+      relation.print(os);
+      os << "'";
+      llvm::StringSet<> reported;
+      checkSymbolsDeclared(relation.lhs, relation.loc, text, reported);
+      checkSymbolsDeclared(relation.rhs, relation.loc, text, reported);
+    }
+  }
+
+  /// Inputs first, one return last, names unique; records node positions
+  /// for the def-before-use check.
+  void checkOrder() {
+    bool seenOperation = false;
+    llvm::StringMap<const Node*> names;
+    size_t position = 0;
+    for (const Node& node : graph_.nodes()) {
+      position_[&node] = position++;
+      if (node.isInput() && seenOperation)
+        report(node.loc(), "input " + label(node) + " comes after an operation; inputs come first");
+      if (!node.isInput())
+        seenOperation = true;
+      if (node.isOutput()) {
+        if (&node != &graph_.nodes().back())
+          report(node.loc(), "'return' must be the last node of the graph");
+        continue;
+      }
+      if (!isValueName(node.name())) {
+        report(node.loc(), "'%" + node.name() + "' is not a valid value name");
+        continue;
+      }
+      if (!names.try_emplace(node.name(), &node).second)
+        report(node.loc(), "value " + label(node) + " is defined more than once");
+    }
+    // A misplaced 'return' was reported above; this is for a missing one.
+    if (llvm::none_of(graph_.nodes(), [](const Node& n) { return n.isOutput(); }))
+      report(graph_.loc(), "graph @" + graph_.name() + " has no 'return'");
+  }
+
+  void checkNode(const Node& node) {
+    switch (node.kind()) {
+    case NodeKind::Input:
+      if (!isWellFormedSource(node.source()))
+        report(node.loc(), "input " + label(node) + " has a malformed source '" + node.source() +
+                               "' (it must be one line with balanced brackets and quotes)");
+      break;
+    case NodeKind::Call:
+      if (!isOperatorName(node.op()))
+        report(node.loc(), label(node) + ": operator '" + node.op() +
+                               "' is not of the form namespace::name.overload");
+      break;
+    case NodeKind::Output:
+      if (!node.kwargs().empty())
+        report(node.loc(), "'return' takes no keyword arguments");
+      break;
+    }
+    checkType(node, node.type());
+
+    llvm::StringSet<> reportedSymbols;
+    auto checkArgument = [&](const Argument& arg) {
+      arg.forEachSym(
+          [&](SymExpr e) { checkSymbolsDeclared(e, node.loc(), label(node), reportedSymbols); });
+      arg.forEachValue([&](const ValueRef& use) { checkUse(node, use); });
+    };
+    for (const Argument& arg : node.args())
+      checkArgument(arg);
+    llvm::StringSet<> kwargNames;
+    for (const KeywordArgument& kwarg : node.kwargs()) {
+      if (!isIdentifier(kwarg.name))
+        report(node.loc(),
+               label(node) + ": keyword argument name '" + kwarg.name + "' is not an identifier");
+      if (!kwargNames.insert(kwarg.name).second)
+        report(node.loc(), label(node) + ": keyword argument '" + kwarg.name + "' is given twice");
+      checkArgument(kwarg.value);
+    }
+  }
+
+  void checkUse(const Node& user, const ValueRef& use) {
+    if (!use.node) {
+      report(user.loc(), label(user) + ": uses a null value");
+      return;
+    }
+    auto def = position_.find(use.node);
+    if (def == position_.end()) {
+      report(user.loc(),
+             label(user) + ": uses %" + use.node->name() + ", which is not a node of this graph");
+      return;
+    }
+    if (use.node->isOutput()) {
+      report(user.loc(), label(user) + ": uses the graph's 'return', which has no value");
+      return;
+    }
+    if (def->second >= position_.lookup(&user))
+      report(user.loc(), label(user) + ": uses %" + use.node->name() + " before its definition");
+    if (use.index && !use.node->resultType(use.index)) {
+      const Type& type = use.node->type();
+      if (type.isSequence())
+        report(user.loc(), label(user) + ": %" + use.node->name() + "#" + llvm::Twine(*use.index) +
+                               " is out of range; %" + use.node->name() + " has " +
+                               llvm::Twine(type.elements().size()) + " elements");
+      else
+        report(user.loc(), label(user) + ": %" + use.node->name() + "#" + llvm::Twine(*use.index) +
+                               " indexes a value of type " + type.str() +
+                               ", which is not a tuple or list");
+    }
+  }
+
+  void checkType(const Node& node, const Type& type) {
+    llvm::StringSet<> reported;
+    checkTypeRecursive(node, type, reported);
+  }
+
+  void checkTypeRecursive(const Node& node, const Type& type, llvm::StringSet<>& reported) {
+    if (type.isTensor()) {
+      if (type.sizes().size() != type.strides().size())
+        report(node.loc(), label(node) + ": tensor type has " + llvm::Twine(type.sizes().size()) +
+                               " sizes but " + llvm::Twine(type.strides().size()) + " strides");
+      auto checkExtents = [&](llvm::ArrayRef<SymExpr> exprs, llvm::StringRef what) {
+        for (SymExpr e : exprs) {
+          if (!e)
+            report(node.loc(), label(node) + ": tensor type has a missing " + what);
+          else if (e.isConstant() && e.constantValue() < 0)
+            report(node.loc(), label(node) + ": tensor type has negative " + what + " " +
+                                   llvm::Twine(e.constantValue()));
+        }
+      };
+      checkExtents(type.sizes(), "size");
+      checkExtents(type.strides(), "stride");
+    }
+    if (type.isSequence())
+      for (const Type& element : type.elements())
+        checkTypeRecursive(node, element, reported);
+    else
+      type.walkSymExprs([&](SymExpr e) {
+        if (e)
+          checkSymbolsDeclared(e, node.loc(), label(node), reported);
+      });
+  }
+
+  const Graph& graph_;
+  DiagnosticSink& sink_;
+  llvm::StringSet<> declared_;
+  llvm::DenseMap<const Node*, size_t> position_;
+};
+
+} // namespace
+
+llvm::Error verify(const Graph& graph, const llvm::SourceMgr* sm) {
+  DiagnosticSink sink(sm);
+  GraphVerifier(graph, sink).run();
+  return sink.takeError();
+}
+
+llvm::Error verify(const Module& module, const llvm::SourceMgr* sm) {
+  DiagnosticSink sink(sm);
+  llvm::StringSet<> names;
+  for (const std::unique_ptr<Graph>& graph : module.graphs()) {
+    if (!names.insert(graph->name()).second)
+      sink.report(*graph, graph->loc(), "graph @" + graph->name() + " is defined more than once");
+    GraphVerifier(*graph, sink).run();
+  }
+  return sink.takeError();
+}
+
+} // namespace dync::ir
