@@ -2,8 +2,9 @@
 
 #include "frontend/bytecode/Listing.h"
 
-#include "frontend/bytecode/Codec.h"
 #include "frontend/bytecode/CodeObject.h"
+#include "frontend/bytecode/Codec.h"
+#include "frontend/python/ModuleAttributes.h"
 #include "frontend/python/PyRef.h"
 #include "frontend/python/PythonError.h"
 
@@ -38,32 +39,6 @@ llvm::Expected<std::string> reprOf(PyObject* object) {
   return utf8(repr.get());
 }
 
-/// Reads a tuple of (value, spelling) pairs, or of plain strings, into the
-/// spellings it holds.
-llvm::Expected<std::vector<std::string>> readSpellings(PyObject* module, const char* name,
-                                                       bool pairs) {
-  PyRef table = PyRef::steal(PyObject_GetAttrString(module, name));
-  if (!table)
-    return takePythonError(std::string("reading dis.") + name);
-  PyRef items = PyRef::steal(PySequence_Tuple(table.get()));
-  if (!items)
-    return takePythonError(std::string("reading dis.") + name);
-  std::vector<std::string> spellings;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(items.get()); ++i) {
-    PyObject* item = PyTuple_GET_ITEM(items.get(), i);
-    PyObject* text = pairs ? PySequence_GetItem(item, 1) : (Py_INCREF(item), item);
-    PyRef owned = PyRef::steal(text);
-    if (!owned || !PyUnicode_Check(owned.get()))
-      return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "dis.%s does not hold strings where expected", name);
-    auto value = utf8(owned.get());
-    if (!value)
-      return value.takeError();
-    spellings.push_back(std::move(*value));
-  }
-  return spellings;
-}
-
 /// One line of a listing, with the fields `dis` prints.
 struct ListingLine {
   int startsLine = -1;
@@ -82,10 +57,11 @@ llvm::Expected<ArgumentSpellings> ArgumentSpellings::fromInterpreter() {
   if (!dis)
     return takePythonError("importing dis");
   ArgumentSpellings spellings;
-  auto conversions = readSpellings(dis.get(), "FORMAT_VALUE_CONVERTERS", /*pairs=*/true);
+  // FORMAT_VALUE_CONVERTERS holds (converter, spelling) pairs.
+  auto conversions = python::stringsAttribute(dis.get(), "FORMAT_VALUE_CONVERTERS", /*field=*/1);
   if (!conversions)
     return conversions.takeError();
-  auto flags = readSpellings(dis.get(), "MAKE_FUNCTION_FLAGS", /*pairs=*/false);
+  auto flags = python::stringsAttribute(dis.get(), "MAKE_FUNCTION_FLAGS");
   if (!flags)
     return flags.takeError();
   spellings.formatConversions = std::move(*conversions);
@@ -272,8 +248,8 @@ llvm::Error ListingPrinter::printOne(llvm::raw_ostream& os, PyCodeObject* code) 
     for (const ExceptionRegion& region : decoded->exceptionRegions) {
       const uint32_t start = offsetOf(region.start);
       const uint32_t end = offsetOf(region.end);
-      os << "  " << start << " to " << end - 2 << " -> " << offsetOf(region.handler)
-         << " [" << region.depth << "]" << (region.pushLasti ? " lasti" : "") << '\n';
+      os << "  " << start << " to " << end - 2 << " -> " << offsetOf(region.handler) << " ["
+         << region.depth << "]" << (region.pushLasti ? " lasti" : "") << '\n';
     }
   }
   return llvm::Error::success();
