@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/bytecode/OpcodeTable.h"
 
+#include "frontend/python/ModuleAttributes.h"
 #include "frontend/python/PyRef.h"
 #include "frontend/python/PyStrings.h"
 #include "frontend/python/PythonError.h"
@@ -16,17 +17,11 @@
 
 namespace dync::bytecode {
 
+using python::moduleAttribute;
 using python::PyRef;
+using python::sequenceAttribute;
 
 namespace {
-
-/// Reads `opcode.<name>`.
-llvm::Expected<PyRef> attribute(PyObject* module, const char* name) {
-  PyRef value = PyRef::steal(PyObject_GetAttrString(module, name));
-  if (!value)
-    return python::takePythonError(llvm::Twine("reading opcode.") + name);
-  return value;
-}
 
 llvm::Expected<long> toLong(PyObject* value, const llvm::Twine& what) {
   long result = PyLong_AsLong(value);
@@ -36,25 +31,10 @@ llvm::Expected<long> toLong(PyObject* value, const llvm::Twine& what) {
 }
 
 llvm::Expected<long> intAttribute(PyObject* module, const char* name) {
-  auto value = attribute(module, name);
+  auto value = moduleAttribute(module, name);
   if (!value)
     return value.takeError();
   return toLong(value->get(), llvm::Twine("opcode.") + name);
-}
-
-/// The items of a sequence attribute, as new references.
-llvm::Expected<std::vector<PyRef>> sequenceAttribute(PyObject* module, const char* name) {
-  auto value = attribute(module, name);
-  if (!value)
-    return value.takeError();
-  PyRef fast = PyRef::steal(PySequence_Fast(value->get(), "not a sequence"));
-  if (!fast)
-    return python::takePythonError(llvm::Twine("reading opcode.") + name);
-  std::vector<PyRef> items;
-  Py_ssize_t size = PySequence_Fast_GET_SIZE(fast.get());
-  for (Py_ssize_t i = 0; i < size; ++i)
-    items.push_back(PyRef::borrow(PySequence_Fast_GET_ITEM(fast.get(), i)));
-  return items;
 }
 
 /// An opcode number from the interpreter, checked to fit a byte.
@@ -114,7 +94,7 @@ llvm::Expected<OpcodeTable> OpcodeTable::fromInterpreter() {
 
   OpcodeTable table;
 
-  auto opmap = attribute(opcodeModule, "opmap");
+  auto opmap = moduleAttribute(opcodeModule, "opmap");
   if (!opmap)
     return opmap.takeError();
   if (!PyDict_Check(opmap->get()))
@@ -200,7 +180,7 @@ llvm::Expected<OpcodeTable> OpcodeTable::fromInterpreter() {
     table.infos_[code].cacheEntries = static_cast<uint8_t>(*count);
   }
 
-  auto extendedArg = attribute(opcodeModule, "EXTENDED_ARG");
+  auto extendedArg = moduleAttribute(opcodeModule, "EXTENDED_ARG");
   if (!extendedArg)
     return extendedArg.takeError();
   auto extendedArgCode = toOpcode(extendedArg->get(), "opcode.EXTENDED_ARG");
@@ -213,28 +193,16 @@ llvm::Expected<OpcodeTable> OpcodeTable::fromInterpreter() {
     return llvm::createStringError("opcode.opmap has no CACHE opcode");
   table.cache_ = *cache;
 
-  auto compareOps = sequenceAttribute(opcodeModule, "cmp_op");
+  auto compareOps = python::stringsAttribute(opcodeModule, "cmp_op");
   if (!compareOps)
     return compareOps.takeError();
-  for (const PyRef& op : *compareOps) {
-    auto text = toText(op.get(), "an entry of opcode.cmp_op");
-    if (!text)
-      return text.takeError();
-    table.compareOps_.push_back(std::move(*text));
-  }
+  table.compareOps_ = std::move(*compareOps);
 
   // _nb_ops is a list of (NB_NAME, symbol) pairs in BINARY_OP argument order.
-  auto binaryOps = sequenceAttribute(opcodeModule, "_nb_ops");
+  auto binaryOps = python::stringsAttribute(opcodeModule, "_nb_ops", /*field=*/1);
   if (!binaryOps)
     return binaryOps.takeError();
-  for (const PyRef& pair : *binaryOps) {
-    if (!PyTuple_Check(pair.get()) || PyTuple_GET_SIZE(pair.get()) != 2)
-      return llvm::createStringError("an entry of opcode._nb_ops is not a pair");
-    auto symbol = toText(PyTuple_GET_ITEM(pair.get(), 1), "an entry of opcode._nb_ops");
-    if (!symbol)
-      return symbol.takeError();
-    table.binaryOps_.push_back(std::move(*symbol));
-  }
+  table.binaryOps_ = std::move(*binaryOps);
 
   return table;
 }

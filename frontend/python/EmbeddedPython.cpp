@@ -156,9 +156,7 @@ RunningInterpreter EmbeddedPython::describe() const {
   running.basePrefix = sysString("base_prefix");
   PyObject* path = PySys_GetObject("path");
   if (path && PyList_Check(path))
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(path); ++i)
-      if (auto entry = utf8Of(PyList_GET_ITEM(path, i)))
-        running.path.push_back(std::move(*entry));
+    running.path = strItemsOf(path);
   return running;
 }
 

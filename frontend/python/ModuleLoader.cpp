@@ -1,6 +1,7 @@
 //===- ModuleLoader.cpp - Importing the user's file as a module -----------===//
 #include "frontend/python/ModuleLoader.h"
 
+#include "frontend/python/PyRef.h"
 #include "frontend/python/PyStrings.h"
 #include "frontend/python/PythonError.h"
 #include "frontend/python/SamePath.h"
@@ -35,14 +36,7 @@ unsigned unsignedAttr(PyObject* object, const char* name) {
 /// Turns the pending SyntaxError raised while compiling \p displayPath into
 /// an error located in that file.
 llvm::Error takeSyntaxError(llvm::StringRef displayPath) {
-  PyObject* rawType = nullptr;
-  PyObject* rawValue = nullptr;
-  PyObject* rawTraceback = nullptr;
-  PyErr_Fetch(&rawType, &rawValue, &rawTraceback);
-  PyErr_NormalizeException(&rawType, &rawValue, &rawTraceback);
-  PyRef type = PyRef::steal(rawType);
-  PyRef value = PyRef::steal(rawValue);
-  PyRef traceback = PyRef::steal(rawTraceback);
+  auto [type, value, traceback] = fetchException();
 
   SourceLocation location;
   location.file = displayPath.str();

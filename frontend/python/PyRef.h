@@ -37,4 +37,23 @@ private:
   PyObject* object_ = nullptr;
 };
 
+/// An exception taken out of the interpreter, normalized: the value is an
+/// instance of the type.
+struct FetchedException {
+  PyRef type;
+  PyRef value;
+  PyRef traceback;
+};
+
+/// Takes the pending exception, leaving none set; all null when none was
+/// pending. GIL held.
+inline FetchedException fetchException() {
+  PyObject* type = nullptr;
+  PyObject* value = nullptr;
+  PyObject* traceback = nullptr;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  return FetchedException{PyRef::steal(type), PyRef::steal(value), PyRef::steal(traceback)};
+}
+
 } // namespace dync::python

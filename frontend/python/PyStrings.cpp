@@ -51,23 +51,27 @@ PyObject* newStr(llvm::StringRef text) {
   return PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "surrogateescape");
 }
 
+std::vector<std::string> strItemsOf(PyObject* sequence) {
+  std::vector<std::string> texts;
+  PyRef fast = PyRef::steal(PySequence_Fast(sequence, "not a sequence"));
+  if (!fast) {
+    PyErr_Clear();
+    return texts;
+  }
+  Py_ssize_t size = PySequence_Fast_GET_SIZE(fast.get());
+  for (Py_ssize_t i = 0; i < size; ++i)
+    if (auto text = utf8Of(PySequence_Fast_GET_ITEM(fast.get(), i)))
+      texts.push_back(std::move(*text));
+  return texts;
+}
+
 std::vector<std::string> dirOf(PyObject* object) {
-  std::vector<std::string> names;
   PyRef list = PyRef::steal(PyObject_Dir(object));
   if (!list) {
     PyErr_Clear();
-    return names;
+    return {};
   }
-  PyRef sequence = PyRef::steal(PySequence_Fast(list.get(), "dir() did not return a sequence"));
-  if (!sequence) {
-    PyErr_Clear();
-    return names;
-  }
-  Py_ssize_t size = PySequence_Fast_GET_SIZE(sequence.get());
-  for (Py_ssize_t i = 0; i < size; ++i)
-    if (auto name = utf8Of(PySequence_Fast_GET_ITEM(sequence.get(), i)))
-      names.push_back(std::move(*name));
-  return names;
+  return strItemsOf(list.get());
 }
 
 } // namespace dync::python

@@ -27,6 +27,10 @@ std::string typeDisplayName(PyTypeObject* type);
 /// as file system paths are). Null with an exception set on failure.
 PyObject* newStr(llvm::StringRef text);
 
+/// The text of the items of \p sequence that are str, in order; nothing if
+/// it is not a sequence. Never leaves a Python exception set. GIL held.
+std::vector<std::string> strItemsOf(PyObject* sequence);
+
 /// The names dir(object) lists, skipping any that are not str. Never leaves
 /// a Python exception set. GIL held.
 std::vector<std::string> dirOf(PyObject* object);

@@ -98,14 +98,7 @@ llvm::Error takePythonError(const llvm::Twine& context) {
   if (!PyErr_Occurred())
     return llvm::make_error<PythonException>("SystemError", "failed without setting an exception",
                                              "", context.str());
-  PyObject* rawType = nullptr;
-  PyObject* rawValue = nullptr;
-  PyObject* rawTraceback = nullptr;
-  PyErr_Fetch(&rawType, &rawValue, &rawTraceback);
-  PyErr_NormalizeException(&rawType, &rawValue, &rawTraceback);
-  PyRef type = PyRef::steal(rawType);
-  PyRef value = PyRef::steal(rawValue);
-  PyRef traceback = PyRef::steal(rawTraceback);
+  auto [type, value, traceback] = fetchException();
   if (traceback && value)
     PyException_SetTraceback(value.get(), traceback.get());
 

@@ -10,6 +10,8 @@
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/python/PyRef.h"
 
+#include "test/unit/PythonTestSupport.h"
+
 #include <Python.h>
 #include <gtest/gtest.h>
 
@@ -17,58 +19,17 @@
 #include <vector>
 
 using namespace dync::bytecode;
+using namespace dync::test;
 using dync::python::PyRef;
 
 namespace {
 
-/// Fails the test with the error's message unless \p value holds a value.
-#define ASSERT_SUCCEEDED(value)                                                                    \
-  ASSERT_TRUE(static_cast<bool>(value)) << llvm::toString((value).takeError())
-#define EXPECT_SUCCEEDED(value)                                                                    \
-  EXPECT_TRUE(static_cast<bool>(value)) << llvm::toString((value).takeError())
-
-/// Expects \p value to be an error whose message contains \p fragment.
-template <typename T> void expectFailure(llvm::Expected<T> value, const std::string& fragment) {
-  ASSERT_FALSE(static_cast<bool>(value)) << "expected an error mentioning '" << fragment << "'";
-  std::string message = llvm::toString(value.takeError());
-  EXPECT_NE(message.find(fragment), std::string::npos) << message;
-}
-
-/// Functions covering the statement kinds whose bytecode has structure:
-/// loops, handlers (a dead one included), with, comprehensions, closures,
-/// generators, coroutines, pattern matching, calls, f-strings.
+/// With kStructuredFunctions (loops, handlers, a generator), functions
+/// covering the statement kinds whose bytecode has structure: except*, with,
+/// comprehensions, closures, coroutines, async generators, pattern matching,
+/// calls, f-strings.
 constexpr const char* kKitchenSink = R"py(
 import asyncio
-
-def loops(n):
-    total = 0
-    for i in range(n):
-        if i % 3 == 0:
-            continue
-        while total < i:
-            total += 1
-            if total > 100:
-                break
-        else:
-            total -= 1
-    return total
-
-def handlers(x):
-    try:
-        y = 1 / x
-    except ZeroDivisionError as e:
-        y = str(e)
-    except (TypeError, ValueError):
-        y = None
-    else:
-        y = y * 2
-    finally:
-        x = 0
-    try:
-        pass
-    except Exception:
-        y = 'never'
-    return y
 
 def star_handlers():
     try:
@@ -98,13 +59,6 @@ def closures(a):
         b += c
         return lambda d: a + b + c + d
     return inner
-
-def generator(n):
-    for i in range(n):
-        received = yield i
-        if received:
-            yield from range(received)
-    return n
 
 async def coroutine(xs):
     async with asyncio.Lock() as lock:
@@ -179,75 +133,26 @@ def expected_instructions(co):
                          for v in (p.lineno, p.end_lineno, p.col_offset, p.end_col_offset))
         result.append((ins.offset, ins.opcode, arg, ins.argval if jump else -1, position))
     return result
-
-def expected_regions(co):
-    return [(e.start, e.end, e.target, e.depth, int(e.lasti))
-            for e in dis._parse_exception_table(co)]
-
-def all_code(co):
-    yield co
-    for c in co.co_consts:
-        if hasattr(c, 'co_code'):
-            yield from all_code(c)
 )py";
 
-class BytecodeDecodeTest : public testing::Test {
+class BytecodeDecodeTest : public BytecodeTest {
 protected:
-  void SetUp() override {
-    auto table = OpcodeTable::fromInterpreter();
-    ASSERT_SUCCEEDED(table);
-    opcodes = std::move(*table);
-    namespace_ = PyRef::steal(PyDict_New());
-    PyDict_SetItemString(namespace_.get(), "__builtins__", PyEval_GetBuiltins());
-    run(kExpectations);
-  }
+  BytecodeDecodeTest() : BytecodeTest(kExpectations, NeedsStackEffects::No) {}
 
-  void run(const std::string& source) {
-    PyRef result = PyRef::steal(
-        PyRun_String(source.c_str(), Py_file_input, namespace_.get(), namespace_.get()));
-    if (!result)
-      PyErr_Print();
-    ASSERT_TRUE(result);
-  }
-
-  PyRef global(const char* name) {
-    return PyRef::borrow(PyDict_GetItemString(namespace_.get(), name));
-  }
-
-  PyRef call(const char* function, PyObject* argument) {
-    PyRef result = PyRef::steal(PyObject_CallOneArg(global(function).get(), argument));
-    if (!result)
-      PyErr_Print();
-    return result;
-  }
-
-  /// Every code object of \p source compiled as a module, outermost first.
-  std::vector<PyRef> compileAll(const std::string& source) {
-    PyRef code = PyRef::steal(Py_CompileString(source.c_str(), "<test>", Py_file_input));
-    if (!code)
-      PyErr_Print();
-    EXPECT_TRUE(code);
-    PyRef all = PyRef::steal(PySequence_List(call("all_code", code.get()).get()));
-    std::vector<PyRef> result;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(all.get()); ++i)
-      result.push_back(PyRef::borrow(PyList_GET_ITEM(all.get(), i)));
-    return result;
-  }
-
-  static long intAt(PyObject* tuple, Py_ssize_t index) {
-    return PyLong_AsLong(PyTuple_GET_ITEM(tuple, index));
+  /// A list of every code object of \p source compiled as a module,
+  /// outermost first; null if it does not compile.
+  PyRef compileAll(const std::string& source) {
+    PyRef text = PyRef::steal(PyUnicode_FromString(source.c_str()));
+    return call("source_code", {text.get()});
   }
 
   /// Checks decode() of \p code against dis; returns how many instructions
   /// had EXTENDED_ARG prefixes.
-  size_t checkAgainstDis(PyObject* code);
-
-  OpcodeTable opcodes;
-  PyRef namespace_;
+  size_t checkAgainstDis(PyCodeObject* code);
 };
 
-size_t BytecodeDecodeTest::checkAgainstDis(PyObject* code) {
-  auto raw = readRawCode(reinterpret_cast<PyCodeObject*>(code));
+size_t BytecodeDecodeTest::checkAgainstDis(PyCodeObject* code) {
+  auto raw = readRawCode(code);
   EXPECT_SUCCEEDED(raw);
   if (!raw)
     return 0;
@@ -255,10 +160,9 @@ size_t BytecodeDecodeTest::checkAgainstDis(PyObject* code) {
   EXPECT_SUCCEEDED(decoded);
   if (!decoded)
     return 0;
-  std::string name = PyUnicode_AsUTF8(reinterpret_cast<PyCodeObject*>(code)->co_qualname);
-  SCOPED_TRACE(name);
+  SCOPED_TRACE(qualnameOf(code));
 
-  PyRef expected = call("expected_instructions", code);
+  PyRef expected = call("expected_instructions", {reinterpret_cast<PyObject*>(code)});
   const auto& instructions = decoded->instructions;
   EXPECT_EQ(instructions.size(), size_t(PyList_GET_SIZE(expected.get())));
   size_t extended = 0;
@@ -290,7 +194,7 @@ size_t BytecodeDecodeTest::checkAgainstDis(PyObject* code) {
   }
   EXPECT_EQ(instructions.back().endOffset(), raw->code.size());
 
-  PyRef regions = call("expected_regions", code);
+  PyRef regions = call("exception_rows", {reinterpret_cast<PyObject*>(code)});
   EXPECT_EQ(decoded->exceptionRegions.size(), size_t(PyList_GET_SIZE(regions.get())));
   for (size_t i = 0;
        i < decoded->exceptionRegions.size() && i < size_t(PyList_GET_SIZE(regions.get())); ++i) {
@@ -304,24 +208,25 @@ size_t BytecodeDecodeTest::checkAgainstDis(PyObject* code) {
     EXPECT_EQ(region.depth, intAt(row, 3));
     EXPECT_EQ(region.pushLasti, intAt(row, 4) != 0);
   }
-  EXPECT_EQ(decoded->firstLine, reinterpret_cast<PyCodeObject*>(code)->co_firstlineno);
+  EXPECT_EQ(decoded->firstLine, code->co_firstlineno);
   return extended;
 }
 
 TEST_F(BytecodeDecodeTest, MatchesDisOnKitchenSink) {
-  std::vector<PyRef> codes = compileAll(kKitchenSink);
-  EXPECT_GT(codes.size(), 15u);
-  for (const PyRef& code : codes)
-    checkAgainstDis(code.get());
+  PyRef codes = compileAll(std::string(kStructuredFunctions) + kKitchenSink);
+  ASSERT_TRUE(codes);
+  EXPECT_GT(PyList_GET_SIZE(codes.get()), 15);
+  for (PyCodeObject* code : codeObjectsOf(codes.get()))
+    checkAgainstDis(code);
 }
 
 TEST_F(BytecodeDecodeTest, MatchesDisWithExtendedArgs) {
-  run(kMakeBigSource);
-  PyRef text = global("big_source");
-  std::vector<PyRef> codes = compileAll(PyUnicode_AsUTF8(text.get()));
+  ASSERT_TRUE(run(kMakeBigSource));
+  PyRef codes = compileAll(PyUnicode_AsUTF8(global("big_source")));
+  ASSERT_TRUE(codes);
   size_t extended = 0;
-  for (const PyRef& code : codes)
-    extended += checkAgainstDis(code.get());
+  for (PyCodeObject* code : codeObjectsOf(codes.get()))
+    extended += checkAgainstDis(code);
   // Constants past 255 and both long jumps need prefixes.
   EXPECT_GT(extended, 40u);
 }
@@ -329,12 +234,11 @@ TEST_F(BytecodeDecodeTest, MatchesDisWithExtendedArgs) {
 TEST_F(BytecodeDecodeTest, MatchesDisOnStandardLibraryModules) {
   for (const char* module : {"dis", "inspect", "asyncio.tasks", "json.decoder"}) {
     SCOPED_TRACE(module);
-    run(std::string("import importlib.util\n"
-                    "spec = importlib.util.find_spec('") +
-        module + "')\nsource = spec.loader.get_source(spec.name)\n");
-    std::vector<PyRef> codes = compileAll(PyUnicode_AsUTF8(global("source").get()));
-    for (const PyRef& code : codes)
-      checkAgainstDis(code.get());
+    PyRef name = PyRef::steal(PyUnicode_FromString(module));
+    PyRef codes = call("module_code", {name.get()});
+    ASSERT_TRUE(codes);
+    for (PyCodeObject* code : codeObjectsOf(codes.get()))
+      checkAgainstDis(code);
   }
 }
 
@@ -344,9 +248,8 @@ class BytecodeDecodeErrorTest : public BytecodeDecodeTest {
 protected:
   /// A valid body to corrupt: `def f(a): return a + 1`.
   RawCode valid() {
-    run("def f(a):\n    return a + 1\n");
-    PyRef function = global("f");
-    PyRef code = PyRef::steal(PyObject_GetAttrString(function.get(), "__code__"));
+    EXPECT_TRUE(run("def f(a):\n    return a + 1\n"));
+    PyRef code = PyRef::steal(PyObject_GetAttrString(global("f"), "__code__"));
     auto raw = readRawCode(reinterpret_cast<PyCodeObject*>(code.get()));
     EXPECT_SUCCEEDED(raw);
     return raw ? *raw : RawCode{};

@@ -11,6 +11,8 @@
 #include "frontend/bytecode/StackEffect.h"
 #include "frontend/python/PyRef.h"
 
+#include "test/unit/PythonTestSupport.h"
+
 #include <Python.h>
 #include <gtest/gtest.h>
 #include <marshal.h>
@@ -19,57 +21,15 @@
 #include <vector>
 
 using namespace dync::bytecode;
+using namespace dync::test;
 using dync::python::PyRef;
 
 namespace {
 
-#define ASSERT_SUCCEEDED(value)                                                                    \
-  ASSERT_TRUE(static_cast<bool>(value)) << llvm::toString((value).takeError())
-
-template <typename T> void expectFailure(llvm::Expected<T> value, const std::string& fragment) {
-  ASSERT_FALSE(static_cast<bool>(value)) << "expected an error mentioning '" << fragment << "'";
-  std::string message = llvm::toString(value.takeError());
-  EXPECT_NE(message.find(fragment), std::string::npos) << message;
-}
-
+/// Run after kStructuredFunctions: more functions to rebuild, the arguments
+/// each one is run with, and the code objects to round-trip.
 constexpr const char* kPython = R"py(
 import asyncio, types
-
-def all_code(co):
-    yield co
-    for c in co.co_consts:
-        if hasattr(c, 'co_code'):
-            yield from all_code(c)
-
-def loops(n):
-    total = 0
-    for i in range(n):
-        if i % 3 == 0:
-            continue
-        while total < i:
-            total += 1
-            if total > 100:
-                break
-        else:
-            total -= 1
-    return total
-
-def handlers(x):
-    try:
-        y = 1 / x
-    except ZeroDivisionError as e:
-        y = str(e)
-    except (TypeError, ValueError):
-        y = None
-    else:
-        y = y * 2
-    finally:
-        x = 0
-    try:
-        pass
-    except Exception:
-        y = 'never'
-    return y
 
 def star_handlers(kind):
     try:
@@ -101,13 +61,6 @@ def closures(a):
         b += c
         return lambda d: a + b + c + d
     return inner(2)(3)
-
-def generator(n):
-    for i in range(n):
-        received = yield i
-        if received:
-            yield from range(received)
-    return n
 
 def drive(n):
     return list(generator(n))
@@ -186,39 +139,18 @@ codes = [f.__code__ for f, _ in CASES]
 codes = [c for code in codes for c in all_code(code)] + list(all_code(module))
 )py";
 
-class CodecTest : public testing::Test {
+class CodecTest : public BytecodeTest {
 protected:
-  void SetUp() override {
-    auto table = OpcodeTable::fromInterpreter();
-    ASSERT_SUCCEEDED(table);
-    opcodes = std::move(*table);
-    auto created = StackEffects::create(opcodes);
-    ASSERT_SUCCEEDED(created);
-    effects = std::move(*created);
-    namespace_ = PyRef::steal(PyDict_New());
-    PyDict_SetItemString(namespace_.get(), "__builtins__", PyEval_GetBuiltins());
-    PyRef result =
-        PyRef::steal(PyRun_String(kPython, Py_file_input, namespace_.get(), namespace_.get()));
-    if (!result)
-      PyErr_Print();
-    ASSERT_TRUE(result);
-  }
-
-  PyObject* global(const char* name) { return PyDict_GetItemString(namespace_.get(), name); }
+  CodecTest() : BytecodeTest(std::string(kStructuredFunctions) + kPython, NeedsStackEffects::Yes) {}
 
   static PyCodeObject* codeOf(PyObject* function) {
     return reinterpret_cast<PyCodeObject*>(PyFunction_GetCode(function));
   }
 
-  uint8_t opcode(const char* name) { return *opcodes.byName(name); }
-
   /// Whether \p code, run as \p function, gives the same results on the
   /// test's cases.
   bool behavesTheSame(PyObject* function, PyObject* code) {
-    PyRef result = PyRef::steal(
-        PyObject_CallFunctionObjArgs(global("behaves_the_same"), function, code, nullptr));
-    if (!result)
-      PyErr_Print();
+    PyRef result = call("behaves_the_same", {function, code});
     return result && PyObject_IsTrue(result.get()) == 1;
   }
 
@@ -244,10 +176,6 @@ protected:
     }
     code.instructions.insert(code.instructions.begin() + at, count, filler);
   }
-
-  OpcodeTable opcodes;
-  StackEffects effects;
-  PyRef namespace_;
 };
 
 TEST_F(CodecTest, ReadRawCodeMatchesTheAttributes) {
@@ -257,8 +185,7 @@ TEST_F(CodecTest, ReadRawCodeMatchesTheAttributes) {
   ASSERT_SUCCEEDED(raw);
   auto attribute = [&](const char* name) {
     PyRef value = PyRef::steal(PyObject_GetAttrString(reinterpret_cast<PyObject*>(code), name));
-    const auto* data = reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(value.get()));
-    return std::vector<uint8_t>(data, data + PyBytes_GET_SIZE(value.get()));
+    return bytesOf(value.get());
   };
   EXPECT_EQ(raw->code, attribute("co_code"));
   EXPECT_EQ(raw->exceptionTable, attribute("co_exceptiontable"));
@@ -269,11 +196,10 @@ TEST_F(CodecTest, ReadRawCodeMatchesTheAttributes) {
 }
 
 TEST_F(CodecTest, RoundTripIsIdentical) {
-  PyObject* codes = global("codes");
-  ASSERT_GT(PyList_GET_SIZE(codes), 15);
-  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(codes); ++i) {
-    auto* code = reinterpret_cast<PyCodeObject*>(PyList_GET_ITEM(codes, i));
-    SCOPED_TRACE(PyUnicode_AsUTF8(code->co_qualname));
+  std::vector<PyCodeObject*> codes = codeObjectsOf(global("codes"));
+  ASSERT_GT(codes.size(), 15u);
+  for (PyCodeObject* code : codes) {
+    SCOPED_TRACE(qualnameOf(code));
     auto raw = readRawCode(code);
     ASSERT_SUCCEEDED(raw);
     auto decoded = decode(*raw, opcodes);
@@ -303,7 +229,7 @@ TEST_F(CodecTest, RebuiltFunctionsBehaveTheSame) {
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE(cases); ++i) {
     PyObject* function = PyTuple_GET_ITEM(PyList_GET_ITEM(cases, i), 0);
     PyCodeObject* code = codeOf(function);
-    SCOPED_TRACE(PyUnicode_AsUTF8(code->co_qualname));
+    SCOPED_TRACE(qualnameOf(code));
     auto raw = readRawCode(code);
     ASSERT_SUCCEEDED(raw);
     auto decoded = decode(*raw, opcodes);
@@ -402,11 +328,7 @@ protected:
   DecodedCode simple() {
     DecodedCode code;
     code.firstLine = 1;
-    for (const char* name : {"RESUME", "LOAD_CONST", "RETURN_VALUE"}) {
-      Instruction instruction;
-      instruction.opcode = opcode(name);
-      code.instructions.push_back(instruction);
-    }
+    code.instructions = {make("RESUME"), make("LOAD_CONST"), make("RETURN_VALUE")};
     return code;
   }
 };

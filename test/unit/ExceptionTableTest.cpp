@@ -8,6 +8,8 @@
 #include "frontend/bytecode/ExceptionTable.h"
 #include "frontend/python/PyRef.h"
 
+#include "test/unit/PythonTestSupport.h"
+
 #include <Python.h>
 #include <gtest/gtest.h>
 
@@ -15,27 +17,13 @@
 #include <vector>
 
 using namespace dync::bytecode;
+using namespace dync::test;
 using dync::python::PyRef;
 
 namespace {
 
-#define ASSERT_SUCCEEDED(value)                                                                    \
-  ASSERT_TRUE(static_cast<bool>(value)) << llvm::toString((value).takeError())
-
-template <typename T> void expectFailure(llvm::Expected<T> value, const std::string& fragment) {
-  ASSERT_FALSE(static_cast<bool>(value)) << "expected an error mentioning '" << fragment << "'";
-  std::string message = llvm::toString(value.takeError());
-  EXPECT_NE(message.find(fragment), std::string::npos) << message;
-}
-
 constexpr const char* kPython = R"py(
-import dis, types
-
-def all_code(co):
-    yield co
-    for c in co.co_consts:
-        if hasattr(c, 'co_code'):
-            yield from all_code(c)
+import types
 
 SOURCE = '''
 def nested(x):
@@ -67,44 +55,25 @@ def generator():
         yield 2
 '''
 
-codes = list(all_code(compile(SOURCE, '<test>', 'exec')))
+codes = source_code(SOURCE)
 # A handler far from its range, so targets need several chunks.
 far = "def far(a):\n    try:\n        a()\n    except:\n" + "".join(
     f"        a = a + {i}\n" for i in range(700)) + "    return a\n"
-codes += all_code(compile(far, '<far>', 'exec'))
-for module in ('asyncio.base_events', 'subprocess', 'tempfile'):
-    import importlib.util
-    spec = importlib.util.find_spec(module)
-    codes += all_code(compile(spec.loader.get_source(module), spec.origin, 'exec'))
-
-def rows(co):
-    return [(e.start, e.end, e.target, e.depth, int(e.lasti))
-            for e in dis._parse_exception_table(co)]
+codes += source_code(far, '<far>')
+codes += module_code('asyncio.base_events', 'subprocess', 'tempfile')
 
 def dis_reads(table):
-    return rows(types.SimpleNamespace(co_exceptiontable=table))
+    return exception_rows(types.SimpleNamespace(co_exceptiontable=table))
 )py";
 
-class ExceptionTableTest : public testing::Test {
+class ExceptionTableTest : public PythonTest {
 protected:
-  void SetUp() override {
-    namespace_ = PyRef::steal(PyDict_New());
-    PyDict_SetItemString(namespace_.get(), "__builtins__", PyEval_GetBuiltins());
-    PyRef result =
-        PyRef::steal(PyRun_String(kPython, Py_file_input, namespace_.get(), namespace_.get()));
-    if (!result)
-      PyErr_Print();
-    ASSERT_TRUE(result);
-  }
-
-  PyObject* global(const char* name) { return PyDict_GetItemString(namespace_.get(), name); }
+  ExceptionTableTest() : PythonTest(kPython) {}
 
   /// dis's rows for \p object (a code object, or anything with a
   /// co_exceptiontable), in bytes as dis gives them.
   std::vector<RawExceptionEntry> disRows(const char* function, PyObject* object) {
-    PyRef rows = PyRef::steal(PyObject_CallOneArg(global(function), object));
-    if (!rows)
-      PyErr_Print();
+    PyRef rows = call(function, {object});
     std::vector<RawExceptionEntry> result;
     for (Py_ssize_t i = 0; rows && i < PyList_GET_SIZE(rows.get()); ++i) {
       PyObject* row = PyList_GET_ITEM(rows.get(), i);
@@ -116,11 +85,6 @@ protected:
     return result;
   }
 
-  static std::vector<uint8_t> bytesOf(PyObject* bytes) {
-    const auto* data = reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(bytes));
-    return std::vector<uint8_t>(data, data + PyBytes_GET_SIZE(bytes));
-  }
-
   /// Our rows with offsets in bytes, as dis reports them.
   static std::vector<RawExceptionEntry> inBytes(std::vector<RawExceptionEntry> rows) {
     for (RawExceptionEntry& row : rows) {
@@ -130,21 +94,17 @@ protected:
     }
     return rows;
   }
-
-  PyRef namespace_;
 };
 
 TEST_F(ExceptionTableTest, ParsesLikeDisAndWritesTheSameBytes) {
-  PyObject* codes = global("codes");
   size_t withRows = 0;
   size_t multiChunk = 0;
-  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(codes); ++i) {
-    auto* code = reinterpret_cast<PyCodeObject*>(PyList_GET_ITEM(codes, i));
-    SCOPED_TRACE(PyUnicode_AsUTF8(code->co_qualname));
+  for (PyCodeObject* code : codeObjectsOf(global("codes"))) {
+    SCOPED_TRACE(qualnameOf(code));
     std::vector<uint8_t> table = bytesOf(code->co_exceptiontable);
     auto parsed = parseExceptionTable(table);
     ASSERT_SUCCEEDED(parsed);
-    EXPECT_EQ(inBytes(*parsed), disRows("rows", reinterpret_cast<PyObject*>(code)));
+    EXPECT_EQ(inBytes(*parsed), disRows("exception_rows", reinterpret_cast<PyObject*>(code)));
     EXPECT_EQ(writeExceptionTable(*parsed), table);
     withRows += !parsed->empty();
     for (const RawExceptionEntry& row : *parsed)

@@ -11,6 +11,8 @@
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/python/PyRef.h"
 
+#include "test/unit/PythonTestSupport.h"
+
 #include <Python.h>
 #include <gtest/gtest.h>
 
@@ -19,26 +21,12 @@
 #include <vector>
 
 using namespace dync::bytecode;
+using namespace dync::test;
 using dync::python::PyRef;
 
 namespace {
 
-#define ASSERT_SUCCEEDED(value)                                                                    \
-  ASSERT_TRUE(static_cast<bool>(value)) << llvm::toString((value).takeError())
-
-template <typename T> void expectFailure(llvm::Expected<T> value, const std::string& fragment) {
-  ASSERT_FALSE(static_cast<bool>(value)) << "expected an error mentioning '" << fragment << "'";
-  std::string message = llvm::toString(value.takeError());
-  EXPECT_NE(message.find(fragment), std::string::npos) << message;
-}
-
 constexpr const char* kPython = R"py(
-def all_code(co):
-    yield co
-    for c in co.co_consts:
-        if hasattr(c, 'co_code'):
-            yield from all_code(c)
-
 def positions(co):
     return [tuple(-1 if v is None else v for v in p) for p in co.co_positions()]
 
@@ -87,62 +75,33 @@ class C:
         return [i for i in range(3)]
 '''
 
-codes = list(all_code(compile(SOURCE, '<test>', 'exec')))
+codes = source_code(SOURCE)
 # Far-away first lines make large line deltas.
-codes += all_code(compile('\n' * 5000 + 'def far(a):\n    return a\n', '<far>', 'exec'))
-for module in ('argparse', 'inspect', 'typing', 'dataclasses'):
-    import importlib.util
-    spec = importlib.util.find_spec(module)
-    codes += all_code(compile(spec.loader.get_source(module), spec.origin, 'exec'))
+codes += source_code('\n' * 5000 + 'def far(a):\n    return a\n', '<far>')
+codes += module_code('argparse', 'inspect', 'typing', 'dataclasses')
 )py";
 
-class LineTableTest : public testing::Test {
+class LineTableTest : public BytecodeTest {
 protected:
-  void SetUp() override {
-    auto table = OpcodeTable::fromInterpreter();
-    ASSERT_SUCCEEDED(table);
-    opcodes = std::move(*table);
-    namespace_ = PyRef::steal(PyDict_New());
-    PyDict_SetItemString(namespace_.get(), "__builtins__", PyEval_GetBuiltins());
-    PyRef result =
-        PyRef::steal(PyRun_String(kPython, Py_file_input, namespace_.get(), namespace_.get()));
-    if (!result)
-      PyErr_Print();
-    ASSERT_TRUE(result);
-  }
-
-  PyObject* global(const char* name) { return PyDict_GetItemString(namespace_.get(), name); }
-
-  static std::vector<uint8_t> bytesOf(PyObject* bytes) {
-    const auto* data = reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(bytes));
-    return std::vector<uint8_t>(data, data + PyBytes_GET_SIZE(bytes));
-  }
+  LineTableTest() : BytecodeTest(kPython, NeedsStackEffects::No) {}
 
   /// co_positions() of \p code.
   std::vector<SourcePosition> cpythonPositions(PyCodeObject* code) {
-    PyRef list =
-        PyRef::steal(PyObject_CallOneArg(global("positions"), reinterpret_cast<PyObject*>(code)));
+    PyRef list = call("positions", {reinterpret_cast<PyObject*>(code)});
     std::vector<SourcePosition> result;
     for (Py_ssize_t i = 0; list && i < PyList_GET_SIZE(list.get()); ++i) {
       PyObject* row = PyList_GET_ITEM(list.get(), i);
-      auto field = [&](Py_ssize_t index) {
-        return static_cast<int>(PyLong_AsLong(PyTuple_GET_ITEM(row, index)));
-      };
+      auto field = [&](Py_ssize_t index) { return static_cast<int>(intAt(row, index)); };
       result.push_back(SourcePosition{field(0), field(1), field(2), field(3)});
     }
     return result;
   }
-
-  OpcodeTable opcodes;
-  PyRef namespace_;
 };
 
 TEST_F(LineTableTest, ParsesLikeCoPositionsAndWritesTheSameBytes) {
-  PyObject* codes = global("codes");
   std::set<unsigned> forms;
-  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(codes); ++i) {
-    auto* code = reinterpret_cast<PyCodeObject*>(PyList_GET_ITEM(codes, i));
-    SCOPED_TRACE(PyUnicode_AsUTF8(code->co_qualname));
+  for (PyCodeObject* code : codeObjectsOf(global("codes"))) {
+    SCOPED_TRACE(qualnameOf(code));
     auto raw = readRawCode(code);
     ASSERT_SUCCEEDED(raw);
     auto parsed = parseLineTable(raw->lineTable, raw->firstLine, raw->code.size() / 2);

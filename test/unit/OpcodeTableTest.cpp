@@ -1,6 +1,7 @@
 //===- OpcodeTableTest.cpp - The opcode table against the opcode module ---===//
 #include "frontend/bytecode/OpcodeTable.h"
-#include "frontend/python/PyRef.h"
+
+#include "test/unit/PythonTestSupport.h"
 
 #include <Python.h>
 #include <gtest/gtest.h>
@@ -9,12 +10,9 @@
 #include <vector>
 
 using namespace dync::bytecode;
-using dync::python::PyRef;
+using namespace dync::test;
 
 namespace {
-
-#define ASSERT_SUCCEEDED(value)                                                                    \
-  ASSERT_TRUE(static_cast<bool>(value)) << llvm::toString((value).takeError())
 
 /// The opcode module's facts as plain tuples, one per opcode in opmap.
 constexpr const char* kPython = R"py(
@@ -83,43 +81,31 @@ const char* directionName(JumpDirection direction) {
   return "?";
 }
 
-std::vector<std::string> strings(PyObject* list) {
-  std::vector<std::string> result;
-  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); ++i)
-    result.push_back(PyUnicode_AsUTF8(PyList_GET_ITEM(list, i)));
-  return result;
-}
-
 TEST(OpcodeTableTest, MatchesTheOpcodeModule) {
   auto table = OpcodeTable::fromInterpreter();
   ASSERT_SUCCEEDED(table);
-  PyRef globals = PyRef::steal(PyDict_New());
-  PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins());
-  PyRef result = PyRef::steal(PyRun_String(kPython, Py_file_input, globals.get(), globals.get()));
-  if (!result)
-    PyErr_Print();
-  ASSERT_TRUE(result);
-  auto global = [&](const char* name) { return PyDict_GetItemString(globals.get(), name); };
+  PythonNamespace python;
+  ASSERT_TRUE(python.run(kPython));
 
-  PyObject* rows = global("rows");
+  PyObject* rows = python.global("rows");
   std::vector<const OpcodeInfo*> all = table->all();
   ASSERT_EQ(all.size(), size_t(PyList_GET_SIZE(rows)));
   for (size_t i = 0; i < all.size(); ++i) {
     PyObject* row = PyList_GET_ITEM(rows, i);
     const OpcodeInfo& info = *all[i];
     SCOPED_TRACE(info.name);
-    EXPECT_EQ(info.code, PyLong_AsLong(PyTuple_GET_ITEM(row, 0)));
+    EXPECT_EQ(info.code, intAt(row, 0));
     EXPECT_EQ(info.name, PyUnicode_AsUTF8(PyTuple_GET_ITEM(row, 1)));
     EXPECT_STREQ(kindName(info.argKind), PyUnicode_AsUTF8(PyTuple_GET_ITEM(row, 2)));
     EXPECT_STREQ(directionName(info.jump), PyUnicode_AsUTF8(PyTuple_GET_ITEM(row, 3)));
-    EXPECT_EQ(info.cacheEntries, PyLong_AsLong(PyTuple_GET_ITEM(row, 4)));
+    EXPECT_EQ(info.cacheEntries, intAt(row, 4));
     EXPECT_EQ(table->lookup(info.code), &info);
     EXPECT_EQ(table->byName(info.name), info.code);
   }
-  EXPECT_EQ(table->extendedArg(), PyLong_AsLong(global("extended_arg")));
-  EXPECT_EQ(table->cacheOpcode(), PyLong_AsLong(global("cache")));
-  EXPECT_EQ(table->compareOps(), strings(global("compare_ops")));
-  EXPECT_EQ(table->binaryOps(), strings(global("binary_ops")));
+  EXPECT_EQ(table->extendedArg(), PyLong_AsLong(python.global("extended_arg")));
+  EXPECT_EQ(table->cacheOpcode(), PyLong_AsLong(python.global("cache")));
+  EXPECT_EQ(table->compareOps(), stringsOf(python.global("compare_ops")));
+  EXPECT_EQ(table->binaryOps(), stringsOf(python.global("binary_ops")));
   EXPECT_FALSE(table->byName("NOT_AN_OPCODE").has_value());
 }
 

@@ -11,6 +11,8 @@
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/python/PyRef.h"
 
+#include "test/unit/PythonTestSupport.h"
+
 #include <Python.h>
 #include <gtest/gtest.h>
 
@@ -19,20 +21,10 @@
 #include <vector>
 
 using namespace dync::bytecode;
+using namespace dync::test;
 using dync::python::PyRef;
 
 namespace {
-
-#define ASSERT_SUCCEEDED(value)                                                                    \
-  ASSERT_TRUE(static_cast<bool>(value)) << llvm::toString((value).takeError())
-#define EXPECT_SUCCEEDED(value)                                                                    \
-  EXPECT_TRUE(static_cast<bool>(value)) << llvm::toString((value).takeError())
-
-template <typename T> void expectFailure(llvm::Expected<T> value, const std::string& fragment) {
-  ASSERT_FALSE(static_cast<bool>(value)) << "expected an error mentioning '" << fragment << "'";
-  std::string message = llvm::toString(value.takeError());
-  EXPECT_NE(message.find(fragment), std::string::npos) << message;
-}
 
 /// CPython's answers: dis.stack_effect over every opcode and a sweep of
 /// arguments (small ones, byte and chunk boundaries, bit patterns), and the
@@ -56,12 +48,6 @@ def expected_effects():
             except ValueError:
                 pass
     return rows
-
-def all_code(co):
-    yield co
-    for c in co.co_consts:
-        if hasattr(c, 'co_code'):
-            yield from all_code(c)
 
 SOURCE = '''
 import asyncio
@@ -148,58 +134,25 @@ def deep(a):
     return (a + (a + (a + (a + (a + (a + (a + (a * 2))))))))
 '''
 
-codes = list(all_code(compile(SOURCE, '<test>', 'exec')))
-for module in ('asyncio.base_events', 'contextlib', 'inspect', 'typing'):
-    import importlib.util
-    spec = importlib.util.find_spec(module)
-    codes += all_code(compile(spec.loader.get_source(module), spec.origin, 'exec'))
+codes = source_code(SOURCE)
+codes += module_code('asyncio.base_events', 'contextlib', 'inspect', 'typing')
 )py";
 
-class StackEffectTest : public testing::Test {
+class StackEffectTest : public BytecodeTest {
 protected:
-  void SetUp() override {
-    auto table = OpcodeTable::fromInterpreter();
-    ASSERT_SUCCEEDED(table);
-    opcodes = std::move(*table);
-    auto created = StackEffects::create(opcodes);
-    ASSERT_SUCCEEDED(created);
-    effects = std::move(*created);
-    namespace_ = PyRef::steal(PyDict_New());
-    PyDict_SetItemString(namespace_.get(), "__builtins__", PyEval_GetBuiltins());
-    PyRef result =
-        PyRef::steal(PyRun_String(kPython, Py_file_input, namespace_.get(), namespace_.get()));
-    if (!result)
-      PyErr_Print();
-    ASSERT_TRUE(result);
-  }
-
-  PyObject* global(const char* name) { return PyDict_GetItemString(namespace_.get(), name); }
-
-  uint8_t opcode(const char* name) { return *opcodes.byName(name); }
-
-  Instruction make(const char* name, uint32_t arg = 0, int32_t target = -1) {
-    Instruction instruction;
-    instruction.opcode = opcode(name);
-    instruction.arg = arg;
-    instruction.jumpTarget = target;
-    return instruction;
-  }
-
-  OpcodeTable opcodes;
-  StackEffects effects;
-  PyRef namespace_;
+  StackEffectTest() : BytecodeTest(kPython, NeedsStackEffects::Yes) {}
 };
 
 TEST_F(StackEffectTest, EveryOpcodeMatchesDis) {
-  PyRef rows = PyRef::steal(PyObject_CallNoArgs(global("expected_effects")));
+  PyRef rows = call("expected_effects");
   ASSERT_TRUE(rows);
   std::set<long> covered;
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE(rows.get()); ++i) {
     PyObject* row = PyList_GET_ITEM(rows.get(), i);
-    long code = PyLong_AsLong(PyTuple_GET_ITEM(row, 0));
-    long arg = PyLong_AsLong(PyTuple_GET_ITEM(row, 1));
-    long fallthrough = PyLong_AsLong(PyTuple_GET_ITEM(row, 2));
-    long jump = PyLong_AsLong(PyTuple_GET_ITEM(row, 3));
+    long code = intAt(row, 0);
+    long arg = intAt(row, 1);
+    long fallthrough = intAt(row, 2);
+    long jump = intAt(row, 3);
     covered.insert(code);
     const OpcodeInfo* info = opcodes.lookup(static_cast<uint8_t>(code));
     ASSERT_NE(info, nullptr);
@@ -241,11 +194,10 @@ TEST_F(StackEffectTest, TerminatorsNeverFallThrough) {
 }
 
 TEST_F(StackEffectTest, MaxDepthEqualsCoStacksize) {
-  PyObject* codes = global("codes");
-  ASSERT_GT(PyList_GET_SIZE(codes), 500);
-  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(codes); ++i) {
-    auto* code = reinterpret_cast<PyCodeObject*>(PyList_GET_ITEM(codes, i));
-    SCOPED_TRACE(PyUnicode_AsUTF8(code->co_qualname));
+  std::vector<PyCodeObject*> codes = codeObjectsOf(global("codes"));
+  ASSERT_GT(codes.size(), 500u);
+  for (PyCodeObject* code : codes) {
+    SCOPED_TRACE(qualnameOf(code));
     auto raw = readRawCode(code);
     ASSERT_SUCCEEDED(raw);
     auto decoded = decode(*raw, opcodes);
