@@ -18,6 +18,7 @@
 #include "frontend/python/PyRef.h"
 #include "passes/ir/Assumptions.h"
 #include "passes/ir/Graph.h"
+#include "passes/ir/GraphBuilder.h"
 #include "passes/ir/Type.h"
 
 #include "llvm/Support/Error.h"
@@ -39,22 +40,39 @@ struct DynamicDim {
 
 class TensorOracle {
 public:
-  /// Starts a capture session that appends to \p graph. GIL held.
+  /// Starts a capture session that appends to \p graph. GIL held; torch
+  /// must be importable. The oracle holds Python objects: destroy it with
+  /// the GIL held too.
   static llvm::Expected<std::unique_ptr<TensorOracle>> create(ir::Graph& graph);
   virtual ~TensorOracle() = default;
 
+  /// The builder the oracle appends with. Add anything else the graph needs
+  /// (other inputs, the output) through it too, so that value names stay
+  /// unique.
+  virtual ir::GraphBuilder& builder() = 0;
+
+  /// Where in the user's program the next calls come from, e.g.
+  /// "model.py:12"; messages about guards and specializations quote it.
+  virtual void setLocation(llvm::StringRef where) = 0;
+
   /// Makes the real tensor \p real, found in the frame at \p source, a graph
   /// input named \p name; returns its fake twin. Dimensions not in
-  /// \p dynamicDims are static.
+  /// \p dynamicDims are static. A dynamic dimension must have an example
+  /// size of at least 2 (torch specializes 0 and 1) within its range, and
+  /// dimensions sharing a symbol name must have equal example sizes and
+  /// the same range; the symbol is named as given in the graph.
   virtual llvm::Expected<python::PyRef> addTensorInput(PyObject* real, llvm::StringRef name,
                                                        llvm::StringRef source,
                                                        llvm::ArrayRef<DynamicDim> dynamicDims) = 0;
 
   /// Runs `callable(*args, **kwargs)` on fake values, recording each ATen
   /// operator it dispatches to as a graph node; returns the fake result.
-  /// \p callable is a torch builtin, a Tensor method or property getter, or
-  /// an operator overload. A Python exception raised by torch (a shape error,
-  /// a data-dependent decision) comes back as an error carrying its message.
+  /// \p callable is a torch builtin, a Tensor method, an operator overload,
+  /// or any other callable over fake values (operator.add on SymInts
+  /// records nothing); a property descriptor such as Tensor.T is read from
+  /// the one argument. A Python exception raised by torch (a shape error, a
+  /// data-dependent decision) comes back as an error carrying its message,
+  /// and the graph is left as it was before the call.
   virtual llvm::Expected<python::PyRef> call(PyObject* callable, PyObject* args,
                                              PyObject* kwargs) = 0;
 
@@ -68,8 +86,11 @@ public:
   virtual llvm::Expected<ir::SymExpr> symExprOf(PyObject* symInt) = 0;
 
   /// Declares the graph's symbols with the ranges the ShapeEnv ended with,
-  /// and its relations from the guards the ShapeEnv recorded. Call once,
-  /// after capture.
+  /// and its relations from the guards the ShapeEnv recorded. A symbol that
+  /// capture equated with an expression over others is replaced by it
+  /// throughout the graph; one forced to a single value is an error naming
+  /// the dimensions and what forced it, as is a guard the graph IR cannot
+  /// state. Call once, after capture.
   virtual llvm::Error finalize() = 0;
 };
 

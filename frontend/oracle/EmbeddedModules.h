@@ -1,0 +1,21 @@
+//===- EmbeddedModules.h - Python modules compiled into dync ---*- C++ -*-===//
+//
+// The frontend's own Python code (frontend/oracle/python/*.py) is compiled
+// into the binary, so dync needs no files beside it; each file becomes the
+// module `dync_<stem>`.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/python/PyRef.h"
+
+#include "llvm/Support/Error.h"
+
+namespace dync::oracle {
+
+/// The embedded module \p name (e.g. "dync_oracle"): sys.modules' entry if it
+/// was already run, else its source compiled, run and registered there.
+/// GIL held.
+llvm::Expected<python::PyRef> importEmbeddedModule(llvm::StringRef name);
+
+} // namespace dync::oracle

@@ -1,0 +1,562 @@
+//===- TensorOracle.cpp - Tensor semantics, asked of PyTorch itself -------===//
+//
+// The C++ half of the oracle. The Python half (python/oracle.py, embedded as
+// module dync_oracle) runs each call on fake tensors and hands back records
+// of the ATen calls it dispatched to, in plain Python values plus a few tag
+// types; this file turns those records into graph nodes and keeps the map
+// from fake tensors (by the id the Python half gave them) to graph values.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/oracle/TensorOracle.h"
+
+#include "frontend/oracle/EmbeddedModules.h"
+#include "frontend/oracle/SymSubstitution.h"
+#include "frontend/python/PyStrings.h"
+#include "frontend/python/PythonError.h"
+
+#include "passes/ir/Parser.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace dync::oracle {
+
+using python::PyRef;
+
+namespace {
+
+/// Where a tensor id's value is: a node, or one element of its result.
+using Binding = std::pair<int64_t, std::optional<unsigned>>;
+
+llvm::Error makeError(const llvm::Twine& message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// `cpu`, `cuda:1`, `meta`: torch.device's str().
+std::optional<ir::Device> parseDevice(llvm::StringRef text) {
+  auto [kindText, indexText] = text.split(':');
+  std::optional<ir::DeviceKind> kind = ir::parseDeviceKind(kindText);
+  if (!kind)
+    return std::nullopt;
+  ir::Device device{*kind, -1};
+  if (!indexText.empty() && indexText.getAsInteger(10, device.index))
+    return std::nullopt;
+  return device;
+}
+
+/// A name for a callable in messages: `torch._C._nn.linear`, `Tensor.view`.
+std::string callableName(PyObject* callable) {
+  PyRef qualname = PyRef::steal(PyObject_GetAttrString(callable, "__qualname__"));
+  if (!qualname)
+    PyErr_Clear();
+  PyRef module = PyRef::steal(PyObject_GetAttrString(callable, "__module__"));
+  if (!module)
+    PyErr_Clear();
+  std::optional<std::string> name = python::utf8Of(qualname.get());
+  if (!name)
+    return python::strOf(callable);
+  std::optional<std::string> moduleName = python::utf8Of(module.get());
+  // torch's functions report the class that holds them as their module.
+  if (moduleName == "torch._VariableFunctionsClass")
+    moduleName = "torch";
+  if (moduleName && *moduleName != "builtins")
+    return *moduleName + "." + *name;
+  return *name;
+}
+
+class PythonTensorOracle final : public TensorOracle {
+public:
+  explicit PythonTensorOracle(ir::Graph& graph) : graph_(graph), builder_(graph) {}
+
+  llvm::Error start();
+
+  ir::GraphBuilder& builder() override { return builder_; }
+  void setLocation(llvm::StringRef where) override;
+  llvm::Expected<PyRef> addTensorInput(PyObject* real, llvm::StringRef name, llvm::StringRef source,
+                                       llvm::ArrayRef<DynamicDim> dynamicDims) override;
+  llvm::Expected<PyRef> call(PyObject* callable, PyObject* args, PyObject* kwargs) override;
+  std::optional<ir::ValueRef> valueOf(PyObject* fake) const override;
+  llvm::Expected<ir::Type> typeOf(PyObject* fake) override;
+  llvm::Expected<ir::SymExpr> symExprOf(PyObject* symInt) override;
+  llvm::Error finalize() override;
+
+private:
+  ir::Context& context() const { return graph_.context(); }
+
+  /// The pending Python exception as an error: the oracle's own complaints
+  /// (OracleError) by their message alone, torch's under \p context.
+  llvm::Error pythonError(const llvm::Twine& context);
+  /// Calls session.<method>(args...).
+  PyRef callMethod(PyObject* method, std::initializer_list<PyObject*> args);
+
+  llvm::Error addRecords(PyObject* records);
+  llvm::Error addRecord(PyObject* record, std::vector<int64_t>& bound);
+  llvm::Expected<ir::Argument> argument(PyObject* object);
+  llvm::Expected<ir::Type> resultType(PyObject* object, std::vector<Binding>& bindings,
+                                      std::optional<unsigned> index);
+  llvm::Expected<ir::Type> tensorType(PyObject* meta);
+  llvm::Expected<ir::SymExpr> symExpr(PyObject* object);
+  llvm::Expected<ir::SymExpr> parseSym(llvm::StringRef text);
+
+  ir::Graph& graph_;
+  ir::GraphBuilder builder_;
+  PyRef module_;
+  PyRef session_;
+  PyRef addInputMethod_, callMethod_, undoMethod_, metaMethod_, symTextMethod_, finalizeMethod_;
+  // The Python half's tag types, recognized by exact type.
+  enum Tag : unsigned {
+    Ref,
+    Sym,
+    DTypeTag,
+    DeviceTag,
+    LayoutTag,
+    MemoryFormatTag,
+    TensorMeta,
+    NumTags
+  };
+  bool is(PyObject* object, Tag tag) const {
+    return reinterpret_cast<PyObject*>(Py_TYPE(object)) == tags_[tag].get();
+  }
+  PyRef tags_[NumTags];
+  PyRef oracleError_;
+  PyRef idName_;
+  PyRef whereName_;
+
+  llvm::DenseMap<int64_t, ir::ValueRef> values_;
+  llvm::StringMap<ir::SymExpr> syms_;
+  bool finalized_ = false;
+};
+
+llvm::Error PythonTensorOracle::start() {
+  llvm::Expected<PyRef> module = importEmbeddedModule("dync_oracle");
+  if (!module)
+    return module.takeError();
+  module_ = std::move(*module);
+  auto get = [&](PyObject* object, const char* name, PyRef& slot) -> llvm::Error {
+    slot = PyRef::steal(PyObject_GetAttrString(object, name));
+    if (!slot)
+      return python::takePythonError("starting the tensor oracle");
+    return llvm::Error::success();
+  };
+  const char* tagNames[] = {"Ref",    "Sym",          "DType",     "Device",
+                            "Layout", "MemoryFormat", "TensorMeta"};
+  static_assert(std::size(tagNames) == NumTags);
+  for (unsigned tag = 0; tag < NumTags; ++tag)
+    if (llvm::Error error = get(module_.get(), tagNames[tag], tags_[tag]))
+      return error;
+  if (llvm::Error error = get(module_.get(), "OracleError", oracleError_))
+    return error;
+
+  PyRef sessionClass;
+  if (llvm::Error error = get(module_.get(), "Session", sessionClass))
+    return error;
+  session_ = PyRef::steal(PyObject_CallNoArgs(sessionClass.get()));
+  if (!session_)
+    return pythonError("starting the tensor oracle");
+  for (auto [name, slot] :
+       {std::pair{"add_input", &addInputMethod_}, std::pair{"call", &callMethod_},
+        std::pair{"undo", &undoMethod_}, std::pair{"meta", &metaMethod_},
+        std::pair{"sym_text", &symTextMethod_}, std::pair{"finalize", &finalizeMethod_}})
+    if (llvm::Error error = get(session_.get(), name, *slot))
+      return error;
+  idName_ = PyRef::steal(PyUnicode_InternFromString("_dync_id"));
+  whereName_ = PyRef::steal(PyUnicode_InternFromString("where"));
+  if (!idName_ || !whereName_)
+    return python::takePythonError("starting the tensor oracle");
+  return llvm::Error::success();
+}
+
+llvm::Error PythonTensorOracle::pythonError(const llvm::Twine& context) {
+  if (PyErr_Occurred() && PyErr_ExceptionMatches(oracleError_.get())) {
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    PyRef owned[] = {PyRef::steal(type), PyRef::steal(value), PyRef::steal(traceback)};
+    return makeError(python::strOf(value));
+  }
+  return python::takePythonError(context);
+}
+
+PyRef PythonTensorOracle::callMethod(PyObject* method, std::initializer_list<PyObject*> args) {
+  return PyRef::steal(
+      PyObject_Vectorcall(method, const_cast<PyObject**>(args.begin()), args.size(), nullptr));
+}
+
+void PythonTensorOracle::setLocation(llvm::StringRef where) {
+  PyRef text = PyRef::steal(python::newStr(where));
+  if (!text || PyObject_SetAttr(session_.get(), whereName_.get(), text.get()) < 0)
+    PyErr_Clear();
+}
+
+llvm::Expected<PyRef> PythonTensorOracle::addTensorInput(PyObject* real, llvm::StringRef name,
+                                                         llvm::StringRef source,
+                                                         llvm::ArrayRef<DynamicDim> dynamicDims) {
+  if (finalized_)
+    return makeError("the tensor oracle was already finalized");
+  PyRef dims = PyRef::steal(PyList_New(0));
+  if (!dims)
+    return python::takePythonError("adding input " + source);
+  for (const DynamicDim& dim : dynamicDims) {
+    // The symbol must read back as itself: an identifier that is not one of
+    // the IR's reserved words.
+    llvm::Expected<ir::SymExpr> symbol = ir::parseSymExpr(dim.symbol, context());
+    if (!symbol)
+      llvm::consumeError(symbol.takeError());
+    if (!symbol || !symbol->isSymbol() || symbol->symbolName() != dim.symbol)
+      return makeError("'" + dim.symbol + "' cannot name the symbol of dimension " +
+                       llvm::Twine(dim.dim) + " of " + source +
+                       ": symbol names are identifiers other than the graph IR's reserved words");
+    PyObject* bound[2];
+    std::optional<int64_t> ends[2] = {dim.range.lo, dim.range.hi};
+    for (int i = 0; i < 2; ++i)
+      bound[i] = ends[i] ? PyLong_FromLongLong(*ends[i]) : Py_NewRef(Py_None);
+    PyRef item =
+        PyRef::steal(Py_BuildValue("(IsNN)", dim.dim, dim.symbol.c_str(), bound[0], bound[1]));
+    if (!item || PyList_Append(dims.get(), item.get()) < 0)
+      return python::takePythonError("adding input " + source);
+  }
+  PyRef sourceText = PyRef::steal(python::newStr(source));
+  if (!sourceText)
+    return python::takePythonError("adding input " + source);
+  PyRef result = callMethod(addInputMethod_.get(), {real, sourceText.get(), dims.get()});
+  if (!result)
+    return pythonError("making a fake tensor for " + source);
+  PyObject* fake = PyTuple_GET_ITEM(result.get(), 0);
+  PyObject* meta = PyTuple_GET_ITEM(result.get(), 1);
+  llvm::Expected<ir::Type> type = tensorType(meta);
+  if (!type)
+    return type.takeError();
+  ir::Node* node = builder_.addInput(name, std::move(*type), source);
+  values_[PyLong_AsLongLong(PyTuple_GET_ITEM(meta, 0))] = ir::ValueRef{node, std::nullopt};
+  return PyRef::borrow(fake);
+}
+
+llvm::Expected<PyRef> PythonTensorOracle::call(PyObject* callable, PyObject* args,
+                                               PyObject* kwargs) {
+  if (finalized_)
+    return makeError("the tensor oracle was already finalized");
+  PyRef result = callMethod(callMethod_.get(), {callable, args, kwargs ? kwargs : Py_None});
+  if (!result)
+    return pythonError("running " + callableName(callable) + " on fake tensors");
+  // A record the graph cannot hold takes the whole call back, so the graph
+  // is as it was before the call.
+  ir::Node* last = graph_.nodes().empty() ? nullptr : &graph_.nodes().back();
+  if (llvm::Error error = addRecords(PyTuple_GET_ITEM(result.get(), 1))) {
+    while (!graph_.nodes().empty() && &graph_.nodes().back() != last)
+      graph_.erase(&graph_.nodes().back());
+    PyRef undone = callMethod(undoMethod_.get(), {});
+    if (!undone)
+      PyErr_Clear();
+    return error;
+  }
+  return PyRef::borrow(PyTuple_GET_ITEM(result.get(), 0));
+}
+
+llvm::Error PythonTensorOracle::addRecords(PyObject* records) {
+  std::vector<int64_t> bound;
+  for (Py_ssize_t i = 0, e = PyList_GET_SIZE(records); i < e; ++i)
+    if (llvm::Error error = addRecord(PyList_GET_ITEM(records, i), bound)) {
+      // The ids this call bound name nodes the caller is about to erase.
+      for (int64_t id : bound)
+        values_.erase(id);
+      return error;
+    }
+  return llvm::Error::success();
+}
+
+llvm::Error PythonTensorOracle::addRecord(PyObject* record, std::vector<int64_t>& bound) {
+  // (op, args, kwargs or None, result)
+  llvm::StringRef op;
+  {
+    Py_ssize_t length = 0;
+    const char* text = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(record, 0), &length);
+    if (!text)
+      return python::takePythonError("reading a recorded operator");
+    op = llvm::StringRef(text, length);
+  }
+  std::vector<ir::Argument> args;
+  PyObject* argTuple = PyTuple_GET_ITEM(record, 1);
+  for (Py_ssize_t i = 0, e = PyTuple_GET_SIZE(argTuple); i < e; ++i) {
+    llvm::Expected<ir::Argument> arg = argument(PyTuple_GET_ITEM(argTuple, i));
+    if (!arg)
+      return makeError(op + ": " + llvm::toString(arg.takeError()));
+    args.push_back(std::move(*arg));
+  }
+  std::vector<ir::KeywordArgument> kwargs;
+  PyObject* kwargDict = PyTuple_GET_ITEM(record, 2);
+  if (kwargDict != Py_None) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargDict, &pos, &key, &value)) {
+      llvm::Expected<ir::Argument> arg = argument(value);
+      if (!arg)
+        return makeError(op + ": " + llvm::toString(arg.takeError()));
+      kwargs.push_back({python::utf8Of(key).value_or(""), std::move(*arg)});
+    }
+  }
+  std::vector<Binding> bindings;
+  llvm::Expected<ir::Type> type = resultType(PyTuple_GET_ITEM(record, 3), bindings, std::nullopt);
+  if (!type)
+    return makeError(op + ": " + llvm::toString(type.takeError()));
+  ir::Node* node = builder_.addCall(op, std::move(args), std::move(kwargs), std::move(*type));
+  for (const auto& [id, index] : bindings) {
+    values_[id] = ir::ValueRef{node, index};
+    bound.push_back(id);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<ir::Argument> PythonTensorOracle::argument(PyObject* object) {
+  if (is(object, Ref)) {
+    auto it = values_.find(PyLong_AsLongLong(object));
+    if (it == values_.end())
+      return makeError("a fake tensor that is no value of this graph reached the operator");
+    return ir::Argument::value(it->second.node, it->second.index);
+  }
+  if (is(object, Sym)) {
+    llvm::Expected<ir::SymExpr> value = symExpr(object);
+    if (!value)
+      return value.takeError();
+    return ir::Argument::sym(*value);
+  }
+  if (is(object, DTypeTag) || is(object, DeviceTag) || is(object, LayoutTag) ||
+      is(object, MemoryFormatTag)) {
+    std::string text = python::utf8Of(object).value_or("");
+    if (is(object, DTypeTag))
+      if (std::optional<ir::DType> dtype = ir::parseDType(text))
+        return ir::Argument::dtype(*dtype);
+    if (is(object, DeviceTag))
+      if (std::optional<ir::Device> device = parseDevice(text))
+        return ir::Argument::device(*device);
+    if (is(object, LayoutTag))
+      if (std::optional<ir::Layout> layout = ir::parseLayout(text))
+        return ir::Argument::layout(*layout);
+    if (is(object, MemoryFormatTag))
+      if (std::optional<ir::MemoryFormat> format = ir::parseMemoryFormat(text))
+        return ir::Argument::memoryFormat(*format);
+    return makeError("'" + text + "' has no spelling in the graph IR");
+  }
+  if (object == Py_None)
+    return ir::Argument::none();
+  if (PyBool_Check(object))
+    return ir::Argument::boolean(object == Py_True);
+  if (PyLong_CheckExact(object)) {
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(object, &overflow);
+    if (overflow)
+      return makeError("the integer " + python::strOf(object) + " does not fit in 64 bits");
+    return ir::Argument::sym(context().constant(value));
+  }
+  if (PyFloat_CheckExact(object))
+    return ir::Argument::floating(PyFloat_AS_DOUBLE(object));
+  if (PyUnicode_CheckExact(object))
+    return ir::Argument::string(python::utf8Of(object).value_or(""));
+  if (PyList_CheckExact(object) || PyTuple_CheckExact(object)) {
+    bool isList = PyList_CheckExact(object);
+    Py_ssize_t size = isList ? PyList_GET_SIZE(object) : PyTuple_GET_SIZE(object);
+    std::vector<ir::Argument> elements;
+    elements.reserve(size);
+    for (Py_ssize_t i = 0; i < size; ++i) {
+      llvm::Expected<ir::Argument> element =
+          argument(isList ? PyList_GET_ITEM(object, i) : PyTuple_GET_ITEM(object, i));
+      if (!element)
+        return element.takeError();
+      elements.push_back(std::move(*element));
+    }
+    return isList ? ir::Argument::list(std::move(elements))
+                  : ir::Argument::tuple(std::move(elements));
+  }
+  return makeError("an argument of type " + python::typeDisplayName(Py_TYPE(object)) +
+                   " has no form in the graph IR");
+}
+
+llvm::Expected<ir::Type> PythonTensorOracle::resultType(PyObject* object,
+                                                        std::vector<Binding>& bindings,
+                                                        std::optional<unsigned> index) {
+  if (is(object, TensorMeta)) {
+    llvm::Expected<ir::Type> tensor = tensorType(object);
+    if (tensor)
+      bindings.push_back({PyLong_AsLongLong(PyTuple_GET_ITEM(object, 0)), index});
+    return tensor;
+  }
+  if (PyList_CheckExact(object) || PyTuple_CheckExact(object)) {
+    bool isList = PyList_CheckExact(object);
+    Py_ssize_t size = isList ? PyList_GET_SIZE(object) : PyTuple_GET_SIZE(object);
+    std::vector<ir::Type> elements;
+    for (Py_ssize_t i = 0; i < size; ++i) {
+      PyObject* element = isList ? PyList_GET_ITEM(object, i) : PyTuple_GET_ITEM(object, i);
+      size_t before = bindings.size();
+      llvm::Expected<ir::Type> elementType =
+          resultType(element, bindings, static_cast<unsigned>(i));
+      if (!elementType)
+        return elementType.takeError();
+      // `%v#i` reaches one level into a result; deeper tensors would be
+      // values nothing could name.
+      if (index && bindings.size() != before)
+        return makeError("a tensor nested two levels deep in a result has no graph value");
+      elements.push_back(std::move(*elementType));
+    }
+    return isList ? ir::Type::list(elements) : ir::Type::tuple(elements);
+  }
+  if (is(object, Sym) || PyLong_CheckExact(object)) {
+    llvm::Expected<ir::SymExpr> value = symExpr(object);
+    if (!value)
+      return value.takeError();
+    return ir::Type::integer(*value);
+  }
+  if (object == Py_None)
+    return ir::Type::none();
+  if (PyBool_Check(object))
+    return ir::Type::boolean();
+  if (PyFloat_CheckExact(object))
+    return ir::Type::floating();
+  return makeError("a result of type " + python::typeDisplayName(Py_TYPE(object)) +
+                   " has no type in the graph IR");
+}
+
+llvm::Expected<ir::Type> PythonTensorOracle::tensorType(PyObject* meta) {
+  // (id, dtype, sizes, strides, device, requires_grad)
+  std::string dtypeText = python::utf8Of(PyTuple_GET_ITEM(meta, 1)).value_or("");
+  std::optional<ir::DType> dtype = ir::parseDType(dtypeText);
+  if (!dtype)
+    return makeError("dtype '" + dtypeText + "' has no spelling in the graph IR");
+  llvm::SmallVector<ir::SymExpr, 4> dims[2];
+  for (int which = 0; which < 2; ++which) {
+    PyObject* list = PyTuple_GET_ITEM(meta, 2 + which);
+    for (Py_ssize_t i = 0, e = PyTuple_GET_SIZE(list); i < e; ++i) {
+      llvm::Expected<ir::SymExpr> value = symExpr(PyTuple_GET_ITEM(list, i));
+      if (!value)
+        return value.takeError();
+      dims[which].push_back(*value);
+    }
+  }
+  std::string deviceText = python::utf8Of(PyTuple_GET_ITEM(meta, 4)).value_or("");
+  std::optional<ir::Device> device = parseDevice(deviceText);
+  if (!device)
+    return makeError("device '" + deviceText + "' has no spelling in the graph IR");
+  return ir::Type::tensor(*dtype, dims[0], dims[1], *device, PyTuple_GET_ITEM(meta, 5) == Py_True);
+}
+
+llvm::Expected<ir::SymExpr> PythonTensorOracle::symExpr(PyObject* object) {
+  if (PyLong_Check(object) && !PyBool_Check(object)) {
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(object, &overflow);
+    if (overflow)
+      return makeError("the integer " + python::strOf(object) + " does not fit in 64 bits");
+    return context().constant(value);
+  }
+  Py_ssize_t length = 0;
+  const char* text = PyUnicode_Check(object) ? PyUnicode_AsUTF8AndSize(object, &length) : nullptr;
+  if (!text) {
+    PyErr_Clear();
+    return makeError("expected a symbolic integer, got a " +
+                     python::typeDisplayName(Py_TYPE(object)));
+  }
+  return parseSym(llvm::StringRef(text, length));
+}
+
+llvm::Expected<ir::SymExpr> PythonTensorOracle::parseSym(llvm::StringRef text) {
+  // The same few expressions come back for every node of a layer stack, so
+  // each text is parsed once.
+  auto it = syms_.find(text);
+  if (it != syms_.end())
+    return it->second;
+  llvm::Expected<ir::SymExpr> value = ir::parseSymExpr(text, context());
+  if (!value)
+    return makeError("the symbolic integer '" + text +
+                     "' did not parse: " + llvm::toString(value.takeError()));
+  syms_[text] = *value;
+  return *value;
+}
+
+std::optional<ir::ValueRef> PythonTensorOracle::valueOf(PyObject* fake) const {
+  PyRef id = PyRef::steal(PyObject_GetAttr(fake, idName_.get()));
+  if (!id || !PyLong_Check(id.get())) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  auto it = values_.find(PyLong_AsLongLong(id.get()));
+  if (it == values_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+llvm::Expected<ir::Type> PythonTensorOracle::typeOf(PyObject* fake) {
+  PyRef meta = callMethod(metaMethod_.get(), {fake});
+  if (!meta)
+    return pythonError("reading the type of a fake tensor");
+  return tensorType(meta.get());
+}
+
+llvm::Expected<ir::SymExpr> PythonTensorOracle::symExprOf(PyObject* symInt) {
+  PyRef text = callMethod(symTextMethod_.get(), {symInt});
+  if (!text)
+    return pythonError("reading a symbolic integer");
+  return symExpr(text.get());
+}
+
+llvm::Error PythonTensorOracle::finalize() {
+  if (finalized_)
+    return makeError("the tensor oracle was already finalized");
+  finalized_ = true;
+  PyRef result = callMethod(finalizeMethod_.get(), {});
+  if (!result)
+    return pythonError("translating the shape environment");
+  PyObject* symbols = PyTuple_GET_ITEM(result.get(), 0);
+  PyObject* substitutions = PyTuple_GET_ITEM(result.get(), 1);
+  PyObject* relations = PyTuple_GET_ITEM(result.get(), 2);
+
+  llvm::StringMap<ir::SymExpr> replacements;
+  for (Py_ssize_t i = 0, e = PyList_GET_SIZE(substitutions); i < e; ++i) {
+    PyObject* item = PyList_GET_ITEM(substitutions, i);
+    llvm::Expected<ir::SymExpr> value = symExpr(PyTuple_GET_ITEM(item, 1));
+    if (!value)
+      return value.takeError();
+    replacements[python::utf8Of(PyTuple_GET_ITEM(item, 0)).value_or("")] = *value;
+  }
+  SymSubstitution substitution(std::move(replacements));
+  substitution.apply(graph_);
+
+  for (Py_ssize_t i = 0, e = PyList_GET_SIZE(symbols); i < e; ++i) {
+    PyObject* item = PyList_GET_ITEM(symbols, i);
+    ir::SymbolRange range;
+    for (int end = 0; end < 2; ++end) {
+      PyObject* bound = PyTuple_GET_ITEM(item, 1 + end);
+      if (bound != Py_None)
+        (end == 0 ? range.lo : range.hi) = PyLong_AsLongLong(bound);
+    }
+    builder_.declareSymbol(python::utf8Of(PyTuple_GET_ITEM(item, 0)).value_or(""), range);
+  }
+
+  for (Py_ssize_t i = 0, e = PyList_GET_SIZE(relations); i < e; ++i) {
+    PyObject* item = PyList_GET_ITEM(relations, i);
+    llvm::Expected<ir::SymExpr> lhs = symExpr(PyTuple_GET_ITEM(item, 0));
+    if (!lhs)
+      return lhs.takeError();
+    llvm::Expected<ir::SymExpr> rhs = symExpr(PyTuple_GET_ITEM(item, 2));
+    if (!rhs)
+      return rhs.takeError();
+    std::string op = python::utf8Of(PyTuple_GET_ITEM(item, 1)).value_or("");
+    ir::RelationKind kind = llvm::StringSwitch<ir::RelationKind>(op)
+                                .Case("==", ir::RelationKind::Eq)
+                                .Case("!=", ir::RelationKind::Ne)
+                                .Case("<", ir::RelationKind::Lt)
+                                .Case("<=", ir::RelationKind::Le)
+                                .Case(">", ir::RelationKind::Gt)
+                                .Default(ir::RelationKind::Ge);
+    builder_.addRelation(substitution.apply(*lhs), kind, substitution.apply(*rhs));
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<TensorOracle>> TensorOracle::create(ir::Graph& graph) {
+  auto oracle = std::make_unique<PythonTensorOracle>(graph);
+  if (llvm::Error error = oracle->start())
+    return error;
+  return std::unique_ptr<TensorOracle>(std::move(oracle));
+}
+
+} // namespace dync::oracle

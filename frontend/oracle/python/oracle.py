@@ -1,0 +1,706 @@
+"""The tensor oracle's Python half.
+
+Runs torch builtins on torch's own fake tensors, over a ShapeEnv that holds
+the symbolic sizes, and records every ATen operator overload they dispatch to
+after torch's core-ATen decompositions. The C++ half (TensorOracle.cpp) turns
+the records into graph nodes, so what crosses over is kept plain: Python
+scalars, strings, lists and tuples, plus the small tag types below, which the
+C++ side recognizes by exact type.
+
+Symbolic integers cross over as text in the graph IR's own language (`+ - *`,
+`floordiv`, `mod`, `min`, `max` over the user's symbol names), so nothing of
+sympy leaves this module.
+"""
+
+import dataclasses
+import itertools
+import logging
+
+import sympy
+import torch
+import torch._decomp
+from torch._dispatch.python import enable_python_dispatcher
+from torch._guards import GuardSource, Source
+from torch._subclasses.fake_tensor import (
+    FakeTensor,
+    FakeTensorMode,
+    unset_fake_temporarily,
+)
+from torch.fx.experimental.symbolic_shapes import (
+    DimDynamic,
+    ShapeEnv,
+    StrictMinMaxConstraint,
+)
+from torch.utils._python_dispatch import (
+    TorchDispatchMode,
+    autograd_would_have_decomposed,
+)
+from torch.utils._sympy import functions as sympy_fns
+from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity, int_oo
+from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
+
+
+class OracleError(Exception):
+    """A problem with what capture asked for, reported as its message alone."""
+
+
+# Tags for the values records carry; the C++ side dispatches on exact type.
+class Ref(int):
+    """A fake tensor, by its id."""
+
+    __slots__ = ()
+
+
+class Sym(str):
+    """A symbolic integer, as IR text."""
+
+    __slots__ = ()
+
+
+class DType(str):
+    __slots__ = ()
+
+
+class Device(str):
+    __slots__ = ()
+
+
+class Layout(str):
+    __slots__ = ()
+
+
+class MemoryFormat(str):
+    __slots__ = ()
+
+
+class TensorMeta(tuple):
+    """(id, dtype, sizes, strides, device, requires_grad) of a result tensor."""
+
+    __slots__ = ()
+
+
+_DTYPES = {
+    torch.float32: "f32",
+    torch.float64: "f64",
+    torch.float16: "f16",
+    torch.bfloat16: "bf16",
+    torch.int64: "i64",
+    torch.int32: "i32",
+    torch.int16: "i16",
+    torch.int8: "i8",
+    torch.uint8: "u8",
+    torch.bool: "bool",
+    torch.complex64: "c64",
+    torch.complex128: "c128",
+}
+_DTYPE_TAGS = {dtype: DType(name) for dtype, name in _DTYPES.items()}
+_LAYOUTS = {
+    torch.strided: "strided",
+    torch.sparse_coo: "sparse_coo",
+    torch.sparse_csr: "sparse_csr",
+    torch.sparse_csc: "sparse_csc",
+    torch.sparse_bsr: "sparse_bsr",
+    torch.sparse_bsc: "sparse_bsc",
+    torch._mkldnn: "_mkldnn",
+    torch.jagged: "jagged",
+}
+_MEMORY_FORMATS = {
+    torch.contiguous_format: "contiguous_format",
+    torch.channels_last: "channels_last",
+    torch.channels_last_3d: "channels_last_3d",
+    torch.preserve_format: "preserve_format",
+}
+
+# How constants made by the call enter fake tensors.
+_LIFTS = (torch.ops.aten.lift_fresh.default, torch.ops.aten.lift_fresh_copy.default)
+
+# Tensor ids are unique across sessions, so a fake tensor that outlived its
+# session can never be mistaken for a value of the current graph.
+_next_id = itertools.count()
+
+_decompositions = None
+
+# How many oracle calls are running (calls nest when a callable calls back).
+_calls_running = 0
+
+
+class _QuietDuringCalls(logging.Filter):
+    """torch logs every meta kernel that raises, traceback and all; the
+    oracle hands the exception back to capture, which reports it once."""
+
+    def filter(self, record):
+        return _calls_running == 0
+
+
+logging.getLogger("torch._subclasses.fake_tensor").addFilter(_QuietDuringCalls())
+
+
+def _decomposition_table():
+    # torch hands out a lazily materialized mapping whose get() does not see
+    # every entry; a plain dict is both complete and faster to probe. Built
+    # once per process: every session uses the same table.
+    global _decompositions
+    if _decompositions is None:
+        table = torch._decomp.core_aten_decompositions()
+        _decompositions = {op: table[op] for op in table.keys()}
+    return _decompositions
+
+
+@dataclasses.dataclass(frozen=True)
+class _DimSource(Source):
+    """Where a size comes from, e.g. `L['x'].size()[0]`, for torch's messages."""
+
+    text: str
+
+    @property
+    def _name_template(self):
+        return self.text
+
+    @property
+    def guard_source(self):
+        return GuardSource.LOCAL
+
+
+@dataclasses.dataclass
+class _Dim:
+    """A user symbol: its size in the example inputs and where it appears."""
+
+    symbol: sympy.Symbol
+    symint: torch.SymInt
+    hint: int
+    lo: object
+    hi: object
+    places: list  # (source, dim)
+
+
+class _Recorder(TorchDispatchMode):
+    """Records each ATen call that reaches the bottom of the decompositions.
+
+    Sits above the fake mode, as make_fx's proxy mode does: a call with a
+    core-ATen decomposition is replaced by it, run with this mode pushed again
+    so that its pieces are decomposed and recorded in turn; any other call
+    runs on fake tensors and is recorded with its results.
+    """
+
+    def __init__(self, session):
+        super().__init__()
+        self.session = session
+        self.table = _decomposition_table()
+        # Per operator: whether to decompose it as autograd would have, which
+        # only applies to operators with a CompositeImplicitAutograd kernel.
+        self.implicit = {}
+
+    def __torch_dispatch__(self, func, types, args, kwargs=None):
+        kwargs = kwargs or {}
+        # TorchScript's prim namespace holds metadata queries (prim::device,
+        # prim::layout) that fake tensors answer; graphs never contain them.
+        if func.namespace == "prim":
+            return func(*args, **kwargs)
+        decomposition = self.table.get(func)
+        if decomposition is not None:
+            with self:
+                out = decomposition(*args, **kwargs)
+            if out is not NotImplemented:
+                return out
+        implicit = self.implicit.get(func)
+        if implicit is None:
+            implicit = torch._C._dispatch_has_kernel_for_dispatch_key(
+                func.name(), torch._C.DispatchKey.CompositeImplicitAutograd
+            )
+            self.implicit[func] = implicit
+        if implicit and autograd_would_have_decomposed(func, _tensors_of(args, kwargs)):
+            with self:
+                out = func.decompose(*args, **kwargs)
+            if out is not NotImplemented:
+                return out
+        out = func(*args, **kwargs)
+        self.session._record(func, args, kwargs, out)
+        return out
+
+
+def _tensors_of(args, kwargs):
+    found = []
+    for a in itertools.chain(args, kwargs.values()):
+        if isinstance(a, torch.Tensor):
+            found.append(a)
+        elif isinstance(a, (list, tuple)):
+            found.extend(t for t in a if isinstance(t, torch.Tensor))
+    return found
+
+
+class Session:
+    """One capture: a ShapeEnv, a fake mode over it, and the calls recorded."""
+
+    def __init__(self):
+        # duck_shape off: sizes that happen to be equal in the example are
+        # not the same symbol unless the user gave them the same name. No
+        # data-dependent outputs: the graph IR has no unbacked symbols, so
+        # item() and nonzero() are errors rather than new symbols.
+        self.env = ShapeEnv(
+            duck_shape=False,
+            allow_scalar_outputs=False,
+            allow_dynamic_output_shape_ops=False,
+        )
+        self.fake = FakeTensorMode(shape_env=self.env, allow_non_fake_inputs=False)
+        self.recorder = _Recorder(self)
+        self.dims = {}  # user symbol name -> _Dim
+        self.names = {}  # sympy symbol -> user symbol name
+        self.texts = {}  # sympy expression -> IR text
+        self.op_names = {}  # OpOverload -> "aten::name.overload"
+        self.records = []
+        self.rebound = []  # (tensor, previous id) for in-place results
+        self.where = ""
+        # What each guard and replacement came from, for finalize's messages.
+        self.guard_origins = []
+        self.replacement_origins = {}
+        self.calling = None
+
+    # Inputs ----------------------------------------------------------------
+
+    def add_input(self, real, source, dynamic_dims):
+        """The fake twin of `real`, with the listed dims symbolic.
+
+        `dynamic_dims` is a sequence of (dim, name, lo, hi), lo/hi None when
+        unbounded. Returns (fake, meta) where meta is TensorMeta.
+        """
+        if not isinstance(real, torch.Tensor) or isinstance(real, FakeTensor):
+            raise OracleError(f"{source} is a {type(real).__qualname__}, not a real tensor")
+        if real.layout != torch.strided:
+            raise OracleError(f"{source} has layout {real.layout}; only strided tensors are inputs")
+        if real.dtype not in _DTYPES:
+            raise OracleError(f"{source} has dtype {real.dtype}, which graphs cannot hold")
+        shape = list(real.shape)
+        sizes = list(shape)
+        seen = set()
+        for dim, name, lo, hi in dynamic_dims:
+            if dim >= len(shape):
+                raise OracleError(
+                    f"{source} has {len(shape)} dimensions; it has no dimension {dim} to make dynamic"
+                )
+            if dim in seen:
+                raise OracleError(f"dimension {dim} of {source} is declared dynamic twice")
+            seen.add(dim)
+            sizes[dim] = self._dim(real, source, dim, name, lo, hi)
+        strides = self._strides(real, source, shape, sizes, bool(dynamic_dims))
+        with self.fake:
+            fake = torch.empty_strided(
+                sizes,
+                strides,
+                dtype=real.dtype,
+                device=real.device,
+                requires_grad=real.requires_grad,
+            )
+        return fake, self._meta(fake, fresh=True)
+
+    def _dim(self, real, source, dim, name, lo, hi):
+        size = real.shape[dim]
+        where = f"dimension {dim} of {source} ({name})"
+        if size in (0, 1):
+            raise OracleError(
+                f"{where} has example size {size}; torch specializes sizes 0 and 1, so a "
+                f"dynamic dimension needs an example of size 2 or more"
+            )
+        if (lo is not None and size < lo) or (hi is not None and size > hi):
+            raise OracleError(
+                f"{where} has example size {size}, outside its declared range "
+                f"[{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
+            )
+        known = self.dims.get(name)
+        if known is not None:
+            if known.hint != size:
+                first, first_dim = known.places[0]
+                raise OracleError(
+                    f"{where} has example size {size}, but the same symbol is dimension "
+                    f"{first_dim} of {first}, of size {known.hint}; dimensions that share a "
+                    f"symbol must have equal example sizes"
+                )
+            if (known.lo, known.hi) != (lo, hi):
+                raise OracleError(f"{where} gives symbol {name} a different range than before")
+            known.places.append((source, dim))
+            self.env.var_to_sources[known.symbol].append(_DimSource(f"{source}.size()[{dim}]"))
+            return known.symint
+        # One symbol per name: every dimension given this name reuses it, so
+        # the ShapeEnv never has two symbols to reconcile.
+        dim_source = _DimSource(f"{source}.size()[{dim}]")
+        constraint = StrictMinMaxConstraint(
+            vr=ValueRanges(0 if lo is None else lo, int_oo if hi is None else hi),
+            warn_only=False,
+        )
+        symbol = self.env.create_symbol(
+            size, dim_source, dynamic_dim=DimDynamic.DYNAMIC, constraint_dim=constraint
+        )
+        symint = self.env.create_symintnode(symbol, hint=size, source=dim_source)
+        self.dims[name] = _Dim(symbol, symint, size, lo, hi, [(source, dim)])
+        self.names[symbol] = name
+        return symint
+
+    @staticmethod
+    def _strides(real, source, shape, sizes, dynamic):
+        strides = list(real.stride())
+        if not dynamic:
+            return strides
+        # A dense layout, in whatever dimension order, has strides that are
+        # products of sizes; written with the symbolic sizes they stay right
+        # for every size. Ties (size-1 dimensions) go innermost last, as in a
+        # row-major layout.
+        result = [None] * len(shape)
+        expected, expected_hint = 1, 1
+        for d in sorted(range(len(shape)), key=lambda d: (strides[d], -d)):
+            if shape[d] == 1 and not isinstance(sizes[d], torch.SymInt):
+                result[d] = strides[d]
+                continue
+            if strides[d] != expected_hint:
+                raise OracleError(
+                    f"{source} has strides {tuple(strides)} for sizes {tuple(shape)}, which is "
+                    f"not a dense layout; a tensor with dynamic dimensions must be dense"
+                )
+            result[d] = expected
+            expected = expected * sizes[d]
+            expected_hint *= shape[d]
+        return result
+
+    # Calls -----------------------------------------------------------------
+
+    def call(self, fn, args, kwargs):
+        """Runs fn(*args, **kwargs) on fake values: (result, records)."""
+        global _calls_running
+        self.records = []
+        self.rebound = []
+        self.calling = fn
+        guards = len(self.env.guards)
+        replacements = len(self.env.replacements)
+        _calls_running += 1
+        try:
+            with self.fake, enable_python_dispatcher(), self.recorder:
+                if kwargs:
+                    out = fn(*args, **kwargs)
+                elif callable(fn):
+                    out = fn(*args)
+                else:
+                    # A property getter such as Tensor.T, given as its
+                    # descriptor: read it from the one argument.
+                    out = fn.__get__(args[0], type(args[0]))
+        except BaseException:
+            self.undo()
+            self.records = []
+            raise
+        finally:
+            _calls_running -= 1
+            self._note_origins(guards, replacements)
+            self.calling = None
+        records, self.records = self.records, []
+        return out, records
+
+    def undo(self):
+        """Forgets the ids the last call gave: its results belong to no node,
+        and tensors it updated in place stand for their previous values."""
+        for tensor, previous in reversed(self.rebound):
+            if previous is None:
+                del tensor._dync_id
+            else:
+                tensor._dync_id = previous
+        self.rebound = []
+
+    def _note_origins(self, guards, replacements):
+        origin = (self.calling, self.where)
+        for _ in range(len(self.env.guards) - guards):
+            self.guard_origins.append(origin)
+        # Guards may also come from outside calls (bool() of a SymBool);
+        # those keep no origin.
+        while len(self.guard_origins) < len(self.env.guards):
+            self.guard_origins.append((None, self.where))
+        if len(self.env.replacements) != replacements:
+            for symbol in self.env.replacements:
+                self.replacement_origins.setdefault(symbol, origin)
+
+    def _record(self, func, args, kwargs, out):
+        if func in _LIFTS and args and type(args[0]) is torch.Tensor:
+            # A constant made in the call (torch.tensor(2.0), the value of
+            # x[i] = 0.5) enters fake tensors by being lifted. Graphs hold no
+            # tensor data, but a single number is the call that makes it.
+            return self._record_constant(args[0], out)
+        name = self.op_names.get(func)
+        if name is None:
+            name = f"{func.namespace}::{func._opname}.{func._overloadname}"
+            self.op_names[func] = name
+        encoded_args = tuple(self._encode(a) for a in args)
+        encoded_kwargs = {k: self._encode(v) for k, v in kwargs.items()} if kwargs else None
+        # Results get ids only now, after the arguments were read: an
+        # in-place result is its argument, which from here on stands for
+        # this node.
+        self.records.append((name, encoded_args, encoded_kwargs, self._encode_result(out)))
+
+    def _record_constant(self, real, out):
+        if real.dim() != 0 or real.is_complex() or real.dtype not in _DTYPES:
+            raise OracleError(
+                f"a tensor constant of shape {tuple(real.shape)} and dtype {real.dtype} was "
+                f"created; graphs can only hold constants that are one real number"
+            )
+        kwargs = {
+            "dtype": _DTYPE_TAGS[real.dtype],
+            "layout": Layout("strided"),
+            "device": Device(str(real.device)),
+        }
+        with unset_fake_temporarily():
+            value = real.item()
+        self.records.append(
+            ("aten::scalar_tensor.default", (value,), kwargs, self._encode_result(out))
+        )
+
+    def _encode(self, a):
+        kind = type(a)
+        if kind is FakeTensor:
+            tensor_id = a.__dict__.get("_dync_id")
+            if tensor_id is None:
+                raise OracleError(
+                    f"a fake tensor of shape {tuple(a.shape)} that capture did not create "
+                    f"reached an operator"
+                )
+            return Ref(tensor_id)
+        if kind is int or kind is float or kind is bool or kind is str or a is None:
+            return a
+        if kind is list or kind is tuple or kind is torch.Size:
+            return [self._encode(x) for x in a] if kind is list else tuple(
+                self._encode(x) for x in a
+            )
+        if kind is torch.SymInt:
+            return self._sym(a)
+        if kind is torch.dtype:
+            tag = _DTYPE_TAGS.get(a)
+            if tag is None:
+                raise OracleError(f"dtype {a} cannot appear in a graph")
+            return tag
+        if kind is torch.device:
+            return Device(str(a))
+        if kind is torch.layout:
+            return Layout(_LAYOUTS[a])
+        if kind is torch.memory_format:
+            return MemoryFormat(_MEMORY_FORMATS[a])
+        if isinstance(a, torch.Tensor):
+            raise OracleError(
+                f"a real tensor of shape {tuple(a.shape)} reached an operator; tensor "
+                f"constants cannot be graph values yet"
+            )
+        raise OracleError(f"an operator argument of type {kind.__qualname__} cannot appear in a graph")
+
+    def _encode_result(self, out):
+        if isinstance(out, FakeTensor):
+            return self._meta(out, fresh=True)
+        if isinstance(out, (list, tuple)):
+            encoded = [self._encode_result(x) for x in out]
+            return encoded if isinstance(out, list) else tuple(encoded)
+        if isinstance(out, torch.Tensor):
+            raise OracleError(f"an operator returned a real tensor of shape {tuple(out.shape)}")
+        return self._encode(out)
+
+    def _meta(self, t, fresh=False):
+        """TensorMeta of a fake tensor; with fresh, under a new id."""
+        tensor_id = None
+        if fresh:
+            tensor_id = next(_next_id)
+            self.rebound.append((t, t.__dict__.get("_dync_id")))
+            t._dync_id = tensor_id
+        dtype = _DTYPES.get(t.dtype)
+        if dtype is None:
+            raise OracleError(f"dtype {t.dtype} cannot appear in a graph")
+        return TensorMeta(
+            (
+                tensor_id,
+                dtype,
+                tuple(self._size(s) for s in t.shape),
+                tuple(self._size(s) for s in t.stride()),
+                str(t.device),
+                t.requires_grad,
+            )
+        )
+
+    def meta(self, t):
+        if not isinstance(t, FakeTensor):
+            raise OracleError(f"a {type(t).__qualname__} is not a fake tensor of this capture")
+        return self._meta(t)
+
+    def _size(self, s):
+        if type(s) is int:
+            return s
+        return self._sym(s)
+
+    def _sym(self, s):
+        value = s.node.maybe_as_int()
+        if value is not None:
+            return value
+        return Sym(self.text(s.node.expr))
+
+    def sym_text(self, s):
+        """A SymInt or int as IR text (int stays int)."""
+        if type(s) is int:
+            return s
+        if isinstance(s, torch.SymInt):
+            return self._sym(s)
+        raise OracleError(f"a {type(s).__qualname__} is not a symbolic integer")
+
+    # Symbolic integers as IR text ------------------------------------------
+
+    def text(self, expr):
+        text = self.texts.get(expr)
+        if text is None:
+            text = self._text(expr)
+            self.texts[expr] = text
+        return text
+
+    def _text(self, e):
+        if isinstance(e, sympy.Integer):
+            return str(int(e))
+        if isinstance(e, sympy.Symbol):
+            name = self.names.get(e)
+            if name is None:
+                raise OracleError(
+                    f"size symbol {e} is not one of the declared dynamic dimensions"
+                    + (" (it stands for a data-dependent value)" if str(e).startswith("u") else "")
+                )
+            return name
+        if isinstance(e, sympy.Add):
+            return "(" + " + ".join(self.text(a) for a in e.args) + ")"
+        if isinstance(e, sympy.Mul):
+            factors = []
+            for a in e.args:
+                if isinstance(a, sympy.Rational) and not isinstance(a, sympy.Integer):
+                    raise _Unexpressible(e)
+                factors.append(self.text(a))
+            return "(" + " * ".join(factors) + ")"
+        if isinstance(e, (sympy_fns.FloorDiv, sympy_fns.CleanDiv)):
+            return f"({self.text(e.args[0])} floordiv {self.text(e.args[1])})"
+        if isinstance(e, (sympy_fns.Mod, sympy_fns.PythonMod, sympy.Mod)):
+            return f"({self.text(e.args[0])} mod {self.text(e.args[1])})"
+        if isinstance(e, sympy_fns.ModularIndexing):
+            x, div, mod = (self.text(a) for a in e.args)
+            return f"(({x} floordiv {div}) mod {mod})"
+        if isinstance(e, (sympy_fns.Min, sympy.Min)):
+            return "min(" + ", ".join(self.text(a) for a in e.args) + ")"
+        if isinstance(e, (sympy_fns.Max, sympy.Max)):
+            return "max(" + ", ".join(self.text(a) for a in e.args) + ")"
+        if isinstance(e, (sympy.Pow, sympy_fns.PowByNatural)):
+            base, exponent = e.args
+            if isinstance(exponent, sympy.Integer) and 0 < int(exponent) <= 64:
+                return "(" + " * ".join([self.text(base)] * int(exponent)) + ")"
+        if isinstance(e, sympy_fns.Identity):
+            return self.text(e.args[0])
+        raise _Unexpressible(e)
+
+    # Finishing -------------------------------------------------------------
+
+    def finalize(self):
+        """The graph's assumptions, as ([(name, lo, hi)], [(name, text)],
+        [(lhs, relation, rhs)]): the symbols left with their ranges, the
+        symbols capture rewrote in terms of others, and the guards."""
+        symbols, substitutions = [], []
+        for name, dim in self.dims.items():
+            replaced = self.env.replace(dim.symbol)
+            if replaced != dim.symbol:
+                if replaced.is_number:
+                    raise OracleError(
+                        self._specialized(name, dim, int(replaced), self.replacement_origins.get(dim.symbol),
+                                          self.env.replacements_slocs.get(dim.symbol))
+                    )
+                substitutions.append((name, self._expressible(replaced, f"what {name} became")))
+                continue
+            vr = self.env.var_to_range.get(dim.symbol, ValueRanges(-int_oo, int_oo))
+            lo, hi = _bound(vr.lower), _bound(vr.upper)
+            if lo is not None and lo == hi:
+                raise OracleError(self._specialized(name, dim, lo, None, None))
+            symbols.append((name, lo, hi))
+        relations, seen = [], set()
+        for index, guard in enumerate(self.env.guards):
+            expr = self.env.simplify(guard.expr)
+            for relation in self._relations(expr, index, guard):
+                if relation not in seen:
+                    seen.add(relation)
+                    relations.append(relation)
+        return symbols, substitutions, relations
+
+    def _relations(self, expr, index, guard):
+        if expr is sympy.true:
+            return []
+        if isinstance(expr, sympy.And):
+            return [r for a in expr.args for r in self._relations(a, index, guard)]
+        if isinstance(expr, sympy.Not) and isinstance(expr.args[0], (sympy.Eq, sympy.Ne)):
+            inner = expr.args[0]
+            expr = (sympy.Ne if isinstance(inner, sympy.Eq) else sympy.Eq)(*inner.args, evaluate=False)
+        ops = {
+            sympy.Eq: "==",
+            sympy.Ne: "!=",
+            sympy.StrictLessThan: "<",
+            sympy.LessThan: "<=",
+            sympy.StrictGreaterThan: ">",
+            sympy.GreaterThan: ">=",
+        }
+        op = ops.get(type(expr))
+        if op is None:
+            raise OracleError(
+                f"guard {guard.expr}{self._origin(index, guard)} is not a comparison the graph IR can state"
+            )
+        # A bound the final ranges already imply is stated by the ranges.
+        try:
+            implied = bound_sympy(expr, self.env.var_to_range)
+            if implied.is_singleton() and bool(implied.lower):
+                return []
+        except Exception:
+            pass
+        what = f"guard {guard.expr}{self._origin(index, guard)}"
+        return [(self._expressible(expr.lhs, what), op, self._expressible(expr.rhs, what))]
+
+    def _expressible(self, expr, what):
+        try:
+            return self.text(expr)
+        except _Unexpressible as e:
+            raise OracleError(
+                f"{what} uses {type(e.expr).__name__} ({e.expr}), which the graph IR's symbolic "
+                f"integers cannot express"
+            ) from None
+
+    def _origin(self, index, guard):
+        fn, where = self.guard_origins[index] if index < len(self.guard_origins) else (None, "")
+        return _describe(fn, where, guard.sloc)
+
+    def _specialized(self, name, dim, value, origin, sloc):
+        places = ", ".join(f"dimension {d} of {source}" for source, d in dim.places)
+        fn, where = origin if origin is not None else (None, "")
+        return f"{places} ({name}) was specialized to {value}{_describe(fn, where, sloc)}"
+
+
+class _Unexpressible(Exception):
+    def __init__(self, expr):
+        super().__init__(str(expr))
+        self.expr = expr
+
+
+def _bound(value):
+    if value in (int_oo, -int_oo) or isinstance(value, (IntInfinity, NegativeIntInfinity)):
+        return None
+    if value in (sympy.oo, -sympy.oo):
+        return None
+    return int(value)
+
+
+def _describe(fn, where, sloc):
+    """` by torch.nn.functional.linear at model.py:12 (decided in torch's
+    _refs/__init__.py:3965 in _reshape_view_helper)`, as far as known."""
+    parts = []
+    if fn is not None:
+        module = getattr(fn, "__module__", None)
+        qualname = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+        parts.append(f"by {module}.{qualname}" if module and module != "builtins" else f"by {qualname}")
+    if where:
+        parts.append(f"at {where}")
+    frame = getattr(sloc, "framework_loc", None)
+    if frame is not None:
+        if isinstance(frame, str):
+            parts.append(f"(decided in {frame})")
+        elif frame.filename != __file__:
+            # A decision taken in this module's own frame (bool() of a
+            # SymBool called directly) has nothing to add to `by`.
+            filename = frame.filename
+            root = torch.__path__[0] + "/"
+            if filename.startswith(root):
+                filename = "torch's " + filename[len(root):]
+            parts.append(f"(decided in {filename}:{frame.lineno} in {frame.name})")
+    return (" " + " ".join(parts)) if parts else ""
