@@ -1,0 +1,706 @@
+//===- Shim.cpp - The stable C shim over ATen's dispatcher ----------------===//
+//
+// The one translation unit that knows libtorch's C++ API (apart from the small
+// Python bridge in ShimPython.cpp). It includes only ATen/core and c10
+// headers: the dispatcher, IValue and the schema types; no operator
+// declarations, which keeps it quick to compile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/shim/ShimInternal.h"
+#include "runtime/shim/dync_shim.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/ivalue.h>
+#include <c10/core/Layout.h>
+#include <c10/core/MemoryFormat.h>
+#include <c10/core/ScalarType.h>
+#include <torch/headeronly/version.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+// The enum values in the C header are part of the artifact ABI; they must be
+// c10's.
+static_assert(static_cast<int>(c10::ScalarType::Byte) == DYNC_DTYPE_UINT8);
+static_assert(static_cast<int>(c10::ScalarType::Char) == DYNC_DTYPE_INT8);
+static_assert(static_cast<int>(c10::ScalarType::Short) == DYNC_DTYPE_INT16);
+static_assert(static_cast<int>(c10::ScalarType::Int) == DYNC_DTYPE_INT32);
+static_assert(static_cast<int>(c10::ScalarType::Long) == DYNC_DTYPE_INT64);
+static_assert(static_cast<int>(c10::ScalarType::Half) == DYNC_DTYPE_FLOAT16);
+static_assert(static_cast<int>(c10::ScalarType::Float) == DYNC_DTYPE_FLOAT32);
+static_assert(static_cast<int>(c10::ScalarType::Double) == DYNC_DTYPE_FLOAT64);
+static_assert(static_cast<int>(c10::ScalarType::ComplexHalf) == DYNC_DTYPE_COMPLEX32);
+static_assert(static_cast<int>(c10::ScalarType::ComplexFloat) == DYNC_DTYPE_COMPLEX64);
+static_assert(static_cast<int>(c10::ScalarType::ComplexDouble) == DYNC_DTYPE_COMPLEX128);
+static_assert(static_cast<int>(c10::ScalarType::Bool) == DYNC_DTYPE_BOOL);
+static_assert(static_cast<int>(c10::ScalarType::BFloat16) == DYNC_DTYPE_BFLOAT16);
+static_assert(static_cast<int>(c10::DeviceType::CPU) == DYNC_DEVICE_CPU);
+static_assert(static_cast<int>(c10::DeviceType::CUDA) == DYNC_DEVICE_CUDA);
+
+struct dync_op {
+  c10::OperatorHandle handle;
+  std::string qualifiedName;
+  std::string schemaText;
+};
+
+struct dync_stack {
+  // Arguments until dync_op_call, results after it.
+  std::vector<c10::IValue> values;
+  // Parallel to `values` while they are arguments: take the schema default.
+  std::vector<bool> useDefault;
+  // The first failed push since the last clear, reported by dync_op_call.
+  std::string pushError;
+  // `values` are the last call's results; the next push starts a new call,
+  // so generated code never has to clear between nodes.
+  bool holdsResults = false;
+
+  void beginArguments() {
+    if (holdsResults) {
+      values.clear();
+      holdsResults = false;
+    }
+  }
+};
+
+namespace dync::shim {
+
+namespace {
+thread_local std::string lastError;
+} // namespace
+
+dync_status fail(dync_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+const char* lastErrorMessage() { return lastError.c_str(); }
+
+c10::TensorImpl* toImpl(const dync_tensor* t) {
+  return reinterpret_cast<c10::TensorImpl*>(const_cast<dync_tensor*>(t));
+}
+
+at::Tensor toTensor(const dync_tensor* t) {
+  // A new owning at::Tensor; the handle keeps its own reference.
+  return at::Tensor(
+      c10::intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>::reclaim_copy(toImpl(t)));
+}
+
+dync_tensor* releaseToHandle(at::Tensor&& t) {
+  if (!t.defined())
+    return nullptr;
+  return reinterpret_cast<dync_tensor*>(t.unsafeReleaseTensorImpl());
+}
+
+} // namespace dync::shim
+
+using namespace dync::shim;
+
+namespace {
+
+// Runs `body`, turning every exception into a status and message: nothing may
+// unwind into C callers.
+template <typename Body> dync_status guarded(dync_status onError, Body&& body) {
+  try {
+    return body();
+  } catch (const c10::Error& e) {
+    return fail(onError, e.what_without_backtrace());
+  } catch (const std::bad_alloc&) {
+    return fail(DYNC_ERR_INTERNAL, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(onError, e.what());
+  } catch (...) {
+    return fail(DYNC_ERR_INTERNAL, "unknown C++ exception");
+  }
+}
+
+dync_status push(dync_stack* stack, c10::IValue value, bool useDefault = false) {
+  if (!stack)
+    return fail(DYNC_ERR_INVALID_ARGUMENT, "NULL dync_stack");
+  return guarded(DYNC_ERR_INTERNAL, [&] {
+    stack->beginArguments();
+    stack->values.push_back(std::move(value));
+    stack->useDefault.push_back(useDefault);
+    return DYNC_OK;
+  });
+}
+
+dync_status pushFailed(dync_stack* stack, std::string message) {
+  if (stack) {
+    stack->beginArguments();
+    if (stack->pushError.empty())
+      stack->pushError = message;
+  }
+  return fail(DYNC_ERR_INVALID_ARGUMENT, std::move(message));
+}
+
+// Whether `value` can be passed where the schema says `type`. The check is by
+// kind only: building the IValue's full type (IValue::type()) would compute a
+// complete tensor type for every argument of every call. Lossless int->float
+// promotion is applied in place because generated code may not know whether
+// an argument is `float` or `Scalar`.
+bool fits(c10::IValue& value, const c10::TypePtr& type) {
+  switch (type->kind()) {
+  case c10::TypeKind::OptionalType:
+    return value.isNone() || fits(value, type->castRaw<c10::OptionalType>()->getElementType());
+  case c10::TypeKind::TensorType:
+    return value.isTensor();
+  case c10::TypeKind::IntType:
+  case c10::TypeKind::SymIntType:
+  case c10::TypeKind::ScalarTypeType:
+  case c10::TypeKind::LayoutType:
+  case c10::TypeKind::MemoryFormatType:
+    return value.isInt() || value.isSymInt();
+  case c10::TypeKind::FloatType:
+  case c10::TypeKind::SymFloatType:
+    if (value.isInt())
+      value = c10::IValue(static_cast<double>(value.toInt()));
+    return value.isDouble() || value.isSymFloat();
+  case c10::TypeKind::BoolType:
+  case c10::TypeKind::SymBoolType:
+    return value.isBool() || value.isSymBool();
+  case c10::TypeKind::NumberType:
+    return value.isInt() || value.isDouble() || value.isBool() || value.isComplexDouble() ||
+           value.isSymInt() || value.isSymFloat();
+  case c10::TypeKind::StringType:
+    return value.isString();
+  case c10::TypeKind::DeviceObjType:
+    return value.isDevice();
+  case c10::TypeKind::GeneratorType:
+    return value.isGenerator();
+  case c10::TypeKind::ListType: {
+    const c10::TypePtr& elem = type->castRaw<c10::ListType>()->getElementType();
+    switch (elem->kind()) {
+    case c10::TypeKind::TensorType:
+      return value.isTensorList();
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::SymIntType:
+      return value.isIntList();
+    case c10::TypeKind::FloatType:
+      return value.isDoubleList();
+    case c10::TypeKind::BoolType:
+      return value.isBoolList();
+    default:
+      // Generic lists: Tensor?[] and the rarer element kinds.
+      return value.isList();
+    }
+  }
+  default:
+    // Kinds ATen operators do not take; let the kernel's own unboxing decide,
+    // its errors are caught.
+    return true;
+  }
+}
+
+const char* kindName(const c10::IValue& v) {
+  if (v.isNone())
+    return "None";
+  if (v.isTensor())
+    return "Tensor";
+  if (v.isInt())
+    return "int";
+  if (v.isDouble())
+    return "float";
+  if (v.isBool())
+    return "bool";
+  if (v.isString())
+    return "str";
+  if (v.isTensorList())
+    return "Tensor[]";
+  if (v.isIntList())
+    return "int[]";
+  if (v.isDoubleList())
+    return "float[]";
+  if (v.isBoolList())
+    return "bool[]";
+  if (v.isList())
+    return "list";
+  if (v.isDevice())
+    return "Device";
+  return v.tagKind().c_str();
+}
+
+// Completes the pushed arguments with schema defaults and checks every one
+// against the schema, so the boxed kernel never sees a stack it would read
+// out of bounds or mis-unbox.
+dync_status prepareArguments(const dync_op& op, dync_stack& stack) {
+  const c10::FunctionSchema& schema = op.handle.schema();
+  const std::vector<c10::Argument>& args = schema.arguments();
+  if (stack.values.size() > args.size())
+    return fail(DYNC_ERR_SCHEMA_MISMATCH,
+                op.qualifiedName + " takes " + std::to_string(args.size()) + " arguments but " +
+                    std::to_string(stack.values.size()) + " were pushed; schema: " + op.schemaText);
+  stack.values.reserve(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const c10::Argument& arg = args[i];
+    bool pushed = i < stack.values.size();
+    if (!pushed || stack.useDefault[i]) {
+      if (!arg.default_value())
+        return fail(DYNC_ERR_SCHEMA_MISMATCH,
+                    op.qualifiedName + ": argument " + std::to_string(i) + " '" + arg.name() +
+                        "' has no default and was not given; schema: " + op.schemaText);
+      if (pushed)
+        stack.values[i] = *arg.default_value();
+      else
+        stack.values.push_back(*arg.default_value());
+      continue;
+    }
+    if (!fits(stack.values[i], arg.real_type())) {
+      std::ostringstream os;
+      os << op.qualifiedName << ": argument " << i << " '" << arg.name() << "' expects "
+         << arg.real_type()->str() << " but got " << kindName(stack.values[i])
+         << "; schema: " << op.schemaText;
+      return fail(DYNC_ERR_SCHEMA_MISMATCH, os.str());
+    }
+  }
+  stack.useDefault.clear();
+  return DYNC_OK;
+}
+
+dync_status resultAt(dync_stack* stack, size_t index, const void* out) {
+  if (!stack || !out)
+    return fail(DYNC_ERR_INVALID_ARGUMENT, "NULL stack or out-parameter");
+  if (index >= stack->values.size())
+    return fail(DYNC_ERR_INVALID_ARGUMENT, "result index " + std::to_string(index) +
+                                               " out of range (" +
+                                               std::to_string(stack->values.size()) + " results)");
+  return DYNC_OK;
+}
+
+dync_status wrongKind(const dync_stack* stack, size_t index, const char* wanted) {
+  return fail(DYNC_ERR_INVALID_ARGUMENT, std::string("result ") + std::to_string(index) + " is " +
+                                             kindName(stack->values[index]) + ", not " + wanted);
+}
+
+std::mutex opTableMutex;
+// Handles are never freed: generated code caches them in globals for the life
+// of the process, and the dispatcher's own handles are equally permanent.
+std::map<std::pair<std::string, std::string>, std::unique_ptr<dync_op>>& opTable() {
+  static auto* table = new std::map<std::pair<std::string, std::string>, std::unique_ptr<dync_op>>;
+  return *table;
+}
+
+} // namespace
+
+extern "C" {
+
+const char* dync_last_error(void) { return lastErrorMessage(); }
+
+int dync_shim_abi_version(void) { return DYNC_SHIM_ABI_VERSION; }
+
+const char* dync_shim_torch_version(void) { return TORCH_VERSION; }
+
+dync_status dync_op_lookup(const char* name, const char* overload, dync_op** out) {
+  if (!name || !out)
+    return fail(DYNC_ERR_INVALID_ARGUMENT, "dync_op_lookup: NULL name or out-parameter");
+  *out = nullptr;
+  std::string overloadName = overload ? overload : "";
+  // Python spells the unnamed overload "default"; the dispatcher spells it "".
+  if (overloadName == "default")
+    overloadName.clear();
+  return guarded(DYNC_ERR_INTERNAL, [&] {
+    std::lock_guard<std::mutex> lock(opTableMutex);
+    auto key = std::make_pair(std::string(name), overloadName);
+    auto it = opTable().find(key);
+    if (it != opTable().end()) {
+      *out = it->second.get();
+      return DYNC_OK;
+    }
+    std::optional<c10::OperatorHandle> handle =
+        c10::Dispatcher::singleton().findSchema(c10::OperatorName(key.first, key.second));
+    if (!handle)
+      return fail(DYNC_ERR_UNKNOWN_OP, "no operator " + key.first + "." +
+                                           (overloadName.empty() ? "default" : overloadName) +
+                                           " is registered with the dispatcher");
+    std::ostringstream schema;
+    schema << handle->schema();
+    auto op = std::make_unique<dync_op>(
+        dync_op{*handle, key.first + "." + (overloadName.empty() ? "default" : overloadName),
+                schema.str()});
+    *out = op.get();
+    opTable().emplace(std::move(key), std::move(op));
+    return DYNC_OK;
+  });
+}
+
+const char* dync_op_schema(const dync_op* op) { return op ? op->schemaText.c_str() : ""; }
+
+dync_status dync_op_call(const dync_op* op, dync_stack* stack) {
+  if (!op || !stack)
+    return fail(DYNC_ERR_INVALID_ARGUMENT, "dync_op_call: NULL operator or stack");
+  if (!stack->pushError.empty()) {
+    std::string message = op->qualifiedName + ": bad argument: " + stack->pushError;
+    dync_stack_clear(stack);
+    return fail(DYNC_ERR_INVALID_ARGUMENT, std::move(message));
+  }
+  dync_status status = guarded(DYNC_ERR_INTERNAL, [&] { return prepareArguments(*op, *stack); });
+  if (status == DYNC_OK)
+    status = guarded(DYNC_ERR_ATEN, [&] {
+      op->handle.callBoxed(stack->values);
+      return DYNC_OK;
+    });
+  if (status != DYNC_OK)
+    dync_stack_clear(stack);
+  stack->useDefault.clear();
+  stack->holdsResults = status == DYNC_OK;
+  return status;
+}
+
+dync_stack* dync_stack_new(void) {
+  try {
+    return new dync_stack();
+  } catch (...) {
+    fail(DYNC_ERR_INTERNAL, "out of memory");
+    return nullptr;
+  }
+}
+
+void dync_stack_free(dync_stack* stack) { delete stack; }
+
+void dync_stack_clear(dync_stack* stack) {
+  if (!stack)
+    return;
+  stack->values.clear();
+  stack->useDefault.clear();
+  stack->pushError.clear();
+  stack->holdsResults = false;
+}
+
+dync_status dync_stack_push_tensor(dync_stack* stack, const dync_tensor* t) {
+  if (!t)
+    return pushFailed(stack, "NULL tensor pushed (use dync_stack_push_none for an absent "
+                             "optional tensor)");
+  return push(stack, c10::IValue(toTensor(t)));
+}
+
+dync_status dync_stack_push_int(dync_stack* stack, int64_t value) {
+  return push(stack, c10::IValue(value));
+}
+
+dync_status dync_stack_push_symint(dync_stack* stack, int64_t value) {
+  // Symbolic sizes reach run time already evaluated; a SymInt argument accepts
+  // a plain integer IValue.
+  return push(stack, c10::IValue(value));
+}
+
+dync_status dync_stack_push_double(dync_stack* stack, double value) {
+  return push(stack, c10::IValue(value));
+}
+
+dync_status dync_stack_push_bool(dync_stack* stack, int value) {
+  return push(stack, c10::IValue(value != 0));
+}
+
+dync_status dync_stack_push_none(dync_stack* stack) { return push(stack, c10::IValue()); }
+
+dync_status dync_stack_push_default(dync_stack* stack) {
+  return push(stack, c10::IValue(), /*useDefault=*/true);
+}
+
+dync_status dync_stack_push_int_list(dync_stack* stack, const int64_t* values, size_t count) {
+  if (count && !values)
+    return pushFailed(stack, "NULL int list with nonzero length");
+  return guarded(DYNC_ERR_INTERNAL, [&] {
+    return push(stack,
+                c10::IValue(c10::List<int64_t>(std::vector<int64_t>(values, values + count))));
+  });
+}
+
+dync_status dync_stack_push_double_list(dync_stack* stack, const double* values, size_t count) {
+  if (count && !values)
+    return pushFailed(stack, "NULL float list with nonzero length");
+  return guarded(DYNC_ERR_INTERNAL, [&] {
+    return push(stack, c10::IValue(c10::List<double>(std::vector<double>(values, values + count))));
+  });
+}
+
+dync_status dync_stack_push_bool_list(dync_stack* stack, const int* values, size_t count) {
+  if (count && !values)
+    return pushFailed(stack, "NULL bool list with nonzero length");
+  return guarded(DYNC_ERR_INTERNAL, [&] {
+    c10::List<bool> list;
+    list.reserve(count);
+    for (size_t i = 0; i < count; ++i)
+      list.push_back(values[i] != 0);
+    return push(stack, c10::IValue(std::move(list)));
+  });
+}
+
+dync_status dync_stack_push_tensor_list(dync_stack* stack, const dync_tensor* const* tensors,
+                                        size_t count) {
+  if (count && !tensors)
+    return pushFailed(stack, "NULL tensor list with nonzero length");
+  for (size_t i = 0; i < count; ++i)
+    if (!tensors[i])
+      return pushFailed(stack, "NULL element " + std::to_string(i) + " in a tensor list");
+  return guarded(DYNC_ERR_INTERNAL, [&] {
+    c10::List<at::Tensor> list;
+    list.reserve(count);
+    for (size_t i = 0; i < count; ++i)
+      list.push_back(toTensor(tensors[i]));
+    return push(stack, c10::IValue(std::move(list)));
+  });
+}
+
+dync_status dync_stack_push_optional_tensor_list(dync_stack* stack,
+                                                 const dync_tensor* const* tensors, size_t count) {
+  if (count && !tensors)
+    return pushFailed(stack, "NULL tensor list with nonzero length");
+  return guarded(DYNC_ERR_INTERNAL, [&] {
+    c10::List<std::optional<at::Tensor>> list;
+    list.reserve(count);
+    for (size_t i = 0; i < count; ++i)
+      list.push_back(tensors[i] ? std::optional<at::Tensor>(toTensor(tensors[i])) : std::nullopt);
+    return push(stack, c10::IValue(std::move(list)));
+  });
+}
+
+dync_status dync_stack_push_dtype(dync_stack* stack, int dtype) {
+  if (dtype < 0 || dtype >= static_cast<int>(c10::ScalarType::NumOptions))
+    return pushFailed(stack, "invalid dtype " + std::to_string(dtype));
+  return push(stack, c10::IValue(static_cast<c10::ScalarType>(dtype)));
+}
+
+dync_status dync_stack_push_layout(dync_stack* stack, int layout) {
+  if (layout < 0 || layout >= static_cast<int>(c10::Layout::NumOptions))
+    return pushFailed(stack, "invalid layout " + std::to_string(layout));
+  return push(stack, c10::IValue(static_cast<c10::Layout>(layout)));
+}
+
+dync_status dync_stack_push_memory_format(dync_stack* stack, int format) {
+  if (format < 0 || format >= static_cast<int>(c10::MemoryFormat::NumOptions))
+    return pushFailed(stack, "invalid memory format " + std::to_string(format));
+  return push(stack, c10::IValue(static_cast<c10::MemoryFormat>(format)));
+}
+
+dync_status dync_stack_push_device(dync_stack* stack, int deviceType, int index) {
+  if (deviceType < 0 ||
+      deviceType >= static_cast<int>(c10::DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES) ||
+      index < -1 || index > 127)
+    return pushFailed(stack,
+                      "invalid device " + std::to_string(deviceType) + ":" + std::to_string(index));
+  return guarded(DYNC_ERR_INVALID_ARGUMENT, [&] {
+    return push(stack, c10::IValue(c10::Device(static_cast<c10::DeviceType>(deviceType),
+                                               static_cast<c10::DeviceIndex>(index))));
+  });
+}
+
+dync_status dync_stack_push_string(dync_stack* stack, const char* value) {
+  if (!value)
+    return pushFailed(stack, "NULL string");
+  return guarded(DYNC_ERR_INTERNAL, [&] { return push(stack, c10::IValue(std::string(value))); });
+}
+
+size_t dync_stack_num_results(const dync_stack* stack) { return stack ? stack->values.size() : 0; }
+
+dync_value_kind dync_stack_result_kind(const dync_stack* stack, size_t index) {
+  if (!stack || index >= stack->values.size())
+    return DYNC_VALUE_OTHER;
+  const c10::IValue& v = stack->values[index];
+  if (v.isNone())
+    return DYNC_VALUE_NONE;
+  if (v.isTensor())
+    return DYNC_VALUE_TENSOR;
+  if (v.isInt())
+    return DYNC_VALUE_INT;
+  if (v.isDouble())
+    return DYNC_VALUE_DOUBLE;
+  if (v.isBool())
+    return DYNC_VALUE_BOOL;
+  if (v.isTensorList())
+    return DYNC_VALUE_TENSOR_LIST;
+  if (v.isIntList())
+    return DYNC_VALUE_INT_LIST;
+  return DYNC_VALUE_OTHER;
+}
+
+dync_status dync_stack_take_tensor(dync_stack* stack, size_t index, dync_tensor** out) {
+  if (dync_status s = resultAt(stack, index, out); s != DYNC_OK)
+    return s;
+  const c10::IValue& v = stack->values[index];
+  if (!v.isTensor())
+    return wrongKind(stack, index, "Tensor");
+  *out = releaseToHandle(at::Tensor(v.toTensor()));
+  return DYNC_OK;
+}
+
+dync_status dync_stack_take_int(dync_stack* stack, size_t index, int64_t* out) {
+  if (dync_status s = resultAt(stack, index, out); s != DYNC_OK)
+    return s;
+  if (!stack->values[index].isInt())
+    return wrongKind(stack, index, "int");
+  *out = stack->values[index].toInt();
+  return DYNC_OK;
+}
+
+dync_status dync_stack_take_double(dync_stack* stack, size_t index, double* out) {
+  if (dync_status s = resultAt(stack, index, out); s != DYNC_OK)
+    return s;
+  if (!stack->values[index].isDouble())
+    return wrongKind(stack, index, "float");
+  *out = stack->values[index].toDouble();
+  return DYNC_OK;
+}
+
+dync_status dync_stack_take_bool(dync_stack* stack, size_t index, int* out) {
+  if (dync_status s = resultAt(stack, index, out); s != DYNC_OK)
+    return s;
+  if (!stack->values[index].isBool())
+    return wrongKind(stack, index, "bool");
+  *out = stack->values[index].toBool() ? 1 : 0;
+  return DYNC_OK;
+}
+
+dync_status dync_stack_take_tensor_list(dync_stack* stack, size_t index, dync_tensor** out,
+                                        size_t capacity, size_t* count) {
+  if (dync_status s = resultAt(stack, index, count); s != DYNC_OK)
+    return s;
+  if (capacity && !out)
+    return fail(DYNC_ERR_INVALID_ARGUMENT, "NULL output array with nonzero capacity");
+  if (!stack->values[index].isTensorList())
+    return wrongKind(stack, index, "Tensor[]");
+  return guarded(DYNC_ERR_INTERNAL, [&] {
+    c10::List<at::Tensor> list = stack->values[index].toTensorList();
+    *count = list.size();
+    for (size_t i = 0; i < list.size() && i < capacity; ++i)
+      out[i] = releaseToHandle(at::Tensor(list.get(i)));
+    return DYNC_OK;
+  });
+}
+
+void dync_tensor_retain(const dync_tensor* t) {
+  if (t)
+    c10::raw::intrusive_ptr::incref(toImpl(t));
+}
+
+void dync_tensor_release(const dync_tensor* t) {
+  if (t)
+    c10::raw::intrusive_ptr::decref(toImpl(t));
+}
+
+int64_t dync_tensor_dim(const dync_tensor* t) { return t ? toImpl(t)->dim() : -1; }
+
+// The metadata accessors below read a plain strided tensor's fields; for
+// tensors whose sizes are not plain integers (nested, sparse) TensorImpl
+// throws, which must not escape.
+const int64_t* dync_tensor_sizes(const dync_tensor* t) {
+  if (!t)
+    return nullptr;
+  try {
+    return toImpl(t)->sizes().data();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+const int64_t* dync_tensor_strides(const dync_tensor* t) {
+  if (!t)
+    return nullptr;
+  try {
+    return toImpl(t)->strides().data();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+int64_t dync_tensor_storage_offset(const dync_tensor* t) {
+  if (!t)
+    return -1;
+  try {
+    return toImpl(t)->storage_offset();
+  } catch (...) {
+    return -1;
+  }
+}
+
+int dync_tensor_dtype(const dync_tensor* t) {
+  return t ? static_cast<int>(c10::typeMetaToScalarType(toImpl(t)->dtype())) : -1;
+}
+
+int dync_tensor_device_type(const dync_tensor* t) {
+  return t ? static_cast<int>(toImpl(t)->device_type()) : -1;
+}
+
+int dync_tensor_device_index(const dync_tensor* t) {
+  return t ? static_cast<int>(toImpl(t)->device().index()) : -1;
+}
+
+int dync_tensor_requires_grad(const dync_tensor* t) {
+  return t && toImpl(t)->requires_grad() ? 1 : 0;
+}
+
+int dync_tensor_is_contiguous(const dync_tensor* t) {
+  if (!t)
+    return 0;
+  try {
+    return toImpl(t)->is_contiguous() ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
+void* dync_tensor_data_ptr(const dync_tensor* t) {
+  if (!t)
+    return nullptr;
+  try {
+    return toImpl(t)->mutable_data();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void dync_shim_fill_api(dync_shim_api* api) {
+  if (!api)
+    return;
+  api->size = sizeof(dync_shim_api);
+  api->abi_version = DYNC_SHIM_ABI_VERSION;
+  api->last_error = dync_last_error;
+  api->op_lookup = dync_op_lookup;
+  api->op_schema = dync_op_schema;
+  api->op_call = dync_op_call;
+  api->stack_new = dync_stack_new;
+  api->stack_free = dync_stack_free;
+  api->stack_clear = dync_stack_clear;
+  api->stack_push_tensor = dync_stack_push_tensor;
+  api->stack_push_int = dync_stack_push_int;
+  api->stack_push_symint = dync_stack_push_symint;
+  api->stack_push_double = dync_stack_push_double;
+  api->stack_push_bool = dync_stack_push_bool;
+  api->stack_push_none = dync_stack_push_none;
+  api->stack_push_default = dync_stack_push_default;
+  api->stack_push_int_list = dync_stack_push_int_list;
+  api->stack_push_double_list = dync_stack_push_double_list;
+  api->stack_push_bool_list = dync_stack_push_bool_list;
+  api->stack_push_tensor_list = dync_stack_push_tensor_list;
+  api->stack_push_optional_tensor_list = dync_stack_push_optional_tensor_list;
+  api->stack_push_dtype = dync_stack_push_dtype;
+  api->stack_push_layout = dync_stack_push_layout;
+  api->stack_push_memory_format = dync_stack_push_memory_format;
+  api->stack_push_device = dync_stack_push_device;
+  api->stack_push_string = dync_stack_push_string;
+  api->stack_num_results = dync_stack_num_results;
+  api->stack_result_kind = dync_stack_result_kind;
+  api->stack_take_tensor = dync_stack_take_tensor;
+  api->stack_take_int = dync_stack_take_int;
+  api->stack_take_double = dync_stack_take_double;
+  api->stack_take_bool = dync_stack_take_bool;
+  api->stack_take_tensor_list = dync_stack_take_tensor_list;
+  api->tensor_retain = dync_tensor_retain;
+  api->tensor_release = dync_tensor_release;
+  api->tensor_dim = dync_tensor_dim;
+  api->tensor_sizes = dync_tensor_sizes;
+  api->tensor_strides = dync_tensor_strides;
+  api->tensor_storage_offset = dync_tensor_storage_offset;
+  api->tensor_dtype = dync_tensor_dtype;
+  api->tensor_device_type = dync_tensor_device_type;
+  api->tensor_device_index = dync_tensor_device_index;
+  api->tensor_requires_grad = dync_tensor_requires_grad;
+  api->tensor_is_contiguous = dync_tensor_is_contiguous;
+  api->tensor_data_ptr = dync_tensor_data_ptr;
+}
+
+} // extern "C"

@@ -1,0 +1,76 @@
+//===- ShimPython.cpp - torch.Tensor objects <-> shim tensor handles ------===//
+//
+// Kept apart from Shim.cpp so that only this small translation unit needs
+// Python.h and torch's Python bindings, and a C++ host that runs full graphs
+// without Python links neither.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/shim/ShimInternal.h"
+#include "runtime/shim/dync_shim.h"
+
+#include <Python.h>
+#include <torch/csrc/autograd/python_variable.h>
+
+using namespace dync::shim;
+
+namespace {
+
+// torch's own THPVariable_Check falls back to PyObject_IsInstance, which may
+// run a metaclass __instancecheck__ and throw. A subtype test on the type
+// objects answers the same question for every real tensor class (Parameter,
+// subclasses) without running Python-level code, which guards rely on.
+bool isTensorObject(PyObject* obj) {
+  if (!obj || !THPVariableClass)
+    return false;
+  return THPVariable_CheckExact(obj) ||
+         PyType_IsSubtype(Py_TYPE(obj), reinterpret_cast<PyTypeObject*>(THPVariableClass));
+}
+
+} // namespace
+
+extern "C" {
+
+dync_status dync_tensor_from_pyobject(PyObject* obj, dync_tensor** out) {
+  if (!out)
+    return fail(DYNC_ERR_INVALID_ARGUMENT, "dync_tensor_from_pyobject: NULL out-parameter");
+  *out = nullptr;
+  if (!isTensorObject(obj))
+    return fail(DYNC_ERR_PYTHON, std::string("expected a torch.Tensor, got ") +
+                                     (obj ? Py_TYPE(obj)->tp_name : "NULL"));
+  const at::Tensor& t = THPVariable_Unpack(obj);
+  dync_tensor* handle = reinterpret_cast<dync_tensor*>(t.unsafeGetTensorImpl());
+  dync_tensor_retain(handle);
+  *out = t.defined() ? handle : nullptr;
+  return DYNC_OK;
+}
+
+const dync_tensor* dync_tensor_borrow_from_pyobject(PyObject* obj) {
+  if (!isTensorObject(obj))
+    return nullptr;
+  const at::Tensor& t = THPVariable_Unpack(obj);
+  return t.defined() ? reinterpret_cast<const dync_tensor*>(t.unsafeGetTensorImpl()) : nullptr;
+}
+
+PyObject* dync_tensor_to_pyobject(const dync_tensor* t) {
+  if (!t) {
+    PyErr_SetString(PyExc_ValueError, "dync_tensor_to_pyobject: NULL tensor handle");
+    return nullptr;
+  }
+  try {
+    return THPVariable_Wrap(toTensor(t));
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    return nullptr;
+  }
+}
+
+void dync_shim_fill_python_api(dync_shim_api* api) {
+  if (!api)
+    return;
+  api->tensor_from_pyobject = dync_tensor_from_pyobject;
+  api->tensor_borrow_from_pyobject = dync_tensor_borrow_from_pyobject;
+  api->tensor_to_pyobject = dync_tensor_to_pyobject;
+}
+
+} // extern "C"

@@ -1,0 +1,314 @@
+/*
+ * dync_shim.h - the stable C interface through which generated code reaches
+ * ATen.
+ *
+ * An artifact never calls libtorch's C++ API: that API is mangled, inline-heavy
+ * and changes between releases. Everything an artifact needs from ATen goes
+ * through the plain C functions below, so the only things an artifact depends
+ * on are these declarations and the numeric ABI version.
+ *
+ * The model is the dispatcher's boxed calling convention, one operator
+ * overload per graph node:
+ *
+ *   dync_op* addmm;
+ *   dync_op_lookup("aten::addmm", "default", &addmm);   -- once, at init
+ *
+ *   dync_stack* s = dync_stack_new();
+ *   dync_stack_push_tensor(s, bias);                     -- arguments in
+ *   dync_stack_push_tensor(s, x);                        -- schema order;
+ *   dync_stack_push_tensor(s, w);                        -- trailing ones
+ *   if (dync_op_call(addmm, s) != DYNC_OK)               -- with defaults
+ *     report(dync_last_error());                         -- may be left out
+ *   dync_stack_take_tensor(s, 0, &out);                  -- results out
+ *
+ * Conventions:
+ *  - No function throws or aborts on bad input: each returns a dync_status,
+ *    and on failure the message is retrievable with dync_last_error() on the
+ *    same thread until the next failing call.
+ *  - dync_tensor handles are reference counted. Functions that return a
+ *    handle through an out-parameter give the caller a new reference, to be
+ *    dropped with dync_tensor_release(), unless documented as borrowed.
+ *    Functions that take a handle only borrow it.
+ *  - An undefined tensor (ATen's "no tensor", e.g. a masked-out result) is
+ *    represented by a NULL handle.
+ *  - Handles may be used from any thread; a dync_stack belongs to one thread
+ *    at a time.
+ *
+ * The same functions are also available as a table of function pointers
+ * (dync_shim_api), which is how artifacts receive them: an artifact loaded
+ * with RTLD_LOCAL then needs no undefined symbols resolved against the
+ * runtime at all.
+ */
+#ifndef DYNC_RUNTIME_SHIM_DYNC_SHIM_H
+#define DYNC_RUNTIME_SHIM_DYNC_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define DYNC_SHIM_EXPORT __attribute__((visibility("default")))
+#else
+#define DYNC_SHIM_EXPORT
+#endif
+
+/* Bumped whenever a function's signature or meaning changes, or the
+ * dync_shim_api table changes other than by appending at its end. */
+#define DYNC_SHIM_ABI_VERSION 1
+
+/* CPython's object type, declared here so this header needs no Python.h. */
+struct _object;
+
+typedef enum dync_status {
+  DYNC_OK = 0,
+  /* dync_op_lookup: no operator with that name and overload is registered. */
+  DYNC_ERR_UNKNOWN_OP = 1,
+  /* The argument stack does not fit the operator's schema (count or kind). */
+  DYNC_ERR_SCHEMA_MISMATCH = 2,
+  /* The operator itself raised (shape error, dtype error, ...). */
+  DYNC_ERR_ATEN = 3,
+  /* Misuse: NULL handle, result index out of range, result of another kind. */
+  DYNC_ERR_INVALID_ARGUMENT = 4,
+  /* A Python object was not a torch.Tensor, or Python raised. */
+  DYNC_ERR_PYTHON = 5,
+  /* Anything else (out of memory, an unexpected C++ exception). */
+  DYNC_ERR_INTERNAL = 6
+} dync_status;
+
+/* Opaque handles. A dync_tensor is an ATen tensor; a dync_op a resolved
+ * operator overload (valid for the life of the process, never freed); a
+ * dync_stack a reusable argument and result stack. */
+typedef struct dync_tensor dync_tensor;
+typedef struct dync_op dync_op;
+typedef struct dync_stack dync_stack;
+
+/* Element types. The values are c10::ScalarType's, checked at compile time in
+ * the shim, so they can be stored in artifacts. */
+typedef enum dync_dtype {
+  DYNC_DTYPE_UINT8 = 0,
+  DYNC_DTYPE_INT8 = 1,
+  DYNC_DTYPE_INT16 = 2,
+  DYNC_DTYPE_INT32 = 3,
+  DYNC_DTYPE_INT64 = 4,
+  DYNC_DTYPE_FLOAT16 = 5,
+  DYNC_DTYPE_FLOAT32 = 6,
+  DYNC_DTYPE_FLOAT64 = 7,
+  DYNC_DTYPE_COMPLEX32 = 8,
+  DYNC_DTYPE_COMPLEX64 = 9,
+  DYNC_DTYPE_COMPLEX128 = 10,
+  DYNC_DTYPE_BOOL = 11,
+  DYNC_DTYPE_BFLOAT16 = 15
+} dync_dtype;
+
+/* Device types, c10::DeviceType's values. */
+typedef enum dync_device_type { DYNC_DEVICE_CPU = 0, DYNC_DEVICE_CUDA = 1 } dync_device_type;
+
+/* Kinds of values a result slot can hold (see dync_stack_result_kind). */
+typedef enum dync_value_kind {
+  DYNC_VALUE_NONE = 0,
+  DYNC_VALUE_TENSOR = 1,
+  DYNC_VALUE_INT = 2,
+  DYNC_VALUE_DOUBLE = 3,
+  DYNC_VALUE_BOOL = 4,
+  DYNC_VALUE_TENSOR_LIST = 5,
+  DYNC_VALUE_INT_LIST = 6,
+  DYNC_VALUE_OTHER = 7
+} dync_value_kind;
+
+/* ---- Errors and versions ------------------------------------------------ */
+
+/* The message of the last failing call on this thread ("" if none). The
+ * pointer stays valid until the next shim call on this thread. */
+DYNC_SHIM_EXPORT const char* dync_last_error(void);
+
+/* DYNC_SHIM_ABI_VERSION as compiled into the running shim. */
+DYNC_SHIM_EXPORT int dync_shim_abi_version(void);
+
+/* The version of the libtorch the shim was built against, "2.13.0". */
+DYNC_SHIM_EXPORT const char* dync_shim_torch_version(void);
+
+/* ---- Operators ---------------------------------------------------------- */
+
+/* Resolves "aten::addmm" with overload "default" (or "" - both name the
+ * unnamed overload) through the dispatcher's schema table. */
+DYNC_SHIM_EXPORT dync_status dync_op_lookup(const char* name, const char* overload, dync_op** out);
+
+/* The operator's schema as text, for diagnostics. Never NULL. */
+DYNC_SHIM_EXPORT const char* dync_op_schema(const dync_op* op);
+
+/* Calls the operator with the arguments pushed on the stack since the last
+ * call or clear. Missing trailing arguments, and ones pushed with
+ * dync_stack_push_default, take the schema's default; an argument without a
+ * default must be given. Every argument is checked against the schema before
+ * the call. On success the stack holds the results, in schema order, until
+ * the next push (which starts the next call's arguments) or clear; on failure
+ * it is empty. */
+DYNC_SHIM_EXPORT dync_status dync_op_call(const dync_op* op, dync_stack* stack);
+
+/* ---- Stacks: arguments in -------------------------------------------------
+ * Pushes are cheap and return a status for NULL handles or lengths that cannot
+ * be right; a failed push also poisons the stack so the next dync_op_call
+ * reports it, which lets generated code check only the call. */
+
+DYNC_SHIM_EXPORT dync_stack* dync_stack_new(void);
+DYNC_SHIM_EXPORT void dync_stack_free(dync_stack* stack);
+/* Drops all arguments, results and a pending push error. */
+DYNC_SHIM_EXPORT void dync_stack_clear(dync_stack* stack);
+
+DYNC_SHIM_EXPORT dync_status dync_stack_push_tensor(dync_stack* stack, const dync_tensor* t);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_int(dync_stack* stack, int64_t value);
+/* A symbolic size, already evaluated to an integer by the caller. */
+DYNC_SHIM_EXPORT dync_status dync_stack_push_symint(dync_stack* stack, int64_t value);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_double(dync_stack* stack, double value);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_bool(dync_stack* stack, int value);
+/* None, for an optional argument that is absent. An optional argument that is
+ * present is pushed as its value. */
+DYNC_SHIM_EXPORT dync_status dync_stack_push_none(dync_stack* stack);
+/* The schema's default value for this argument. */
+DYNC_SHIM_EXPORT dync_status dync_stack_push_default(dync_stack* stack);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_int_list(dync_stack* stack, const int64_t* values,
+                                                      size_t count);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_double_list(dync_stack* stack, const double* values,
+                                                         size_t count);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_bool_list(dync_stack* stack, const int* values,
+                                                       size_t count);
+/* Tensor[]; no element may be NULL. */
+DYNC_SHIM_EXPORT dync_status dync_stack_push_tensor_list(dync_stack* stack,
+                                                         const dync_tensor* const* tensors,
+                                                         size_t count);
+/* Tensor?[] (indexing); NULL elements are None. */
+DYNC_SHIM_EXPORT dync_status dync_stack_push_optional_tensor_list(dync_stack* stack,
+                                                                  const dync_tensor* const* tensors,
+                                                                  size_t count);
+/* ScalarType, Layout and MemoryFormat arguments, by their c10 enum value. */
+DYNC_SHIM_EXPORT dync_status dync_stack_push_dtype(dync_stack* stack, int dtype);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_layout(dync_stack* stack, int layout);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_memory_format(dync_stack* stack, int format);
+/* Device; index -1 means "the current one". */
+DYNC_SHIM_EXPORT dync_status dync_stack_push_device(dync_stack* stack, int device_type, int index);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_string(dync_stack* stack, const char* value);
+
+/* ---- Stacks: results out ----------------------------------------------- */
+
+DYNC_SHIM_EXPORT size_t dync_stack_num_results(const dync_stack* stack);
+/* DYNC_VALUE_OTHER also for an index out of range. */
+DYNC_SHIM_EXPORT dync_value_kind dync_stack_result_kind(const dync_stack* stack, size_t index);
+/* A new reference to tensor result `index` (NULL for an undefined tensor). */
+DYNC_SHIM_EXPORT dync_status dync_stack_take_tensor(dync_stack* stack, size_t index,
+                                                    dync_tensor** out);
+DYNC_SHIM_EXPORT dync_status dync_stack_take_int(dync_stack* stack, size_t index, int64_t* out);
+DYNC_SHIM_EXPORT dync_status dync_stack_take_double(dync_stack* stack, size_t index, double* out);
+DYNC_SHIM_EXPORT dync_status dync_stack_take_bool(dync_stack* stack, size_t index, int* out);
+/* Tensor[] result: writes min(count, capacity) new references to `out` and
+ * the list's length to *count. */
+DYNC_SHIM_EXPORT dync_status dync_stack_take_tensor_list(dync_stack* stack, size_t index,
+                                                         dync_tensor** out, size_t capacity,
+                                                         size_t* count);
+
+/* ---- Tensors ------------------------------------------------------------ */
+
+DYNC_SHIM_EXPORT void dync_tensor_retain(const dync_tensor* t);
+/* NULL is allowed and ignored. */
+DYNC_SHIM_EXPORT void dync_tensor_release(const dync_tensor* t);
+
+/* Read-only metadata, for guards and for checking outputs. All return 0 / -1
+ * / NULL for a NULL handle rather than failing. */
+DYNC_SHIM_EXPORT int64_t dync_tensor_dim(const dync_tensor* t);
+/* Pointer to dim() sizes / strides, valid while the tensor lives and is not
+ * resized. */
+DYNC_SHIM_EXPORT const int64_t* dync_tensor_sizes(const dync_tensor* t);
+DYNC_SHIM_EXPORT const int64_t* dync_tensor_strides(const dync_tensor* t);
+DYNC_SHIM_EXPORT int64_t dync_tensor_storage_offset(const dync_tensor* t);
+DYNC_SHIM_EXPORT int dync_tensor_dtype(const dync_tensor* t);
+DYNC_SHIM_EXPORT int dync_tensor_device_type(const dync_tensor* t);
+DYNC_SHIM_EXPORT int dync_tensor_device_index(const dync_tensor* t);
+DYNC_SHIM_EXPORT int dync_tensor_requires_grad(const dync_tensor* t);
+DYNC_SHIM_EXPORT int dync_tensor_is_contiguous(const dync_tensor* t);
+DYNC_SHIM_EXPORT void* dync_tensor_data_ptr(const dync_tensor* t);
+
+/* ---- Python objects (libdync_shim_python only) ------------------------------
+ * These require an initialized interpreter, the GIL, and torch imported. */
+
+/* New reference to the tensor inside a torch.Tensor object; DYNC_ERR_PYTHON
+ * (no Python exception set) if `obj` is not a torch.Tensor. */
+DYNC_SHIM_EXPORT dync_status dync_tensor_from_pyobject(struct _object* obj, dync_tensor** out);
+/* Borrowed handle, valid while `obj` lives; NULL if `obj` is not a
+ * torch.Tensor. For guards: no reference counting, no Python-level code. */
+DYNC_SHIM_EXPORT const dync_tensor* dync_tensor_borrow_from_pyobject(struct _object* obj);
+/* A new reference to a torch.Tensor object for `t`; NULL with a Python
+ * exception set on failure. */
+DYNC_SHIM_EXPORT struct _object* dync_tensor_to_pyobject(const dync_tensor* t);
+
+/* ---- The function table artifacts receive -------------------------------
+ * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the
+ * runtime filled it, so an artifact can tell whether a later field exists.
+ * The Python fields are NULL in a process without the Python runtime. */
+typedef struct dync_shim_api {
+  uint32_t size;
+  uint32_t abi_version;
+
+  const char* (*last_error)(void);
+  dync_status (*op_lookup)(const char*, const char*, dync_op**);
+  const char* (*op_schema)(const dync_op*);
+  dync_status (*op_call)(const dync_op*, dync_stack*);
+
+  dync_stack* (*stack_new)(void);
+  void (*stack_free)(dync_stack*);
+  void (*stack_clear)(dync_stack*);
+  dync_status (*stack_push_tensor)(dync_stack*, const dync_tensor*);
+  dync_status (*stack_push_int)(dync_stack*, int64_t);
+  dync_status (*stack_push_symint)(dync_stack*, int64_t);
+  dync_status (*stack_push_double)(dync_stack*, double);
+  dync_status (*stack_push_bool)(dync_stack*, int);
+  dync_status (*stack_push_none)(dync_stack*);
+  dync_status (*stack_push_default)(dync_stack*);
+  dync_status (*stack_push_int_list)(dync_stack*, const int64_t*, size_t);
+  dync_status (*stack_push_double_list)(dync_stack*, const double*, size_t);
+  dync_status (*stack_push_bool_list)(dync_stack*, const int*, size_t);
+  dync_status (*stack_push_tensor_list)(dync_stack*, const dync_tensor* const*, size_t);
+  dync_status (*stack_push_optional_tensor_list)(dync_stack*, const dync_tensor* const*, size_t);
+  dync_status (*stack_push_dtype)(dync_stack*, int);
+  dync_status (*stack_push_layout)(dync_stack*, int);
+  dync_status (*stack_push_memory_format)(dync_stack*, int);
+  dync_status (*stack_push_device)(dync_stack*, int, int);
+  dync_status (*stack_push_string)(dync_stack*, const char*);
+
+  size_t (*stack_num_results)(const dync_stack*);
+  dync_value_kind (*stack_result_kind)(const dync_stack*, size_t);
+  dync_status (*stack_take_tensor)(dync_stack*, size_t, dync_tensor**);
+  dync_status (*stack_take_int)(dync_stack*, size_t, int64_t*);
+  dync_status (*stack_take_double)(dync_stack*, size_t, double*);
+  dync_status (*stack_take_bool)(dync_stack*, size_t, int*);
+  dync_status (*stack_take_tensor_list)(dync_stack*, size_t, dync_tensor**, size_t, size_t*);
+
+  void (*tensor_retain)(const dync_tensor*);
+  void (*tensor_release)(const dync_tensor*);
+  int64_t (*tensor_dim)(const dync_tensor*);
+  const int64_t* (*tensor_sizes)(const dync_tensor*);
+  const int64_t* (*tensor_strides)(const dync_tensor*);
+  int64_t (*tensor_storage_offset)(const dync_tensor*);
+  int (*tensor_dtype)(const dync_tensor*);
+  int (*tensor_device_type)(const dync_tensor*);
+  int (*tensor_device_index)(const dync_tensor*);
+  int (*tensor_requires_grad)(const dync_tensor*);
+  int (*tensor_is_contiguous)(const dync_tensor*);
+  void* (*tensor_data_ptr)(const dync_tensor*);
+
+  dync_status (*tensor_from_pyobject)(struct _object*, dync_tensor**);
+  const dync_tensor* (*tensor_borrow_from_pyobject)(struct _object*);
+  struct _object* (*tensor_to_pyobject)(const dync_tensor*);
+} dync_shim_api;
+
+/* Fills every field but the Python ones (left as they are). */
+DYNC_SHIM_EXPORT void dync_shim_fill_api(dync_shim_api* api);
+/* Fills the Python fields (libdync_shim_python). */
+DYNC_SHIM_EXPORT void dync_shim_fill_python_api(dync_shim_api* api);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DYNC_RUNTIME_SHIM_DYNC_SHIM_H */

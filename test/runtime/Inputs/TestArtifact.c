@@ -1,0 +1,150 @@
+/* A dync artifact written by hand the way codegen will generate one: a
+ * descriptor, one entry for model.py's f(x, w, b), its guard, and one graph
+ * computing relu(addmm(b, x, w)) through the shim.
+ *
+ * CMake compiles it several times with different definitions to make
+ * artifacts the loader must accept or refuse:
+ *   TEST_FORMAT_VERSION   the descriptor's format_version
+ *   TEST_PYTHON_MAGIC     the four bytes of importlib.util.MAGIC_NUMBER
+ *   TEST_TORCH_VERSION    torch.__version__ at "export"
+ *   TEST_CPU_FEATURES     required CPU features
+ *   TEST_SOURCE_PATH      the source file and its SHA-256
+ *   TEST_SOURCE_SHA256
+ *   TEST_INIT_OP          an operator init resolves (a missing one fails init)
+ *   TEST_CODE_HEADER      optional: a header defining test_code[] (marshalled
+ *                         rewritten code), else placeholder bytes
+ */
+#include "runtime/artifact/dync_artifact.h"
+
+#include <stdio.h>
+
+#ifdef TEST_CODE_HEADER
+#include TEST_CODE_HEADER
+#else
+static const unsigned char test_code[] = {0xe3, 0, 0, 0, 0};
+#endif
+
+static const dync_shim_api* api;
+static dync_op* op_addmm;
+static dync_op* op_relu;
+
+static int init(const dync_shim_api* shim, char* error, size_t error_size) {
+  dync_op* probe;
+  if (shim->abi_version != DYNC_SHIM_ABI_VERSION || shim->size < sizeof(dync_shim_api)) {
+    snprintf(error, error_size, "shim table too old");
+    return DYNC_ARTIFACT_ERROR;
+  }
+  api = shim;
+  if (api->op_lookup("aten::addmm", "default", &op_addmm) != DYNC_OK ||
+      api->op_lookup("aten::relu", "default", &op_relu) != DYNC_OK ||
+      api->op_lookup(TEST_INIT_OP, "default", &probe) != DYNC_OK) {
+    snprintf(error, error_size, "%s", api->last_error());
+    return DYNC_ARTIFACT_ERROR;
+  }
+  return DYNC_ARTIFACT_OK;
+}
+
+/* L['x'], L['w'], L['b']: float32 tensors of ranks 2, 2, 1 whose sizes fit
+ * addmm. Only C-level reads, as guards must. */
+static int guard_f(struct _object* const* fast_locals, struct _object* globals,
+                   const char** reason) {
+  const dync_tensor* x;
+  const dync_tensor* w;
+  const dync_tensor* b;
+  (void)globals;
+  if (!api->tensor_borrow_from_pyobject) {
+    *reason = "no Python in this process";
+    return 0;
+  }
+  x = api->tensor_borrow_from_pyobject(fast_locals[0]);
+  w = api->tensor_borrow_from_pyobject(fast_locals[1]);
+  b = api->tensor_borrow_from_pyobject(fast_locals[2]);
+  if (!x || !w || !b) {
+    *reason = "isinstance(L['x'], L['w'], L['b'], torch.Tensor)";
+    return 0;
+  }
+  if (api->tensor_dtype(x) != DYNC_DTYPE_FLOAT32 || api->tensor_dtype(w) != DYNC_DTYPE_FLOAT32 ||
+      api->tensor_dtype(b) != DYNC_DTYPE_FLOAT32) {
+    *reason = "L['x'].dtype == L['w'].dtype == L['b'].dtype == torch.float32";
+    return 0;
+  }
+  if (api->tensor_dim(x) != 2 || api->tensor_dim(w) != 2 || api->tensor_dim(b) != 1) {
+    *reason = "L['x'].dim() == 2 and L['w'].dim() == 2 and L['b'].dim() == 1";
+    return 0;
+  }
+  if (api->tensor_sizes(x)[1] != api->tensor_sizes(w)[0]) {
+    *reason = "L['x'].size(1) == L['w'].size(0)";
+    return 0;
+  }
+  if (api->tensor_sizes(b)[0] != api->tensor_sizes(w)[1]) {
+    *reason = "L['b'].size(0) == L['w'].size(1)";
+    return 0;
+  }
+  return 1;
+}
+
+/* inputs: b, x, w. outputs: relu(addmm(b, x, w)). */
+static int graph_0(dync_tensor* const* inputs, size_t num_inputs, const int64_t* int_inputs,
+                   size_t num_int_inputs, dync_tensor** outputs, size_t num_outputs, char* error,
+                   size_t error_size) {
+  dync_stack* stack;
+  dync_tensor* t0 = NULL;
+  int status = DYNC_ARTIFACT_ERROR;
+  (void)int_inputs;
+  outputs[0] = NULL;
+  if (num_inputs != 3 || num_int_inputs != 0 || num_outputs != 1) {
+    snprintf(error, error_size, "graph_0 takes 3 tensors and returns 1");
+    return DYNC_ARTIFACT_ERROR;
+  }
+  stack = api->stack_new();
+  if (!stack) {
+    snprintf(error, error_size, "out of memory");
+    return DYNC_ARTIFACT_ERROR;
+  }
+  api->stack_push_tensor(stack, inputs[0]);
+  api->stack_push_tensor(stack, inputs[1]);
+  api->stack_push_tensor(stack, inputs[2]);
+  if (api->op_call(op_addmm, stack) != DYNC_OK || api->stack_take_tensor(stack, 0, &t0) != DYNC_OK)
+    goto fail;
+  api->stack_push_tensor(stack, t0);
+  if (api->op_call(op_relu, stack) != DYNC_OK ||
+      api->stack_take_tensor(stack, 0, &outputs[0]) != DYNC_OK)
+    goto fail;
+  status = DYNC_ARTIFACT_OK;
+  goto done;
+fail:
+  snprintf(error, error_size, "%s", api->last_error());
+done:
+  api->tensor_release(t0);
+  api->stack_free(stack);
+  return status;
+}
+
+static const dync_artifact_graph graphs_f[] = {
+    {"__dync_graph_0", 3, 0, 1, graph_0},
+};
+
+static const dync_artifact_entry entries[] = {
+    {"f", 5, test_code, sizeof(test_code), guard_f, 1, graphs_f},
+};
+
+static const dync_artifact_descriptor descriptor = {
+    DYNC_ARTIFACT_MAGIC,
+    TEST_FORMAT_VERSION,
+    sizeof(dync_artifact_descriptor),
+    DYNC_SHIM_ABI_VERSION,
+    {TEST_PYTHON_MAGIC},
+    TEST_TORCH_VERSION,
+    "x86-64",
+    TEST_CPU_FEATURES,
+    TEST_SOURCE_PATH,
+    TEST_SOURCE_SHA256,
+    init,
+    1,
+    entries,
+};
+
+__attribute__((visibility("default"))) const dync_artifact_descriptor*
+dync_artifact_get_descriptor(void) {
+  return &descriptor;
+}

@@ -1,0 +1,8 @@
+//===- RuntimeTestMain.cpp - Entry point of dync-runtime-tests ------------===//
+
+#include <gtest/gtest.h>
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
