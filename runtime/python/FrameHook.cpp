@@ -1,0 +1,286 @@
+//===- FrameHook.cpp - The PEP 523 frame hook ------------------------------===//
+//
+// On a guard hit the rewritten code runs in a new frame that CPython itself
+// creates, by calling a function object built from the rewritten code (with
+// the original function's globals and closure) with the frame's arguments.
+// CPython 3.11 does not export the helpers that allocate and tear down
+// interpreter frames on the thread's frame stack (_PyFrame_Clear and
+// friends), so building a frame by hand would mean reimplementing them; a
+// call keeps every frame CPython's own. At the time the hook sees a frame no
+// instruction has run, so its arguments sit unchanged in the first slots of
+// localsplus, cells are not yet made (MAKE_CELL runs first) and free
+// variables are still in the function's closure (COPY_FREE_VARS runs
+// first): passing the arguments again and the same closure reproduces the
+// frame exactly for code with the same signature, which load checks.
+//
+// The original frame is never evaluated on a hit; the caller that pushed it
+// clears and pops it when the hook returns, as it does after any evaluation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/python/FrameHook.h"
+
+#include "runtime/python/FrameAccess.h"
+
+#include <unordered_map>
+
+namespace dync::python {
+
+PyObject* GuardErrorType = nullptr;
+
+namespace {
+
+using Registry = std::unordered_map<PyObject*, std::shared_ptr<Binding>>;
+
+// Allocated once and never destroyed: it holds Python references, and
+// static destructors run after the interpreter has finalized.
+Registry& registry() {
+  static Registry* table = new Registry();
+  return *table;
+}
+
+// The evaluator the hook replaced, and falls back to. Written only while
+// installing, with the GIL held.
+_PyFrameEvalFunction previousEval = nullptr;
+
+// Set while a guard runs on this thread. Guards run no Python code by
+// contract; if one did anyway, frames it started must not be intercepted.
+thread_local bool inGuard = false;
+
+PyObject* evalDefault(PyThreadState* tstate, _PyInterpreterFrame* frame, int throwFlag) {
+  return previousEval ? previousEval(tstate, frame, throwFlag)
+                      : _PyEval_EvalFrameDefault(tstate, frame, throwFlag);
+}
+
+void recordMiss(Binding& b, const char* reason) {
+  ++b.stats.misses;
+  std::string why = reason && *reason ? reason : "guard failed without a reason";
+  ++b.stats.missReasons[why];
+  b.stats.lastMissReason = std::move(why);
+}
+
+PyObject* raiseGuardError(const Binding& b, const char* reason) {
+  std::string message = b.qualifiedName + ": guard failed: " + reason;
+  PyObject* exc = PyObject_CallFunction(GuardErrorType, "s", message.c_str());
+  if (!exc)
+    return nullptr;
+  PyObject* entry = PyUnicode_FromString(b.qualifiedName.c_str());
+  PyObject* why = PyUnicode_FromString(reason);
+  if (entry && why && PyObject_SetAttrString(exc, "entry", entry) == 0 &&
+      PyObject_SetAttrString(exc, "reason", why) == 0)
+    PyErr_SetObject(GuardErrorType, exc);
+  Py_XDECREF(entry);
+  Py_XDECREF(why);
+  Py_DECREF(exc);
+  return nullptr;
+}
+
+// A function running the rewritten code for a call of `original` (another
+// function object sharing the entry's code: same code, its own closure).
+PyObject* rewrittenFunctionFor(const Binding& b, PyObject* original) {
+  if (original == b.function) {
+    Py_INCREF(b.rewrittenFunction);
+    return b.rewrittenFunction;
+  }
+  PyObject* code = PyFunction_GetCode(b.rewrittenFunction);
+  PyObject* fn =
+      PyFunction_NewWithQualName(code, PyFunction_GetGlobals(original),
+                                 reinterpret_cast<PyFunctionObject*>(original)->func_qualname);
+  if (!fn)
+    return nullptr;
+  PyObject* closure = PyFunction_GetClosure(original);
+  if (closure && PyFunction_SetClosure(fn, closure) != 0) {
+    Py_DECREF(fn);
+    return nullptr;
+  }
+  return fn;
+}
+
+// Calls the rewritten code with the arguments bound in `view`'s frame:
+// positional parameters and *args positionally, keyword-only parameters and
+// **kwargs by name. Every parameter is passed, so defaults play no part.
+PyObject* callRewritten(const Binding& b, const dync_frame_view& view) {
+  PyCodeObject* co = view.code;
+  int argc = co->co_argcount;
+  int kwonly = co->co_kwonlyargcount;
+  bool hasVarargs = co->co_flags & CO_VARARGS;
+  bool hasVarkw = co->co_flags & CO_VARKEYWORDS;
+  PyObject* const* slots = view.localsplus;
+  PyObject* varargs = hasVarargs ? slots[argc + kwonly] : nullptr;
+  PyObject* varkw = hasVarkw ? slots[argc + kwonly + (hasVarargs ? 1 : 0)] : nullptr;
+  if ((hasVarargs && (!varargs || !PyTuple_Check(varargs))) ||
+      (hasVarkw && (!varkw || !PyDict_Check(varkw)))) {
+    PyErr_SetString(PyExc_SystemError, "dync: a frame's *args or **kwargs slot is not bound");
+    return nullptr;
+  }
+
+  Py_ssize_t numVarargs = varargs ? PyTuple_GET_SIZE(varargs) : 0;
+  Py_ssize_t numVarkw = varkw ? PyDict_GET_SIZE(varkw) : 0;
+  Py_ssize_t numPositional = argc + numVarargs;
+  std::vector<PyObject*> args;
+  args.reserve(static_cast<size_t>(numPositional + kwonly + numVarkw) + 1);
+  // Slot 0 is left free for PY_VECTORCALL_ARGUMENTS_OFFSET.
+  args.push_back(nullptr);
+  for (int i = 0; i < argc; ++i)
+    args.push_back(slots[i]);
+  for (Py_ssize_t i = 0; i < numVarargs; ++i)
+    args.push_back(PyTuple_GET_ITEM(varargs, i));
+
+  PyObject* kwnames = nullptr;
+  if (kwonly + numVarkw > 0) {
+    kwnames = PyTuple_New(kwonly + numVarkw);
+    if (!kwnames)
+      return nullptr;
+    for (int i = 0; i < kwonly; ++i) {
+      PyObject* name = PyTuple_GET_ITEM(co->co_localsplusnames, argc + i);
+      Py_INCREF(name);
+      PyTuple_SET_ITEM(kwnames, i, name);
+      args.push_back(slots[argc + i]);
+    }
+    Py_ssize_t pos = 0, k = kwonly;
+    PyObject *key, *value;
+    while (varkw && PyDict_Next(varkw, &pos, &key, &value)) {
+      Py_INCREF(key);
+      PyTuple_SET_ITEM(kwnames, k++, key);
+      args.push_back(value);
+    }
+  }
+  for (size_t i = 1; i < args.size(); ++i)
+    if (!args[i]) {
+      Py_XDECREF(kwnames);
+      PyErr_SetString(PyExc_SystemError, "dync: a frame's argument slot is not bound");
+      return nullptr;
+    }
+
+  PyObject* fn = rewrittenFunctionFor(b, view.function);
+  PyObject* result = nullptr;
+  if (fn) {
+    result = PyObject_Vectorcall(
+        fn, args.data() + 1, static_cast<size_t>(numPositional) | PY_VECTORCALL_ARGUMENTS_OFFSET,
+        kwnames);
+    Py_DECREF(fn);
+  }
+  Py_XDECREF(kwnames);
+  return result;
+}
+
+PyObject* dyncEvalFrame(PyThreadState* tstate, _PyInterpreterFrame* frame, int throwFlag) {
+  // A non-zero throwFlag means a generator is being thrown into: a resumed
+  // frame, never one to replace.
+  if (throwFlag || inGuard)
+    return evalDefault(tstate, frame, throwFlag);
+  dync_frame_view view;
+  dync_frame_view_of(frame, &view);
+  if (!view.fresh)
+    return evalDefault(tstate, frame, throwFlag);
+  Registry& table = registry();
+  auto it = table.find(reinterpret_cast<PyObject*>(view.code));
+  if (it == table.end())
+    return evalDefault(tstate, frame, throwFlag);
+
+  // Holds the binding alive across the rewritten call, during which another
+  // thread may unload the artifact.
+  std::shared_ptr<Binding> binding = it->second;
+  Binding& b = *binding;
+  ++b.stats.calls;
+  const char* reason = nullptr;
+  int hit;
+  if (view.globals != b.globals) {
+    // The graphs are bound in the module the entry was loaded for.
+    hit = 0;
+    reason = "the function's globals are not those of the module the artifact was loaded for";
+  } else {
+    inGuard = true;
+    hit = b.entry->guard(view.localsplus, view.globals, &reason);
+    inGuard = false;
+    if (PyErr_Occurred()) {
+      // Contract violation by the artifact; never let it leak into the
+      // caller's frame.
+      PyErr_Clear();
+      hit = 0;
+      reason = "the guard function raised a Python exception";
+    }
+  }
+  if (hit != 1) {
+    recordMiss(b, reason);
+    if (b.strict)
+      return raiseGuardError(b, b.stats.lastMissReason.c_str());
+    return evalDefault(tstate, frame, throwFlag);
+  }
+  ++b.stats.hits;
+  return callRewritten(b, view);
+}
+
+} // namespace
+
+Binding::~Binding() {
+  for (auto& [name, graph] : boundGlobals) {
+    Py_DECREF(name);
+    Py_DECREF(graph);
+  }
+  Py_XDECREF(originalCode);
+  Py_XDECREF(function);
+  Py_XDECREF(rewrittenFunction);
+  Py_XDECREF(globals);
+}
+
+bool hookInstalled() {
+  return _PyInterpreterState_GetEvalFrameFunc(PyInterpreterState_Get()) == dyncEvalFrame;
+}
+
+bool registerBinding(std::shared_ptr<Binding> binding, const char*& kind, std::string& error) {
+  Registry& table = registry();
+  auto existing = table.find(binding->originalCode);
+  if (existing != table.end()) {
+    kind = "entry-in-use";
+    error = binding->qualifiedName + " is already served by " + existing->second->artifactPath +
+            "; unload that artifact first";
+    return false;
+  }
+  PyInterpreterState* interp = PyInterpreterState_Get();
+  _PyFrameEvalFunction current = _PyInterpreterState_GetEvalFrameFunc(interp);
+  if (current != dyncEvalFrame) {
+    if (current != _PyEval_EvalFrameDefault) {
+      // Chaining under an evaluator that is active now would leave it
+      // unable to restore itself; TorchDynamo, for one, saves and restores
+      // the evaluator it found when a compiled region begins and ends.
+      kind = "frame-hook-busy";
+      error = "another PEP 523 frame evaluator is active (is this running inside a "
+              "torch.compile'd region?); load dync artifacts outside of it";
+      return false;
+    }
+    previousEval = current;
+    _PyInterpreterState_SetEvalFrameFunc(interp, dyncEvalFrame);
+  }
+  table.emplace(binding->originalCode, std::move(binding));
+  return true;
+}
+
+void unregisterBinding(const Binding& binding) {
+  Registry& table = registry();
+  auto it = table.find(binding.originalCode);
+  if (it == table.end() || it->second.get() != &binding)
+    return;
+  // Erasing may drop the last reference; keep it past the erase so the
+  // destructor does not run while the table is being modified.
+  std::shared_ptr<Binding> keep = std::move(it->second);
+  table.erase(it);
+  if (table.empty()) {
+    PyInterpreterState* interp = PyInterpreterState_Get();
+    // If another evaluator was installed on top of the hook it chains to
+    // the hook, so the hook stays, passing every frame through, until that
+    // evaluator restores it.
+    if (_PyInterpreterState_GetEvalFrameFunc(interp) == dyncEvalFrame)
+      _PyInterpreterState_SetEvalFrameFunc(interp,
+                                           previousEval ? previousEval : _PyEval_EvalFrameDefault);
+  }
+}
+
+std::vector<std::shared_ptr<Binding>> registeredBindings() {
+  std::vector<std::shared_ptr<Binding>> all;
+  for (auto& [code, binding] : registry())
+    all.push_back(binding);
+  return all;
+}
+
+} // namespace dync::python

@@ -1,0 +1,3 @@
+# The source of the Python runtime's second test artifact (set 2).
+def triple(x):
+    return x * 1

@@ -1,0 +1,2 @@
+def triple(x):
+    return x * 3
