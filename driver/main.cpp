@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "driver/Command.h"
 #include "driver/Diagnostics.h"
+#include "driver/ExportCommand.h"
 #include "driver/VersionCommand.h"
 
 #include "frontend/python/InterpreterProbe.h"
@@ -107,6 +108,7 @@ int main(int argc, char** argv) {
 
   std::vector<std::unique_ptr<Command>> available;
   available.push_back(createInspectCommand());
+  available.push_back(createExportCommand());
   std::vector<std::pair<CLI::App*, Command*>> commands;
   for (std::unique_ptr<Command>& command : available)
     commands.emplace_back(&command->install(app), command.get());

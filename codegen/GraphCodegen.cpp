@@ -1,0 +1,1182 @@
+//===- GraphCodegen.cpp - Graph IR to LLVM IR, one shim call per node -----===//
+
+#include "codegen/GraphCodegen.h"
+
+#include "runtime/artifact/dync_artifact.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstddef>
+
+using namespace dync;
+using namespace dync::codegen;
+using llvm::IRBuilder;
+using llvm::Value;
+
+namespace {
+
+/// How to call one field of dync_shim_api. Types are spelled as letters:
+/// p pointer, i C int (also dync_status), l int64_t/size_t, d double, v void.
+struct ShimFnInfo {
+  const char* name;
+  size_t offset;
+  char result;
+  const char* params;
+};
+
+#define DYNC_FIELD(field) #field, offsetof(dync_shim_api, field)
+const ShimFnInfo shimFns[] = {
+    {DYNC_FIELD(last_error), 'p', ""},
+    {DYNC_FIELD(op_lookup), 'i', "ppp"},
+    {DYNC_FIELD(op_call), 'i', "pp"},
+    {DYNC_FIELD(stack_new), 'p', ""},
+    {DYNC_FIELD(stack_free), 'v', "p"},
+    {DYNC_FIELD(stack_push_tensor), 'i', "pp"},
+    {DYNC_FIELD(stack_push_int), 'i', "pl"},
+    {DYNC_FIELD(stack_push_symint), 'i', "pl"},
+    {DYNC_FIELD(stack_push_double), 'i', "pd"},
+    {DYNC_FIELD(stack_push_bool), 'i', "pi"},
+    {DYNC_FIELD(stack_push_none), 'i', "p"},
+    {DYNC_FIELD(stack_push_default), 'i', "p"},
+    {DYNC_FIELD(stack_push_int_list), 'i', "ppl"},
+    {DYNC_FIELD(stack_push_double_list), 'i', "ppl"},
+    {DYNC_FIELD(stack_push_bool_list), 'i', "ppl"},
+    {DYNC_FIELD(stack_push_tensor_list), 'i', "ppl"},
+    {DYNC_FIELD(stack_push_optional_tensor_list), 'i', "ppl"},
+    {DYNC_FIELD(stack_push_dtype), 'i', "pi"},
+    {DYNC_FIELD(stack_push_layout), 'i', "pi"},
+    {DYNC_FIELD(stack_push_memory_format), 'i', "pi"},
+    {DYNC_FIELD(stack_push_device), 'i', "pii"},
+    {DYNC_FIELD(stack_push_string), 'i', "pp"},
+    {DYNC_FIELD(stack_take_tensor), 'i', "plp"},
+    {DYNC_FIELD(stack_take_int), 'i', "plp"},
+    {DYNC_FIELD(stack_take_double), 'i', "plp"},
+    {DYNC_FIELD(stack_take_bool), 'i', "plp"},
+    {DYNC_FIELD(stack_take_tensor_list), 'i', "plplp"},
+    {DYNC_FIELD(tensor_retain), 'v', "p"},
+    {DYNC_FIELD(tensor_release), 'v', "p"},
+    {DYNC_FIELD(tensor_dim), 'l', "p"},
+    {DYNC_FIELD(tensor_sizes), 'p', "p"},
+};
+#undef DYNC_FIELD
+static_assert(std::size(shimFns) == static_cast<size_t>(ShimFn::TensorSizes) + 1,
+              "one entry per ShimFn, in order");
+
+llvm::Type* letterType(llvm::LLVMContext& ctx, char letter) {
+  switch (letter) {
+  case 'p':
+    return llvm::PointerType::getUnqual(ctx);
+  case 'i':
+    return llvm::Type::getInt32Ty(ctx);
+  case 'l':
+    return llvm::Type::getInt64Ty(ctx);
+  case 'd':
+    return llvm::Type::getDoubleTy(ctx);
+  default:
+    return llvm::Type::getVoidTy(ctx);
+  }
+}
+
+llvm::FunctionType* shimFnType(llvm::LLVMContext& ctx, const ShimFnInfo& info) {
+  llvm::SmallVector<llvm::Type*, 5> params;
+  for (const char* p = info.params; *p; ++p)
+    params.push_back(letterType(ctx, *p));
+  return llvm::FunctionType::get(letterType(ctx, info.result), params, false);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// ShimModule
+//===----------------------------------------------------------------------===//
+
+ShimModule::ShimModule(llvm::Module& module) : module_(module) {
+  api_ = new llvm::GlobalVariable(
+      module_, llvm::PointerType::getUnqual(context()), false, llvm::GlobalValue::InternalLinkage,
+      llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(context())), "dync.api");
+}
+
+llvm::CallInst* ShimModule::call(IRBuilder<>& b, ShimFn fn, llvm::ArrayRef<Value*> args,
+                                 const llvm::Twine& name) {
+  const ShimFnInfo& info = shimFns[static_cast<size_t>(fn)];
+  llvm::Value* table = b.CreateLoad(b.getPtrTy(), api_, "api");
+  llvm::Value* slot = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), table, info.offset);
+  llvm::Value* callee = b.CreateLoad(b.getPtrTy(), slot, llvm::Twine("api.") + info.name);
+  llvm::FunctionType* type = shimFnType(context(), info);
+  return b.CreateCall(type, callee, args, type->getReturnType()->isVoidTy() ? "" : name);
+}
+
+llvm::GlobalVariable* ShimModule::op(llvm::StringRef name) {
+  auto it = ops_.find(name);
+  if (it != ops_.end())
+    return it->second;
+  llvm::PointerType* ptr = llvm::PointerType::getUnqual(context());
+  auto* global = new llvm::GlobalVariable(module_, ptr, false, llvm::GlobalValue::InternalLinkage,
+                                          llvm::ConstantPointerNull::get(ptr), "op." + name);
+  // The key must outlive the map; the global's name is a stable copy of it,
+  // minus the prefix.
+  ops_.insert({global->getName().drop_front(3), global});
+  return global;
+}
+
+llvm::Constant* ShimModule::string(llvm::StringRef text, const llvm::Twine& name) {
+  auto it = strings_.find(text);
+  if (it != strings_.end())
+    return it->second;
+  llvm::Constant* data = llvm::ConstantDataArray::getString(context(), text, true);
+  auto* global = new llvm::GlobalVariable(module_, data->getType(), true,
+                                          llvm::GlobalValue::PrivateLinkage, data, name);
+  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  global->setAlignment(llvm::Align(1));
+  strings_[text] = global;
+  return global;
+}
+
+llvm::Function* ShimModule::setErrorFunction() {
+  if (setError_)
+    return setError_;
+  llvm::LLVMContext& ctx = context();
+  llvm::Type* ptr = llvm::PointerType::getUnqual(ctx);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, ptr, ptr}, false);
+  setError_ =
+      llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, "dync.set_error", module_);
+  llvm::Function* f = setError_;
+  llvm::Value* dst = f->getArg(0);
+  llvm::Value* size = f->getArg(1);
+  dst->setName("error");
+  size->setName("size");
+  f->getArg(2)->setName("a");
+  f->getArg(3)->setName("b");
+
+  // A hand-written copy loop rather than snprintf: the artifact links no
+  // libc, so it has no undefined symbols at all.
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", f);
+  auto* copyA = llvm::BasicBlock::Create(ctx, "copy.a", f);
+  auto* copyB = llvm::BasicBlock::Create(ctx, "copy.b", f);
+  auto* done = llvm::BasicBlock::Create(ctx, "done", f);
+  auto* ret = llvm::BasicBlock::Create(ctx, "ret", f);
+  IRBuilder<> b(entry);
+  llvm::Value* limit = b.CreateSub(size, b.getInt64(1), "limit");
+  b.CreateCondBr(b.CreateICmpEQ(size, b.getInt64(0)), ret, copyA);
+
+  // Copies src[j] to dst[i] while src[j] != 0 and i < limit; returns the
+  // final i in the exit block's phi.
+  auto emitCopy = [&](llvm::BasicBlock* block, llvm::Value* src, llvm::Value* start,
+                      llvm::BasicBlock* pred, llvm::BasicBlock* exit) -> llvm::PHINode* {
+    b.SetInsertPoint(block);
+    llvm::PHINode* i = b.CreatePHI(i64, 2, "i");
+    llvm::PHINode* j = b.CreatePHI(i64, 2, "j");
+    i->addIncoming(start, pred);
+    j->addIncoming(b.getInt64(0), pred);
+    llvm::Value* c = b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), src, j), "c");
+    auto* body = llvm::BasicBlock::Create(ctx, block->getName() + ".body", f);
+    llvm::Value* more = b.CreateAnd(b.CreateICmpNE(c, b.getInt8(0)), b.CreateICmpULT(i, limit));
+    llvm::BasicBlock* head = b.GetInsertBlock();
+    b.CreateCondBr(more, body, exit);
+    b.SetInsertPoint(body);
+    b.CreateStore(c, b.CreateGEP(b.getInt8Ty(), dst, i));
+    i->addIncoming(b.CreateAdd(i, b.getInt64(1)), body);
+    j->addIncoming(b.CreateAdd(j, b.getInt64(1)), body);
+    b.CreateBr(head);
+    b.SetInsertPoint(exit);
+    llvm::PHINode* end = b.CreatePHI(i64, 1, "end");
+    end->addIncoming(i, head);
+    return end;
+  };
+  llvm::PHINode* afterA = emitCopy(copyA, f->getArg(2), b.getInt64(0), entry, copyB);
+  // emitCopy leaves the builder in copy.b with afterA as its first phi; the
+  // second copy's loop starts in a block of its own.
+  auto* loopB = llvm::BasicBlock::Create(ctx, "copy.b.loop", f);
+  b.CreateBr(loopB);
+  llvm::PHINode* afterB = emitCopy(loopB, f->getArg(3), afterA, copyB, done);
+  b.CreateStore(b.getInt8(0), b.CreateGEP(b.getInt8Ty(), dst, afterB));
+  b.CreateBr(ret);
+  b.SetInsertPoint(ret);
+  b.CreateRetVoid();
+  return setError_;
+}
+
+llvm::Function* ShimModule::emitInit(llvm::StringRef name) {
+  llvm::LLVMContext& ctx = context();
+  llvm::Type* ptr = llvm::PointerType::getUnqual(ctx);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  auto* type = llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), {ptr, ptr, i64}, false);
+  llvm::Function* f =
+      llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, name, module_);
+  llvm::Value* table = f->getArg(0);
+  llvm::Value* error = f->getArg(1);
+  llvm::Value* errorSize = f->getArg(2);
+  table->setName("api");
+  error->setName("error");
+  errorSize->setName("error_size");
+
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", f);
+  auto* tooOld = llvm::BasicBlock::Create(ctx, "shim.too_old", f);
+  auto* failed = llvm::BasicBlock::Create(ctx, "lookup.failed", f);
+  IRBuilder<> b(entry);
+  // A table from another shim ABI, or one shorter than the fields this code
+  // reads, is refused before anything is called through it.
+  llvm::Value* size = b.CreateLoad(b.getInt32Ty(), table, "api.size");
+  llvm::Value* abi = b.CreateLoad(
+      b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), table, 4), "api.abi_version");
+  llvm::Value* ok = b.CreateAnd(b.CreateICmpEQ(abi, b.getInt32(DYNC_SHIM_ABI_VERSION)),
+                                b.CreateICmpUGE(size, b.getInt32(sizeof(dync_shim_api))));
+  auto* store = llvm::BasicBlock::Create(ctx, "keep", f);
+  b.CreateCondBr(ok, store, tooOld);
+  b.SetInsertPoint(store);
+  b.CreateStore(table, api_);
+
+  for (auto& [opName, global] : ops_) {
+    // `aten::max.dim` is looked up as name `aten::max`, overload `dim`.
+    size_t colons = opName.find("::");
+    size_t dot = opName.find('.', colons);
+    llvm::StringRef base = opName.take_front(dot);
+    llvm::StringRef overload = opName.substr(dot + 1);
+    llvm::Value* status =
+        call(b, ShimFn::OpLookup,
+             {string(base, "op.name"), string(overload, "op.overload"), global}, "lookup");
+    auto* next = llvm::BasicBlock::Create(ctx, "resolved", f);
+    b.CreateCondBr(b.CreateICmpEQ(status, b.getInt32(DYNC_OK)), next, failed);
+    b.SetInsertPoint(next);
+  }
+  b.CreateRet(b.getInt32(DYNC_ARTIFACT_OK));
+
+  b.SetInsertPoint(tooOld);
+  b.CreateCall(setErrorFunction(),
+               {error, errorSize,
+                string("the runtime's shim table is not the one this artifact was built for "
+                       "(shim ABI version " +
+                       std::to_string(DYNC_SHIM_ABI_VERSION) + ")"),
+                string("")});
+  b.CreateRet(b.getInt32(DYNC_ARTIFACT_ERROR));
+
+  b.SetInsertPoint(failed);
+  llvm::Value* message = call(b, ShimFn::LastError, {}, "message");
+  b.CreateCall(setErrorFunction(), {error, errorSize, string(""), message});
+  b.CreateRet(b.getInt32(DYNC_ARTIFACT_ERROR));
+  return f;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph functions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+int dtypeNumber(ir::DType dtype) {
+  switch (dtype) {
+  case ir::DType::F32:
+    return DYNC_DTYPE_FLOAT32;
+  case ir::DType::F64:
+    return DYNC_DTYPE_FLOAT64;
+  case ir::DType::F16:
+    return DYNC_DTYPE_FLOAT16;
+  case ir::DType::BF16:
+    return DYNC_DTYPE_BFLOAT16;
+  case ir::DType::I64:
+    return DYNC_DTYPE_INT64;
+  case ir::DType::I32:
+    return DYNC_DTYPE_INT32;
+  case ir::DType::I16:
+    return DYNC_DTYPE_INT16;
+  case ir::DType::I8:
+    return DYNC_DTYPE_INT8;
+  case ir::DType::U8:
+    return DYNC_DTYPE_UINT8;
+  case ir::DType::Bool:
+    return DYNC_DTYPE_BOOL;
+  case ir::DType::C64:
+    return DYNC_DTYPE_COMPLEX64;
+  case ir::DType::C128:
+    return DYNC_DTYPE_COMPLEX128;
+  }
+  return -1;
+}
+
+/// c10::MemoryFormat's values. The shim range-checks them; they are not part
+/// of dync_shim.h yet.
+int memoryFormatNumber(ir::MemoryFormat format) {
+  switch (format) {
+  case ir::MemoryFormat::Contiguous:
+    return 0;
+  case ir::MemoryFormat::Preserve:
+    return 1;
+  case ir::MemoryFormat::ChannelsLast:
+    return 2;
+  case ir::MemoryFormat::ChannelsLast3d:
+    return 3;
+  }
+  return -1;
+}
+
+/// What a value of the graph is at run time.
+enum class SlotKind { Tensor, Int, Double, Bool, None };
+
+/// One value: a tensor lives in a pointer-sized cell (so the cleanup code can
+/// release whatever is still held), scalars are SSA values.
+struct Slot {
+  SlotKind kind = SlotKind::None;
+  Value* cell = nullptr;  // Tensor: address of the handle
+  Value* value = nullptr; // Int, Double, Bool; Tensor inputs: the handle
+  bool borrowed = false;  // a graph input: never released here
+};
+
+/// The run-time values of one node: one slot for a single result, one per
+/// element for a tuple or list result.
+struct NodeValues {
+  std::vector<Slot> slots;
+  bool sequence = false;
+};
+
+class GraphEmitter {
+public:
+  GraphEmitter(ShimModule& shim, const ir::Graph& graph, const OpSchemas* schemas)
+      : shim_(shim), graph_(graph), schemas_(schemas), ctx_(shim.context()), b_(ctx_),
+        allocas_(ctx_) {}
+
+  llvm::Expected<GraphSignature> emit(llvm::StringRef functionName);
+
+private:
+  // Errors for what codegen cannot compile yet, naming the node.
+  llvm::Error unsupported(const ir::Node* node, const llvm::Twine& what) {
+    std::string where;
+    llvm::raw_string_ostream os(where);
+    os << "graph @" << graph_.name();
+    if (node && node->isCall())
+      os << ", %" << node->name() << " = " << node->op();
+    else if (node && node->isOutput())
+      os << ", return";
+    else if (node)
+      os << ", input %" << node->name();
+    return llvm::createStringError(where + ": " + what + " is not supported by codegen yet");
+  }
+
+  llvm::Error classifyInputs();
+  void computeLastUses();
+  llvm::Error emitCall(const ir::Node& node, unsigned position);
+  llvm::Error pushArgument(const ir::Node& node, const ir::Argument& arg);
+  llvm::Error pushList(const ir::Node& node, const std::vector<ir::Argument>& elements);
+  llvm::Error takeResults(const ir::Node& node, Value* stack, llvm::BasicBlock* fail);
+  llvm::Expected<Value*> emitSym(const ir::Node* node, ir::SymExpr expr);
+  llvm::Expected<const Slot*> slotOf(const ir::Node* node, const ir::ValueRef& ref);
+  Value* tensorHandle(const Slot& slot);
+
+  /// A block that reports \p prefix followed by \p detail (or the shim's last
+  /// error when \p detail is null) and jumps to the cleanup.
+  llvm::BasicBlock* failBlock(const llvm::Twine& prefix, Value* detailOrNull,
+                              bool shimError = false);
+  /// Continues in a new block when \p failed is false; branches to a failure
+  /// block otherwise.
+  void checkOrFail(Value* failed, llvm::BasicBlock* failure, const llvm::Twine& name);
+  llvm::AllocaInst* entryAlloca(llvm::Type* type, Value* count, const llvm::Twine& name);
+  std::string nodePrefix(const ir::Node& node) const {
+    return "graph " + graph_.name() + ", %" + node.name() + " = " + node.op() + ": ";
+  }
+
+  ShimModule& shim_;
+  const ir::Graph& graph_;
+  const OpSchemas* schemas_;
+  llvm::LLVMContext& ctx_;
+  IRBuilder<> b_;
+  IRBuilder<> allocas_;
+  llvm::Function* fn_ = nullptr;
+  llvm::BasicBlock* cleanup_ = nullptr;
+  llvm::AllocaInst* status_ = nullptr;
+  llvm::AllocaInst* stackCell_ = nullptr;
+  Value* stack_ = nullptr;
+
+  std::vector<const ir::Node*> tensorInputs_;
+  std::vector<const ir::Node*> intInputs_;
+  llvm::DenseMap<const ir::Node*, NodeValues> values_;
+  // For each tensor cell a call defines, the position of the last node that
+  // reads it; cells the output reads are held to the end.
+  llvm::DenseMap<std::pair<const ir::Node*, unsigned>, unsigned> lastUse_;
+  llvm::DenseSet<std::pair<const ir::Node*, unsigned>> returned_;
+  // Where each symbol can be read at run time: a dimension of a tensor input,
+  // or an int input.
+  struct SymbolSource {
+    int tensorInput = -1;
+    unsigned dim = 0;
+    int intInput = -1;
+  };
+  llvm::StringMap<SymbolSource> symbolSources_;
+  llvm::DenseMap<ir::SymExpr, Value*> symValues_;
+  llvm::DenseMap<unsigned, Value*> inputSizes_;
+  std::vector<Value*> allCells_;
+};
+
+llvm::AllocaInst* GraphEmitter::entryAlloca(llvm::Type* type, Value* count,
+                                            const llvm::Twine& name) {
+  llvm::AllocaInst* a = allocas_.CreateAlloca(type, count, name);
+  return a;
+}
+
+llvm::Error GraphEmitter::classifyInputs() {
+  for (const ir::Node& node : graph_.inputs()) {
+    const ir::Type& type = node.type();
+    if (type.isTensor()) {
+      unsigned index = tensorInputs_.size();
+      tensorInputs_.push_back(&node);
+      for (unsigned d = 0; d < type.sizes().size(); ++d) {
+        ir::SymExpr size = type.sizes()[d];
+        if (size.isSymbol() && !symbolSources_.count(size.symbolName()))
+          symbolSources_[size.symbolName()] = {static_cast<int>(index), d, -1};
+      }
+    } else if (type.kind() == ir::Type::Kind::Int) {
+      unsigned index = intInputs_.size();
+      intInputs_.push_back(&node);
+      // An int input known as a plain symbol binds it, and is the cheapest
+      // place to read it from.
+      if (type.intValue() && type.intValue().isSymbol())
+        symbolSources_[type.intValue().symbolName()] = {-1, 0, static_cast<int>(index)};
+    } else {
+      return unsupported(&node, "an input of type " + type.str());
+    }
+  }
+  return llvm::Error::success();
+}
+
+void GraphEmitter::computeLastUses() {
+  unsigned position = 0;
+  for (const ir::Node& node : graph_.nodes()) {
+    ++position;
+    auto mark = [&](const ir::ValueRef& ref) {
+      const ir::Node* def = ref.node;
+      if (!def->isCall())
+        return;
+      unsigned count = def->type().isSequence() ? def->type().elements().size() : 1;
+      for (unsigned i = 0; i < count; ++i) {
+        if (ref.index && *ref.index != i)
+          continue;
+        if (node.isOutput())
+          returned_.insert({def, i});
+        else
+          lastUse_[{def, i}] = position;
+      }
+    };
+    node.forEachUse(mark);
+  }
+}
+
+llvm::Expected<const Slot*> GraphEmitter::slotOf(const ir::Node* node, const ir::ValueRef& ref) {
+  auto it = values_.find(ref.node);
+  if (it == values_.end())
+    return unsupported(node, "a use of %" + ref.node->name() + " before its definition");
+  const NodeValues& values = it->second;
+  if (ref.index) {
+    if (!values.sequence || *ref.index >= values.slots.size())
+      return unsupported(node, "indexing %" + ref.node->name());
+    return &values.slots[*ref.index];
+  }
+  if (values.sequence)
+    return unsupported(node, "using the whole tuple %" + ref.node->name() + " as one value");
+  return &values.slots[0];
+}
+
+Value* GraphEmitter::tensorHandle(const Slot& slot) {
+  if (slot.value)
+    return slot.value;
+  return b_.CreateLoad(b_.getPtrTy(), slot.cell, "t");
+}
+
+llvm::BasicBlock* GraphEmitter::failBlock(const llvm::Twine& prefix, Value* detail,
+                                          bool shimError) {
+  llvm::BasicBlock* saved = b_.GetInsertBlock();
+  auto* block = llvm::BasicBlock::Create(ctx_, shimError ? "fail.shim" : "fail", fn_);
+  b_.SetInsertPoint(block);
+  Value* message = detail;
+  if (shimError)
+    message = shim_.call(b_, ShimFn::LastError, {}, "message");
+  else if (!message)
+    message = shim_.string("");
+  b_.CreateCall(shim_.setErrorFunction(),
+                {fn_->getArg(6), fn_->getArg(7), shim_.string(prefix.str(), "msg"), message});
+  b_.CreateStore(b_.getInt32(DYNC_ARTIFACT_ERROR), status_);
+  b_.CreateBr(cleanup_);
+  b_.SetInsertPoint(saved);
+  return block;
+}
+
+void GraphEmitter::checkOrFail(Value* failed, llvm::BasicBlock* failure, const llvm::Twine& name) {
+  auto* next = llvm::BasicBlock::Create(ctx_, name, fn_);
+  b_.CreateCondBr(failed, failure, next);
+  b_.SetInsertPoint(next);
+}
+
+llvm::Expected<Value*> GraphEmitter::emitSym(const ir::Node* node, ir::SymExpr expr) {
+  if (Value* known = symValues_.lookup(expr))
+    return known;
+  Value* result = nullptr;
+  llvm::SmallVector<Value*, 4> operands;
+  if (!expr.isConstant() && !expr.isSymbol())
+    for (ir::SymExpr operand : expr.operands()) {
+      llvm::Expected<Value*> v = emitSym(node, operand);
+      if (!v)
+        return v.takeError();
+      operands.push_back(*v);
+    }
+  switch (expr.kind()) {
+  case ir::SymKind::Const:
+    result = b_.getInt64(expr.constantValue());
+    break;
+  case ir::SymKind::Symbol: {
+    auto it = symbolSources_.find(expr.symbolName());
+    if (it == symbolSources_.end())
+      return unsupported(node, "the symbolic size " + expr.symbolName() +
+                                   ", which is neither a dimension of a tensor input nor an "
+                                   "int input,");
+    const SymbolSource& source = it->second;
+    if (source.intInput >= 0) {
+      Value* addr = b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), fn_->getArg(2), source.intInput);
+      result = b_.CreateLoad(b_.getInt64Ty(), addr, expr.symbolName());
+    } else {
+      Value*& sizes = inputSizes_[source.tensorInput];
+      if (!sizes)
+        sizes = shim_.call(b_, ShimFn::TensorSizes,
+                           {tensorHandle(values_[tensorInputs_[source.tensorInput]].slots[0])},
+                           "sizes." + tensorInputs_[source.tensorInput]->name());
+      result = b_.CreateLoad(b_.getInt64Ty(),
+                             b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), sizes, source.dim),
+                             expr.symbolName());
+    }
+    break;
+  }
+  // Arithmetic wraps on overflow: capture already proved these sizes fit the
+  // symbols' ranges, which the guards check before the graph runs.
+  case ir::SymKind::Add:
+    result = operands[0];
+    for (Value* v : llvm::drop_begin(operands))
+      result = b_.CreateAdd(result, v);
+    break;
+  case ir::SymKind::Mul:
+    result = operands[0];
+    for (Value* v : llvm::drop_begin(operands))
+      result = b_.CreateMul(result, v);
+    break;
+  case ir::SymKind::Min:
+  case ir::SymKind::Max: {
+    bool isMin = expr.kind() == ir::SymKind::Min;
+    result = operands[0];
+    for (Value* v : llvm::drop_begin(operands))
+      result = b_.CreateSelect(isMin ? b_.CreateICmpSLT(v, result) : b_.CreateICmpSGT(v, result), v,
+                               result);
+    break;
+  }
+  case ir::SymKind::FloorDiv:
+  case ir::SymKind::Mod: {
+    Value* a = operands[0];
+    Value* d = operands[1];
+    ir::SymExpr divisor = expr.operands()[1];
+    if (!divisor.isConstant() || divisor.constantValue() == 0) {
+      llvm::BasicBlock* fail = failBlock("graph " + graph_.name() +
+                                             ": division by zero computing the size " + expr.str(),
+                                         nullptr);
+      checkOrFail(b_.CreateICmpEQ(d, b_.getInt64(0)), fail, "divisor.ok");
+    }
+    // Python's semantics: the quotient rounds toward negative infinity and
+    // the remainder takes the divisor's sign. A divisor of -1 is special
+    // cased so INT64_MIN / -1 cannot trap.
+    Value* minusOne = b_.CreateICmpEQ(d, b_.getInt64(-1));
+    Value* safeD = b_.CreateSelect(minusOne, b_.getInt64(1), d);
+    Value* q = b_.CreateSDiv(a, safeD);
+    Value* r = b_.CreateSRem(a, safeD);
+    Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, b_.getInt64(0)),
+                                 b_.CreateICmpSLT(b_.CreateXor(r, d), b_.getInt64(0)));
+    if (expr.kind() == ir::SymKind::FloorDiv) {
+      Value* floorQ = b_.CreateSelect(adjust, b_.CreateSub(q, b_.getInt64(1)), q);
+      result = b_.CreateSelect(minusOne, b_.CreateNeg(a), floorQ, "floordiv");
+    } else {
+      Value* floorR = b_.CreateSelect(adjust, b_.CreateAdd(r, d), r);
+      result = b_.CreateSelect(minusOne, b_.getInt64(0), floorR, "mod");
+    }
+    break;
+  }
+  }
+  symValues_[expr] = result;
+  return result;
+}
+
+llvm::Error GraphEmitter::pushList(const ir::Node& node,
+                                   const std::vector<ir::Argument>& elements) {
+  // The list's element kind is read from its elements: ints (constant,
+  // symbolic, or int values) make int[], floats float[] (ints among them
+  // promoted), bools bool[], tensors Tensor[], and tensors with `none`
+  // Tensor?[]. An empty list is pushed as int[].
+  bool anyFloat = false, anyInt = false, anyBool = false, anyTensor = false, anyNone = false;
+  std::vector<const Slot*> slots(elements.size(), nullptr);
+  for (size_t i = 0; i < elements.size(); ++i) {
+    const ir::Argument& e = elements[i];
+    switch (e.kind()) {
+    case ir::Argument::Kind::Sym:
+      anyInt = true;
+      break;
+    case ir::Argument::Kind::Float:
+      anyFloat = true;
+      break;
+    case ir::Argument::Kind::Bool:
+      anyBool = true;
+      break;
+    case ir::Argument::Kind::None:
+      anyNone = true;
+      break;
+    case ir::Argument::Kind::Value: {
+      llvm::Expected<const Slot*> slot = slotOf(&node, e.valueRef());
+      if (!slot)
+        return slot.takeError();
+      slots[i] = *slot;
+      switch ((*slot)->kind) {
+      case SlotKind::Tensor:
+        anyTensor = true;
+        break;
+      case SlotKind::Int:
+        anyInt = true;
+        break;
+      case SlotKind::Double:
+        anyFloat = true;
+        break;
+      case SlotKind::Bool:
+        anyBool = true;
+        break;
+      case SlotKind::None:
+        anyNone = true;
+        break;
+      }
+      break;
+    }
+    default:
+      return unsupported(&node, "a list holding a " +
+                                    std::string(e.kind() == ir::Argument::Kind::List ||
+                                                        e.kind() == ir::Argument::Kind::Tuple
+                                                    ? "nested list"
+                                                    : "literal of this kind"));
+    }
+  }
+  size_t n = elements.size();
+  Value* count = b_.getInt64(n);
+  if (anyTensor) {
+    if (anyInt || anyFloat || anyBool)
+      return unsupported(&node, "a list mixing tensors and scalars");
+    llvm::AllocaInst* array = entryAlloca(b_.getPtrTy(), allocas_.getInt64(n), "tensors");
+    for (size_t i = 0; i < n; ++i) {
+      Value* t = slots[i] && slots[i]->kind == SlotKind::Tensor
+                     ? tensorHandle(*slots[i])
+                     : llvm::ConstantPointerNull::get(b_.getPtrTy());
+      b_.CreateStore(t, b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), array, i));
+    }
+    shim_.call(b_, anyNone ? ShimFn::PushOptionalTensorList : ShimFn::PushTensorList,
+               {stack_, array, count});
+    return llvm::Error::success();
+  }
+  if (anyNone)
+    return unsupported(&node, "a list of none and scalars");
+  if (anyBool && (anyInt || anyFloat))
+    return unsupported(&node, "a list mixing bools and numbers");
+  if (anyBool) {
+    llvm::AllocaInst* array = entryAlloca(b_.getInt32Ty(), allocas_.getInt64(n), "bools");
+    for (size_t i = 0; i < n; ++i) {
+      Value* v = slots[i] ? slots[i]->value : b_.getInt32(elements[i].boolValue());
+      b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(b_.getInt32Ty(), array, i));
+    }
+    shim_.call(b_, ShimFn::PushBoolList, {stack_, array, count});
+    return llvm::Error::success();
+  }
+  if (anyFloat) {
+    llvm::AllocaInst* array = entryAlloca(b_.getDoubleTy(), allocas_.getInt64(n), "floats");
+    for (size_t i = 0; i < n; ++i) {
+      Value* v;
+      if (slots[i])
+        v = slots[i]->kind == SlotKind::Int ? b_.CreateSIToFP(slots[i]->value, b_.getDoubleTy())
+                                            : slots[i]->value;
+      else if (elements[i].kind() == ir::Argument::Kind::Float)
+        v = llvm::ConstantFP::get(b_.getDoubleTy(), elements[i].floatValue());
+      else {
+        llvm::Expected<Value*> iv = emitSym(&node, elements[i].symValue());
+        if (!iv)
+          return iv.takeError();
+        v = b_.CreateSIToFP(*iv, b_.getDoubleTy());
+      }
+      b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(b_.getDoubleTy(), array, i));
+    }
+    shim_.call(b_, ShimFn::PushDoubleList, {stack_, array, count});
+    return llvm::Error::success();
+  }
+  // Ints, or the empty list.
+  Value* array = llvm::ConstantPointerNull::get(b_.getPtrTy());
+  if (n) {
+    array = entryAlloca(b_.getInt64Ty(), allocas_.getInt64(n), "ints");
+    for (size_t i = 0; i < n; ++i) {
+      Value* v;
+      if (slots[i]) {
+        v = slots[i]->value;
+      } else {
+        llvm::Expected<Value*> iv = emitSym(&node, elements[i].symValue());
+        if (!iv)
+          return iv.takeError();
+        v = *iv;
+      }
+      b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), array, i));
+    }
+  }
+  shim_.call(b_, ShimFn::PushIntList, {stack_, array, count});
+  return llvm::Error::success();
+}
+
+llvm::Error GraphEmitter::pushArgument(const ir::Node& node, const ir::Argument& arg) {
+  using Kind = ir::Argument::Kind;
+  switch (arg.kind()) {
+  case Kind::Value: {
+    llvm::Expected<const Slot*> slotOrError = slotOf(&node, arg.valueRef());
+    if (!slotOrError) {
+      // A whole list result passed on (`aten::cat(%parts, 1)`) is a tensor
+      // list of its elements.
+      const ir::Node* def = arg.valueRef().node;
+      if (!arg.valueRef().index && def->type().kind() == ir::Type::Kind::List) {
+        llvm::consumeError(slotOrError.takeError());
+        std::vector<ir::Argument> elements;
+        for (unsigned i = 0; i < def->type().elements().size(); ++i)
+          elements.push_back(ir::Argument::value(const_cast<ir::Node*>(def), i));
+        return pushList(node, elements);
+      }
+      return slotOrError.takeError();
+    }
+    const Slot& slot = **slotOrError;
+    switch (slot.kind) {
+    case SlotKind::Tensor:
+      shim_.call(b_, ShimFn::PushTensor, {stack_, tensorHandle(slot)});
+      break;
+    case SlotKind::Int:
+      shim_.call(b_, ShimFn::PushSymInt, {stack_, slot.value});
+      break;
+    case SlotKind::Double:
+      shim_.call(b_, ShimFn::PushDouble, {stack_, slot.value});
+      break;
+    case SlotKind::Bool:
+      shim_.call(b_, ShimFn::PushBool, {stack_, slot.value});
+      break;
+    case SlotKind::None:
+      shim_.call(b_, ShimFn::PushNone, {stack_});
+      break;
+    }
+    return llvm::Error::success();
+  }
+  case Kind::Sym: {
+    ir::SymExpr e = arg.symValue();
+    if (e.isConstant()) {
+      shim_.call(b_, ShimFn::PushInt, {stack_, b_.getInt64(e.constantValue())});
+      return llvm::Error::success();
+    }
+    llvm::Expected<Value*> v = emitSym(&node, e);
+    if (!v)
+      return v.takeError();
+    shim_.call(b_, ShimFn::PushSymInt, {stack_, *v});
+    return llvm::Error::success();
+  }
+  case Kind::Float:
+    shim_.call(b_, ShimFn::PushDouble,
+               {stack_, llvm::ConstantFP::get(b_.getDoubleTy(), arg.floatValue())});
+    return llvm::Error::success();
+  case Kind::Bool:
+    shim_.call(b_, ShimFn::PushBool, {stack_, b_.getInt32(arg.boolValue())});
+    return llvm::Error::success();
+  case Kind::None:
+    shim_.call(b_, ShimFn::PushNone, {stack_});
+    return llvm::Error::success();
+  case Kind::String:
+    shim_.call(b_, ShimFn::PushString, {stack_, shim_.string(arg.stringValue(), "arg.str")});
+    return llvm::Error::success();
+  case Kind::DType:
+    shim_.call(b_, ShimFn::PushDType, {stack_, b_.getInt32(dtypeNumber(arg.dtypeValue()))});
+    return llvm::Error::success();
+  case Kind::Device: {
+    ir::Device device = arg.deviceValue();
+    if (device.kind == ir::DeviceKind::Meta)
+      return unsupported(&node, "the meta device as an argument");
+    int type = device.kind == ir::DeviceKind::CPU ? DYNC_DEVICE_CPU : DYNC_DEVICE_CUDA;
+    shim_.call(b_, ShimFn::PushDevice, {stack_, b_.getInt32(type), b_.getInt32(device.index)});
+    return llvm::Error::success();
+  }
+  case Kind::Layout:
+    // Only strided's c10 number (0) is settled enough to embed; the sparse
+    // layouts have been renumbered across releases.
+    if (arg.layoutValue() != ir::Layout::Strided)
+      return unsupported(&node, "the layout " + ir::spelling(arg.layoutValue()).str());
+    shim_.call(b_, ShimFn::PushLayout, {stack_, b_.getInt32(0)});
+    return llvm::Error::success();
+  case Kind::MemoryFormat:
+    shim_.call(b_, ShimFn::PushMemoryFormat,
+               {stack_, b_.getInt32(memoryFormatNumber(arg.memoryFormatValue()))});
+    return llvm::Error::success();
+  case Kind::List:
+  case Kind::Tuple:
+    // ATen schemas take lists; a tuple literal (`(1, 1)`) is Python's
+    // spelling of the same int[].
+    return pushList(node, arg.elements());
+  }
+  return unsupported(&node, "this argument");
+}
+
+llvm::Error GraphEmitter::takeResults(const ir::Node& node, Value* stack, llvm::BasicBlock* fail) {
+  NodeValues& values = values_[&node];
+  const ir::Type& type = node.type();
+
+  auto scalarKind = [](const ir::Type& t) -> std::optional<SlotKind> {
+    switch (t.kind()) {
+    case ir::Type::Kind::Tensor:
+      return SlotKind::Tensor;
+    case ir::Type::Kind::Int:
+      return SlotKind::Int;
+    case ir::Type::Kind::Float:
+      return SlotKind::Double;
+    case ir::Type::Kind::Bool:
+      return SlotKind::Bool;
+    case ir::Type::Kind::None:
+      return SlotKind::None;
+    default:
+      return std::nullopt;
+    }
+  };
+
+  // Takes stack result `index` of kind `kind` into a new slot.
+  auto take = [&](SlotKind kind, unsigned index, Value* cell) -> Slot {
+    Slot slot;
+    slot.kind = kind;
+    Value* status = nullptr;
+    switch (kind) {
+    case SlotKind::Tensor:
+      slot.cell = cell;
+      status = shim_.call(b_, ShimFn::TakeTensor, {stack, b_.getInt64(index), cell}, "took");
+      break;
+    case SlotKind::Int: {
+      llvm::AllocaInst* tmp = entryAlloca(b_.getInt64Ty(), nullptr, "int.result");
+      status = shim_.call(b_, ShimFn::TakeInt, {stack, b_.getInt64(index), tmp}, "took");
+      slot.value = b_.CreateLoad(b_.getInt64Ty(), tmp, node.name());
+      break;
+    }
+    case SlotKind::Double: {
+      llvm::AllocaInst* tmp = entryAlloca(b_.getDoubleTy(), nullptr, "float.result");
+      status = shim_.call(b_, ShimFn::TakeDouble, {stack, b_.getInt64(index), tmp}, "took");
+      slot.value = b_.CreateLoad(b_.getDoubleTy(), tmp, node.name());
+      break;
+    }
+    case SlotKind::Bool: {
+      llvm::AllocaInst* tmp = entryAlloca(b_.getInt32Ty(), nullptr, "bool.result");
+      status = shim_.call(b_, ShimFn::TakeBool, {stack, b_.getInt64(index), tmp}, "took");
+      slot.value = b_.CreateLoad(b_.getInt32Ty(), tmp, node.name());
+      break;
+    }
+    case SlotKind::None:
+      return slot;
+    }
+    checkOrFail(b_.CreateICmpNE(status, b_.getInt32(DYNC_OK)), fail, "took." + node.name());
+    return slot;
+  };
+
+  auto newCell = [&](const llvm::Twine& name) {
+    llvm::AllocaInst* cell = entryAlloca(b_.getPtrTy(), nullptr, name);
+    allocas_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), cell);
+    allCells_.push_back(cell);
+    return cell;
+  };
+
+  if (std::optional<SlotKind> kind = scalarKind(type)) {
+    Value* cell = *kind == SlotKind::Tensor ? newCell("cell." + node.name()) : nullptr;
+    values.slots.push_back(take(*kind, 0, cell));
+    return llvm::Error::success();
+  }
+  values.sequence = true;
+  if (type.kind() == ir::Type::Kind::Tuple) {
+    for (unsigned i = 0; i < type.elements().size(); ++i) {
+      std::optional<SlotKind> kind = scalarKind(type.elements()[i]);
+      if (!kind)
+        return unsupported(&node, "a result of type " + type.str());
+      Value* cell = *kind == SlotKind::Tensor
+                        ? newCell("cell." + node.name() + "." + llvm::Twine(i))
+                        : nullptr;
+      values.slots.push_back(take(*kind, i, cell));
+    }
+    return llvm::Error::success();
+  }
+  // A list result is one Tensor[] on the stack; its length is in the type.
+  for (const ir::Type& element : type.elements())
+    if (!element.isTensor())
+      return unsupported(&node, "a result of type " + type.str());
+  unsigned n = type.elements().size();
+  llvm::AllocaInst* array = entryAlloca(b_.getPtrTy(), allocas_.getInt64(n), "list." + node.name());
+  for (unsigned i = 0; i < n; ++i) {
+    Value* cell = allocas_.CreateConstInBoundsGEP1_64(allocas_.getPtrTy(), array, i);
+    allocas_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), cell);
+    allCells_.push_back(cell);
+    Slot slot;
+    slot.kind = SlotKind::Tensor;
+    slot.cell = cell;
+    values.slots.push_back(slot);
+  }
+  llvm::AllocaInst* count = entryAlloca(b_.getInt64Ty(), nullptr, "list.count");
+  Value* status = shim_.call(b_, ShimFn::TakeTensorList,
+                             {stack, b_.getInt64(0), array, b_.getInt64(n), count}, "took");
+  checkOrFail(b_.CreateICmpNE(status, b_.getInt32(DYNC_OK)), fail, "took." + node.name());
+  llvm::BasicBlock* wrongLength =
+      failBlock(nodePrefix(node) + "the operator returned a list of another length than the " +
+                    llvm::Twine(n) + " tensors its type says",
+                nullptr);
+  checkOrFail(b_.CreateICmpNE(b_.CreateLoad(b_.getInt64Ty(), count), b_.getInt64(n)), wrongLength,
+              "length.ok");
+  return llvm::Error::success();
+}
+
+llvm::Error GraphEmitter::emitCall(const ir::Node& node, unsigned position) {
+  // Arguments in schema order: positional ones first, keywords at their
+  // schema positions, the gaps filled with the schema's defaults.
+  std::vector<const ir::Argument*> ordered;
+  for (const ir::Argument& arg : node.args())
+    ordered.push_back(&arg);
+  for (const ir::KeywordArgument& kw : node.kwargs()) {
+    if (!schemas_ || !schemas_->contains(node.op()))
+      return unsupported(&node, "the keyword argument '" + kw.name +
+                                    "' without the operator's schema (give it with --schemas)");
+    std::optional<unsigned> index = schemas_->position(node.op(), kw.name);
+    if (!index)
+      return llvm::createStringError("graph @" + graph_.name() + ", %" + node.name() + " = " +
+                                     node.op() + ": the operator has no argument named '" +
+                                     kw.name + "'");
+    if (*index < node.args().size() || (*index < ordered.size() && ordered[*index]))
+      return llvm::createStringError("graph @" + graph_.name() + ", %" + node.name() + " = " +
+                                     node.op() + ": argument '" + kw.name + "' is given twice");
+    if (ordered.size() <= *index)
+      ordered.resize(*index + 1, nullptr);
+    ordered[*index] = &kw.value;
+  }
+
+  // torch's Python binding wraps a number passed for a Tensor parameter
+  // (`aten::mul.Tensor(%x, 0.25)`) into a wrapped-number tensor, which takes
+  // part in type promotion as a Python scalar. The shim cannot make one yet,
+  // and a plain 0-dim tensor would promote differently, so this is refused.
+  for (unsigned i = 0; i < ordered.size() && schemas_; ++i) {
+    std::optional<llvm::StringRef> type = schemas_->type(node.op(), i);
+    const ir::Argument* arg = ordered[i];
+    if (type && (*type == "Tensor" || *type == "Tensor?") && arg &&
+        (arg->kind() == ir::Argument::Kind::Sym || arg->kind() == ir::Argument::Kind::Float ||
+         arg->kind() == ir::Argument::Kind::Bool))
+      return unsupported(&node, "a number for the Tensor parameter " + llvm::Twine(i) +
+                                    " (a wrapped-number tensor)");
+  }
+
+  llvm::GlobalVariable* op = shim_.op(node.op());
+  for (const ir::Argument* arg : ordered) {
+    if (!arg) {
+      shim_.call(b_, ShimFn::PushDefault, {stack_});
+      continue;
+    }
+    if (llvm::Error error = pushArgument(node, *arg))
+      return error;
+  }
+  Value* handle = b_.CreateLoad(b_.getPtrTy(), op, "op");
+  Value* status = shim_.call(b_, ShimFn::OpCall, {handle, stack_}, "status." + node.name());
+  llvm::BasicBlock* fail = failBlock(nodePrefix(node), nullptr, /*shimError=*/true);
+  checkOrFail(b_.CreateICmpNE(status, b_.getInt32(DYNC_OK)), fail, "called." + node.name());
+  if (llvm::Error error = takeResults(node, stack_, fail))
+    return error;
+
+  // Release what this node was the last to read, and results nobody reads.
+  auto releaseIfDead = [&](const ir::Node* def, unsigned i, const Slot& slot) {
+    if (slot.kind != SlotKind::Tensor || slot.borrowed || returned_.count({def, i}))
+      return;
+    auto it = lastUse_.find({def, i});
+    unsigned last = it == lastUse_.end() ? 0 : it->second;
+    if (last != position && !(def == &node && last == 0))
+      return;
+    shim_.call(b_, ShimFn::TensorRelease, {b_.CreateLoad(b_.getPtrTy(), slot.cell, "dead")});
+    b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), slot.cell);
+  };
+  llvm::SmallPtrSet<const ir::Node*, 8> seen;
+  node.forEachUse([&](const ir::ValueRef& ref) {
+    if (!ref.node->isCall() || !seen.insert(ref.node).second)
+      return;
+    const NodeValues& used = values_[ref.node];
+    for (unsigned i = 0; i < used.slots.size(); ++i)
+      releaseIfDead(ref.node, i, used.slots[i]);
+  });
+  const NodeValues& own = values_[&node];
+  for (unsigned i = 0; i < own.slots.size(); ++i)
+    releaseIfDead(&node, i, own.slots[i]);
+  return llvm::Error::success();
+}
+
+llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) {
+  if (llvm::Error error = classifyInputs())
+    return error;
+  const ir::Node* output = graph_.output();
+  if (!output)
+    return unsupported(nullptr, "a graph without a return");
+  GraphSignature signature;
+  signature.numInputs = tensorInputs_.size();
+  signature.numIntInputs = intInputs_.size();
+  signature.numOutputs = output->args().size();
+  computeLastUses();
+
+  llvm::PointerType* ptr = b_.getPtrTy();
+  llvm::Type* i64 = b_.getInt64Ty();
+  auto* type =
+      llvm::FunctionType::get(b_.getInt32Ty(), {ptr, i64, ptr, i64, ptr, i64, ptr, i64}, false);
+  fn_ = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, functionName,
+                               shim_.module());
+  const char* argNames[] = {"inputs",  "num_inputs",  "int_inputs", "num_int_inputs",
+                            "outputs", "num_outputs", "error",      "error_size"};
+  for (unsigned i = 0; i < 8; ++i)
+    fn_->getArg(i)->setName(argNames[i]);
+
+  auto* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+  auto* body = llvm::BasicBlock::Create(ctx_, "body", fn_);
+  cleanup_ = llvm::BasicBlock::Create(ctx_, "cleanup", fn_);
+  allocas_.SetInsertPoint(entry);
+  status_ = allocas_.CreateAlloca(b_.getInt32Ty(), nullptr, "status");
+  allocas_.CreateStore(b_.getInt32(DYNC_ARTIFACT_ERROR), status_);
+  stackCell_ = allocas_.CreateAlloca(ptr, nullptr, "stack.cell");
+  allocas_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), stackCell_);
+  b_.SetInsertPoint(body);
+
+  // The counts are the caller's claim; a mismatch fails before anything is
+  // read, with every output slot the caller passed set to NULL.
+  {
+    Value* wrong = b_.CreateOr(
+        b_.CreateOr(b_.CreateICmpNE(fn_->getArg(1), b_.getInt64(signature.numInputs)),
+                    b_.CreateICmpNE(fn_->getArg(3), b_.getInt64(signature.numIntInputs))),
+        b_.CreateICmpNE(fn_->getArg(5), b_.getInt64(signature.numOutputs)));
+    auto* clear = llvm::BasicBlock::Create(ctx_, "arity.wrong", fn_);
+    auto* clearLoop = llvm::BasicBlock::Create(ctx_, "arity.clear", fn_);
+    auto* clearDone = llvm::BasicBlock::Create(ctx_, "arity.report", fn_);
+    auto* next = llvm::BasicBlock::Create(ctx_, "arity.ok", fn_);
+    b_.CreateCondBr(wrong, clear, next);
+    b_.SetInsertPoint(clear);
+    b_.CreateCondBr(b_.CreateICmpEQ(fn_->getArg(4), llvm::ConstantPointerNull::get(ptr)), clearDone,
+                    clearLoop);
+    b_.SetInsertPoint(clearLoop);
+    llvm::PHINode* i = b_.CreatePHI(i64, 2, "i");
+    i->addIncoming(b_.getInt64(0), clear);
+    Value* inRange = b_.CreateICmpULT(i, fn_->getArg(5));
+    auto* store = llvm::BasicBlock::Create(ctx_, "arity.clear.one", fn_);
+    b_.CreateCondBr(inRange, store, clearDone);
+    b_.SetInsertPoint(store);
+    b_.CreateStore(llvm::ConstantPointerNull::get(ptr), b_.CreateGEP(ptr, fn_->getArg(4), i));
+    i->addIncoming(b_.CreateAdd(i, b_.getInt64(1)), store);
+    b_.CreateBr(clearLoop);
+    b_.SetInsertPoint(clearDone);
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    os << "graph " << graph_.name() << " takes " << signature.numInputs << " tensor inputs and "
+       << signature.numIntInputs << " int inputs and returns " << signature.numOutputs
+       << " tensors; called with other counts";
+    b_.CreateCall(shim_.setErrorFunction(),
+                  {fn_->getArg(6), fn_->getArg(7), shim_.string(message, "msg"), shim_.string("")});
+    b_.CreateRet(b_.getInt32(DYNC_ARTIFACT_ERROR));
+    b_.SetInsertPoint(next);
+    for (unsigned k = 0; k < signature.numOutputs; ++k)
+      b_.CreateStore(llvm::ConstantPointerNull::get(ptr),
+                     b_.CreateConstInBoundsGEP1_64(ptr, fn_->getArg(4), k));
+  }
+
+  // Inputs: tensors are borrowed handles. Their ranks are checked here
+  // because symbolic sizes are read from them; everything else about them
+  // is the guards' business.
+  for (unsigned k = 0; k < tensorInputs_.size(); ++k) {
+    const ir::Node* input = tensorInputs_[k];
+    Value* handle =
+        b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, fn_->getArg(0), k), input->name());
+    llvm::BasicBlock* isNull = failBlock(
+        "graph " + graph_.name() + ": tensor input %" + input->name() + " is NULL", nullptr);
+    checkOrFail(b_.CreateICmpEQ(handle, llvm::ConstantPointerNull::get(ptr)), isNull, "input.ok");
+    Value* dim = shim_.call(b_, ShimFn::TensorDim, {handle}, "dim." + input->name());
+    size_t rank = input->type().sizes().size();
+    llvm::BasicBlock* wrongRank =
+        failBlock("graph " + graph_.name() + ": tensor input %" + input->name() + " must have " +
+                      llvm::Twine(rank) + " dimensions",
+                  nullptr);
+    checkOrFail(b_.CreateICmpNE(dim, b_.getInt64(rank)), wrongRank, "rank.ok");
+    Slot slot;
+    slot.kind = SlotKind::Tensor;
+    slot.value = handle;
+    slot.borrowed = true;
+    values_[input].slots.push_back(slot);
+  }
+  for (unsigned k = 0; k < intInputs_.size(); ++k) {
+    Slot slot;
+    slot.kind = SlotKind::Int;
+    slot.value = b_.CreateLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, fn_->getArg(2), k),
+                               intInputs_[k]->name());
+    values_[intInputs_[k]].slots.push_back(slot);
+  }
+
+  // One stack serves every call: each push after a call starts the next.
+  stack_ = shim_.call(b_, ShimFn::StackNew, {}, "stack");
+  b_.CreateStore(stack_, stackCell_);
+  checkOrFail(b_.CreateICmpEQ(stack_, llvm::ConstantPointerNull::get(ptr)),
+              failBlock("graph " + graph_.name() + ": out of memory", nullptr), "stack.ok");
+
+  unsigned position = 0;
+  for (const ir::Node& node : graph_.nodes()) {
+    ++position;
+    if (!node.isCall())
+      continue;
+    if (llvm::Error error = emitCall(node, position))
+      return error;
+  }
+
+  // Outputs are new references; the cleanup below then drops the graph's
+  // own references, so a returned intermediate changes hands without a copy.
+  for (unsigned k = 0; k < output->args().size(); ++k) {
+    const ir::Argument& arg = output->args()[k];
+    if (!arg.isValue())
+      return unsupported(output, "returning a literal");
+    llvm::Expected<const Slot*> slot = slotOf(output, arg.valueRef());
+    if (!slot)
+      return slot.takeError();
+    if ((*slot)->kind != SlotKind::Tensor)
+      return unsupported(output, "returning a non-tensor value");
+    Value* handle = tensorHandle(**slot);
+    shim_.call(b_, ShimFn::TensorRetain, {handle});
+    b_.CreateStore(handle, b_.CreateConstInBoundsGEP1_64(ptr, fn_->getArg(4), k));
+  }
+  b_.CreateStore(b_.getInt32(DYNC_ARTIFACT_OK), status_);
+  b_.CreateBr(cleanup_);
+
+  // Success and failure meet here: whatever cells still hold is released
+  // (releasing NULL does nothing), and the stack is freed.
+  b_.SetInsertPoint(cleanup_);
+  for (Value* cell : allCells_)
+    shim_.call(b_, ShimFn::TensorRelease, {b_.CreateLoad(ptr, cell, "held")});
+  Value* stack = b_.CreateLoad(ptr, stackCell_, "stack");
+  auto* freeStack = llvm::BasicBlock::Create(ctx_, "free.stack", fn_);
+  auto* done = llvm::BasicBlock::Create(ctx_, "done", fn_);
+  b_.CreateCondBr(b_.CreateICmpEQ(stack, llvm::ConstantPointerNull::get(ptr)), done, freeStack);
+  b_.SetInsertPoint(freeStack);
+  shim_.call(b_, ShimFn::StackFree, {stack});
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  b_.CreateRet(b_.CreateLoad(b_.getInt32Ty(), status_, "result"));
+
+  allocas_.CreateBr(body);
+  // Keep the blocks in reading order: the cleanup after the main path.
+  cleanup_->moveAfter(&*std::prev(fn_->end(), 1));
+  freeStack->moveAfter(cleanup_);
+  done->moveAfter(freeStack);
+  return signature;
+}
+
+} // namespace
+
+llvm::Expected<GraphSignature> dync::codegen::emitGraphFunction(ShimModule& shim,
+                                                                const ir::Graph& graph,
+                                                                llvm::StringRef functionName,
+                                                                const OpSchemas* schemas) {
+  GraphEmitter emitter(shim, graph, schemas);
+  llvm::Expected<GraphSignature> signature = emitter.emit(functionName);
+  if (!signature) {
+    if (llvm::Function* partial = shim.module().getFunction(functionName))
+      partial->eraseFromParent();
+  }
+  return signature;
+}

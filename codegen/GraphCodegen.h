@@ -1,0 +1,110 @@
+//===- GraphCodegen.h - Graph IR to LLVM IR, one shim call per node -*- C++ -*-===//
+//
+// Compiles an ir::Graph into an LLVM function with dync_artifact.h's graph
+// signature. Every call node becomes one boxed call into ATen through the
+// runtime's shim table (dync_shim_api): arguments pushed in schema order,
+// dync_op_call, results taken. Operator handles are resolved once, by the
+// artifact's init function, and kept in module globals.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/OpSchemas.h"
+#include "passes/ir/Graph.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace dync::codegen {
+
+/// A field of dync_shim_api that generated code calls through.
+enum class ShimFn {
+  LastError,
+  OpLookup,
+  OpCall,
+  StackNew,
+  StackFree,
+  PushTensor,
+  PushInt,
+  PushSymInt,
+  PushDouble,
+  PushBool,
+  PushNone,
+  PushDefault,
+  PushIntList,
+  PushDoubleList,
+  PushBoolList,
+  PushTensorList,
+  PushOptionalTensorList,
+  PushDType,
+  PushLayout,
+  PushMemoryFormat,
+  PushDevice,
+  PushString,
+  TakeTensor,
+  TakeInt,
+  TakeDouble,
+  TakeBool,
+  TakeTensorList,
+  TensorRetain,
+  TensorRelease,
+  TensorDim,
+  TensorSizes,
+};
+
+/// State every graph of one artifact shares: the global holding the shim
+/// table init receives, one global per distinct operator overload, and the
+/// helpers generated code calls.
+class ShimModule {
+public:
+  explicit ShimModule(llvm::Module& module);
+
+  llvm::Module& module() { return module_; }
+  llvm::LLVMContext& context() { return module_.getContext(); }
+
+  /// Loads the function pointer of \p fn from the shim table and calls it.
+  llvm::CallInst* call(llvm::IRBuilder<>& b, ShimFn fn, llvm::ArrayRef<llvm::Value*> args,
+                       const llvm::Twine& name = "");
+  /// The global that init fills with the handle of \p op
+  /// (`aten::addmm.default`); created on first use.
+  llvm::GlobalVariable* op(llvm::StringRef op);
+  /// A private NUL-terminated string constant.
+  llvm::Constant* string(llvm::StringRef text, const llvm::Twine& name = "str");
+  /// `void dync.set_error(char* error, size_t size, const char* a, const char* b)`:
+  /// writes a then b into the caller's buffer, truncated, NUL-terminated.
+  llvm::Function* setErrorFunction();
+  /// Emits the init function (dync_init_fn): checks the shim table's
+  /// version, keeps it, and resolves every operator op() was asked for.
+  /// Call after every graph has been emitted.
+  llvm::Function* emitInit(llvm::StringRef name = "dync.init");
+
+private:
+  llvm::Module& module_;
+  llvm::GlobalVariable* api_;
+  llvm::MapVector<llvm::StringRef, llvm::GlobalVariable*> ops_;
+  llvm::StringMap<llvm::Constant*> strings_;
+  llvm::Function* setError_ = nullptr;
+};
+
+/// The counts the descriptor records for a graph.
+struct GraphSignature {
+  unsigned numInputs = 0;
+  unsigned numIntInputs = 0;
+  unsigned numOutputs = 0;
+};
+
+/// Emits \p graph as an internal function named \p functionName with the
+/// dync_graph_fn signature. Tensor inputs are the graph's tensor-typed
+/// inputs in order, int inputs its int-typed ones. \p schemas places keyword
+/// arguments; a graph with keyword arguments of an operator it does not know
+/// is an error. Constructs codegen does not support yet are errors naming
+/// the node, never miscompiled.
+llvm::Expected<GraphSignature> emitGraphFunction(ShimModule& shim, const ir::Graph& graph,
+                                                 llvm::StringRef functionName,
+                                                 const OpSchemas* schemas = nullptr);
+
+} // namespace dync::codegen

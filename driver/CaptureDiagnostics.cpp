@@ -1,0 +1,47 @@
+//===- CaptureDiagnostics.cpp - Capture errors as compiler diagnostics ----===//
+#include "driver/CaptureDiagnostics.h"
+
+#include "frontend/capture/CaptureError.h"
+#include "frontend/python/SamePath.h"
+#include "frontend/python/SourceError.h"
+
+#include "llvm/Support/Path.h"
+
+namespace dync::driver {
+
+using capture::CaptureError;
+using capture::CaptureFrame;
+
+llvm::Error placeCaptureErrors(llvm::Error error, const std::string& userFile,
+                               const std::string& displayPath) {
+  return llvm::handleErrors(std::move(error), [&](const CaptureError& capture) -> llvm::Error {
+    const std::vector<CaptureFrame>& stack = capture.stack();
+    if (stack.empty())
+      return llvm::make_error<python::SourceError>(python::SourceLocation{}, capture.reason());
+    // The user's own line is the one to show; frames are innermost first.
+    size_t chosen = 0;
+    bool inUserFile = false;
+    for (size_t i = 0; i < stack.size(); ++i)
+      if (stack[i].file == userFile || python::isSamePath(stack[i].file, userFile)) {
+        chosen = i;
+        inUserFile = true;
+        break;
+      }
+    const CaptureFrame& frame = stack[chosen];
+    std::string message = capture.reason();
+    if (chosen > 0) {
+      const CaptureFrame& inner = stack.front();
+      message +=
+          " (in " + inner.function + ", " + inner.file + ":" + std::to_string(inner.line) + ")";
+    }
+    python::SourceLocation location;
+    location.file = inUserFile ? displayPath : frame.file;
+    location.line = frame.line > 0 ? static_cast<unsigned>(frame.line) : 0;
+    location.column = frame.line > 0 ? static_cast<unsigned>(frame.column) : 0;
+    location.endColumn = location.column ? static_cast<unsigned>(frame.endColumn) : 0;
+    location.lineText = frame.lineText;
+    return llvm::make_error<python::SourceError>(std::move(location), std::move(message));
+  });
+}
+
+} // namespace dync::driver

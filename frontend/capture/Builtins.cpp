@@ -1,0 +1,848 @@
+//===- Builtins.cpp - Python builtins over symbolic values ----------------===//
+//
+// The builtins capture implements itself, as a table keyed by the builtin
+// object: len, range, isinstance, ... over symbolic values, applying CPython
+// to constants. Builtins that act on the world (print, open, input) stop
+// capture with a reason instead of being guessed at.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/python/PyStrings.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+using Args = std::vector<ValuePtr>;
+
+llvm::Error arity(llvm::StringRef name, const Args& args, size_t min, size_t max) {
+  if (args.size() >= min && args.size() <= max)
+    return llvm::Error::success();
+  return captureError(
+      name + "() takes " +
+      (min == max ? llvm::Twine(min) : llvm::Twine(min) + " to " + llvm::Twine(max)) +
+      " arguments (" + llvm::Twine(args.size()) + " given)");
+}
+
+llvm::Error noKeywords(llvm::StringRef name, const KeywordArgs& kwargs) {
+  if (kwargs.empty())
+    return llvm::Error::success();
+  return captureError(name + "() got an unexpected keyword argument '" + kwargs.front().first +
+                      "'");
+}
+
+/// Calls \p object (a builtin) on constants in CPython.
+llvm::Expected<ValuePtr> applyToConstants(Interpreter& interp, PyObject* object, const Args& args) {
+  PyRef tuple = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(args.size())));
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::Expected<PyRef> arg = interp.toPython(args[i]);
+    if (!arg)
+      return arg.takeError();
+    PyTuple_SET_ITEM(tuple.get(), i, arg->release());
+  }
+  PyRef result = PyRef::steal(PyObject_Call(object, tuple.get(), nullptr));
+  if (!result)
+    return pythonError("calling " + describeObject(object));
+  return interp.wrapFake(result.get());
+}
+
+/// A builtin's __name__, or \p fallback.
+std::string nameOf(PyObject* object, const char* fallback) {
+  PyRef name = PyRef::steal(PyObject_GetAttrString(object, "__name__"));
+  if (!name) {
+    PyErr_Clear();
+    return fallback;
+  }
+  return python::utf8Of(name.get()).value_or(fallback);
+}
+
+bool numeric(const ValuePtr& v) {
+  return v->kind == ValueKind::Constant || v->kind == ValueKind::SymNum;
+}
+
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<ValuePtr> builtinLen(Interpreter& interp, const ValuePtr&, Args& args,
+                                    KeywordArgs& kwargs) {
+  if (auto e = arity("len", args, 1, 1))
+    return e;
+  if (auto e = noKeywords("len", kwargs))
+    return e;
+  return interp.length(args[0]);
+}
+
+llvm::Expected<ValuePtr> builtinIsinstance(Interpreter& interp, const ValuePtr&, Args& args,
+                                           KeywordArgs& kwargs) {
+  if (auto e = arity("isinstance", args, 2, 2))
+    return e;
+  if (auto e = noKeywords("isinstance", kwargs))
+    return e;
+  llvm::Expected<PyRef> type = interp.pythonType(args[0]);
+  if (!type)
+    return type.takeError();
+  llvm::Expected<PyRef> classes = interp.toPython(args[1]);
+  if (!classes)
+    return classes.takeError();
+  int result = PyObject_IsSubclass(type->get(), classes->get());
+  if (result < 0)
+    return pythonError("isinstance()");
+  if (args[0]->source)
+    interp.guards().add({GuardKind::TypeMatch, args[0]->source, qualifiedTypeName(type->get())});
+  return makeBool(result == 1);
+}
+
+llvm::Expected<ValuePtr> builtinIssubclass(Interpreter& interp, const ValuePtr& self, Args& args,
+                                           KeywordArgs& kwargs) {
+  if (auto e = noKeywords("issubclass", kwargs))
+    return e;
+  if (!Interpreter::allConstant(args) && !llvm::all_of(args, [](const ValuePtr& v) {
+        return v->kind == ValueKind::Object || v->kind == ValueKind::Tuple;
+      }))
+    return captureError("issubclass() of a symbolic value");
+  return applyToConstants(interp, self->object.get(), args);
+}
+
+llvm::Expected<ValuePtr> builtinGetattr(Interpreter& interp, const ValuePtr&, Args& args,
+                                        KeywordArgs& kwargs) {
+  if (auto e = arity("getattr", args, 2, 3))
+    return e;
+  if (auto e = noKeywords("getattr", kwargs))
+    return e;
+  if (!args[1]->isConstant() || !PyUnicode_Check(args[1]->object.get()))
+    return captureError("getattr() with an attribute name that is not a constant string");
+  std::string name = python::utf8Of(args[1]->object.get()).value_or("");
+  llvm::Expected<ValuePtr> value = interp.getAttr(args[0], name);
+  if (value || args.size() == 2)
+    return value;
+  // With a default, only a missing attribute falls back to it.
+  std::string message = llvm::toString(value.takeError());
+  if (message.find("AttributeError") != std::string::npos ||
+      message.find("has no attribute") != std::string::npos)
+    return args[2];
+  return captureError(message);
+}
+
+llvm::Expected<ValuePtr> builtinHasattr(Interpreter& interp, const ValuePtr&, Args& args,
+                                        KeywordArgs& kwargs) {
+  if (auto e = arity("hasattr", args, 2, 2))
+    return e;
+  if (auto e = noKeywords("hasattr", kwargs))
+    return e;
+  if (!args[1]->isConstant() || !PyUnicode_Check(args[1]->object.get()))
+    return captureError("hasattr() with an attribute name that is not a constant string");
+  std::string name = python::utf8Of(args[1]->object.get()).value_or("");
+  llvm::Expected<ValuePtr> value = interp.getAttr(args[0], name);
+  if (value)
+    return makeBool(true);
+  std::string message = llvm::toString(value.takeError());
+  if (message.find("AttributeError") != std::string::npos ||
+      message.find("has no attribute") != std::string::npos)
+    return makeBool(false);
+  return captureError(message);
+}
+
+/// min and max: over constants and SymInts by CPython (torch's SymInt
+/// semantics), over tensors by the oracle (torch.min/max of two tensors is
+/// not what Python's min does, so that is refused).
+llvm::Expected<ValuePtr> builtinMinMax(Interpreter& interp, const ValuePtr& self, Args& args,
+                                       KeywordArgs& kwargs) {
+  std::string name = nameOf(self->object.get(), "min");
+  if (auto e = noKeywords(name, kwargs))
+    return e;
+  Args items = args;
+  if (args.size() == 1) {
+    llvm::Expected<std::vector<ValuePtr>> unpacked = interp.unpack(args[0]);
+    if (!unpacked)
+      return unpacked.takeError();
+    items = std::move(*unpacked);
+  }
+  if (items.empty())
+    return captureError(name + "() arg is an empty sequence");
+  if (!llvm::all_of(items, numeric))
+    return captureError(name + "() of tensors or other non-numbers is not supported");
+  return applyToConstants(interp, self->object.get(), items);
+}
+
+/// abs, int, float, bool, round, divmod, pow, str, hash of numbers: CPython
+/// applied to constants and SymInts.
+llvm::Expected<ValuePtr> builtinNumeric(Interpreter& interp, const ValuePtr& self, Args& args,
+                                        KeywordArgs& kwargs) {
+  if (auto e = noKeywords(describeObject(self->object.get()), kwargs))
+    return e;
+  if (self->object.get() == reinterpret_cast<PyObject*>(&PyBool_Type) && args.size() == 1) {
+    llvm::Expected<bool> value = interp.truth(args[0]);
+    if (!value)
+      return value.takeError();
+    return makeBool(*value);
+  }
+  if (self->object.get() == reinterpret_cast<PyObject*>(&PyLong_Type) ||
+      self->object.get() == reinterpret_cast<PyObject*>(&PyFloat_Type)) {
+    if (args.size() == 1 && args[0]->isTensor())
+      return captureError("converting a tensor to a Python number depends on its values, which "
+                          "are not known while capturing");
+  }
+  if (PyCFunction_Check(self->object.get()) && args.size() == 1 && args[0]->isTensor()) {
+    // abs(tensor) is the tensor's __abs__.
+    return interp.callOracle(self->object.get(), args, {});
+  }
+  if (!llvm::all_of(args, numeric))
+    return captureError(describeObject(self->object.get()) + " of a non-constant value");
+  return applyToConstants(interp, self->object.get(), args);
+}
+
+llvm::Expected<ValuePtr> builtinTuple(Interpreter& interp, const ValuePtr&, Args& args,
+                                      KeywordArgs& kwargs) {
+  if (auto e = arity("tuple", args, 0, 1))
+    return e;
+  if (auto e = noKeywords("tuple", kwargs))
+    return e;
+  if (args.empty())
+    return makeTuple({});
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  return makeTuple(std::move(*items));
+}
+
+llvm::Expected<ValuePtr> builtinList(Interpreter& interp, const ValuePtr&, Args& args,
+                                     KeywordArgs& kwargs) {
+  if (auto e = arity("list", args, 0, 1))
+    return e;
+  if (auto e = noKeywords("list", kwargs))
+    return e;
+  if (args.empty())
+    return makeList({});
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  return makeList(std::move(*items));
+}
+
+llvm::Expected<ValuePtr> builtinDict(Interpreter& interp, const ValuePtr&, Args& args,
+                                     KeywordArgs& kwargs) {
+  if (auto e = arity("dict", args, 0, 1))
+    return e;
+  ValuePtr dict = makeValue(ValueKind::Dict);
+  if (!args.empty()) {
+    if (args[0]->kind == ValueKind::Dict) {
+      dict->entries = args[0]->entries;
+    } else {
+      llvm::Expected<std::vector<ValuePtr>> pairs = interp.unpack(args[0]);
+      if (!pairs)
+        return pairs.takeError();
+      for (const ValuePtr& pair : *pairs) {
+        llvm::Expected<std::vector<ValuePtr>> kv = interp.unpack(pair);
+        if (!kv)
+          return kv.takeError();
+        if (kv->size() != 2)
+          return captureError("dict() sequence element has length " + llvm::Twine(kv->size()) +
+                              "; 2 is required");
+        dict->entries.emplace_back((*kv)[0], (*kv)[1]);
+      }
+    }
+  }
+  for (auto& [name, value] : kwargs)
+    dict->entries.emplace_back(makeConstantSteal(python::newStr(name)), value);
+  return dict;
+}
+
+llvm::Expected<ValuePtr> builtinRange(Interpreter& interp, const ValuePtr& self, Args& args,
+                                      KeywordArgs& kwargs) {
+  if (auto e = arity("range", args, 1, 3))
+    return e;
+  if (auto e = noKeywords("range", kwargs))
+    return e;
+  if (!Interpreter::allConstant(args))
+    return captureError("range() over a symbolic bound: the loop's trip count would depend on "
+                        "a dynamic size");
+  return applyToConstants(interp, self->object.get(), args);
+}
+
+llvm::Expected<ValuePtr> builtinEnumerate(Interpreter& interp, const ValuePtr&, Args& args,
+                                          KeywordArgs& kwargs) {
+  if (auto e = arity("enumerate", args, 1, 2))
+    return e;
+  long long start = 0;
+  ValuePtr startValue = args.size() == 2 ? args[1] : nullptr;
+  for (auto& [name, value] : kwargs)
+    if (name == "start")
+      startValue = value;
+  if (startValue) {
+    if (!startValue->isConstant() || !PyLong_Check(startValue->object.get()))
+      return captureError("enumerate() start must be a constant int");
+    start = PyLong_AsLongLong(startValue->object.get());
+  }
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  std::vector<ValuePtr> pairs;
+  for (size_t i = 0; i < items->size(); ++i)
+    pairs.push_back(makeTuple({makeInt(start + static_cast<long long>(i)), (*items)[i]}));
+  return makeEagerIterator(std::move(pairs));
+}
+
+llvm::Expected<ValuePtr> builtinZip(Interpreter& interp, const ValuePtr&, Args& args,
+                                    KeywordArgs& kwargs) {
+  bool strict = false;
+  for (auto& [name, value] : kwargs) {
+    if (name != "strict")
+      return captureError("zip() got an unexpected keyword argument '" + name + "'");
+    llvm::Expected<bool> flag = interp.truth(value);
+    if (!flag)
+      return flag.takeError();
+    strict = *flag;
+  }
+  std::vector<std::vector<ValuePtr>> columns;
+  size_t shortest = SIZE_MAX;
+  for (const ValuePtr& arg : args) {
+    llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(arg);
+    if (!items)
+      return items.takeError();
+    if (strict && shortest != SIZE_MAX && items->size() != shortest)
+      return captureError("zip() arguments have different lengths");
+    shortest = std::min(shortest, items->size());
+    columns.push_back(std::move(*items));
+  }
+  if (columns.empty())
+    shortest = 0;
+  std::vector<ValuePtr> rows;
+  for (size_t i = 0; i < shortest; ++i) {
+    std::vector<ValuePtr> row;
+    for (const auto& column : columns)
+      row.push_back(column[i]);
+    rows.push_back(makeTuple(std::move(row)));
+  }
+  return makeEagerIterator(std::move(rows));
+}
+
+llvm::Expected<ValuePtr> builtinReversed(Interpreter& interp, const ValuePtr&, Args& args,
+                                         KeywordArgs&) {
+  if (auto e = arity("reversed", args, 1, 1))
+    return e;
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  std::reverse(items->begin(), items->end());
+  return makeEagerIterator(std::move(*items));
+}
+
+/// sorted() of constants (keys and order decided by CPython); a key
+/// function, if any, must itself be a builtin of constants.
+llvm::Expected<ValuePtr> builtinSorted(Interpreter& interp, const ValuePtr& self, Args& args,
+                                       KeywordArgs& kwargs) {
+  if (auto e = arity("sorted", args, 1, 1))
+    return e;
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  if (!Interpreter::allConstant(*items))
+    return captureError("sorted() of values that are not constants");
+  PyRef list = PyRef::steal(PyList_New(0));
+  for (const ValuePtr& item : *items) {
+    llvm::Expected<PyRef> object = interp.toPython(item);
+    if (!object)
+      return object.takeError();
+    PyList_Append(list.get(), object->get());
+  }
+  PyRef dict = PyRef::steal(PyDict_New());
+  for (auto& [name, value] : kwargs) {
+    if (value->kind != ValueKind::Constant && value->kind != ValueKind::Builtin &&
+        value->kind != ValueKind::Object)
+      return captureError("sorted() with a " + spelling(value->kind) + " " + name);
+    PyDict_SetItemString(dict.get(), name.c_str(), value->object.get());
+  }
+  PyRef tuple = PyRef::steal(PyTuple_Pack(1, list.get()));
+  PyRef result = PyRef::steal(PyObject_Call(self->object.get(), tuple.get(), dict.get()));
+  if (!result)
+    return pythonError("sorted()");
+  return interp.wrapFake(result.get());
+}
+
+llvm::Expected<ValuePtr> builtinIter(Interpreter& interp, const ValuePtr&, Args& args,
+                                     KeywordArgs&) {
+  if (auto e = arity("iter", args, 1, 1))
+    return e;
+  return interp.iter(args[0]);
+}
+
+llvm::Expected<ValuePtr> builtinNext(Interpreter& interp, const ValuePtr&, Args& args,
+                                     KeywordArgs&) {
+  if (auto e = arity("next", args, 1, 2))
+    return e;
+  llvm::Expected<ValuePtr> item = interp.next(args[0]);
+  if (!item)
+    return item.takeError();
+  if (*item)
+    return *item;
+  if (args.size() == 2)
+    return args[1];
+  return captureError("the program raises StopIteration");
+}
+
+llvm::Expected<ValuePtr> builtinAllAny(Interpreter& interp, const ValuePtr& self, Args& args,
+                                       KeywordArgs&) {
+  bool isAll = self->object.get() ==
+               PyDict_GetItemString(PyModule_GetDict(interp.types().builtinsModule.get()), "all");
+  if (auto e = arity(isAll ? "all" : "any", args, 1, 1))
+    return e;
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  for (const ValuePtr& item : *items) {
+    llvm::Expected<bool> value = interp.truth(item);
+    if (!value)
+      return value.takeError();
+    if (*value != isAll)
+      return makeBool(!isAll);
+  }
+  return makeBool(isAll);
+}
+
+llvm::Expected<ValuePtr> builtinSum(Interpreter& interp, const ValuePtr&, Args& args,
+                                    KeywordArgs& kwargs) {
+  if (auto e = arity("sum", args, 1, 2))
+    return e;
+  ValuePtr total = args.size() == 2 ? args[1] : makeInt(0);
+  for (auto& [name, value] : kwargs)
+    if (name == "start")
+      total = value;
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  for (const ValuePtr& item : *items) {
+    llvm::Expected<ValuePtr> next = interp.binary("+", total, item);
+    if (!next)
+      return next.takeError();
+    total = *next;
+  }
+  return total;
+}
+
+llvm::Expected<ValuePtr> builtinMap(Interpreter& interp, const ValuePtr&, Args& args,
+                                    KeywordArgs&) {
+  if (args.size() < 2)
+    return captureError("map() must have at least two arguments");
+  std::vector<std::vector<ValuePtr>> columns;
+  size_t shortest = SIZE_MAX;
+  for (size_t i = 1; i < args.size(); ++i) {
+    llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[i]);
+    if (!items)
+      return items.takeError();
+    shortest = std::min(shortest, items->size());
+    columns.push_back(std::move(*items));
+  }
+  std::vector<ValuePtr> results;
+  for (size_t i = 0; i < shortest; ++i) {
+    std::vector<ValuePtr> callArgs;
+    for (const auto& column : columns)
+      callArgs.push_back(column[i]);
+    llvm::Expected<ValuePtr> result = interp.call(args[0], std::move(callArgs));
+    if (!result)
+      return result.takeError();
+    results.push_back(*result);
+  }
+  return makeEagerIterator(std::move(results));
+}
+
+llvm::Expected<ValuePtr> builtinSlice(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
+  if (auto e = arity("slice", args, 1, 3))
+    return e;
+  ValuePtr slice = makeValue(ValueKind::Slice);
+  if (args.size() == 1)
+    slice->items = {makeNone(), args[0], makeNone()};
+  else
+    slice->items = {args[0], args[1], args.size() == 3 ? args[2] : makeNone()};
+  return slice;
+}
+
+llvm::Expected<ValuePtr> builtinType(Interpreter& interp, const ValuePtr&, Args& args,
+                                     KeywordArgs&) {
+  if (auto e = arity("type", args, 1, 1))
+    return e;
+  llvm::Expected<PyRef> type = interp.pythonType(args[0]);
+  if (!type)
+    return type.takeError();
+  if (args[0]->source)
+    interp.guards().add({GuardKind::TypeMatch, args[0]->source, qualifiedTypeName(type->get())});
+  return makeValue(ValueKind::Object, *type);
+}
+
+llvm::Expected<ValuePtr> builtinCallable(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
+  if (auto e = arity("callable", args, 1, 1))
+    return e;
+  switch (args[0]->kind) {
+  case ValueKind::Function:
+  case ValueKind::BoundMethod:
+  case ValueKind::NNModule:
+  case ValueKind::Builtin:
+  case ValueKind::TorchCallable:
+    return makeBool(true);
+  case ValueKind::Constant:
+  case ValueKind::Object:
+    return makeBool(PyCallable_Check(args[0]->object.get()));
+  default:
+    return makeBool(false);
+  }
+}
+
+llvm::Expected<ValuePtr> builtinSuper(Interpreter& interp, const ValuePtr&, Args& args,
+                                      KeywordArgs&) {
+  if (args.empty()) {
+    // What CPython's super() reads from the calling frame: its first
+    // argument and the __class__ cell the compiler made for methods that
+    // use super.
+    Frame* frame = interp.currentFrame();
+    if (!frame || frame->code->co_argcount == 0 || frame->locals.empty())
+      return captureError("super(): no arguments");
+    ValuePtr self = frame->locals[0];
+    if (self && self->kind == ValueKind::Cell)
+      self = self->cell;
+    PyObject* names = frame->code->co_localsplusnames;
+    ValuePtr cls;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); ++i)
+      if (python::utf8Of(PyTuple_GET_ITEM(names, i)).value_or("") == "__class__" &&
+          static_cast<size_t>(i) < frame->locals.size() && frame->locals[i] &&
+          frame->locals[i]->kind == ValueKind::Cell)
+        cls = frame->locals[i]->cell;
+    if (!self || !cls)
+      return captureError("super(): __class__ cell not found");
+    args = {cls, self};
+  }
+  if (args.size() != 2)
+    return captureError("super() takes zero or two arguments");
+  if (args[0]->kind != ValueKind::Object || !PyType_Check(args[0]->object.get()))
+    return captureError("super() argument 1 must be a type");
+  (void)interp;
+  ValuePtr value = makeValue(ValueKind::Super, args[0]->object);
+  value->items = {args[1]};
+  return value;
+}
+
+/// Tensors that reach torch functions through capture are fake tensors
+/// without __torch_function__ overrides, so the override checks in
+/// torch.nn.functional are always false.
+llvm::Expected<ValuePtr> builtinHasTorchFunction(Interpreter&, const ValuePtr&, Args& args,
+                                                 KeywordArgs&) {
+  std::vector<ValuePtr> pending(args.begin(), args.end());
+  while (!pending.empty()) {
+    ValuePtr value = pending.back();
+    pending.pop_back();
+    if (value->isSequence()) {
+      pending.insert(pending.end(), value->items.begin(), value->items.end());
+      continue;
+    }
+    if (value->kind == ValueKind::Object)
+      return captureError("__torch_function__ overrides on " + describeObject(value->object.get()) +
+                          " are not supported");
+  }
+  return makeBool(false);
+}
+
+llvm::Expected<ValuePtr> builtinReturnsNone(Interpreter&, const ValuePtr&, Args&, KeywordArgs&) {
+  return makeNone();
+}
+
+llvm::Expected<ValuePtr> builtinSideEffect(Interpreter&, const ValuePtr& self, Args&,
+                                           KeywordArgs&) {
+  return captureError("call to " + describeObject(self->object.get()) +
+                      " is a side effect outside the graph (it acts on the world, not on "
+                      "tensors)");
+}
+
+//===----------------------------------------------------------------------===//
+// Methods of containers built during capture.
+//===----------------------------------------------------------------------===//
+
+llvm::Error checkMutable(const ValuePtr& self, llvm::StringRef method) {
+  if (!self->source)
+    return llvm::Error::success();
+  return captureError("calling " + method + "() on " + self->source->str() +
+                      " (mutating an input is a side effect outside the graph)");
+}
+
+llvm::Expected<ValuePtr> listAppend(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
+  if (auto e = arity("append", args, 2, 2))
+    return e;
+  if (auto e = checkMutable(args[0], "append"))
+    return e;
+  args[0]->items.push_back(args[1]);
+  return makeNone();
+}
+
+llvm::Expected<ValuePtr> listExtend(Interpreter& interp, const ValuePtr&, Args& args,
+                                    KeywordArgs&) {
+  if (auto e = arity("extend", args, 2, 2))
+    return e;
+  if (auto e = checkMutable(args[0], "extend"))
+    return e;
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[1]);
+  if (!items)
+    return items.takeError();
+  args[0]->items.insert(args[0]->items.end(), items->begin(), items->end());
+  return makeNone();
+}
+
+llvm::Expected<ValuePtr> listInsert(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
+  if (auto e = arity("insert", args, 3, 3))
+    return e;
+  if (auto e = checkMutable(args[0], "insert"))
+    return e;
+  if (!args[1]->isConstant() || !PyLong_Check(args[1]->object.get()))
+    return captureError("insert() index must be a constant int");
+  long long size = static_cast<long long>(args[0]->items.size());
+  long long index = PyLong_AsLongLong(args[1]->object.get());
+  if (index < 0)
+    index = std::max(0LL, index + size);
+  index = std::min(index, size);
+  args[0]->items.insert(args[0]->items.begin() + index, args[2]);
+  return makeNone();
+}
+
+llvm::Expected<ValuePtr> listPop(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
+  if (auto e = arity("pop", args, 1, 2))
+    return e;
+  if (auto e = checkMutable(args[0], "pop"))
+    return e;
+  std::vector<ValuePtr>& items = args[0]->items;
+  long long size = static_cast<long long>(items.size());
+  long long index = size - 1;
+  if (args.size() == 2) {
+    if (!args[1]->isConstant() || !PyLong_Check(args[1]->object.get()))
+      return captureError("pop() index must be a constant int");
+    index = PyLong_AsLongLong(args[1]->object.get());
+    if (index < 0)
+      index += size;
+  }
+  if (index < 0 || index >= size)
+    return captureError("pop index out of range");
+  ValuePtr value = items[index];
+  items.erase(items.begin() + index);
+  return value;
+}
+
+llvm::Expected<ValuePtr> sequenceIndexCount(Interpreter& interp, const ValuePtr& self, Args& args,
+                                            KeywordArgs&) {
+  if (auto e = arity("index", args, 2, 2))
+    return e;
+  bool isCount = nameOf(self->object.get(), "") == "count";
+  long long count = 0;
+  for (size_t i = 0; i < args[0]->items.size(); ++i) {
+    llvm::Expected<bool> match = interp.contains(makeTuple({args[0]->items[i]}), args[1]);
+    if (!match)
+      return match.takeError();
+    if (*match && !isCount)
+      return makeInt(static_cast<long long>(i));
+    count += *match;
+  }
+  if (isCount)
+    return makeInt(count);
+  return captureError("the program raises ValueError: value is not in the sequence");
+}
+
+llvm::Expected<ValuePtr> dictView(Interpreter&, const ValuePtr& self, Args& args, KeywordArgs&) {
+  if (auto e = arity("keys/values/items", args, 1, 1))
+    return e;
+  std::string name = nameOf(self->object.get(), "");
+  std::vector<ValuePtr> items;
+  for (const auto& [key, value] : args[0]->entries) {
+    if (name == "keys")
+      items.push_back(key);
+    else if (name == "values")
+      items.push_back(value);
+    else
+      items.push_back(makeTuple({key, value}));
+  }
+  return makeList(std::move(items));
+}
+
+llvm::Expected<ValuePtr> dictGet(Interpreter& interp, const ValuePtr&, Args& args, KeywordArgs&) {
+  if (auto e = arity("get", args, 2, 3))
+    return e;
+  for (const auto& [key, value] : args[0]->entries) {
+    llvm::Expected<bool> match = interp.contains(makeTuple({key}), args[1]);
+    if (!match)
+      return match.takeError();
+    if (*match)
+      return value;
+  }
+  return args.size() == 3 ? args[2] : makeNone();
+}
+
+llvm::Expected<ValuePtr> dictUpdate(Interpreter&, const ValuePtr&, Args& args,
+                                    KeywordArgs& kwargs) {
+  if (auto e = arity("update", args, 1, 2))
+    return e;
+  if (auto e = checkMutable(args[0], "update"))
+    return e;
+  auto set = [&](const ValuePtr& key, const ValuePtr& value) {
+    for (auto& [k, v] : args[0]->entries)
+      if (k->isConstant() && key->isConstant() &&
+          PyObject_RichCompareBool(k->object.get(), key->object.get(), Py_EQ) == 1) {
+        v = value;
+        return;
+      }
+    args[0]->entries.emplace_back(key, value);
+  };
+  if (args.size() == 2) {
+    if (args[1]->kind != ValueKind::Dict)
+      return captureError("dict.update() from a " + spelling(args[1]->kind) + " value");
+    for (const auto& [key, value] : args[1]->entries)
+      set(key, value);
+  }
+  for (auto& [name, value] : kwargs)
+    set(makeConstantSteal(python::newStr(name)), value);
+  return makeNone();
+}
+
+/// operator.xxx(a, b) is the same operation as the operator syntax.
+llvm::Expected<ValuePtr> operatorFunction(Interpreter& interp, const ValuePtr& self, Args& args,
+                                          KeywordArgs&) {
+  std::string name = nameOf(self->object.get(), "");
+  static const std::pair<const char*, const char*> binaries[] = {
+      {"add", "+"}, {"sub", "-"},     {"mul", "*"},     {"truediv", "/"}, {"floordiv", "//"},
+      {"mod", "%"}, {"matmul", "@"},  {"pow", "**"},    {"and_", "&"},    {"or_", "|"},
+      {"xor", "^"}, {"lshift", "<<"}, {"rshift", ">>"}, {"iadd", "+="},   {"imul", "*="}};
+  static const std::pair<const char*, const char*> comparisons[] = {
+      {"lt", "<"}, {"le", "<="}, {"eq", "=="}, {"ne", "!="}, {"gt", ">"}, {"ge", ">="}};
+  if (args.size() == 2) {
+    for (const auto& [fn, symbol] : binaries)
+      if (name == fn)
+        return interp.binary(symbol, args[0], args[1]);
+    for (const auto& [fn, symbol] : comparisons)
+      if (name == fn)
+        return interp.compare(symbol, args[0], args[1]);
+    if (name == "getitem")
+      return interp.getItem(args[0], args[1]);
+    if (name == "is_") {
+      llvm::Expected<bool> same = interp.identical(args[0], args[1]);
+      if (!same)
+        return same.takeError();
+      return makeBool(*same);
+    }
+    if (name == "contains") {
+      llvm::Expected<bool> in = interp.contains(args[0], args[1]);
+      if (!in)
+        return in.takeError();
+      return makeBool(*in);
+    }
+  }
+  if (args.size() == 1 && (name == "neg" || name == "pos" || name == "not_" || name == "invert"))
+    return interp.unary(name, args[0]);
+  if (args.size() == 1 && name == "index" && args[0]->isConstant())
+    return applyToConstants(interp, self->object.get(), args);
+  return captureError("operator." + name + " with " + llvm::Twine(args.size()) +
+                      " arguments is not supported");
+}
+
+struct Row {
+  const char* name;
+  BuiltinHandler handler;
+};
+
+const Row Rows[] = {
+    {"builtins.len", builtinLen},
+    {"builtins.isinstance", builtinIsinstance},
+    {"builtins.issubclass", builtinIssubclass},
+    {"builtins.getattr", builtinGetattr},
+    {"builtins.hasattr", builtinHasattr},
+    {"builtins.min", builtinMinMax},
+    {"builtins.max", builtinMinMax},
+    {"builtins.abs", builtinNumeric},
+    {"builtins.int", builtinNumeric},
+    {"builtins.float", builtinNumeric},
+    {"builtins.bool", builtinNumeric},
+    {"builtins.round", builtinNumeric},
+    {"builtins.divmod", builtinNumeric},
+    {"builtins.pow", builtinNumeric},
+    {"builtins.str", builtinNumeric},
+    {"builtins.tuple", builtinTuple},
+    {"builtins.list", builtinList},
+    {"builtins.dict", builtinDict},
+    {"builtins.range", builtinRange},
+    {"builtins.enumerate", builtinEnumerate},
+    {"builtins.zip", builtinZip},
+    {"builtins.reversed", builtinReversed},
+    {"builtins.sorted", builtinSorted},
+    {"builtins.iter", builtinIter},
+    {"builtins.next", builtinNext},
+    {"builtins.all", builtinAllAny},
+    {"builtins.any", builtinAllAny},
+    {"builtins.sum", builtinSum},
+    {"builtins.map", builtinMap},
+    {"builtins.slice", builtinSlice},
+    {"builtins.type", builtinType},
+    {"builtins.callable", builtinCallable},
+    {"builtins.super", builtinSuper},
+    {"builtins.print", builtinSideEffect},
+    {"builtins.input", builtinSideEffect},
+    {"builtins.open", builtinSideEffect},
+    {"builtins.exec", builtinSideEffect},
+    {"builtins.eval", builtinSideEffect},
+    {"builtins.setattr", builtinSideEffect},
+    {"builtins.delattr", builtinSideEffect},
+    {"builtins.id", builtinSideEffect},
+    {"torch._C._has_torch_function", builtinHasTorchFunction},
+    {"torch._C._has_torch_function_unary", builtinHasTorchFunction},
+    {"torch._C._has_torch_function_variadic", builtinHasTorchFunction},
+    {"torch._C._get_tracing_state", builtinReturnsNone},
+    {"list.append", listAppend},
+    {"list.extend", listExtend},
+    {"list.insert", listInsert},
+    {"list.pop", listPop},
+    {"list.index", sequenceIndexCount},
+    {"list.count", sequenceIndexCount},
+    {"tuple.index", sequenceIndexCount},
+    {"tuple.count", sequenceIndexCount},
+    {"dict.keys", dictView},
+    {"dict.values", dictView},
+    {"dict.items", dictView},
+    {"dict.get", dictGet},
+    {"dict.update", dictUpdate},
+    {"operator.add", operatorFunction},
+    {"operator.sub", operatorFunction},
+    {"operator.mul", operatorFunction},
+    {"operator.truediv", operatorFunction},
+    {"operator.floordiv", operatorFunction},
+    {"operator.mod", operatorFunction},
+    {"operator.matmul", operatorFunction},
+    {"operator.pow", operatorFunction},
+    {"operator.neg", operatorFunction},
+    {"operator.not_", operatorFunction},
+    {"operator.getitem", operatorFunction},
+    {"operator.contains", operatorFunction},
+    {"operator.eq", operatorFunction},
+    {"operator.ne", operatorFunction},
+    {"operator.lt", operatorFunction},
+    {"operator.le", operatorFunction},
+    {"operator.gt", operatorFunction},
+    {"operator.ge", operatorFunction},
+    {"operator.index", operatorFunction},
+};
+
+} // namespace
+
+void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler) {
+  interp.builtins_[object] = {PyRef::borrow(object), handler};
+}
+
+llvm::Error registerBuiltinHandlers(Interpreter& interp) {
+  for (const Row& row : Rows) {
+    llvm::StringRef name(row.name);
+    llvm::Expected<PyRef> object =
+        name.starts_with("list.") || name.starts_with("tuple.") || name.starts_with("dict.")
+            ? importObject("builtins." + name.str())
+            : importObject(name);
+    if (!object)
+      return object.takeError();
+    // Methods are looked up on the type's dict, so register the descriptor
+    // itself.
+    addBuiltin(interp, object->get(), row.handler);
+  }
+  return llvm::Error::success();
+}
+
+} // namespace dync::capture

@@ -1,0 +1,312 @@
+//===- Calls.cpp - Calling symbolic values: inlining and the oracle -------===//
+//
+// User functions, methods, lambdas, closures and nn.Module forwards are
+// inlined: their bytecode runs in a frame of its own over the caller's
+// symbolic values. Torch's builtins go to the oracle; builtins capture models
+// itself go to their handlers; pure functions of constants run in CPython.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/python/PyStrings.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+/// Binds call arguments to a code object's parameters as CPython does:
+/// positional, then keywords, then defaults; extra ones into *args and
+/// **kwargs when the function takes them.
+llvm::Expected<std::vector<ValuePtr>>
+bindArguments(const Value& function, std::vector<ValuePtr> args, KeywordArgs kwargs) {
+  auto* code = reinterpret_cast<PyCodeObject*>(function.code.get());
+  const size_t argCount = code->co_argcount, posOnly = code->co_posonlyargcount,
+               kwOnly = code->co_kwonlyargcount;
+  const bool varArgs = code->co_flags & CO_VARARGS, varKeywords = code->co_flags & CO_VARKEYWORDS;
+  PyObject* names = code->co_localsplusnames;
+  auto nameAt = [&](size_t i) { return python::utf8Of(PyTuple_GET_ITEM(names, i)).value_or("?"); };
+  const std::string& who = function.qualname;
+
+  std::vector<ValuePtr> locals(static_cast<size_t>(code->co_nlocalsplus));
+  for (size_t i = 0; i < std::min(args.size(), argCount); ++i)
+    locals[i] = args[i];
+  size_t next = argCount + kwOnly;
+  if (varArgs) {
+    std::vector<ValuePtr> rest;
+    if (args.size() > argCount)
+      rest.assign(args.begin() + static_cast<ptrdiff_t>(argCount), args.end());
+    locals[next++] = makeTuple(std::move(rest));
+  } else if (args.size() > argCount) {
+    return captureError(who + "() takes " + llvm::Twine(argCount) + " positional argument" +
+                        (argCount == 1 ? "" : "s") + " but " + llvm::Twine(args.size()) +
+                        " were given");
+  }
+  ValuePtr extraKeywords;
+  if (varKeywords) {
+    extraKeywords = makeValue(ValueKind::Dict);
+    locals[next] = extraKeywords;
+  }
+  for (auto& [name, value] : kwargs) {
+    size_t index = posOnly;
+    while (index < argCount + kwOnly && nameAt(index) != name)
+      ++index;
+    if (index < argCount + kwOnly) {
+      if (locals[index])
+        return captureError(who + "() got multiple values for argument '" + name + "'");
+      locals[index] = value;
+      continue;
+    }
+    if (!extraKeywords)
+      return captureError(who + "() got an unexpected keyword argument '" + name + "'");
+    extraKeywords->entries.emplace_back(makeConstantSteal(python::newStr(name)), value);
+  }
+  // Positional defaults fill the last parameters; keyword-only ones by name.
+  const std::vector<ValuePtr>& defaults = function.items;
+  for (size_t i = 0; i < argCount; ++i) {
+    if (locals[i])
+      continue;
+    size_t firstDefault = argCount - std::min(argCount, defaults.size());
+    if (i >= firstDefault) {
+      locals[i] = defaults[i - firstDefault];
+      continue;
+    }
+    return captureError(who + "() missing required argument '" + nameAt(i) + "'");
+  }
+  for (size_t i = argCount; i < argCount + kwOnly; ++i) {
+    if (locals[i])
+      continue;
+    std::string name = nameAt(i);
+    for (const auto& [key, value] : function.entries)
+      if (key->isConstant() && python::utf8Of(key->object.get()).value_or("") == name)
+        locals[i] = value;
+    if (!locals[i])
+      return captureError(who + "() missing required keyword-only argument '" + name + "'");
+  }
+  return locals;
+}
+
+bool isPureModule(PyObject* function) {
+  PyObject* self = PyCFunction_GET_SELF(function);
+  if (!self || !PyModule_Check(self))
+    return false;
+  const char* name = PyModule_GetName(self);
+  if (!name) {
+    PyErr_Clear();
+    return false;
+  }
+  llvm::StringRef module(name);
+  return module == "math" || module == "cmath" || module == "_operator";
+}
+
+bool isImmutableBuiltinType(PyTypeObject* type) {
+  return type == &PyUnicode_Type || type == &PyLong_Type || type == &PyFloat_Type ||
+         type == &PyBool_Type || type == &PyTuple_Type || type == &PyBytes_Type ||
+         type == &PyComplex_Type || type == &PyFrozenSet_Type;
+}
+
+} // namespace
+
+llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<ValuePtr> args,
+                                           KeywordArgs kwargs) {
+  switch (callee->kind) {
+  case ValueKind::Function:
+    return inlineFunction(callee, std::move(args), std::move(kwargs));
+  case ValueKind::BoundMethod: {
+    args.insert(args.begin(), callee->items[0]);
+    return call(callee->items[1], std::move(args), std::move(kwargs));
+  }
+  case ValueKind::NNModule:
+    return callModule(callee, std::move(args), std::move(kwargs));
+  case ValueKind::Builtin: {
+    BuiltinHandler handler = builtins_.at(callee->object.get()).second;
+    return handler(*this, callee, args, kwargs);
+  }
+  case ValueKind::TorchCallable:
+    return callOracle(callee->object.get(), args, kwargs);
+  case ValueKind::Object:
+  case ValueKind::Constant:
+    return callObject(callee, std::move(args), std::move(kwargs));
+  default:
+    return captureError("calling a " + spelling(callee->kind) + " value");
+  }
+}
+
+llvm::Expected<ValuePtr> Interpreter::inlineFunction(const ValuePtr& function,
+                                                     std::vector<ValuePtr> args,
+                                                     KeywordArgs kwargs) {
+  auto* code = reinterpret_cast<PyCodeObject*>(function->code.get());
+  if (code->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE | CO_ASYNC_GENERATOR))
+    return captureError("calling coroutine or async generator " + function->qualname +
+                        "() is not supported");
+  llvm::Expected<const bytecode::DecodedCode*> body = decoded(code);
+  if (!body)
+    return body.takeError();
+  llvm::Expected<std::vector<ValuePtr>> locals =
+      bindArguments(*function, std::move(args), std::move(kwargs));
+  if (!locals)
+    return locals.takeError();
+
+  Frame frame;
+  frame.code = code;
+  frame.decoded = *body;
+  frame.locals = std::move(*locals);
+  frame.globals = function->globals.get();
+  frame.entryGlobals = function->entryGlobals;
+  frame.qualname = function->qualname;
+  frame.filename = python::utf8Of(code->co_filename).value_or("<unknown>");
+  frame.generator = code->co_flags & CO_GENERATOR;
+  // Free variables are the last slots of the fast locals; the closure's
+  // cells go there, as COPY_FREE_VARS would put them.
+  size_t freeCount = static_cast<size_t>(code->co_nfreevars);
+  if (function->closure.size() != freeCount)
+    return captureError(function->qualname + "() expects " + llvm::Twine(freeCount) +
+                        " closure cells, got " + llvm::Twine(function->closure.size()));
+  size_t offset = frame.locals.size() - freeCount;
+  for (size_t i = 0; i < freeCount; ++i)
+    frame.locals[offset + i] = function->closure[i];
+
+  llvm::Expected<ValuePtr> result = run(frame);
+  if (!result)
+    return result.takeError();
+  // A generator ran to its end when called; what it yielded is what
+  // iterating it gives. That is exact for generators whose consumer does not
+  // affect them (generator expressions), which is what models use.
+  if (frame.generator)
+    return makeEagerIterator(std::move(frame.yielded));
+  return *result;
+}
+
+llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::vector<ValuePtr> args,
+                                                 KeywordArgs kwargs) {
+  PyObject* object = module->object.get();
+  std::string name = module->source ? module->source->str() : describeObject(object);
+  // Hooks run Python the graph would not contain; capture them only when
+  // there are none.
+  PyObject** dictPointer = _PyObject_GetDictPtr(object);
+  PyObject* dict = dictPointer ? *dictPointer : nullptr;
+  for (const char* hooks : {"_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
+                            "_backward_pre_hooks", "_state_dict_hooks"}) {
+    if (llvm::StringRef(hooks) == "_state_dict_hooks")
+      continue;
+    PyObject* table = dict ? PyDict_GetItemString(dict, hooks) : nullptr;
+    if (table && PyObject_Length(table) > 0)
+      return captureError("module " + name + " has " + llvm::StringRef(hooks).drop_front() +
+                          " registered; modules with hooks are not supported");
+  }
+  for (const char* hooks : {"_global_forward_hooks", "_global_forward_pre_hooks",
+                            "_global_backward_hooks", "_global_backward_pre_hooks"}) {
+    llvm::Expected<PyRef> table = importObject(std::string("torch.nn.modules.module.") + hooks);
+    if (!table) {
+      llvm::consumeError(table.takeError());
+      continue;
+    }
+    if (PyObject_Length(table->get()) > 0)
+      return captureError(std::string("global module hooks (") + hooks +
+                          ") are registered; modules with hooks are not supported");
+  }
+  if (module->source)
+    guards_.add({GuardKind::TypeMatch, module->source,
+                 qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(object)))});
+  // The training flag changes what many modules compute: guard it.
+  llvm::Expected<ValuePtr> training = moduleAttr(module, "training");
+  if (!training)
+    return training.takeError();
+
+  PyRef callName = PyRef::steal(python::newStr("__call__"));
+  PyObject* ownCall = _PyType_Lookup(Py_TYPE(object), callName.get());
+  PyObject* baseCall =
+      _PyType_Lookup(reinterpret_cast<PyTypeObject*>(types_.module.get()), callName.get());
+  llvm::Expected<ValuePtr> target =
+      moduleAttr(module, ownCall && ownCall != baseCall ? "__call__" : "forward");
+  if (!target)
+    return target.takeError();
+  return call(*target, std::move(args), std::move(kwargs));
+}
+
+llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
+                                                 KeywordArgs kwargs) {
+  PyObject* object = callee->object.get();
+  bool constantArgs = allConstant(args) &&
+                      llvm::all_of(kwargs, [](const auto& kw) { return allConstant({kw.second}); });
+  // Pure functions of constants run in CPython: math functions, and
+  // methods of immutable builtin values ("{}".format, str.join).
+  bool pure = false;
+  if (PyCFunction_Check(object)) {
+    PyObject* self = PyCFunction_GET_SELF(object);
+    pure = isPureModule(object) ||
+           (self && (isImmutableBuiltinType(Py_TYPE(self)) || PyTuple_Check(self)));
+  } else if (Py_IS_TYPE(object, &PyMethodDescr_Type)) {
+    pure = isImmutableBuiltinType(reinterpret_cast<PyDescrObject*>(object)->d_type);
+  } else if (isGradModeManager(object) ||
+             (PyMethod_Check(object) && isGradModeManager(PyMethod_GET_SELF(object)))) {
+    // Grad-mode managers and their __exit__ run for real (see BEFORE_WITH).
+    pure = true;
+  } else if (llvm::any_of(types_.pureClasses,
+                          [&](const PyRef& type) { return type.get() == object; })) {
+    pure = true;
+  } else if (PyExceptionClass_Check(object)) {
+    // Building an exception is harmless; raising it stops capture with its
+    // message.
+    pure = true;
+  }
+  if (pure && constantArgs) {
+    PyRef tuple = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(args.size())));
+    for (size_t i = 0; i < args.size(); ++i) {
+      llvm::Expected<PyRef> arg = toPython(args[i]);
+      if (!arg)
+        return arg.takeError();
+      PyTuple_SET_ITEM(tuple.get(), i, arg->release());
+    }
+    PyRef dict;
+    if (!kwargs.empty()) {
+      dict = PyRef::steal(PyDict_New());
+      for (const auto& [name, value] : kwargs) {
+        llvm::Expected<PyRef> arg = toPython(value);
+        if (!arg)
+          return arg.takeError();
+        PyDict_SetItemString(dict.get(), name.c_str(), arg->get());
+      }
+    }
+    PyRef result = PyRef::steal(PyObject_Call(object, tuple.get(), dict.get()));
+    if (!result)
+      return pythonError("calling " + describeObject(object));
+    if (PyExceptionInstance_Check(result.get()))
+      return makeValue(ValueKind::Object, result);
+    return wrapReal(result.get(), nullptr);
+  }
+  if (PyWeakref_CheckRef(object) && args.empty() && kwargs.empty()) {
+    // Dereferencing a weak reference reads the program's state: the
+    // referent is a value capture may already know (a module's parameter).
+    PyObject* referent = PyWeakref_GetObject(object);
+    auto known = tensorInputs_.find(referent);
+    if (known != tensorInputs_.end())
+      return known->second.second;
+    return wrapReal(referent, nullptr);
+  }
+  if (PyType_Check(object)) {
+    if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
+                         reinterpret_cast<PyTypeObject*>(types_.module.get())))
+      return captureError("constructing module " + describeObject(object) +
+                          " while capturing is not supported; build modules in __init__");
+    return captureError("constructing an object of " + describeObject(object) +
+                        " is not supported");
+  }
+  // A callable instance of a Python class: inline its __call__.
+  PyRef callName = PyRef::steal(python::newStr("__call__"));
+  PyObject* dunderCall = _PyType_Lookup(Py_TYPE(object), callName.get());
+  if (dunderCall && PyFunction_Check(dunderCall)) {
+    llvm::Expected<ValuePtr> function = functionFromReal(dunderCall, nullptr);
+    if (!function)
+      return function.takeError();
+    args.insert(args.begin(), callee);
+    return call(*function, std::move(args), std::move(kwargs));
+  }
+  return captureError("call to " + describeObject(object) +
+                      " cannot be traced: it is not Python code, a torch operation or a "
+                      "builtin capture models");
+}
+
+} // namespace dync::capture

@@ -1,0 +1,398 @@
+//===- Capture.cpp - Capturing one entry function as a graph --------------===//
+#include "frontend/capture/Capture.h"
+
+#include "frontend/bytecode/OpcodeTable.h"
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/python/PyStrings.h"
+#include "passes/ir/Verifier.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+llvm::Error inputError(const python::LoadedModule& module, const llvm::Twine& message) {
+  // Located in the module's file, without a line: these are about how the
+  // entry is called, not about a line of it.
+  CaptureFrame frame;
+  frame.file = module.displayPath;
+  return llvm::make_error<CaptureError>(message.str(), std::vector<CaptureFrame>{frame});
+}
+
+/// The object `self` is for a `Class.method` entry: --init, else a
+/// module-level instance of exactly that class, else `Class()`.
+llvm::Expected<PyRef> findSelf(const python::LoadedModule& module,
+                               const python::ResolvedEntry& entry, const CaptureOptions& options) {
+  PyObject* globals = PyModule_GetDict(module.module.get());
+  if (!options.init.empty()) {
+    PyRef value = PyRef::steal(PyRun_String(options.init.c_str(), Py_eval_input, globals, globals));
+    if (!value)
+      return inputError(module,
+                        llvm::toString(pythonError("evaluating --init '" + options.init + "'")));
+    return value;
+  }
+  PyRef owner = module.module;
+  llvm::SmallVector<llvm::StringRef, 4> parts;
+  llvm::StringRef(entry.ownerPath).split(parts, '.');
+  for (llvm::StringRef part : parts) {
+    owner = PyRef::steal(PyObject_GetAttrString(owner.get(), part.str().c_str()));
+    if (!owner)
+      return inputError(module, llvm::toString(pythonError("resolving " + entry.ownerPath)));
+  }
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(globals, &pos, &key, &value))
+    if (reinterpret_cast<PyObject*>(Py_TYPE(value)) == owner.get())
+      return PyRef::borrow(value);
+  PyRef made = PyRef::steal(PyObject_CallNoArgs(owner.get()));
+  if (!made)
+    return inputError(module, llvm::toString(pythonError("no instance of " + entry.className +
+                                                         " at module level, and constructing " +
+                                                         entry.className + "()")) +
+                                  "; pass --init 'EXPR' to say how to build one");
+  return made;
+}
+
+/// The example arguments: --example's function or example_inputs().
+llvm::Expected<PyRef> exampleArguments(const python::LoadedModule& module,
+                                       const CaptureOptions& options, size_t wanted) {
+  std::string name = options.example.empty() ? "example_inputs" : options.example;
+  PyObject* globals = PyModule_GetDict(module.module.get());
+  PyObject* function = PyDict_GetItemString(globals, name.c_str());
+  if (!function) {
+    if (wanted == 0 && options.example.empty())
+      return PyRef::steal(PyTuple_New(0));
+    return inputError(module, options.example.empty()
+                                  ? llvm::Twine("no example inputs: define example_inputs() in "
+                                                "the module returning the arguments as a "
+                                                "tuple, or name a function with --example")
+                                  : llvm::Twine("--example names '" + name +
+                                                "', which the module does not define"));
+  }
+  PyRef result = PyRef::steal(PyObject_CallNoArgs(function));
+  if (!result)
+    return inputError(module, llvm::toString(pythonError("calling " + name + "()")));
+  if (PyList_Check(result.get()))
+    result = PyRef::steal(PyList_AsTuple(result.get()));
+  if (!PyTuple_Check(result.get()))
+    result = PyRef::steal(PyTuple_Pack(1, result.get()));
+  return result;
+}
+
+std::string tensorGuardPayload(const ir::Type& type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << ir::spelling(type.dtype()) << ' ';
+  type.device().print(os);
+  os << " [";
+  llvm::interleaveComma(type.sizes(), os, [&](ir::SymExpr size) { size.print(os); });
+  os << ']';
+  if (!type.hasContiguousStrides()) {
+    os << " stride=[";
+    llvm::interleaveComma(type.strides(), os, [&](ir::SymExpr stride) { stride.print(os); });
+    os << ']';
+  }
+  os << " requires_grad=" << (type.requiresGrad() ? "true" : "false");
+  return text;
+}
+
+/// The graph's results: values, symbolic integers and constants, nested in
+/// tuples and lists as the function returned them.
+llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ctx,
+                                            const ValuePtr& value) {
+  switch (value->kind) {
+  case ValueKind::Tensor: {
+    std::optional<ir::ValueRef> ref = interp.oracle().valueOf(value->object.get());
+    if (!ref)
+      return captureError("the function returns a tensor the graph does not compute");
+    return ir::Argument::value(ref->node, ref->index);
+  }
+  case ValueKind::SymNum: {
+    llvm::Expected<ir::SymExpr> expr = interp.oracle().symExprOf(value->object.get());
+    if (!expr)
+      return expr.takeError();
+    return ir::Argument::sym(*expr);
+  }
+  case ValueKind::Tuple:
+  case ValueKind::List: {
+    std::vector<ir::Argument> items;
+    for (const ValuePtr& item : value->items) {
+      llvm::Expected<ir::Argument> arg = resultArgument(interp, ctx, item);
+      if (!arg)
+        return arg.takeError();
+      items.push_back(std::move(*arg));
+    }
+    return value->kind == ValueKind::List ? ir::Argument::list(std::move(items))
+                                          : ir::Argument::tuple(std::move(items));
+  }
+  case ValueKind::Constant: {
+    PyObject* object = value->object.get();
+    if (object == Py_None)
+      return ir::Argument::none();
+    if (PyBool_Check(object))
+      return ir::Argument::boolean(object == Py_True);
+    if (PyLong_CheckExact(object)) {
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(object, &overflow);
+      if (!overflow)
+        return ir::Argument::sym(ctx.constant(v));
+    }
+    if (PyFloat_CheckExact(object))
+      return ir::Argument::floating(PyFloat_AsDouble(object));
+    if (PyUnicode_Check(object))
+      return ir::Argument::string(python::utf8Of(object).value_or(""));
+    break;
+  }
+  default:
+    break;
+  }
+  return captureError("the function returns a " + spelling(value->kind) +
+                      " value, which a graph cannot return");
+}
+
+} // namespace
+
+llvm::Expected<GuardSet> captureGraph(const python::LoadedModule& module,
+                                      const python::ResolvedEntry& entry,
+                                      const CaptureOptions& options, ir::Graph& graph,
+                                      const OracleFactory& makeOracle) {
+  llvm::Expected<bytecode::OpcodeTable> opcodes = bytecode::OpcodeTable::fromInterpreter();
+  if (!opcodes)
+    return opcodes.takeError();
+  llvm::Expected<std::unique_ptr<oracle::TensorOracle>> oracle = makeOracle(graph);
+  if (!oracle)
+    return oracle.takeError();
+  GuardSet recorded;
+  llvm::Expected<std::unique_ptr<Interpreter>> created =
+      Interpreter::create(**oracle, recorded, *opcodes, PyModule_GetDict(module.module.get()));
+  if (!created)
+    return created.takeError();
+  Interpreter& interp = **created;
+
+  // The parameters the example arguments bind to.
+  PyCodeObject* code = entry.codeObject();
+  std::vector<std::string> parameters;
+  for (int i = 0; i < code->co_argcount; ++i)
+    parameters.push_back(
+        python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)).value_or("?"));
+  PyRef self;
+  switch (entry.kind) {
+  case python::EntryKind::Method: {
+    llvm::Expected<PyRef> found = findSelf(module, entry, options);
+    if (!found)
+      return found.takeError();
+    self = *found;
+    break;
+  }
+  case python::EntryKind::BoundMethod:
+  case python::EntryKind::ClassMethod:
+    self = entry.self;
+    break;
+  default:
+    break;
+  }
+  if (self && parameters.empty())
+    return inputError(module, entry.qualname + " takes no 'self' parameter");
+  size_t firstExample = self ? 1 : 0;
+  llvm::Expected<PyRef> examples =
+      exampleArguments(module, options, parameters.size() - firstExample);
+  if (!examples)
+    return examples.takeError();
+  size_t exampleCount = static_cast<size_t>(PyTuple_GET_SIZE(examples->get()));
+  if (firstExample + exampleCount > parameters.size() && !(code->co_flags & CO_VARARGS))
+    return inputError(module, "the example inputs are " + llvm::Twine(exampleCount) +
+                                  " arguments, but " + entry.qualname + " takes " +
+                                  llvm::Twine(parameters.size() - firstExample));
+
+  // --dynamic names arguments; check them against the examples first.
+  for (const DynamicSpec& spec : options.dynamic) {
+    auto it = llvm::find(parameters, spec.argument);
+    size_t index = static_cast<size_t>(it - parameters.begin());
+    if (it == parameters.end() || index < firstExample || index - firstExample >= exampleCount)
+      return inputError(module, "--dynamic '" + spec.text + "' names '" + spec.argument +
+                                    "', which is not an example argument of " + entry.qualname);
+    PyObject* value = PyTuple_GET_ITEM(examples->get(), index - firstExample);
+    if (PyObject_IsInstance(value, interp.types().tensor.get()) != 1)
+      return inputError(module, "--dynamic '" + spec.text + "': argument '" + spec.argument +
+                                    "' is not a tensor");
+    PyRef shape = PyRef::steal(PyObject_GetAttrString(value, "shape"));
+    Py_ssize_t rank = shape ? PyObject_Length(shape.get()) : -1;
+    if (rank < 0)
+      return pythonError("reading the shape of '" + spec.argument + "'");
+    if (spec.dim >= static_cast<unsigned>(rank))
+      return inputError(module, "--dynamic '" + spec.text + "': '" + spec.argument + "' has " +
+                                    llvm::Twine(rank) + " dimensions");
+    long long size = PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), spec.dim));
+    if (!spec.range.contains(size))
+      return inputError(module, "--dynamic '" + spec.text + "': the example's size " +
+                                    llvm::Twine(size) + " of '" + spec.argument + "' dimension " +
+                                    llvm::Twine(spec.dim) + " is outside the range");
+  }
+
+  // The frame's arguments, each with its source.
+  std::vector<ValuePtr> args;
+  if (self) {
+    llvm::Expected<ValuePtr> value = interp.wrapReal(self.get(), Source::local(parameters[0]));
+    if (!value)
+      return value.takeError();
+    PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(self.get()));
+    if ((*value)->kind == ValueKind::NNModule || (*value)->kind == ValueKind::Object) {
+      recorded.add({GuardKind::TypeMatch, (*value)->source, qualifiedTypeName(type)});
+      if ((*value)->kind == ValueKind::NNModule) {
+        llvm::Expected<ValuePtr> training = interp.getAttr(*value, "training");
+        if (!training)
+          return training.takeError();
+      }
+    }
+    args.push_back(*value);
+  }
+  for (size_t i = 0; i < exampleCount; ++i) {
+    PyObject* value = PyTuple_GET_ITEM(examples->get(), i);
+    size_t parameter = firstExample + i;
+    // Arguments past the positional parameters land in *args.
+    std::string name;
+    SourcePtr source;
+    if (parameter < parameters.size()) {
+      name = parameters[parameter];
+      source = Source::local(name);
+    } else {
+      std::string varargs =
+          python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames,
+                                          code->co_argcount + code->co_kwonlyargcount))
+              .value_or("args");
+      name = varargs + "_" + std::to_string(parameter - parameters.size());
+      source = Source::index(Source::local(varargs),
+                             static_cast<int64_t>(parameter - parameters.size()));
+    }
+    llvm::Expected<ValuePtr> arg = [&]() -> llvm::Expected<ValuePtr> {
+      if (PyObject_IsInstance(value, interp.types().tensor.get()) == 1) {
+        std::vector<oracle::DynamicDim> dims;
+        for (const DynamicSpec& spec : options.dynamic)
+          if (spec.argument == name)
+            dims.push_back({spec.dim, spec.symbol, spec.range});
+        llvm::Expected<ValuePtr> tensor = interp.tensorInput(value, source, dims);
+        if (tensor)
+          for (const DynamicSpec& spec : options.dynamic)
+            if (spec.argument == name)
+              interp.watchDynamic(
+                  {(*tensor)->object, spec.dim, spec.text, source->str(), spec.range});
+        return tensor;
+      }
+      return interp.wrapReal(value, source);
+    }();
+    if (!arg)
+      return arg.takeError();
+    args.push_back(*arg);
+  }
+
+  // Grad-mode blocks switch the mode for real while capture is inside them;
+  // whatever the program leaves it at, it is restored, and the guards name
+  // the mode capture started in.
+  PyObject* torch = interp.types().torch.get();
+  PyRef grad = PyRef::steal(PyObject_CallMethod(torch, "is_grad_enabled", nullptr));
+  if (!grad)
+    return pythonError("reading torch's grad mode");
+  auto restoreGrad = llvm::make_scope_exit([&] {
+    PyRef restored = PyRef::steal(PyObject_CallMethod(torch, "set_grad_enabled", "O", grad.get()));
+    if (!restored)
+      PyErr_Clear();
+  });
+
+  // Run it.
+  llvm::Expected<ValuePtr> function = interp.wrapReal(entry.function.get(), nullptr);
+  if (!function)
+    return function.takeError();
+  llvm::Expected<ValuePtr> result = interp.call(*function, std::move(args));
+  if (!result)
+    return result.takeError();
+
+  // What the graph returns: a returned tuple's elements, or the one value.
+  std::vector<ir::Argument> outputs;
+  if ((*result)->kind == ValueKind::Tuple && !(*result)->object) {
+    for (const ValuePtr& item : (*result)->items) {
+      llvm::Expected<ir::Argument> arg = resultArgument(interp, graph.context(), item);
+      if (!arg)
+        return inputError(module, entry.qualname + ": " + llvm::toString(arg.takeError()));
+      outputs.push_back(std::move(*arg));
+    }
+  } else {
+    llvm::Expected<ir::Argument> arg = resultArgument(interp, graph.context(), *result);
+    if (!arg)
+      return inputError(module, entry.qualname + ": " + llvm::toString(arg.takeError()));
+    outputs.push_back(std::move(*arg));
+  }
+  if (llvm::Error error = (*oracle)->finalize())
+    return captureError("finishing the shape environment: " + llvm::toString(std::move(error)));
+  (*oracle)->builder().setOutput(std::move(outputs));
+
+  // A dimension declared dynamic must still be a symbol, over at least the
+  // declared range: otherwise the program decided something about it.
+  for (const DynamicSpec& spec : options.dynamic) {
+    for (const ValuePtr& input : interp.tensorInputs()) {
+      if (!input->source || input->source->str() != Source::local(spec.argument)->str())
+        continue;
+      llvm::Expected<ir::Type> type = (*oracle)->typeOf(input->object.get());
+      if (!type)
+        return type.takeError();
+      ir::SymExpr size = type->sizes()[spec.dim];
+      if (size.isConstant())
+        return inputError(module, "--dynamic '" + spec.text +
+                                      "' contradicts the program: it "
+                                      "specialized dimension " +
+                                      llvm::Twine(spec.dim) + " of '" + spec.argument +
+                                      "' to the constant " + llvm::Twine(size.constantValue()));
+      std::string symbol;
+      llvm::raw_string_ostream os(symbol);
+      size.print(os);
+      if (const ir::SymbolDecl* decl = graph.findSymbol(symbol)) {
+        // Torch specializes sizes 0 and 1 (a symbolic size is at least 2),
+        // so a requested lower bound below 2 is met by 2.
+        int64_t wantedLo = std::max<int64_t>(spec.range.lo.value_or(2), 2);
+        bool narrower = (decl->range.lo && *decl->range.lo > wantedLo) ||
+                        (spec.range.hi && decl->range.hi && *decl->range.hi < *spec.range.hi);
+        if (narrower && (spec.range.lo || spec.range.hi)) {
+          std::string range;
+          llvm::raw_string_ostream rs(range);
+          decl->range.print(rs);
+          return inputError(module, "--dynamic '" + spec.text +
+                                        "' contradicts the program: it holds only for " + symbol +
+                                        " in " + range);
+        }
+      }
+    }
+  }
+
+  if (llvm::Error error = ir::verify(graph))
+    return captureError("the captured graph does not verify: " + llvm::toString(std::move(error)));
+
+  // Guards: tensor inputs first, then what the program's run assumed, then
+  // global state and versions.
+  GuardSet guards;
+  for (const ValuePtr& input : interp.tensorInputs()) {
+    llvm::Expected<ir::Type> type = (*oracle)->typeOf(input->object.get());
+    if (!type)
+      return type.takeError();
+    guards.add({GuardKind::TensorMatch, input->source, tensorGuardPayload(*type)});
+  }
+  for (const Guard& guard : recorded.guards())
+    guards.add(guard);
+  PyRef dtype = PyRef::steal(PyObject_CallMethod(torch, "get_default_dtype", nullptr));
+  PyRef version = PyRef::steal(PyObject_GetAttrString(torch, "__version__"));
+  if (!dtype || !version)
+    return pythonError("reading torch's global state");
+  guards.add({GuardKind::GlobalState, nullptr,
+              std::string("grad_mode=") + (grad.get() == Py_True ? "true" : "false")});
+  guards.add({GuardKind::GlobalState, nullptr, "default_dtype=" + reprOf(dtype.get())});
+  guards.add({GuardKind::Version, nullptr, "torch=" + python::strOf(version.get())});
+  guards.add({GuardKind::Version, nullptr,
+              "python=" + llvm::StringRef(Py_GetVersion()).split(' ').first.str()});
+  return guards;
+}
+
+} // namespace dync::capture

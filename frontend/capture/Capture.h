@@ -1,0 +1,49 @@
+//===- Capture.h - Capturing one entry function as a graph ----------------===//
+//
+// The frontend's capture entry point: builds the entry's inputs (self and
+// the example arguments), runs the symbolic interpreter over its bytecode,
+// and leaves a verified graph and the guards it was captured under.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/capture/DynamicSpec.h"
+#include "frontend/capture/Guard.h"
+#include "frontend/oracle/TensorOracle.h"
+#include "frontend/python/EntryResolver.h"
+#include "frontend/python/ModuleLoader.h"
+#include "passes/ir/Graph.h"
+
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dync::capture {
+
+struct CaptureOptions {
+  /// Dimensions of tensor arguments to keep symbolic.
+  std::vector<DynamicSpec> dynamic;
+  /// A Python expression, evaluated in the module, giving `self` for a
+  /// `Class.method` entry; empty to find or make one.
+  std::string init;
+  /// The module function returning the example arguments; empty for
+  /// `example_inputs`.
+  std::string example;
+};
+
+using OracleFactory =
+    std::function<llvm::Expected<std::unique_ptr<oracle::TensorOracle>>(ir::Graph&)>;
+
+/// Captures \p entry of \p module into \p graph (which must be empty) and
+/// returns the guards. Errors are CaptureErrors (with the user's file and
+/// line when capture stopped inside the program) or plain messages about the
+/// inputs. GIL held.
+llvm::Expected<GuardSet> captureGraph(const python::LoadedModule& module,
+                                      const python::ResolvedEntry& entry,
+                                      const CaptureOptions& options, ir::Graph& graph,
+                                      const OracleFactory& makeOracle);
+
+} // namespace dync::capture

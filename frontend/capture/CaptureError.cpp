@@ -1,0 +1,16 @@
+//===- CaptureError.cpp - Why capture stopped, and where ------------------===//
+#include "frontend/capture/CaptureError.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace dync::capture {
+
+char CaptureError::ID = 0;
+
+void CaptureError::log(llvm::raw_ostream& os) const {
+  if (!stack_.empty())
+    os << stack_.front().file << ":" << stack_.front().line << ": ";
+  os << reason_;
+}
+
+} // namespace dync::capture

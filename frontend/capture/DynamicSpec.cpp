@@ -1,0 +1,79 @@
+//===- DynamicSpec.cpp - `--dynamic ARG:DIM=SYMBOL[LO,HI]` -----------------===//
+#include "frontend/capture/DynamicSpec.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace dync::capture {
+
+namespace {
+
+bool isIdentifier(llvm::StringRef text) {
+  if (text.empty() || !(llvm::isAlpha(text[0]) || text[0] == '_'))
+    return false;
+  return llvm::all_of(text, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+llvm::Error malformed(llvm::StringRef text, const llvm::Twine& why) {
+  return llvm::createStringError("malformed --dynamic '" + text + "': " + why +
+                                 "; expected ARG:DIM=SYMBOL or ARG:DIM=SYMBOL[LO,HI], e.g. "
+                                 "x:0=batch[1,1024]");
+}
+
+llvm::Expected<std::optional<int64_t>> parseBound(llvm::StringRef whole, llvm::StringRef text) {
+  text = text.trim();
+  if (text.empty() || text == "inf" || text == "-inf")
+    return std::nullopt;
+  int64_t value = 0;
+  if (text.getAsInteger(10, value))
+    return malformed(whole, "range bound '" + text + "' is not an integer");
+  return value;
+}
+
+} // namespace
+
+llvm::Expected<DynamicSpec> parseDynamicSpec(llvm::StringRef text) {
+  DynamicSpec spec;
+  spec.text = text.str();
+  auto [target, rest] = text.split('=');
+  if (rest.empty() && !text.contains('='))
+    return malformed(text, "no '=SYMBOL'");
+  auto [argument, dim] = target.split(':');
+  argument = argument.trim();
+  dim = dim.trim();
+  if (!isIdentifier(argument))
+    return malformed(text, "'" + argument + "' is not an argument name");
+  if (dim.empty() || dim.getAsInteger(10, spec.dim))
+    return malformed(text, "'" + dim + "' is not a dimension number");
+  spec.argument = argument.str();
+  llvm::StringRef symbol = rest;
+  llvm::StringRef range;
+  if (size_t open = rest.find('['); open != llvm::StringRef::npos) {
+    symbol = rest.take_front(open);
+    range = rest.drop_front(open);
+    if (!range.ends_with("]"))
+      return malformed(text, "the range does not end with ']'");
+    range = range.drop_front().drop_back();
+  }
+  symbol = symbol.trim();
+  if (!isIdentifier(symbol))
+    return malformed(text, "'" + symbol + "' is not a symbol name");
+  spec.symbol = symbol.str();
+  if (!range.empty() || rest.contains('[')) {
+    auto [lo, hi] = range.split(',');
+    if (!range.contains(','))
+      return malformed(text, "the range needs two bounds separated by ','");
+    llvm::Expected<std::optional<int64_t>> low = parseBound(text, lo);
+    if (!low)
+      return low.takeError();
+    llvm::Expected<std::optional<int64_t>> high = parseBound(text, hi);
+    if (!high)
+      return high.takeError();
+    spec.range.lo = *low;
+    spec.range.hi = *high;
+    if (spec.range.lo && spec.range.hi && *spec.range.lo > *spec.range.hi)
+      return malformed(text, "the range is empty");
+  }
+  return spec;
+}
+
+} // namespace dync::capture

@@ -1,0 +1,29 @@
+//===- DynamicSpec.h - `--dynamic ARG:DIM=SYMBOL[LO,HI]` -------------------===//
+#pragma once
+
+#include "passes/ir/Assumptions.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace dync::capture {
+
+/// One dimension of one tensor argument declared dynamic:
+/// `x:0=batch[1,1024]` makes `x.size(0)` the symbol `batch`, assumed in
+/// [1, 1024]. The range is optional (`x:0=batch`), and either end may be
+/// left open (`[2,]`, `[,512]`) or written `inf`. The same symbol on two
+/// dimensions means they are equal.
+struct DynamicSpec {
+  std::string argument;
+  unsigned dim = 0;
+  std::string symbol;
+  ir::SymbolRange range;
+  /// As written, for messages.
+  std::string text;
+};
+
+/// Parses one `--dynamic` value; errors say what is malformed.
+llvm::Expected<DynamicSpec> parseDynamicSpec(llvm::StringRef text);
+
+} // namespace dync::capture

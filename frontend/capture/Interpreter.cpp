@@ -1,0 +1,654 @@
+//===- Interpreter.cpp - Frames, values and the dispatch loop -------------===//
+#include "frontend/capture/Interpreter.h"
+
+#include "frontend/bytecode/CodeObject.h"
+#include "frontend/bytecode/Codec.h"
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/python/PyStrings.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/Path.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+/// Generous: unrolled loops over layers run many instructions, but a loop
+/// that never ends must still stop.
+constexpr size_t MaxSteps = 50'000'000;
+constexpr size_t MaxDepth = 200;
+
+} // namespace
+
+llvm::Expected<std::unique_ptr<Interpreter>>
+Interpreter::create(oracle::TensorOracle& oracle, GuardSet& guards,
+                    const bytecode::OpcodeTable& opcodes, PyObject* entryGlobals) {
+  std::unique_ptr<Interpreter> interp(new Interpreter(oracle, guards, opcodes));
+  interp->entryGlobals_ = entryGlobals;
+  if (llvm::Error error = interp->bindOpcodes())
+    return error;
+  if (llvm::Error error = interp->readTypes())
+    return error;
+  if (llvm::Error error = registerBuiltinHandlers(*interp))
+    return error;
+  return interp;
+}
+
+llvm::Error Interpreter::readTypes() {
+  struct Row {
+    PyRef TorchTypes::* field;
+    const char* name;
+  };
+  const Row rows[] = {
+      {&TorchTypes::torch, "torch"},
+      {&TorchTypes::tensor, "torch.Tensor"},
+      {&TorchTypes::module, "torch.nn.Module"},
+      {&TorchTypes::parameter, "torch.nn.Parameter"},
+      {&TorchTypes::dtype, "torch.dtype"},
+      {&TorchTypes::device, "torch.device"},
+      {&TorchTypes::layout, "torch.layout"},
+      {&TorchTypes::memoryFormat, "torch.memory_format"},
+      {&TorchTypes::size, "torch.Size"},
+      {&TorchTypes::symInt, "torch.SymInt"},
+      {&TorchTypes::symFloat, "torch.SymFloat"},
+      {&TorchTypes::symBool, "torch.SymBool"},
+      {&TorchTypes::opOverload, "torch._ops.OpOverload"},
+      {&TorchTypes::opOverloadPacket, "torch._ops.OpOverloadPacket"},
+      {&TorchTypes::operatorModule, "operator"},
+      {&TorchTypes::builtinsModule, "builtins"},
+  };
+  for (const Row& row : rows) {
+    llvm::Expected<PyRef> object = importObject(row.name);
+    if (!object)
+      return object.takeError();
+    types_.*row.field = std::move(*object);
+  }
+  for (const char* name :
+       {"torch.no_grad", "torch.enable_grad", "torch.set_grad_enabled", "torch.inference_mode"}) {
+    llvm::Expected<PyRef> object = importObject(name);
+    if (!object)
+      return object.takeError();
+    types_.gradModeManagers.push_back(std::move(*object));
+  }
+  for (const char* name : {"torch.finfo", "torch.iinfo", "torch.device", "torch.Size",
+                           "builtins.complex", "builtins.frozenset", "builtins.bytes"}) {
+    llvm::Expected<PyRef> object = importObject(name);
+    if (!object)
+      return object.takeError();
+    types_.pureClasses.push_back(std::move(*object));
+  }
+  return llvm::Error::success();
+}
+
+bool Interpreter::isGradModeManager(PyObject* object) const {
+  PyObject* type = PyType_Check(object) ? object : reinterpret_cast<PyObject*>(Py_TYPE(object));
+  return llvm::any_of(types_.gradModeManagers,
+                      [&](const PyRef& manager) { return manager.get() == type; });
+}
+
+PyObject* Interpreter::operatorFunction(llvm::StringRef name) {
+  PyObject* dict = PyModule_GetDict(types_.operatorModule.get());
+  return PyDict_GetItemString(dict, name.str().c_str());
+}
+
+llvm::Expected<const bytecode::DecodedCode*> Interpreter::decoded(PyCodeObject* code) {
+  auto it = codes_.find(reinterpret_cast<PyObject*>(code));
+  if (it != codes_.end())
+    return it->second.second.get();
+  llvm::Expected<bytecode::RawCode> raw = bytecode::readRawCode(code);
+  if (!raw)
+    return raw.takeError();
+  llvm::Expected<bytecode::DecodedCode> decodedCode = bytecode::decode(*raw, opcodes_);
+  if (!decodedCode)
+    return decodedCode.takeError();
+  auto stored = std::make_unique<bytecode::DecodedCode>(std::move(*decodedCode));
+  const bytecode::DecodedCode* result = stored.get();
+  codes_[reinterpret_cast<PyObject*>(code)] = {PyRef::borrow(reinterpret_cast<PyObject*>(code)),
+                                               std::move(stored)};
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// The dispatch loop.
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<ValuePtr> Interpreter::run(Frame& frame) {
+  if (frames_.size() >= MaxDepth)
+    return captureError("calls nested more than " + llvm::Twine(MaxDepth) +
+                        " deep (unbounded recursion?)");
+  frames_.push_back(&frame);
+  auto popFrame = llvm::make_scope_exit([&] { frames_.pop_back(); });
+  const std::vector<bytecode::Instruction>& instructions = frame.decoded->instructions;
+  while (!frame.done) {
+    if (frame.pc >= instructions.size())
+      return locate(captureError("execution ran past the end of the code"));
+    const bytecode::Instruction& ins = instructions[frame.pc];
+    frame.next = frame.pc + 1;
+    const OpcodeEntry* entry = dispatch_[ins.opcode];
+    if (!entry)
+      return locate(captureError("unknown opcode " + llvm::Twine(unsigned(ins.opcode))));
+    if (!entry->handler)
+      return locate(captureError("unsupported opcode " + llvm::Twine(entry->name) + " (" +
+                                 entry->reason + ")"));
+    if (++steps_ > MaxSteps)
+      return locate(captureError("more than " + llvm::Twine(MaxSteps) +
+                                 " instructions executed (a loop that does not end?)"));
+    if (llvm::Error error = (this->*entry->handler)(frame, ins))
+      return locate(std::move(error));
+    frame.pc = frame.next;
+  }
+  return frame.returnValue;
+}
+
+std::vector<CaptureFrame> Interpreter::callStack() const {
+  std::vector<CaptureFrame> stack;
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
+    const Frame& frame = **it;
+    CaptureFrame entry;
+    entry.file = frame.filename;
+    entry.function = frame.qualname;
+    if (frame.pc < frame.decoded->instructions.size()) {
+      const bytecode::SourcePosition& position = frame.decoded->instructions[frame.pc].position;
+      entry.line = position.line > 0 ? position.line : 0;
+      if (position.column >= 0 && position.endLine == position.line) {
+        entry.column = position.column + 1;
+        entry.endColumn = position.endColumn >= 0 ? position.endColumn + 1 : 0;
+      }
+    }
+    entry.lineText = sourceLine(entry.file, entry.line);
+    stack.push_back(std::move(entry));
+  }
+  return stack;
+}
+
+llvm::Error Interpreter::locate(llvm::Error error) {
+  if (!error)
+    return error;
+  std::string message;
+  bool located = false;
+  std::unique_ptr<CaptureError> capture;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](std::unique_ptr<CaptureError> e) {
+        located = e->hasLocation();
+        capture = std::move(e);
+      },
+      [&](const llvm::ErrorInfoBase& other) { message = other.message(); });
+  if (!capture)
+    capture = std::make_unique<CaptureError>(message);
+  if (!located)
+    capture->setStack(callStack());
+  return llvm::Error(std::move(capture));
+}
+
+//===----------------------------------------------------------------------===//
+// Values from and to Python.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool isImmutableConstant(PyObject* object) {
+  return object == Py_None || object == Py_Ellipsis || object == Py_NotImplemented ||
+         PyBool_Check(object) || PyLong_CheckExact(object) || PyFloat_CheckExact(object) ||
+         PyComplex_CheckExact(object) || PyUnicode_CheckExact(object) ||
+         PyBytes_CheckExact(object) || PyCode_Check(object) || PyRange_Check(object) ||
+         PySlice_Check(object);
+}
+
+} // namespace
+
+void Interpreter::guardConstant(PyObject* object, const SourcePtr& source) {
+  if (!source)
+    return;
+  if (object == Py_None) {
+    guards_.add({GuardKind::IdMatch, source, "None"});
+    return;
+  }
+  if (PyBool_Check(object) || PyLong_CheckExact(object) || PyFloat_CheckExact(object) ||
+      PyUnicode_CheckExact(object))
+    guards_.add({GuardKind::EqualsMatch, source, reprOf(object)});
+}
+
+llvm::Expected<ValuePtr> Interpreter::tensorInput(PyObject* real, SourcePtr source,
+                                                  llvm::ArrayRef<oracle::DynamicDim> dims) {
+  auto it = tensorInputs_.find(real);
+  if (it != tensorInputs_.end())
+    return it->second.second;
+  if (!source)
+    return captureError("a tensor that was not reached from the frame's inputs (" +
+                        describeObject(real) + ") cannot be a graph input");
+  llvm::Expected<PyRef> fake =
+      oracle_.addTensorInput(real, source->valueName(), source->str(), dims);
+  if (!fake)
+    return fake.takeError();
+  ValuePtr value = makeValue(ValueKind::Tensor, std::move(*fake), source);
+  tensorInputs_[real] = {PyRef::borrow(real), value};
+  inputOrder_.push_back(value);
+  return value;
+}
+
+llvm::Expected<ValuePtr> Interpreter::functionFromReal(PyObject* function, SourcePtr source) {
+  auto* fn = reinterpret_cast<PyFunctionObject*>(function);
+  ValuePtr value = makeValue(ValueKind::Function, PyRef::borrow(function), source);
+  value->code = PyRef::borrow(fn->func_code);
+  value->globals = PyRef::borrow(fn->func_globals);
+  value->entryGlobals = fn->func_globals == entryGlobals_;
+  value->qualname = python::utf8Of(fn->func_qualname).value_or("<function>");
+  if (fn->func_defaults) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fn->func_defaults); ++i) {
+      llvm::Expected<ValuePtr> item = wrapReal(PyTuple_GET_ITEM(fn->func_defaults, i), nullptr);
+      if (!item)
+        return item.takeError();
+      value->items.push_back(*item);
+    }
+  }
+  if (fn->func_kwdefaults) {
+    PyObject *key, *item;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(fn->func_kwdefaults, &pos, &key, &item)) {
+      llvm::Expected<ValuePtr> wrapped = wrapReal(item, nullptr);
+      if (!wrapped)
+        return wrapped.takeError();
+      value->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);
+    }
+  }
+  if (fn->func_closure) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fn->func_closure); ++i) {
+      PyObject* contents = PyCell_GET(PyTuple_GET_ITEM(fn->func_closure, i));
+      ValuePtr cellValue;
+      if (contents) {
+        llvm::Expected<ValuePtr> wrapped = wrapReal(contents, nullptr);
+        if (!wrapped)
+          return wrapped.takeError();
+        cellValue = *wrapped;
+      }
+      value->closure.push_back(makeCell(cellValue));
+    }
+  }
+  return value;
+}
+
+llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr source) {
+  if (isImmutableConstant(object)) {
+    guardConstant(object, source);
+    return makeConstant(PyRef::borrow(object), source);
+  }
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
+  if (type == types_.dtype.get() || type == types_.device.get() || type == types_.layout.get() ||
+      type == types_.memoryFormat.get()) {
+    if (source)
+      guards_.add({GuardKind::EqualsMatch, source, reprOf(object)});
+    return makeConstant(PyRef::borrow(object), source);
+  }
+  if (PyTuple_Check(object)) {
+    std::vector<ValuePtr> items;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(object); ++i) {
+      llvm::Expected<ValuePtr> item =
+          wrapReal(PyTuple_GET_ITEM(object, i), source ? Source::index(source, i) : nullptr);
+      if (!item)
+        return item.takeError();
+      items.push_back(*item);
+    }
+    ValuePtr value = makeTuple(std::move(items));
+    value->source = source;
+    if (!PyTuple_CheckExact(object))
+      value->object = PyRef::borrow(type);
+    return value;
+  }
+  if (PyList_Check(object)) {
+    std::vector<ValuePtr> items;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(object); ++i) {
+      llvm::Expected<ValuePtr> item =
+          wrapReal(PyList_GET_ITEM(object, i), source ? Source::index(source, i) : nullptr);
+      if (!item)
+        return item.takeError();
+      items.push_back(*item);
+    }
+    ValuePtr value = makeList(std::move(items));
+    value->source = source;
+    return value;
+  }
+  if (PyDict_CheckExact(object)) {
+    ValuePtr value = makeValue(ValueKind::Dict, {}, source);
+    PyObject *key, *item;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(object, &pos, &key, &item)) {
+      SourcePtr itemSource;
+      if (source && PyUnicode_Check(key))
+        itemSource = Source::key(source, python::utf8Of(key).value_or(""));
+      else if (source && PyLong_CheckExact(key))
+        itemSource = Source::index(source, PyLong_AsLongLong(key));
+      llvm::Expected<ValuePtr> wrapped = wrapReal(item, itemSource);
+      if (!wrapped)
+        return wrapped.takeError();
+      value->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);
+    }
+    return value;
+  }
+  if (PyObject_IsInstance(object, types_.tensor.get()) == 1)
+    return tensorInput(object, source);
+  if (PyObject_IsInstance(object, types_.module.get()) == 1)
+    return makeValue(ValueKind::NNModule, PyRef::borrow(object), source);
+  if (PyFunction_Check(object))
+    return functionFromReal(object, source);
+  if (PyMethod_Check(object)) {
+    llvm::Expected<ValuePtr> self = wrapReal(PyMethod_GET_SELF(object), nullptr);
+    if (!self)
+      return self.takeError();
+    llvm::Expected<ValuePtr> function = wrapReal(PyMethod_GET_FUNCTION(object), nullptr);
+    if (!function)
+      return function.takeError();
+    ValuePtr value = makeValue(ValueKind::BoundMethod, PyRef::borrow(object), source);
+    value->items = {*self, *function};
+    return value;
+  }
+  if (builtins_.count(object))
+    return makeValue(ValueKind::Builtin, PyRef::borrow(object), source);
+  // Torch's C functions, Tensor methods and operator overloads are run by the
+  // oracle; which module a C function belongs to says whether it is torch's.
+  if (type == types_.opOverload.get() || type == types_.opOverloadPacket.get())
+    return makeValue(ValueKind::TorchCallable, PyRef::borrow(object), source);
+  if (PyCFunction_Check(object) || Py_IS_TYPE(object, &PyMethodDescr_Type) ||
+      Py_IS_TYPE(object, &PyWrapperDescr_Type)) {
+    std::string module;
+    if (PyCFunction_Check(object)) {
+      PyObject* moduleObject = reinterpret_cast<PyCFunctionObject*>(object)->m_module;
+      if (moduleObject && PyUnicode_Check(moduleObject))
+        module = python::utf8Of(moduleObject).value_or("");
+      PyObject* self = PyCFunction_GET_SELF(object);
+      if (module.empty() && self && PyModule_Check(self))
+        module = PyModule_GetName(self) ? PyModule_GetName(self) : "";
+      if (module.empty() && self && PyObject_IsInstance(self, types_.tensor.get()) == 0 &&
+          PyType_Check(self))
+        module = qualifiedTypeName(self);
+      PyErr_Clear();
+    } else {
+      PyTypeObject* owner = reinterpret_cast<PyDescrObject*>(object)->d_type;
+      if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(types_.tensor.get()), owner) &&
+          owner != &PyBaseObject_Type)
+        module = "torch";
+    }
+    if (llvm::StringRef(module).starts_with("torch"))
+      return makeValue(ValueKind::TorchCallable, PyRef::borrow(object), source);
+  }
+  // A user object read through a source (a config dataclass, say): what
+  // capture reads from it is guarded by value, and its type by TYPE_MATCH.
+  // Modules and classes are left to the guards on what is read from them.
+  if (source && !PyModule_Check(object) && !PyType_Check(object) && !PyCallable_Check(object))
+    guards_.add({GuardKind::TypeMatch, source, qualifiedTypeName(type)});
+  return makeValue(ValueKind::Object, PyRef::borrow(object), source);
+}
+
+llvm::Expected<ValuePtr> Interpreter::wrapFake(PyObject* object) {
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
+  if (PyObject_IsInstance(object, types_.tensor.get()) == 1)
+    return makeValue(ValueKind::Tensor, PyRef::borrow(object));
+  if (type == types_.symInt.get() || type == types_.symFloat.get() || type == types_.symBool.get())
+    return makeValue(ValueKind::SymNum, PyRef::borrow(object));
+  if (PyTuple_Check(object) || PyList_Check(object)) {
+    std::vector<ValuePtr> items;
+    PyRef fast = PyRef::steal(PySequence_Fast(object, "not a sequence"));
+    if (!fast)
+      return pythonError("reading a result");
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast.get()); ++i) {
+      llvm::Expected<ValuePtr> item = wrapFake(PySequence_Fast_GET_ITEM(fast.get(), i));
+      if (!item)
+        return item.takeError();
+      items.push_back(*item);
+    }
+    if (PyList_Check(object))
+      return makeList(std::move(items));
+    ValuePtr value = makeTuple(std::move(items));
+    if (!PyTuple_CheckExact(object))
+      value->object = PyRef::borrow(type);
+    return value;
+  }
+  if (PyDict_CheckExact(object)) {
+    ValuePtr value = makeValue(ValueKind::Dict);
+    PyObject *key, *item;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(object, &pos, &key, &item)) {
+      llvm::Expected<ValuePtr> wrapped = wrapFake(item);
+      if (!wrapped)
+        return wrapped.takeError();
+      value->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);
+    }
+    return value;
+  }
+  return wrapReal(object, nullptr);
+}
+
+llvm::Expected<PyRef> Interpreter::toPython(const ValuePtr& value) {
+  switch (value->kind) {
+  case ValueKind::Constant:
+  case ValueKind::Tensor:
+  case ValueKind::SymNum:
+  case ValueKind::TorchCallable:
+  case ValueKind::Builtin:
+  case ValueKind::Object:
+    return value->object;
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Set: {
+    PyRef list = PyRef::steal(PyList_New(0));
+    for (const ValuePtr& item : value->items) {
+      llvm::Expected<PyRef> converted = toPython(item);
+      if (!converted)
+        return converted.takeError();
+      PyList_Append(list.get(), converted->get());
+    }
+    if (value->kind == ValueKind::List)
+      return list;
+    if (value->kind == ValueKind::Set)
+      return PyRef::steal(PySet_New(list.get()));
+    PyRef tuple = PyRef::steal(PyList_AsTuple(list.get()));
+    if (value->object && PyType_Check(value->object.get())) {
+      // torch.Size and other tuple subclasses keep their type, so torch sees
+      // what the program built.
+      PyRef rebuilt = PyRef::steal(PyObject_CallOneArg(value->object.get(), tuple.get()));
+      if (rebuilt)
+        return rebuilt;
+      PyErr_Clear();
+    }
+    return tuple;
+  }
+  case ValueKind::Dict: {
+    PyRef dict = PyRef::steal(PyDict_New());
+    for (const auto& [key, item] : value->entries) {
+      llvm::Expected<PyRef> k = toPython(key);
+      if (!k)
+        return k.takeError();
+      llvm::Expected<PyRef> v = toPython(item);
+      if (!v)
+        return v.takeError();
+      if (PyDict_SetItem(dict.get(), k->get(), v->get()) < 0)
+        return pythonError("building a dict");
+    }
+    return dict;
+  }
+  case ValueKind::Slice: {
+    PyRef parts[3];
+    for (int i = 0; i < 3; ++i) {
+      llvm::Expected<PyRef> part = toPython(value->items[i]);
+      if (!part)
+        return part.takeError();
+      parts[i] = *part;
+    }
+    return PyRef::steal(PySlice_New(parts[0].get(), parts[1].get(), parts[2].get()));
+  }
+  case ValueKind::NNModule:
+    return value->object;
+  default:
+    return captureError("a " + spelling(value->kind) +
+                        " value cannot be passed to a torch function");
+  }
+}
+
+bool Interpreter::allConstant(llvm::ArrayRef<ValuePtr> values) {
+  for (const ValuePtr& value : values) {
+    if (value->kind == ValueKind::Constant)
+      continue;
+    if ((value->kind == ValueKind::Tuple || value->kind == ValueKind::List) &&
+        allConstant(value->items))
+      continue;
+    return false;
+  }
+  return true;
+}
+
+llvm::Expected<PyRef> Interpreter::pythonType(const ValuePtr& value) {
+  auto typeOf = [](PyObject* object) {
+    return PyRef::borrow(reinterpret_cast<PyObject*>(Py_TYPE(object)));
+  };
+  switch (value->kind) {
+  case ValueKind::Constant:
+  case ValueKind::Tensor:
+  case ValueKind::SymNum:
+  case ValueKind::NNModule:
+  case ValueKind::Object:
+  case ValueKind::Builtin:
+  case ValueKind::TorchCallable:
+  case ValueKind::Function:
+    return typeOf(value->object ? value->object.get() : Py_None);
+  case ValueKind::Tuple:
+    if (value->object && PyType_Check(value->object.get()))
+      return value->object;
+    return PyRef::borrow(reinterpret_cast<PyObject*>(&PyTuple_Type));
+  case ValueKind::List:
+    return PyRef::borrow(reinterpret_cast<PyObject*>(&PyList_Type));
+  case ValueKind::Dict:
+    return PyRef::borrow(reinterpret_cast<PyObject*>(&PyDict_Type));
+  case ValueKind::Set:
+    return PyRef::borrow(reinterpret_cast<PyObject*>(&PySet_Type));
+  case ValueKind::Slice:
+    return PyRef::borrow(reinterpret_cast<PyObject*>(&PySlice_Type));
+  case ValueKind::Range:
+    return PyRef::borrow(reinterpret_cast<PyObject*>(&PyRange_Type));
+  case ValueKind::BoundMethod:
+    return PyRef::borrow(reinterpret_cast<PyObject*>(&PyMethod_Type));
+  default:
+    return captureError("the type of a " + spelling(value->kind) + " value is not known");
+  }
+}
+
+llvm::Expected<ValuePtr> Interpreter::callOracle(PyObject* callable,
+                                                 const std::vector<ValuePtr>& args,
+                                                 const KeywordArgs& kwargs) {
+  PyRef tuple = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(args.size())));
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::Expected<PyRef> arg = toPython(args[i]);
+    if (!arg)
+      return arg.takeError();
+    PyTuple_SET_ITEM(tuple.get(), i, arg->release());
+  }
+  PyRef dict;
+  if (!kwargs.empty()) {
+    dict = PyRef::steal(PyDict_New());
+    for (const auto& [name, value] : kwargs) {
+      llvm::Expected<PyRef> arg = toPython(value);
+      if (!arg)
+        return arg.takeError();
+      PyDict_SetItemString(dict.get(), name.c_str(), arg->get());
+    }
+  }
+  reportLocation();
+  llvm::Expected<PyRef> result = oracle_.call(callable, tuple.get(), dict.get());
+  if (!result) {
+    // The oracle's message names the callable and torch's exception.
+    return captureError(llvm::toString(result.takeError()));
+  }
+  if (llvm::Error error = checkDynamic())
+    return error;
+  return wrapFake(result->get());
+}
+
+void Interpreter::reportLocation() {
+  // The line that matters to the user is in their own module: the innermost
+  // frame running the entry module's code, else the innermost frame.
+  const Frame* chosen = nullptr;
+  for (auto it = frames_.rbegin(); it != frames_.rend() && !chosen; ++it)
+    if ((*it)->entryGlobals)
+      chosen = *it;
+  if (!chosen && !frames_.empty())
+    chosen = frames_.back();
+  if (!chosen || chosen->pc >= chosen->decoded->instructions.size())
+    return;
+  int line = chosen->decoded->instructions[chosen->pc].position.line;
+  oracle_.setLocation(llvm::sys::path::filename(chosen->filename).str() + ":" +
+                      std::to_string(line));
+}
+
+llvm::Error Interpreter::checkDynamic() {
+  for (const DynamicWatch& watch : watches_) {
+    // A SymInt's expression reads through the ShapeEnv's replacements, so
+    // once a decision pinned the symbol it is a number.
+    PyRef shape = PyRef::steal(PyObject_GetAttrString(watch.fake.get(), "shape"));
+    PyRef size = shape ? PyRef::steal(PySequence_GetItem(shape.get(), watch.dim)) : PyRef();
+    if (!size) {
+      PyErr_Clear();
+      continue;
+    }
+    if (!PyObject_TypeCheck(size.get(), reinterpret_cast<PyTypeObject*>(types_.symInt.get())))
+      continue;
+    PyRef node = PyRef::steal(PyObject_GetAttrString(size.get(), "node"));
+    PyRef expr = node ? PyRef::steal(PyObject_GetAttrString(node.get(), "expr")) : PyRef();
+    PyRef isNumber = expr ? PyRef::steal(PyObject_GetAttrString(expr.get(), "is_number")) : PyRef();
+    if (!isNumber) {
+      PyErr_Clear();
+      continue;
+    }
+    if (isNumber.get() == Py_True)
+      return captureError("--dynamic '" + watch.spec +
+                          "' contradicts the program: this line "
+                          "specializes dimension " +
+                          llvm::Twine(watch.dim) + " of " + watch.source + " to " +
+                          reprOf(expr.get()));
+    // The ShapeEnv's range for the symbol: a decision such as `if n > 4`
+    // narrows it. Torch's own lower bound of 2 (sizes 0 and 1 are
+    // specialized) is not the program's doing.
+    PyRef shapeEnv = PyRef::steal(PyObject_GetAttrString(node.get(), "shape_env"));
+    PyRef ranges =
+        shapeEnv ? PyRef::steal(PyObject_GetAttrString(shapeEnv.get(), "var_to_range")) : PyRef();
+    PyObject* range = ranges && PyDict_Check(ranges.get())
+                          ? PyDict_GetItemWithError(ranges.get(), expr.get())
+                          : nullptr;
+    if (!range) {
+      PyErr_Clear();
+      continue;
+    }
+    auto bound = [&](const char* name) -> std::optional<int64_t> {
+      PyRef value = PyRef::steal(PyObject_GetAttrString(range, name));
+      PyRef finite =
+          value ? PyRef::steal(PyObject_GetAttrString(value.get(), "is_finite")) : PyRef();
+      if (!finite || finite.get() != Py_True) {
+        PyErr_Clear();
+        return std::nullopt;
+      }
+      PyRef asInt = PyRef::steal(PyNumber_Long(value.get()));
+      if (!asInt) {
+        PyErr_Clear();
+        return std::nullopt;
+      }
+      return PyLong_AsLongLong(asInt.get());
+    };
+    std::optional<int64_t> lo = bound("lower"), hi = bound("upper");
+    int64_t wantedLo = std::max<int64_t>(watch.range.lo.value_or(2), 2);
+    // Without a declared range any range the program needs is accepted.
+    bool declared = watch.range.lo || watch.range.hi;
+    bool narrowed =
+        declared && ((lo && *lo > wantedLo) || (watch.range.hi && hi && *hi < *watch.range.hi));
+    if (narrowed)
+      return captureError("--dynamic '" + watch.spec +
+                          "' contradicts the program: this line "
+                          "assumes dimension " +
+                          llvm::Twine(watch.dim) + " of " + watch.source + " is in [" +
+                          (lo ? llvm::Twine(*lo) : llvm::Twine("-inf")) + ", " +
+                          (hi ? llvm::Twine(*hi) : llvm::Twine("inf")) + "]");
+  }
+  return llvm::Error::success();
+}
+
+} // namespace dync::capture

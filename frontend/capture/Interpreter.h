@@ -1,0 +1,216 @@
+//===- Interpreter.h - Symbolic execution of CPython 3.11 bytecode --------===//
+//
+// Runs a function's bytecode over symbolic values (Value.h): Python
+// semantics on constants come from CPython itself, tensor semantics from the
+// tensor oracle, and user functions, methods and nn.Module forwards are
+// inlined into frames of their own. Anything it cannot model stops capture
+// with a CaptureError naming the reason and the place.
+//
+// The opcode table (OpcodeDispatch.cpp) is total: every opcode the
+// interpreter defines maps to a handler here or to a named reason.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/bytecode/Instruction.h"
+#include "frontend/bytecode/OpcodeTable.h"
+#include "frontend/capture/Frame.h"
+#include "frontend/capture/Guard.h"
+#include "frontend/capture/Value.h"
+#include "frontend/oracle/TensorOracle.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dync::capture {
+
+class Interpreter;
+
+/// Keyword arguments in call order.
+using KeywordArgs = std::vector<std::pair<std::string, ValuePtr>>;
+
+/// A handler for a builtin callable capture implements over symbolic values.
+using BuiltinHandler = llvm::Expected<ValuePtr> (*)(Interpreter&, const ValuePtr& self,
+                                                    std::vector<ValuePtr>& args,
+                                                    KeywordArgs& kwargs);
+
+/// How one opcode is executed, or why it is not.
+using OpcodeHandler = llvm::Error (Interpreter::*)(Frame&, const bytecode::Instruction&);
+struct OpcodeEntry {
+  const char* name;
+  OpcodeHandler handler; ///< null when unsupported
+  const char* reason;    ///< why it is unsupported
+};
+/// The table, one row per opcode name (OpcodeDispatch.cpp).
+llvm::ArrayRef<OpcodeEntry> opcodeEntries();
+
+/// Python types capture recognizes, read once from torch.
+struct TorchTypes {
+  python::PyRef torch, tensor, module, parameter, dtype, device, layout, memoryFormat, size, symInt,
+      symFloat, symBool, opOverload, opOverloadPacket, operatorModule, builtinsModule;
+  /// Context managers that only switch torch's grad mode: they run for
+  /// real while capture is inside their block, so the oracle sees the mode.
+  std::vector<python::PyRef> gradModeManagers;
+  /// Classes whose instances are plain immutable data: constructing one
+  /// from constants runs in CPython (torch.finfo(dtype).min).
+  std::vector<python::PyRef> pureClasses;
+};
+
+class Interpreter {
+public:
+  /// Binds the opcode table to \p opcodes (failing if an opcode has no row)
+  /// and reads torch's types. \p entryGlobals is the entry module's dict. GIL
+  /// held.
+  static llvm::Expected<std::unique_ptr<Interpreter>> create(oracle::TensorOracle& oracle,
+                                                             GuardSet& guards,
+                                                             const bytecode::OpcodeTable& opcodes,
+                                                             PyObject* entryGlobals);
+
+  //===--------------------------------------------------------------------===//
+  // Values from and to Python.
+
+  /// A real object found in the frame's inputs (or reached from them) as a
+  /// value; tensors become graph inputs named after \p source, constants
+  /// read through a source are guarded.
+  llvm::Expected<ValuePtr> wrapReal(PyObject* object, SourcePtr source);
+  /// A value the oracle returned: fake tensors, SymInts, constants, and
+  /// tuples and lists of them.
+  llvm::Expected<ValuePtr> wrapFake(PyObject* object);
+  /// The Python object a value stands for when passed to torch: a fake
+  /// tensor, a constant, a new tuple or list of those.
+  llvm::Expected<python::PyRef> toPython(const ValuePtr& value);
+  /// A real tensor made a graph input: the oracle's fake for it, once per
+  /// object.
+  llvm::Expected<ValuePtr> tensorInput(PyObject* real, SourcePtr source,
+                                       llvm::ArrayRef<oracle::DynamicDim> dims = {});
+
+  //===--------------------------------------------------------------------===//
+  // Python semantics over values.
+
+  llvm::Expected<ValuePtr> call(const ValuePtr& callee, std::vector<ValuePtr> args,
+                                KeywordArgs kwargs = {});
+  llvm::Expected<ValuePtr> getAttr(const ValuePtr& base, llvm::StringRef name);
+  llvm::Expected<ValuePtr> getItem(const ValuePtr& base, const ValuePtr& key);
+  /// bool(value); a tensor is a data-dependent branch.
+  llvm::Expected<bool> truth(const ValuePtr& value);
+  /// The values iterating \p value gives, all at once.
+  llvm::Expected<std::vector<ValuePtr>> unpack(const ValuePtr& value);
+  llvm::Expected<ValuePtr> iter(const ValuePtr& value);
+  /// The next value, or null when exhausted.
+  llvm::Expected<ValuePtr> next(const ValuePtr& iterator);
+  llvm::Expected<ValuePtr> length(const ValuePtr& value);
+  /// Binary operator by its symbol ("+", "+=", "@", ...).
+  llvm::Expected<ValuePtr> binary(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b);
+  /// Comparison by its symbol ("<", "==", ...).
+  llvm::Expected<ValuePtr> compare(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b);
+  llvm::Expected<ValuePtr> unary(llvm::StringRef operatorName, const ValuePtr& a);
+  llvm::Expected<bool> identical(const ValuePtr& a, const ValuePtr& b);
+  llvm::Expected<bool> contains(const ValuePtr& container, const ValuePtr& item);
+  /// The Python type of a value (new reference).
+  llvm::Expected<python::PyRef> pythonType(const ValuePtr& value);
+  /// Runs \p callable on fake values through the oracle.
+  llvm::Expected<ValuePtr> callOracle(PyObject* callable, const std::vector<ValuePtr>& args,
+                                      const KeywordArgs& kwargs);
+  /// Whether every value (deeply) is a constant.
+  static bool allConstant(llvm::ArrayRef<ValuePtr> values);
+  /// Whether \p object is a grad-mode context manager (or class of one).
+  bool isGradModeManager(PyObject* object) const;
+
+  /// A dimension the user declared dynamic: capture stops, at the line
+  /// responsible, as soon as the program specializes it to a constant.
+  struct DynamicWatch {
+    python::PyRef fake;
+    unsigned dim = 0;
+    /// The --dynamic text and the tensor's source, for the message.
+    std::string spec;
+    std::string source;
+    ir::SymbolRange range;
+  };
+  void watchDynamic(DynamicWatch watch) { watches_.push_back(std::move(watch)); }
+
+  /// The tensors made graph inputs, in the order they were made.
+  const std::vector<ValuePtr>& tensorInputs() const { return inputOrder_; }
+
+  oracle::TensorOracle& oracle() { return oracle_; }
+  /// The frame executing, or null outside any (for zero-argument super()).
+  Frame* currentFrame() const { return frames_.empty() ? nullptr : frames_.back(); }
+  /// Stops capture if the program has pinned or narrowed a dimension the
+  /// user declared dynamic.
+  llvm::Error checkDynamic();
+  /// Tells the oracle which line of the program its next calls come from.
+  void reportLocation();
+  GuardSet& guards() { return guards_; }
+  const TorchTypes& types() const { return types_; }
+  /// The `operator` module's function \p name (borrowed).
+  PyObject* operatorFunction(llvm::StringRef name);
+
+  /// The Python call stack capture is in, innermost first, for errors.
+  std::vector<struct CaptureFrame> callStack() const;
+
+  //===--------------------------------------------------------------------===//
+  // Opcode handlers (bodies in Opcodes*.cpp).
+#define DYNC_OPCODE(NAME) llvm::Error op_##NAME(Frame& f, const bytecode::Instruction& ins);
+#include "frontend/capture/Opcodes.def"
+
+private:
+  Interpreter(oracle::TensorOracle& oracle, GuardSet& guards, const bytecode::OpcodeTable& opcodes)
+      : oracle_(oracle), guards_(guards), opcodes_(opcodes) {}
+
+  llvm::Error bindOpcodes();
+  llvm::Error readTypes();
+  llvm::Error registerBuiltins();
+
+  llvm::Expected<const bytecode::DecodedCode*> decoded(PyCodeObject* code);
+  llvm::Expected<ValuePtr> inlineFunction(const ValuePtr& function, std::vector<ValuePtr> args,
+                                          KeywordArgs kwargs);
+  llvm::Expected<ValuePtr> callModule(const ValuePtr& module, std::vector<ValuePtr> args,
+                                      KeywordArgs kwargs);
+  llvm::Expected<ValuePtr> callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
+                                      KeywordArgs kwargs);
+  llvm::Expected<ValuePtr> run(Frame& frame);
+  llvm::Error locate(llvm::Error error);
+  llvm::Expected<ValuePtr> moduleAttr(const ValuePtr& module, llvm::StringRef name);
+  llvm::Expected<ValuePtr> tensorAttr(const ValuePtr& tensor, llvm::StringRef name);
+  llvm::Expected<ValuePtr> functionFromReal(PyObject* function, SourcePtr source);
+  void guardConstant(PyObject* object, const SourcePtr& source);
+
+  // Shared pieces of opcode handlers.
+  ValuePtr pop(Frame& f);
+  std::vector<ValuePtr> popN(Frame& f, size_t n);
+  llvm::Error callWithStack(Frame& f, size_t argc, KeywordArgs kwargs);
+  llvm::Error jumpIf(Frame& f, const bytecode::Instruction& ins, bool popped, bool onTrue);
+  llvm::Error jumpIfNone(Frame& f, const bytecode::Instruction& ins, bool onNone);
+  llvm::Expected<ValuePtr> loadGlobal(Frame& f, PyObject* name);
+
+  oracle::TensorOracle& oracle_;
+  GuardSet& guards_;
+  const bytecode::OpcodeTable& opcodes_;
+  PyObject* entryGlobals_ = nullptr;
+  TorchTypes types_;
+  std::array<const OpcodeEntry*, 256> dispatch_{};
+  std::map<PyObject*, std::pair<python::PyRef, std::unique_ptr<bytecode::DecodedCode>>> codes_;
+  /// Builtin handlers by the builtin object; the PyRef keeps it alive.
+  std::map<PyObject*, std::pair<python::PyRef, BuiltinHandler>> builtins_;
+  /// Graph inputs made from real tensors, by the real object.
+  std::map<PyObject*, std::pair<python::PyRef, ValuePtr>> tensorInputs_;
+  std::vector<ValuePtr> inputOrder_;
+  std::vector<DynamicWatch> watches_;
+  std::vector<Frame*> frames_;
+  size_t steps_ = 0;
+
+  friend llvm::Error registerBuiltinHandlers(Interpreter& interp);
+  friend void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);
+};
+
+/// Registers the builtin handler table (Builtins.cpp).
+llvm::Error registerBuiltinHandlers(Interpreter& interp);
+void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);
+
+} // namespace dync::capture

@@ -1,0 +1,311 @@
+//===- OpcodesControl.cpp - Jumps, loops, returns, raises, calls ----------===//
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/python/PyStrings.h"
+
+namespace dync::capture {
+
+using bytecode::Instruction;
+using python::PyRef;
+
+//===----------------------------------------------------------------------===//
+// Loops and jumps. Every jump is on a known value: loops unroll, branches
+// on tensors stop capture (truth() says why).
+//===----------------------------------------------------------------------===//
+
+llvm::Error Interpreter::op_GET_ITER(Frame& f, const Instruction&) {
+  ValuePtr iterable = pop(f);
+  llvm::Expected<ValuePtr> iterator = iter(iterable);
+  if (!iterator)
+    return iterator.takeError();
+  f.stack.push_back(*iterator);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_FOR_ITER(Frame& f, const Instruction& ins) {
+  llvm::Expected<ValuePtr> item = next(f.stack.back());
+  if (!item)
+    return item.takeError();
+  if (!*item) {
+    pop(f);
+    f.next = ins.jumpTarget;
+    return llvm::Error::success();
+  }
+  f.stack.push_back(*item);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_JUMP_FORWARD(Frame& f, const Instruction& ins) {
+  f.next = ins.jumpTarget;
+  return llvm::Error::success();
+}
+llvm::Error Interpreter::op_JUMP_BACKWARD(Frame& f, const Instruction& ins) {
+  f.next = ins.jumpTarget;
+  return llvm::Error::success();
+}
+llvm::Error Interpreter::op_JUMP_BACKWARD_NO_INTERRUPT(Frame& f, const Instruction& ins) {
+  f.next = ins.jumpTarget;
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::jumpIf(Frame& f, const Instruction& ins, bool alwaysPop, bool onTrue) {
+  ValuePtr condition = f.stack.back();
+  llvm::Expected<bool> value = truth(condition);
+  if (!value)
+    return value.takeError();
+  bool jump = *value == onTrue;
+  // POP_JUMP_* always pop; JUMP_IF_*_OR_POP keep the value when jumping.
+  if (alwaysPop || !jump)
+    pop(f);
+  if (jump)
+    f.next = ins.jumpTarget;
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::jumpIfNone(Frame& f, const Instruction& ins, bool onNone) {
+  ValuePtr value = pop(f);
+  llvm::Expected<bool> none = identical(value, makeNone());
+  if (!none)
+    return none.takeError();
+  if (*none == onNone)
+    f.next = ins.jumpTarget;
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_POP_JUMP_FORWARD_IF_TRUE(Frame& f, const Instruction& ins) {
+  return jumpIf(f, ins, true, true);
+}
+llvm::Error Interpreter::op_POP_JUMP_FORWARD_IF_FALSE(Frame& f, const Instruction& ins) {
+  return jumpIf(f, ins, true, false);
+}
+llvm::Error Interpreter::op_POP_JUMP_BACKWARD_IF_TRUE(Frame& f, const Instruction& ins) {
+  return jumpIf(f, ins, true, true);
+}
+llvm::Error Interpreter::op_POP_JUMP_BACKWARD_IF_FALSE(Frame& f, const Instruction& ins) {
+  return jumpIf(f, ins, true, false);
+}
+llvm::Error Interpreter::op_POP_JUMP_FORWARD_IF_NONE(Frame& f, const Instruction& ins) {
+  return jumpIfNone(f, ins, true);
+}
+llvm::Error Interpreter::op_POP_JUMP_FORWARD_IF_NOT_NONE(Frame& f, const Instruction& ins) {
+  return jumpIfNone(f, ins, false);
+}
+llvm::Error Interpreter::op_POP_JUMP_BACKWARD_IF_NONE(Frame& f, const Instruction& ins) {
+  return jumpIfNone(f, ins, true);
+}
+llvm::Error Interpreter::op_POP_JUMP_BACKWARD_IF_NOT_NONE(Frame& f, const Instruction& ins) {
+  return jumpIfNone(f, ins, false);
+}
+llvm::Error Interpreter::op_JUMP_IF_TRUE_OR_POP(Frame& f, const Instruction& ins) {
+  return jumpIf(f, ins, false, true);
+}
+llvm::Error Interpreter::op_JUMP_IF_FALSE_OR_POP(Frame& f, const Instruction& ins) {
+  return jumpIf(f, ins, false, false);
+}
+
+llvm::Error Interpreter::op_RETURN_VALUE(Frame& f, const Instruction&) {
+  f.returnValue = pop(f);
+  f.done = true;
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_LOAD_ASSERTION_ERROR(Frame& f, const Instruction&) {
+  f.stack.push_back(makeValue(ValueKind::Object, PyRef::borrow(PyExc_AssertionError)));
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_RAISE_VARARGS(Frame& f, const Instruction& ins) {
+  std::vector<ValuePtr> operands = popN(f, ins.arg);
+  if (operands.empty())
+    return captureError("re-raising an exception");
+  // Say what would have been raised: the class and, when the message is a
+  // constant, the message.
+  const ValuePtr& raised = operands.front();
+  std::string what = "an exception";
+  auto describe = [&](PyObject* type, const ValuePtr* message) {
+    what = qualifiedTypeName(type);
+    if (message && (*message)->isConstant())
+      what += ": " + python::strOf((*message)->object.get());
+  };
+  if (raised->kind == ValueKind::Object && PyExceptionClass_Check(raised->object.get()))
+    describe(raised->object.get(), nullptr);
+  else if (raised->kind == ValueKind::Object && PyExceptionInstance_Check(raised->object.get()))
+    what = qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(raised->object.get()))) + ": " +
+           python::strOf(raised->object.get());
+  else if (raised->kind == ValueKind::Constant)
+    what = python::strOf(raised->object.get());
+  if (raised->object && (raised->object.get() == PyExc_AssertionError ||
+                         PyObject_TypeCheck(raised->object.get(), reinterpret_cast<PyTypeObject*>(
+                                                                      PyExc_AssertionError)))) {
+    std::string message =
+        raised->object.get() == PyExc_AssertionError ? "" : python::strOf(raised->object.get());
+    return captureError("assertion failed" + (message.empty() ? "" : ": " + message));
+  }
+  return captureError("the program raises " + what);
+}
+
+//===----------------------------------------------------------------------===//
+// Calls.
+//===----------------------------------------------------------------------===//
+
+llvm::Error Interpreter::op_KW_NAMES(Frame& f, const Instruction& ins) {
+  f.kwNames = PyRef::borrow(PyTuple_GET_ITEM(f.code->co_consts, ins.arg));
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_PRECALL(Frame&, const Instruction&) {
+  // CALL unpacks bound methods itself.
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::callWithStack(Frame& f, size_t argc, KeywordArgs kwargs) {
+  std::vector<ValuePtr> args = popN(f, argc);
+  ValuePtr second = pop(f);
+  ValuePtr first = pop(f);
+  // [NULL, callable, args...] or [callable, self, args...].
+  ValuePtr callee = second;
+  if (first->kind != ValueKind::Null) {
+    callee = first;
+    args.insert(args.begin(), second);
+  }
+  llvm::Expected<ValuePtr> result = call(callee, std::move(args), std::move(kwargs));
+  if (!result)
+    return result.takeError();
+  f.stack.push_back(*result);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_CALL(Frame& f, const Instruction& ins) {
+  KeywordArgs kwargs;
+  size_t argc = ins.arg;
+  if (f.kwNames) {
+    Py_ssize_t count = PyTuple_GET_SIZE(f.kwNames.get());
+    std::vector<ValuePtr> values = popN(f, count);
+    for (Py_ssize_t i = 0; i < count; ++i)
+      kwargs.emplace_back(python::utf8Of(PyTuple_GET_ITEM(f.kwNames.get(), i)).value_or("?"),
+                          values[i]);
+    argc -= count;
+    f.kwNames = PyRef();
+  }
+  return callWithStack(f, argc, std::move(kwargs));
+}
+
+llvm::Error Interpreter::op_CALL_FUNCTION_EX(Frame& f, const Instruction& ins) {
+  KeywordArgs kwargs;
+  if (ins.arg & 1) {
+    ValuePtr dict = pop(f);
+    if (dict->kind != ValueKind::Dict)
+      return captureError("** argument is a " + spelling(dict->kind) + ", not a dict");
+    for (const auto& [key, value] : dict->entries) {
+      if (!key->isConstant() || !PyUnicode_Check(key->object.get()))
+        return captureError("keywords must be strings");
+      kwargs.emplace_back(python::utf8Of(key->object.get()).value_or("?"), value);
+    }
+  }
+  ValuePtr positional = pop(f);
+  llvm::Expected<std::vector<ValuePtr>> args = unpack(positional);
+  if (!args)
+    return args.takeError();
+  ValuePtr callee = pop(f);
+  pop(f); // the NULL below it
+  llvm::Expected<ValuePtr> result = call(callee, std::move(*args), std::move(kwargs));
+  if (!result)
+    return result.takeError();
+  f.stack.push_back(*result);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_MAKE_FUNCTION(Frame& f, const Instruction& ins) {
+  ValuePtr code = pop(f);
+  ValuePtr function = makeValue(ValueKind::Function);
+  function->code = code->object;
+  function->globals = PyRef::borrow(f.globals);
+  function->entryGlobals = f.entryGlobals;
+  function->qualname =
+      python::utf8Of(reinterpret_cast<PyCodeObject*>(code->object.get())->co_qualname)
+          .value_or("<function>");
+  if (ins.arg & 0x08)
+    function->closure = pop(f)->items;
+  if (ins.arg & 0x04)
+    pop(f); // annotations do not change what the function computes
+  if (ins.arg & 0x02)
+    function->entries = pop(f)->entries;
+  if (ins.arg & 0x01)
+    function->items = pop(f)->items;
+  f.stack.push_back(function);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_RETURN_GENERATOR(Frame& f, const Instruction&) {
+  if (!f.generator)
+    return captureError("RETURN_GENERATOR outside a generator body");
+  // The generator body runs at once; it resumes with None sent in.
+  f.stack.push_back(makeNone());
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_YIELD_VALUE(Frame& f, const Instruction&) {
+  if (!f.generator)
+    return captureError("yield outside a generator body");
+  f.yielded.push_back(pop(f));
+  f.stack.push_back(makeNone());
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Grad-mode blocks: `with torch.no_grad():` switches torch's grad mode for
+// real while the block is interpreted, so fake results have the
+// requires_grad the block gives them; __exit__ (called by the bytecode at
+// the end of the block) switches it back.
+//===----------------------------------------------------------------------===//
+
+llvm::Error Interpreter::op_BEFORE_WITH(Frame& f, const Instruction&) {
+  ValuePtr manager = pop(f);
+  if (manager->kind != ValueKind::Object || !isGradModeManager(manager->object.get()))
+    return captureError("'with' on " +
+                        (manager->object ? describeObject(manager->object.get())
+                                         : "a " + spelling(manager->kind).str()) +
+                        " is not supported; only torch.no_grad(), torch.enable_grad(), "
+                        "torch.set_grad_enabled() and torch.inference_mode() blocks are");
+  PyRef exit = PyRef::steal(PyObject_GetAttrString(manager->object.get(), "__exit__"));
+  if (!exit)
+    return pythonError("entering a 'with' block");
+  PyRef entered = PyRef::steal(PyObject_CallMethod(manager->object.get(), "__enter__", nullptr));
+  if (!entered)
+    return pythonError("entering a 'with' block");
+  f.stack.push_back(makeValue(ValueKind::Object, exit));
+  llvm::Expected<ValuePtr> value = wrapReal(entered.get(), nullptr);
+  if (!value)
+    return value.takeError();
+  f.stack.push_back(*value);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Imports: modules are read-only objects like any other.
+//===----------------------------------------------------------------------===//
+
+llvm::Error Interpreter::op_IMPORT_NAME(Frame& f, const Instruction& ins) {
+  ValuePtr fromList = pop(f);
+  ValuePtr level = pop(f);
+  PyObject* name = PyTuple_GET_ITEM(f.code->co_names, ins.arg);
+  PyRef module = PyRef::steal(
+      PyImport_ImportModuleLevelObject(name, f.globals, nullptr, fromList->object.get(),
+                                       static_cast<int>(PyLong_AsLong(level->object.get()))));
+  if (!module)
+    return pythonError("importing " + python::utf8Of(name).value_or("?"));
+  f.stack.push_back(makeValue(ValueKind::Object, module));
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_IMPORT_FROM(Frame& f, const Instruction& ins) {
+  std::string name = python::utf8Of(PyTuple_GET_ITEM(f.code->co_names, ins.arg)).value_or("?");
+  llvm::Expected<ValuePtr> value = getAttr(f.stack.back(), name);
+  if (!value)
+    return value.takeError();
+  f.stack.push_back(*value);
+  return llvm::Error::success();
+}
+
+} // namespace dync::capture

@@ -1,0 +1,581 @@
+//===- OpcodesStack.cpp - Stack, locals, attributes, containers -----------===//
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/python/PyStrings.h"
+
+namespace dync::capture {
+
+using bytecode::Instruction;
+using python::PyRef;
+
+namespace {
+
+std::string nameAt(PyObject* tuple, uint32_t index) {
+  if (!tuple || index >= PyTuple_GET_SIZE(tuple))
+    return "?";
+  return python::utf8Of(PyTuple_GET_ITEM(tuple, index)).value_or("?");
+}
+
+std::string localName(const Frame& f, uint32_t index) {
+  return nameAt(f.code->co_localsplusnames, index);
+}
+
+} // namespace
+
+ValuePtr Interpreter::pop(Frame& f) {
+  ValuePtr value = std::move(f.stack.back());
+  f.stack.pop_back();
+  return value;
+}
+
+std::vector<ValuePtr> Interpreter::popN(Frame& f, size_t n) {
+  std::vector<ValuePtr> values(f.stack.end() - static_cast<ptrdiff_t>(n), f.stack.end());
+  f.stack.resize(f.stack.size() - n);
+  return values;
+}
+
+llvm::Error Interpreter::op_NOP(Frame&, const Instruction&) { return llvm::Error::success(); }
+llvm::Error Interpreter::op_RESUME(Frame&, const Instruction&) { return llvm::Error::success(); }
+
+llvm::Error Interpreter::op_POP_TOP(Frame& f, const Instruction&) {
+  pop(f);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_PUSH_NULL(Frame& f, const Instruction&) {
+  f.stack.push_back(makeValue(ValueKind::Null));
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_COPY(Frame& f, const Instruction& ins) {
+  f.stack.push_back(f.stack[f.stack.size() - ins.arg]);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_SWAP(Frame& f, const Instruction& ins) {
+  std::swap(f.stack.back(), f.stack[f.stack.size() - ins.arg]);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_LOAD_CONST(Frame& f, const Instruction& ins) {
+  PyObject* constant = PyTuple_GET_ITEM(f.code->co_consts, ins.arg);
+  // Constants of the code are part of the program, not inputs: no source,
+  // no guard. Tuples of constants stay constants.
+  if (PyTuple_CheckExact(constant) || PyFrozenSet_CheckExact(constant)) {
+    llvm::Expected<ValuePtr> value = wrapReal(constant, nullptr);
+    if (!value)
+      return value.takeError();
+    f.stack.push_back(*value);
+    return llvm::Error::success();
+  }
+  f.stack.push_back(makeConstant(PyRef::borrow(constant)));
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_LOAD_FAST(Frame& f, const Instruction& ins) {
+  const ValuePtr& value = f.locals[ins.arg];
+  if (!value)
+    return captureError("local variable '" + localName(f, ins.arg) +
+                        "' referenced before assignment");
+  f.stack.push_back(value);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_STORE_FAST(Frame& f, const Instruction& ins) {
+  f.locals[ins.arg] = pop(f);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_DELETE_FAST(Frame& f, const Instruction& ins) {
+  f.locals[ins.arg] = nullptr;
+  return llvm::Error::success();
+}
+
+llvm::Expected<ValuePtr> Interpreter::loadGlobal(Frame& f, PyObject* name) {
+  std::string text = python::utf8Of(name).value_or("?");
+  PyObject* value = PyDict_GetItemWithError(f.globals, name);
+  SourcePtr source = f.entryGlobals ? Source::global(text) : nullptr;
+  if (!value) {
+    if (PyErr_Occurred())
+      return pythonError("reading global '" + text + "'");
+    PyObject* builtins = PyDict_GetItemString(f.globals, "__builtins__");
+    if (builtins && PyModule_Check(builtins))
+      builtins = PyModule_GetDict(builtins);
+    if (!builtins)
+      builtins = PyModule_GetDict(types_.builtinsModule.get());
+    value = PyDict_GetItemWithError(builtins, name);
+    if (!value)
+      return captureError("name '" + text + "' is not defined");
+    source = nullptr;
+  }
+  return wrapReal(value, source);
+}
+
+llvm::Error Interpreter::op_LOAD_GLOBAL(Frame& f, const Instruction& ins) {
+  if (ins.arg & 1)
+    f.stack.push_back(makeValue(ValueKind::Null));
+  llvm::Expected<ValuePtr> value = loadGlobal(f, PyTuple_GET_ITEM(f.code->co_names, ins.arg >> 1));
+  if (!value)
+    return value.takeError();
+  f.stack.push_back(*value);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_MAKE_CELL(Frame& f, const Instruction& ins) {
+  f.locals[ins.arg] = makeCell(f.locals[ins.arg]);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_COPY_FREE_VARS(Frame& f, const Instruction& ins) {
+  // The frame's function value put its closure cells in place already when
+  // the frame was made (see inlineFunction); nothing to copy here.
+  (void)f;
+  (void)ins;
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_LOAD_CLOSURE(Frame& f, const Instruction& ins) {
+  f.stack.push_back(f.locals[ins.arg]);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_LOAD_DEREF(Frame& f, const Instruction& ins) {
+  const ValuePtr& cell = f.locals[ins.arg];
+  if (!cell || cell->kind != ValueKind::Cell || !cell->cell)
+    return captureError("free variable '" + localName(f, ins.arg) +
+                        "' referenced before assignment");
+  f.stack.push_back(cell->cell);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_STORE_DEREF(Frame& f, const Instruction& ins) {
+  ValuePtr value = pop(f);
+  ValuePtr& cell = f.locals[ins.arg];
+  if (!cell || cell->kind != ValueKind::Cell)
+    cell = makeCell(nullptr);
+  cell->cell = std::move(value);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_DELETE_DEREF(Frame& f, const Instruction& ins) {
+  if (f.locals[ins.arg] && f.locals[ins.arg]->kind == ValueKind::Cell)
+    f.locals[ins.arg]->cell = nullptr;
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_LOAD_ATTR(Frame& f, const Instruction& ins) {
+  ValuePtr base = pop(f);
+  llvm::Expected<ValuePtr> value = getAttr(base, nameAt(f.code->co_names, ins.arg));
+  if (!value)
+    return value.takeError();
+  f.stack.push_back(*value);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_LOAD_METHOD(Frame& f, const Instruction& ins) {
+  // Always the unbound form: NULL, then the bound attribute. CALL treats
+  // both forms alike.
+  ValuePtr base = pop(f);
+  llvm::Expected<ValuePtr> value = getAttr(base, nameAt(f.code->co_names, ins.arg));
+  if (!value)
+    return value.takeError();
+  f.stack.push_back(makeValue(ValueKind::Null));
+  f.stack.push_back(*value);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_STORE_ATTR(Frame& f, const Instruction& ins) {
+  ValuePtr base = pop(f);
+  pop(f);
+  std::string name = nameAt(f.code->co_names, ins.arg);
+  std::string target = base->source ? base->source->str() : "a " + spelling(base->kind).str();
+  return captureError("assigning attribute '" + name + "' of " + target +
+                      " (a side effect outside the graph)");
+}
+
+llvm::Error Interpreter::op_BINARY_SUBSCR(Frame& f, const Instruction&) {
+  ValuePtr key = pop(f);
+  ValuePtr base = pop(f);
+  llvm::Expected<ValuePtr> value = getItem(base, key);
+  if (!value)
+    return value.takeError();
+  f.stack.push_back(*value);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_STORE_SUBSCR(Frame& f, const Instruction&) {
+  ValuePtr key = pop(f);
+  ValuePtr base = pop(f);
+  ValuePtr value = pop(f);
+  if (base->isTensor()) {
+    llvm::Expected<ValuePtr> result =
+        callOracle(operatorFunction("setitem"), {base, key, value}, {});
+    return result ? llvm::Error::success() : result.takeError();
+  }
+  if (base->source)
+    return captureError("assigning an item of " + base->source->str() +
+                        " (mutating an input is a side effect outside the graph)");
+  if (base->kind == ValueKind::List && key->isConstant() && PyLong_Check(key->object.get())) {
+    long long index = PyLong_AsLongLong(key->object.get());
+    long long size = static_cast<long long>(base->items.size());
+    if (index < 0)
+      index += size;
+    if (index < 0 || index >= size)
+      return captureError("list assignment index out of range");
+    base->items[index] = value;
+    return llvm::Error::success();
+  }
+  if (base->kind == ValueKind::Dict) {
+    for (auto& [k, v] : base->entries) {
+      llvm::Expected<bool> same = identical(k, key);
+      if (!same)
+        return same.takeError();
+      if (*same || (k->isConstant() && key->isConstant() &&
+                    PyObject_RichCompareBool(k->object.get(), key->object.get(), Py_EQ) == 1)) {
+        v = value;
+        return llvm::Error::success();
+      }
+    }
+    base->entries.emplace_back(key, value);
+    return llvm::Error::success();
+  }
+  return captureError("item assignment on a " + spelling(base->kind) + " value");
+}
+
+llvm::Error Interpreter::op_DELETE_SUBSCR(Frame& f, const Instruction&) {
+  ValuePtr key = pop(f);
+  ValuePtr base = pop(f);
+  if (!base->source && base->kind == ValueKind::Dict && key->isConstant()) {
+    for (auto it = base->entries.begin(); it != base->entries.end(); ++it)
+      if (it->first->isConstant() &&
+          PyObject_RichCompareBool(it->first->object.get(), key->object.get(), Py_EQ) == 1) {
+        base->entries.erase(it);
+        return llvm::Error::success();
+      }
+    return captureError("KeyError: " + reprOf(key->object.get()));
+  }
+  if (!base->source && base->kind == ValueKind::List && key->isConstant() &&
+      PyLong_Check(key->object.get())) {
+    long long index = PyLong_AsLongLong(key->object.get());
+    long long size = static_cast<long long>(base->items.size());
+    if (index < 0)
+      index += size;
+    if (index < 0 || index >= size)
+      return captureError("list assignment index out of range");
+    base->items.erase(base->items.begin() + index);
+    return llvm::Error::success();
+  }
+  return captureError("deleting an item of a " + spelling(base->kind) + " value");
+}
+
+//===----------------------------------------------------------------------===//
+// Operators.
+//===----------------------------------------------------------------------===//
+
+llvm::Error Interpreter::op_BINARY_OP(Frame& f, const Instruction& ins) {
+  ValuePtr b = pop(f);
+  ValuePtr a = pop(f);
+  const std::vector<std::string>& ops = opcodes_.binaryOps();
+  if (ins.arg >= ops.size())
+    return captureError("BINARY_OP with unknown operator " + llvm::Twine(ins.arg));
+  llvm::Expected<ValuePtr> value = binary(ops[ins.arg], a, b);
+  if (!value)
+    return value.takeError();
+  f.stack.push_back(*value);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_COMPARE_OP(Frame& f, const Instruction& ins) {
+  ValuePtr b = pop(f);
+  ValuePtr a = pop(f);
+  const std::vector<std::string>& ops = opcodes_.compareOps();
+  if (ins.arg >= ops.size())
+    return captureError("COMPARE_OP with unknown operator " + llvm::Twine(ins.arg));
+  llvm::Expected<ValuePtr> value = compare(ops[ins.arg], a, b);
+  if (!value)
+    return value.takeError();
+  f.stack.push_back(*value);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_IS_OP(Frame& f, const Instruction& ins) {
+  ValuePtr b = pop(f);
+  ValuePtr a = pop(f);
+  llvm::Expected<bool> same = identical(a, b);
+  if (!same)
+    return same.takeError();
+  f.stack.push_back(makeBool(*same != (ins.arg == 1)));
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_CONTAINS_OP(Frame& f, const Instruction& ins) {
+  ValuePtr container = pop(f);
+  ValuePtr item = pop(f);
+  llvm::Expected<bool> in = contains(container, item);
+  if (!in)
+    return in.takeError();
+  f.stack.push_back(makeBool(*in != (ins.arg == 1)));
+  return llvm::Error::success();
+}
+
+namespace {
+
+llvm::Error unaryOp(Interpreter& interp, Frame& f, llvm::StringRef name) {
+  ValuePtr a = std::move(f.stack.back());
+  f.stack.pop_back();
+  llvm::Expected<ValuePtr> value = interp.unary(name, a);
+  if (!value)
+    return value.takeError();
+  f.stack.push_back(*value);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error Interpreter::op_UNARY_NEGATIVE(Frame& f, const Instruction&) {
+  return unaryOp(*this, f, "neg");
+}
+llvm::Error Interpreter::op_UNARY_POSITIVE(Frame& f, const Instruction&) {
+  return unaryOp(*this, f, "pos");
+}
+llvm::Error Interpreter::op_UNARY_INVERT(Frame& f, const Instruction&) {
+  return unaryOp(*this, f, "invert");
+}
+llvm::Error Interpreter::op_UNARY_NOT(Frame& f, const Instruction&) {
+  return unaryOp(*this, f, "not_");
+}
+
+//===----------------------------------------------------------------------===//
+// Containers and strings.
+//===----------------------------------------------------------------------===//
+
+llvm::Error Interpreter::op_BUILD_TUPLE(Frame& f, const Instruction& ins) {
+  f.stack.push_back(makeTuple(popN(f, ins.arg)));
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_BUILD_LIST(Frame& f, const Instruction& ins) {
+  f.stack.push_back(makeList(popN(f, ins.arg)));
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_BUILD_SET(Frame& f, const Instruction& ins) {
+  ValuePtr set = makeValue(ValueKind::Set);
+  for (ValuePtr& item : popN(f, ins.arg)) {
+    llvm::Expected<bool> present = contains(set, item);
+    if (!present)
+      return present.takeError();
+    if (!*present)
+      set->items.push_back(std::move(item));
+  }
+  f.stack.push_back(set);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_BUILD_MAP(Frame& f, const Instruction& ins) {
+  std::vector<ValuePtr> items = popN(f, 2 * ins.arg);
+  ValuePtr dict = makeValue(ValueKind::Dict);
+  f.stack.push_back(dict);
+  for (size_t i = 0; i < items.size(); i += 2) {
+    f.stack.push_back(items[i + 1]);
+    f.stack.push_back(dict);
+    f.stack.push_back(items[i]);
+    if (llvm::Error error = op_STORE_SUBSCR(f, ins))
+      return error;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_BUILD_CONST_KEY_MAP(Frame& f, const Instruction& ins) {
+  ValuePtr keys = pop(f);
+  std::vector<ValuePtr> values = popN(f, ins.arg);
+  ValuePtr dict = makeValue(ValueKind::Dict);
+  for (size_t i = 0; i < values.size() && i < keys->items.size(); ++i)
+    dict->entries.emplace_back(keys->items[i], values[i]);
+  f.stack.push_back(dict);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_BUILD_SLICE(Frame& f, const Instruction& ins) {
+  ValuePtr slice = makeValue(ValueKind::Slice);
+  slice->items = popN(f, ins.arg);
+  if (slice->items.size() == 2)
+    slice->items.push_back(makeNone());
+  f.stack.push_back(slice);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_BUILD_STRING(Frame& f, const Instruction& ins) {
+  std::vector<ValuePtr> parts = popN(f, ins.arg);
+  PyRef list = PyRef::steal(PyList_New(0));
+  for (const ValuePtr& part : parts) {
+    if (!part->isConstant() || !PyUnicode_Check(part->object.get()))
+      return captureError("building a string from a " + spelling(part->kind) + " value");
+    PyList_Append(list.get(), part->object.get());
+  }
+  PyRef empty = PyRef::steal(PyUnicode_FromString(""));
+  ValuePtr value = makeConstantSteal(PyUnicode_Join(empty.get(), list.get()));
+  if (!value)
+    return pythonError("building a string");
+  f.stack.push_back(value);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_FORMAT_VALUE(Frame& f, const Instruction& ins) {
+  ValuePtr spec = (ins.arg & 0x04) ? pop(f) : makeConstantSteal(PyUnicode_FromString(""));
+  ValuePtr value = pop(f);
+  if (!value->isConstant() && value->kind != ValueKind::SymNum)
+    return captureError("formatting a " + spelling(value->kind) +
+                        " value as a string (f-strings need constants)");
+  PyRef object = value->object;
+  switch (ins.arg & 0x03) {
+  case 1:
+    object = PyRef::steal(PyObject_Str(object.get()));
+    break;
+  case 2:
+    object = PyRef::steal(PyObject_Repr(object.get()));
+    break;
+  case 3:
+    object = PyRef::steal(PyObject_ASCII(object.get()));
+    break;
+  default:
+    break;
+  }
+  if (!object)
+    return pythonError("formatting a value");
+  ValuePtr result = makeConstantSteal(PyObject_Format(object.get(), spec->object.get()));
+  if (!result)
+    return pythonError("formatting a value");
+  f.stack.push_back(result);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_LIST_APPEND(Frame& f, const Instruction& ins) {
+  ValuePtr item = pop(f);
+  f.stack[f.stack.size() - ins.arg]->items.push_back(std::move(item));
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_LIST_EXTEND(Frame& f, const Instruction& ins) {
+  ValuePtr iterable = pop(f);
+  llvm::Expected<std::vector<ValuePtr>> items = unpack(iterable);
+  if (!items)
+    return items.takeError();
+  ValuePtr& list = f.stack[f.stack.size() - ins.arg];
+  list->items.insert(list->items.end(), items->begin(), items->end());
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_LIST_TO_TUPLE(Frame& f, const Instruction&) {
+  ValuePtr list = pop(f);
+  f.stack.push_back(makeTuple(list->items));
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_SET_ADD(Frame& f, const Instruction& ins) {
+  ValuePtr item = pop(f);
+  ValuePtr set = f.stack[f.stack.size() - ins.arg];
+  llvm::Expected<bool> present = contains(set, item);
+  if (!present)
+    return present.takeError();
+  if (!*present)
+    set->items.push_back(std::move(item));
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_SET_UPDATE(Frame& f, const Instruction& ins) {
+  ValuePtr iterable = pop(f);
+  llvm::Expected<std::vector<ValuePtr>> items = unpack(iterable);
+  if (!items)
+    return items.takeError();
+  ValuePtr set = f.stack[f.stack.size() - ins.arg];
+  for (ValuePtr& item : *items) {
+    llvm::Expected<bool> present = contains(set, item);
+    if (!present)
+      return present.takeError();
+    if (!*present)
+      set->items.push_back(std::move(item));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_MAP_ADD(Frame& f, const Instruction& ins) {
+  ValuePtr value = pop(f);
+  ValuePtr key = pop(f);
+  ValuePtr dict = f.stack[f.stack.size() - ins.arg];
+  f.stack.push_back(value);
+  f.stack.push_back(dict);
+  f.stack.push_back(key);
+  return op_STORE_SUBSCR(f, ins);
+}
+
+llvm::Error Interpreter::op_DICT_UPDATE(Frame& f, const Instruction& ins) {
+  ValuePtr other = pop(f);
+  ValuePtr dict = f.stack[f.stack.size() - ins.arg];
+  if (other->kind != ValueKind::Dict)
+    return captureError("updating a dict from a " + spelling(other->kind) + " value");
+  for (const auto& [key, value] : other->entries) {
+    f.stack.push_back(value);
+    f.stack.push_back(dict);
+    f.stack.push_back(key);
+    if (llvm::Error error = op_STORE_SUBSCR(f, ins))
+      return error;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_DICT_MERGE(Frame& f, const Instruction& ins) {
+  ValuePtr other = f.stack.back();
+  ValuePtr dict = f.stack[f.stack.size() - 1 - ins.arg];
+  if (other->kind == ValueKind::Dict)
+    for (const auto& [key, value] : other->entries)
+      for (const auto& [existing, unused] : dict->entries)
+        if (existing->isConstant() && key->isConstant() &&
+            PyObject_RichCompareBool(existing->object.get(), key->object.get(), Py_EQ) == 1)
+          return captureError("got multiple values for keyword argument " +
+                              reprOf(key->object.get()));
+  return op_DICT_UPDATE(f, ins);
+}
+
+llvm::Error Interpreter::op_UNPACK_SEQUENCE(Frame& f, const Instruction& ins) {
+  ValuePtr sequence = pop(f);
+  llvm::Expected<std::vector<ValuePtr>> items = unpack(sequence);
+  if (!items)
+    return items.takeError();
+  if (items->size() != ins.arg)
+    return captureError(items->size() > ins.arg
+                            ? "too many values to unpack (expected " + llvm::Twine(ins.arg) + ")"
+                            : "not enough values to unpack (expected " + llvm::Twine(ins.arg) +
+                                  ", got " + llvm::Twine(items->size()) + ")");
+  for (auto it = items->rbegin(); it != items->rend(); ++it)
+    f.stack.push_back(*it);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_UNPACK_EX(Frame& f, const Instruction& ins) {
+  ValuePtr sequence = pop(f);
+  llvm::Expected<std::vector<ValuePtr>> items = unpack(sequence);
+  if (!items)
+    return items.takeError();
+  size_t before = ins.arg & 0xFF, after = ins.arg >> 8;
+  if (items->size() < before + after)
+    return captureError("not enough values to unpack (expected at least " +
+                        llvm::Twine(before + after) + ", got " + llvm::Twine(items->size()) + ")");
+  std::vector<ValuePtr> pushed(items->begin(), items->begin() + before);
+  pushed.push_back(makeList(std::vector<ValuePtr>(items->begin() + before, items->end() - after)));
+  pushed.insert(pushed.end(), items->end() - after, items->end());
+  for (auto it = pushed.rbegin(); it != pushed.rend(); ++it)
+    f.stack.push_back(*it);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_GET_LEN(Frame& f, const Instruction&) {
+  llvm::Expected<ValuePtr> value = length(f.stack.back());
+  if (!value)
+    return value.takeError();
+  f.stack.push_back(*value);
+  return llvm::Error::success();
+}
+
+} // namespace dync::capture

@@ -1,0 +1,136 @@
+//===- PythonHelpers.cpp - Small C API conveniences for capture -----------===//
+#include "frontend/capture/PythonHelpers.h"
+
+#include "frontend/capture/CaptureError.h"
+#include "frontend/python/PyStrings.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+/// Keeps a pending Python exception across code that describes objects for
+/// a message: the message is built before the exception is taken.
+class PreserveException {
+public:
+  PreserveException() { PyErr_Fetch(&type_, &value_, &traceback_); }
+  ~PreserveException() { PyErr_Restore(type_, value_, traceback_); }
+  PreserveException(const PreserveException&) = delete;
+  PreserveException& operator=(const PreserveException&) = delete;
+
+private:
+  PyObject *type_ = nullptr, *value_ = nullptr, *traceback_ = nullptr;
+};
+
+} // namespace
+
+llvm::Error pythonError(const llvm::Twine& what) {
+  if (!PyErr_Occurred())
+    return captureError(what + " failed");
+  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  PyRef typeRef = PyRef::steal(type), valueRef = PyRef::steal(value),
+        tracebackRef = PyRef::steal(traceback);
+  std::string typeName = type && PyType_Check(type)
+                             ? python::typeDisplayName(reinterpret_cast<PyTypeObject*>(type))
+                             : "exception";
+  std::string message = value ? python::strOf(value) : "";
+  std::string text = what.str();
+  text += (text.empty() ? "" : ": ") + typeName;
+  if (!message.empty())
+    text += ": " + message;
+  return captureError(text);
+}
+
+llvm::Expected<PyRef> importObject(llvm::StringRef dottedName) {
+  llvm::SmallVector<llvm::StringRef, 4> parts;
+  dottedName.split(parts, '.');
+  // Import the longest prefix that is a module, then walk attributes.
+  for (size_t n = parts.size(); n > 0; --n) {
+    std::string moduleName;
+    for (size_t i = 0; i < n; ++i)
+      moduleName += (i ? "." : "") + parts[i].str();
+    PyRef object = PyRef::steal(PyImport_ImportModule(moduleName.c_str()));
+    if (!object) {
+      PyErr_Clear();
+      continue;
+    }
+    for (size_t i = n; i < parts.size(); ++i) {
+      object = PyRef::steal(PyObject_GetAttrString(object.get(), parts[i].str().c_str()));
+      if (!object)
+        return pythonError("looking up " + dottedName);
+    }
+    return object;
+  }
+  return captureError("cannot import " + dottedName);
+}
+
+std::string qualifiedTypeName(PyObject* type) {
+  PreserveException preserve;
+  PyRef module = PyRef::steal(PyObject_GetAttrString(type, "__module__"));
+  PyRef qualname = PyRef::steal(PyObject_GetAttrString(type, "__qualname__"));
+  PyErr_Clear();
+  std::string name = qualname ? python::utf8Of(qualname.get()).value_or("?") : "?";
+  std::string moduleName = module ? python::utf8Of(module.get()).value_or("") : "";
+  if (moduleName.empty() || moduleName == "builtins")
+    return name;
+  return moduleName + "." + name;
+}
+
+std::string reprOf(PyObject* object) {
+  PreserveException preserve;
+  PyRef repr = PyRef::steal(PyObject_Repr(object));
+  if (!repr) {
+    PyErr_Clear();
+    return "<" + qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(object))) + " object>";
+  }
+  return python::utf8Of(repr.get()).value_or("?");
+}
+
+std::string describeObject(PyObject* object) {
+  PreserveException preserve;
+  if (PyType_Check(object))
+    return "class '" + qualifiedTypeName(object) + "'";
+  PyRef qualname = PyRef::steal(PyObject_GetAttrString(object, "__qualname__"));
+  PyErr_Clear();
+  std::string name = qualname ? python::utf8Of(qualname.get()).value_or("") : "";
+  if (PyCFunction_Check(object)) {
+    PyRef module = PyRef::steal(PyObject_GetAttrString(object, "__module__"));
+    PyErr_Clear();
+    std::string moduleName = module ? python::utf8Of(module.get()).value_or("") : "";
+    if (!moduleName.empty() && moduleName != "builtins")
+      name = moduleName + "." + name;
+    return "builtin '" + name + "'";
+  }
+  if (!name.empty())
+    return "'" + name + "' (" + qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(object))) +
+           ")";
+  return "object of type '" + qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(object))) + "'";
+}
+
+std::string sourceLine(const std::string& file, int line) {
+  if (file.empty() || line <= 0)
+    return "";
+  PyRef linecache = PyRef::steal(PyImport_ImportModule("linecache"));
+  if (!linecache) {
+    PyErr_Clear();
+    return "";
+  }
+  PyRef text =
+      PyRef::steal(PyObject_CallMethod(linecache.get(), "getline", "si", file.c_str(), line));
+  if (!text) {
+    PyErr_Clear();
+    return "";
+  }
+  std::string result = python::utf8Of(text.get()).value_or("");
+  while (!result.empty() && (result.back() == '\n' || result.back() == '\r'))
+    result.pop_back();
+  return result;
+}
+
+} // namespace dync::capture

@@ -1,0 +1,756 @@
+//===- Semantics.cpp - Python's operations over symbolic values ------------===//
+//
+// Attribute and item access, truth, iteration, operators and identity, each
+// decided by the kinds of its operands: constants and SymInts go through
+// CPython's own C API, tensors through the oracle, containers are handled
+// structurally here.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/python/PyStrings.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+bool isNumberLike(const ValuePtr& value) {
+  return value->kind == ValueKind::Constant || value->kind == ValueKind::SymNum;
+}
+
+std::string typeNameOf(const ValuePtr& value) {
+  if (value->object && (value->kind == ValueKind::Constant || value->kind == ValueKind::Object ||
+                        value->kind == ValueKind::NNModule))
+    return qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(value->object.get())));
+  return spelling(value->kind).str();
+}
+
+/// A binary operator: CPython's C API function for constants and SymInts,
+/// and the `operator` module function torch is called with for tensors.
+struct BinaryRow {
+  const char* symbol;
+  const char* operatorName;
+  PyObject* (*apply)(PyObject*, PyObject*);
+};
+
+PyObject* power(PyObject* a, PyObject* b) { return PyNumber_Power(a, b, Py_None); }
+PyObject* inPlacePower(PyObject* a, PyObject* b) { return PyNumber_InPlacePower(a, b, Py_None); }
+
+const BinaryRow BinaryRows[] = {
+    {"+", "add", PyNumber_Add},
+    {"&", "and_", PyNumber_And},
+    {"//", "floordiv", PyNumber_FloorDivide},
+    {"<<", "lshift", PyNumber_Lshift},
+    {"@", "matmul", PyNumber_MatrixMultiply},
+    {"*", "mul", PyNumber_Multiply},
+    {"%", "mod", PyNumber_Remainder},
+    {"|", "or_", PyNumber_Or},
+    {"**", "pow", power},
+    {">>", "rshift", PyNumber_Rshift},
+    {"-", "sub", PyNumber_Subtract},
+    {"/", "truediv", PyNumber_TrueDivide},
+    {"^", "xor", PyNumber_Xor},
+    {"+=", "iadd", PyNumber_InPlaceAdd},
+    {"&=", "iand", PyNumber_InPlaceAnd},
+    {"//=", "ifloordiv", PyNumber_InPlaceFloorDivide},
+    {"<<=", "ilshift", PyNumber_InPlaceLshift},
+    {"@=", "imatmul", PyNumber_InPlaceMatrixMultiply},
+    {"*=", "imul", PyNumber_InPlaceMultiply},
+    {"%=", "imod", PyNumber_InPlaceRemainder},
+    {"|=", "ior", PyNumber_InPlaceOr},
+    {"**=", "ipow", inPlacePower},
+    {">>=", "irshift", PyNumber_InPlaceRshift},
+    {"-=", "isub", PyNumber_InPlaceSubtract},
+    {"/=", "itruediv", PyNumber_InPlaceTrueDivide},
+    {"^=", "ixor", PyNumber_InPlaceXor},
+};
+
+const BinaryRow* binaryRow(llvm::StringRef symbol) {
+  for (const BinaryRow& row : BinaryRows)
+    if (symbol == row.symbol)
+      return &row;
+  return nullptr;
+}
+
+struct CompareRow {
+  const char* symbol;
+  const char* operatorName;
+  int op;
+};
+
+const CompareRow CompareRows[] = {
+    {"<", "lt", Py_LT},  {"<=", "le", Py_LE}, {"==", "eq", Py_EQ},
+    {"!=", "ne", Py_NE}, {">", "gt", Py_GT},  {">=", "ge", Py_GE},
+};
+
+/// Normalized [start, stop) with step for a slice of constants over a
+/// sequence of \p length.
+llvm::Expected<std::vector<size_t>> sliceIndices(PyObject* slice, size_t length) {
+  Py_ssize_t start, stop, step;
+  if (PySlice_Unpack(slice, &start, &stop, &step) < 0)
+    return pythonError("slicing");
+  Py_ssize_t count = PySlice_AdjustIndices(static_cast<Py_ssize_t>(length), &start, &stop, step);
+  std::vector<size_t> indices;
+  for (Py_ssize_t i = 0, index = start; i < count; ++i, index += step)
+    indices.push_back(static_cast<size_t>(index));
+  return indices;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Attributes.
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<ValuePtr> Interpreter::tensorAttr(const ValuePtr& tensor, llvm::StringRef name) {
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  PyObject* attribute =
+      _PyType_Lookup(reinterpret_cast<PyTypeObject*>(types_.tensor.get()), nameObject.get());
+  if (!attribute)
+    return captureError("torch.Tensor has no attribute '" + name + "'");
+  // Data descriptors (shape, dtype, T, ...) are read now, on the fake;
+  // anything else is a method bound to the tensor.
+  if (Py_TYPE(attribute)->tp_descr_set) {
+    PyObject* getattrFunction =
+        PyDict_GetItemString(PyModule_GetDict(types_.builtinsModule.get()), "getattr");
+    return callOracle(getattrFunction, {tensor, makeConstant(nameObject)}, {});
+  }
+  ValuePtr method = makeValue(ValueKind::BoundMethod);
+  method->items = {tensor, makeValue(ValueKind::TorchCallable, PyRef::borrow(attribute))};
+  return method;
+}
+
+llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::StringRef name) {
+  PyObject* object = module->object.get();
+  SourcePtr source = module->source ? Source::attr(module->source, name) : nullptr;
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  PyObject** dictPointer = _PyObject_GetDictPtr(object);
+  PyObject* dict = dictPointer ? *dictPointer : nullptr;
+  // nn.Module.__getattr__'s order: parameters, buffers, submodules; but
+  // only after the class and the instance dict, as Python looks them up.
+  PyObject* classAttr = _PyType_Lookup(Py_TYPE(object), nameObject.get());
+  if (classAttr && PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
+    PyRef getter = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
+    if (!getter)
+      return pythonError("reading property '" + name + "'");
+    llvm::Expected<ValuePtr> function = wrapReal(getter.get(), nullptr);
+    if (!function)
+      return function.takeError();
+    return call(*function, {module});
+  }
+  if (dict) {
+    if (PyObject* value = PyDict_GetItem(dict, nameObject.get()))
+      return wrapReal(value, source);
+    for (const char* table : {"_parameters", "_buffers", "_modules"}) {
+      PyObject* entries = PyDict_GetItemString(dict, table);
+      if (!entries || !PyDict_Check(entries))
+        continue;
+      if (PyObject* value = PyDict_GetItem(entries, nameObject.get()))
+        return wrapReal(value, source);
+    }
+  }
+  if (classAttr) {
+    if (PyFunction_Check(classAttr)) {
+      llvm::Expected<ValuePtr> function = functionFromReal(classAttr, nullptr);
+      if (!function)
+        return function.takeError();
+      ValuePtr method = makeValue(ValueKind::BoundMethod);
+      method->items = {module, *function};
+      return method;
+    }
+    if (Py_IS_TYPE(classAttr, &PyStaticMethod_Type) || Py_IS_TYPE(classAttr, &PyClassMethod_Type)) {
+      PyRef bound = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
+      if (!bound)
+        return pythonError("reading attribute '" + name + "'");
+      return wrapReal(bound.get(), nullptr);
+    }
+    return wrapReal(classAttr, source);
+  }
+  PyRef value = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
+  if (!value)
+    return pythonError("reading attribute '" + name + "' of " +
+                       (module->source ? module->source->str() : typeNameOf(module)));
+  return wrapReal(value.get(), source);
+}
+
+llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::StringRef name) {
+  switch (base->kind) {
+  case ValueKind::Tensor:
+    return tensorAttr(base, name);
+  case ValueKind::NNModule:
+    return moduleAttr(base, name);
+  case ValueKind::Constant:
+  case ValueKind::Object:
+  case ValueKind::Builtin:
+  case ValueKind::TorchCallable: {
+    PyRef value = PyRef::steal(PyObject_GetAttrString(base->object.get(), name.str().c_str()));
+    if (!value)
+      return pythonError("reading attribute '" + name + "' of " +
+                         (base->source ? base->source->str() : typeNameOf(base)));
+    SourcePtr source = base->source ? Source::attr(base->source, name) : nullptr;
+    // Methods of constants stay calls on constants (see callObject). What
+    // torch's own modules hold (torch.float32, torch.nn.functional) is
+    // torch's API, not the program's state: no sources, so no guards.
+    if (base->kind == ValueKind::Constant)
+      source = nullptr;
+    if (source && PyModule_Check(base->object.get())) {
+      const char* module = PyModule_GetName(base->object.get());
+      if (!module)
+        PyErr_Clear();
+      llvm::StringRef moduleName(module ? module : "");
+      if (moduleName == "torch" || moduleName.starts_with("torch."))
+        source = nullptr;
+    }
+    return wrapReal(value.get(), source);
+  }
+  case ValueKind::Function:
+    if (base->object) {
+      PyRef value = PyRef::steal(PyObject_GetAttrString(base->object.get(), name.str().c_str()));
+      if (!value)
+        return pythonError("reading attribute '" + name + "' of a function");
+      return wrapReal(value.get(), nullptr);
+    }
+    break;
+  case ValueKind::BoundMethod:
+    if (name == "__self__")
+      return base->items[0];
+    if (name == "__func__")
+      return base->items[1];
+    break;
+  case ValueKind::Slice:
+    if (name == "start")
+      return base->items[0];
+    if (name == "stop")
+      return base->items[1];
+    if (name == "step")
+      return base->items[2];
+    break;
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Dict:
+  case ValueKind::Set: {
+    llvm::Expected<PyRef> type = pythonType(base);
+    if (!type)
+      return type.takeError();
+    PyRef nameObject = PyRef::steal(python::newStr(name));
+    PyObject* attribute =
+        _PyType_Lookup(reinterpret_cast<PyTypeObject*>(type->get()), nameObject.get());
+    if (attribute && builtins_.count(attribute)) {
+      ValuePtr method = makeValue(ValueKind::BoundMethod);
+      method->items = {base, makeValue(ValueKind::Builtin, PyRef::borrow(attribute))};
+      return method;
+    }
+    if (attribute && PyFunction_Check(attribute)) {
+      llvm::Expected<ValuePtr> function = functionFromReal(attribute, nullptr);
+      if (!function)
+        return function.takeError();
+      ValuePtr method = makeValue(ValueKind::BoundMethod);
+      method->items = {base, *function};
+      return method;
+    }
+    // Other methods of a tuple of constants (torch.Size.numel, say) are
+    // pure: run them on the real tuple.
+    if (base->kind == ValueKind::Tuple && allConstant(base->items)) {
+      llvm::Expected<PyRef> tuple = toPython(base);
+      if (!tuple)
+        return tuple.takeError();
+      PyRef method = PyRef::steal(PyObject_GetAttrString(tuple->get(), name.str().c_str()));
+      if (!method)
+        return pythonError("reading attribute '" + name + "' of " + qualifiedTypeName(type->get()));
+      return wrapReal(method.get(), nullptr);
+    }
+    return captureError("method '" + name + "' of " + qualifiedTypeName(type->get()) +
+                        " is not supported");
+  }
+  case ValueKind::Super: {
+    // Look the name up in the MRO of type(self), after the class super()
+    // was given.
+    const ValuePtr& self = base->items[0];
+    llvm::Expected<PyRef> type = pythonType(self);
+    if (!type)
+      return type.takeError();
+    PyObject* mro = reinterpret_cast<PyTypeObject*>(type->get())->tp_mro;
+    Py_ssize_t i = 0, n = PyTuple_GET_SIZE(mro);
+    while (i < n && PyTuple_GET_ITEM(mro, i) != base->object.get())
+      ++i;
+    PyRef nameObject = PyRef::steal(python::newStr(name));
+    for (++i; i < n; ++i) {
+      PyObject* dict = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_dict;
+      PyObject* attribute = dict ? PyDict_GetItem(dict, nameObject.get()) : nullptr;
+      if (!attribute)
+        continue;
+      llvm::Expected<ValuePtr> function = wrapReal(attribute, nullptr);
+      if (!function)
+        return function.takeError();
+      if ((*function)->kind != ValueKind::Function)
+        return *function;
+      ValuePtr method = makeValue(ValueKind::BoundMethod);
+      method->items = {self, *function};
+      return method;
+    }
+    return captureError("'super' object has no attribute '" + name + "'");
+  }
+  default:
+    break;
+  }
+  return captureError("reading attribute '" + name + "' of a " + spelling(base->kind) +
+                      " value is not supported");
+}
+
+//===----------------------------------------------------------------------===//
+// Items.
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValuePtr& key) {
+  if (base->isTensor())
+    return callOracle(operatorFunction("getitem"), {base, key}, {});
+  if (base->isSequence()) {
+    size_t size = base->items.size();
+    if (key->isConstant() && PyIndex_Check(key->object.get())) {
+      long long index = PyLong_AsLongLong(key->object.get());
+      if (index == -1 && PyErr_Occurred())
+        return pythonError("indexing");
+      if (index < 0)
+        index += static_cast<long long>(size);
+      if (index < 0 || index >= static_cast<long long>(size))
+        return captureError(spelling(base->kind) + " index out of range");
+      return base->items[index];
+    }
+    PyRef slice;
+    if (key->kind == ValueKind::Slice && allConstant(key->items)) {
+      llvm::Expected<PyRef> converted = toPython(key);
+      if (!converted)
+        return converted.takeError();
+      slice = *converted;
+    } else if (key->isConstant() && PySlice_Check(key->object.get())) {
+      slice = key->object;
+    }
+    if (slice) {
+      llvm::Expected<std::vector<size_t>> indices = sliceIndices(slice.get(), size);
+      if (!indices)
+        return indices.takeError();
+      std::vector<ValuePtr> items;
+      for (size_t index : *indices)
+        items.push_back(base->items[index]);
+      ValuePtr result =
+          base->kind == ValueKind::List ? makeList(std::move(items)) : makeTuple(std::move(items));
+      if (base->kind == ValueKind::Tuple)
+        result->object = base->object;
+      return result;
+    }
+    return captureError("indexing a " + spelling(base->kind) + " with a " + spelling(key->kind) +
+                        " value");
+  }
+  if (base->kind == ValueKind::Dict) {
+    for (const auto& [k, v] : base->entries) {
+      llvm::Expected<bool> same = identical(k, key);
+      if (!same)
+        return same.takeError();
+      if (*same || (k->isConstant() && key->isConstant() &&
+                    PyObject_RichCompareBool(k->object.get(), key->object.get(), Py_EQ) == 1))
+        return v;
+    }
+    return captureError(
+        "KeyError: " + (key->isConstant() ? reprOf(key->object.get()) : spelling(key->kind).str()));
+  }
+  if ((base->kind == ValueKind::NNModule || base->kind == ValueKind::Object ||
+       base->kind == ValueKind::Constant) &&
+      (key->isConstant() || key->kind == ValueKind::Object)) {
+    if (base->kind == ValueKind::NNModule && PySlice_Check(key->object.get()))
+      return captureError("slicing a module container");
+    PyRef value = PyRef::steal(PyObject_GetItem(base->object.get(), key->object.get()));
+    if (!value)
+      return pythonError("indexing " + (base->source ? base->source->str() : typeNameOf(base)));
+    SourcePtr source;
+    if (base->source && PyLong_CheckExact(key->object.get()))
+      source = Source::index(base->source, PyLong_AsLongLong(key->object.get()));
+    else if (base->source && PyUnicode_Check(key->object.get()))
+      source = Source::key(base->source, python::utf8Of(key->object.get()).value_or(""));
+    return wrapReal(value.get(), source);
+  }
+  if (base->kind == ValueKind::Constant && key->kind == ValueKind::Slice &&
+      allConstant(key->items)) {
+    llvm::Expected<PyRef> slice = toPython(key);
+    if (!slice)
+      return slice.takeError();
+    ValuePtr value = makeConstantSteal(PyObject_GetItem(base->object.get(), slice->get()));
+    if (!value)
+      return pythonError("slicing");
+    return value;
+  }
+  return captureError("indexing a " + typeNameOf(base) + " with a " + spelling(key->kind) +
+                      " value is not supported");
+}
+
+//===----------------------------------------------------------------------===//
+// Truth, iteration, length.
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
+  switch (value->kind) {
+  case ValueKind::Tensor:
+    return captureError("data-dependent branch: the condition depends on a tensor's values, "
+                        "which are not known while capturing");
+  case ValueKind::Constant:
+  case ValueKind::SymNum:
+  case ValueKind::Object:
+  case ValueKind::NNModule: {
+    // bool() of a SymBool asks torch's ShapeEnv, which records the decision
+    // as a guard on the symbols.
+    if (value->kind == ValueKind::SymNum)
+      reportLocation();
+    int result = PyObject_IsTrue(value->object.get());
+    if (result < 0)
+      return pythonError("deciding a condition");
+    if (value->kind == ValueKind::SymNum)
+      if (llvm::Error error = checkDynamic())
+        return error;
+    return result == 1;
+  }
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Set:
+    return !value->items.empty();
+  case ValueKind::Dict:
+    return !value->entries.empty();
+  case ValueKind::Null:
+  case ValueKind::Cell:
+    return captureError("truth of a " + spelling(value->kind) + " value");
+  default:
+    return true;
+  }
+}
+
+llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value) {
+  switch (value->kind) {
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Set:
+    return value->items;
+  case ValueKind::Dict: {
+    std::vector<ValuePtr> keys;
+    for (const auto& entry : value->entries)
+      keys.push_back(entry.first);
+    return keys;
+  }
+  case ValueKind::Iterator: {
+    std::vector<ValuePtr> items;
+    while (true) {
+      llvm::Expected<ValuePtr> item = next(value);
+      if (!item)
+        return item.takeError();
+      if (!*item)
+        return items;
+      items.push_back(*item);
+    }
+  }
+  case ValueKind::Tensor: {
+    PyObject* len = PyDict_GetItemString(PyModule_GetDict(types_.builtinsModule.get()), "len");
+    llvm::Expected<ValuePtr> size = callOracle(len, {value}, {});
+    if (!size)
+      return size.takeError();
+    if (!(*size)->isConstant())
+      return captureError("iterating over a tensor whose first dimension is symbolic");
+    long long n = PyLong_AsLongLong((*size)->object.get());
+    std::vector<ValuePtr> items;
+    for (long long i = 0; i < n; ++i) {
+      llvm::Expected<ValuePtr> item = getItem(value, makeInt(i));
+      if (!item)
+        return item.takeError();
+      items.push_back(*item);
+    }
+    return items;
+  }
+  case ValueKind::NNModule: {
+    // Module containers iterate their children (ModuleList, Sequential) or
+    // keys (ModuleDict); children keep sources by position.
+    PyObject* object = value->object.get();
+    PyRef moduleDictType, parameterListType;
+    if (auto t = importObject("torch.nn.ModuleDict"))
+      moduleDictType = *t;
+    else
+      return t.takeError();
+    PyRef iterator = PyRef::steal(PyObject_GetIter(object));
+    if (!iterator)
+      return pythonError("iterating over " +
+                         (value->source ? value->source->str() : typeNameOf(value)));
+    bool keyed = PyObject_IsInstance(object, moduleDictType.get()) == 1;
+    std::vector<ValuePtr> items;
+    long long index = 0;
+    while (PyRef item = PyRef::steal(PyIter_Next(iterator.get()))) {
+      SourcePtr source;
+      if (value->source && !keyed)
+        source = Source::index(value->source, index);
+      llvm::Expected<ValuePtr> wrapped = wrapReal(item.get(), keyed ? nullptr : source);
+      if (!wrapped)
+        return wrapped.takeError();
+      items.push_back(*wrapped);
+      ++index;
+    }
+    if (PyErr_Occurred())
+      return pythonError("iterating over a module");
+    return items;
+  }
+  case ValueKind::Constant:
+  case ValueKind::Object: {
+    PyRef iterator = PyRef::steal(PyObject_GetIter(value->object.get()));
+    if (!iterator)
+      return pythonError("iterating over " + typeNameOf(value));
+    std::vector<ValuePtr> items;
+    long long index = 0;
+    while (PyRef item = PyRef::steal(PyIter_Next(iterator.get()))) {
+      SourcePtr source = value->source && value->kind == ValueKind::Object
+                             ? Source::index(value->source, index)
+                             : nullptr;
+      llvm::Expected<ValuePtr> wrapped = wrapReal(item.get(), source);
+      if (!wrapped)
+        return wrapped.takeError();
+      items.push_back(*wrapped);
+      ++index;
+    }
+    if (PyErr_Occurred())
+      return pythonError("iterating");
+    return items;
+  }
+  default:
+    return captureError("iterating over a " + spelling(value->kind) + " value");
+  }
+}
+
+llvm::Expected<ValuePtr> Interpreter::iter(const ValuePtr& value) {
+  if (value->kind == ValueKind::Iterator)
+    return value;
+  if (value->kind == ValueKind::List)
+    return makeIterator(value);
+  llvm::Expected<std::vector<ValuePtr>> items = unpack(value);
+  if (!items)
+    return items.takeError();
+  return makeEagerIterator(std::move(*items));
+}
+
+llvm::Expected<ValuePtr> Interpreter::next(const ValuePtr& iterator) {
+  if (iterator->kind != ValueKind::Iterator)
+    return captureError("next() of a " + spelling(iterator->kind) + " value");
+  const ValuePtr& iterable = iterator->iterable;
+  if (iterator->position >= iterable->items.size())
+    return nullptr;
+  return iterable->items[iterator->position++];
+}
+
+llvm::Expected<ValuePtr> Interpreter::length(const ValuePtr& value) {
+  switch (value->kind) {
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Set:
+    return makeInt(static_cast<long long>(value->items.size()));
+  case ValueKind::Dict:
+    return makeInt(static_cast<long long>(value->entries.size()));
+  case ValueKind::Tensor: {
+    PyObject* len = PyDict_GetItemString(PyModule_GetDict(types_.builtinsModule.get()), "len");
+    return callOracle(len, {value}, {});
+  }
+  case ValueKind::Constant:
+  case ValueKind::NNModule:
+  case ValueKind::Object: {
+    Py_ssize_t size = PyObject_Length(value->object.get());
+    if (size < 0)
+      return pythonError("len()");
+    return makeInt(size);
+  }
+  default:
+    return captureError("len() of a " + spelling(value->kind) + " value");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Operators and identity.
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<ValuePtr> Interpreter::binary(llvm::StringRef symbol, const ValuePtr& a,
+                                             const ValuePtr& b) {
+  const BinaryRow* row = binaryRow(symbol);
+  if (!row)
+    return captureError("binary operator '" + symbol + "' is not supported");
+  if (a->isTensor() || b->isTensor())
+    return callOracle(operatorFunction(row->operatorName), {a, b}, {});
+  if (isNumberLike(a) && isNumberLike(b)) {
+    PyRef result = PyRef::steal(row->apply(a->object.get(), b->object.get()));
+    if (!result)
+      return pythonError("computing '" + symbol + "'");
+    return wrapFake(result.get());
+  }
+  llvm::StringRef plain = symbol.drop_back(symbol.ends_with("=") ? 1 : 0);
+  bool inPlace = plain.size() != symbol.size();
+  if (a->isSequence() && b->isSequence() && plain == "+") {
+    if (inPlace && a->kind == ValueKind::List) {
+      if (a->source)
+        return captureError("extending " + a->source->str() +
+                            " (mutating an input is a side effect outside the graph)");
+      a->items.insert(a->items.end(), b->items.begin(), b->items.end());
+      return a;
+    }
+    if (a->kind != b->kind)
+      return captureError("can only concatenate " + spelling(a->kind) + " (not " +
+                          spelling(b->kind) + ") to " + spelling(a->kind));
+    std::vector<ValuePtr> items = a->items;
+    items.insert(items.end(), b->items.begin(), b->items.end());
+    return a->kind == ValueKind::List ? makeList(std::move(items)) : makeTuple(std::move(items));
+  }
+  if (plain == "*" && (a->isSequence() || b->isSequence())) {
+    const ValuePtr& sequence = a->isSequence() ? a : b;
+    const ValuePtr& count = a->isSequence() ? b : a;
+    if (count->isConstant() && PyLong_Check(count->object.get())) {
+      std::vector<ValuePtr> items;
+      for (long long i = 0, n = PyLong_AsLongLong(count->object.get()); i < n; ++i)
+        items.insert(items.end(), sequence->items.begin(), sequence->items.end());
+      return sequence->kind == ValueKind::List ? makeList(std::move(items))
+                                               : makeTuple(std::move(items));
+    }
+  }
+  if (a->kind == ValueKind::Constant && (b->isSequence() || b->kind == ValueKind::Dict) &&
+      plain == "%" && allConstant(b->items)) {
+    llvm::Expected<PyRef> converted = toPython(b);
+    if (!converted)
+      return converted.takeError();
+    ValuePtr result = makeConstantSteal(PyNumber_Remainder(a->object.get(), converted->get()));
+    if (!result)
+      return pythonError("formatting a string");
+    return result;
+  }
+  return captureError("unsupported operand types for " + symbol + ": '" + typeNameOf(a) +
+                      "' and '" + typeNameOf(b) + "'");
+}
+
+llvm::Expected<ValuePtr> Interpreter::compare(llvm::StringRef symbol, const ValuePtr& a,
+                                              const ValuePtr& b) {
+  const CompareRow* row = nullptr;
+  for (const CompareRow& candidate : CompareRows)
+    if (symbol == candidate.symbol)
+      row = &candidate;
+  if (!row)
+    return captureError("comparison '" + symbol + "' is not supported");
+  if (a->isTensor() || b->isTensor())
+    return callOracle(operatorFunction(row->operatorName), {a, b}, {});
+  auto plain = [](const ValuePtr& v) {
+    return isNumberLike(v) || (v->isSequence() && llvm::all_of(v->items, [](const ValuePtr& i) {
+                                 return isNumberLike(i);
+                               }));
+  };
+  if (plain(a) && plain(b)) {
+    llvm::Expected<PyRef> x = toPython(a);
+    if (!x)
+      return x.takeError();
+    llvm::Expected<PyRef> y = toPython(b);
+    if (!y)
+      return y.takeError();
+    PyRef result = PyRef::steal(PyObject_RichCompare(x->get(), y->get(), row->op));
+    if (!result)
+      return pythonError("comparing with '" + symbol + "'");
+    return wrapFake(result.get());
+  }
+  if (row->op == Py_EQ || row->op == Py_NE) {
+    llvm::Expected<bool> same = identical(a, b);
+    if (!same)
+      return same.takeError();
+    return makeBool(*same == (row->op == Py_EQ));
+  }
+  return captureError("comparing '" + typeNameOf(a) + "' " + symbol + " '" + typeNameOf(b) +
+                      "' is not supported");
+}
+
+llvm::Expected<ValuePtr> Interpreter::unary(llvm::StringRef operatorName, const ValuePtr& a) {
+  if (operatorName == "not_") {
+    llvm::Expected<bool> value = truth(a);
+    if (!value)
+      return value.takeError();
+    return makeBool(!*value);
+  }
+  PyObject* function = operatorFunction(operatorName);
+  if (a->isTensor())
+    return callOracle(function, {a}, {});
+  if (isNumberLike(a)) {
+    PyRef result = PyRef::steal(PyObject_CallOneArg(function, a->object.get()));
+    if (!result)
+      return pythonError("computing " + operatorName);
+    return wrapFake(result.get());
+  }
+  return captureError("bad operand type for unary " + operatorName + ": '" + typeNameOf(a) + "'");
+}
+
+llvm::Expected<bool> Interpreter::identical(const ValuePtr& a, const ValuePtr& b) {
+  if (a == b)
+    return true;
+  auto real = [](const ValuePtr& v) {
+    switch (v->kind) {
+    case ValueKind::Constant:
+    case ValueKind::Tensor:
+    case ValueKind::SymNum:
+    case ValueKind::NNModule:
+    case ValueKind::Object:
+    case ValueKind::Builtin:
+    case ValueKind::TorchCallable:
+      return true;
+    case ValueKind::Function:
+      return bool(v->object);
+    default:
+      return false;
+    }
+  };
+  if (real(a) && real(b))
+    return a->object.get() == b->object.get();
+  return false;
+}
+
+llvm::Expected<bool> Interpreter::contains(const ValuePtr& container, const ValuePtr& item) {
+  auto matches = [&](const ValuePtr& candidate) -> llvm::Expected<bool> {
+    llvm::Expected<bool> same = identical(candidate, item);
+    if (!same || *same)
+      return same;
+    if (candidate->isConstant() && item->isConstant()) {
+      int equal = PyObject_RichCompareBool(candidate->object.get(), item->object.get(), Py_EQ);
+      if (equal < 0)
+        return pythonError("comparing");
+      return equal == 1;
+    }
+    return false;
+  };
+  switch (container->kind) {
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Set:
+    for (const ValuePtr& candidate : container->items) {
+      llvm::Expected<bool> match = matches(candidate);
+      if (!match || *match)
+        return match;
+    }
+    return false;
+  case ValueKind::Dict:
+    for (const auto& entry : container->entries) {
+      llvm::Expected<bool> match = matches(entry.first);
+      if (!match || *match)
+        return match;
+    }
+    return false;
+  case ValueKind::Constant:
+  case ValueKind::Object:
+  case ValueKind::NNModule:
+    if (item->isConstant()) {
+      int result = PySequence_Contains(container->object.get(), item->object.get());
+      if (result < 0)
+        return pythonError("'in'");
+      return result == 1;
+    }
+    break;
+  default:
+    break;
+  }
+  return captureError("'in' on a " + typeNameOf(container) + " with a " + spelling(item->kind) +
+                      " value is not supported");
+}
+
+} // namespace dync::capture

@@ -1,0 +1,101 @@
+//===- Value.cpp - The symbolic values capture computes with --------------===//
+#include "frontend/capture/Value.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+llvm::StringRef spelling(ValueKind kind) {
+  switch (kind) {
+  case ValueKind::Constant:
+    return "constant";
+  case ValueKind::Tensor:
+    return "tensor";
+  case ValueKind::SymNum:
+    return "symbolic number";
+  case ValueKind::Tuple:
+    return "tuple";
+  case ValueKind::List:
+    return "list";
+  case ValueKind::Dict:
+    return "dict";
+  case ValueKind::Set:
+    return "set";
+  case ValueKind::Slice:
+    return "slice";
+  case ValueKind::Range:
+    return "range";
+  case ValueKind::Iterator:
+    return "iterator";
+  case ValueKind::Function:
+    return "function";
+  case ValueKind::BoundMethod:
+    return "bound method";
+  case ValueKind::NNModule:
+    return "nn.Module";
+  case ValueKind::Object:
+    return "object";
+  case ValueKind::Builtin:
+    return "builtin";
+  case ValueKind::TorchCallable:
+    return "torch callable";
+  case ValueKind::Cell:
+    return "cell";
+  case ValueKind::Null:
+    return "NULL";
+  case ValueKind::Super:
+    return "super";
+  }
+  return "?";
+}
+
+ValuePtr makeValue(ValueKind kind, PyRef object, SourcePtr source) {
+  auto value = std::make_shared<Value>(kind);
+  value->object = std::move(object);
+  value->source = std::move(source);
+  return value;
+}
+
+ValuePtr makeConstant(PyRef object, SourcePtr source) {
+  return makeValue(ValueKind::Constant, std::move(object), std::move(source));
+}
+
+ValuePtr makeConstantSteal(PyObject* object) {
+  if (!object)
+    return nullptr;
+  return makeConstant(PyRef::steal(object));
+}
+
+ValuePtr makeNone() { return makeConstant(PyRef::borrow(Py_None)); }
+ValuePtr makeBool(bool value) { return makeConstant(PyRef::borrow(value ? Py_True : Py_False)); }
+ValuePtr makeInt(long long value) { return makeConstantSteal(PyLong_FromLongLong(value)); }
+
+ValuePtr makeTuple(std::vector<ValuePtr> items) {
+  ValuePtr value = makeValue(ValueKind::Tuple);
+  value->items = std::move(items);
+  return value;
+}
+
+ValuePtr makeList(std::vector<ValuePtr> items) {
+  ValuePtr value = makeValue(ValueKind::List);
+  value->items = std::move(items);
+  return value;
+}
+
+ValuePtr makeIterator(ValuePtr iterable) {
+  ValuePtr value = makeValue(ValueKind::Iterator);
+  value->iterable = std::move(iterable);
+  return value;
+}
+
+ValuePtr makeEagerIterator(std::vector<ValuePtr> items) {
+  return makeIterator(makeTuple(std::move(items)));
+}
+
+ValuePtr makeCell(ValuePtr contents) {
+  ValuePtr value = makeValue(ValueKind::Cell);
+  value->cell = std::move(contents);
+  return value;
+}
+
+} // namespace dync::capture

@@ -1,0 +1,91 @@
+# Each way capture can refuse a program names the reason, the line and its
+# text, and exits non-zero; --keep-going reports every failing entry and
+# still prints the graphs of the others.
+# RUN: not %dync export %s:mutates_module --emit=graph 2>&1 | FileCheck %s --check-prefix=STORE
+# RUN: not %dync export %s:raises --emit=graph 2>&1 | FileCheck %s --check-prefix=RAISE
+# RUN: not %dync export %s:asserts --emit=graph 2>&1 | FileCheck %s --check-prefix=ASSERT
+# RUN: not %dync export %s:hooked --emit=graph 2>&1 | FileCheck %s --check-prefix=HOOK
+# RUN: not %dync export %s:to_python_number --emit=graph 2>&1 | FileCheck %s --check-prefix=ITEM
+# RUN: not %dync export %s:global_store --emit=graph 2>&1 | FileCheck %s --check-prefix=GLOBAL
+# RUN: not %dync export %s:shape_error --emit=graph 2>&1 | FileCheck %s --check-prefix=SHAPE
+# RUN: not %dync export %s:raises %s:fine %s:asserts --emit=graph --keep-going > %t.out 2> %t.err
+# RUN: FileCheck %s --check-prefix=KEEP-OUT < %t.out
+# RUN: FileCheck %s --check-prefix=KEEP-ERR < %t.err
+import torch
+from torch import nn
+
+layer = nn.Linear(3, 3)
+calls = 0
+
+
+def mutates_module(x):
+    layer.last_input = x
+    return layer(x)
+
+# STORE: errors.py:[[@LINE-3]]:5: error: assigning attribute 'last_input' of G['layer'] (a side effect outside the graph)
+# STORE-NEXT: {{^}}    layer.last_input = x
+
+
+def raises(x):
+    if x.dim() != 3:
+        raise ValueError(f"expected a 3-d input, got {x.dim()}-d")
+    return x
+
+# RAISE: errors.py:[[@LINE-3]]:9: error: the program raises ValueError: expected a 3-d input, got 2-d
+# RAISE-NEXT: {{^}}        raise ValueError
+
+
+def asserts(x):
+    assert x.shape[0] == 5, "batch must be 5"
+    return x
+
+# ASSERT: errors.py:[[@LINE-3]]:12: error: assertion failed: batch must be 5
+# ASSERT-NEXT: {{^}}    assert x.shape[0] == 5
+
+
+hooked_layer = nn.Linear(3, 3)
+hooked_layer.register_forward_hook(lambda module, args, out: None)
+
+
+def hooked(x):
+    return hooked_layer(x)
+
+# HOOK: errors.py:[[@LINE-2]]:12: error: module G['hooked_layer'] has forward_hooks registered; modules with hooks are not supported
+# HOOK-NEXT: {{^}}    return hooked_layer(x)
+
+
+def to_python_number(x):
+    return x * float(x.sum())
+
+# ITEM: errors.py:[[@LINE-2]]:16: error: converting a tensor to a Python number depends on its values
+# ITEM-NEXT: {{^}}    return x * float(x.sum())
+
+
+def global_store(x):
+    global calls
+    calls = calls + 1
+    return x
+
+# GLOBAL: errors.py:[[@LINE-3]]:5: error: unsupported opcode STORE_GLOBAL (assigning a global variable (a side effect outside the graph))
+# GLOBAL-NEXT: {{^}}    calls = calls + 1
+
+
+def shape_error(x):
+    return x @ torch.ones(4, 2)
+
+# SHAPE: errors.py:[[@LINE-2]]:12: error: {{.*}}matmul{{.*}}RuntimeError: a and b must have same reduction dim
+# SHAPE-NEXT: {{^}}    return x @ torch.ones(4, 2)
+
+
+def fine(x):
+    return x.relu()
+
+# KEEP-OUT-NOT: graph @raises
+# KEEP-OUT: graph @fine(%x: tensor<f32, [2, 3]> = L['x'])
+# KEEP-OUT-NOT: graph @asserts
+# KEEP-ERR: errors.py:{{[0-9]+}}:9: error: the program raises ValueError
+# KEEP-ERR: errors.py:{{[0-9]+}}:12: error: assertion failed
+
+
+def example_inputs():
+    return (torch.randn(2, 3),)

@@ -1,0 +1,255 @@
+//===- CaptureTest.cpp - The symbolic interpreter's tables and values -----===//
+//
+// The opcode table is total over the interpreter's opcodes; sources print as
+// guards and the runtime read them; --dynamic parses; and functions over
+// constants interpreted symbolically compute what CPython computes running
+// them (the oracle is a double here: these functions touch no tensor).
+//
+//===----------------------------------------------------------------------===//
+#include "PythonTestSupport.h"
+
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DynamicSpec.h"
+#include "frontend/capture/Guard.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/Source.h"
+#include "frontend/python/PyStrings.h"
+#include "passes/ir/GraphBuilder.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <gtest/gtest.h>
+
+namespace dync::test {
+namespace {
+
+using namespace capture;
+using python::PyRef;
+
+TEST(CaptureOpcodeTable, CoversEveryOpcodeOnce) {
+  llvm::Expected<bytecode::OpcodeTable> opcodes = bytecode::OpcodeTable::fromInterpreter();
+  ASSERT_SUCCEEDED(opcodes);
+  llvm::StringMap<const OpcodeEntry*> rows;
+  for (const OpcodeEntry& entry : opcodeEntries()) {
+    EXPECT_TRUE(rows.try_emplace(entry.name, &entry).second) << entry.name << " twice";
+    // A row either executes the opcode or says why it does not.
+    EXPECT_NE(entry.handler == nullptr, entry.reason == nullptr) << entry.name;
+  }
+  for (const bytecode::OpcodeInfo* info : opcodes->all())
+    EXPECT_TRUE(rows.count(info->name)) << "no row for " << info->name;
+  EXPECT_EQ(rows.size(), opcodes->all().size());
+}
+
+TEST(CaptureSource, PrintsAsPython) {
+  SourcePtr self = Source::local("self");
+  SourcePtr weight = Source::attr(Source::index(Source::attr(self, "hidden"), 0), "weight");
+  EXPECT_EQ(weight->str(), "L['self'].hidden[0].weight");
+  EXPECT_EQ(weight->valueName(), "self_hidden_0_weight");
+  EXPECT_EQ(Source::attr(Source::global("torch"), "float32")->str(), "G['torch'].float32");
+  EXPECT_EQ(Source::key(Source::attr(self, "blocks"), "it's")->str(), "L['self'].blocks['it\\'s']");
+  EXPECT_EQ(Source::key(Source::attr(self, "blocks"), "a-b")->valueName(), "self_blocks_a_b");
+}
+
+TEST(CaptureGuards, OnePerKindAndSource) {
+  GuardSet guards;
+  guards.add({GuardKind::TypeMatch, Source::local("self"), "model.MLP"});
+  guards.add({GuardKind::TypeMatch, Source::local("self"), "model.MLP"});
+  guards.add({GuardKind::EqualsMatch, Source::attr(Source::local("self"), "training"), "False"});
+  guards.add({GuardKind::GlobalState, nullptr, "grad_mode=true"});
+  guards.add({GuardKind::GlobalState, nullptr, "default_dtype=torch.float32"});
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  guards.print(os);
+  EXPECT_EQ(text, "TYPE_MATCH L['self'] model.MLP\n"
+                  "EQUALS_MATCH L['self'].training False\n"
+                  "GLOBAL_STATE grad_mode=true\n"
+                  "GLOBAL_STATE default_dtype=torch.float32\n");
+}
+
+TEST(CaptureDynamicSpec, Parses) {
+  llvm::Expected<DynamicSpec> full = parseDynamicSpec("x:0=batch[1,1024]");
+  ASSERT_SUCCEEDED(full);
+  EXPECT_EQ(full->argument, "x");
+  EXPECT_EQ(full->dim, 0u);
+  EXPECT_EQ(full->symbol, "batch");
+  EXPECT_EQ(full->range.lo, 1);
+  EXPECT_EQ(full->range.hi, 1024);
+
+  llvm::Expected<DynamicSpec> open = parseDynamicSpec("images:2=h[8,]");
+  ASSERT_SUCCEEDED(open);
+  EXPECT_EQ(open->range.lo, 8);
+  EXPECT_FALSE(open->range.hi);
+
+  llvm::Expected<DynamicSpec> bare = parseDynamicSpec("x:1=seq");
+  ASSERT_SUCCEEDED(bare);
+  EXPECT_FALSE(bare->range.lo || bare->range.hi);
+
+  expectFailure(parseDynamicSpec("x=batch"), "not a dimension number");
+  expectFailure(parseDynamicSpec("x:0"), "no '=SYMBOL'");
+  expectFailure(parseDynamicSpec("x:0=2b"), "not a symbol name");
+  expectFailure(parseDynamicSpec("x:0=b[10,2]"), "the range is empty");
+  expectFailure(parseDynamicSpec("x:0=b[1;2]"), "two bounds");
+}
+
+/// An oracle for programs without tensors: any call reaching it is a bug in
+/// the test.
+class NoTensorOracle : public oracle::TensorOracle {
+public:
+  ir::GraphBuilder& builder() override { return builder_; }
+  void setLocation(llvm::StringRef) override {}
+  llvm::Expected<PyRef> addTensorInput(PyObject*, llvm::StringRef, llvm::StringRef,
+                                       llvm::ArrayRef<oracle::DynamicDim>) override {
+    return llvm::createStringError("unexpected tensor input");
+  }
+  llvm::Expected<PyRef> call(PyObject*, PyObject*, PyObject*) override {
+    return llvm::createStringError("unexpected oracle call");
+  }
+  std::optional<ir::ValueRef> valueOf(PyObject*) const override { return std::nullopt; }
+  llvm::Expected<ir::Type> typeOf(PyObject*) override {
+    return llvm::createStringError("unexpected typeOf");
+  }
+  llvm::Expected<ir::SymExpr> symExprOf(PyObject*) override {
+    return llvm::createStringError("unexpected symExprOf");
+  }
+  llvm::Error finalize() override { return llvm::Error::success(); }
+
+private:
+  ir::Context context_;
+  ir::Graph graph_{context_, "test"};
+  ir::GraphBuilder builder_{graph_};
+};
+
+constexpr const char* kPrograms = R"PY(
+import math
+
+def defaults(a, b=2, *rest, c=3, **kw):
+    return (a, b, rest, c, sorted(kw.items()))
+
+def closures(n):
+    def add(k):
+        return lambda x: x + k + n
+    return [add(i)(10) for i in range(3)]
+
+def generators(n):
+    def gen(m):
+        for i in range(m):
+            if i % 2:
+                yield i * i
+    return list(gen(n)), sum(x for x in range(n) if x > 1)
+
+def containers(n):
+    d = {"a": 1}
+    d.update(b=2)
+    xs = [n, *range(2), *d.values()]
+    xs.append(len(xs))
+    first, *middle, last = xs
+    s = {1, 2, 2}
+    return first, middle, last, xs[::-1], d.get("c", 7), len(s), 2 in s, "a" in d
+
+def control(n):
+    total = 0
+    i = 0
+    while True:
+        i += 1
+        if i > n:
+            break
+        if i == 2:
+            continue
+        total += i
+    for i, (a, b) in enumerate(zip("xyz", (1, 2, 3))):
+        total += b * (i or 1)
+    return total, n if n > 3 else -n, not n, n is None
+
+def strings(n):
+    name = f"layer{n:02d}_{'x' * 2!r}"
+    return name, "-".join(["a", "b"]), "%d/%s" % (n, "z"), name.upper(), math.floor(2.5)
+
+def methods(n):
+    class_like = int
+    return isinstance(n, class_like), getattr(n, "real"), hasattr(n, "nope"), abs(-n), max(n, 3), min([4, n]), divmod(n, 3)
+
+def calls(n):
+    args = (n, 1)
+    kwargs = {"c": 5}
+    return defaults(*args, **kwargs), defaults(n, 4, 5, 6, c=1, d=2)
+)PY";
+
+class CaptureInterpreterTest : public PythonTest {
+protected:
+  CaptureInterpreterTest() : PythonTest(kPrograms) {}
+
+  /// The function \p name interpreted symbolically on the int \p n, converted
+  /// back to Python.
+  PyRef interpret(const char* name, long n) {
+    llvm::Expected<bytecode::OpcodeTable> table = bytecode::OpcodeTable::fromInterpreter();
+    if (!table) {
+      ADD_FAILURE() << llvm::toString(table.takeError());
+      return PyRef();
+    }
+    opcodes_ = std::make_unique<bytecode::OpcodeTable>(std::move(*table));
+    PyObject* globals = PyFunction_GetGlobals(global(name));
+    llvm::Expected<std::unique_ptr<Interpreter>> interp =
+        Interpreter::create(oracle_, guards_, *opcodes_, globals);
+    if (!interp) {
+      ADD_FAILURE() << llvm::toString(interp.takeError());
+      return PyRef();
+    }
+    llvm::Expected<ValuePtr> function = (*interp)->wrapReal(global(name), nullptr);
+    llvm::Expected<ValuePtr> result =
+        function ? (*interp)->call(*function, {makeInt(n)}) : function.takeError();
+    if (!result) {
+      ADD_FAILURE() << name << ": " << llvm::toString(result.takeError());
+      return PyRef();
+    }
+    llvm::Expected<PyRef> object = (*interp)->toPython(*result);
+    if (!object) {
+      ADD_FAILURE() << llvm::toString(object.takeError());
+      return PyRef();
+    }
+    return *object;
+  }
+
+  /// Symbolic and real runs agree on \p name at \p n.
+  void expectSameAsCPython(const char* name, long n) {
+    PyRef symbolic = interpret(name, n);
+    PyRef argument = PyRef::steal(PyLong_FromLong(n));
+    PyRef real = call(name, {argument.get()});
+    ASSERT_TRUE(symbolic && real);
+    EXPECT_EQ(PyObject_RichCompareBool(symbolic.get(), real.get(), Py_EQ), 1)
+        << name << "(" << n << "): symbolic " << python::strOf(symbolic.get()) << ", CPython "
+        << python::strOf(real.get());
+  }
+
+  NoTensorOracle oracle_;
+  GuardSet guards_;
+  std::unique_ptr<bytecode::OpcodeTable> opcodes_;
+};
+
+TEST_F(CaptureInterpreterTest, AgreesWithCPython) {
+  for (const char* name : {"defaults", "closures", "generators", "containers", "control", "strings",
+                           "methods", "calls"})
+    for (long n : {0, 1, 5})
+      expectSameAsCPython(name, n);
+}
+
+TEST_F(CaptureInterpreterTest, StopsWithReasonAndPlace) {
+  ASSERT_TRUE(run("def prints(n):\n    print(n)\n    return n\n"));
+  llvm::Expected<bytecode::OpcodeTable> table = bytecode::OpcodeTable::fromInterpreter();
+  ASSERT_SUCCEEDED(table);
+  llvm::Expected<std::unique_ptr<Interpreter>> interp =
+      Interpreter::create(oracle_, guards_, *table, PyFunction_GetGlobals(global("prints")));
+  ASSERT_SUCCEEDED(interp);
+  llvm::Expected<ValuePtr> function = (*interp)->wrapReal(global("prints"), nullptr);
+  ASSERT_SUCCEEDED(function);
+  llvm::Expected<ValuePtr> result = (*interp)->call(*function, {makeInt(1)});
+  ASSERT_FALSE(static_cast<bool>(result));
+  llvm::handleAllErrors(result.takeError(), [](const CaptureError& error) {
+    EXPECT_NE(error.reason().find("print"), std::string::npos) << error.reason();
+    ASSERT_FALSE(error.stack().empty());
+    EXPECT_EQ(error.stack().front().line, 2);
+    EXPECT_EQ(error.stack().front().function, "prints");
+  });
+}
+
+} // namespace
+} // namespace dync::test
