@@ -8,6 +8,7 @@
 #include "driver/ExportCommand.h"
 #include "driver/CaptureDiagnostics.h"
 #include "driver/Diagnostics.h"
+#include "driver/PhaseTimes.h"
 #include "driver/VersionCommand.h"
 
 #include "frontend/capture/Capture.h"
@@ -19,9 +20,12 @@
 #include "frontend/python/InterpreterProbe.h"
 #include "frontend/python/ModuleLoader.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
+
+#include <optional>
 
 namespace dync::driver {
 
@@ -80,6 +84,9 @@ public:
                       "Capture each function as one whole graph (the only mode so far)");
     command->add_flag("--keep-going", keepGoing_,
                       "Report each entry that fails and go on with the others");
+    command->add_flag("--time-report", timeReport_,
+                      "Print on stderr the time spent starting Python, importing, capturing and "
+                      "writing output");
     command->footer(ExportFooter);
     return *command;
   }
@@ -95,6 +102,7 @@ private:
   std::string example_;
   bool fullgraph_ = false;
   bool keepGoing_ = false;
+  bool timeReport_ = false;
 };
 
 /// Prints the types of a graph's results, one per line: what an eager run
@@ -157,6 +165,12 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
     specs.push_back(std::move(*spec));
   }
 
+  PhaseTimes times;
+  auto reportTimes = llvm::make_scope_exit([&] {
+    if (timeReport_)
+      times.print(llvm::errs());
+  });
+  std::optional<PhaseTimes::Scope> startup(std::in_place, times, "python");
   llvm::Expected<python::InterpreterInfo> interpreter = python::findInterpreter();
   if (!interpreter)
     return interpreter.takeError();
@@ -164,6 +178,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
       python::EmbeddedPython::start(*interpreter, {specs.front().path});
   if (!python)
     return python.takeError();
+  startup.reset();
   if (options.verbose) {
     printRunningInterpreter(llvm::errs(), **python, "dync: ");
     llvm::errs().flush();
@@ -177,14 +192,17 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
     std::vector<std::pair<std::string, capture::GuardSet>> guardSets;
     for (const python::EntrySpec& spec : specs) {
       llvm::Error error = [&]() -> llvm::Error {
+        std::optional<PhaseTimes::Scope> importing(std::in_place, times, "import");
         llvm::Expected<python::LoadedModule> module = python::importModuleFromPath(spec.path);
         if (!module)
           return module.takeError();
+        importing.reset();
         llvm::Expected<python::ResolvedEntry> entry = python::resolveEntry(*module, spec.qualname);
         if (!entry)
           return entry.takeError();
         (*python)->flushStdio();
         ir::Graph& graph = graphs.addGraph(entry->qualname);
+        PhaseTimes::Scope capturing(times, "capture");
         llvm::Expected<capture::GuardSet> guards =
             capture::captureGraph(*module, *entry, captureOptions, graph,
                                   [](ir::Graph& g) { return oracle::TensorOracle::create(g); });
@@ -201,6 +219,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
       }
     }
 
+    PhaseTimes::Scope writing(times, "output");
     llvm::raw_ostream& os = llvm::outs();
     if (emit_ == "graph") {
       // Graphs of failed entries stay out of the output.
