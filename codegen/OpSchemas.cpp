@@ -12,14 +12,12 @@ llvm::Error schemaError(llvm::StringRef schema, const llvm::Twine& why) {
   return llvm::createStringError("cannot read operator schema '" + schema + "': " + why);
 }
 
-/// Splits the argument list at commas outside brackets and string literals;
-/// defaults such as `int[2] stride=[1, 1]` or `str pad="a,b"` contain commas.
-std::vector<llvm::StringRef> splitArguments(llvm::StringRef text) {
-  std::vector<llvm::StringRef> parts;
-  int depth = 0;
+/// Calls `visit(i, c)` for each character of `text` from `from` on that stands
+/// outside string literals (in which a backslash escapes the next character)
+/// until `visit` returns true; returns that position, or npos.
+template <typename Visit> size_t scanUnquoted(llvm::StringRef text, size_t from, Visit visit) {
   char quote = 0;
-  size_t start = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
+  for (size_t i = from; i < text.size(); ++i) {
     char c = text[i];
     if (quote) {
       if (c == '\\')
@@ -28,7 +26,21 @@ std::vector<llvm::StringRef> splitArguments(llvm::StringRef text) {
         quote = 0;
     } else if (c == '"' || c == '\'') {
       quote = c;
-    } else if (c == '(' || c == '[') {
+    } else if (visit(i, c)) {
+      return i;
+    }
+  }
+  return llvm::StringRef::npos;
+}
+
+/// Splits the argument list at commas outside brackets and string literals;
+/// defaults such as `int[2] stride=[1, 1]` or `str pad="a,b"` contain commas.
+std::vector<llvm::StringRef> splitArguments(llvm::StringRef text) {
+  std::vector<llvm::StringRef> parts;
+  int depth = 0;
+  size_t start = 0;
+  scanUnquoted(text, 0, [&](size_t i, char c) {
+    if (c == '(' || c == '[') {
       ++depth;
     } else if (c == ')' || c == ']') {
       --depth;
@@ -36,7 +48,8 @@ std::vector<llvm::StringRef> splitArguments(llvm::StringRef text) {
       parts.push_back(text.slice(start, i).trim());
       start = i + 1;
     }
-  }
+    return false;
+  });
   llvm::StringRef last = text.substr(start).trim();
   if (!last.empty() || !parts.empty())
     parts.push_back(last);
@@ -60,23 +73,13 @@ llvm::Error OpSchemas::add(llvm::StringRef schema) {
 
   // The argument list ends at the parenthesis matching `open`.
   int depth = 0;
-  char quote = 0;
-  size_t close = llvm::StringRef::npos;
-  for (size_t i = open; i < schema.size() && close == llvm::StringRef::npos; ++i) {
-    char c = schema[i];
-    if (quote) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '(') {
+  size_t close = scanUnquoted(schema, open, [&](size_t, char c) {
+    if (c == '(')
       ++depth;
-    } else if (c == ')' && --depth == 0) {
-      close = i;
-    }
-  }
+    else if (c == ')' && --depth == 0)
+      return true;
+    return false;
+  });
   if (close == llvm::StringRef::npos)
     return schemaError(schema, "unbalanced parentheses");
 

@@ -28,6 +28,22 @@ namespace dync::python {
 
 PyObject* GuardErrorType = nullptr;
 
+PyObject* raiseWithAttributes(PyObject* type, const std::string& message,
+                              const ExceptionAttribute& first, const ExceptionAttribute& second) {
+  PyObject* exc = PyObject_CallFunction(type, "s", message.c_str());
+  if (!exc)
+    return nullptr;
+  PyObject* firstValue = first.convert(first.value);
+  PyObject* secondValue = second.convert(second.value);
+  if (firstValue && secondValue && PyObject_SetAttrString(exc, first.name, firstValue) == 0 &&
+      PyObject_SetAttrString(exc, second.name, secondValue) == 0)
+    PyErr_SetObject(type, exc);
+  Py_XDECREF(firstValue);
+  Py_XDECREF(secondValue);
+  Py_DECREF(exc);
+  return nullptr;
+}
+
 namespace {
 
 using Registry = std::unordered_map<PyObject*, std::shared_ptr<Binding>>;
@@ -60,19 +76,8 @@ void recordMiss(Binding& b, const char* reason) {
 }
 
 PyObject* raiseGuardError(const Binding& b, const char* reason) {
-  std::string message = b.qualifiedName + ": guard failed: " + reason;
-  PyObject* exc = PyObject_CallFunction(GuardErrorType, "s", message.c_str());
-  if (!exc)
-    return nullptr;
-  PyObject* entry = PyUnicode_FromString(b.qualifiedName.c_str());
-  PyObject* why = PyUnicode_FromString(reason);
-  if (entry && why && PyObject_SetAttrString(exc, "entry", entry) == 0 &&
-      PyObject_SetAttrString(exc, "reason", why) == 0)
-    PyErr_SetObject(GuardErrorType, exc);
-  Py_XDECREF(entry);
-  Py_XDECREF(why);
-  Py_DECREF(exc);
-  return nullptr;
+  return raiseWithAttributes(GuardErrorType, b.qualifiedName + ": guard failed: " + reason,
+                             {"entry", b.qualifiedName.c_str()}, {"reason", reason});
 }
 
 // A function running the rewritten code for a call of `original` (another

@@ -72,6 +72,20 @@ struct Binding {
 /// The exception a strict-mode guard miss raises (set by the module).
 extern PyObject* GuardErrorType;
 
+/// A str attribute of a raised exception: `convert(value)`, which is
+/// PyUnicode_FromString unless, for a path, PyUnicode_DecodeFSDefault.
+struct ExceptionAttribute {
+  const char* name;
+  const char* value;
+  PyObject* (*convert)(const char*) = PyUnicode_FromString;
+};
+
+/// Raises `type(message)` with the attributes `first` and `second` set. If
+/// the exception or an attribute cannot be made, that error is raised
+/// instead. Returns NULL.
+PyObject* raiseWithAttributes(PyObject* type, const std::string& message,
+                              const ExceptionAttribute& first, const ExceptionAttribute& second);
+
 /// Makes the hook serve `binding`, installing the hook for the first one.
 /// Fails, with an error kind and message, if another entry already serves
 /// the same code object ("entry-in-use") or another frame evaluator, such as

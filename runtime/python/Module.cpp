@@ -42,18 +42,8 @@ const dync_shim_api* shimApi() {
 
 PyObject* raiseArtifactError(const char* kind, const std::string& path,
                              const std::string& message) {
-  PyObject* exc = PyObject_CallFunction(ArtifactErrorType, "s", message.c_str());
-  if (!exc)
-    return nullptr;
-  PyObject* kindObj = PyUnicode_FromString(kind);
-  PyObject* pathObj = PyUnicode_DecodeFSDefault(path.c_str());
-  if (kindObj && pathObj && PyObject_SetAttrString(exc, "kind", kindObj) == 0 &&
-      PyObject_SetAttrString(exc, "path", pathObj) == 0)
-    PyErr_SetObject(ArtifactErrorType, exc);
-  Py_XDECREF(kindObj);
-  Py_XDECREF(pathObj);
-  Py_DECREF(exc);
-  return nullptr;
+  return raiseWithAttributes(ArtifactErrorType, message, {"kind", kind},
+                             {"path", path.c_str(), PyUnicode_DecodeFSDefault});
 }
 
 // Helpers that build dicts and steal the value's reference.

@@ -276,6 +276,20 @@ dync_status wrongKind(const dync_stack* stack, size_t index, const char* wanted)
                                              kindName(stack->values[index]) + ", not " + wanted);
 }
 
+// The take_* of a single result: checks the index and the kind (`is`, named
+// `wanted` in the error), then stores `convert` of the value in *out.
+template <typename T, typename Convert>
+dync_status takeResult(dync_stack* stack, size_t index, T* out, const char* wanted,
+                       bool (c10::IValue::*is)() const, Convert convert) {
+  if (dync_status s = resultAt(stack, index, out); s != DYNC_OK)
+    return s;
+  const c10::IValue& v = stack->values[index];
+  if (!(v.*is)())
+    return wrongKind(stack, index, wanted);
+  *out = convert(v);
+  return DYNC_OK;
+}
+
 std::mutex opTableMutex;
 // Handles are never freed: generated code caches them in globals for the life
 // of the process, and the dispatcher's own handles are equally permanent.
@@ -519,40 +533,23 @@ dync_value_kind dync_stack_result_kind(const dync_stack* stack, size_t index) {
 }
 
 dync_status dync_stack_take_tensor(dync_stack* stack, size_t index, dync_tensor** out) {
-  if (dync_status s = resultAt(stack, index, out); s != DYNC_OK)
-    return s;
-  const c10::IValue& v = stack->values[index];
-  if (!v.isTensor())
-    return wrongKind(stack, index, "Tensor");
-  *out = releaseToHandle(at::Tensor(v.toTensor()));
-  return DYNC_OK;
+  return takeResult(stack, index, out, "Tensor", &c10::IValue::isTensor,
+                    [](const c10::IValue& v) { return releaseToHandle(at::Tensor(v.toTensor())); });
 }
 
 dync_status dync_stack_take_int(dync_stack* stack, size_t index, int64_t* out) {
-  if (dync_status s = resultAt(stack, index, out); s != DYNC_OK)
-    return s;
-  if (!stack->values[index].isInt())
-    return wrongKind(stack, index, "int");
-  *out = stack->values[index].toInt();
-  return DYNC_OK;
+  return takeResult(stack, index, out, "int", &c10::IValue::isInt,
+                    [](const c10::IValue& v) { return v.toInt(); });
 }
 
 dync_status dync_stack_take_double(dync_stack* stack, size_t index, double* out) {
-  if (dync_status s = resultAt(stack, index, out); s != DYNC_OK)
-    return s;
-  if (!stack->values[index].isDouble())
-    return wrongKind(stack, index, "float");
-  *out = stack->values[index].toDouble();
-  return DYNC_OK;
+  return takeResult(stack, index, out, "float", &c10::IValue::isDouble,
+                    [](const c10::IValue& v) { return v.toDouble(); });
 }
 
 dync_status dync_stack_take_bool(dync_stack* stack, size_t index, int* out) {
-  if (dync_status s = resultAt(stack, index, out); s != DYNC_OK)
-    return s;
-  if (!stack->values[index].isBool())
-    return wrongKind(stack, index, "bool");
-  *out = stack->values[index].toBool() ? 1 : 0;
-  return DYNC_OK;
+  return takeResult(stack, index, out, "bool", &c10::IValue::isBool,
+                    [](const c10::IValue& v) { return v.toBool() ? 1 : 0; });
 }
 
 dync_status dync_stack_take_tensor_list(dync_stack* stack, size_t index, dync_tensor** out,

@@ -81,6 +81,15 @@ protected:
     ASSERT_EQ(dync_stack_take_tensor(stack, i, out.out()), DYNC_OK) << dync_last_error();
   }
 
+  // Pushes x, calls aten::relu and expects exactly relu(x) back.
+  void expectRelu(const at::Tensor& x) {
+    Handle hx(x), out;
+    dync_stack_push_tensor(stack, hx.get());
+    call(lookup("aten::relu", "default"));
+    takeTensor(0, out);
+    expectIdentical(at::relu(x), out);
+  }
+
   dync_stack* stack = nullptr;
 };
 
@@ -120,14 +129,7 @@ TEST_F(ShimTest, LookupIsCachedAndAcceptsBothDefaultSpellings) {
   EXPECT_STREQ(dync_op_schema(a), "aten::relu(Tensor self) -> Tensor");
 }
 
-TEST_F(ShimTest, Relu) {
-  at::Tensor x = at::randn({5, 7});
-  Handle hx(x), out;
-  dync_stack_push_tensor(stack, hx.get());
-  call(lookup("aten::relu", "default"));
-  takeTensor(0, out);
-  expectIdentical(at::relu(x), out);
-}
+TEST_F(ShimTest, Relu) { expectRelu(at::randn({5, 7})); }
 
 TEST_F(ShimTest, Softmax) {
   at::Tensor x = at::randn({4, 9});
@@ -413,12 +415,7 @@ TEST_F(ShimTest, BadPushPoisonsTheCall) {
   EXPECT_NE(std::string(dync_last_error()).find("NULL tensor pushed"), std::string::npos)
       << dync_last_error();
   // The call reset the stack: it is usable again.
-  at::Tensor x = at::randn({3});
-  Handle hx(x), out;
-  dync_stack_push_tensor(stack, hx.get());
-  call(lookup("aten::relu", "default"));
-  takeTensor(0, out);
-  expectIdentical(at::relu(x), out);
+  expectRelu(at::randn({3}));
 }
 
 TEST_F(ShimTest, AtenExceptionBecomesStatus) {

@@ -16,29 +16,9 @@
  *   TEST_BAD_CODE       optional: scale's code is marshal.dumps(42), not a
  *                       code object
  */
-#include "runtime/artifact/dync_artifact.h"
-
-#include <stdio.h>
+#include "test/runtime/Inputs/TestArtifactSupport.h"
 
 #include TEST_CODE_HEADER
-
-static const dync_shim_api* api;
-static dync_op* op_addmm;
-static dync_op* op_relu;
-
-static int init(const dync_shim_api* shim, char* error, size_t error_size) {
-  if (shim->abi_version != DYNC_SHIM_ABI_VERSION || shim->size < sizeof(dync_shim_api)) {
-    snprintf(error, error_size, "shim table too old");
-    return DYNC_ARTIFACT_ERROR;
-  }
-  api = shim;
-  if (api->op_lookup("aten::addmm", "default", &op_addmm) != DYNC_OK ||
-      api->op_lookup("aten::relu", "default", &op_relu) != DYNC_OK) {
-    snprintf(error, error_size, "%s", api->last_error());
-    return DYNC_ARTIFACT_ERROR;
-  }
-  return DYNC_ARTIFACT_OK;
-}
 
 /* The float32 tensor in `obj`, or NULL with *reason set. Only C-level reads:
  * the shim's borrow checks the object's type without running Python code. */
@@ -88,19 +68,7 @@ static int guard_linear(struct _object* const* fast_locals, struct _object* glob
   (void)globals;
   if (!b)
     return 0;
-  if (api->tensor_dim(x) != 2 || api->tensor_dim(w) != 2 || api->tensor_dim(b) != 1) {
-    *reason = "L['x'].dim() == 2 and L['w'].dim() == 2 and L['b'].dim() == 1";
-    return 0;
-  }
-  if (api->tensor_sizes(x)[1] != api->tensor_sizes(w)[0]) {
-    *reason = "L['x'].size(1) == L['w'].size(0)";
-    return 0;
-  }
-  if (api->tensor_sizes(b)[0] != api->tensor_sizes(w)[1]) {
-    *reason = "L['b'].size(0) == L['w'].size(1)";
-    return 0;
-  }
-  return 1;
+  return addmm_shapes_fit(x, w, b, reason);
 }
 
 /* mixed(a, /, b, *args, c=3, **kw): localsplus is a, b, c, args, kw. */
@@ -137,37 +105,13 @@ static int guard_numbers(struct _object* const* fast_locals, struct _object* glo
 static int graph_linear(dync_tensor* const* inputs, size_t num_inputs, const int64_t* int_inputs,
                         size_t num_int_inputs, dync_tensor** outputs, size_t num_outputs,
                         char* error, size_t error_size) {
-  dync_stack* stack;
-  dync_tensor* t0 = NULL;
-  int status = DYNC_ARTIFACT_ERROR;
   (void)int_inputs;
   if (num_inputs != 3 || num_int_inputs != 0 || num_outputs != 1) {
     snprintf(error, error_size, "graph_linear takes 3 tensors and returns 1");
     return DYNC_ARTIFACT_ERROR;
   }
   outputs[0] = NULL;
-  stack = api->stack_new();
-  if (!stack) {
-    snprintf(error, error_size, "out of memory");
-    return DYNC_ARTIFACT_ERROR;
-  }
-  api->stack_push_tensor(stack, inputs[0]);
-  api->stack_push_tensor(stack, inputs[1]);
-  api->stack_push_tensor(stack, inputs[2]);
-  if (api->op_call(op_addmm, stack) != DYNC_OK || api->stack_take_tensor(stack, 0, &t0) != DYNC_OK)
-    goto fail;
-  api->stack_push_tensor(stack, t0);
-  if (api->op_call(op_relu, stack) != DYNC_OK ||
-      api->stack_take_tensor(stack, 0, &outputs[0]) != DYNC_OK)
-    goto fail;
-  status = DYNC_ARTIFACT_OK;
-  goto done;
-fail:
-  snprintf(error, error_size, "%s", api->last_error());
-done:
-  api->tensor_release(t0);
-  api->stack_free(stack);
-  return status;
+  return run_addmm_relu(inputs, outputs, error, error_size);
 }
 
 static const dync_artifact_graph graphs_linear[] = {
@@ -218,7 +162,7 @@ static const dync_artifact_descriptor descriptor = {
     "",
     TEST_SOURCE_PATH,
     TEST_SOURCE_SHA256,
-    init,
+    init_shim,
     sizeof(entries) / sizeof(entries[0]),
     entries,
 };

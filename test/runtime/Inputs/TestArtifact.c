@@ -14,9 +14,7 @@
  *   TEST_CODE_HEADER      optional: a header defining test_code[] (marshalled
  *                         rewritten code), else placeholder bytes
  */
-#include "runtime/artifact/dync_artifact.h"
-
-#include <stdio.h>
+#include "test/runtime/Inputs/TestArtifactSupport.h"
 
 #ifdef TEST_CODE_HEADER
 #include TEST_CODE_HEADER
@@ -24,20 +22,11 @@
 static const unsigned char test_code[] = {0xe3, 0, 0, 0, 0};
 #endif
 
-static const dync_shim_api* api;
-static dync_op* op_addmm;
-static dync_op* op_relu;
-
 static int init(const dync_shim_api* shim, char* error, size_t error_size) {
   dync_op* probe;
-  if (shim->abi_version != DYNC_SHIM_ABI_VERSION || shim->size < sizeof(dync_shim_api)) {
-    snprintf(error, error_size, "shim table too old");
+  if (init_shim(shim, error, error_size) != DYNC_ARTIFACT_OK)
     return DYNC_ARTIFACT_ERROR;
-  }
-  api = shim;
-  if (api->op_lookup("aten::addmm", "default", &op_addmm) != DYNC_OK ||
-      api->op_lookup("aten::relu", "default", &op_relu) != DYNC_OK ||
-      api->op_lookup(TEST_INIT_OP, "default", &probe) != DYNC_OK) {
+  if (api->op_lookup(TEST_INIT_OP, "default", &probe) != DYNC_OK) {
     snprintf(error, error_size, "%s", api->last_error());
     return DYNC_ARTIFACT_ERROR;
   }
@@ -68,56 +57,20 @@ static int guard_f(struct _object* const* fast_locals, struct _object* globals,
     *reason = "L['x'].dtype == L['w'].dtype == L['b'].dtype == torch.float32";
     return 0;
   }
-  if (api->tensor_dim(x) != 2 || api->tensor_dim(w) != 2 || api->tensor_dim(b) != 1) {
-    *reason = "L['x'].dim() == 2 and L['w'].dim() == 2 and L['b'].dim() == 1";
-    return 0;
-  }
-  if (api->tensor_sizes(x)[1] != api->tensor_sizes(w)[0]) {
-    *reason = "L['x'].size(1) == L['w'].size(0)";
-    return 0;
-  }
-  if (api->tensor_sizes(b)[0] != api->tensor_sizes(w)[1]) {
-    *reason = "L['b'].size(0) == L['w'].size(1)";
-    return 0;
-  }
-  return 1;
+  return addmm_shapes_fit(x, w, b, reason);
 }
 
 /* inputs: b, x, w. outputs: relu(addmm(b, x, w)). */
 static int graph_0(dync_tensor* const* inputs, size_t num_inputs, const int64_t* int_inputs,
                    size_t num_int_inputs, dync_tensor** outputs, size_t num_outputs, char* error,
                    size_t error_size) {
-  dync_stack* stack;
-  dync_tensor* t0 = NULL;
-  int status = DYNC_ARTIFACT_ERROR;
   (void)int_inputs;
   outputs[0] = NULL;
   if (num_inputs != 3 || num_int_inputs != 0 || num_outputs != 1) {
     snprintf(error, error_size, "graph_0 takes 3 tensors and returns 1");
     return DYNC_ARTIFACT_ERROR;
   }
-  stack = api->stack_new();
-  if (!stack) {
-    snprintf(error, error_size, "out of memory");
-    return DYNC_ARTIFACT_ERROR;
-  }
-  api->stack_push_tensor(stack, inputs[0]);
-  api->stack_push_tensor(stack, inputs[1]);
-  api->stack_push_tensor(stack, inputs[2]);
-  if (api->op_call(op_addmm, stack) != DYNC_OK || api->stack_take_tensor(stack, 0, &t0) != DYNC_OK)
-    goto fail;
-  api->stack_push_tensor(stack, t0);
-  if (api->op_call(op_relu, stack) != DYNC_OK ||
-      api->stack_take_tensor(stack, 0, &outputs[0]) != DYNC_OK)
-    goto fail;
-  status = DYNC_ARTIFACT_OK;
-  goto done;
-fail:
-  snprintf(error, error_size, "%s", api->last_error());
-done:
-  api->tensor_release(t0);
-  api->stack_free(stack);
-  return status;
+  return run_addmm_relu(inputs, outputs, error, error_size);
 }
 
 static const dync_artifact_graph graphs_f[] = {
