@@ -20,11 +20,13 @@
 #include "frontend/python/InterpreterProbe.h"
 #include "frontend/python/ModuleLoader.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
 
+#include <map>
 #include <optional>
 
 namespace dync::driver {
@@ -42,6 +44,9 @@ ENTRY is FILE.py:QUALNAME, as for 'dync inspect'; several entries are captured
 in one run. For Class.method entries, self is --init's expression, else the
 module-level instance of that class, else Class(). The example arguments come
 from --example's function, else the module's example_inputs().
+--example QUALNAME=NAME gives one entry its own function, so that entries with
+different parameters can be captured in one run; it repeats, and wins over a
+plain --example NAME for that entry.
 
 --dynamic ARG:DIM=SYMBOL[LO,HI] makes dimension DIM of tensor argument ARG
 the symbol SYMBOL, optionally within [LO, HI] (either bound may be empty or
@@ -76,10 +81,12 @@ public:
     command->add_option("--init", init_, "A Python expression giving self for Class.method")
         ->type_name("EXPR");
     command
-        ->add_option("--example", example_,
+        ->add_option("--example", examples_,
                      "The module function returning the example arguments "
-                     "(default: example_inputs)")
-        ->type_name("NAME");
+                     "(default: example_inputs), or QUALNAME=NAME for one entry")
+        ->type_name("[QUALNAME=]NAME")
+        // One value per occurrence, so that entries after it stay entries.
+        ->allow_extra_args(false);
     command->add_flag("--fullgraph", fullgraph_,
                       "Capture each function as one whole graph (the only mode so far)");
     command->add_flag("--keep-going", keepGoing_,
@@ -99,7 +106,7 @@ private:
   std::string output_;
   std::vector<std::string> dynamic_;
   std::string init_;
-  std::string example_;
+  std::vector<std::string> examples_;
   bool fullgraph_ = false;
   bool keepGoing_ = false;
   bool timeReport_ = false;
@@ -148,7 +155,20 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         "--emit=guards or --emit=signature to see what capture produces");
   capture::CaptureOptions captureOptions;
   captureOptions.init = init_;
-  captureOptions.example = example_;
+  // A plain NAME applies to every entry; QUALNAME=NAME to that entry only.
+  std::map<std::string, std::string> entryExamples;
+  for (const std::string& text : examples_) {
+    size_t equals = text.find('=');
+    if (equals == std::string::npos) {
+      captureOptions.example = text;
+      continue;
+    }
+    std::string qualname = text.substr(0, equals), name = text.substr(equals + 1);
+    if (qualname.empty() || name.empty())
+      return llvm::make_error<UsageError>("malformed --example '" + text +
+                                          "': expected NAME or QUALNAME=NAME");
+    entryExamples[qualname] = name;
+  }
   for (const std::string& text : dynamic_) {
     llvm::Expected<capture::DynamicSpec> spec = capture::parseDynamicSpec(text);
     if (!spec)
@@ -164,6 +184,11 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
       return error;
     specs.push_back(std::move(*spec));
   }
+  for (const auto& [qualname, name] : entryExamples)
+    if (llvm::none_of(specs,
+                      [&](const python::EntrySpec& spec) { return spec.qualname == qualname; }))
+      return llvm::make_error<UsageError>("--example '" + qualname + "=" + name +
+                                          "' names no entry: " + qualname + " is not captured");
 
   PhaseTimes times;
   auto reportTimes = llvm::make_scope_exit([&] {
@@ -203,8 +228,11 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         (*python)->flushStdio();
         ir::Graph& graph = graphs.addGraph(entry->qualname);
         PhaseTimes::Scope capturing(times, "capture");
+        capture::CaptureOptions entryOptions = captureOptions;
+        if (auto it = entryExamples.find(spec.qualname); it != entryExamples.end())
+          entryOptions.example = it->second;
         llvm::Expected<capture::GuardSet> guards =
-            capture::captureGraph(*module, *entry, captureOptions, graph,
+            capture::captureGraph(*module, *entry, entryOptions, graph,
                                   [](ir::Graph& g) { return oracle::TensorOracle::create(g); });
         (*python)->flushStdio();
         if (!guards)
