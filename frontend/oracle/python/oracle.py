@@ -13,12 +13,155 @@ sympy leaves this module.
 """
 
 import dataclasses
+import functools
+import importlib.util
 import itertools
 import logging
+import os
+import sys
 
-import sympy
 import torch
-import torch._decomp
+
+
+# How many oracle entry points are running. torch._dynamo's package body is
+# put off only while one is; see _defer_dynamo_package.
+_busy = 0
+# Functions that torch._disable_dynamo let run unwrapped meanwhile.
+_disable_deferred = []
+
+
+def _drop_disable_stand_ins():
+    for fn in _disable_deferred:
+        if getattr(fn, "__dynamo_disable", None) is fn:
+            delattr(fn, "__dynamo_disable")
+    _disable_deferred.clear()
+
+
+def _while_busy(method):
+    @functools.wraps(method)
+    def run(*args, **kwargs):
+        global _busy
+        _busy += 1
+        try:
+            return method(*args, **kwargs)
+        finally:
+            _busy -= 1
+            if not _busy and _disable_deferred:
+                # Outside the oracle, torch runs as if nothing had been put
+                # off: the next call of each such function asks for the real
+                # wrapper, which runs the package body.
+                _drop_disable_stand_ins()
+
+    return run
+
+
+# The torch._dynamo submodules that import without the package body: the
+# ones ShapeEnv() reaches through torch.fx.experimental.validator.
+_DYNAMO_ALONE = frozenset({"config", "exc", "graph_utils", "metrics_context", "utils"})
+
+
+def _defer_dynamo_package():
+    """Leaves torch._dynamo's package body unrun while the oracle works.
+
+    ShapeEnv() imports torch.fx.experimental.validator, which imports
+    torch._dynamo.exc and torch._dynamo.utils; importing any submodule first
+    runs the package's __init__, which pulls in all of dynamo, inductor and
+    much of torch.distributed: about 0.75 s, two thirds of a small capture,
+    for modules the oracle never uses. The submodules themselves are cheap.
+    So the package enters sys.modules as a module whose __path__ lets
+    submodules load, and whose body runs, complete and once, in its own
+    namespace, the first time anything reads an attribute the body defines,
+    or imports a new submodule from outside the oracle: whatever uses
+    torch._dynamo later sees the package, and the modules its body imports,
+    as it would have without this.
+    """
+    name = "torch._dynamo"
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    directories = list(spec.submodule_search_locations)
+    state = {"unrun": True}
+
+    def run_body():
+        if not state["unrun"]:
+            return
+        state["unrun"] = False
+        del module.__dict__["__getattr__"]
+        if finder in sys.meta_path:
+            sys.meta_path.remove(finder)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            # As a failed import: the half-run package is not kept.
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+            raise
+        finally:
+            _drop_disable_stand_ins()
+
+    def disable(fn=None, recursive=True, *, reason=None, wrapping=True):
+        # torch._disable_dynamo (on every dispatch mode's __torch_dispatch__,
+        # on meta kernels and decompositions) builds torch._dynamo.disable(fn)
+        # at fn's first call, with wrapping=False, and keeps it on fn as
+        # `__dynamo_disable`. The wrapper only clears dynamo's frame
+        # evaluation around fn, which nothing can have installed before the
+        # body has run; so inside the oracle fn stands for itself, until the
+        # oracle returns or the body runs.
+        if _busy and not wrapping and fn is not None and state["unrun"]:
+            _disable_deferred.append(fn)
+            return fn
+        run_body()
+        return module.disable(fn, recursive, reason=reason, wrapping=wrapping)
+
+    def load(attribute):
+        if attribute == "disable" and state["unrun"]:
+            return disable
+        # `from . import config` in a submodule reads the attribute before it
+        # imports the submodule: a submodule name imports that submodule.
+        if any(
+            os.path.isfile(os.path.join(d, attribute + ".py"))
+            or os.path.isfile(os.path.join(d, attribute, "__init__.py"))
+            for d in directories
+        ):
+            return importlib.import_module(f"{name}.{attribute}")
+        run_body()
+        try:
+            return module.__dict__[attribute]
+        except KeyError:
+            hook = module.__dict__.get("__getattr__")
+            if hook is not None:
+                return hook(attribute)
+            raise AttributeError(f"module {name!r} has no attribute {attribute!r}") from None
+
+    class _RunBodyFirst:
+        """A new torch._dynamo submodule is imported as import would, after
+        the package body, unless the oracle is running and it is one of those
+        the ShapeEnv and fake tensors import, which import on their own; the
+        rest of dynamo expects its body's import order (eval_frame, which
+        dynamic sizes bring in to tell torch's frames from the user's, fails
+        with a circular import without it)."""
+
+        @staticmethod
+        def find_spec(fullname, path=None, target=None):
+            if state["unrun"] and fullname.startswith(name + "."):
+                if not _busy or fullname[len(name) + 1 :] not in _DYNAMO_ALONE:
+                    run_body()
+            return None
+
+    finder = _RunBodyFirst()
+    module.__getattr__ = load
+    sys.modules[name] = module
+    torch._dynamo = module
+    sys.meta_path.insert(0, finder)
+
+
+_defer_dynamo_package()
+
+import sympy  # noqa: E402
+import torch._decomp  # noqa: E402
 from torch._dispatch.python import enable_python_dispatcher
 from torch._guards import GuardSource, Source
 from torch._subclasses.fake_tensor import (
@@ -135,14 +278,50 @@ class _QuietDuringCalls(logging.Filter):
 logging.getLogger("torch._subclasses.fake_tensor").addFilter(_QuietDuringCalls())
 
 
+class _Decompositions:
+    """torch's core-ATen decomposition table, core_aten_decompositions(),
+    looked up one operator at a time.
+
+    Building the whole table walks every overload of every operator in every
+    torch.ops namespace, several times over (0.1 to 0.2 s, a tenth of a
+    small capture), to find the CompositeImplicitAutograd ones; a capture
+    meets a few dozen operators. An operator's entry is what the table would
+    hold: torch's listed core-ATen decomposition, else, for a preservable
+    CompositeImplicitAutograd operator (not one of the aten operators export
+    keeps whole), that kernel. Entries are kept once found; every session
+    uses the same ones.
+    """
+
+    def __init__(self):
+        self.listed = torch._decomp._core_aten_decompositions_post_autograd()
+        self.found = {}
+
+    def get(self, op):
+        try:
+            return self.found[op]
+        except KeyError:
+            pass
+        decomposition = self.listed.get(op)
+        if decomposition is None and isinstance(op, torch._ops.OpOverload):
+            from torch._export.utils import (
+                _get_decomp_for_cia,
+                _is_aten_op,
+                _is_preservable_cia_op,
+            )
+            from torch.export.decomp_utils import PRESERVED_ATEN_CIA_OPS
+
+            if _is_preservable_cia_op(op) and not (
+                _is_aten_op(op) and op in PRESERVED_ATEN_CIA_OPS
+            ):
+                decomposition = _get_decomp_for_cia(op)
+        self.found[op] = decomposition
+        return decomposition
+
+
 def _decomposition_table():
-    # torch hands out a lazily materialized mapping whose get() does not see
-    # every entry; a plain dict is both complete and faster to probe. Built
-    # once per process: every session uses the same table.
     global _decompositions
     if _decompositions is None:
-        table = torch._decomp.core_aten_decompositions()
-        _decompositions = {op: table[op] for op in table.keys()}
+        _decompositions = _Decompositions()
     return _decompositions
 
 
@@ -231,6 +410,7 @@ def _tensors_of(args, kwargs):
 class Session:
     """One capture: a ShapeEnv, a fake mode over it, and the calls recorded."""
 
+    @_while_busy
     def __init__(self):
         # duck_shape off: sizes that happen to be equal in the example are
         # not the same symbol unless the user gave them the same name. No
@@ -257,6 +437,7 @@ class Session:
 
     # Inputs ----------------------------------------------------------------
 
+    @_while_busy
     def add_input(self, real, source, dynamic_dims):
         """The fake twin of `real`, with the listed dims symbolic.
 
@@ -361,6 +542,7 @@ class Session:
 
     # Calls -----------------------------------------------------------------
 
+    @_while_busy
     def call(self, fn, args, kwargs):
         """Runs fn(*args, **kwargs) on fake values: (result, records)."""
         global _calls_running
@@ -514,6 +696,7 @@ class Session:
             )
         )
 
+    @_while_busy
     def meta(self, t):
         if not isinstance(t, FakeTensor):
             raise OracleError(f"a {type(t).__qualname__} is not a fake tensor of this capture")
@@ -530,6 +713,7 @@ class Session:
             return value
         return Sym(self.text(s.node.expr))
 
+    @_while_busy
     def sym_text(self, s):
         """A SymInt or int as IR text (int stays int)."""
         if type(s) is int:
@@ -588,6 +772,7 @@ class Session:
 
     # Finishing -------------------------------------------------------------
 
+    @_while_busy
     def finalize(self):
         """The graph's assumptions, as ([(name, lo, hi)], [(name, text)],
         [(lhs, relation, rhs)]): the symbols left with their ranges, the
