@@ -253,23 +253,10 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     pure = true;
   }
   if (pure && constantArgs) {
-    PyRef tuple = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(args.size())));
-    for (size_t i = 0; i < args.size(); ++i) {
-      llvm::Expected<PyRef> arg = toPython(args[i]);
-      if (!arg)
-        return arg.takeError();
-      PyTuple_SET_ITEM(tuple.get(), i, arg->release());
-    }
-    PyRef dict;
-    if (!kwargs.empty()) {
-      dict = PyRef::steal(PyDict_New());
-      for (const auto& [name, value] : kwargs) {
-        llvm::Expected<PyRef> arg = toPython(value);
-        if (!arg)
-          return arg.takeError();
-        PyDict_SetItemString(dict.get(), name.c_str(), arg->get());
-      }
-    }
+    llvm::Expected<PythonCallArguments> call = toPythonArguments(args, kwargs);
+    if (!call)
+      return call.takeError();
+    auto& [tuple, dict] = *call;
     PyRef result = PyRef::steal(PyObject_Call(object, tuple.get(), dict.get()));
     if (!result)
       return pythonError("calling " + describeObject(object));

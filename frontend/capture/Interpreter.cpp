@@ -534,26 +534,40 @@ llvm::Expected<PyRef> Interpreter::pythonType(const ValuePtr& value) {
   }
 }
 
-llvm::Expected<ValuePtr> Interpreter::callOracle(PyObject* callable,
-                                                 const std::vector<ValuePtr>& args,
-                                                 const KeywordArgs& kwargs) {
-  PyRef tuple = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(args.size())));
+llvm::Expected<Interpreter::PythonCallArguments>
+Interpreter::toPythonArguments(const std::vector<ValuePtr>& args, const KeywordArgs& kwargs) {
+  PythonCallArguments call;
+  call.args = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(args.size())));
+  if (!call.args)
+    return pythonError("building call arguments");
   for (size_t i = 0; i < args.size(); ++i) {
     llvm::Expected<PyRef> arg = toPython(args[i]);
     if (!arg)
       return arg.takeError();
-    PyTuple_SET_ITEM(tuple.get(), i, arg->release());
+    PyTuple_SET_ITEM(call.args.get(), i, arg->release());
   }
-  PyRef dict;
-  if (!kwargs.empty()) {
-    dict = PyRef::steal(PyDict_New());
-    for (const auto& [name, value] : kwargs) {
-      llvm::Expected<PyRef> arg = toPython(value);
-      if (!arg)
-        return arg.takeError();
-      PyDict_SetItemString(dict.get(), name.c_str(), arg->get());
-    }
+  if (kwargs.empty())
+    return call;
+  call.kwargs = PyRef::steal(PyDict_New());
+  if (!call.kwargs)
+    return pythonError("building call arguments");
+  for (const auto& [name, value] : kwargs) {
+    llvm::Expected<PyRef> arg = toPython(value);
+    if (!arg)
+      return arg.takeError();
+    if (PyDict_SetItemString(call.kwargs.get(), name.c_str(), arg->get()) < 0)
+      return pythonError("building call arguments");
   }
+  return call;
+}
+
+llvm::Expected<ValuePtr> Interpreter::callOracle(PyObject* callable,
+                                                 const std::vector<ValuePtr>& args,
+                                                 const KeywordArgs& kwargs) {
+  llvm::Expected<PythonCallArguments> call = toPythonArguments(args, kwargs);
+  if (!call)
+    return call.takeError();
+  auto& [tuple, dict] = *call;
   reportLocation();
   llvm::Expected<PyRef> result = oracle_.call(callable, tuple.get(), dict.get());
   if (!result) {

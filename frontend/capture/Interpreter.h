@@ -86,6 +86,14 @@ public:
   /// The Python object a value stands for when passed to torch: a fake
   /// tensor, a constant, a new tuple or list of those.
   llvm::Expected<python::PyRef> toPython(const ValuePtr& value);
+  /// A call's arguments as the tuple and dict (null when there are no
+  /// keywords) CPython's call protocol takes.
+  struct PythonCallArguments {
+    python::PyRef args;
+    python::PyRef kwargs;
+  };
+  llvm::Expected<PythonCallArguments> toPythonArguments(const std::vector<ValuePtr>& args,
+                                                        const KeywordArgs& kwargs);
   /// A real tensor made a graph input: the oracle's fake for it, once per
   /// object.
   llvm::Expected<ValuePtr> tensorInput(PyObject* real, SourcePtr source,
