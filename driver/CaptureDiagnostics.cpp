@@ -22,7 +22,8 @@ llvm::Error placeCaptureErrors(llvm::Error error, const std::string& userFile,
     size_t chosen = 0;
     bool inUserFile = false;
     for (size_t i = 0; i < stack.size(); ++i)
-      if (stack[i].file == userFile || python::isSamePath(stack[i].file, userFile)) {
+      if (stack[i].location.file == userFile ||
+          python::isSamePath(stack[i].location.file, userFile)) {
         chosen = i;
         inUserFile = true;
         break;
@@ -31,15 +32,12 @@ llvm::Error placeCaptureErrors(llvm::Error error, const std::string& userFile,
     std::string message = capture.reason();
     if (chosen > 0) {
       const CaptureFrame& inner = stack.front();
-      message +=
-          " (in " + inner.function + ", " + inner.file + ":" + std::to_string(inner.line) + ")";
+      message += " (in " + inner.function + ", " + inner.location.file + ":" +
+                 std::to_string(inner.location.line) + ")";
     }
-    python::SourceLocation location;
-    location.file = inUserFile ? displayPath : frame.file;
-    location.line = frame.line > 0 ? static_cast<unsigned>(frame.line) : 0;
-    location.column = frame.line > 0 ? static_cast<unsigned>(frame.column) : 0;
-    location.endColumn = location.column ? static_cast<unsigned>(frame.endColumn) : 0;
-    location.lineText = frame.lineText;
+    python::SourceLocation location = frame.location;
+    if (inUserFile)
+      location.file = displayPath;
     return llvm::make_error<python::SourceError>(std::move(location), std::move(message));
   });
 }

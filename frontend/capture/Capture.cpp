@@ -21,7 +21,7 @@ llvm::Error inputError(const python::LoadedModule& module, const llvm::Twine& me
   // Located in the module's file, without a line: these are about how the
   // entry is called, not about a line of it.
   CaptureFrame frame;
-  frame.file = module.displayPath;
+  frame.location.file = module.displayPath;
   return llvm::make_error<CaptureError>(message.str(), std::vector<CaptureFrame>{frame});
 }
 

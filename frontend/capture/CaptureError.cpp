@@ -9,7 +9,7 @@ char CaptureError::ID = 0;
 
 void CaptureError::log(llvm::raw_ostream& os) const {
   if (!stack_.empty())
-    os << stack_.front().file << ":" << stack_.front().line << ": ";
+    os << stack_.front().location.file << ":" << stack_.front().location.line << ": ";
   os << reason_;
 }
 

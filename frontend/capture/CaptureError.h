@@ -1,6 +1,8 @@
 //===- CaptureError.h - Why capture stopped, and where --------------------===//
 #pragma once
 
+#include "frontend/python/SourceError.h"
+
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -10,16 +12,10 @@ namespace dync::capture {
 
 /// One frame of the symbolic call stack at the point capture stopped.
 struct CaptureFrame {
-  std::string file;
-  /// 1-based; 0 when the instruction has no line.
-  int line = 0;
-  /// 1-based column range of the instruction; 0 when unknown.
-  int column = 0;
-  int endColumn = 0;
+  /// The instruction being executed: file, line, column range, line text.
+  python::SourceLocation location;
   /// The function's qualified name.
   std::string function;
-  /// The text of the line, without its newline; may be empty.
-  std::string lineText;
 };
 
 /// Capture cannot go on: an unsupported opcode, a call that cannot be traced,

@@ -148,17 +148,22 @@ std::vector<CaptureFrame> Interpreter::callStack() const {
   for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
     const Frame& frame = **it;
     CaptureFrame entry;
-    entry.file = frame.filename;
+    python::SourceLocation& location = entry.location;
+    location.file = frame.filename;
     entry.function = frame.qualname;
     if (frame.pc < frame.decoded->instructions.size()) {
       const bytecode::SourcePosition& position = frame.decoded->instructions[frame.pc].position;
-      entry.line = position.line > 0 ? position.line : 0;
-      if (position.column >= 0 && position.endLine == position.line) {
-        entry.column = position.column + 1;
-        entry.endColumn = position.endColumn >= 0 ? position.endColumn + 1 : 0;
+      // Columns only mean something on a known, single line.
+      if (position.line > 0) {
+        location.line = static_cast<unsigned>(position.line);
+        if (position.column >= 0 && position.endLine == position.line) {
+          location.column = static_cast<unsigned>(position.column) + 1;
+          location.endColumn =
+              position.endColumn >= 0 ? static_cast<unsigned>(position.endColumn) + 1 : 0;
+        }
       }
     }
-    entry.lineText = sourceLine(entry.file, entry.line);
+    location.lineText = sourceLine(location.file, static_cast<int>(location.line));
     stack.push_back(std::move(entry));
   }
   return stack;

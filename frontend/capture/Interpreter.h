@@ -118,6 +118,13 @@ public:
   llvm::Expected<ValuePtr> binary(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b);
   /// Comparison by its symbol ("<", "==", ...).
   llvm::Expected<ValuePtr> compare(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b);
+  /// BINARY_OP and COMPARE_OP: pops two operands and applies the operator
+  /// whose spelling the argument indexes in \p spellings.
+  using OperandsApplier = llvm::Expected<ValuePtr> (Interpreter::*)(llvm::StringRef,
+                                                                    const ValuePtr&,
+                                                                    const ValuePtr&);
+  llvm::Error applyTwoOperands(Frame& f, const bytecode::Instruction& ins, llvm::StringRef opname,
+                               llvm::ArrayRef<std::string> spellings, OperandsApplier apply);
   llvm::Expected<ValuePtr> unary(llvm::StringRef operatorName, const ValuePtr& a);
   llvm::Expected<bool> identical(const ValuePtr& a, const ValuePtr& b);
   llvm::Expected<bool> contains(const ValuePtr& container, const ValuePtr& item);

@@ -273,30 +273,26 @@ llvm::Error Interpreter::op_DELETE_SUBSCR(Frame& f, const Instruction&) {
 // Operators.
 //===----------------------------------------------------------------------===//
 
-llvm::Error Interpreter::op_BINARY_OP(Frame& f, const Instruction& ins) {
+llvm::Error Interpreter::applyTwoOperands(Frame& f, const Instruction& ins, llvm::StringRef opname,
+                                          llvm::ArrayRef<std::string> spellings,
+                                          OperandsApplier apply) {
   ValuePtr b = pop(f);
   ValuePtr a = pop(f);
-  const std::vector<std::string>& ops = opcodes_.binaryOps();
-  if (ins.arg >= ops.size())
-    return captureError("BINARY_OP with unknown operator " + llvm::Twine(ins.arg));
-  llvm::Expected<ValuePtr> value = binary(ops[ins.arg], a, b);
+  if (ins.arg >= spellings.size())
+    return captureError(opname + " with unknown operator " + llvm::Twine(ins.arg));
+  llvm::Expected<ValuePtr> value = (this->*apply)(spellings[ins.arg], a, b);
   if (!value)
     return value.takeError();
   f.stack.push_back(*value);
   return llvm::Error::success();
 }
 
+llvm::Error Interpreter::op_BINARY_OP(Frame& f, const Instruction& ins) {
+  return applyTwoOperands(f, ins, "BINARY_OP", opcodes_.binaryOps(), &Interpreter::binary);
+}
+
 llvm::Error Interpreter::op_COMPARE_OP(Frame& f, const Instruction& ins) {
-  ValuePtr b = pop(f);
-  ValuePtr a = pop(f);
-  const std::vector<std::string>& ops = opcodes_.compareOps();
-  if (ins.arg >= ops.size())
-    return captureError("COMPARE_OP with unknown operator " + llvm::Twine(ins.arg));
-  llvm::Expected<ValuePtr> value = compare(ops[ins.arg], a, b);
-  if (!value)
-    return value.takeError();
-  f.stack.push_back(*value);
-  return llvm::Error::success();
+  return applyTwoOperands(f, ins, "COMPARE_OP", opcodes_.compareOps(), &Interpreter::compare);
 }
 
 llvm::Error Interpreter::op_IS_OP(Frame& f, const Instruction& ins) {

@@ -246,7 +246,7 @@ TEST_F(CaptureInterpreterTest, StopsWithReasonAndPlace) {
   llvm::handleAllErrors(result.takeError(), [](const CaptureError& error) {
     EXPECT_NE(error.reason().find("print"), std::string::npos) << error.reason();
     ASSERT_FALSE(error.stack().empty());
-    EXPECT_EQ(error.stack().front().line, 2);
+    EXPECT_EQ(error.stack().front().location.line, 2u);
     EXPECT_EQ(error.stack().front().function, "prints");
   });
 }
