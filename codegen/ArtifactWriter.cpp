@@ -2,6 +2,8 @@
 
 #include "codegen/ArtifactWriter.h"
 #include "codegen/GraphCodegen.h"
+#include "codegen/GuardCodegen.h"
+#include "codegen/Manifest.h"
 
 #include "runtime/artifact/dync_artifact.h"
 
@@ -19,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <cstddef>
 
@@ -113,11 +116,10 @@ public:
     return check(descriptorType_, sizeof(dync_artifact_descriptor), "dync_artifact_descriptor");
   }
 
-  llvm::Function* emitGuardStub(llvm::StringRef name) {
-    // Guards need capture's guard data (which object each source names in
-    // the frame, and what was assumed about it); until codegen receives it,
-    // the honest guard always misses, so the runtime never runs a graph on a
-    // frame nobody checked.
+  llvm::Function* emitGuardStub(llvm::StringRef name, llvm::StringRef reason) {
+    // Without guard data (which object each source names in the frame, and
+    // what was assumed about it) the honest guard always misses, so the
+    // runtime never runs a graph on a frame nobody checked.
     llvm::LLVMContext& ctx = module_.getContext();
     auto* type = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_}, false);
     llvm::Function* f =
@@ -126,7 +128,7 @@ public:
     f->getArg(1)->setName("globals");
     f->getArg(2)->setName("reason");
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
-    b.CreateStore(shim_.string("guards not compiled yet", "guard.reason"), f->getArg(2));
+    b.CreateStore(shim_.string(reason, "guard.reason"), f->getArg(2));
     b.CreateRet(b.getInt32(0));
     return f;
   }
@@ -173,7 +175,22 @@ public:
       static const uint8_t marshalledNone[] = {'N'};
       llvm::ArrayRef<uint8_t> code = entry.code.empty() ? llvm::ArrayRef<uint8_t>(marshalledNone)
                                                         : llvm::ArrayRef<uint8_t>(entry.code);
-      llvm::Function* guard = emitGuardStub("guard." + std::to_string(e));
+      // The entry's guard is its first graph's: the graph the rewritten code
+      // calls first was captured under exactly those assumptions.
+      std::string guardName = "guard." + std::to_string(e);
+      llvm::Function* guard;
+      if (entry.graphs.empty()) {
+        guard = emitGuardStub(guardName, "entry " + entry.qualifiedName + " has no graph to guard");
+      } else if (entry.graphs[0].graph->guards().empty()) {
+        guard =
+            emitGuardStub(guardName, "graph " + entry.graphs[0].graph->name() + " has no guards");
+      } else {
+        llvm::Expected<llvm::Function*> compiled =
+            emitGuardFunction(shim_, *entry.graphs[0].graph, guardName);
+        if (!compiled)
+          return compiled.takeError();
+        guard = *compiled;
+      }
       entryValues.push_back(llvm::ConstantStruct::get(
           entryType_,
           {shim_.string(entry.qualifiedName, "entry.name"),
@@ -205,6 +222,18 @@ public:
     auto* descriptorGlobal =
         new llvm::GlobalVariable(module_, descriptorType_, true, llvm::GlobalValue::PrivateLinkage,
                                  descriptor, "descriptor");
+
+    // The manifest: text for people and `dync inspect`, in a section of its
+    // own so that it is read from the file without loading the library.
+    // Nothing references it, so it is kept alive explicitly.
+    llvm::Constant* manifestText = llvm::ConstantDataArray::getString(
+        module_.getContext(), renderManifest(entries, options, targetCpu_, cpuFeatures_));
+    auto* manifest =
+        new llvm::GlobalVariable(module_, manifestText->getType(), true,
+                                 llvm::GlobalValue::PrivateLinkage, manifestText, "manifest");
+    manifest->setSection(ManifestSection);
+    manifest->setAlignment(llvm::Align(1));
+    llvm::appendToUsed(module_, {manifest});
 
     // The one exported symbol; everything else stays internal so two
     // artifacts in a process never see each other.

@@ -9,6 +9,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstddef>
 
 using namespace dync;
@@ -60,10 +61,35 @@ const ShimFnInfo shimFns[] = {
     {DYNC_FIELD(tensor_release), 'v', "p"},
     {DYNC_FIELD(tensor_dim), 'l', "p"},
     {DYNC_FIELD(tensor_sizes), 'p', "p"},
+    {DYNC_FIELD(tensor_strides), 'p', "p"},
+    {DYNC_FIELD(tensor_dtype), 'i', "p"},
+    {DYNC_FIELD(tensor_device_type), 'i', "p"},
+    {DYNC_FIELD(tensor_device_index), 'i', "p"},
+    {DYNC_FIELD(tensor_requires_grad), 'i', "p"},
+    {DYNC_FIELD(tensor_is_contiguous), 'i', "p"},
+    {DYNC_FIELD(tensor_borrow_from_pyobject), 'p', "p"},
+    {DYNC_FIELD(grad_mode_enabled), 'i', ""},
+    {DYNC_FIELD(default_dtype), 'i', ""},
+    {DYNC_FIELD(py_instance_attr), 'p', "pp"},
+    {DYNC_FIELD(py_dict_item), 'p', "pp"},
+    {DYNC_FIELD(py_sequence_item), 'p', "pl"},
+    {DYNC_FIELD(py_type_is), 'i', "ppp"},
+    {DYNC_FIELD(py_is_none), 'i', "p"},
+    {DYNC_FIELD(py_equals_bool), 'i', "pi"},
+    {DYNC_FIELD(py_equals_int), 'i', "pl"},
+    {DYNC_FIELD(py_equals_float), 'i', "pd"},
+    {DYNC_FIELD(py_equals_str), 'i', "ppl"},
+    {DYNC_FIELD(stack_push_wrapped_double), 'i', "pd"},
+    {DYNC_FIELD(stack_push_wrapped_int), 'i', "pl"},
+    {DYNC_FIELD(stack_push_wrapped_bool), 'i', "pi"},
 };
 #undef DYNC_FIELD
-static_assert(std::size(shimFns) == static_cast<size_t>(ShimFn::TensorSizes) + 1,
+static_assert(std::size(shimFns) == static_cast<size_t>(ShimFn::PushWrappedBool) + 1,
               "one entry per ShimFn, in order");
+
+/// The table's size before fields were first appended (ABI version 1 as
+/// released): an artifact never accepts a shorter one.
+constexpr size_t baseApiSize = offsetof(dync_shim_api, grad_mode_enabled);
 
 llvm::Type* letterType(llvm::LLVMContext& ctx, char letter) {
   switch (letter) {
@@ -93,18 +119,24 @@ llvm::FunctionType* shimFnType(llvm::LLVMContext& ctx, const ShimFnInfo& info) {
 // ShimModule
 //===----------------------------------------------------------------------===//
 
-ShimModule::ShimModule(llvm::Module& module) : module_(module) {
+ShimModule::ShimModule(llvm::Module& module) : module_(module), requiredApiSize_(baseApiSize) {
   api_ = new llvm::GlobalVariable(
       module_, llvm::PointerType::getUnqual(context()), false, llvm::GlobalValue::InternalLinkage,
       llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(context())), "dync.api");
 }
 
+llvm::Value* ShimModule::load(IRBuilder<>& b, ShimFn fn) {
+  const ShimFnInfo& info = shimFns[static_cast<size_t>(fn)];
+  requiredApiSize_ = std::max(requiredApiSize_, info.offset + sizeof(void*));
+  llvm::Value* table = b.CreateLoad(b.getPtrTy(), api_, "api");
+  llvm::Value* slot = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), table, info.offset);
+  return b.CreateLoad(b.getPtrTy(), slot, llvm::Twine("api.") + info.name);
+}
+
 llvm::CallInst* ShimModule::call(IRBuilder<>& b, ShimFn fn, llvm::ArrayRef<Value*> args,
                                  const llvm::Twine& name) {
   const ShimFnInfo& info = shimFns[static_cast<size_t>(fn)];
-  llvm::Value* table = b.CreateLoad(b.getPtrTy(), api_, "api");
-  llvm::Value* slot = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), table, info.offset);
-  llvm::Value* callee = b.CreateLoad(b.getPtrTy(), slot, llvm::Twine("api.") + info.name);
+  llvm::Value* callee = load(b, fn);
   llvm::FunctionType* type = shimFnType(context(), info);
   return b.CreateCall(type, callee, args, type->getReturnType()->isVoidTy() ? "" : name);
 }
@@ -215,18 +247,23 @@ llvm::Function* ShimModule::emitInit(llvm::StringRef name) {
   errorSize->setName("error_size");
 
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", f);
+  auto* otherAbi = llvm::BasicBlock::Create(ctx, "shim.other_abi", f);
   auto* tooOld = llvm::BasicBlock::Create(ctx, "shim.too_old", f);
   auto* failed = llvm::BasicBlock::Create(ctx, "lookup.failed", f);
   IRBuilder<> b(entry);
   // A table from another shim ABI, or one shorter than the fields this code
-  // reads, is refused before anything is called through it.
+  // reads (a runtime older than the slots appended since), is refused
+  // before anything is called through it. The slots init itself calls are
+  // in every table.
   llvm::Value* size = b.CreateLoad(b.getInt32Ty(), table, "api.size");
   llvm::Value* abi = b.CreateLoad(
       b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), table, 4), "api.abi_version");
-  llvm::Value* ok = b.CreateAnd(b.CreateICmpEQ(abi, b.getInt32(DYNC_SHIM_ABI_VERSION)),
-                                b.CreateICmpUGE(size, b.getInt32(sizeof(dync_shim_api))));
+  auto* sameAbi = llvm::BasicBlock::Create(ctx, "shim.same_abi", f);
+  b.CreateCondBr(b.CreateICmpEQ(abi, b.getInt32(DYNC_SHIM_ABI_VERSION)), sameAbi, otherAbi);
+  b.SetInsertPoint(sameAbi);
+  size_t required = requiredApiSize_;
   auto* store = llvm::BasicBlock::Create(ctx, "keep", f);
-  b.CreateCondBr(ok, store, tooOld);
+  b.CreateCondBr(b.CreateICmpUGE(size, b.getInt32(required)), store, tooOld);
   b.SetInsertPoint(store);
   b.CreateStore(table, api_);
 
@@ -245,12 +282,22 @@ llvm::Function* ShimModule::emitInit(llvm::StringRef name) {
   }
   b.CreateRet(b.getInt32(DYNC_ARTIFACT_OK));
 
-  b.SetInsertPoint(tooOld);
+  b.SetInsertPoint(otherAbi);
   b.CreateCall(setErrorFunction(),
                {error, errorSize,
                 string("the runtime's shim table is not the one this artifact was built for "
                        "(shim ABI version " +
                        std::to_string(DYNC_SHIM_ABI_VERSION) + ")"),
+                string("")});
+  b.CreateRet(b.getInt32(DYNC_ARTIFACT_ERROR));
+
+  b.SetInsertPoint(tooOld);
+  b.CreateCall(setErrorFunction(),
+               {error, errorSize,
+                string("the runtime's shim table is older than this artifact: it needs the "
+                       "table's first " +
+                       std::to_string(required) +
+                       " bytes (the functions appended for guards); use a newer dync runtime"),
                 string("")});
   b.CreateRet(b.getInt32(DYNC_ARTIFACT_ERROR));
 
@@ -265,9 +312,7 @@ llvm::Function* ShimModule::emitInit(llvm::StringRef name) {
 // Graph functions
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-int dtypeNumber(ir::DType dtype) {
+int dync::codegen::dtypeNumber(ir::DType dtype) {
   switch (dtype) {
   case ir::DType::F32:
     return DYNC_DTYPE_FLOAT32;
@@ -296,6 +341,8 @@ int dtypeNumber(ir::DType dtype) {
   }
   return -1;
 }
+
+namespace {
 
 /// c10::MemoryFormat's values. The shim range-checks them; they are not part
 /// of dync_shim.h yet.
@@ -359,6 +406,8 @@ private:
   void computeLastUses();
   llvm::Error emitCall(const ir::Node& node, unsigned position);
   llvm::Error pushArgument(const ir::Node& node, const ir::Argument& arg);
+  /// A number (int, symbolic int, float or bool) for a Tensor parameter.
+  llvm::Error pushWrappedNumber(const ir::Node& node, const ir::Argument& arg);
   llvm::Error pushList(const ir::Node& node, const std::vector<ir::Argument>& elements);
   llvm::Error takeResults(const ir::Node& node, Value* stack, llvm::BasicBlock* fail);
   llvm::Expected<Value*> emitSym(const ir::Node* node, ir::SymExpr expr);
@@ -725,6 +774,25 @@ llvm::Error GraphEmitter::pushList(const ir::Node& node,
   return llvm::Error::success();
 }
 
+llvm::Error GraphEmitter::pushWrappedNumber(const ir::Node& node, const ir::Argument& arg) {
+  switch (arg.kind()) {
+  case ir::Argument::Kind::Float:
+    shim_.call(b_, ShimFn::PushWrappedDouble,
+               {stack_, llvm::ConstantFP::get(b_.getDoubleTy(), arg.floatValue())});
+    return llvm::Error::success();
+  case ir::Argument::Kind::Bool:
+    shim_.call(b_, ShimFn::PushWrappedBool, {stack_, b_.getInt32(arg.boolValue())});
+    return llvm::Error::success();
+  default: {
+    llvm::Expected<Value*> v = emitSym(&node, arg.symValue());
+    if (!v)
+      return v.takeError();
+    shim_.call(b_, ShimFn::PushWrappedInt, {stack_, *v});
+    return llvm::Error::success();
+  }
+  }
+}
+
 llvm::Error GraphEmitter::pushArgument(const ir::Node& node, const ir::Argument& arg) {
   using Kind = ir::Argument::Kind;
   switch (arg.kind()) {
@@ -953,25 +1021,25 @@ llvm::Error GraphEmitter::emitCall(const ir::Node& node, unsigned position) {
 
   // torch's Python binding wraps a number passed for a Tensor parameter
   // (`aten::mul.Tensor(%x, 0.25)`) into a wrapped-number tensor, which takes
-  // part in type promotion as a Python scalar. The shim cannot make one yet,
-  // and a plain 0-dim tensor would promote differently, so this is refused.
+  // part in type promotion as a Python scalar; the shim builds the same.
+  std::vector<bool> wrapped(ordered.size(), false);
   for (unsigned i = 0; i < ordered.size() && schemas_; ++i) {
     std::optional<llvm::StringRef> type = schemas_->type(node.op(), i);
     const ir::Argument* arg = ordered[i];
-    if (type && (*type == "Tensor" || *type == "Tensor?") && arg &&
-        (arg->kind() == ir::Argument::Kind::Sym || arg->kind() == ir::Argument::Kind::Float ||
-         arg->kind() == ir::Argument::Kind::Bool))
-      return unsupported(&node, "a number for the Tensor parameter " + llvm::Twine(i) +
-                                    " (a wrapped-number tensor)");
+    wrapped[i] = type && (*type == "Tensor" || *type == "Tensor?") && arg &&
+                 (arg->kind() == ir::Argument::Kind::Sym ||
+                  arg->kind() == ir::Argument::Kind::Float ||
+                  arg->kind() == ir::Argument::Kind::Bool);
   }
 
   llvm::GlobalVariable* op = shim_.op(node.op());
-  for (const ir::Argument* arg : ordered) {
+  for (auto [arg, wrap] : llvm::zip_equal(ordered, wrapped)) {
     if (!arg) {
       shim_.call(b_, ShimFn::PushDefault, {stack_});
       continue;
     }
-    if (llvm::Error error = pushArgument(node, *arg))
+    llvm::Error error = wrap ? pushWrappedNumber(node, *arg) : pushArgument(node, *arg);
+    if (error)
       return error;
   }
   Value* handle = b_.CreateLoad(b_.getPtrTy(), op, "op");
@@ -1015,7 +1083,10 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
   GraphSignature signature;
   signature.numInputs = tensorInputs_.size();
   signature.numIntInputs = intInputs_.size();
-  signature.numOutputs = output->args().size();
+  // The tensors in the returned value are the outputs; the rewritten
+  // bytecode rebuilds the rest of the value around them.
+  std::vector<ir::ValueRef> leaves = ir::outputLeaves(graph_);
+  signature.numOutputs = leaves.size();
   computeLastUses();
 
   llvm::PointerType* ptr = b_.getPtrTy();
@@ -1127,11 +1198,8 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
 
   // Outputs are new references; the cleanup below then drops the graph's
   // own references, so a returned intermediate changes hands without a copy.
-  for (unsigned k = 0; k < output->args().size(); ++k) {
-    const ir::Argument& arg = output->args()[k];
-    if (!arg.isValue())
-      return unsupported(output, "returning a literal");
-    llvm::Expected<const Slot*> slot = slotOf(output, arg.valueRef());
+  for (unsigned k = 0; k < leaves.size(); ++k) {
+    llvm::Expected<const Slot*> slot = slotOf(output, leaves[k]);
     if (!slot)
       return slot.takeError();
     if ((*slot)->kind != SlotKind::Tensor)

@@ -54,6 +54,28 @@ enum class ShimFn {
   TensorRelease,
   TensorDim,
   TensorSizes,
+  // What guards read (docs/codegen.md, "Guards").
+  TensorStrides,
+  TensorDType,
+  TensorDeviceType,
+  TensorDeviceIndex,
+  TensorRequiresGrad,
+  TensorIsContiguous,
+  TensorBorrowFromPyObject,
+  GradModeEnabled,
+  DefaultDType,
+  PyInstanceAttr,
+  PyDictItem,
+  PySequenceItem,
+  PyTypeIs,
+  PyIsNone,
+  PyEqualsBool,
+  PyEqualsInt,
+  PyEqualsFloat,
+  PyEqualsStr,
+  PushWrappedDouble,
+  PushWrappedInt,
+  PushWrappedBool,
 };
 
 /// State every graph of one artifact shares: the global holding the shim
@@ -69,6 +91,10 @@ public:
   /// Loads the function pointer of \p fn from the shim table and calls it.
   llvm::CallInst* call(llvm::IRBuilder<>& b, ShimFn fn, llvm::ArrayRef<llvm::Value*> args,
                        const llvm::Twine& name = "");
+  /// Loads the function pointer of \p fn from the shim table (NULL when the
+  /// runtime left the slot empty, as it does for the Python fields in a
+  /// process without Python).
+  llvm::Value* load(llvm::IRBuilder<>& b, ShimFn fn);
   /// The global that init fills with the handle of \p op
   /// (`aten::addmm.default`); created on first use.
   llvm::GlobalVariable* op(llvm::StringRef op);
@@ -78,8 +104,9 @@ public:
   /// writes a then b into the caller's buffer, truncated, NUL-terminated.
   llvm::Function* setErrorFunction();
   /// Emits the init function (dync_init_fn): checks the shim table's
-  /// version, keeps it, and resolves every operator op() was asked for.
-  /// Call after every graph has been emitted.
+  /// version and that it is long enough for every slot generated code
+  /// reads, keeps it, and resolves every operator op() was asked for.
+  /// Call after every graph and guard has been emitted.
   llvm::Function* emitInit(llvm::StringRef name = "dync.init");
 
 private:
@@ -88,7 +115,12 @@ private:
   llvm::MapVector<llvm::StringRef, llvm::GlobalVariable*> ops_;
   llvm::StringMap<llvm::Constant*> strings_;
   llvm::Function* setError_ = nullptr;
+  /// The table size the slots read so far need.
+  size_t requiredApiSize_;
 };
+
+/// The dync_dtype (c10::ScalarType) number of \p dtype.
+int dtypeNumber(ir::DType dtype);
 
 /// The counts the descriptor records for a graph.
 struct GraphSignature {

@@ -1,8 +1,9 @@
-//===- EmitBytecode.cpp - `inspect --emit=bytecode` -----------------------===//
+//===- EmitBytecode.cpp - `--emit=bytecode` listings ----------------------===//
 //
-// Connects `inspect` to the bytecode listing: the entry's code object is
-// decoded by the bytecode toolkit and printed in `dis.dis`'s layout, nested
-// code objects and exception tables included.
+// Connects `inspect` (an entry's own code) and `export` (its rewritten code)
+// to the bytecode listing: the code object is decoded by the bytecode toolkit
+// and printed in `dis.dis`'s layout, nested code objects and exception tables
+// included.
 //
 //===----------------------------------------------------------------------===//
 #include "driver/EmitBytecode.h"
@@ -13,6 +14,10 @@
 namespace dync::driver {
 
 llvm::Error emitBytecode(llvm::raw_ostream& os, const python::ResolvedEntry& entry) {
+  return emitBytecode(os, entry.codeObject());
+}
+
+llvm::Error emitBytecode(llvm::raw_ostream& os, PyCodeObject* code) {
   auto opcodes = bytecode::OpcodeTable::fromInterpreter();
   if (!opcodes)
     return opcodes.takeError();
@@ -20,7 +25,7 @@ llvm::Error emitBytecode(llvm::raw_ostream& os, const python::ResolvedEntry& ent
   if (!spellings)
     return spellings.takeError();
   bytecode::ListingPrinter printer(*opcodes, std::move(*spellings));
-  return printer.print(os, entry.codeObject());
+  return printer.print(os, code);
 }
 
 } // namespace dync::driver

@@ -1,4 +1,4 @@
-//===- EmitBytecode.h - `inspect --emit=bytecode` -------------------------===//
+//===- EmitBytecode.h - `--emit=bytecode` listings ------------------------===//
 #pragma once
 
 #include "frontend/python/EntryResolver.h"
@@ -11,5 +11,8 @@ namespace dync::driver {
 /// Writes what `dync inspect --emit=bytecode` shows for \p entry, below the
 /// header that names it. GIL held.
 llvm::Error emitBytecode(llvm::raw_ostream& os, const python::ResolvedEntry& entry);
+
+/// Writes the listing of \p code, as `dis.dis` prints it. GIL held.
+llvm::Error emitBytecode(llvm::raw_ostream& os, PyCodeObject* code);
 
 } // namespace dync::driver

@@ -6,8 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "driver/ExportCommand.h"
+#include "driver/ArtifactExport.h"
 #include "driver/CaptureDiagnostics.h"
 #include "driver/Diagnostics.h"
+#include "driver/EmitBytecode.h"
 #include "driver/PhaseTimes.h"
 #include "driver/VersionCommand.h"
 
@@ -19,6 +21,8 @@
 #include "frontend/python/EntrySpec.h"
 #include "frontend/python/InterpreterProbe.h"
 #include "frontend/python/ModuleLoader.h"
+#include "frontend/python/PyRef.h"
+#include "frontend/rewrite/RewrittenCode.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -34,6 +38,10 @@ namespace dync::driver {
 namespace {
 
 constexpr const char* ExportFooter = R"(Examples:
+  dync export model.py:MLP.forward -o mlp.so
+      capture MLP.forward, compile its guards and graph, and write mlp.so;
+      in Python, dync.load("mlp.so") then runs the compiled path whenever
+      the guards hold ('dync inspect mlp.so' shows what it holds)
   dync export model.py:MLP.forward --emit=graph
       capture MLP.forward on the module's example_inputs() and print the graph
   dync export model.py:MLP.forward --emit=guards --dynamic 'x:0=batch[1,1024]'
@@ -59,18 +67,20 @@ class ExportCommand : public Command {
 public:
   CLI::App& install(CLI::App& app) override {
     CLI::App* command = app.add_subcommand(
-        "export", "Capture functions as graphs, e.g. 'dync export model.py:Model.forward "
-                  "--emit=graph'");
+        "export", "Capture functions and compile them into a shared library, e.g. 'dync "
+                  "export model.py:Model.forward -o model.so'");
     command->add_option("ENTRY", entries_, "The functions to capture, as FILE.py:QUALNAME")
         ->type_name("FILE.py:QUALNAME")
         ->required();
     command
         ->add_option("--emit", emit_,
-                     "What to print: the captured graph, its guards, or the types of its "
-                     "results (signature)")
+                     "What to print: the captured graph, its guards, the types of its "
+                     "results (signature), the listing of the rewritten bytecode (bytecode), "
+                     "or the rewritten code object, marshalled, for tools (code)")
         ->type_name("KIND")
-        ->check(CLI::IsMember({"graph", "guards", "signature"}));
-    command->add_option("-o,--output", output_, "The shared library to write (not yet)")
+        ->check(CLI::IsMember({"graph", "guards", "signature", "bytecode", "code"}));
+    command->add_option("-o,--output", output_, "Write the artifact: a shared library with each entry's guards, graph and "
+                      "rewritten bytecode, for dync.load()")
         ->type_name("FILE");
     command
         ->add_option("--dynamic", dynamic_,
@@ -112,16 +122,17 @@ private:
   bool timeReport_ = false;
 };
 
-/// Prints the types of a graph's results, one per line: what an eager run
-/// can be compared with.
+/// Prints the structure of a graph's return value, one line per element:
+/// `result: tuple`, then `result 0: tensor<f32, [32, 10]>` for its elements
+/// (`result 1.0: ...` for nested ones), or a single `result: <type>` for a
+/// value that is not a tuple or list. What an eager run can be compared with.
 void printSignature(llvm::raw_ostream& os, const ir::Graph& graph) {
   const ir::Node* output = graph.output();
-  if (!output)
+  if (!output || output->args().size() != 1)
     return;
-  unsigned index = 0;
   std::function<void(const ir::Argument&, const std::string&)> print =
       [&](const ir::Argument& arg, const std::string& path) {
-        os << "result " << path << ": ";
+        os << "result" << (path.empty() ? "" : " ") << path << ": ";
         switch (arg.kind()) {
         case ir::Argument::Kind::Value: {
           const ir::ValueRef& ref = arg.valueRef();
@@ -135,7 +146,7 @@ void printSignature(llvm::raw_ostream& os, const ir::Graph& graph) {
           os << (arg.kind() == ir::Argument::Kind::Tuple ? "tuple" : "list") << '\n';
           unsigned i = 0;
           for (const ir::Argument& element : arg.elements())
-            print(element, path + "." + std::to_string(i++));
+            print(element, (path.empty() ? "" : path + ".") + std::to_string(i++));
           return;
         }
         default:
@@ -144,15 +155,39 @@ void printSignature(llvm::raw_ostream& os, const ir::Graph& graph) {
           return;
         }
       };
-  for (const ir::Argument& arg : output->args())
-    print(arg, std::to_string(index++));
+  print(output->returnValue(), "");
+}
+
+/// What --emit=bytecode shows of the rewritten code of \p code running
+/// \p graph (its listing), or with \p marshalled what --emit=code writes
+/// (marshal.dumps of it). GIL held.
+llvm::Expected<std::string> rewrittenCode(PyCodeObject* code, const ir::Graph& graph,
+                                          llvm::StringRef global, bool marshalled) {
+  std::string text;
+  if (marshalled) {
+    llvm::Expected<std::vector<uint8_t>> bytes =
+        rewrite::rewriteWholeFunction(reinterpret_cast<PyObject*>(code), graph, global);
+    if (!bytes)
+      return bytes.takeError();
+    text.assign(bytes->begin(), bytes->end());
+    return text;
+  }
+  llvm::Expected<PyObject*> rewritten =
+      rewrite::buildWholeFunctionCode(reinterpret_cast<PyObject*>(code), graph, global);
+  if (!rewritten)
+    return rewritten.takeError();
+  python::PyRef owned = python::PyRef::steal(*rewritten);
+  llvm::raw_string_ostream os(text);
+  if (llvm::Error error = emitBytecode(os, reinterpret_cast<PyCodeObject*>(owned.get())))
+    return error;
+  return text;
 }
 
 llvm::Error ExportCommand::run(const GlobalOptions& options) {
-  if (emit_.empty() || !output_.empty())
+  if (emit_.empty() && output_.empty())
     return llvm::make_error<UsageError>(
-        "writing a shared library (-o) is not implemented yet; use --emit=graph, "
-        "--emit=guards or --emit=signature to see what capture produces");
+        "nothing to do: give -o FILE.so to write a shared library, or --emit=KIND to print "
+        "what capture produces");
   capture::CaptureOptions captureOptions;
   captureOptions.init = init_;
   // A plain NAME applies to every entry; QUALNAME=NAME to that entry only.
@@ -189,6 +224,9 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
                       [&](const python::EntrySpec& spec) { return spec.qualname == qualname; }))
       return llvm::make_error<UsageError>("--example '" + qualname + "=" + name +
                                           "' names no entry: " + qualname + " is not captured");
+  if (emit_ == "code" && specs.size() != 1)
+    return llvm::make_error<UsageError>(
+        "--emit=code writes one code object; export one entry at a time");
 
   PhaseTimes times;
   auto reportTimes = llvm::make_scope_exit([&] {
@@ -214,8 +252,20 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
   {
     ir::Context context;
     ir::Module graphs(context);
-    std::vector<std::pair<std::string, capture::GuardSet>> guardSets;
-    for (const python::EntrySpec& spec : specs) {
+    // What each entry that was captured produced, in order; a failed entry
+    // leaves nothing here, even if its graph got as far as a return.
+    struct Exported {
+      std::string spec;
+      /// The graph, with the guards it was captured under.
+      const ir::Graph* graph;
+      /// --emit=bytecode's listing or --emit=code's bytes.
+      std::string rewritten;
+      /// The entry's code object and file, for -o.
+      python::PyRef code;
+      std::string sourcePath;
+    };
+    std::vector<Exported> exported;
+    for (const auto& [index, spec] : llvm::enumerate(specs)) {
       llvm::Error error = [&]() -> llvm::Error {
         std::optional<PhaseTimes::Scope> importing(std::in_place, times, "import");
         llvm::Expected<python::LoadedModule> module = python::importModuleFromPath(spec.path);
@@ -231,13 +281,23 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         capture::CaptureOptions entryOptions = captureOptions;
         if (auto it = entryExamples.find(spec.qualname); it != entryExamples.end())
           entryOptions.example = it->second;
-        llvm::Expected<capture::GuardSet> guards =
+        llvm::Error captured =
             capture::captureGraph(*module, *entry, entryOptions, graph,
                                   [](ir::Graph& g) { return oracle::TensorOracle::create(g); });
         (*python)->flushStdio();
-        if (!guards)
-          return placeCaptureErrors(guards.takeError(), module->absolutePath, module->displayPath);
-        guardSets.emplace_back(spec.text, std::move(*guards));
+        if (captured)
+          return placeCaptureErrors(std::move(captured), module->absolutePath, module->displayPath);
+        std::string rewritten;
+        if (emit_ == "bytecode" || emit_ == "code") {
+          llvm::Expected<std::string> text = rewrittenCode(
+              entry->codeObject(), graph, rewrite::graphGlobalName(graph, index), emit_ == "code");
+          if (!text)
+            return llvm::createStringError(module->displayPath + ": " + entry->qualname + ": " +
+                                           llvm::toString(text.takeError()));
+          rewritten = std::move(*text);
+        }
+        exported.push_back(
+            {spec.text, &graph, std::move(rewritten), entry->code, module->absolutePath});
         return llvm::Error::success();
       }();
       if (error) {
@@ -248,28 +308,48 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
     }
 
     PhaseTimes::Scope writing(times, "output");
+    if (!output_.empty() && !exported.empty()) {
+      // One artifact holds the entries of one source file: the runtime
+      // checks that file's hash and finds the entries in its module.
+      std::vector<CapturedEntry> captured;
+      for (const Exported& entry : exported) {
+        if (entry.sourcePath != exported.front().sourcePath)
+          return llvm::make_error<UsageError>(
+              "-o writes the entries of one file, but " + entry.spec + " is not in " +
+              exported.front().sourcePath + "; export each file to its own library");
+        captured.push_back({entry.graph, entry.code});
+      }
+      llvm::Error skipped = llvm::Error::success();
+      if (llvm::Error error = writeArtifact(captured, exported.front().sourcePath, output_,
+                                            keepGoing_, skipped)) {
+        llvm::consumeError(std::move(skipped));
+        return llvm::joinErrors(std::move(failures), std::move(error));
+      }
+      failures = llvm::joinErrors(std::move(failures), std::move(skipped));
+    } else if (!output_.empty()) {
+      failures = llvm::joinErrors(std::move(failures),
+                                  llvm::createStringError("no entry was captured; " + output_ +
+                                                          " was not written"));
+    }
     llvm::raw_ostream& os = llvm::outs();
     if (emit_ == "graph") {
-      // Graphs of failed entries stay out of the output.
-      for (const std::unique_ptr<ir::Graph>& graph : graphs.graphs())
-        if (graph->output()) {
-          graph->print(os);
-          os << '\n';
-        }
-    } else {
-      size_t i = 0;
-      for (const std::unique_ptr<ir::Graph>& graph : graphs.graphs()) {
-        if (!graph->output())
-          continue;
-        if (i >= guardSets.size())
-          break;
-        if (guardSets.size() > 1 || specs.size() > 1)
-          os << "# entry: " << guardSets[i].first << '\n';
+      for (const Exported& entry : exported) {
+        entry.graph->print(os);
+        os << '\n';
+      }
+    } else if (emit_ == "code") {
+      for (const Exported& entry : exported)
+        os << entry.rewritten;
+    } else if (!emit_.empty()) {
+      for (const Exported& entry : exported) {
+        if (exported.size() > 1 || specs.size() > 1)
+          os << "# entry: " << entry.spec << '\n';
         if (emit_ == "guards")
-          guardSets[i].second.print(os);
+          entry.graph->guards().print(os, entry.graph->name());
+        else if (emit_ == "signature")
+          printSignature(os, *entry.graph);
         else
-          printSignature(os, *graph);
-        ++i;
+          os << entry.rewritten;
       }
     }
     os.flush();

@@ -3,6 +3,7 @@
 #include "driver/EmitBytecode.h"
 #include "driver/EntrySession.h"
 
+#include "codegen/Manifest.h"
 #include "frontend/python/PyStrings.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -25,16 +26,24 @@ ENTRY is FILE.py:QUALNAME. QUALNAME is a dotted path from the module to a
 Python function: f, Model.forward, Outer.Inner.method, or an attribute path
 through module-level objects such as net.forward or net.encoder.forward.
 The file is imported as a module named after its stem, so an
-`if __name__ == "__main__":` block does not run.)";
+`if __name__ == "__main__":` block does not run.
+
+  dync inspect model.so
+      print the manifest of an artifact written by 'dync export -o': the
+      versions and CPU it was built for, the source file and its hash, and
+      each entry's graph and guards. The library is read, never loaded.)";
 
 class InspectCommand : public Command {
 public:
   CLI::App& install(CLI::App& app) override {
     CLI::App* command =
-        app.add_subcommand("inspect", "Import a Python file and show one function's bytecode, e.g. "
-                                      "'dync inspect model.py:Model.forward'");
-    command->add_option("ENTRY", entry_, "The function to show, as FILE.py:QUALNAME")
-        ->type_name("FILE.py:QUALNAME")
+        app.add_subcommand("inspect", "Show one function's bytecode, e.g. 'dync inspect "
+                                      "model.py:Model.forward', or an artifact's manifest, e.g. "
+                                      "'dync inspect model.so'");
+    command
+        ->add_option("ENTRY", entry_,
+                     "The function to show, as FILE.py:QUALNAME, or an artifact (FILE.so)")
+        ->type_name("FILE.py:QUALNAME|FILE.so")
         ->required();
     command->add_option("--emit", emit_, "What to show; bytecode is the only kind so far")
         ->type_name("KIND")
@@ -45,6 +54,8 @@ public:
   }
 
   llvm::Error run(const GlobalOptions& options) override {
+    if (llvm::StringRef(entry_).ends_with(".so"))
+      return printManifest();
     llvm::Expected<std::unique_ptr<EntrySession>> session = openEntry(entry_, options);
     if (!session)
       return session.takeError();
@@ -59,6 +70,15 @@ public:
   }
 
 private:
+  llvm::Error printManifest() {
+    llvm::Expected<std::string> manifest = codegen::readManifest(entry_);
+    if (!manifest)
+      return manifest.takeError();
+    llvm::outs() << *manifest;
+    llvm::outs().flush();
+    return llvm::Error::success();
+  }
+
   std::string entry_;
   std::string emit_ = "bytecode";
 };

@@ -65,6 +65,15 @@ llvm::Expected<RawCode> readRawCode(PyCodeObject* code) {
 llvm::Expected<PyObject*> buildCodeObject(PyCodeObject* original, const RawCode& raw) {
   if (!original || !PyCode_Check(reinterpret_cast<PyObject*>(original)))
     return llvm::createStringError("not a code object");
+  return buildCodeObject(original, raw, original->co_consts, original->co_names);
+}
+
+llvm::Expected<PyObject*> buildCodeObject(PyCodeObject* original, const RawCode& raw,
+                                          PyObject* consts, PyObject* names) {
+  if (!original || !PyCode_Check(reinterpret_cast<PyObject*>(original)))
+    return llvm::createStringError("not a code object");
+  if (!consts || !PyTuple_Check(consts) || !names || !PyTuple_Check(names))
+    return llvm::createStringError("co_consts and co_names must be tuples");
   if (raw.code.size() > size_t(std::numeric_limits<Py_ssize_t>::max()))
     return llvm::createStringError("code too large");
   PyRef code = newBytes(raw.code);
@@ -83,10 +92,9 @@ llvm::Expected<PyObject*> buildCodeObject(PyCodeObject* original, const RawCode&
 
   PyCodeObject* result = PyCode_NewWithPosOnlyArgs(
       original->co_argcount, original->co_posonlyargcount, original->co_kwonlyargcount,
-      original->co_nlocals, raw.stackSize, original->co_flags, code.get(), original->co_consts,
-      original->co_names, varnames.get(), freevars.get(), cellvars.get(), original->co_filename,
-      original->co_name, original->co_qualname, raw.firstLine, lineTable.get(),
-      exceptionTable.get());
+      original->co_nlocals, raw.stackSize, original->co_flags, code.get(), consts, names,
+      varnames.get(), freevars.get(), cellvars.get(), original->co_filename, original->co_name,
+      original->co_qualname, raw.firstLine, lineTable.get(), exceptionTable.get());
   if (!result)
     return python::takePythonError("building a code object");
   // The constructor always makes a fresh co_localsplusnames; share the

@@ -22,4 +22,11 @@ llvm::Expected<RawCode> readRawCode(PyCodeObject* code);
 /// held.
 llvm::Expected<PyObject*> buildCodeObject(PyCodeObject* original, const RawCode& raw);
 
+/// The same for a new body that refers to its own constants and names: the
+/// result has \p original's signature, flags, local names, cells, free
+/// variables, name, qualname and file, and \p consts and \p names (tuples,
+/// borrowed) as co_consts and co_names. Returns a new reference. GIL held.
+llvm::Expected<PyObject*> buildCodeObject(PyCodeObject* original, const RawCode& raw,
+                                          PyObject* consts, PyObject* names);
+
 } // namespace dync::bytecode

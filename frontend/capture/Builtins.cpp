@@ -91,7 +91,7 @@ llvm::Expected<ValuePtr> builtinIsinstance(Interpreter& interp, const ValuePtr&,
   if (result < 0)
     return pythonError("isinstance()");
   if (args[0]->source)
-    interp.guards().add({GuardKind::TypeMatch, args[0]->source, qualifiedTypeName(type->get())});
+    interp.guards().add(typeGuard(args[0]->source, type->get()));
   return makeBool(result == 1);
 }
 
@@ -248,6 +248,28 @@ llvm::Expected<ValuePtr> builtinDict(Interpreter& interp, const ValuePtr&, Args&
   for (auto& [name, value] : kwargs)
     dict->entries.emplace_back(makeConstantSteal(python::newStr(name)), value);
   return dict;
+}
+
+llvm::Expected<ValuePtr> builtinSet(Interpreter& interp, const ValuePtr&, Args& args,
+                                    KeywordArgs& kwargs) {
+  if (auto e = arity("set", args, 0, 1))
+    return e;
+  if (auto e = noKeywords("set", kwargs))
+    return e;
+  ValuePtr set = makeValue(ValueKind::Set);
+  if (args.empty())
+    return set;
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  for (ValuePtr& item : *items) {
+    llvm::Expected<bool> present = interp.contains(set, item);
+    if (!present)
+      return present.takeError();
+    if (!*present)
+      set->items.push_back(std::move(item));
+  }
+  return set;
 }
 
 llvm::Expected<ValuePtr> builtinRange(Interpreter& interp, const ValuePtr& self, Args& args,
@@ -448,6 +470,34 @@ llvm::Expected<ValuePtr> builtinMap(Interpreter& interp, const ValuePtr&, Args& 
   return makeEagerIterator(std::move(results));
 }
 
+/// filter(function, iterable); filter(None, iterable) keeps the true items.
+llvm::Expected<ValuePtr> builtinFilter(Interpreter& interp, const ValuePtr&, Args& args,
+                                       KeywordArgs& kwargs) {
+  if (auto e = arity("filter", args, 2, 2))
+    return e;
+  if (auto e = noKeywords("filter", kwargs))
+    return e;
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[1]);
+  if (!items)
+    return items.takeError();
+  std::vector<ValuePtr> kept;
+  for (const ValuePtr& item : *items) {
+    ValuePtr decided = item;
+    if (!args[0]->isNone()) {
+      llvm::Expected<ValuePtr> result = interp.call(args[0], {item});
+      if (!result)
+        return result.takeError();
+      decided = *result;
+    }
+    llvm::Expected<bool> keep = interp.truth(decided);
+    if (!keep)
+      return keep.takeError();
+    if (*keep)
+      kept.push_back(item);
+  }
+  return makeEagerIterator(std::move(kept));
+}
+
 llvm::Expected<ValuePtr> builtinSlice(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
   if (auto e = arity("slice", args, 1, 3))
     return e;
@@ -467,7 +517,7 @@ llvm::Expected<ValuePtr> builtinType(Interpreter& interp, const ValuePtr&, Args&
   if (!type)
     return type.takeError();
   if (args[0]->source)
-    interp.guards().add({GuardKind::TypeMatch, args[0]->source, qualifiedTypeName(type->get())});
+    interp.guards().add(typeGuard(args[0]->source, type->get()));
   return makeValue(ValueKind::Object, *type);
 }
 
@@ -540,6 +590,82 @@ llvm::Expected<ValuePtr> builtinHasTorchFunction(Interpreter&, const ValuePtr&, 
                           " are not supported");
   }
   return makeBool(false);
+}
+
+/// warnings.warn: the warning is shown while capturing, where CPython
+/// would show it the first time the line runs; the graph does not warn.
+llvm::Expected<ValuePtr> builtinWarn(Interpreter& interp, const ValuePtr& self, Args& args,
+                                     KeywordArgs& kwargs) {
+  if (!llvm::all_of(args, isKnown) ||
+      !llvm::all_of(kwargs, [](const auto& kw) { return isKnown(kw.second); }))
+    return captureError("warnings.warn() with a message that depends on tensor values");
+  llvm::Expected<Interpreter::PythonCallArguments> call = interp.toPythonArguments(args, kwargs);
+  if (!call)
+    return call.takeError();
+  PyRef result =
+      PyRef::steal(PyObject_Call(self->object.get(), call->args.get(), call->kwargs.get()));
+  if (!result)
+    return pythonError("warnings.warn()");
+  return makeNone();
+}
+
+/// itertools.repeat(x, n): n times the same value.
+llvm::Expected<ValuePtr> itertoolsRepeat(Interpreter&, const ValuePtr&, Args& args,
+                                         KeywordArgs& kwargs) {
+  ValuePtr times = args.size() == 2 ? args[1] : nullptr;
+  for (auto& [name, value] : kwargs)
+    if (name == "times")
+      times = value;
+  if (args.empty() || args.size() > 2)
+    return captureError("repeat() takes an object and an optional count");
+  if (!times)
+    return captureError("itertools.repeat() without a count never ends");
+  if (!times->isConstant() || !PyLong_Check(times->object.get()))
+    return captureError("itertools.repeat() count must be a constant int");
+  long long n = PyLong_AsLongLong(times->object.get());
+  return makeEagerIterator(std::vector<ValuePtr>(static_cast<size_t>(std::max(0LL, n)), args[0]));
+}
+
+/// itertools.chain(a, b, ...): the items of each in turn.
+llvm::Expected<ValuePtr> itertoolsChain(Interpreter& interp, const ValuePtr&, Args& args,
+                                        KeywordArgs& kwargs) {
+  if (auto e = noKeywords("chain", kwargs))
+    return e;
+  std::vector<ValuePtr> items;
+  for (const ValuePtr& arg : args) {
+    llvm::Expected<std::vector<ValuePtr>> part = interp.unpack(arg);
+    if (!part)
+      return part.takeError();
+    items.insert(items.end(), part->begin(), part->end());
+  }
+  return makeEagerIterator(std::move(items));
+}
+
+/// functools.reduce(function, iterable[, initial]), folding from the left.
+llvm::Expected<ValuePtr> functoolsReduce(Interpreter& interp, const ValuePtr&, Args& args,
+                                         KeywordArgs& kwargs) {
+  if (auto e = arity("reduce", args, 2, 3))
+    return e;
+  if (auto e = noKeywords("reduce", kwargs))
+    return e;
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[1]);
+  if (!items)
+    return items.takeError();
+  size_t next = 0;
+  ValuePtr total = args.size() == 3 ? args[2] : nullptr;
+  if (!total) {
+    if (items->empty())
+      return captureError("the program raises TypeError: reduce() of empty iterable with no "
+                          "initial value");
+    total = (*items)[next++];
+  }
+  for (; next < items->size(); ++next) {
+    llvm::Expected<ValuePtr> folded = interp.call(args[0], {total, (*items)[next]});
+    if (!folded)
+      return folded.takeError();
+    total = *folded;
+  }
+  return total;
 }
 
 llvm::Expected<ValuePtr> builtinReturnsNone(Interpreter&, const ValuePtr&, Args&, KeywordArgs&) {
@@ -672,6 +798,19 @@ llvm::Expected<ValuePtr> dictGet(Interpreter& interp, const ValuePtr&, Args& arg
   return args.size() == 3 ? args[2] : makeNone();
 }
 
+llvm::Expected<ValuePtr> setAdd(Interpreter& interp, const ValuePtr&, Args& args, KeywordArgs&) {
+  if (auto e = arity("add", args, 2, 2))
+    return e;
+  if (auto e = checkMutable(args[0], "add"))
+    return e;
+  llvm::Expected<bool> present = interp.contains(args[0], args[1]);
+  if (!present)
+    return present.takeError();
+  if (!*present)
+    args[0]->items.push_back(args[1]);
+  return makeNone();
+}
+
 llvm::Expected<ValuePtr> dictUpdate(Interpreter&, const ValuePtr&, Args& args,
                                     KeywordArgs& kwargs) {
   if (auto e = arity("update", args, 1, 2))
@@ -762,6 +901,7 @@ const Row Rows[] = {
     {"builtins.tuple", builtinTuple},
     {"builtins.list", builtinList},
     {"builtins.dict", builtinDict},
+    {"builtins.set", builtinSet},
     {"builtins.range", builtinRange},
     {"builtins.enumerate", builtinEnumerate},
     {"builtins.zip", builtinZip},
@@ -773,6 +913,7 @@ const Row Rows[] = {
     {"builtins.any", builtinAllAny},
     {"builtins.sum", builtinSum},
     {"builtins.map", builtinMap},
+    {"builtins.filter", builtinFilter},
     {"builtins.slice", builtinSlice},
     {"builtins.type", builtinType},
     {"builtins.callable", builtinCallable},
@@ -785,6 +926,10 @@ const Row Rows[] = {
     {"builtins.setattr", builtinSideEffect},
     {"builtins.delattr", builtinSideEffect},
     {"builtins.id", builtinSideEffect},
+    {"warnings.warn", builtinWarn},
+    {"itertools.repeat", itertoolsRepeat},
+    {"itertools.chain", itertoolsChain},
+    {"functools.reduce", functoolsReduce},
     {"torch._C._has_torch_function", builtinHasTorchFunction},
     {"torch._C._has_torch_function_unary", builtinHasTorchFunction},
     {"torch._C._has_torch_function_variadic", builtinHasTorchFunction},
@@ -802,6 +947,7 @@ const Row Rows[] = {
     {"dict.items", dictView},
     {"dict.get", dictGet},
     {"dict.update", dictUpdate},
+    {"set.add", setAdd},
     {"operator.add", operatorFunction},
     {"operator.sub", operatorFunction},
     {"operator.mul", operatorFunction},
@@ -832,17 +978,17 @@ void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler) {
 llvm::Error registerBuiltinHandlers(Interpreter& interp) {
   for (const Row& row : Rows) {
     llvm::StringRef name(row.name);
-    llvm::Expected<PyRef> object =
-        name.starts_with("list.") || name.starts_with("tuple.") || name.starts_with("dict.")
-            ? importObject("builtins." + name.str())
-            : importObject(name);
+    llvm::Expected<PyRef> object = name.starts_with("list.") || name.starts_with("tuple.") ||
+                                           name.starts_with("dict.") || name.starts_with("set.")
+                                       ? importObject("builtins." + name.str())
+                                       : importObject(name);
     if (!object)
       return object.takeError();
     // Methods are looked up on the type's dict, so register the descriptor
     // itself.
     addBuiltin(interp, object->get(), row.handler);
   }
-  return llvm::Error::success();
+  return registerInstanceHandlers(interp);
 }
 
 } // namespace dync::capture

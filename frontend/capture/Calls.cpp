@@ -101,6 +101,53 @@ bool isPureModule(PyObject* function) {
   return module == "math" || module == "cmath" || module == "_operator";
 }
 
+/// Whether every value (deeply) is a number, a symbolic number or another
+/// constant: what torch's symbolic-shape functions take.
+bool numbersOnly(llvm::ArrayRef<ValuePtr> values) {
+  return llvm::all_of(values, [](const ValuePtr& value) {
+    if (value->isSequence())
+      return numbersOnly(value->items);
+    return value->kind == ValueKind::Constant || value->kind == ValueKind::SymNum;
+  });
+}
+
+/// Whether \p function is torch's symbolic-shape API
+/// (`torch.fx.experimental.symbolic_shapes`: expect_true, guard_or_false,
+/// statically_known_true, ...). Those functions read and extend the
+/// ShapeEnv the oracle owns, through SymNode internals capture does not
+/// model, so they run as they are, the way bool() of a SymBool does.
+bool isShapeFunction(const Value& function) {
+  if (!function.object || !function.globals)
+    return false;
+  PyObject* module = PyDict_GetItemString(function.globals.get(), "__name__");
+  return module && PyUnicode_Check(module) &&
+         python::utf8Of(module).value_or("") == "torch.fx.experimental.symbolic_shapes";
+}
+
+/// A lazy module (nn.LazyLinear, ...) infers its parameters' shapes from its
+/// first input, in a forward pre-hook that then removes itself. That first
+/// call happens here, as it would in eager mode: the hook runs for real on
+/// the fake arguments, which have the shapes it reads, and materializes real
+/// parameters; the forward is then captured like any other module's.
+llvm::Error initializeLazyModule(Interpreter& interp, PyObject* module,
+                                 const std::vector<ValuePtr>& args, const KeywordArgs& kwargs) {
+  llvm::Expected<PyRef> lazy = importObject("torch.nn.modules.lazy.LazyModuleMixin");
+  if (!lazy)
+    return lazy.takeError();
+  if (PyObject_IsInstance(module, lazy->get()) != 1 ||
+      !PyObject_HasAttrString(module, "_initialize_hook"))
+    return llvm::Error::success();
+  llvm::Expected<Interpreter::PythonCallArguments> call = interp.toPythonArguments(args, kwargs);
+  if (!call)
+    return call.takeError();
+  PyRef kwargsDict = call->kwargs ? call->kwargs : PyRef::steal(PyDict_New());
+  PyRef result = PyRef::steal(PyObject_CallMethod(module, "_infer_parameters", "OOO", module,
+                                                  call->args.get(), kwargsDict.get()));
+  if (!result)
+    return pythonError("initializing lazy module " + describeObject(module));
+  return llvm::Error::success();
+}
+
 bool isImmutableBuiltinType(PyTypeObject* type) {
   return type == &PyUnicode_Type || type == &PyLong_Type || type == &PyFloat_Type ||
          type == &PyBool_Type || type == &PyTuple_Type || type == &PyBytes_Type ||
@@ -113,6 +160,9 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
                                            KeywordArgs kwargs) {
   switch (callee->kind) {
   case ValueKind::Function:
+    if (isShapeFunction(*callee) && numbersOnly(args) &&
+        llvm::all_of(kwargs, [](const auto& kw) { return numbersOnly({kw.second}); }))
+      return callShapeFunction(callee, args, kwargs);
     return inlineFunction(callee, std::move(args), std::move(kwargs));
   case ValueKind::BoundMethod: {
     args.insert(args.begin(), callee->items[0]);
@@ -129,9 +179,33 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   case ValueKind::Object:
   case ValueKind::Constant:
     return callObject(callee, std::move(args), std::move(kwargs));
+  case ValueKind::Instance: {
+    llvm::Expected<ValuePtr> method = instanceAttr(callee, "__call__");
+    if (!method)
+      return method.takeError();
+    return call(*method, std::move(args), std::move(kwargs));
+  }
   default:
     return captureError("calling a " + spelling(callee->kind) + " value");
   }
+}
+
+llvm::Expected<ValuePtr> Interpreter::callShapeFunction(const ValuePtr& function,
+                                                        const std::vector<ValuePtr>& args,
+                                                        const KeywordArgs& kwargs) {
+  llvm::Expected<PythonCallArguments> arguments = toPythonArguments(args, kwargs);
+  if (!arguments)
+    return arguments.takeError();
+  // A decision on a SymBool becomes a guard of the ShapeEnv, placed at the
+  // program's line; it may pin a dimension the user declared dynamic.
+  reportLocation();
+  PyRef result = PyRef::steal(
+      PyObject_Call(function->object.get(), arguments->args.get(), arguments->kwargs.get()));
+  if (!result)
+    return pythonError("calling " + function->qualname);
+  if (llvm::Error error = checkDynamic())
+    return error;
+  return wrapFake(result.get());
 }
 
 llvm::Expected<ValuePtr> Interpreter::inlineFunction(const ValuePtr& function,
@@ -183,6 +257,8 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
                                                  KeywordArgs kwargs) {
   PyObject* object = module->object.get();
   std::string name = module->source ? module->source->str() : describeObject(object);
+  if (llvm::Error error = initializeLazyModule(*this, object, args, kwargs))
+    return error;
   // Hooks run Python the graph would not contain; capture them only when
   // there are none.
   PyObject** dictPointer = _PyObject_GetDictPtr(object);
@@ -208,8 +284,7 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
                           ") are registered; modules with hooks are not supported");
   }
   if (module->source)
-    guards_.add({GuardKind::TypeMatch, module->source,
-                 qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(object)))});
+    guards_.add(typeGuard(module->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
   // The training flag changes what many modules compute: guard it.
   llvm::Expected<ValuePtr> training = moduleAttr(module, "training");
   if (!training)
@@ -278,8 +353,7 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
                          reinterpret_cast<PyTypeObject*>(types_.module.get())))
       return captureError("constructing module " + describeObject(object) +
                           " while capturing is not supported; build modules in __init__");
-    return captureError("constructing an object of " + describeObject(object) +
-                        " is not supported");
+    return construct(callee, std::move(args), std::move(kwargs));
   }
   // A callable instance of a Python class: inline its __call__.
   PyRef callName = PyRef::steal(python::newStr("__call__"));

@@ -85,21 +85,31 @@ llvm::Expected<PyRef> exampleArguments(const python::LoadedModule& module,
   return result;
 }
 
-std::string tensorGuardPayload(const ir::Type& type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << ir::spelling(type.dtype()) << ' ';
-  type.device().print(os);
-  os << " [";
-  llvm::interleaveComma(type.sizes(), os, [&](ir::SymExpr size) { size.print(os); });
-  os << ']';
-  if (!type.hasContiguousStrides()) {
-    os << " stride=[";
-    llvm::interleaveComma(type.strides(), os, [&](ir::SymExpr stride) { stride.print(os); });
-    os << ']';
+/// The IR's dtype for a torch.dtype object, if it has one.
+std::optional<ir::DType> dtypeOf(PyObject* torch, PyObject* dtype) {
+  static const std::pair<const char*, ir::DType> names[] = {
+      {"float32", ir::DType::F32},   {"float64", ir::DType::F64},   {"float16", ir::DType::F16},
+      {"bfloat16", ir::DType::BF16}, {"int64", ir::DType::I64},     {"int32", ir::DType::I32},
+      {"int16", ir::DType::I16},     {"int8", ir::DType::I8},       {"uint8", ir::DType::U8},
+      {"bool", ir::DType::Bool},     {"complex64", ir::DType::C64}, {"complex128", ir::DType::C128},
+  };
+  for (const auto& [name, value] : names) {
+    PyRef candidate = PyRef::steal(PyObject_GetAttrString(torch, name));
+    PyErr_Clear();
+    if (candidate.get() == dtype)
+      return value;
   }
-  os << " requires_grad=" << (type.requiresGrad() ? "true" : "false");
-  return text;
+  return std::nullopt;
+}
+
+/// The entry code's local names in localsplus order: arguments and other
+/// locals, then cells that are not arguments, then free variables. This is
+/// the frame layout guards read L['name'] from.
+std::vector<std::string> localNames(PyCodeObject* code) {
+  std::vector<std::string> names;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(code->co_localsplusnames); ++i)
+    names.push_back(python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)).value_or("?"));
+  return names;
 }
 
 /// The graph's results: values, symbolic integers and constants, nested in
@@ -158,10 +168,9 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
 
 } // namespace
 
-llvm::Expected<GuardSet> captureGraph(const python::LoadedModule& module,
-                                      const python::ResolvedEntry& entry,
-                                      const CaptureOptions& options, ir::Graph& graph,
-                                      const OracleFactory& makeOracle) {
+llvm::Error captureGraph(const python::LoadedModule& module, const python::ResolvedEntry& entry,
+                         const CaptureOptions& options, ir::Graph& graph,
+                         const OracleFactory& makeOracle) {
   llvm::Expected<bytecode::OpcodeTable> opcodes = bytecode::OpcodeTable::fromInterpreter();
   if (!opcodes)
     return opcodes.takeError();
@@ -243,7 +252,7 @@ llvm::Expected<GuardSet> captureGraph(const python::LoadedModule& module,
       return value.takeError();
     PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(self.get()));
     if ((*value)->kind == ValueKind::NNModule || (*value)->kind == ValueKind::Object) {
-      recorded.add({GuardKind::TypeMatch, (*value)->source, qualifiedTypeName(type)});
+      recorded.add(typeGuard((*value)->source, type));
       if ((*value)->kind == ValueKind::NNModule) {
         llvm::Expected<ValuePtr> training = interp.getAttr(*value, "training");
         if (!training)
@@ -290,6 +299,37 @@ llvm::Expected<GuardSet> captureGraph(const python::LoadedModule& module,
       return arg.takeError();
     args.push_back(*arg);
   }
+  // Parameters the examples leave to their defaults are read from the frame
+  // like the others, so that they are guarded: a call that passes a mask
+  // must not run a graph captured without one.
+  KeywordArgs keywords;
+  if (PyFunction_Check(entry.function.get())) {
+    PyObject* defaults = PyFunction_GetDefaults(entry.function.get());
+    size_t defaultCount = defaults ? static_cast<size_t>(PyTuple_GET_SIZE(defaults)) : 0;
+    for (size_t i = firstExample + exampleCount; i < parameters.size(); ++i) {
+      if (i + defaultCount < parameters.size())
+        break; // no default: binding the call reports the missing argument
+      llvm::Expected<ValuePtr> arg =
+          interp.wrapReal(PyTuple_GET_ITEM(defaults, i + defaultCount - parameters.size()),
+                          Source::local(parameters[i]));
+      if (!arg)
+        return arg.takeError();
+      args.push_back(*arg);
+    }
+    PyObject* kwDefaults = PyFunction_GetKwDefaults(entry.function.get());
+    for (int i = 0; kwDefaults && i < code->co_kwonlyargcount; ++i) {
+      PyObject* name = PyTuple_GET_ITEM(code->co_localsplusnames, code->co_argcount + i);
+      PyObject* value = PyDict_GetItemWithError(kwDefaults, name);
+      if (!value)
+        continue;
+      std::string text = python::utf8Of(name).value_or("?");
+      llvm::Expected<ValuePtr> arg = interp.wrapReal(value, Source::local(text));
+      if (!arg)
+        return arg.takeError();
+      keywords.emplace_back(text, *arg);
+    }
+    PyErr_Clear();
+  }
 
   // Grad-mode blocks switch the mode for real while capture is inside them;
   // whatever the program leaves it at, it is restored, and the guards name
@@ -308,34 +348,24 @@ llvm::Expected<GuardSet> captureGraph(const python::LoadedModule& module,
   llvm::Expected<ValuePtr> function = interp.wrapReal(entry.function.get(), nullptr);
   if (!function)
     return function.takeError();
-  llvm::Expected<ValuePtr> result = interp.call(*function, std::move(args));
+  llvm::Expected<ValuePtr> result = interp.call(*function, std::move(args), std::move(keywords));
   if (!result)
     return result.takeError();
 
-  // What the graph returns: a returned tuple's elements, or the one value.
-  std::vector<ir::Argument> outputs;
-  if ((*result)->kind == ValueKind::Tuple && !(*result)->object) {
-    for (const ValuePtr& item : (*result)->items) {
-      llvm::Expected<ir::Argument> arg = resultArgument(interp, graph.context(), item);
-      if (!arg)
-        return inputError(module, entry.qualname + ": " + llvm::toString(arg.takeError()));
-      outputs.push_back(std::move(*arg));
-    }
-  } else {
-    llvm::Expected<ir::Argument> arg = resultArgument(interp, graph.context(), *result);
-    if (!arg)
-      return inputError(module, entry.qualname + ": " + llvm::toString(arg.takeError()));
-    outputs.push_back(std::move(*arg));
-  }
+  // The graph returns exactly what the function returns, one value, so the
+  // rewritten bytecode can rebuild it: `return x` and `return (x,)` differ.
+  llvm::Expected<ir::Argument> output = resultArgument(interp, graph.context(), *result);
+  if (!output)
+    return inputError(module, entry.qualname + ": " + llvm::toString(output.takeError()));
   if (llvm::Error error = (*oracle)->finalize())
     return captureError("finishing the shape environment: " + llvm::toString(std::move(error)));
-  (*oracle)->builder().setOutput(std::move(outputs));
+  (*oracle)->builder().setOutput(std::move(*output));
 
   // A dimension declared dynamic must still be a symbol, over at least the
   // declared range: otherwise the program decided something about it.
   for (const DynamicSpec& spec : options.dynamic) {
     for (const ValuePtr& input : interp.tensorInputs()) {
-      if (!input->source || input->source->str() != Source::local(spec.argument)->str())
+      if (!input->source || *input->source != *Source::local(spec.argument))
         continue;
       llvm::Expected<ir::Type> type = (*oracle)->typeOf(input->object.get());
       if (!type)
@@ -368,17 +398,15 @@ llvm::Expected<GuardSet> captureGraph(const python::LoadedModule& module,
     }
   }
 
-  if (llvm::Error error = ir::verify(graph))
-    return captureError("the captured graph does not verify: " + llvm::toString(std::move(error)));
-
   // Guards: tensor inputs first, then what the program's run assumed, then
   // global state and versions.
-  GuardSet guards;
+  GuardSet& guards = graph.guards();
+  guards.localNames() = localNames(code);
   for (const ValuePtr& input : interp.tensorInputs()) {
     llvm::Expected<ir::Type> type = (*oracle)->typeOf(input->object.get());
     if (!type)
       return type.takeError();
-    guards.add({GuardKind::TensorMatch, input->source, tensorGuardPayload(*type)});
+    guards.add(Guard::tensor(input->source, std::move(*type)));
   }
   for (const Guard& guard : recorded.guards())
     guards.add(guard);
@@ -386,13 +414,18 @@ llvm::Expected<GuardSet> captureGraph(const python::LoadedModule& module,
   PyRef version = PyRef::steal(PyObject_GetAttrString(torch, "__version__"));
   if (!dtype || !version)
     return pythonError("reading torch's global state");
-  guards.add({GuardKind::GlobalState, nullptr,
-              std::string("grad_mode=") + (grad.get() == Py_True ? "true" : "false")});
-  guards.add({GuardKind::GlobalState, nullptr, "default_dtype=" + reprOf(dtype.get())});
-  guards.add({GuardKind::Version, nullptr, "torch=" + python::strOf(version.get())});
-  guards.add({GuardKind::Version, nullptr,
-              "python=" + llvm::StringRef(Py_GetVersion()).split(' ').first.str()});
-  return guards;
+  std::optional<ir::DType> defaultDType = dtypeOf(torch, dtype.get());
+  if (!defaultDType)
+    return captureError("torch's default dtype " + reprOf(dtype.get()) +
+                        " has no spelling in the graph IR");
+  guards.add(Guard::gradMode(grad.get() == Py_True));
+  guards.add(Guard::defaultDType(*defaultDType));
+  guards.add(Guard::versionIs("torch", python::strOf(version.get())));
+  guards.add(Guard::versionIs("python", llvm::StringRef(Py_GetVersion()).split(' ').first.str()));
+
+  if (llvm::Error error = ir::verify(graph))
+    return captureError("the captured graph does not verify: " + llvm::toString(std::move(error)));
+  return llvm::Error::success();
 }
 
 } // namespace dync::capture

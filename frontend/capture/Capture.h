@@ -8,7 +8,6 @@
 #pragma once
 
 #include "frontend/capture/DynamicSpec.h"
-#include "frontend/capture/Guard.h"
 #include "frontend/oracle/TensorOracle.h"
 #include "frontend/python/EntryResolver.h"
 #include "frontend/python/ModuleLoader.h"
@@ -37,13 +36,13 @@ struct CaptureOptions {
 using OracleFactory =
     std::function<llvm::Expected<std::unique_ptr<oracle::TensorOracle>>(ir::Graph&)>;
 
-/// Captures \p entry of \p module into \p graph (which must be empty) and
-/// returns the guards. Errors are CaptureErrors (with the user's file and
-/// line when capture stopped inside the program) or plain messages about the
-/// inputs. GIL held.
-llvm::Expected<GuardSet> captureGraph(const python::LoadedModule& module,
-                                      const python::ResolvedEntry& entry,
-                                      const CaptureOptions& options, ir::Graph& graph,
-                                      const OracleFactory& makeOracle);
+/// Captures \p entry of \p module into \p graph (which must be empty): its
+/// nodes, symbols and relations, and in graph.guards() what it was captured
+/// under, over the entry's local names. Errors are CaptureErrors (with the
+/// user's file and line when capture stopped inside the program) or plain
+/// messages about the inputs. GIL held.
+llvm::Error captureGraph(const python::LoadedModule& module, const python::ResolvedEntry& entry,
+                         const CaptureOptions& options, ir::Graph& graph,
+                         const OracleFactory& makeOracle);
 
 } // namespace dync::capture

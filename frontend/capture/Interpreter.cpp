@@ -208,13 +208,29 @@ bool isImmutableConstant(PyObject* object) {
 void Interpreter::guardConstant(PyObject* object, const SourcePtr& source) {
   if (!source)
     return;
+  // Equals guards compare with what the IR can spell: exact bools, ints
+  // that fit in 64 bits, floats and strs. Other ints and strs (beyond int64,
+  // unencodable) keep their type pinned; the value is assumed unchanged.
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
   if (object == Py_None) {
-    guards_.add({GuardKind::IdMatch, source, "None"});
-    return;
+    guards_.add(Guard::none(source));
+  } else if (PyBool_Check(object)) {
+    guards_.add(Guard::equals(source, ir::Argument::boolean(object == Py_True)));
+  } else if (PyLong_CheckExact(object)) {
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(object, &overflow);
+    if (overflow)
+      guards_.add(typeGuard(source, type));
+    else
+      guards_.add(
+          Guard::equals(source, ir::Argument::sym(oracle_.builder().context().constant(value))));
+  } else if (PyFloat_CheckExact(object)) {
+    guards_.add(Guard::equals(source, ir::Argument::floating(PyFloat_AS_DOUBLE(object))));
+  } else if (PyUnicode_CheckExact(object)) {
+    std::optional<std::string> text = python::utf8Of(object);
+    guards_.add(text ? Guard::equals(source, ir::Argument::string(std::move(*text)))
+                     : typeGuard(source, type));
   }
-  if (PyBool_Check(object) || PyLong_CheckExact(object) || PyFloat_CheckExact(object) ||
-      PyUnicode_CheckExact(object))
-    guards_.add({GuardKind::EqualsMatch, source, reprOf(object)});
 }
 
 llvm::Expected<ValuePtr> Interpreter::tensorInput(PyObject* real, SourcePtr source,
@@ -284,15 +300,25 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
   if (type == types_.dtype.get() || type == types_.device.get() || type == types_.layout.get() ||
       type == types_.memoryFormat.get()) {
+    // The guards cannot spell a dtype or device: pin the type, and the
+    // value is assumed unchanged, as for class attributes.
     if (source)
-      guards_.add({GuardKind::EqualsMatch, source, reprOf(object)});
+      guards_.add(typeGuard(source, type));
     return makeConstant(PyRef::borrow(object), source);
   }
+  // Items have sources only in exact lists, tuples and dicts (str keys): a
+  // subclass may read items differently (see ir/Source.h). A subclass read
+  // through a source has its type pinned and its items assumed unchanged.
+  if (source && (PyTuple_Check(object) || PyList_Check(object)) && !PyTuple_CheckExact(object) &&
+      !PyList_CheckExact(object))
+    guards_.add(typeGuard(source, type));
+  SourcePtr itemsSource =
+      PyTuple_CheckExact(object) || PyList_CheckExact(object) ? source : nullptr;
   if (PyTuple_Check(object)) {
     std::vector<ValuePtr> items;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(object); ++i) {
-      llvm::Expected<ValuePtr> item =
-          wrapReal(PyTuple_GET_ITEM(object, i), source ? Source::index(source, i) : nullptr);
+      llvm::Expected<ValuePtr> item = wrapReal(
+          PyTuple_GET_ITEM(object, i), itemsSource ? Source::index(itemsSource, i) : nullptr);
       if (!item)
         return item.takeError();
       items.push_back(*item);
@@ -306,8 +332,8 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
   if (PyList_Check(object)) {
     std::vector<ValuePtr> items;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(object); ++i) {
-      llvm::Expected<ValuePtr> item =
-          wrapReal(PyList_GET_ITEM(object, i), source ? Source::index(source, i) : nullptr);
+      llvm::Expected<ValuePtr> item = wrapReal(
+          PyList_GET_ITEM(object, i), itemsSource ? Source::index(itemsSource, i) : nullptr);
       if (!item)
         return item.takeError();
       items.push_back(*item);
@@ -321,12 +347,11 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
     PyObject *key, *item;
     Py_ssize_t pos = 0;
     while (PyDict_Next(object, &pos, &key, &item)) {
-      SourcePtr itemSource;
-      if (source && PyUnicode_Check(key))
-        itemSource = Source::key(source, python::utf8Of(key).value_or(""));
-      else if (source && PyLong_CheckExact(key))
-        itemSource = Source::index(source, PyLong_AsLongLong(key));
-      llvm::Expected<ValuePtr> wrapped = wrapReal(item, itemSource);
+      // `[i]` would mean a list item: only str keys name dict entries.
+      std::optional<std::string> name =
+          source && PyUnicode_CheckExact(key) ? python::utf8Of(key) : std::nullopt;
+      llvm::Expected<ValuePtr> wrapped =
+          wrapReal(item, name ? Source::key(source, *name) : nullptr);
       if (!wrapped)
         return wrapped.takeError();
       value->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);
@@ -380,10 +405,10 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
       return makeValue(ValueKind::TorchCallable, PyRef::borrow(object), source);
   }
   // A user object read through a source (a config dataclass, say): what
-  // capture reads from it is guarded by value, and its type by TYPE_MATCH.
+  // capture reads from it is guarded by value, and its type by a type guard.
   // Modules and classes are left to the guards on what is read from them.
   if (source && !PyModule_Check(object) && !PyType_Check(object) && !PyCallable_Check(object))
-    guards_.add({GuardKind::TypeMatch, source, qualifiedTypeName(type)});
+    guards_.add(typeGuard(source, type));
   return makeValue(ValueKind::Object, PyRef::borrow(object), source);
 }
 
@@ -486,6 +511,10 @@ llvm::Expected<PyRef> Interpreter::toPython(const ValuePtr& value) {
   }
   case ValueKind::NNModule:
     return value->object;
+  case ValueKind::Instance:
+    // The object exists only in capture; torch would need the real one.
+    return captureError("an object of class '" + qualifiedTypeName(value->object.get()) +
+                        "' made while capturing cannot be passed to a torch function");
   default:
     return captureError("a " + spelling(value->kind) +
                         " value cannot be passed to a torch function");
@@ -534,6 +563,8 @@ llvm::Expected<PyRef> Interpreter::pythonType(const ValuePtr& value) {
     return PyRef::borrow(reinterpret_cast<PyObject*>(&PyRange_Type));
   case ValueKind::BoundMethod:
     return PyRef::borrow(reinterpret_cast<PyObject*>(&PyMethod_Type));
+  case ValueKind::Instance:
+    return value->object;
   default:
     return captureError("the type of a " + spelling(value->kind) + " value is not known");
   }

@@ -15,9 +15,9 @@
 #include "frontend/bytecode/Instruction.h"
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/capture/Frame.h"
-#include "frontend/capture/Guard.h"
 #include "frontend/capture/Value.h"
 #include "frontend/oracle/TensorOracle.h"
+#include "passes/ir/Guard.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"
@@ -30,6 +30,10 @@
 #include <vector>
 
 namespace dync::capture {
+
+using ir::Guard;
+using ir::GuardKind;
+using ir::GuardSet;
 
 class Interpreter;
 
@@ -130,6 +134,23 @@ public:
   llvm::Expected<bool> contains(const ValuePtr& container, const ValuePtr& item);
   /// The Python type of a value (new reference).
   llvm::Expected<python::PyRef> pythonType(const ValuePtr& value);
+  //===--------------------------------------------------------------------===//
+  // Objects of Python classes made while capturing (Instances.cpp).
+
+  /// `cls(*args, **kwargs)` for a class written in Python: its __new__ and
+  /// __init__ run inlined over an Instance value.
+  llvm::Expected<ValuePtr> construct(const ValuePtr& cls, std::vector<ValuePtr> args,
+                                     KeywordArgs kwargs);
+  llvm::Expected<ValuePtr> instanceAttr(const ValuePtr& instance, llvm::StringRef name);
+  /// `instance.name = value`; \p direct skips the class's __setattr__, as
+  /// `object.__setattr__(instance, name, value)` does.
+  llvm::Error setInstanceAttr(const ValuePtr& instance, llvm::StringRef name, ValuePtr value,
+                              bool direct = false);
+  /// Calls special method \p name of \p self, an Instance, when its class
+  /// defines it in Python; null when it does not.
+  llvm::Expected<ValuePtr> callSpecial(const ValuePtr& self, llvm::StringRef name,
+                                       std::vector<ValuePtr> args);
+
   /// Runs \p callable on fake values through the oracle.
   llvm::Expected<ValuePtr> callOracle(PyObject* callable, const std::vector<ValuePtr>& args,
                                       const KeywordArgs& kwargs);
@@ -185,6 +206,11 @@ private:
   llvm::Expected<const bytecode::DecodedCode*> decoded(PyCodeObject* code);
   llvm::Expected<ValuePtr> inlineFunction(const ValuePtr& function, std::vector<ValuePtr> args,
                                           KeywordArgs kwargs);
+  /// Runs a function of torch's symbolic-shape API on numbers and symbolic
+  /// numbers (Calls.cpp).
+  llvm::Expected<ValuePtr> callShapeFunction(const ValuePtr& function,
+                                             const std::vector<ValuePtr>& args,
+                                             const KeywordArgs& kwargs);
   llvm::Expected<ValuePtr> callModule(const ValuePtr& module, std::vector<ValuePtr> args,
                                       KeywordArgs kwargs);
   llvm::Expected<ValuePtr> callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
@@ -226,6 +252,9 @@ private:
 
 /// Registers the builtin handler table (Builtins.cpp).
 llvm::Error registerBuiltinHandlers(Interpreter& interp);
+/// Registers `object`'s and `tuple`'s methods that classes made while
+/// capturing call (Instances.cpp).
+llvm::Error registerInstanceHandlers(Interpreter& interp);
 void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);
 
 } // namespace dync::capture

@@ -47,9 +47,7 @@ const OpcodeEntry Entries[] = {
     {"MATCH_KEYS", nullptr, "'match' statements"},
     {"MATCH_MAPPING", nullptr, "'match' statements"},
     {"MATCH_SEQUENCE", nullptr, "'match' statements"},
-    // Delegating generators and coroutines.
-    {"GET_YIELD_FROM_ITER", nullptr, "'yield from'"},
-    {"SEND", nullptr, "'yield from' and 'await'"},
+    // Coroutines and async generators.
     {"ASYNC_GEN_WRAP", nullptr, "async generators"},
     {"BEFORE_ASYNC_WITH", nullptr, "'async with'"},
     {"END_ASYNC_FOR", nullptr, "'async for'"},

@@ -253,6 +253,37 @@ llvm::Error Interpreter::op_YIELD_VALUE(Frame& f, const Instruction&) {
   return llvm::Error::success();
 }
 
+// `yield from x`: GET_YIELD_FROM_ITER, then SEND and YIELD_VALUE in a loop
+// until SEND finds x exhausted. Generators run to their end when called (see
+// inlineFunction), so what x yields is known and what is sent back is
+// always None; a sub-generator's return value is not kept, so the
+// expression's value is None.
+llvm::Error Interpreter::op_GET_YIELD_FROM_ITER(Frame& f, const Instruction&) {
+  llvm::Expected<ValuePtr> iterator = iter(pop(f));
+  if (!iterator)
+    return iterator.takeError();
+  f.stack.push_back(*iterator);
+  return llvm::Error::success();
+}
+
+llvm::Error Interpreter::op_SEND(Frame& f, const Instruction& ins) {
+  if (!f.generator)
+    return captureError("'await' is not supported");
+  ValuePtr sent = pop(f);
+  if (!sent->isNone())
+    return captureError("sending a value into a generator is not supported");
+  llvm::Expected<ValuePtr> item = next(f.stack.back());
+  if (!item)
+    return item.takeError();
+  if (!*item) {
+    f.stack.back() = makeNone();
+    f.next = ins.jumpTarget;
+    return llvm::Error::success();
+  }
+  f.stack.push_back(*item);
+  return llvm::Error::success();
+}
+
 //===----------------------------------------------------------------------===//
 // Grad-mode blocks: `with torch.no_grad():` switches torch's grad mode for
 // real while the block is interpreted, so fake results have the
@@ -264,8 +295,11 @@ llvm::Error Interpreter::op_BEFORE_WITH(Frame& f, const Instruction&) {
   ValuePtr manager = pop(f);
   if (manager->kind != ValueKind::Object || !isGradModeManager(manager->object.get()))
     return captureError("'with' on " +
-                        (manager->object ? describeObject(manager->object.get())
-                                         : "a " + spelling(manager->kind).str()) +
+                        (manager->kind == ValueKind::Instance
+                             ? "an object of class '" + qualifiedTypeName(manager->object.get()) +
+                                   "' made while capturing"
+                         : manager->object ? describeObject(manager->object.get())
+                                           : "a " + spelling(manager->kind).str()) +
                         " is not supported; only torch.no_grad(), torch.enable_grad(), "
                         "torch.set_grad_enabled() and torch.inference_mode() blocks are");
   PyRef exit = PyRef::steal(PyObject_GetAttrString(manager->object.get(), "__exit__"));
@@ -290,8 +324,13 @@ llvm::Error Interpreter::op_IMPORT_NAME(Frame& f, const Instruction& ins) {
   ValuePtr fromList = pop(f);
   ValuePtr level = pop(f);
   PyObject* name = PyTuple_GET_ITEM(f.code->co_names, ins.arg);
+  // The from-list is a tuple of names, which capture holds as a tuple value:
+  // without it, `from a.b import c` would import `a` and look for `c` there.
+  llvm::Expected<PyRef> names = toPython(fromList);
+  if (!names)
+    return names.takeError();
   PyRef module = PyRef::steal(
-      PyImport_ImportModuleLevelObject(name, f.globals, nullptr, fromList->object.get(),
+      PyImport_ImportModuleLevelObject(name, f.globals, nullptr, names->get(),
                                        static_cast<int>(PyLong_AsLong(level->object.get()))));
   if (!module)
     return pythonError("importing " + python::utf8Of(name).value_or("?"));

@@ -187,8 +187,12 @@ llvm::Error Interpreter::op_LOAD_METHOD(Frame& f, const Instruction& ins) {
 
 llvm::Error Interpreter::op_STORE_ATTR(Frame& f, const Instruction& ins) {
   ValuePtr base = pop(f);
-  pop(f);
+  ValuePtr value = pop(f);
   std::string name = nameAt(f.code->co_names, ins.arg);
+  // Objects made while capturing are capture's own: assigning their
+  // attributes is visible to nothing else.
+  if (base->kind == ValueKind::Instance)
+    return setInstanceAttr(base, name, std::move(value));
   std::string target = base->source ? base->source->str() : "a " + spelling(base->kind).str();
   return captureError("assigning attribute '" + name + "' of " + target +
                       " (a side effect outside the graph)");
@@ -421,10 +425,16 @@ llvm::Error Interpreter::op_BUILD_STRING(Frame& f, const Instruction& ins) {
 llvm::Error Interpreter::op_FORMAT_VALUE(Frame& f, const Instruction& ins) {
   ValuePtr spec = (ins.arg & 0x04) ? pop(f) : makeConstantSteal(PyUnicode_FromString(""));
   ValuePtr value = pop(f);
-  if (!value->isConstant() && value->kind != ValueKind::SymNum)
+  // What is known while capturing formats as CPython would format it:
+  // constants, symbolic numbers and containers of them (a warning's
+  // `f"{tuple(x.shape)}"`). A tensor's text depends on its values.
+  if (!isKnown(value))
     return captureError("formatting a " + spelling(value->kind) +
-                        " value as a string (f-strings need constants)");
-  PyRef object = value->object;
+                        " value as a string (f-strings need values known while capturing)");
+  llvm::Expected<PyRef> known = toPython(value);
+  if (!known)
+    return known.takeError();
+  PyRef object = *known;
   switch (ins.arg & 0x03) {
   case 1:
     object = PyRef::steal(PyObject_Str(object.get()));

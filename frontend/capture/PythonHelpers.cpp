@@ -82,6 +82,16 @@ std::string qualifiedTypeName(PyObject* type) {
   return moduleName + "." + name;
 }
 
+ir::Guard typeGuard(ir::SourcePtr source, PyObject* type) {
+  PreserveException preserve;
+  PyRef module = PyRef::steal(PyObject_GetAttrString(type, "__module__"));
+  PyRef qualname = PyRef::steal(PyObject_GetAttrString(type, "__qualname__"));
+  PyErr_Clear();
+  return ir::Guard::type(std::move(source),
+                         module ? python::utf8Of(module.get()).value_or("?") : "?",
+                         qualname ? python::utf8Of(qualname.get()).value_or("?") : "?");
+}
+
 std::string reprOf(PyObject* object) {
   PreserveException preserve;
   PyRef repr = PyRef::steal(PyObject_Repr(object));

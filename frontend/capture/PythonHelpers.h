@@ -2,6 +2,7 @@
 #pragma once
 
 #include "frontend/python/PyRef.h"
+#include "passes/ir/Guard.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -22,6 +23,10 @@ llvm::Expected<python::PyRef> importObject(llvm::StringRef dottedName);
 /// "torch.nn.modules.linear.Linear", "int": how guards and messages name a
 /// type.
 std::string qualifiedTypeName(PyObject* type);
+
+/// A `type` guard: the value at \p source has type \p type, named by its
+/// __module__ and __qualname__.
+ir::Guard typeGuard(ir::SourcePtr source, PyObject* type);
 
 /// repr(object) as UTF-8; a placeholder when repr fails.
 std::string reprOf(PyObject* object);

@@ -7,11 +7,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DictReads.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/python/PyStrings.h"
 
 #include "llvm/ADT/StringSwitch.h"
+
+#include <optional>
 
 namespace dync::capture {
 
@@ -81,12 +84,68 @@ struct CompareRow {
   const char* symbol;
   const char* operatorName;
   int op;
+  /// The special method, and the one of the right operand tried next.
+  const char* special;
+  const char* reflected;
 };
 
 const CompareRow CompareRows[] = {
-    {"<", "lt", Py_LT},  {"<=", "le", Py_LE}, {"==", "eq", Py_EQ},
-    {"!=", "ne", Py_NE}, {">", "gt", Py_GT},  {">=", "ge", Py_GE},
+    {"<", "lt", Py_LT, "__lt__", "__gt__"},  {"<=", "le", Py_LE, "__le__", "__ge__"},
+    {"==", "eq", Py_EQ, "__eq__", "__eq__"}, {"!=", "ne", Py_NE, "__ne__", "__ne__"},
+    {">", "gt", Py_GT, "__gt__", "__lt__"},  {">=", "ge", Py_GE, "__ge__", "__le__"},
 };
+
+bool isNotImplemented(const ValuePtr& value) {
+  return value->isConstant() && value->object.get() == Py_NotImplemented;
+}
+
+/// A comparison with an object made while capturing, through the special
+/// methods its class defines in Python; null when none answers, so the
+/// default (identity for == and !=) applies.
+llvm::Expected<ValuePtr> compareInstances(Interpreter& interp, const CompareRow& row,
+                                          const ValuePtr& a, const ValuePtr& b) {
+  for (bool reflected : {false, true}) {
+    const ValuePtr& self = reflected ? b : a;
+    const ValuePtr& other = reflected ? a : b;
+    if (self->kind != ValueKind::Instance)
+      continue;
+    llvm::Expected<ValuePtr> result =
+        interp.callSpecial(self, reflected ? row.reflected : row.special, {other});
+    if (!result || (*result && !isNotImplemented(*result)))
+      return result;
+    // object.__ne__ is the negation of __eq__.
+    if (row.op != Py_NE || *result)
+      continue;
+    llvm::Expected<ValuePtr> equal = interp.callSpecial(self, "__eq__", {other});
+    if (!equal)
+      return equal.takeError();
+    if (!*equal || isNotImplemented(*equal))
+      continue;
+    llvm::Expected<bool> truth = interp.truth(*equal);
+    if (!truth)
+      return truth.takeError();
+    return makeBool(!*truth);
+  }
+  return nullptr;
+}
+
+/// The position a named tuple's field descriptor reads, or none when
+/// \p attribute is not one. The descriptor (collections' `_tuplegetter`)
+/// says it only through its pickled form: `(type, (index, doc))`.
+llvm::Expected<std::optional<size_t>> namedTupleField(PyObject* attribute) {
+  if (llvm::StringRef(Py_TYPE(attribute)->tp_name) != "_collections._tuplegetter")
+    return std::nullopt;
+  PyRef reduced = PyRef::steal(PyObject_CallMethod(attribute, "__reduce__", nullptr));
+  if (!reduced)
+    return pythonError("reading a named tuple field");
+  PyObject* arguments = PyTuple_Check(reduced.get()) && PyTuple_GET_SIZE(reduced.get()) == 2
+                            ? PyTuple_GET_ITEM(reduced.get(), 1)
+                            : nullptr;
+  if (!arguments || !PyTuple_Check(arguments) || PyTuple_GET_SIZE(arguments) < 1 ||
+      !PyLong_Check(PyTuple_GET_ITEM(arguments, 0)))
+    return captureError("a named tuple field descriptor of an unknown form");
+  return static_cast<size_t>(PyLong_AsSsize_t(PyTuple_GET_ITEM(arguments, 0)));
+}
 
 /// Normalized [start, stop) with step for a slice of constants over a
 /// sequence of \p length.
@@ -127,12 +186,26 @@ llvm::Expected<ValuePtr> Interpreter::tensorAttr(const ValuePtr& tensor, llvm::S
 
 llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::StringRef name) {
   PyObject* object = module->object.get();
-  SourcePtr source = module->source ? Source::attr(module->source, name) : nullptr;
   PyRef nameObject = PyRef::steal(python::newStr(name));
   PyObject** dictPointer = _PyObject_GetDictPtr(object);
   PyObject* dict = dictPointer ? *dictPointer : nullptr;
-  // nn.Module.__getattr__'s order: parameters, buffers, submodules; but
-  // only after the class and the instance dict, as Python looks them up.
+  // Values found by a dictionary read get its source: the instance dict
+  // (`.training`), then nn.Module.__getattr__'s tables in its order
+  // (`._parameters['weight']`, `._buffers[...]`, `._modules[...]`).
+  // Anything else comes from the class (methods, properties, class
+  // attributes, descriptors): it is a constant of the graph, and class
+  // attributes are assumed unchanged. Which read Python makes depends on
+  // the class too, so the module's type is guarded either way.
+  if (module->source)
+    guards_.add(typeGuard(module->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
+  auto readReal = [&]() -> llvm::Expected<ValuePtr> {
+    PyRef value = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
+    if (!value)
+      return pythonError("reading attribute '" + name + "' of " +
+                         (module->source ? module->source->str() : typeNameOf(module)));
+    return wrapReal(value.get(), nullptr);
+  };
+  // The class and the instance dict come first, as Python looks them up.
   PyObject* classAttr = _PyType_Lookup(Py_TYPE(object), nameObject.get());
   if (classAttr && PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
     PyRef getter = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
@@ -143,16 +216,26 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
       return function.takeError();
     return call(*function, {module});
   }
+  if (classAttr && Py_TYPE(classAttr)->tp_descr_set)
+    return readReal();
   if (dict) {
-    if (PyObject* value = PyDict_GetItem(dict, nameObject.get()))
-      return wrapReal(value, source);
-    for (const char* table : {"_parameters", "_buffers", "_modules"}) {
-      PyObject* entries = PyDict_GetItemString(dict, table);
-      if (!entries || !PyDict_Check(entries))
-        continue;
-      if (PyObject* value = PyDict_GetItem(entries, nameObject.get()))
-        return wrapReal(value, source);
+    SourcePtr source;
+    PyObject* value = PyDict_GetItem(dict, nameObject.get());
+    if (value) {
+      source = instanceDictSource(module->source, object, nameObject.get(), value);
+    } else {
+      for (const char* table : {"_parameters", "_buffers", "_modules"}) {
+        PyObject* entries = PyDict_GetItemString(dict, table);
+        if (!entries || !PyDict_Check(entries))
+          continue;
+        if ((value = PyDict_GetItem(entries, nameObject.get()))) {
+          source = moduleTableSource(module->source, object, table, nameObject.get(), value);
+          break;
+        }
+      }
     }
+    if (value)
+      return wrapReal(value, source);
   }
   if (classAttr) {
     if (PyFunction_Check(classAttr)) {
@@ -169,13 +252,11 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
         return pythonError("reading attribute '" + name + "'");
       return wrapReal(bound.get(), nullptr);
     }
-    return wrapReal(classAttr, source);
+    if (Py_TYPE(classAttr)->tp_descr_get)
+      return readReal();
+    return wrapReal(classAttr, nullptr);
   }
-  PyRef value = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
-  if (!value)
-    return pythonError("reading attribute '" + name + "' of " +
-                       (module->source ? module->source->str() : typeNameOf(module)));
-  return wrapReal(value.get(), source);
+  return readReal();
 }
 
 llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::StringRef name) {
@@ -184,15 +265,24 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     return tensorAttr(base, name);
   case ValueKind::NNModule:
     return moduleAttr(base, name);
+  case ValueKind::Instance:
+    return instanceAttr(base, name);
   case ValueKind::Constant:
   case ValueKind::Object:
   case ValueKind::Builtin:
   case ValueKind::TorchCallable: {
-    PyRef value = PyRef::steal(PyObject_GetAttrString(base->object.get(), name.str().c_str()));
+    PyRef nameObject = PyRef::steal(python::newStr(name));
+    PyRef value = PyRef::steal(PyObject_GetAttr(base->object.get(), nameObject.get()));
     if (!value)
       return pythonError("reading attribute '" + name + "' of " +
                          (base->source ? base->source->str() : typeNameOf(base)));
-    SourcePtr source = base->source ? Source::attr(base->source, name) : nullptr;
+    // Only a read of the instance dict (a module's, a class's) has a source;
+    // what an object's class gives is a constant, with the class pinned.
+    PyObject* object = base->object.get();
+    SourcePtr source = instanceDictSource(base->source, object, nameObject.get(), value.get());
+    if (base->source && !source && base->kind != ValueKind::Constant && !PyModule_Check(object) &&
+        !PyType_Check(object))
+      guards_.add(typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
     // Methods of constants stay calls on constants (see callObject). What
     // torch's own modules hold (torch.float32, torch.nn.functional) is
     // torch's API, not the program's state: no sources, so no guards.
@@ -253,6 +343,16 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
       method->items = {base, *function};
       return method;
     }
+    if (base->kind == ValueKind::Tuple && attribute) {
+      llvm::Expected<std::optional<size_t>> field = namedTupleField(attribute);
+      if (!field)
+        return field.takeError();
+      if (*field) {
+        if (**field >= base->items.size())
+          return captureError("named tuple field '" + name + "' is out of range");
+        return base->items[**field];
+      }
+    }
     // Other methods of a tuple of constants (torch.Size.numel, say) are
     // pure: run them on the real tuple.
     if (base->kind == ValueKind::Tuple && allConstant(base->items)) {
@@ -287,7 +387,11 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
       llvm::Expected<ValuePtr> function = wrapReal(attribute, nullptr);
       if (!function)
         return function.takeError();
-      if ((*function)->kind != ValueKind::Function)
+      // `object`'s methods bind to self like functions do (super().__init__());
+      // __new__ is a static method.
+      bool binds = (*function)->kind == ValueKind::Function ||
+                   ((*function)->kind == ValueKind::Builtin && name != "__new__");
+      if (!binds)
         return *function;
       ValuePtr method = makeValue(ValueKind::BoundMethod);
       method->items = {self, *function};
@@ -366,11 +470,17 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
     PyRef value = PyRef::steal(PyObject_GetItem(base->object.get(), key->object.get()));
     if (!value)
       return pythonError("indexing " + (base->source ? base->source->str() : typeNameOf(base)));
+    // A module container's child is named by the table entry it is;
+    // items of other objects (which are not exact lists, tuples or dicts:
+    // those are structural values) have no source. What an item is depends
+    // on the container's class: it is pinned.
     SourcePtr source;
-    if (base->source && PyLong_CheckExact(key->object.get()))
-      source = Source::index(base->source, PyLong_AsLongLong(key->object.get()));
-    else if (base->source && PyUnicode_Check(key->object.get()))
-      source = Source::key(base->source, python::utf8Of(key->object.get()).value_or(""));
+    if (base->kind == ValueKind::NNModule)
+      source =
+          containerItemSource(base->source, base->object.get(), key->object.get(), value.get());
+    if (base->source && base->kind != ValueKind::Constant)
+      guards_.add(
+          typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(base->object.get()))));
     return wrapReal(value.get(), source);
   }
   if (base->kind == ValueKind::Constant && key->kind == ValueKind::Slice &&
@@ -421,6 +531,16 @@ llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
   case ValueKind::Null:
   case ValueKind::Cell:
     return captureError("truth of a " + spelling(value->kind) + " value");
+  case ValueKind::Instance:
+    // __bool__, else __len__, else true, as CPython decides.
+    for (const char* special : {"__bool__", "__len__"}) {
+      llvm::Expected<ValuePtr> result = callSpecial(value, special, {});
+      if (!result)
+        return result.takeError();
+      if (*result)
+        return truth(*result);
+    }
+    return true;
   default:
     return true;
   }
@@ -468,7 +588,8 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
   }
   case ValueKind::NNModule: {
     // Module containers iterate their children (ModuleList, Sequential) or
-    // keys (ModuleDict); children keep sources by position.
+    // keys (ModuleDict); children are named by the table entry at their
+    // position.
     PyObject* object = value->object.get();
     PyRef moduleDictType, parameterListType;
     if (auto t = importObject("torch.nn.ModuleDict"))
@@ -480,13 +601,18 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
       return pythonError("iterating over " +
                          (value->source ? value->source->str() : typeNameOf(value)));
     bool keyed = PyObject_IsInstance(object, moduleDictType.get()) == 1;
+    // Iteration is the container class's: pin it.
+    if (value->source)
+      guards_.add(typeGuard(value->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
     std::vector<ValuePtr> items;
     long long index = 0;
     while (PyRef item = PyRef::steal(PyIter_Next(iterator.get()))) {
       SourcePtr source;
-      if (value->source && !keyed)
-        source = Source::index(value->source, index);
-      llvm::Expected<ValuePtr> wrapped = wrapReal(item.get(), keyed ? nullptr : source);
+      if (value->source && !keyed) {
+        PyRef position = PyRef::steal(PyLong_FromLongLong(index));
+        source = containerItemSource(value->source, object, position.get(), item.get());
+      }
+      llvm::Expected<ValuePtr> wrapped = wrapReal(item.get(), source);
       if (!wrapped)
         return wrapped.takeError();
       items.push_back(*wrapped);
@@ -502,16 +628,13 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
     if (!iterator)
       return pythonError("iterating over " + typeNameOf(value));
     std::vector<ValuePtr> items;
-    long long index = 0;
     while (PyRef item = PyRef::steal(PyIter_Next(iterator.get()))) {
-      SourcePtr source = value->source && value->kind == ValueKind::Object
-                             ? Source::index(value->source, index)
-                             : nullptr;
-      llvm::Expected<ValuePtr> wrapped = wrapReal(item.get(), source);
+      // What an object's iterator gives is not a read `[i]` spells (that
+      // is an item of an exact list or tuple): no source.
+      llvm::Expected<ValuePtr> wrapped = wrapReal(item.get(), nullptr);
       if (!wrapped)
         return wrapped.takeError();
       items.push_back(*wrapped);
-      ++index;
     }
     if (PyErr_Occurred())
       return pythonError("iterating");
@@ -636,12 +759,12 @@ llvm::Expected<ValuePtr> Interpreter::compare(llvm::StringRef symbol, const Valu
     return captureError("comparison '" + symbol + "' is not supported");
   if (a->isTensor() || b->isTensor())
     return callOracle(operatorFunction(row->operatorName), {a, b}, {});
-  auto plain = [](const ValuePtr& v) {
-    return isNumberLike(v) || (v->isSequence() && llvm::all_of(v->items, [](const ValuePtr& i) {
-                                 return isNumberLike(i);
-                               }));
-  };
-  if (plain(a) && plain(b)) {
+  if (a->kind == ValueKind::Instance || b->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> result = compareInstances(*this, *row, a, b);
+    if (!result || *result)
+      return result;
+  }
+  if (isKnown(a) && isKnown(b)) {
     llvm::Expected<PyRef> x = toPython(a);
     if (!x)
       return x.takeError();

@@ -1,6 +1,8 @@
 //===- Value.cpp - The symbolic values capture computes with --------------===//
 #include "frontend/capture/Value.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 namespace dync::capture {
 
 using python::PyRef;
@@ -45,6 +47,8 @@ llvm::StringRef spelling(ValueKind kind) {
     return "NULL";
   case ValueKind::Super:
     return "super";
+  case ValueKind::Instance:
+    return "object made while capturing";
   }
   return "?";
 }
@@ -96,6 +100,26 @@ ValuePtr makeCell(ValuePtr contents) {
   ValuePtr value = makeValue(ValueKind::Cell);
   value->cell = std::move(contents);
   return value;
+}
+
+bool isKnown(const ValuePtr& value) {
+  switch (value->kind) {
+  case ValueKind::Constant:
+  case ValueKind::SymNum:
+  case ValueKind::Object:
+    return true;
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Set:
+  case ValueKind::Slice:
+    return llvm::all_of(value->items, isKnown);
+  case ValueKind::Dict:
+    return llvm::all_of(value->entries, [](const auto& entry) {
+      return isKnown(entry.first) && isKnown(entry.second);
+    });
+  default:
+    return false;
+  }
 }
 
 } // namespace dync::capture

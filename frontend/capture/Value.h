@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/capture/Source.h"
 #include "frontend/python/PyRef.h"
+#include "passes/ir/Source.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -20,6 +20,9 @@
 #include <vector>
 
 namespace dync::capture {
+
+using ir::Source;
+using ir::SourcePtr;
 
 struct Value;
 using ValuePtr = std::shared_ptr<Value>;
@@ -63,6 +66,10 @@ enum class ValueKind : uint8_t {
   Null,
   /// `super()`: `items[0]` is the object, `object` the class it starts after.
   Super,
+  /// An instance of a Python class made while capturing (a dataclass, an
+  /// options object): `object` is its class, `entries` its attributes by
+  /// name, in the order they were first set. It exists only in capture.
+  Instance,
 };
 
 llvm::StringRef spelling(ValueKind kind);
@@ -120,5 +127,11 @@ ValuePtr makeIterator(ValuePtr iterable);
 /// An iterator over values computed up front.
 ValuePtr makeEagerIterator(std::vector<ValuePtr> items);
 ValuePtr makeCell(ValuePtr contents);
+
+/// Whether CPython can compute with \p value as it is: a constant, a
+/// symbolic number, a read-only object, or containers of those. A tensor
+/// anywhere inside makes it unknown: its values are not known while
+/// capturing.
+bool isKnown(const ValuePtr& value);
 
 } // namespace dync::capture

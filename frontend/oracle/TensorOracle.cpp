@@ -17,6 +17,7 @@
 #include "passes/ir/Parser.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -47,6 +48,11 @@ std::optional<ir::Device> parseDevice(llvm::StringRef text) {
 
 /// A name for a callable in messages: `torch._C._nn.linear`, `Tensor.view`.
 std::string callableName(PyObject* callable) {
+  // Called to describe a call that raised: looking names up must neither
+  // run with that exception pending nor lose it.
+  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+  PyErr_Fetch(&type, &value, &traceback);
+  auto restore = llvm::make_scope_exit([&] { PyErr_Restore(type, value, traceback); });
   PyRef qualname = PyRef::steal(PyObject_GetAttrString(callable, "__qualname__"));
   if (!qualname)
     PyErr_Clear();

@@ -22,9 +22,9 @@ std::unique_ptr<Node> Node::call(std::string name, std::string op, std::vector<A
   return node;
 }
 
-std::unique_ptr<Node> Node::output(std::vector<Argument> results) {
+std::unique_ptr<Node> Node::output(Argument result) {
   std::unique_ptr<Node> node(new Node(NodeKind::Output));
-  node->args_ = std::move(results);
+  node->args_.push_back(std::move(result));
   return node;
 }
 
@@ -60,6 +60,22 @@ const SymbolDecl* Graph::findSymbol(llvm::StringRef name) const {
     if (decl.name == name)
       return &decl;
   return nullptr;
+}
+
+std::vector<ValueRef> outputLeaves(const Graph& graph) {
+  std::vector<ValueRef> leaves;
+  const Node* output = graph.output();
+  if (!output)
+    return leaves;
+  // Values of other types (an int input, a symbolic size) are rebuilt by the
+  // rewritten bytecode, not returned by the compiled graph.
+  for (const Argument& arg : output->args())
+    arg.forEachValue([&](const ValueRef& ref) {
+      const Type* type = ref.node ? ref.node->resultType(ref.index) : nullptr;
+      if (type && type->isTensor())
+        leaves.push_back(ref);
+    });
+  return leaves;
 }
 
 Graph& Module::addGraph(std::string name) {

@@ -3,15 +3,17 @@
 // A graph is what capture produces for one Python function: an ordered list
 // of nodes in SSA form, as in torch.fx. `input` nodes come first and name the
 // frame source their value is read from (decision 4); `call` nodes apply an
-// ATen operator overload to arguments; one `output` node, last, returns the
-// results. The graph also owns its symbols, with their ranges, and the
-// relations between them that its types were computed under.
+// ATen operator overload to arguments; one `output` node, last, holds the
+// value the Python function returns. The graph also owns its symbols, with
+// their ranges, and the relations between them that its types were computed
+// under.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "passes/ir/Argument.h"
 #include "passes/ir/Assumptions.h"
+#include "passes/ir/Guard.h"
 #include "passes/ir/Type.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -34,8 +36,10 @@ public:
   /// A call of the operator overload \p op (`aten::addmm.default`).
   static std::unique_ptr<Node> call(std::string name, std::string op, std::vector<Argument> args,
                                     std::vector<KeywordArgument> kwargs, Type type);
-  /// The terminator; the graph returns \p results as a tuple.
-  static std::unique_ptr<Node> output(std::vector<Argument> results);
+  /// The terminator, holding the one value the Python function returns:
+  /// `%3`, or a tuple or list (`(%3,)`, `(%3, [%4, none], 2*s0)`), so that
+  /// `return x` and `return (x,)` stay different.
+  static std::unique_ptr<Node> output(Argument result);
 
   NodeKind kind() const { return kind_; }
   bool isInput() const { return kind_ == NodeKind::Input; }
@@ -59,11 +63,13 @@ public:
   const std::string& op() const { return target_; }
   void setTarget(std::string target) { target_ = std::move(target); }
 
-  /// Call: positional arguments. Output: the returned values.
+  /// Call: positional arguments. Output: one element, the returned value.
   const std::vector<Argument>& args() const { return args_; }
   std::vector<Argument>& args() { return args_; }
   const std::vector<KeywordArgument>& kwargs() const { return kwargs_; }
   std::vector<KeywordArgument>& kwargs() { return kwargs_; }
+  /// Output: the returned value. A verified graph's output has exactly one.
+  const Argument& returnValue() const { return args_.front(); }
 
   /// Calls \p fn on every value this node uses, keyword arguments included.
   void forEachUse(llvm::function_ref<void(const ValueRef&)> fn) const;
@@ -120,6 +126,10 @@ public:
   const SymbolDecl* findSymbol(llvm::StringRef name) const;
   std::vector<Relation>& relations() { return relations_; }
   const std::vector<Relation>& relations() const { return relations_; }
+  /// What the graph assumed about the frame it was captured in; empty for
+  /// graphs written without a guards block.
+  GuardSet& guards() { return guards_; }
+  const GuardSet& guards() const { return guards_; }
 
   /// Where `graph` was written, when parsed from text.
   llvm::SMLoc loc() const { return loc_; }
@@ -134,8 +144,13 @@ private:
   NodeList nodes_;
   std::vector<SymbolDecl> symbols_;
   std::vector<Relation> relations_;
+  GuardSet guards_;
   llvm::SMLoc loc_;
 };
+
+/// The tensor values in \p graph's returned value, depth-first, left to
+/// right: the results a compiled graph function returns, in order.
+std::vector<ValueRef> outputLeaves(const Graph& graph);
 
 /// The graphs of one `.dync` file, or of one captured program.
 class Module {

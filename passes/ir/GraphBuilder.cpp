@@ -46,8 +46,8 @@ Node* GraphBuilder::addCall(llvm::StringRef op, std::vector<Argument> args,
                                   std::move(result)));
 }
 
-Node* GraphBuilder::setOutput(std::vector<Argument> results) {
-  return graph_.append(Node::output(std::move(results)));
+Node* GraphBuilder::setOutput(Argument result) {
+  return graph_.append(Node::output(std::move(result)));
 }
 
 } // namespace dync::ir

@@ -39,8 +39,9 @@ public:
   Node* addCall(llvm::StringRef op, std::vector<Argument> args, Type result) {
     return addCall(op, std::move(args), {}, std::move(result));
   }
-  /// Appends the return of \p results (as a tuple). Call once, last.
-  Node* setOutput(std::vector<Argument> results);
+  /// Appends the return of \p result, the function's return value (a
+  /// tuple argument for a returned tuple). Call once, last.
+  Node* setOutput(Argument result);
 
   // Shorthands for arguments.
   static Argument use(Node* node, std::optional<unsigned> index = std::nullopt) {

@@ -1,6 +1,7 @@
 //===- Lexer.cpp - Tokens of the graph IR's text form ---------------------===//
 #include "passes/ir/Lexer.h"
 
+#include "passes/ir/Source.h"
 #include "passes/ir/Syntax.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -198,6 +199,34 @@ Token Lexer::lexSource() {
   }
   cur_ += length;
   return make(Token::Source, start);
+}
+
+Token Lexer::lexGuardSource() {
+  while (cur_ < end_ && (*cur_ == ' ' || *cur_ == '\t'))
+    ++cur_;
+  const char* start = cur_;
+  size_t length = 0;
+  llvm::Expected<SourcePtr> source =
+      Source::parsePrefix(llvm::StringRef(cur_, end_ - cur_), length);
+  if (!source) {
+    std::string message = llvm::toString(source.takeError());
+    return error(start + length, "malformed source: " + message);
+  }
+  cur_ += length;
+  return make(Token::Source, start);
+}
+
+Token Lexer::lexTypeNamePart() {
+  while (cur_ < end_ && (*cur_ == ' ' || *cur_ == '\t'))
+    ++cur_;
+  const char* start = cur_;
+  if (cur_ < end_ && *cur_ == '"')
+    return lexQuoted(start, Token::String);
+  while (cur_ < end_ && isBareGraphName(llvm::StringRef(cur_, 1)))
+    ++cur_;
+  if (cur_ == start)
+    return error(start, "expected a type name like torch.nn.modules.linear:Linear");
+  return make(Token::BareName, start);
 }
 
 std::string unescapeString(llvm::StringRef spelling) {

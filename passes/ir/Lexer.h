@@ -20,6 +20,7 @@ struct Token {
     Float,      // 1.0, 1e-05
     String,     // "tanh"
     Source,     // L['x'], only where the parser asks for one
+    BareName,   // torch.nn.modules.linear, only where the parser asks for a type name
     LParen,
     RParen,
     LBracket,
@@ -62,6 +63,12 @@ public:
   Token lex();
   /// Lexes a frame source (see scanSource) starting at the current position.
   Token lexSource();
+  /// Lexes a source as far as its own grammar goes (Source::parsePrefix), as
+  /// guards write them: `L['x'] : ...` ends before the blank.
+  Token lexGuardSource();
+  /// Lexes one part of a guard's `module:qualname`: a BareName made of
+  /// `[A-Za-z0-9_.<>$]`, or a String.
+  Token lexTypeNamePart();
 
   /// Why the last Error token was returned.
   llvm::StringRef errorMessage() const { return errorMessage_; }

@@ -80,6 +80,9 @@ private:
   bool parseSymbolDecl(Graph& graph);
   std::optional<Relation> parseRelation();
   bool parseStatement(Graph& graph);
+  bool parseGuards(Module& module);
+  bool parseGuard(GuardSet& guards);
+  std::optional<std::string> parseTypeNamePart();
   bool parseArgumentList(std::vector<Argument>& args, std::vector<KeywordArgument>* kwargs);
   std::optional<Argument> parseArgument();
   std::optional<Argument> parseParenthesized();
@@ -192,8 +195,13 @@ bool Parser::expectClosingAngle() {
 llvm::Expected<std::unique_ptr<Module>> Parser::parseModule() {
   auto module = std::make_unique<Module>(ctx_);
   while (!tok_.is(Token::Eof)) {
+    if (tok_.isKeyword("guards")) {
+      if (!parseGuards(*module))
+        return takeError();
+      continue;
+    }
     if (!tok_.isKeyword("graph")) {
-      expected("'graph'");
+      expected("'graph' or 'guards'");
       return takeError();
     }
     if (!parseGraph(*module))
@@ -367,10 +375,12 @@ std::optional<Relation> Parser::parseRelation() {
 bool Parser::parseStatement(Graph& graph) {
   llvm::SMLoc loc = tok_.loc();
   if (consumeKeywordIf("return")) {
-    std::vector<Argument> results;
-    if (!parseArgumentList(results, nullptr))
+    // One value, the function's result: `return (%a)` is `return %a`, and
+    // a returned tuple is written as one, `return (%a,)`.
+    std::optional<Argument> result = parseArgument();
+    if (!result)
       return false;
-    std::unique_ptr<Node> output = Node::output(std::move(results));
+    std::unique_ptr<Node> output = Node::output(std::move(*result));
     output->setLoc(loc);
     graph.append(std::move(output));
     return true;
@@ -403,6 +413,171 @@ bool Parser::parseStatement(Graph& graph) {
   node->setLoc(loc);
   graph.append(std::move(node));
   return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Guards
+//===----------------------------------------------------------------------===//
+
+bool Parser::parseGuards(Module& module) {
+  llvm::SMLoc loc = tok_.loc();
+  consume(); // guards
+  if (!tok_.is(Token::GraphName))
+    return expected("the name of the guarded graph, like @MLP.forward"), false;
+  bool quoted = tok_.start[1] == '"';
+  std::string name = quoted ? unescapeString(tok_.spelling) : tok_.spelling.str();
+  Graph* graph = module.findGraph(name);
+  if (!graph)
+    return error(tok_.loc(), "guards for @" + name + ", but no graph of that name precedes them"),
+           false;
+  GuardSet& guards = graph->guards();
+  if (guards.loc().isValid() || !guards.empty() || !guards.localNames().empty()) {
+    error(tok_.loc(), "graph @" + name + " has a guards block already");
+    if (guards.loc().isValid())
+      note(guards.loc(), "previous guards block is here");
+    return false;
+  }
+  guards.setLoc(loc);
+  consume();
+
+  if (!expect(Token::LParen, "("))
+    return false;
+  if (!tok_.is(Token::RParen)) {
+    do {
+      if (tok_.is(Token::Identifier))
+        guards.localNames().push_back(tok_.spelling.str());
+      else if (tok_.is(Token::String))
+        guards.localNames().push_back(unescapeString(tok_.spelling));
+      else
+        return expected("a local variable name"), false;
+      consume();
+    } while (consumeIf(Token::Comma));
+  }
+  if (!expect(Token::RParen, ")") || !expect(Token::LBrace, "{"))
+    return false;
+  while (!consumeIf(Token::RBrace)) {
+    if (!parseGuard(guards))
+      return false;
+  }
+  return true;
+}
+
+bool Parser::parseGuard(GuardSet& guards) {
+  llvm::SMLoc loc = tok_.loc();
+  if (!tok_.is(Token::Identifier))
+    return expected("a guard (tensor, type, equals, none, grad_mode, default_dtype, version) or "
+                    "'}'"),
+           false;
+  llvm::StringRef word = tok_.spelling;
+  auto guardSource = [&]() -> SourcePtr {
+    Token source = lexer_.lexGuardSource();
+    if (source.is(Token::Error))
+      return error(source.loc(), lexer_.errorMessage()), nullptr;
+    consume();
+    llvm::Expected<SourcePtr> parsed = Source::parse(source.spelling);
+    if (!parsed) // lexGuardSource took exactly one source
+      return error(source.loc(), llvm::toString(parsed.takeError())), nullptr;
+    return *parsed;
+  };
+
+  Guard guard;
+  if (word == "tensor" || word == "type" || word == "equals" || word == "none") {
+    SourcePtr source = guardSource();
+    if (!source)
+      return false;
+    if (word == "none") {
+      guard = Guard::none(std::move(source));
+    } else if (word == "type") {
+      if (!tok_.is(Token::Colon))
+        return expected("':' and the type, like ': torch.nn.modules.linear:Linear'"), false;
+      std::optional<std::string> module = parseTypeNamePart();
+      if (!module)
+        return false;
+      if (!tok_.is(Token::Colon))
+        return expected("':' between the type's module and qualified name"), false;
+      std::optional<std::string> qualname = parseTypeNamePart();
+      if (!qualname)
+        return false;
+      guard = Guard::type(std::move(source), std::move(*module), std::move(*qualname));
+    } else {
+      if (!expect(Token::Colon, ":"))
+        return false;
+      if (word == "tensor") {
+        llvm::SMLoc typeLoc = tok_.loc();
+        std::optional<Type> type = parseType();
+        if (!type)
+          return false;
+        if (!type->isTensor())
+          return error(typeLoc, "a tensor guard takes a tensor type, not " + type->str()), false;
+        guard = Guard::tensor(std::move(source), std::move(*type));
+      } else {
+        llvm::SMLoc valueLoc = tok_.loc();
+        std::optional<Argument> constant;
+        if (!tok_.is(Token::ValueName))
+          constant = parseArgument();
+        else
+          error(valueLoc, "an equals guard compares with a constant, not a value");
+        if (!constant)
+          return false;
+        Argument::Kind kind = constant->kind();
+        bool scalar = kind == Argument::Kind::Bool || kind == Argument::Kind::Float ||
+                      kind == Argument::Kind::String ||
+                      (kind == Argument::Kind::Sym && constant->symValue().isConstant());
+        if (!scalar)
+          return error(valueLoc, kind == Argument::Kind::None
+                                     ? "an equals guard compares with a bool, int, float or "
+                                       "string; None is guarded by 'none SOURCE'"
+                                     : "an equals guard compares with a bool, int, float or "
+                                       "string"),
+                 false;
+        guard = Guard::equals(std::move(source), std::move(*constant));
+      }
+    }
+  } else if (word == "grad_mode") {
+    consume();
+    if (!tok_.isKeyword("true") && !tok_.isKeyword("false"))
+      return expected("'true' or 'false'"), false;
+    guard = Guard::gradMode(tok_.spelling == "true");
+    consume();
+  } else if (word == "default_dtype") {
+    consume();
+    std::optional<DType> dtype =
+        tok_.is(Token::Identifier) ? parseDType(tok_.spelling) : std::nullopt;
+    if (!dtype)
+      return expected("a dtype like f32"), false;
+    guard = Guard::defaultDType(*dtype);
+    consume();
+  } else if (word == "version") {
+    consume();
+    if (!tok_.is(Token::Identifier))
+      return expected("what the version is of, like 'torch'"), false;
+    std::string of = tok_.spelling.str();
+    consume();
+    if (!tok_.is(Token::String))
+      return expected("the version as a string, like \"2.13.0\""), false;
+    guard = Guard::versionIs(std::move(of), unescapeString(tok_.spelling));
+    consume();
+  } else {
+    return error(loc, "unknown guard '" + word +
+                          "' (expected tensor, type, equals, none, grad_mode, default_dtype or "
+                          "version)"),
+           false;
+  }
+  guard.loc = loc;
+  guards.add(std::move(guard));
+  return true;
+}
+
+/// One part of `module:qualname`, with the current token the ':' before it;
+/// leaves the token after it current.
+std::optional<std::string> Parser::parseTypeNamePart() {
+  Token part = lexer_.lexTypeNamePart();
+  if (part.is(Token::Error))
+    return error(part.loc(), lexer_.errorMessage());
+  consume();
+  if (part.is(Token::String))
+    return unescapeString(part.spelling);
+  return part.spelling.str();
 }
 
 //===----------------------------------------------------------------------===//
@@ -473,7 +648,7 @@ bool Parser::parseArgumentList(std::vector<Argument>& args, std::vector<KeywordA
   do {
     if (tok_.is(Token::Identifier) && peek().is(Token::Equal)) {
       if (!kwargs)
-        return error(tok_.loc(), "'return' takes no keyword arguments"), false;
+        return error(tok_.loc(), "keyword arguments are not allowed here"), false;
       KeywordArgument kwarg;
       kwarg.name = tok_.spelling.str();
       consume();

@@ -8,11 +8,12 @@
 //       symbols { s0: [2, 1024] }
 //       relations { s0 mod 8 == 0 } {
 //     %0 = aten::op.overload(<args>, kw=<arg>) : <type>
-//     return (<args>)
+//     return <arg>
 //   }
 //
 // Inputs are aligned under the first; empty symbol and relation blocks are
-// left out.
+// left out. Module::print follows each graph with its guards block
+// (GuardSet::print, in Guard.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ir/Graph.h"
@@ -51,8 +52,9 @@ void Node::print(llvm::raw_ostream& os) const {
     os << " : " << type_;
     return;
   case NodeKind::Output:
+    // The one returned value, as written: `return %3`, `return (%3,)`.
     os << "return ";
-    printArguments(os, *this);
+    llvm::interleaveComma(args_, os, [&](const Argument& arg) { arg.print(os); });
     return;
   }
 }
@@ -104,6 +106,11 @@ void Module::print(llvm::raw_ostream& os) const {
     if (i > 0)
       os << '\n';
     graph->print(os);
+    // A graph's guards follow it; a block with neither guards nor local
+    // names says nothing and is left out.
+    const GuardSet& guards = graph->guards();
+    if (!guards.empty() || !guards.localNames().empty())
+      guards.print(os, graph->name());
   }
 }
 

@@ -46,6 +46,7 @@ public:
     checkOrder();
     for (const Node& node : graph_.nodes())
       checkNode(node);
+    checkGuards();
   }
 
 private:
@@ -134,6 +135,8 @@ private:
       if (!isWellFormedSource(node.source()))
         report(node.loc(), "input " + label(node) + " has a malformed source '" + node.source() +
                                "' (it must be one line with balanced brackets and quotes)");
+      else if (llvm::Expected<SourcePtr> source = Source::parse(node.source()); !source)
+        report(node.loc(), "input " + label(node) + ": " + llvm::toString(source.takeError()));
       break;
     case NodeKind::Call:
       if (!isOperatorName(node.op()))
@@ -141,6 +144,10 @@ private:
                                "' is not of the form namespace::name.overload");
       break;
     case NodeKind::Output:
+      // The function's one return value; a returned tuple is one argument.
+      if (node.args().size() != 1)
+        report(node.loc(),
+               "'return' must hold exactly one value, not " + llvm::Twine(node.args().size()));
       if (!node.kwargs().empty())
         report(node.loc(), "'return' takes no keyword arguments");
       break;
@@ -226,6 +233,80 @@ private:
         if (e)
           checkSymbolsDeclared(e, node.loc(), label(node), reported);
       });
+  }
+
+  /// The guards block: each guard complete for its kind, sources that print
+  /// as text that parses back and read only the block's locals, tensor types
+  /// well-formed over the graph's symbols.
+  void checkGuards() {
+    const GuardSet& guards = graph_.guards();
+    llvm::StringSet<> locals;
+    for (const std::string& name : guards.localNames())
+      if (!locals.insert(name).second)
+        report(guards.loc(), "guards: local '" + name + "' is named more than once");
+    for (const Guard& guard : guards.guards()) {
+      llvm::SMLoc loc = guard.loc.isValid() ? guard.loc : guards.loc();
+      std::string what;
+      llvm::raw_string_ostream os(what);
+      os << "guard '";
+      guard.print(os);
+      os << "'";
+      bool sourced = guard.kind == GuardKind::Tensor || guard.kind == GuardKind::Type ||
+                     guard.kind == GuardKind::Equals || guard.kind == GuardKind::None;
+      if (sourced != bool(guard.source)) {
+        report(loc, what + (sourced ? " has no source" : " takes no source"));
+      } else if (guard.source) {
+        llvm::Expected<SourcePtr> reread = Source::parse(guard.source->str());
+        if (!reread)
+          report(loc, what + ": " + llvm::toString(reread.takeError()));
+        const Source& root = guard.source->root();
+        if (root.kind() == Source::Kind::Local && !locals.contains(root.name()))
+          report(loc, what + ": L['" + root.name() +
+                          "'] is not among the local names of the guards block");
+      }
+      switch (guard.kind) {
+      case GuardKind::Tensor:
+        if (!guard.tensorType || !guard.tensorType->isTensor())
+          report(loc, what + " has no tensor type");
+        else
+          checkGuardType(*guard.tensorType, loc, what);
+        break;
+      case GuardKind::Type:
+        if (guard.typeModule.empty() || guard.typeQualname.empty())
+          report(loc, what + " needs a module and a qualified name");
+        break;
+      case GuardKind::Equals: {
+        Argument::Kind kind = guard.constant ? guard.constant->kind() : Argument::Kind::None;
+        if (kind != Argument::Kind::Bool && kind != Argument::Kind::Float &&
+            kind != Argument::Kind::String &&
+            !(kind == Argument::Kind::Sym && guard.constant->symValue().isConstant()))
+          report(loc, what + " must compare with a bool, int, float or string");
+        break;
+      }
+      case GuardKind::Version:
+        if (!isIdentifier(guard.versionOf))
+          report(loc, what + ": '" + guard.versionOf + "' is not an identifier");
+        break;
+      case GuardKind::None:
+      case GuardKind::GradMode:
+      case GuardKind::DefaultDType:
+        break;
+      }
+    }
+  }
+
+  void checkGuardType(const Type& type, llvm::SMLoc loc, llvm::StringRef what) {
+    if (type.sizes().size() != type.strides().size())
+      report(loc, what + ": tensor type has " + llvm::Twine(type.sizes().size()) + " sizes but " +
+                      llvm::Twine(type.strides().size()) + " strides");
+    for (SymExpr e : llvm::concat<const SymExpr>(type.sizes(), type.strides()))
+      if (e && e.isConstant() && e.constantValue() < 0)
+        report(loc, what + ": tensor type has a negative size or stride");
+    llvm::StringSet<> reported;
+    type.walkSymExprs([&](SymExpr e) {
+      if (e)
+        checkSymbolsDeclared(e, loc, what, reported);
+    });
   }
 
   const Graph& graph_;

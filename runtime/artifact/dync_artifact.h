@@ -52,12 +52,13 @@ struct _object;
  *   globals      the frame's globals dictionary (borrowed), for guards on
  *                G['name'] sources.
  *   reason       on a miss, set to a static, NUL-terminated description of
- *                the first failing guard (e.g. "L['x'].size(0) == 8").
+ *                the first failing guard (e.g. "tensor L['x'] :
+ *                tensor<f32, [batch, 8]>: size(1) is not 8").
  *
  * Returns 1 when every guard holds, 0 on a miss. The function runs with the
  * GIL held and must not run Python-level code (no attribute lookups that may
- * call __getattr__, no __eq__, no imports): it reads objects through the C
- * API's type checks and struct fields, and tensors through the shim's
+ * call __getattr__, no __eq__, no imports): it reads objects through the
+ * shim's py_* readers, and tensors through the shim's
  * tensor_borrow_from_pyobject and tensor_* accessors. It must not raise.
  */
 typedef int (*dync_guard_fn)(struct _object* const* fast_locals, struct _object* globals,

@@ -12,6 +12,8 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/ivalue.h>
+#include <c10/core/DefaultDtype.h>
+#include <c10/core/GradMode.h>
 #include <c10/core/Layout.h>
 #include <c10/core/MemoryFormat.h>
 #include <c10/core/ScalarType.h>
@@ -405,6 +407,41 @@ dync_status dync_stack_push_double(dync_stack* stack, double value) {
   return push(stack, c10::IValue(value));
 }
 
+namespace {
+
+// A number passed where a schema takes a Tensor becomes, as torch's Python
+// binding makes it, a 0-dim CPU tensor of double, int64 or bool marked as a
+// wrapped number, so that type promotion treats it as a Python scalar. It is
+// built with aten::scalar_tensor through the dispatcher.
+dync_status pushWrappedNumber(dync_stack* stack, c10::Scalar value, c10::ScalarType dtype) {
+  if (!stack)
+    return fail(DYNC_ERR_INVALID_ARGUMENT, "NULL dync_stack");
+  return guarded(DYNC_ERR_ATEN, [&] {
+    static const c10::OperatorHandle op =
+        c10::Dispatcher::singleton().findSchemaOrThrow("aten::scalar_tensor", "");
+    std::vector<c10::IValue> args = {c10::IValue(value), c10::IValue(dtype), c10::IValue(),
+                                     c10::IValue(c10::Device(c10::kCPU)), c10::IValue()};
+    op.callBoxed(args);
+    at::Tensor tensor = args.at(0).toTensor();
+    tensor.unsafeGetTensorImpl()->set_wrapped_number(true);
+    return push(stack, c10::IValue(std::move(tensor)));
+  });
+}
+
+} // namespace
+
+dync_status dync_stack_push_wrapped_double(dync_stack* stack, double value) {
+  return pushWrappedNumber(stack, c10::Scalar(value), c10::kDouble);
+}
+
+dync_status dync_stack_push_wrapped_int(dync_stack* stack, int64_t value) {
+  return pushWrappedNumber(stack, c10::Scalar(value), c10::kLong);
+}
+
+dync_status dync_stack_push_wrapped_bool(dync_stack* stack, int value) {
+  return pushWrappedNumber(stack, c10::Scalar(value != 0), c10::kBool);
+}
+
 dync_status dync_stack_push_bool(dync_stack* stack, int value) {
   return push(stack, c10::IValue(value != 0));
 }
@@ -650,6 +687,10 @@ void* dync_tensor_data_ptr(const dync_tensor* t) {
   }
 }
 
+int dync_grad_mode_enabled(void) { return c10::GradMode::is_enabled() ? 1 : 0; }
+
+int dync_default_dtype(void) { return static_cast<int>(c10::get_default_dtype_as_scalartype()); }
+
 void dync_shim_fill_api(dync_shim_api* api) {
   if (!api)
     return;
@@ -698,6 +739,11 @@ void dync_shim_fill_api(dync_shim_api* api) {
   api->tensor_requires_grad = dync_tensor_requires_grad;
   api->tensor_is_contiguous = dync_tensor_is_contiguous;
   api->tensor_data_ptr = dync_tensor_data_ptr;
+  api->grad_mode_enabled = dync_grad_mode_enabled;
+  api->default_dtype = dync_default_dtype;
+  api->stack_push_wrapped_double = dync_stack_push_wrapped_double;
+  api->stack_push_wrapped_int = dync_stack_push_wrapped_int;
+  api->stack_push_wrapped_bool = dync_stack_push_wrapped_bool;
 }
 
 } // extern "C"

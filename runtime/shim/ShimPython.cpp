@@ -71,6 +71,16 @@ void dync_shim_fill_python_api(dync_shim_api* api) {
   api->tensor_from_pyobject = dync_tensor_from_pyobject;
   api->tensor_borrow_from_pyobject = dync_tensor_borrow_from_pyobject;
   api->tensor_to_pyobject = dync_tensor_to_pyobject;
+  // The guard readers, in ShimPyObjects.c.
+  api->py_instance_attr = dync_py_instance_attr;
+  api->py_dict_item = dync_py_dict_item;
+  api->py_sequence_item = dync_py_sequence_item;
+  api->py_type_is = dync_py_type_is;
+  api->py_is_none = dync_py_is_none;
+  api->py_equals_bool = dync_py_equals_bool;
+  api->py_equals_int = dync_py_equals_int;
+  api->py_equals_float = dync_py_equals_float;
+  api->py_equals_str = dync_py_equals_str;
 }
 
 } // extern "C"

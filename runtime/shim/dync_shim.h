@@ -164,6 +164,12 @@ DYNC_SHIM_EXPORT dync_status dync_stack_push_int(dync_stack* stack, int64_t valu
 DYNC_SHIM_EXPORT dync_status dync_stack_push_symint(dync_stack* stack, int64_t value);
 DYNC_SHIM_EXPORT dync_status dync_stack_push_double(dync_stack* stack, double value);
 DYNC_SHIM_EXPORT dync_status dync_stack_push_bool(dync_stack* stack, int value);
+/* A number given for a Tensor parameter, as torch's Python binding passes it:
+ * a 0-dim double, int64 or bool tensor marked as a wrapped number, which type
+ * promotion treats like a Python scalar (x_f32 * 0.5 stays float32). */
+DYNC_SHIM_EXPORT dync_status dync_stack_push_wrapped_double(dync_stack* stack, double value);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_wrapped_int(dync_stack* stack, int64_t value);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_wrapped_bool(dync_stack* stack, int value);
 /* None, for an optional argument that is absent. An optional argument that is
  * present is pushed as its value. */
 DYNC_SHIM_EXPORT dync_status dync_stack_push_none(dync_stack* stack);
@@ -242,6 +248,55 @@ DYNC_SHIM_EXPORT const dync_tensor* dync_tensor_borrow_from_pyobject(struct _obj
  * exception set on failure. */
 DYNC_SHIM_EXPORT struct _object* dync_tensor_to_pyobject(const dync_tensor* t);
 
+/* ---- Process state guards read ------------------------------------------ */
+
+/* torch.is_grad_enabled() on the calling thread: 1 or 0. */
+DYNC_SHIM_EXPORT int dync_grad_mode_enabled(void);
+/* torch.get_default_dtype() as its dync_dtype number. */
+DYNC_SHIM_EXPORT int dync_default_dtype(void);
+
+/* ---- Reading Python objects for guards (libdync_shim_python only) ----------
+ * A guard reads the frame's objects without running Python-level code: no
+ * descriptor, property, __getattr__, __eq__, __hash__ or metaclass hook of
+ * any user type is ever called, and nothing is cached between calls. Each
+ * function requires the GIL, never raises and never leaves a Python error
+ * set (one it causes internally is cleared). Objects returned are borrowed
+ * from their container. A NULL object argument gives NULL / 0. */
+
+/* The value of key `name` in `obj`'s instance __dict__, as attribute lookup
+ * finds it there: CPython 3.11's inline (managed) instance values are read
+ * in place without creating the dict, a type's own attributes and
+ * properties are not looked at. NULL if `obj` has no instance dict or no
+ * such key. Works for instances of Python classes (nn.Module subclasses
+ * included), module objects and anything with a tp_dictoffset. */
+DYNC_SHIM_EXPORT struct _object* dync_py_instance_attr(struct _object* obj, const char* name);
+/* dict[key] for an exact dict and the str `key` (UTF-8); NULL if `dict` is
+ * not exactly a dict or has no such key. Keys that are not exact str are
+ * never compared with, so no key's __eq__ runs. */
+DYNC_SHIM_EXPORT struct _object* dync_py_dict_item(struct _object* dict, const char* key);
+/* Item `index` of an exact list or tuple, negative counting from the end;
+ * NULL for other types (subclasses included) or an index out of range. */
+DYNC_SHIM_EXPORT struct _object* dync_py_sequence_item(struct _object* seq, int64_t index);
+/* 1 if type(obj).__module__ is the str `module` and type(obj).__qualname__
+ * the str `qualname`, read as CPython stores them: for a class, `__module__`
+ * in its own __dict__ and its ht_qualname; for a static type, split from its
+ * tp_name ("builtins" when it has no dot). Exact type only: a subclass with
+ * another name does not match. */
+DYNC_SHIM_EXPORT int dync_py_type_is(struct _object* obj, const char* module, const char* qualname);
+/* 1 if `obj` is None. */
+DYNC_SHIM_EXPORT int dync_py_is_none(struct _object* obj);
+/* 1 if `obj` is exactly a bool with the given truth value. */
+DYNC_SHIM_EXPORT int dync_py_equals_bool(struct _object* obj, int value);
+/* 1 if `obj` is exactly an int (a bool is not) equal to `value`. */
+DYNC_SHIM_EXPORT int dync_py_equals_int(struct _object* obj, int64_t value);
+/* 1 if `obj` is exactly a float with the same value: NaN matches NaN and
+ * 0.0 does not match -0.0, since code specialized on one may differ on the
+ * other. */
+DYNC_SHIM_EXPORT int dync_py_equals_float(struct _object* obj, double value);
+/* 1 if `obj` is exactly a str whose UTF-8 form is the `size` bytes at
+ * `utf8` (which may hold NUL bytes). */
+DYNC_SHIM_EXPORT int dync_py_equals_str(struct _object* obj, const char* utf8, size_t size);
+
 /* ---- The function table artifacts receive -------------------------------
  * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the
  * runtime filled it, so an artifact can tell whether a later field exists.
@@ -300,9 +355,30 @@ typedef struct dync_shim_api {
   dync_status (*tensor_from_pyobject)(struct _object*, dync_tensor**);
   const dync_tensor* (*tensor_borrow_from_pyobject)(struct _object*);
   struct _object* (*tensor_to_pyobject)(const dync_tensor*);
+
+  /* Appended for guards; an artifact that calls them checks `size`. */
+  int (*grad_mode_enabled)(void);
+  int (*default_dtype)(void);
+  /* Python fields. */
+  struct _object* (*py_instance_attr)(struct _object*, const char*);
+  struct _object* (*py_dict_item)(struct _object*, const char*);
+  struct _object* (*py_sequence_item)(struct _object*, int64_t);
+  int (*py_type_is)(struct _object*, const char*, const char*);
+  int (*py_is_none)(struct _object*);
+  int (*py_equals_bool)(struct _object*, int);
+  int (*py_equals_int)(struct _object*, int64_t);
+  int (*py_equals_float)(struct _object*, double);
+  int (*py_equals_str)(struct _object*, const char*, size_t);
+
+  /* Appended for numbers given for Tensor parameters. */
+  dync_status (*stack_push_wrapped_double)(dync_stack*, double);
+  dync_status (*stack_push_wrapped_int)(dync_stack*, int64_t);
+  dync_status (*stack_push_wrapped_bool)(dync_stack*, int);
 } dync_shim_api;
 
-/* Fills every field but the Python ones (left as they are). */
+/* Fills every field but the Python ones (tensor_from_pyobject,
+ * tensor_borrow_from_pyobject, tensor_to_pyobject and the py_* fields, left
+ * as they are). */
 DYNC_SHIM_EXPORT void dync_shim_fill_api(dync_shim_api* api);
 /* Fills the Python fields (libdync_shim_python). */
 DYNC_SHIM_EXPORT void dync_shim_fill_python_api(dync_shim_api* api);

@@ -7,8 +7,8 @@
 # RUN: %dync export %S/Inputs/attention.py:model.forward --emit=guards | FileCheck %s --check-prefix=GUARDS
 
 # CHECK:      graph @model.forward(%x: tensor<f32, [2, n, 32]> = L['x'],
-# CHECK-NEXT: %[[W:[a-z_]+]]: tensor<f32, [96, 32], requires_grad> = L['self'].qkv.weight,
-# CHECK-NEXT: %[[SCALE:[a-z_]+]]: tensor<f32, []> = L['self'].scale)
+# CHECK-NEXT: %self_qkv_weight: tensor<f32, [96, 32], requires_grad> = L['self']._modules['qkv']._parameters['weight'],
+# CHECK-NEXT: %[[SCALE:self_scale]]: tensor<f32, []> = L['self']._buffers['scale'])
 # CHECK-NEXT: symbols { n: [2, 128] } {
 # CHECK:      aten::mul.Tensor({{.*}}, %[[SCALE]])
 # CHECK:      aten::arange.start_step(0, n,
@@ -16,8 +16,12 @@
 # CHECK:      aten::where.self
 # CHECK:      return (%{{[0-9]+}}, n)
 
-# GUARDS: TYPE_MATCH L['self'] attention.Attn
-# GUARDS: TYPE_MATCH L['self'].cfg attention.Config
-# GUARDS: EQUALS_MATCH L['self'].cfg.dim 32
-# GUARDS: EQUALS_MATCH L['self'].cfg.heads 4
-# GUARDS: EQUALS_MATCH L['self'].cfg.causal True
+# The buffer is read from `_buffers`, the config from the instance dict and
+# its fields from the dataclass instance's dict; the property runs.
+# GUARDS:      tensor L['self']._buffers['scale'] : tensor<f32, []>
+# GUARDS:      type L['self'] : attention:Attn
+# GUARDS:      none L['self']._modules['qkv']._parameters['bias']
+# GUARDS-NEXT: type L['self'].cfg : attention:Config
+# GUARDS-NEXT: equals L['self'].cfg.dim : 32
+# GUARDS-NEXT: equals L['self'].cfg.heads : 4
+# GUARDS-NEXT: equals L['self'].cfg.causal : true

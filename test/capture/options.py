@@ -37,12 +37,12 @@ def small():
 def square():
     return (torch.randn(3, 3),)
 
-# NOEMIT: dync: error: writing a shared library (-o) is not implemented yet; use --emit=graph
+# NOEMIT: dync: error: nothing to do: give -o FILE.so to write a shared library, or --emit=KIND to print what capture produces
 # MALFORMED: dync: error: malformed --dynamic 'x:zero=b': 'zero' is not a dimension number
 # UNKNOWN: options.py: error: --dynamic 'y:0=b' names 'y', which is not an example argument of Scaler.forward
 # OUTSIDE: options.py: error: --dynamic 'x:0=b[8,16]': the example's size 4 of 'x' dimension 0 is outside the range
 # NOEX: no_examples.py: error: no example inputs: define example_inputs() in the module
 # INIT: graph @Scaler.forward(%x: tensor<f32, [2, 2]> = L['x'])
 # INIT: aten::mul.Tensor(%x, 5.0)
-# SAME: TENSOR_MATCH L['x'] f32 cpu [n, n] requires_grad=false
-# SAME: EQUALS_MATCH L['self'].factor 2.0
+# SAME: tensor L['x'] : tensor<f32, [n, n]>
+# SAME: equals L['self'].factor : 2.0

@@ -35,10 +35,10 @@ def scale_inputs():
     return (torch.randn(7),)
 
 # CHECK:      # entry: {{.*}}per-entry-example.py:add
-# CHECK-NEXT: result 0: tensor<f32, [2, 3]>
+# CHECK-NEXT: result: tensor<f32, [2, 3]>
 # CHECK-NEXT: # entry: {{.*}}per-entry-example.py:matmul
-# CHECK-NEXT: result 0: tensor<f32, [4, 6]>
+# CHECK-NEXT: result: tensor<f32, [4, 6]>
 # CHECK-NEXT: # entry: {{.*}}per-entry-example.py:scale
-# CHECK-NEXT: result 0: tensor<f32, [7]>
+# CHECK-NEXT: result: tensor<f32, [7]>
 # NOENTRY: dync: error: --example 'other=add_inputs' names no entry: other is not captured
 # MALFORMED: dync: error: malformed --example 'add=': expected NAME or QUALNAME=NAME

@@ -50,8 +50,8 @@ class Gated(nn.Linear):
         return super().forward(x).sigmoid()
 
 # SUPER:      graph @Gated.forward(%x: tensor<f32, [6, 3]> = L['x'],
-# SUPER-NEXT: = L['self'].weight,
-# SUPER-NEXT: = L['self'].bias) {
+# SUPER-NEXT: %self_weight: {{.*}} = L['self']._parameters['weight'],
+# SUPER-NEXT: %self_bias: {{.*}} = L['self']._parameters['bias']) {
 # SUPER:      aten::addmm.default
 # SUPER:      aten::sigmoid.default
 

@@ -12,7 +12,7 @@ def double(x):
 def example_inputs():
     return (torch.ones(3),)
 
-# OUT:          result 0: tensor<f32, [3]>
+# OUT:          result: tensor<f32, [3]>
 # OUT-NOT:      time report
 # TIMES:        dync: time report
 # TIMES-NEXT:     python: {{ *}}{{[0-9]+\.[0-9]+}} s

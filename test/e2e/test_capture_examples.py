@@ -54,10 +54,14 @@ DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat1
 
 
 def parse_signature(text):
-    """'result 0: tensor<f32, [32, 10]>' lines as (dtype, [size text, ...])."""
+    """The tensors of 'result: tensor<f32, [32, 10]>' (a single result) or
+    'result 0: tensor<...>' (an element of a returned tuple or list) lines, as
+    (dtype, [size text, ...]), depth-first."""
     results = []
     for line in text.splitlines():
-        match = re.fullmatch(r"result \d+: tensor<(\w+), \[([^\]]*)\].*>", line.strip())
+        if re.fullmatch(r"result(?: [\d.]+)?: (tuple|list)", line.strip()):
+            continue
+        match = re.fullmatch(r"result(?: [\d.]+)?: tensor<(\w+), \[([^\]]*)\].*>", line.strip())
         assert match, f"unexpected signature line: {line!r}"
         sizes = [s.strip() for s in match.group(2).split(",") if s.strip()]
         results.append((DTYPES[match.group(1)], sizes))

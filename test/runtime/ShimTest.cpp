@@ -471,6 +471,21 @@ TEST(ShimApiTest, TableIsComplete) {
     EXPECT_NE(slot, nullptr) << "slot at offset " << (p - reinterpret_cast<const char*>(&api));
   }
   EXPECT_EQ(api.tensor_from_pyobject, nullptr);
+  // So are the core slots appended after the first Python ones, and every
+  // Python slot appended after them stays NULL.
+  EXPECT_NE(api.grad_mode_enabled, nullptr);
+  EXPECT_NE(api.default_dtype, nullptr);
+  const char* python = reinterpret_cast<const char*>(&api.py_instance_attr);
+  const char* pythonEnd = reinterpret_cast<const char*>(&api.stack_push_wrapped_double);
+  for (const char* p = python; p < pythonEnd; p += sizeof(void*)) {
+    void* slot;
+    std::memcpy(&slot, p, sizeof(slot));
+    EXPECT_EQ(slot, nullptr) << "slot at offset " << (p - reinterpret_cast<const char*>(&api));
+  }
+  // The core slots appended after those are set again.
+  EXPECT_NE(api.stack_push_wrapped_double, nullptr);
+  EXPECT_NE(api.stack_push_wrapped_int, nullptr);
+  EXPECT_NE(api.stack_push_wrapped_bool, nullptr);
   // The torch Python reports is the libtorch the shim was built against
   // ("2.13.0+cpu" starts with "2.13.0+").
   EXPECT_EQ(std::string(DYNC_TEST_TORCH_VERSION).rfind(std::string(dync_shim_torch_version()), 0),

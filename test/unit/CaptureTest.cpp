@@ -1,7 +1,7 @@
 //===- CaptureTest.cpp - The symbolic interpreter's tables and values -----===//
 //
-// The opcode table is total over the interpreter's opcodes; sources print as
-// guards and the runtime read them; --dynamic parses; and functions over
+// The opcode table is total over the interpreter's opcodes; --dynamic
+// parses; and functions over
 // constants interpreted symbolically compute what CPython computes running
 // them (the oracle is a double here: these functions touch no tensor).
 //
@@ -10,9 +10,7 @@
 
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DynamicSpec.h"
-#include "frontend/capture/Guard.h"
 #include "frontend/capture/Interpreter.h"
-#include "frontend/capture/Source.h"
 #include "frontend/python/PyStrings.h"
 #include "passes/ir/GraphBuilder.h"
 
@@ -38,32 +36,6 @@ TEST(CaptureOpcodeTable, CoversEveryOpcodeOnce) {
   for (const bytecode::OpcodeInfo* info : opcodes->all())
     EXPECT_TRUE(rows.count(info->name)) << "no row for " << info->name;
   EXPECT_EQ(rows.size(), opcodes->all().size());
-}
-
-TEST(CaptureSource, PrintsAsPython) {
-  SourcePtr self = Source::local("self");
-  SourcePtr weight = Source::attr(Source::index(Source::attr(self, "hidden"), 0), "weight");
-  EXPECT_EQ(weight->str(), "L['self'].hidden[0].weight");
-  EXPECT_EQ(weight->valueName(), "self_hidden_0_weight");
-  EXPECT_EQ(Source::attr(Source::global("torch"), "float32")->str(), "G['torch'].float32");
-  EXPECT_EQ(Source::key(Source::attr(self, "blocks"), "it's")->str(), "L['self'].blocks['it\\'s']");
-  EXPECT_EQ(Source::key(Source::attr(self, "blocks"), "a-b")->valueName(), "self_blocks_a_b");
-}
-
-TEST(CaptureGuards, OnePerKindAndSource) {
-  GuardSet guards;
-  guards.add({GuardKind::TypeMatch, Source::local("self"), "model.MLP"});
-  guards.add({GuardKind::TypeMatch, Source::local("self"), "model.MLP"});
-  guards.add({GuardKind::EqualsMatch, Source::attr(Source::local("self"), "training"), "False"});
-  guards.add({GuardKind::GlobalState, nullptr, "grad_mode=true"});
-  guards.add({GuardKind::GlobalState, nullptr, "default_dtype=torch.float32"});
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  guards.print(os);
-  EXPECT_EQ(text, "TYPE_MATCH L['self'] model.MLP\n"
-                  "EQUALS_MATCH L['self'].training False\n"
-                  "GLOBAL_STATE grad_mode=true\n"
-                  "GLOBAL_STATE default_dtype=torch.float32\n");
 }
 
 TEST(CaptureDynamicSpec, Parses) {

@@ -64,7 +64,7 @@ void buildMlp(Graph& graph) {
       "aten::view.default",
       {GraphBuilder::use(relu), Argument::list({Argument::sym(s0 * 16), Argument::sym(c10 + 6)})},
       Type::contiguousTensor(ctx, DType::F32, {s0 * 16, ctx.constant(16)}));
-  b.setOutput({GraphBuilder::use(view), GraphBuilder::use(max, 1)});
+  b.setOutput(Argument::tuple({GraphBuilder::use(view), GraphBuilder::use(max, 1)}));
 }
 
 constexpr const char* mlpText =
@@ -101,10 +101,11 @@ TEST(IrGraphTest, ParsedGraphPrintsIdentically) {
   EXPECT_EQ(printed(graph), mlpText);
 
   // Uses point at the defining nodes, results by index.
-  const Node& output = *graph.output();
-  EXPECT_EQ(output.args()[1].valueRef().node->name(), "max");
-  EXPECT_EQ(*output.args()[1].valueRef().index, 1u);
-  EXPECT_EQ(output.args()[1].valueRef().node->resultType(1)->dtype(), DType::I64);
+  const Argument& returned = graph.output()->returnValue();
+  ASSERT_EQ(returned.kind(), Argument::Kind::Tuple);
+  EXPECT_EQ(returned.elements()[1].valueRef().node->name(), "max");
+  EXPECT_EQ(*returned.elements()[1].valueRef().index, 1u);
+  EXPECT_EQ(returned.elements()[1].valueRef().node->resultType(1)->dtype(), DType::I64);
   // Symbolic sizes in the text are the same nodes the builder would make.
   SymExpr s0 = ctx.symbol("s0");
   EXPECT_EQ(std::prev(graph.nodes().end(), 2)->type().sizes()[0], s0 * 16);
@@ -119,7 +120,7 @@ TEST(IrGraphTest, BuilderNamesValuesAndKeepsInputsFirst) {
   Node* call = b.addCall("aten::neg.default", {GraphBuilder::use(x)}, scalar);
   Node* named = b.addCall("aten::neg.default", {GraphBuilder::use(call)}, {}, scalar, "x");
   Node* late = b.addInput("y", scalar, "L['y']");
-  b.setOutput({GraphBuilder::use(named), GraphBuilder::use(late)});
+  b.setOutput(Argument::tuple({GraphBuilder::use(named), GraphBuilder::use(late)}));
   EXPECT_EQ(call->name(), "0");
   EXPECT_EQ(named->name(), "x_1");
   EXPECT_EQ(&*std::next(graph.nodes().begin()), late);
@@ -172,15 +173,16 @@ TEST(IrGraphTest, VerifierChecksDefinitionOrderAndOwnership) {
   Node* x = b.addInput("x", t, "L['x']");
   Node* first = b.addCall("aten::neg.default", {GraphBuilder::use(x)}, t);
   Node* second = b.addCall("aten::neg.default", {GraphBuilder::use(first)}, t);
-  Node* out = b.setOutput({GraphBuilder::use(second)});
+  Node* out = b.setOutput(Argument::tuple({GraphBuilder::use(second)}));
   EXPECT_EQ(verifierErrors(graph), "");
 
   // Move %1 before its operand, rename it to clash, and use a foreign value.
   graph.nodes().remove(second);
   graph.nodes().insert(first->getIterator(), second);
   second->setName("0");
-  out->args().push_back(GraphBuilder::use(stranger));
-  out->args().push_back(GraphBuilder::use(first, 3));
+  std::vector<Argument>& returned = out->args().front().elements();
+  returned.push_back(GraphBuilder::use(stranger));
+  returned.push_back(GraphBuilder::use(first, 3));
   EXPECT_EQ(verifierErrors(graph),
             "error: graph @g: value %0 is defined more than once\n"
             "error: graph @g: %0: uses %0 before its definition\n"
@@ -199,7 +201,7 @@ TEST(IrGraphTest, VerifierRulesOnlyTheApiCanBreak) {
   Node* call = graph.append(Node::call("bad name", "aten::neg.default", {Argument::value(nullptr)},
                                        {{"1st", Argument::none()}}, t));
   graph.append(Node::input("late", t, "L['late']"));
-  Node* out = graph.append(Node::output({Argument::value(x)}));
+  Node* out = graph.append(Node::output(Argument::value(x)));
   out->kwargs().push_back({"k", Argument::none()});
   graph.append(Node::call("after", "aten::neg.default", {Argument::value(out)}, {}, t));
   (void)call;
@@ -220,16 +222,78 @@ TEST(IrGraphTest, ReturnMustBeLast) {
   GraphBuilder b(graph);
   Type t = Type::integer();
   Node* n = b.addInput("n", t, "L['n']");
-  b.setOutput({GraphBuilder::use(n)});
+  b.setOutput(GraphBuilder::use(n));
   b.addCall("aten::sym_size.int", {GraphBuilder::use(n), b.integer(0)}, t);
   EXPECT_EQ(verifierErrors(graph), "error: graph @g: 'return' must be the last node of the graph");
+}
+
+TEST(IrGraphTest, ReturnHoldsTheReturnedValue) {
+  // `return x` and `return (x,)` are different Python results, so they are
+  // different graphs; `(x)` is only grouping.
+  constexpr const char* text = R"(graph @f(%x: tensor<f32, [4]> = L['x']) {
+  return %x
+}
+
+graph @g(%x: tensor<f32, [4]> = L['x']) {
+  return (%x,)
+}
+
+graph @h(%x: tensor<f32, [4]> = L['x']) {
+  return %x
+}
+)";
+  Context ctx;
+  llvm::SourceMgr sm;
+  std::unique_ptr<Module> module = parseText(sm, ctx, text);
+  ASSERT_TRUE(module);
+  ASSERT_EQ(module->graphs().size(), 3u);
+  EXPECT_EQ(module->graphs()[0]->output()->returnValue().kind(), Argument::Kind::Value);
+  EXPECT_EQ(module->graphs()[1]->output()->returnValue().kind(), Argument::Kind::Tuple);
+  EXPECT_EQ(printed(*module->graphs()[2]), "graph @h(%x: tensor<f32, [4]> = L['x']) {\n"
+                                           "  return %x\n"
+                                           "}\n");
+
+  // Only the API can make a return without its one value.
+  Graph graph(ctx, "k");
+  graph.append(Node::output(Argument::none()))->args().clear();
+  EXPECT_EQ(verifierErrors(graph), "error: graph @k: 'return' must hold exactly one value, not 0");
+}
+
+TEST(IrGraphTest, OutputLeavesAreTheReturnedTensorsInOrder) {
+  Context ctx;
+  Graph graph(ctx, "f");
+  GraphBuilder b(graph);
+  SymExpr s0 = b.declareSymbol("s0", {2, 64});
+  Type t = Type::contiguousTensor(ctx, DType::F32, {s0});
+  Node* x = b.addInput("x", t, "L['x']");
+  Node* n = b.addInput("n", Type::integer(s0), "L['n']");
+  Node* neg = b.addCall("aten::neg.default", {GraphBuilder::use(x)}, t);
+  Node* max = b.addCall("aten::max.dim", {GraphBuilder::use(x), b.integer(0)},
+                        Type::tuple({Type::contiguousTensor(ctx, DType::F32, {}),
+                                     Type::contiguousTensor(ctx, DType::I64, {})}));
+  // (%1#1, [%0, none, %n], 3, (%x, 2*s0), %0): depth-first, left to right,
+  // tensors only, a value returned twice counted twice.
+  b.setOutput(Argument::tuple(
+      {GraphBuilder::use(max, 1),
+       Argument::list({GraphBuilder::use(neg), Argument::none(), GraphBuilder::use(n)}),
+       b.integer(3), Argument::tuple({GraphBuilder::use(x), Argument::sym(s0 * 2)}),
+       GraphBuilder::use(neg)}));
+  EXPECT_EQ(verifierErrors(graph), "");
+  std::vector<ValueRef> leaves = outputLeaves(graph);
+  std::vector<ValueRef> expected = {
+      {max, 1}, {neg, std::nullopt}, {x, std::nullopt}, {neg, std::nullopt}};
+  EXPECT_EQ(leaves, expected);
+
+  Graph scalar(ctx, "g");
+  GraphBuilder(scalar).setOutput(Argument::sym(ctx.constant(7)));
+  EXPECT_TRUE(outputLeaves(scalar).empty());
 }
 
 TEST(IrGraphTest, ModuleGraphNamesAreUnique) {
   Context ctx;
   Module module(ctx);
   for (int i = 0; i < 2; ++i)
-    GraphBuilder(module.addGraph("f")).setOutput({});
+    GraphBuilder(module.addGraph("f")).setOutput(Argument::tuple({}));
   llvm::Error error = verify(module);
   ASSERT_TRUE(static_cast<bool>(error));
   EXPECT_EQ(llvm::toString(std::move(error)),

@@ -291,7 +291,7 @@ protected:
       EXPECT_EQ(asked->str(), type->str());
       outputs.push_back(ir::Argument::value(value->node, value->index));
     }
-    oracle->builder().setOutput(outputs);
+    oracle->builder().setOutput(ir::Argument::tuple(outputs));
     llvm::Error finalized = oracle->finalize();
     ASSERT_FALSE(static_cast<bool>(finalized)) << llvm::toString(std::move(finalized));
     llvm::Error verified = ir::verify(*graph);
@@ -588,7 +588,7 @@ double captureMlp(ir::Graph& graph, test::PythonNamespace& python) {
   EXPECT_TRUE(result.has_value());
   if (!result)
     return 0;
-  oracle.builder().setOutput({ir::Argument::value(result->node, result->index)});
+  oracle.builder().setOutput(ir::Argument::value(result->node, result->index));
   llvm::Error finalized = oracle.finalize();
   EXPECT_FALSE(static_cast<bool>(finalized)) << llvm::toString(std::move(finalized));
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

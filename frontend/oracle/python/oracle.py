@@ -19,6 +19,7 @@ import itertools
 import logging
 import os
 import sys
+import warnings
 
 import torch
 
@@ -176,6 +177,7 @@ from torch.fx.experimental.symbolic_shapes import (
 )
 from torch.utils._python_dispatch import (
     TorchDispatchMode,
+    _disable_current_modes,
     autograd_would_have_decomposed,
 )
 from torch.utils._sympy import functions as sympy_fns
@@ -393,7 +395,10 @@ class _Recorder(TorchDispatchMode):
             if out is not NotImplemented:
                 return out
         out = func(*args, **kwargs)
+        if self.session._folded(args, kwargs, out):
+            return out
         self.session._record(func, args, kwargs, out)
+        self.session._note_constant(func, args, kwargs, out)
         return out
 
 
@@ -405,6 +410,119 @@ def _tensors_of(args, kwargs):
         elif isinstance(a, (list, tuple)):
             found.extend(t for t in a if isinstance(t, torch.Tensor))
     return found
+
+
+class _KernelCheck:
+    """Checks what fake tensors say a call gives against torch's CPU kernels.
+
+    Fake tensors take result types from torch's meta functions and Python
+    decompositions, which are written apart from the C++ kernels eager mode
+    runs. Where the two disagree, a graph would compute something other than
+    eager mode: torch's decomposition of aten::multilabel_margin_loss_forward
+    gives a 1-D input with reduction='none' a result of shape [1], where the
+    kernel gives []. Such bugs depend on ranks, dtypes and flags, not on how
+    large sizes are, so a call whose tensors are small and static also runs
+    for real, once per callable and argument signature, on zero-filled
+    tensors of the same sizes, strides and dtypes, with no mode and no Python
+    dispatcher; a difference in result shapes or dtypes stops capture. A call
+    the kernel refuses on zeros is not checked.
+    """
+
+    # Arguments of more elements than this, in all, are not checked.
+    MAX_NUMEL = 1 << 14
+
+    def __init__(self):
+        self.checked = {}  # (callable, signature) -> message or None
+
+    def prepare(self, fn, args, kwargs):
+        """What the check needs from the arguments as they are before the
+        call (an in-place call changes them), or None when it does not apply."""
+        flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
+        signature = []
+        numel = 0
+        for a in flat:
+            if type(a) is FakeTensor and a.numel() > self.MAX_NUMEL:
+                return None
+            if isinstance(a, FakeTensor):
+                if (
+                    a._has_symbolic_sizes_strides
+                    or a.device.type != "cpu"
+                    or a.layout != torch.strided
+                ):
+                    return None
+                numel += a.numel()
+                signature.append((tuple(a.shape), tuple(a.stride()), a.dtype))
+            elif isinstance(a, (torch.SymInt, torch.SymFloat, torch.SymBool, torch.Tensor)):
+                return None
+            else:
+                signature.append(a)
+        if numel > self.MAX_NUMEL:
+            return None
+        key = (fn, tuple(signature))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key, flat, spec, signature
+
+    def check(self, fn, prepared, out):
+        if prepared is None:
+            return
+        key, flat, spec, signature = prepared
+        got = self._types(out)
+        if not any(got):
+            return
+        if key not in self.checked:
+            self.checked[key] = self._compare(fn, flat, spec, signature, got)
+        if self.checked[key] is not None:
+            raise OracleError(self.checked[key])
+
+    @staticmethod
+    def _types(value):
+        return [
+            (tuple(t.shape), t.dtype) if isinstance(t, torch.Tensor) else None
+            for t in torch.utils._pytree.tree_leaves(value)
+        ]
+
+    def _compare(self, fn, flat, spec, signature, got):
+        def real(a, meta):
+            if not isinstance(a, FakeTensor):
+                return a
+            shape, stride, dtype = meta
+            return torch.empty_strided(shape, stride, dtype=dtype).zero_()
+
+        # What the kernel warns about zeros is not the program's business.
+        with _disable_current_modes(), torch._C._DisablePythonDispatcher(), torch.no_grad(), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                probes = [real(a, m) for a, m in zip(flat, signature)]
+                args, kwargs = torch.utils._pytree.tree_unflatten(probes, spec)
+                kwargs = kwargs or {}
+                if kwargs or callable(fn):
+                    expected = fn(*args, **kwargs)
+                else:
+                    expected = fn.__get__(args[0], type(args[0]))
+            except Exception:
+                return None
+        want = self._types(expected)
+        if got == want:
+            return None
+
+        def show(found):
+            return ", ".join(
+                "?" if t is None else f"{_DTYPES.get(t[1], t[1])} {list(t[0])}" for t in found
+            )
+
+        module = getattr(fn, "__module__", None)
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+        if module and module != "builtins":
+            name = f"{module}.{name}"
+        return (
+            f"torch's meta functions give {name} a result of ({show(got)}) where its CPU "
+            f"kernel gives ({show(want)}); a graph of what they say would not compute what "
+            f"eager mode does"
+        )
 
 
 class Session:
@@ -423,6 +541,7 @@ class Session:
         )
         self.fake = FakeTensorMode(shape_env=self.env, allow_non_fake_inputs=False)
         self.recorder = _Recorder(self)
+        self.kernel_check = _KernelCheck()
         self.dims = {}  # user symbol name -> _Dim
         self.names = {}  # sympy symbol -> user symbol name
         self.texts = {}  # sympy expression -> IR text
@@ -552,6 +671,7 @@ class Session:
         guards = len(self.env.guards)
         replacements = len(self.env.replacements)
         _calls_running += 1
+        prepared = self.kernel_check.prepare(fn, args, kwargs)
         try:
             with self.fake, enable_python_dispatcher(), self.recorder:
                 if kwargs:
@@ -562,6 +682,7 @@ class Session:
                     # A property getter such as Tensor.T, given as its
                     # descriptor: read it from the one argument.
                     out = fn.__get__(args[0], type(args[0]))
+            self.kernel_check.check(fn, prepared, out)
         except BaseException:
             self.undo()
             self.records = []
@@ -611,6 +732,47 @@ class Session:
         # in-place result is its argument, which from here on stands for
         # this node.
         self.records.append((name, encoded_args, encoded_kwargs, self._encode_result(out)))
+
+    def _note_constant(self, func, args, kwargs, out):
+        """A one-element tensor a factory makes from plain numbers
+        (scalar_tensor(3) in torch.cov's C++) has a value known from the
+        program alone. Fake tensors carry such values (FakeTensor.constant)
+        and propagate them through later operators, so torch's own checks on
+        them (`at::is_scalar_tensor_true(norm_factor <= 0)`) are decided
+        instead of being data-dependent. The tensor stays a graph value."""
+        if type(out) is not FakeTensor or out.constant is not None or out.numel() != 1:
+            return
+        if torch.Tag.nondeterministic_seeded in func.tags:
+            return
+        for a in torch.utils._pytree.tree_leaves((args, kwargs)):
+            if isinstance(a, (torch.Tensor, torch.SymInt, torch.SymFloat, torch.SymBool)):
+                return
+        with _disable_current_modes(), torch._C._DisablePythonDispatcher():
+            try:
+                real = func(*args, **kwargs)
+            except Exception:
+                return
+        if type(real) is not torch.Tensor or real.shape != out.shape or real.dtype != out.dtype:
+            return
+        out.constant = real
+        self.fake.fake_tensor_converter.add_constant_storage_mapping(out)
+
+    @staticmethod
+    def _folded(args, kwargs, out):
+        """Whether a call computed a plain value from constant tensors alone
+        (torch.equal of two of them): capture gets the value itself, and no
+        node is needed for it."""
+        if isinstance(out, torch.Tensor) or any(
+            isinstance(t, torch.Tensor) for t in torch.utils._pytree.tree_leaves(out)
+        ):
+            return False
+        tensors = [
+            a for a in torch.utils._pytree.tree_leaves((args, kwargs))
+            if isinstance(a, torch.Tensor)
+        ]
+        return bool(tensors) and all(
+            isinstance(t, FakeTensor) and t.constant is not None for t in tensors
+        )
 
     def _record_constant(self, real, out):
         if real.dim() != 0 or real.is_complex() or real.dtype not in _DTYPES:

@@ -1,0 +1,615 @@
+//===- GuardCodegen.cpp - A graph's guards to a native guard function -----===//
+//
+// The guard function is one chain of checks: each either continues in a new
+// block or branches to the single `miss` block, which stores the failing
+// check's reason and returns 0. Everything computed before a check therefore
+// dominates every later one, which is what lets a source's object, a
+// tensor's sizes and a symbol's value be computed once and reused.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/GuardCodegen.h"
+
+#include "runtime/artifact/dync_artifact.h"
+#include "runtime/shim/dync_shim.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace dync;
+using namespace dync::codegen;
+using llvm::Value;
+
+namespace {
+
+/// Where a symbol's value was read: a dimension of a guarded tensor.
+struct Binding {
+  Value* value = nullptr;
+  /// The text form of the tensor guard that bound it, and the dimension.
+  std::string guardText;
+  unsigned dim = 0;
+  /// `L['x'].size(0)`.
+  std::string where;
+};
+
+/// A size or stride whose expected expression mentions a symbol that only a
+/// later tensor guard binds; checked once every tensor guard has run.
+struct DeferredCheck {
+  Value* actual;
+  ir::SymExpr expected;
+  std::string guardText;
+  std::string reason;
+};
+
+template <typename T> std::string textOf(const T& printable) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printable.print(os);
+  return text;
+}
+
+class GuardEmitter {
+public:
+  GuardEmitter(ShimModule& shim, const ir::Graph& graph)
+      : shim_(shim), graph_(graph), ctx_(shim.context()), b_(ctx_) {}
+
+  llvm::Expected<llvm::Function*> emit(llvm::StringRef functionName);
+
+private:
+  llvm::Error error(const llvm::Twine& message) const {
+    return llvm::createStringError("guards @" + graph_.name() + ": " + message);
+  }
+
+  /// Every symbol a check needs must be bound by some tensor guard's size;
+  /// there is nowhere else at run time to read it from.
+  llvm::Error checkSymbolsAreBound() const;
+  /// Continues when \p ok is true; otherwise the guard misses with \p reason.
+  void require(Value* ok, const llvm::Twine& reason);
+  /// The object at \p source (borrowed), reading each step once per function.
+  llvm::Expected<Value*> read(const ir::Source& source, llvm::StringRef guardText);
+  /// The value of \p expr with Python's integer semantics; overflow and
+  /// division by zero are misses that name \p context.
+  llvm::Expected<Value*> sym(ir::SymExpr expr, llvm::StringRef context);
+  bool isBound(ir::SymExpr expr) const;
+  /// Requires \p actual == \p expected now, or after every tensor guard if
+  /// \p expected mentions a symbol not bound yet.
+  llvm::Error checkEquals(Value* actual, ir::SymExpr expected, const std::string& guardText,
+                          std::string reason);
+
+  llvm::Error emitGuard(const ir::Guard& guard);
+  llvm::Error emitTensor(const ir::Guard& guard, Value* object, const std::string& text);
+  llvm::Error emitEquals(const ir::Guard& guard, Value* object, const std::string& text);
+  llvm::Error emitAssumptions();
+
+  ShimModule& shim_;
+  const ir::Graph& graph_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  llvm::BasicBlock* miss_ = nullptr;
+  llvm::PHINode* missReason_ = nullptr;
+  llvm::MDNode* unlikely_ = nullptr;
+
+  llvm::StringMap<Value*> objects_;
+  llvm::StringMap<Binding> bindings_;
+  llvm::DenseMap<ir::SymExpr, Value*> symValues_;
+  std::vector<DeferredCheck> deferred_;
+};
+
+llvm::Error GuardEmitter::checkSymbolsAreBound() const {
+  llvm::StringSet<> bound;
+  for (const ir::Guard& guard : graph_.guards().guards())
+    if (guard.kind == ir::GuardKind::Tensor && guard.tensorType)
+      for (ir::SymExpr size : guard.tensorType->sizes())
+        if (size.isSymbol())
+          bound.insert(size.symbolName());
+
+  auto need = [&](llvm::StringRef symbol, const llvm::Twine& where) -> llvm::Error {
+    if (bound.contains(symbol))
+      return llvm::Error::success();
+    return error("the symbol " + symbol + " (" + where +
+                 ") is not the size of any guarded tensor's dimension, so the guard "
+                 "function has nowhere to read it from");
+  };
+  auto needAll = [&](ir::SymExpr expr, const llvm::Twine& where) -> llvm::Error {
+    llvm::Error result = llvm::Error::success();
+    expr.walkSymbols([&](ir::SymExpr symbol) {
+      if (!result)
+        result = need(symbol.symbolName(), where);
+    });
+    return result;
+  };
+
+  for (const ir::SymbolDecl& decl : graph_.symbols())
+    if (llvm::Error e = need(decl.name, "declared by the graph"))
+      return e;
+  for (const ir::Relation& relation : graph_.relations()) {
+    std::string text = textOf(relation);
+    if (llvm::Error e = needAll(relation.lhs, "in the relation " + text))
+      return e;
+    if (llvm::Error e = needAll(relation.rhs, "in the relation " + text))
+      return e;
+  }
+  for (const ir::Guard& guard : graph_.guards().guards()) {
+    if (guard.kind != ir::GuardKind::Tensor || !guard.tensorType)
+      continue;
+    std::string text = textOf(guard);
+    for (ir::SymExpr size : guard.tensorType->sizes())
+      if (llvm::Error e = needAll(size, "in " + text))
+        return e;
+    if (!guard.tensorType->hasContiguousStrides())
+      for (ir::SymExpr stride : guard.tensorType->strides())
+        if (llvm::Error e = needAll(stride, "in " + text))
+          return e;
+  }
+  return llvm::Error::success();
+}
+
+void GuardEmitter::require(Value* ok, const llvm::Twine& reason) {
+  auto* next = llvm::BasicBlock::Create(ctx_, "ok", fn_);
+  b_.CreateCondBr(ok, next, miss_, unlikely_);
+  missReason_->addIncoming(shim_.string(reason.str(), "guard.reason"), b_.GetInsertBlock());
+  b_.SetInsertPoint(next);
+}
+
+llvm::Expected<Value*> GuardEmitter::read(const ir::Source& source, llvm::StringRef guardText) {
+  std::string key = source.str();
+  if (Value* known = objects_.lookup(key))
+    return known;
+  // Names and keys reach the shim as C strings.
+  if (source.kind() != ir::Source::Kind::Item || !source.hasIndex())
+    if (source.name().find('\0') != std::string::npos)
+      return error("the source " + key + " has a NUL character in a name");
+
+  Value* object = nullptr;
+  switch (source.kind()) {
+  case ir::Source::Kind::Local: {
+    const std::vector<std::string>& locals = graph_.guards().localNames();
+    auto it = llvm::find(locals, source.name());
+    if (it == locals.end())
+      return error("the source " + key + " names no local of the frame (its locals are " +
+                   llvm::join(locals, ", ") + ")");
+    Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), fn_->getArg(0),
+                                                static_cast<uint64_t>(it - locals.begin()));
+    object = b_.CreateLoad(b_.getPtrTy(), slot, "local." + source.name());
+    break;
+  }
+  case ir::Source::Kind::Global:
+    object = shim_.call(b_, ShimFn::PyDictItem,
+                        {fn_->getArg(1), shim_.string(source.name(), "guard.name")}, "global");
+    break;
+  case ir::Source::Kind::Attr:
+  case ir::Source::Kind::Item: {
+    llvm::Expected<Value*> base = read(*source.base(), guardText);
+    if (!base)
+      return base.takeError();
+    if (source.kind() == ir::Source::Kind::Attr)
+      object = shim_.call(b_, ShimFn::PyInstanceAttr,
+                          {*base, shim_.string(source.name(), "guard.name")}, "attr");
+    else if (source.hasIndex())
+      object =
+          shim_.call(b_, ShimFn::PySequenceItem, {*base, b_.getInt64(source.indexValue())}, "item");
+    else
+      object = shim_.call(b_, ShimFn::PyDictItem,
+                          {*base, shim_.string(source.name(), "guard.name")}, "item");
+    break;
+  }
+  }
+  require(b_.CreateIsNotNull(object), guardText + ": " + key + " could not be read");
+  objects_[key] = object;
+  return object;
+}
+
+bool GuardEmitter::isBound(ir::SymExpr expr) const {
+  bool bound = true;
+  expr.walkSymbols([&](ir::SymExpr symbol) { bound &= bindings_.contains(symbol.symbolName()); });
+  return bound;
+}
+
+llvm::Expected<Value*> GuardEmitter::sym(ir::SymExpr expr, llvm::StringRef context) {
+  if (Value* known = symValues_.lookup(expr))
+    return known;
+  llvm::SmallVector<Value*, 4> operands;
+  for (ir::SymExpr operand : expr.operands()) {
+    llvm::Expected<Value*> v = sym(operand, context);
+    if (!v)
+      return v.takeError();
+    operands.push_back(*v);
+  }
+  std::string overflow = (context + ": overflow computing " + expr.str()).str();
+  // A checked operation: a miss when the true result does not fit int64,
+  // where SymExpr::evaluate fails too.
+  auto checked = [&](llvm::Intrinsic::ID id, Value* a, Value* c) {
+    Value* pair = b_.CreateBinaryIntrinsic(id, a, c);
+    require(b_.CreateNot(b_.CreateExtractValue(pair, 1)), overflow);
+    return b_.CreateExtractValue(pair, 0);
+  };
+
+  Value* result = nullptr;
+  switch (expr.kind()) {
+  case ir::SymKind::Const:
+    result = b_.getInt64(expr.constantValue());
+    break;
+  case ir::SymKind::Symbol: {
+    auto it = bindings_.find(expr.symbolName());
+    if (it == bindings_.end())
+      return error("the symbol " + expr.symbolName() + " is used before a tensor guard binds it");
+    result = it->second.value;
+    break;
+  }
+  case ir::SymKind::Add:
+    result = operands[0];
+    for (Value* v : llvm::drop_begin(operands))
+      result = checked(llvm::Intrinsic::sadd_with_overflow, result, v);
+    break;
+  case ir::SymKind::Mul:
+    result = operands[0];
+    for (Value* v : llvm::drop_begin(operands))
+      result = checked(llvm::Intrinsic::smul_with_overflow, result, v);
+    break;
+  case ir::SymKind::Min:
+  case ir::SymKind::Max: {
+    bool isMin = expr.kind() == ir::SymKind::Min;
+    result = operands[0];
+    for (Value* v : llvm::drop_begin(operands))
+      result = b_.CreateSelect(isMin ? b_.CreateICmpSLT(v, result) : b_.CreateICmpSGT(v, result), v,
+                               result);
+    break;
+  }
+  case ir::SymKind::FloorDiv:
+  case ir::SymKind::Mod: {
+    Value* a = operands[0];
+    Value* d = operands[1];
+    ir::SymExpr divisor = expr.operands()[1];
+    if (!divisor.isConstant() || divisor.constantValue() == 0)
+      require(b_.CreateICmpNE(d, b_.getInt64(0)),
+              context + ": division by zero computing " + expr.str());
+    bool isFloorDiv = expr.kind() == ir::SymKind::FloorDiv;
+    // Python's semantics: the quotient rounds toward negative infinity and
+    // the remainder takes the divisor's sign. A divisor of -1 is special
+    // cased so INT64_MIN / -1 cannot trap; INT64_MIN // -1 does not fit.
+    bool mayBeMinusOne = !divisor.isConstant() || divisor.constantValue() == -1;
+    Value* minusOne = mayBeMinusOne ? b_.CreateICmpEQ(d, b_.getInt64(-1)) : nullptr;
+    if (isFloorDiv && mayBeMinusOne)
+      require(b_.CreateNot(b_.CreateAnd(
+                  minusOne, b_.CreateICmpEQ(a, b_.getInt64(std::numeric_limits<int64_t>::min())))),
+              overflow);
+    Value* safeD = minusOne ? b_.CreateSelect(minusOne, b_.getInt64(1), d) : d;
+    Value* q = b_.CreateSDiv(a, safeD);
+    Value* r = b_.CreateSRem(a, safeD);
+    Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, b_.getInt64(0)),
+                                 b_.CreateICmpSLT(b_.CreateXor(r, d), b_.getInt64(0)));
+    if (isFloorDiv) {
+      result = b_.CreateSelect(adjust, b_.CreateSub(q, b_.getInt64(1)), q, "floordiv");
+      if (minusOne)
+        result = b_.CreateSelect(minusOne, b_.CreateNeg(a), result, "floordiv");
+    } else {
+      result = b_.CreateSelect(adjust, b_.CreateAdd(r, d), r, "mod");
+      if (minusOne)
+        result = b_.CreateSelect(minusOne, b_.getInt64(0), result, "mod");
+    }
+    break;
+  }
+  }
+  symValues_[expr] = result;
+  return result;
+}
+
+llvm::Error GuardEmitter::checkEquals(Value* actual, ir::SymExpr expected,
+                                      const std::string& guardText, std::string reason) {
+  if (!isBound(expected)) {
+    deferred_.push_back({actual, expected, guardText, std::move(reason)});
+    return llvm::Error::success();
+  }
+  llvm::Expected<Value*> value = sym(expected, guardText);
+  if (!value)
+    return value.takeError();
+  require(b_.CreateICmpEQ(actual, *value), reason);
+  return llvm::Error::success();
+}
+
+llvm::Error GuardEmitter::emitTensor(const ir::Guard& guard, Value* object,
+                                     const std::string& text) {
+  if (!guard.tensorType || !guard.tensorType->isTensor())
+    return error(text + ": a tensor guard needs a tensor type");
+  const ir::Type& type = *guard.tensorType;
+  std::string source = guard.source->str();
+
+  Value* t = shim_.call(b_, ShimFn::TensorBorrowFromPyObject, {object}, "tensor");
+  require(b_.CreateIsNotNull(t), text + ": not a tensor");
+
+  int dtype = dtypeNumber(type.dtype());
+  if (dtype < 0)
+    return error(text + ": the dtype " + ir::spelling(type.dtype()) + " has no shim number");
+  require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::TensorDType, {t}, "dtype"), b_.getInt32(dtype)),
+          text + ": dtype is not " + ir::spelling(type.dtype()));
+
+  ir::Device device = type.device();
+  int deviceType;
+  switch (device.kind) {
+  case ir::DeviceKind::CPU:
+    deviceType = DYNC_DEVICE_CPU;
+    break;
+  case ir::DeviceKind::CUDA:
+    deviceType = DYNC_DEVICE_CUDA;
+    break;
+  default:
+    return error(text + ": guards on " + ir::spelling(device.kind) +
+                 " tensors are not supported yet");
+  }
+  std::string deviceText = textOf(device);
+  require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::TensorDeviceType, {t}, "device"),
+                          b_.getInt32(deviceType)),
+          text + ": device is not " + deviceText);
+  // A device written without an index (`cpu`) matches any index.
+  if (device.index >= 0)
+    require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::TensorDeviceIndex, {t}, "device.index"),
+                            b_.getInt32(device.index)),
+            text + ": device is not " + deviceText);
+
+  size_t rank = type.sizes().size();
+  require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::TensorDim, {t}, "dim"), b_.getInt64(rank)),
+          text + ": dim() is not " + std::to_string(rank));
+
+  Value* sizes = rank ? shim_.call(b_, ShimFn::TensorSizes, {t}, "sizes") : nullptr;
+  for (unsigned d = 0; d < rank; ++d) {
+    ir::SymExpr expected = type.sizes()[d];
+    std::string dim = "size(" + std::to_string(d) + ")";
+    Value* actual = b_.CreateLoad(b_.getInt64Ty(),
+                                  b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), sizes, d), dim);
+    if (expected.isSymbol() && !bindings_.contains(expected.symbolName())) {
+      // First sight: this dimension is where the symbol's value comes from.
+      actual->setName(expected.symbolName());
+      bindings_[expected.symbolName()] = {actual, text, d, source + "." + dim};
+      continue;
+    }
+    std::string reason = text + ": " + dim + " is not " + expected.str();
+    if (expected.isSymbol())
+      reason += " = " + bindings_[expected.symbolName()].where;
+    if (llvm::Error e = checkEquals(actual, expected, text, std::move(reason)))
+      return e;
+  }
+
+  if (type.hasContiguousStrides()) {
+    require(b_.CreateICmpNE(shim_.call(b_, ShimFn::TensorIsContiguous, {t}, "contiguous"),
+                            b_.getInt32(0)),
+            text + ": not contiguous");
+  } else {
+    Value* strides = shim_.call(b_, ShimFn::TensorStrides, {t}, "strides");
+    for (unsigned d = 0; d < rank; ++d) {
+      std::string dim = "stride(" + std::to_string(d) + ")";
+      Value* actual = b_.CreateLoad(
+          b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), strides, d), dim);
+      if (llvm::Error e = checkEquals(actual, type.strides()[d], text,
+                                      text + ": " + dim + " is not " + type.strides()[d].str()))
+        return e;
+    }
+  }
+
+  require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::TensorRequiresGrad, {t}, "requires_grad"),
+                          b_.getInt32(type.requiresGrad() ? 1 : 0)),
+          text + ": requires_grad is not " + (type.requiresGrad() ? "true" : "false"));
+  return llvm::Error::success();
+}
+
+llvm::Error GuardEmitter::emitEquals(const ir::Guard& guard, Value* object,
+                                     const std::string& text) {
+  if (!guard.constant)
+    return error(text + ": an equals guard needs a constant");
+  const ir::Argument& constant = *guard.constant;
+  Value* equal = nullptr;
+  switch (constant.kind()) {
+  case ir::Argument::Kind::Bool:
+    equal = shim_.call(b_, ShimFn::PyEqualsBool, {object, b_.getInt32(constant.boolValue())});
+    break;
+  case ir::Argument::Kind::Sym:
+    if (!constant.symValue().isConstant())
+      return error(text + ": equals with a symbolic value is not supported yet");
+    equal = shim_.call(b_, ShimFn::PyEqualsInt,
+                       {object, b_.getInt64(constant.symValue().constantValue())});
+    break;
+  case ir::Argument::Kind::Float:
+    equal = shim_.call(b_, ShimFn::PyEqualsFloat,
+                       {object, llvm::ConstantFP::get(b_.getDoubleTy(), constant.floatValue())});
+    break;
+  case ir::Argument::Kind::String:
+    equal = shim_.call(b_, ShimFn::PyEqualsStr,
+                       {object, shim_.string(constant.stringValue(), "guard.str"),
+                        b_.getInt64(constant.stringValue().size())});
+    break;
+  default:
+    return error(text + ": equals compares with a bool, int, float or str constant only");
+  }
+  require(b_.CreateICmpNE(equal, b_.getInt32(0)), text);
+  return llvm::Error::success();
+}
+
+llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
+  // The loader checks versions, once per load.
+  if (guard.kind == ir::GuardKind::Version)
+    return llvm::Error::success();
+  std::string text = textOf(guard);
+
+  switch (guard.kind) {
+  case ir::GuardKind::GradMode:
+    require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::GradModeEnabled, {}, "grad_mode"),
+                            b_.getInt32(guard.flag ? 1 : 0)),
+            text);
+    return llvm::Error::success();
+  case ir::GuardKind::DefaultDType:
+    require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::DefaultDType, {}, "default_dtype"),
+                            b_.getInt32(dtypeNumber(guard.dtype))),
+            text);
+    return llvm::Error::success();
+  default:
+    break;
+  }
+
+  if (!guard.source)
+    return error(text + ": this guard needs a source");
+  llvm::Expected<Value*> object = read(*guard.source, text);
+  if (!object)
+    return object.takeError();
+  switch (guard.kind) {
+  case ir::GuardKind::Tensor:
+    return emitTensor(guard, *object, text);
+  case ir::GuardKind::Type: {
+    if (guard.typeModule.find('\0') != std::string::npos ||
+        guard.typeQualname.find('\0') != std::string::npos)
+      return error(text + ": a type name has a NUL character");
+    Value* same = shim_.call(b_, ShimFn::PyTypeIs,
+                             {*object, shim_.string(guard.typeModule, "guard.module"),
+                              shim_.string(guard.typeQualname, "guard.qualname")},
+                             "type_is");
+    require(b_.CreateICmpNE(same, b_.getInt32(0)), text);
+    return llvm::Error::success();
+  }
+  case ir::GuardKind::Equals:
+    return emitEquals(guard, *object, text);
+  case ir::GuardKind::None:
+    require(b_.CreateICmpNE(shim_.call(b_, ShimFn::PyIsNone, {*object}, "is_none"), b_.getInt32(0)),
+            text);
+    return llvm::Error::success();
+  default:
+    return error(text + ": unknown guard kind");
+  }
+}
+
+llvm::Error GuardEmitter::emitAssumptions() {
+  for (DeferredCheck& check : deferred_) {
+    llvm::Expected<Value*> value = sym(check.expected, check.guardText);
+    if (!value)
+      return value.takeError();
+    require(b_.CreateICmpEQ(check.actual, *value), check.reason);
+  }
+
+  for (const ir::SymbolDecl& decl : graph_.symbols()) {
+    const ir::SymbolRange& range = decl.range;
+    if (!range.lo && !range.hi)
+      continue;
+    const Binding& binding = bindings_[decl.name];
+    Value* inside = nullptr;
+    if (range.lo)
+      inside = b_.CreateICmpSGE(binding.value, b_.getInt64(*range.lo), decl.name + ".above_lo");
+    if (range.hi) {
+      Value* belowHi =
+          b_.CreateICmpSLE(binding.value, b_.getInt64(*range.hi), decl.name + ".below_hi");
+      inside = inside ? b_.CreateAnd(inside, belowHi, decl.name + ".inside") : belowHi;
+    }
+    require(inside, binding.guardText + ": size(" + std::to_string(binding.dim) + ") (" +
+                        decl.name + ") is outside " + textOf(range));
+  }
+
+  for (const ir::Relation& relation : graph_.relations()) {
+    // The reason says where each symbol was read.
+    std::string reason = "relation " + textOf(relation) + " does not hold (";
+    llvm::StringSet<> named;
+    auto name = [&](ir::SymExpr symbol) {
+      if (!named.insert(symbol.symbolName()).second)
+        return;
+      if (named.size() > 1)
+        reason += ", ";
+      reason += (symbol.symbolName() + " = " + bindings_[symbol.symbolName()].where).str();
+    };
+    relation.lhs.walkSymbols(name);
+    relation.rhs.walkSymbols(name);
+    reason += ")";
+    if (named.empty())
+      reason = "relation " + textOf(relation) + " does not hold";
+
+    llvm::Expected<Value*> lhs = sym(relation.lhs, reason);
+    if (!lhs)
+      return lhs.takeError();
+    llvm::Expected<Value*> rhs = sym(relation.rhs, reason);
+    if (!rhs)
+      return rhs.takeError();
+    llvm::CmpInst::Predicate predicate = llvm::CmpInst::ICMP_EQ;
+    switch (relation.kind) {
+    case ir::RelationKind::Eq:
+      predicate = llvm::CmpInst::ICMP_EQ;
+      break;
+    case ir::RelationKind::Ne:
+      predicate = llvm::CmpInst::ICMP_NE;
+      break;
+    case ir::RelationKind::Lt:
+      predicate = llvm::CmpInst::ICMP_SLT;
+      break;
+    case ir::RelationKind::Le:
+      predicate = llvm::CmpInst::ICMP_SLE;
+      break;
+    case ir::RelationKind::Gt:
+      predicate = llvm::CmpInst::ICMP_SGT;
+      break;
+    case ir::RelationKind::Ge:
+      predicate = llvm::CmpInst::ICMP_SGE;
+      break;
+    }
+    require(b_.CreateICmp(predicate, *lhs, *rhs), reason);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<llvm::Function*> GuardEmitter::emit(llvm::StringRef functionName) {
+  if (llvm::Error e = checkSymbolsAreBound())
+    return e;
+
+  llvm::Type* ptr = b_.getPtrTy();
+  auto* type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr, ptr}, false);
+  fn_ = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, functionName,
+                               shim_.module());
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  fn_->getArg(0)->setName("fast_locals");
+  fn_->getArg(1)->setName("globals");
+  fn_->getArg(2)->setName("reason");
+  unlikely_ = llvm::MDBuilder(ctx_).createBranchWeights(1u << 20, 1);
+
+  auto* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+  miss_ = llvm::BasicBlock::Create(ctx_, "miss", fn_);
+  b_.SetInsertPoint(miss_);
+  missReason_ = b_.CreatePHI(ptr, 8, "why");
+  auto* store = llvm::BasicBlock::Create(ctx_, "miss.store", fn_);
+  auto* missRet = llvm::BasicBlock::Create(ctx_, "miss.ret", fn_);
+  b_.CreateCondBr(b_.CreateIsNotNull(fn_->getArg(2)), store, missRet);
+  b_.SetInsertPoint(store);
+  b_.CreateStore(missReason_, fn_->getArg(2));
+  b_.CreateBr(missRet);
+  b_.SetInsertPoint(missRet);
+  b_.CreateRet(b_.getInt32(0));
+
+  b_.SetInsertPoint(entry);
+  // A process without the Python runtime leaves the Python readers NULL; a
+  // guard there misses instead of calling through them.
+  bool readsObjects = llvm::any_of(graph_.guards().guards(), [](const ir::Guard& g) {
+    return g.source && g.kind != ir::GuardKind::Version;
+  });
+  if (readsObjects)
+    require(b_.CreateIsNotNull(shim_.load(b_, ShimFn::PyInstanceAttr)),
+            "guards of " + graph_.name() +
+                ": the runtime's shim table has no Python object readers (a process "
+                "without the dync Python runtime)");
+
+  for (const ir::Guard& guard : graph_.guards().guards())
+    if (llvm::Error e = emitGuard(guard))
+      return e;
+  if (llvm::Error e = emitAssumptions())
+    return e;
+  b_.CreateRet(b_.getInt32(1));
+  return fn_;
+}
+
+} // namespace
+
+llvm::Expected<llvm::Function*> dync::codegen::emitGuardFunction(ShimModule& shim,
+                                                                 const ir::Graph& graph,
+                                                                 llvm::StringRef functionName) {
+  return GuardEmitter(shim, graph).emit(functionName);
+}

@@ -1,0 +1,76 @@
+//===- Manifest.cpp - The human-readable record inside an artifact --------===//
+#include "codegen/Manifest.h"
+
+#include "runtime/artifact/dync_artifact.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace dync;
+
+std::string codegen::renderManifest(llvm::ArrayRef<ArtifactEntry> entries,
+                                    const ArtifactOptions& options, llvm::StringRef targetCpu,
+                                    llvm::StringRef cpuFeatures) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "# dync artifact\n";
+  os << "format_version " << DYNC_ARTIFACT_FORMAT_VERSION << '\n';
+  os << "shim_abi_version " << DYNC_SHIM_ABI_VERSION << '\n';
+  os << "python_magic "
+     << llvm::toHex(llvm::ArrayRef<uint8_t>(options.pythonMagic.data(), 4), /*LowerCase=*/true)
+     << '\n';
+  os << "torch " << options.torchVersion << '\n';
+  os << "target_cpu " << targetCpu << '\n';
+  os << "cpu_features " << (cpuFeatures.empty() ? "-" : cpuFeatures) << '\n';
+  os << "source " << (options.sourcePath.empty() ? "-" : options.sourcePath) << '\n';
+  os << "source_sha256 " << (options.sourceSha256.empty() ? "-" : options.sourceSha256) << '\n';
+  for (const ArtifactEntry& entry : entries) {
+    os << "\nentry " << entry.qualifiedName << " line " << entry.firstLine << " graphs";
+    for (const ArtifactGraph& graph : entry.graphs)
+      os << ' ' << graph.name;
+    os << '\n';
+    for (const ArtifactGraph& graph : entry.graphs) {
+      os << '\n';
+      graph.graph->print(os);
+      if (!graph.graph->guards().empty()) {
+        os << '\n';
+        graph.graph->guards().print(os, graph.graph->name());
+      }
+    }
+  }
+  return text;
+}
+
+llvm::Expected<std::string> codegen::readManifest(llvm::StringRef path) {
+  if (!llvm::sys::fs::exists(path))
+    return llvm::createStringError(path + ": no such file");
+  llvm::Expected<llvm::object::OwningBinary<llvm::object::ObjectFile>> file =
+      llvm::object::ObjectFile::createObjectFile(path);
+  if (!file) {
+    std::string why = llvm::toString(file.takeError());
+    return llvm::createStringError(path + ": not a dync artifact: " + why);
+  }
+  const llvm::object::ObjectFile& object = *file->getBinary();
+  if (!object.isELF())
+    return llvm::createStringError(path + ": not a dync artifact: not an ELF shared library");
+  for (const llvm::object::SectionRef& section : object.sections()) {
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*name != ManifestSection)
+      continue;
+    llvm::Expected<llvm::StringRef> contents = section.getContents();
+    if (!contents)
+      return llvm::createStringError(path + ": the dync manifest cannot be read: " +
+                                     llvm::toString(contents.takeError()));
+    // The section holds a NUL-terminated string.
+    return contents->split('\0').first.str();
+  }
+  return llvm::createStringError(path + ": not a dync artifact: it has no " +
+                                 llvm::Twine(ManifestSection) + " section");
+}

@@ -1,0 +1,121 @@
+//===- DictReads.cpp - The dictionary reads sources are made of -----------===//
+#include "frontend/capture/DictReads.h"
+
+#include "frontend/python/PyRef.h"
+#include "frontend/python/PyStrings.h"
+
+namespace dync::capture {
+
+using ir::Source;
+using ir::SourcePtr;
+using python::PyRef;
+
+namespace {
+
+/// Whether attribute reads on instances of \p type are Python's generic
+/// lookup: object's, type's or module's __getattribute__, not an override
+/// that could answer without reading the dict.
+bool hasGenericGetattribute(PyTypeObject* type) {
+  static PyObject* name = PyUnicode_InternFromString("__getattribute__");
+  PyObject* own = _PyType_Lookup(type, name);
+  return own &&
+         (own == _PyType_Lookup(&PyBaseObject_Type, name) ||
+          own == _PyType_Lookup(&PyType_Type, name) || own == _PyType_Lookup(&PyModule_Type, name));
+}
+
+/// \p object's instance __dict__ (a module's md_dict, a class's tp_dict), or
+/// null.
+PyObject* instanceDict(PyObject* object) {
+  PyObject** pointer = _PyObject_GetDictPtr(object);
+  PyObject* dict = pointer ? *pointer : nullptr;
+  return dict && PyDict_Check(dict) ? dict : nullptr;
+}
+
+/// dict[key] without raising; null if absent.
+PyObject* lookup(PyObject* dict, PyObject* key) {
+  PyObject* value = PyDict_GetItemWithError(dict, key);
+  if (!value)
+    PyErr_Clear();
+  return value;
+}
+
+} // namespace
+
+SourcePtr instanceDictSource(const SourcePtr& base, PyObject* object, PyObject* name,
+                             PyObject* value) {
+  if (!base || !PyUnicode_CheckExact(name))
+    return nullptr;
+  PyTypeObject* type = Py_TYPE(object);
+  if (!hasGenericGetattribute(type))
+    return nullptr;
+  // A data descriptor on the type (a property, a __slots__ member) comes
+  // before the instance dict in Python's lookup.
+  PyObject* descriptor = _PyType_Lookup(type, name);
+  if (descriptor && Py_TYPE(descriptor)->tp_descr_set)
+    return nullptr;
+  PyObject* dict = instanceDict(object);
+  if (!dict || lookup(dict, name) != value)
+    return nullptr;
+  std::optional<std::string> text = python::utf8Of(name);
+  if (!text)
+    return nullptr;
+  return Source::attr(base, *text);
+}
+
+SourcePtr moduleTableSource(const SourcePtr& base, PyObject* module, const char* table,
+                            PyObject* name, PyObject* value) {
+  if (!base || !PyUnicode_CheckExact(name))
+    return nullptr;
+  PyObject* dict = instanceDict(module);
+  PyRef tableName = PyRef::steal(PyUnicode_FromString(table));
+  PyObject* entries = dict && tableName ? lookup(dict, tableName.get()) : nullptr;
+  if (!entries || !PyDict_CheckExact(entries) || lookup(entries, name) != value)
+    return nullptr;
+  SourcePtr tableSource = instanceDictSource(base, module, tableName.get(), entries);
+  std::optional<std::string> key = python::utf8Of(name);
+  if (!tableSource || !key)
+    return nullptr;
+  return Source::key(tableSource, *key);
+}
+
+SourcePtr containerItemSource(const SourcePtr& base, PyObject* container, PyObject* key,
+                              PyObject* item) {
+  if (!base)
+    return nullptr;
+  PyObject* dict = instanceDict(container);
+  if (!dict)
+    return nullptr;
+  for (const char* table : {"_modules", "_parameters", "_buffers"}) {
+    if (PyUnicode_CheckExact(key)) {
+      if (SourcePtr source = moduleTableSource(base, container, table, key, item))
+        return source;
+      continue;
+    }
+    if (!PyLong_CheckExact(key))
+      return nullptr;
+    PyObject* entries = lookup(dict, PyRef::steal(PyUnicode_FromString(table)).get());
+    if (!entries || !PyDict_CheckExact(entries))
+      continue;
+    int overflow = 0;
+    long long index = PyLong_AsLongLongAndOverflow(key, &overflow);
+    Py_ssize_t size = PyDict_GET_SIZE(entries);
+    if (overflow || index < -size || index >= size)
+      continue;
+    if (index < 0)
+      index += size;
+    // The entry at that position, in the dict's (insertion) order.
+    PyObject *entryKey, *entryValue;
+    Py_ssize_t pos = 0;
+    for (long long i = 0; PyDict_Next(entries, &pos, &entryKey, &entryValue); ++i) {
+      if (i != index)
+        continue;
+      if (entryValue == item)
+        if (SourcePtr source = moduleTableSource(base, container, table, entryKey, item))
+          return source;
+      break;
+    }
+  }
+  return nullptr;
+}
+
+} // namespace dync::capture

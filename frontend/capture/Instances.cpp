@@ -1,0 +1,336 @@
+//===- Instances.cpp - Objects of Python classes made while capturing -----===//
+//
+// `Options(batch=4)`, `dataclasses.replace(options, ...)`, a named tuple of
+// results: objects the program builds from its own classes. Capture never
+// makes the real object. It runs the class's __new__ and __init__ inlined
+// over an Instance value whose attributes are symbolic values, so a tensor
+// or a symbolic size can be an attribute, and __init__ assigning attributes
+// is not a side effect: nothing outside capture can see the object.
+//
+// Only classes written in Python qualify: the instance layout must be
+// `object`'s (or `tuple`'s, for named tuples) and every special method that
+// construction or attribute access runs must be Python code or `object`'s
+// own. Anything else stops capture naming the class.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/python/PyStrings.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+PyTypeObject* typeOf(const ValuePtr& instance) {
+  return reinterpret_cast<PyTypeObject*>(instance->object.get());
+}
+
+/// The attribute \p name of \p type as the MRO finds it (borrowed; null
+/// when absent).
+PyObject* lookup(PyTypeObject* type, llvm::StringRef name) {
+  PyRef key = PyRef::steal(python::newStr(name));
+  return _PyType_Lookup(type, key.get());
+}
+
+/// What `object` itself provides; a class that inherits these has no
+/// behaviour of its own there.
+PyObject* objectSlot(const char* name) {
+  return PyDict_GetItemString(PyBaseObject_Type.tp_dict, name);
+}
+
+/// The function a staticmethod holds, or null.
+PyObject* staticFunction(PyObject* attribute) {
+  if (!attribute || !Py_IS_TYPE(attribute, &PyStaticMethod_Type))
+    return nullptr;
+  PyRef function = PyRef::steal(PyObject_GetAttrString(attribute, "__func__"));
+  if (!function) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  return PyFunction_Check(function.get()) ? function.get() : nullptr;
+}
+
+std::string className(PyTypeObject* type) {
+  return qualifiedTypeName(reinterpret_cast<PyObject*>(type));
+}
+
+bool sameName(const ValuePtr& key, llvm::StringRef name) {
+  return key->isConstant() && PyUnicode_Check(key->object.get()) &&
+         python::utf8Of(key->object.get()).value_or("") == name;
+}
+
+} // namespace
+
+llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector<ValuePtr> args,
+                                                KeywordArgs kwargs) {
+  auto* type = reinterpret_cast<PyTypeObject*>(cls->object.get());
+  std::string name = className(type);
+  auto unsupported = [&](const llvm::Twine& why) {
+    return captureError("constructing an object of class '" + name + "' is not supported: " + why);
+  };
+  PyObject* newAttr = lookup(type, "__new__");
+  if (newAttr != objectSlot("__new__") && !staticFunction(newAttr))
+    return unsupported("its __new__ is not written in Python");
+  // A metaclass may decide what calling the class does (enums do).
+  if (lookup(Py_TYPE(type), "__call__") != lookup(&PyType_Type, "__call__"))
+    return unsupported("its metaclass defines __call__");
+
+  ValuePtr self;
+  if (newAttr == objectSlot("__new__")) {
+    // object.__new__ refuses arguments unless __init__ takes them.
+    if ((!args.empty() || !kwargs.empty()) && lookup(type, "__init__") == objectSlot("__init__"))
+      return captureError(name + "() takes no arguments");
+    self = makeValue(ValueKind::Instance, cls->object);
+  } else {
+    PyObject* function = staticFunction(newAttr);
+    llvm::Expected<ValuePtr> callee = functionFromReal(function, nullptr);
+    if (!callee)
+      return callee.takeError();
+    std::vector<ValuePtr> newArgs = args;
+    newArgs.insert(newArgs.begin(), cls);
+    llvm::Expected<ValuePtr> made = call(*callee, std::move(newArgs), kwargs);
+    if (!made)
+      return made.takeError();
+    self = *made;
+  }
+
+  // __init__ runs only on an instance of the class, as type.__call__ does.
+  llvm::Expected<PyRef> madeType = pythonType(self);
+  if (!madeType) {
+    llvm::consumeError(madeType.takeError());
+    return self;
+  }
+  if (!PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(madeType->get()), type))
+    return self;
+  PyObject* init = lookup(type, "__init__");
+  if (init == objectSlot("__init__"))
+    return self;
+  if (!init || !PyFunction_Check(init))
+    return unsupported("its __init__ is not written in Python");
+  llvm::Expected<ValuePtr> initializer = functionFromReal(init, nullptr);
+  if (!initializer)
+    return initializer.takeError();
+  args.insert(args.begin(), self);
+  llvm::Expected<ValuePtr> result = call(*initializer, std::move(args), std::move(kwargs));
+  if (!result)
+    return result.takeError();
+  if (!(*result)->isNone())
+    return captureError("__init__() should return None, not a " + spelling((*result)->kind));
+  return self;
+}
+
+llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llvm::StringRef name) {
+  PyTypeObject* type = typeOf(instance);
+  if (name == "__class__")
+    return makeValue(ValueKind::Object, instance->object);
+  // Python's order: data descriptors of the class, then the instance's own
+  // attributes, then everything else the class has.
+  PyObject* classAttr = lookup(type, name);
+  bool slot = classAttr && Py_IS_TYPE(classAttr, &PyMemberDescr_Type);
+  if (classAttr && PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
+    PyRef getter = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
+    if (!getter)
+      return pythonError("reading property '" + name + "'");
+    if (getter.get() == Py_None)
+      return captureError("property '" + name + "' of '" + className(type) + "' has no getter");
+    llvm::Expected<ValuePtr> function = wrapReal(getter.get(), nullptr);
+    if (!function)
+      return function.takeError();
+    return call(*function, {instance});
+  }
+  if (classAttr && !slot && Py_TYPE(classAttr)->tp_descr_set)
+    return captureError("reading attribute '" + name + "' of an object of class '" +
+                        className(type) + "': its descriptor " + describeObject(classAttr) +
+                        " is not supported");
+  for (const auto& [key, value] : instance->entries)
+    if (sameName(key, name))
+      return value;
+  if (classAttr && !slot) {
+    if (PyFunction_Check(classAttr)) {
+      llvm::Expected<ValuePtr> function = functionFromReal(classAttr, nullptr);
+      if (!function)
+        return function.takeError();
+      ValuePtr method = makeValue(ValueKind::BoundMethod);
+      method->items = {instance, *function};
+      return method;
+    }
+    if (PyObject* function = staticFunction(classAttr))
+      return functionFromReal(function, nullptr);
+    if (Py_IS_TYPE(classAttr, &PyClassMethod_Type)) {
+      PyRef function = PyRef::steal(PyObject_GetAttrString(classAttr, "__func__"));
+      if (!function)
+        return pythonError("reading classmethod '" + name + "'");
+      llvm::Expected<ValuePtr> callee = wrapReal(function.get(), nullptr);
+      if (!callee)
+        return callee.takeError();
+      ValuePtr method = makeValue(ValueKind::BoundMethod);
+      method->items = {makeValue(ValueKind::Object, instance->object), *callee};
+      return method;
+    }
+    if (builtins_.count(classAttr)) {
+      ValuePtr method = makeValue(ValueKind::BoundMethod);
+      method->items = {instance, makeValue(ValueKind::Builtin, PyRef::borrow(classAttr))};
+      return method;
+    }
+    if (Py_TYPE(classAttr)->tp_descr_get && !PyType_Check(classAttr))
+      return captureError("reading attribute '" + name + "' of an object of class '" +
+                          className(type) + "': binding " + describeObject(classAttr) +
+                          " to it is not supported");
+    // A plain class attribute: a default, a table, a nested class.
+    return wrapReal(classAttr, nullptr);
+  }
+  if (PyObject* fallback = lookup(type, "__getattr__"); fallback && PyFunction_Check(fallback)) {
+    llvm::Expected<ValuePtr> function = functionFromReal(fallback, nullptr);
+    if (!function)
+      return function.takeError();
+    return call(*function, {instance, makeConstantSteal(python::newStr(name))});
+  }
+  return captureError("AttributeError: '" + className(type) + "' object has no attribute '" + name +
+                      "'");
+}
+
+llvm::Error Interpreter::setInstanceAttr(const ValuePtr& instance, llvm::StringRef name,
+                                         ValuePtr value, bool direct) {
+  PyTypeObject* type = typeOf(instance);
+  ValuePtr key = makeConstantSteal(python::newStr(name));
+  if (!direct) {
+    PyObject* setter = lookup(type, "__setattr__");
+    if (setter && PyFunction_Check(setter)) {
+      // A frozen dataclass's __setattr__ raises; others may store elsewhere.
+      llvm::Expected<ValuePtr> function = functionFromReal(setter, nullptr);
+      if (!function)
+        return function.takeError();
+      llvm::Expected<ValuePtr> result = call(*function, {instance, key, std::move(value)});
+      return result ? llvm::Error::success() : result.takeError();
+    }
+    if (setter != objectSlot("__setattr__"))
+      return captureError("assigning attribute '" + name + "' of an object of class '" +
+                          className(type) + "': its __setattr__ is not written in Python");
+  }
+  PyObject* classAttr = lookup(type, name);
+  bool slot = classAttr && Py_IS_TYPE(classAttr, &PyMemberDescr_Type);
+  if (classAttr && PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
+    PyRef setter = PyRef::steal(PyObject_GetAttrString(classAttr, "fset"));
+    if (!setter)
+      return pythonError("assigning property '" + name + "'");
+    if (setter.get() == Py_None)
+      return captureError("AttributeError: property '" + name + "' of '" + className(type) +
+                          "' object has no setter");
+    llvm::Expected<ValuePtr> function = wrapReal(setter.get(), nullptr);
+    if (!function)
+      return function.takeError();
+    llvm::Expected<ValuePtr> result = call(*function, {instance, std::move(value)});
+    return result ? llvm::Error::success() : result.takeError();
+  }
+  if (classAttr && !slot && Py_TYPE(classAttr)->tp_descr_set)
+    return captureError("assigning attribute '" + name + "' of an object of class '" +
+                        className(type) + "': its descriptor " + describeObject(classAttr) +
+                        " is not supported");
+  // Without a __dict__, only the slots can be assigned.
+  if (!slot && type->tp_dictoffset == 0)
+    return captureError("AttributeError: '" + className(type) + "' object has no attribute '" +
+                        name + "'");
+  for (auto& [existing, stored] : instance->entries)
+    if (sameName(existing, name)) {
+      stored = std::move(value);
+      return llvm::Error::success();
+    }
+  instance->entries.emplace_back(std::move(key), std::move(value));
+  return llvm::Error::success();
+}
+
+llvm::Expected<ValuePtr> Interpreter::callSpecial(const ValuePtr& self, llvm::StringRef name,
+                                                  std::vector<ValuePtr> args) {
+  PyObject* method = lookup(typeOf(self), name);
+  if (!method || !PyFunction_Check(method))
+    return nullptr;
+  llvm::Expected<ValuePtr> function = functionFromReal(method, nullptr);
+  if (!function)
+    return function.takeError();
+  args.insert(args.begin(), self);
+  return call(*function, std::move(args));
+}
+
+//===----------------------------------------------------------------------===//
+// `object`'s and `tuple`'s own methods, as the classes above call them.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using Args = std::vector<ValuePtr>;
+
+bool isClass(const ValuePtr& value) {
+  return value->kind == ValueKind::Object && PyType_Check(value->object.get());
+}
+
+/// object.__new__(cls): a fresh instance, for a __new__ written in Python
+/// that calls `super().__new__(cls)`.
+llvm::Expected<ValuePtr> objectNew(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
+  if (args.empty() || !isClass(args[0]))
+    return captureError("object.__new__(X): X is not a type object");
+  auto* type = reinterpret_cast<PyTypeObject*>(args[0]->object.get());
+  if (lookup(type, "__new__") != objectSlot("__new__") && !staticFunction(lookup(type, "__new__")))
+    return captureError("object.__new__(" + className(type) + ") is not safe");
+  return makeValue(ValueKind::Instance, args[0]->object);
+}
+
+llvm::Expected<ValuePtr> objectInit(Interpreter&, const ValuePtr&, Args&, KeywordArgs&) {
+  return makeNone();
+}
+
+/// object.__setattr__(self, name, value): how frozen dataclasses set their
+/// fields in __init__.
+llvm::Expected<ValuePtr> objectSetattr(Interpreter& interp, const ValuePtr&, Args& args,
+                                       KeywordArgs&) {
+  if (args.size() != 3)
+    return captureError("object.__setattr__() takes 3 arguments");
+  if (args[0]->kind != ValueKind::Instance)
+    return captureError("object.__setattr__() on a " + spelling(args[0]->kind) +
+                        " value (a side effect outside the graph)");
+  if (!args[1]->isConstant() || !PyUnicode_Check(args[1]->object.get()))
+    return captureError("object.__setattr__() with a name that is not a constant string");
+  std::string name = python::utf8Of(args[1]->object.get()).value_or("");
+  if (llvm::Error error = interp.setInstanceAttr(args[0], name, args[2], /*direct=*/true))
+    return error;
+  return makeNone();
+}
+
+/// tuple.__new__(cls, iterable): a named tuple's __new__ makes its value so.
+llvm::Expected<ValuePtr> tupleNew(Interpreter& interp, const ValuePtr&, Args& args,
+                                  KeywordArgs& kwargs) {
+  if (args.empty() || args.size() > 2 || !kwargs.empty() || !isClass(args[0]))
+    return captureError("tuple.__new__(X, iterable) expects a type and at most one iterable");
+  std::vector<ValuePtr> items;
+  if (args.size() == 2) {
+    llvm::Expected<std::vector<ValuePtr>> unpacked = interp.unpack(args[1]);
+    if (!unpacked)
+      return unpacked.takeError();
+    items = std::move(*unpacked);
+  }
+  ValuePtr tuple = makeTuple(std::move(items));
+  if (args[0]->object.get() != reinterpret_cast<PyObject*>(&PyTuple_Type))
+    tuple->object = args[0]->object;
+  return tuple;
+}
+
+} // namespace
+
+llvm::Error registerInstanceHandlers(Interpreter& interp) {
+  const std::pair<PyObject*, BuiltinHandler> handlers[] = {
+      {objectSlot("__new__"), objectNew},
+      {objectSlot("__init__"), objectInit},
+      {objectSlot("__setattr__"), objectSetattr},
+      {PyDict_GetItemString(PyTuple_Type.tp_dict, "__new__"), tupleNew},
+  };
+  for (const auto& [object, handler] : handlers) {
+    if (!object)
+      return captureError("object or tuple has no __new__, __init__ or __setattr__");
+    addBuiltin(interp, object, handler);
+  }
+  return llvm::Error::success();
+}
+
+} // namespace dync::capture

@@ -1,0 +1,585 @@
+//===- RewrittenCode.cpp - The bytecode that runs a compiled graph --------===//
+//
+// The body is emitted as bytecode::Instructions and laid out by the toolkit's
+// encoder, which writes the inline caches, the location table and
+// co_stacksize. While emitting, the depth of the value stack is tracked with
+// the toolkit's stack effects, so the graph's result tuple can stay on the
+// stack and be reached with COPY: the code object then keeps exactly the
+// original's local slots, which the frame hook fills from the original frame
+// and the guards read.
+//
+// The body is straight-line code except for min and max of symbolic sizes,
+// which compare and branch rather than call the builtins, whose names the
+// module could rebind.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/rewrite/RewrittenCode.h"
+
+#include "frontend/bytecode/CodeObject.h"
+#include "frontend/bytecode/Codec.h"
+#include "frontend/bytecode/OpcodeTable.h"
+#include "frontend/bytecode/StackEffect.h"
+#include "frontend/python/PyRef.h"
+#include "frontend/python/PyStrings.h"
+#include "frontend/python/PythonError.h"
+#include "passes/ir/Source.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/Twine.h"
+
+#include <Python.h>
+#include <marshal.h>
+
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+
+namespace dync::rewrite {
+
+namespace {
+
+using bytecode::Instruction;
+using bytecode::OpcodeTable;
+using bytecode::StackEffects;
+using python::PyRef;
+
+// co_localspluskinds bits, CO_FAST_* of CPython 3.11's internal
+// pycore_code.h (not in the public headers).
+constexpr uint8_t FastCell = 0x40;
+constexpr uint8_t FastFree = 0x80;
+
+// Flags of functions whose frames are resumed later; a replaced frame cannot
+// be, so such functions are never rewritten (the runtime skips them too).
+constexpr int ResumableFlags =
+    CO_GENERATOR | CO_COROUTINE | CO_ITERABLE_COROUTINE | CO_ASYNC_GENERATOR;
+
+/// Where the rewritten code reads a symbol's value: a dimension of a tensor
+/// input (`<source>.shape[dim]`) or an int input that is the symbol itself.
+struct SymbolBinding {
+  const ir::Node* input = nullptr;
+  unsigned dim = 0;
+};
+
+class Emitter {
+public:
+  Emitter(PyCodeObject* code, const ir::Graph& graph, const OpcodeTable& opcodes,
+          const StackEffects& effects)
+      : code_(code), graph_(graph), opcodes_(opcodes), effects_(effects),
+        line_(code->co_firstlineno) {}
+
+  llvm::Expected<PyObject*> build(llvm::StringRef graphGlobal);
+
+private:
+  llvm::Error fail(const llvm::Twine& what) const {
+    return llvm::createStringError("cannot rewrite " + graph_.name() + ": " + what);
+  }
+
+  /// Appends \p opname with \p arg and follows its effect on the stack.
+  llvm::Error emit(llvm::StringRef opname, uint32_t arg = 0);
+  /// Appends a jump whose target is set by land().
+  llvm::Expected<size_t> emitJump(llvm::StringRef opname);
+  /// Makes \p jump target the next instruction emitted.
+  void land(size_t jump) { instructions_[jump].jumpTarget = int32_t(instructions_.size()); }
+
+  llvm::Error emitPrologue();
+  void bindSymbols();
+  llvm::Error loadInput(const ir::Node& input);
+  llvm::Error loadSource(const ir::Source& source, const ir::Node& input);
+  llvm::Error rebuild(const ir::Argument& arg);
+  llvm::Error rebuildValue(const ir::ValueRef& ref);
+  llvm::Error loadSym(ir::SymExpr expr);
+  llvm::Error loadProduct(llvm::ArrayRef<ir::SymExpr> factors, int64_t coefficient);
+  llvm::Error loadMinMax(ir::SymExpr expr);
+  llvm::Error binaryOp(llvm::StringRef symbol);
+
+  llvm::Error loadConstant(PyRef value, const std::string& key);
+  llvm::Error loadInt(int64_t value);
+  uint32_t nameIndex(llvm::StringRef name);
+
+  PyCodeObject* code_;
+  const ir::Graph& graph_;
+  const OpcodeTable& opcodes_;
+  const StackEffects& effects_;
+  int line_;
+
+  std::vector<Instruction> instructions_;
+  int depth_ = 0;
+  /// co_consts and co_names of the new code, with their indices by key.
+  std::vector<PyRef> consts_;
+  llvm::StringMap<uint32_t> constIndex_;
+  std::vector<std::string> names_;
+  llvm::StringMap<uint32_t> nameIndex_;
+
+  std::map<std::string, SymbolBinding> symbols_;
+  /// The graph's tensor results, and the stack depth at which their tuple
+  /// sits while the return value is rebuilt.
+  std::vector<ir::ValueRef> leaves_;
+  size_t nextLeaf_ = 0;
+  int resultDepth_ = 0;
+};
+
+llvm::Error Emitter::emit(llvm::StringRef opname, uint32_t arg) {
+  std::optional<uint8_t> opcode = opcodes_.byName(opname);
+  if (!opcode)
+    return llvm::createStringError("the interpreter has no opcode " + opname);
+  llvm::Expected<bytecode::StackEffect> effect = effects_.effect(*opcode, arg);
+  if (!effect)
+    return effect.takeError();
+  Instruction instruction;
+  instruction.opcode = *opcode;
+  instruction.arg = arg;
+  // The whole body stands for the function's `def` line: it is what a
+  // traceback through the rewritten code shows.
+  instruction.position = {line_, line_, -1, -1};
+  instructions_.push_back(instruction);
+  depth_ += effect->fallthroughEffect();
+  return llvm::Error::success();
+}
+
+llvm::Expected<size_t> Emitter::emitJump(llvm::StringRef opname) {
+  if (llvm::Error error = emit(opname))
+    return error;
+  return instructions_.size() - 1;
+}
+
+uint32_t Emitter::nameIndex(llvm::StringRef name) {
+  auto [it, inserted] = nameIndex_.try_emplace(name, names_.size());
+  if (inserted)
+    names_.push_back(name.str());
+  return it->second;
+}
+
+/// Constants are shared by a key that tells apart what Python's `==` does
+/// not (1, 1.0 and True; 0.0 and -0.0), as the compiler's constant cache does.
+llvm::Error Emitter::loadConstant(PyRef value, const std::string& key) {
+  if (!value)
+    return python::takePythonError("making a constant");
+  auto [it, inserted] = constIndex_.try_emplace(key, consts_.size());
+  if (inserted)
+    consts_.push_back(std::move(value));
+  return emit("LOAD_CONST", it->second);
+}
+
+llvm::Error Emitter::loadInt(int64_t value) {
+  return loadConstant(PyRef::steal(PyLong_FromLongLong(value)), "i" + std::to_string(value));
+}
+
+llvm::Error Emitter::binaryOp(llvm::StringRef symbol) {
+  const std::vector<std::string>& ops = opcodes_.binaryOps();
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (ops[i] == symbol)
+      return emit("BINARY_OP", uint32_t(i));
+  return llvm::createStringError("the interpreter has no binary operator " + symbol);
+}
+
+/// What CPython 3.11's compiler puts before the first line of a function:
+/// free variables copied from the closure, cells made, then RESUME. The
+/// graph's inputs are read after it, so a cell argument is read as a cell.
+llvm::Error Emitter::emitPrologue() {
+  int freeVars = 0;
+  const auto* kinds =
+      reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(code_->co_localspluskinds));
+  for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(code_->co_localspluskinds); ++i)
+    if (kinds[i] & FastFree)
+      ++freeVars;
+  if (freeVars > 0)
+    if (llvm::Error error = emit("COPY_FREE_VARS", uint32_t(freeVars)))
+      return error;
+  for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(code_->co_localspluskinds); ++i)
+    if (kinds[i] & FastCell)
+      if (llvm::Error error = emit("MAKE_CELL", uint32_t(i)))
+        return error;
+  return emit("RESUME", 0);
+}
+
+/// Each symbol is read where the graph's types first show it bare: an int
+/// input that is the symbol, else the first tensor input with it as a size.
+void Emitter::bindSymbols() {
+  for (const ir::Node& input : graph_.inputs()) {
+    const ir::Type& type = input.type();
+    if (type.kind() == ir::Type::Kind::Int && type.intValue() && type.intValue().isSymbol())
+      symbols_[type.intValue().symbolName().str()] = {&input, 0};
+  }
+  for (const ir::Node& input : graph_.inputs()) {
+    const ir::Type& type = input.type();
+    if (!type.isTensor())
+      continue;
+    for (auto [dim, size] : llvm::enumerate(type.sizes()))
+      if (size.isSymbol())
+        symbols_.try_emplace(size.symbolName().str(), SymbolBinding{&input, unsigned(dim)});
+  }
+}
+
+llvm::Error Emitter::loadInput(const ir::Node& input) {
+  llvm::Expected<ir::SourcePtr> source = ir::Source::parse(input.source());
+  if (!source)
+    return fail("input %" + input.name() + ": " + llvm::toString(source.takeError()));
+  return loadSource(**source, input);
+}
+
+llvm::Error Emitter::loadSource(const ir::Source& source, const ir::Node& input) {
+  switch (source.kind()) {
+  case ir::Source::Kind::Local: {
+    // Only arguments (and free variables) are bound when the body starts;
+    // a cell argument is read through its cell, made by the prologue.
+    PyObject* names = code_->co_localsplusnames;
+    const auto* kinds =
+        reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(code_->co_localspluskinds));
+    int arguments = code_->co_argcount + code_->co_kwonlyargcount +
+                    ((code_->co_flags & CO_VARARGS) ? 1 : 0) +
+                    ((code_->co_flags & CO_VARKEYWORDS) ? 1 : 0);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); ++i) {
+      if (python::utf8Of(PyTuple_GET_ITEM(names, i)).value_or("") != source.name())
+        continue;
+      if (kinds[i] & FastFree)
+        return emit("LOAD_DEREF", uint32_t(i));
+      if (i >= arguments)
+        break;
+      return emit((kinds[i] & FastCell) ? "LOAD_DEREF" : "LOAD_FAST", uint32_t(i));
+    }
+    return fail("input %" + input.name() + " is read from " + source.str() + ", but '" +
+                source.name() + "' is not an argument or free variable of the function");
+  }
+  case ir::Source::Kind::Global:
+    // LOAD_GLOBAL's argument is the name index shifted left; the low bit
+    // (push a NULL for a call) is off.
+    return emit("LOAD_GLOBAL", nameIndex(source.name()) << 1);
+  case ir::Source::Kind::Attr:
+    if (llvm::Error error = loadSource(*source.base(), input))
+      return error;
+    return emit("LOAD_ATTR", nameIndex(source.name()));
+  case ir::Source::Kind::Item: {
+    if (llvm::Error error = loadSource(*source.base(), input))
+      return error;
+    llvm::Error key = source.hasIndex()
+                          ? loadInt(source.indexValue())
+                          : loadConstant(PyRef::steal(PyUnicode_FromStringAndSize(
+                                             source.name().data(), source.name().size())),
+                                         "s" + source.name());
+    if (key)
+      return key;
+    return emit("BINARY_SUBSCR");
+  }
+  }
+  return fail("input %" + input.name() + " has a source of unknown kind");
+}
+
+llvm::Error Emitter::rebuild(const ir::Argument& arg) {
+  using Kind = ir::Argument::Kind;
+  switch (arg.kind()) {
+  case Kind::Value:
+    return rebuildValue(arg.valueRef());
+  case Kind::Sym:
+    return loadSym(arg.symValue());
+  case Kind::Float: {
+    double value = arg.floatValue();
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return loadConstant(PyRef::steal(PyFloat_FromDouble(value)), "f" + std::to_string(bits));
+  }
+  case Kind::Bool:
+    return loadConstant(PyRef::borrow(arg.boolValue() ? Py_True : Py_False),
+                        arg.boolValue() ? "True" : "False");
+  case Kind::None:
+    return loadConstant(PyRef::borrow(Py_None), "None");
+  case Kind::String: {
+    const std::string& text = arg.stringValue();
+    return loadConstant(PyRef::steal(PyUnicode_FromStringAndSize(text.data(), text.size())),
+                        "s" + text);
+  }
+  case Kind::List:
+  case Kind::Tuple:
+    for (const ir::Argument& element : arg.elements())
+      if (llvm::Error error = rebuild(element))
+        return error;
+    return emit(arg.kind() == Kind::List ? "BUILD_LIST" : "BUILD_TUPLE",
+                uint32_t(arg.elements().size()));
+  case Kind::DType:
+  case Kind::Device:
+  case Kind::Layout:
+  case Kind::MemoryFormat:
+    break;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  arg.print(os);
+  return fail("the function returns '" + text +
+              "', which the rewritten code cannot rebuild (it returns tensors, tuples, lists, "
+              "None, bools, ints, floats, strings and symbolic sizes)");
+}
+
+llvm::Error Emitter::rebuildValue(const ir::ValueRef& ref) {
+  const ir::Type* type = ref.node->resultType(ref.index);
+  if (type && type->isTensor()) {
+    // The next of the graph's results: outputLeaves walks the value in the
+    // same order as this.
+    if (nextLeaf_ >= leaves_.size() || leaves_[nextLeaf_] != ref)
+      return fail("the graph's results do not match its return value");
+    if (llvm::Error error = emit("COPY", uint32_t(depth_ - resultDepth_ + 1)))
+      return error;
+    if (llvm::Error error = loadInt(int64_t(nextLeaf_++)))
+      return error;
+    return emit("BINARY_SUBSCR");
+  }
+  if (type && type->kind() == ir::Type::Kind::Int) {
+    if (ref.node->isInput())
+      return loadInput(*ref.node);
+    if (type->intValue())
+      return loadSym(type->intValue());
+  }
+  return fail("the function returns %" + ref.node->name() +
+              (ref.index ? "#" + std::to_string(*ref.index) : std::string()) + " of type " +
+              (type ? type->str() : std::string("?")) +
+              ", which the rewritten code cannot rebuild");
+}
+
+llvm::Error Emitter::loadSym(ir::SymExpr expr) {
+  switch (expr.kind()) {
+  case ir::SymKind::Const:
+    return loadInt(expr.constantValue());
+  case ir::SymKind::Symbol: {
+    auto it = symbols_.find(expr.symbolName().str());
+    if (it == symbols_.end())
+      return fail("the return value uses the symbol " + expr.symbolName() +
+                  ", which is neither a size of a tensor input nor an int input");
+    const SymbolBinding& binding = it->second;
+    if (llvm::Error error = loadInput(*binding.input))
+      return error;
+    if (!binding.input->type().isTensor())
+      return llvm::Error::success();
+    if (llvm::Error error = emit("LOAD_ATTR", nameIndex("shape")))
+      return error;
+    if (llvm::Error error = loadInt(binding.dim))
+      return error;
+    return emit("BINARY_SUBSCR");
+  }
+  case ir::SymKind::Mul: {
+    llvm::ArrayRef<ir::SymExpr> operands = expr.operands();
+    if (operands.front().isConstant())
+      return loadProduct(operands.drop_front(), operands.front().constantValue());
+    return loadProduct(operands, 1);
+  }
+  case ir::SymKind::Add: {
+    // Terms with a negative coefficient are subtracted, as `s0 - 1` is
+    // written, unless negating the coefficient would overflow.
+    for (auto [i, term] : llvm::enumerate(expr.operands())) {
+      bool scaled = term.kind() == ir::SymKind::Mul && term.operands().front().isConstant();
+      int64_t coefficient = term.isConstant() ? term.constantValue()
+                            : scaled          ? term.operands().front().constantValue()
+                                              : 1;
+      bool subtract =
+          i > 0 && coefficient < 0 && coefficient != std::numeric_limits<int64_t>::min();
+      llvm::Error loaded = !subtract ? loadSym(term)
+                           : scaled  ? loadProduct(term.operands().drop_front(), -coefficient)
+                                     : loadInt(-coefficient);
+      if (loaded)
+        return loaded;
+      if (i > 0)
+        if (llvm::Error error = binaryOp(subtract ? "-" : "+"))
+          return error;
+    }
+    return llvm::Error::success();
+  }
+  case ir::SymKind::FloorDiv:
+  case ir::SymKind::Mod:
+    if (llvm::Error error = loadSym(expr.operands()[0]))
+      return error;
+    if (llvm::Error error = loadSym(expr.operands()[1]))
+      return error;
+    return binaryOp(expr.kind() == ir::SymKind::FloorDiv ? "//" : "%");
+  case ir::SymKind::Min:
+  case ir::SymKind::Max:
+    return loadMinMax(expr);
+  }
+  return fail("the return value has a symbolic integer of unknown kind");
+}
+
+/// `coefficient * f0 * f1 ...`, written as `f0 * f1 * ... * coefficient`.
+llvm::Error Emitter::loadProduct(llvm::ArrayRef<ir::SymExpr> factors, int64_t coefficient) {
+  for (auto [i, factor] : llvm::enumerate(factors)) {
+    if (llvm::Error error = loadSym(factor))
+      return error;
+    if (i > 0)
+      if (llvm::Error error = binaryOp("*"))
+        return error;
+  }
+  if (coefficient == 1)
+    return llvm::Error::success();
+  if (coefficient == -1)
+    return emit("UNARY_NEGATIVE");
+  if (llvm::Error error = loadInt(coefficient))
+    return error;
+  return binaryOp("*");
+}
+
+/// min and max fold left over their operands, each step keeping the
+/// left value unless the right one is strictly smaller (larger), which is
+/// what the builtins return:
+///
+///   a b -> COPY 1; COPY 3; COMPARE_OP <; POP_JUMP_FORWARD_IF_TRUE take_b
+///          POP_TOP; JUMP_FORWARD done
+///   take_b: SWAP 2; POP_TOP
+///   done:   NOP
+llvm::Error Emitter::loadMinMax(ir::SymExpr expr) {
+  llvm::StringRef compare = expr.kind() == ir::SymKind::Min ? "<" : ">";
+  const std::vector<std::string>& compareOps = opcodes_.compareOps();
+  auto compareIndex = llvm::find(compareOps, compare);
+  if (compareIndex == compareOps.end())
+    return llvm::createStringError("the interpreter has no comparison " + compare);
+  for (auto [i, operand] : llvm::enumerate(expr.operands())) {
+    if (llvm::Error error = loadSym(operand))
+      return error;
+    if (i == 0)
+      continue;
+    int pair = depth_;
+    if (llvm::Error error = emit("COPY", 1))
+      return error;
+    if (llvm::Error error = emit("COPY", 3))
+      return error;
+    if (llvm::Error error = emit("COMPARE_OP", uint32_t(compareIndex - compareOps.begin())))
+      return error;
+    llvm::Expected<size_t> takeRight = emitJump("POP_JUMP_FORWARD_IF_TRUE");
+    if (!takeRight)
+      return takeRight.takeError();
+    if (llvm::Error error = emit("POP_TOP"))
+      return error;
+    llvm::Expected<size_t> done = emitJump("JUMP_FORWARD");
+    if (!done)
+      return done.takeError();
+    land(*takeRight);
+    depth_ = pair;
+    if (llvm::Error error = emit("SWAP", 2))
+      return error;
+    if (llvm::Error error = emit("POP_TOP"))
+      return error;
+    land(*done);
+    if (llvm::Error error = emit("NOP"))
+      return error;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<PyObject*> Emitter::build(llvm::StringRef graphGlobal) {
+  if (code_->co_flags & ResumableFlags)
+    return fail("it is a generator or coroutine function, whose frames are resumed after they "
+                "return; only plain functions can be replaced by a compiled graph");
+  const ir::Node* output = graph_.output();
+  if (!output || output->args().size() != 1)
+    return fail("the graph has no return value");
+
+  // co_consts[0] is the docstring (or None), which functions made from the
+  // code object take as __doc__.
+  PyObject* original = code_->co_consts;
+  PyObject* doc = PyTuple_GET_SIZE(original) > 0 && PyUnicode_Check(PyTuple_GET_ITEM(original, 0))
+                      ? PyTuple_GET_ITEM(original, 0)
+                      : Py_None;
+  consts_.push_back(PyRef::borrow(doc));
+  constIndex_[doc == Py_None ? std::string("None") : "s" + python::utf8Of(doc).value_or("")] = 0;
+
+  if (llvm::Error error = emitPrologue())
+    return error;
+  bindSymbols();
+
+  // The graph callable, then its inputs: tensors, then ints, each in graph
+  // order, as the runtime passes them to the compiled function.
+  if (llvm::Error error = emit("LOAD_GLOBAL", (nameIndex(graphGlobal) << 1) | 1))
+    return error;
+  std::vector<const ir::Node*> inputs;
+  for (const ir::Node& input : graph_.inputs())
+    if (input.type().isTensor())
+      inputs.push_back(&input);
+  for (const ir::Node& input : graph_.inputs()) {
+    if (input.type().kind() == ir::Type::Kind::Int)
+      inputs.push_back(&input);
+    else if (!input.type().isTensor())
+      return fail("input %" + input.name() + " has type " + input.type().str() +
+                  "; a compiled graph takes only tensor and int inputs");
+  }
+  for (const ir::Node* input : inputs)
+    if (llvm::Error error = loadInput(*input))
+      return error;
+  if (llvm::Error error = emit("PRECALL", uint32_t(inputs.size())))
+    return error;
+  if (llvm::Error error = emit("CALL", uint32_t(inputs.size())))
+    return error;
+
+  // The result tuple stays below the value being rebuilt, then goes.
+  resultDepth_ = depth_;
+  leaves_ = ir::outputLeaves(graph_);
+  if (llvm::Error error = rebuild(output->returnValue()))
+    return error;
+  if (nextLeaf_ != leaves_.size())
+    return fail("the graph's results do not match its return value");
+  if (llvm::Error error = emit("SWAP", 2))
+    return error;
+  if (llvm::Error error = emit("POP_TOP"))
+    return error;
+  if (llvm::Error error = emit("RETURN_VALUE"))
+    return error;
+
+  bytecode::DecodedCode body;
+  body.instructions = std::move(instructions_);
+  body.firstLine = line_;
+  llvm::Expected<bytecode::RawCode> raw = bytecode::encode(body, opcodes_, effects_);
+  if (!raw)
+    return fail("encoding the body: " + llvm::toString(raw.takeError()));
+
+  PyRef consts = PyRef::steal(PyTuple_New(Py_ssize_t(consts_.size())));
+  PyRef names = PyRef::steal(PyTuple_New(Py_ssize_t(names_.size())));
+  if (!consts || !names)
+    return python::takePythonError("allocating co_consts and co_names");
+  for (size_t i = 0; i < consts_.size(); ++i)
+    PyTuple_SET_ITEM(consts.get(), Py_ssize_t(i), PyRef(consts_[i]).release());
+  for (size_t i = 0; i < names_.size(); ++i) {
+    PyObject* name = PyUnicode_FromStringAndSize(names_[i].data(), Py_ssize_t(names_[i].size()));
+    if (!name)
+      return python::takePythonError("making co_names");
+    // Names are interned, as the compiler's are.
+    PyUnicode_InternInPlace(&name);
+    PyTuple_SET_ITEM(names.get(), Py_ssize_t(i), name);
+  }
+  return bytecode::buildCodeObject(code_, *raw, consts.get(), names.get());
+}
+
+} // namespace
+
+std::string graphGlobalName(const ir::Graph& graph, size_t index) {
+  std::string name = "__dync_graph_" + std::to_string(index) + "_" + graph.name();
+  for (char& c : name)
+    if (!llvm::isAlnum(c) && c != '_')
+      c = '_';
+  return name;
+}
+
+llvm::Expected<struct _object*> buildWholeFunctionCode(struct _object* originalCode,
+                                                       const ir::Graph& graph,
+                                                       llvm::StringRef graphGlobal) {
+  if (!originalCode || !PyCode_Check(originalCode))
+    return llvm::createStringError("cannot rewrite " + graph.name() + ": not a code object");
+  llvm::Expected<OpcodeTable> opcodes = OpcodeTable::fromInterpreter();
+  if (!opcodes)
+    return opcodes.takeError();
+  llvm::Expected<StackEffects> effects = StackEffects::create(*opcodes);
+  if (!effects)
+    return effects.takeError();
+  Emitter emitter(reinterpret_cast<PyCodeObject*>(originalCode), graph, *opcodes, *effects);
+  return emitter.build(graphGlobal);
+}
+
+llvm::Expected<std::vector<uint8_t>> rewriteWholeFunction(struct _object* originalCode,
+                                                          const ir::Graph& graph,
+                                                          llvm::StringRef graphGlobal) {
+  llvm::Expected<PyObject*> code = buildWholeFunctionCode(originalCode, graph, graphGlobal);
+  if (!code)
+    return code.takeError();
+  PyRef owned = PyRef::steal(*code);
+  PyRef bytes = PyRef::steal(PyMarshal_WriteObjectToString(owned.get(), Py_MARSHAL_VERSION));
+  if (!bytes)
+    return python::takePythonError("marshalling the rewritten code of " + graph.name());
+  const auto* data = reinterpret_cast<const uint8_t*>(PyBytes_AS_STRING(bytes.get()));
+  return std::vector<uint8_t>(data, data + PyBytes_GET_SIZE(bytes.get()));
+}
+
+} // namespace dync::rewrite

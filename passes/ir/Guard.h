@@ -1,0 +1,129 @@
+//===- Guard.h - What a graph assumed about the frame it was captured in --===//
+//
+// A guard is one assumption a captured graph was built under, about the
+// value at a source (or about process-wide state). A GuardSet belongs to one
+// graph; together with the graph's symbols, ranges and relations (which the
+// guards on tensors bind) it is everything the compiled guard function
+// checks before the graph may run (decision 5).
+//
+// Text form: a top-level block after the graph it guards, in the module
+// text, naming the frame's local variables in localsplus order (the guard
+// function reads L['name'] from that slot):
+//
+//   guards @MLP.forward(self, x) {
+//     tensor L['x'] : tensor<f32, [batch, 784]>
+//     type L['self'] : model:MLP
+//     equals L['self'].training : true
+//     equals L['self']._modules['attn'].heads : 4
+//     equals L['mode'] : "fast"
+//     none L['mask']
+//     grad_mode true
+//     default_dtype f32
+//     version torch "2.13.0+cpu"
+//     version python "3.11.7"
+//   }
+//
+// `tensor` checks the type exactly as the IR spells it: dtype, device, rank,
+// each size (a static size must match; a symbol binds on first sight and
+// must match after), strides when the type lists them (else contiguous), and
+// requires_grad. The graph's symbol ranges and relations are then checked
+// on the bound values. `equals` compares with a constant of the type the
+// literal has (bool, int, float, str: an exact type check, then the value).
+// `type` compares the object's type's __module__ and __qualname__, written
+// `module:qualname` as entry points are (each part quoted when it is not made
+// of `[A-Za-z0-9_.<>$]`). A source that cannot be evaluated (a missing key, an
+// index out of range, a container of another type) fails its guard.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "passes/ir/Argument.h"
+#include "passes/ir/Source.h"
+#include "passes/ir/Type.h"
+
+#include "llvm/Support/SMLoc.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dync::ir {
+
+enum class GuardKind : uint8_t {
+  /// The value is a tensor of exactly `tensorType`.
+  Tensor,
+  /// type(value) has `typeModule`.`typeQualname`.
+  Type,
+  /// The value equals `constant` (a bool, int, float or str Argument).
+  Equals,
+  /// The value is None.
+  None,
+  /// torch.is_grad_enabled() equals `flag`.
+  GradMode,
+  /// torch.get_default_dtype() equals `dtype`.
+  DefaultDType,
+  /// The `versionOf` component ("torch", "python") was `version` at
+  /// capture. Checked when the artifact loads, not per call.
+  Version,
+};
+
+/// `tensor`, `type`, `equals`, `none`, `grad_mode`, `default_dtype`,
+/// `version`.
+llvm::StringRef spelling(GuardKind kind);
+
+struct Guard {
+  static Guard tensor(SourcePtr source, Type type);
+  static Guard type(SourcePtr source, std::string module, std::string qualname);
+  /// \p constant is a bool, an int (a constant SymExpr), a float or a str.
+  static Guard equals(SourcePtr source, Argument constant);
+  static Guard none(SourcePtr source);
+  static Guard gradMode(bool enabled);
+  static Guard defaultDType(DType dtype);
+  static Guard versionIs(std::string of, std::string version);
+
+  GuardKind kind = GuardKind::None;
+  /// Null for GradMode, DefaultDType and Version.
+  SourcePtr source;
+  std::optional<Type> tensorType;
+  std::string typeModule, typeQualname;
+  std::optional<Argument> constant;
+  bool flag = false;
+  DType dtype{};
+  std::string versionOf, version;
+  /// Where the guard was written, when parsed from text.
+  llvm::SMLoc loc;
+
+  /// One line of the text form, without indentation or newline.
+  void print(llvm::raw_ostream& os) const;
+};
+
+/// A graph's guards, in the order first recorded; each (kind, source) at
+/// most once.
+class GuardSet {
+public:
+  /// The frame's local names in localsplus order (co_varnames, then cell
+  /// and free variables).
+  std::vector<std::string>& localNames() { return localNames_; }
+  const std::vector<std::string>& localNames() const { return localNames_; }
+
+  /// Records \p guard unless one of its kind on the same source (or, for
+  /// sourceless guards, the same kind and subject) exists.
+  void add(Guard guard);
+  const std::vector<Guard>& guards() const { return guards_; }
+  bool empty() const { return guards_.empty(); }
+
+  /// Where the block was written, when parsed from text.
+  llvm::SMLoc loc() const { return loc_; }
+  void setLoc(llvm::SMLoc loc) { loc_ = loc; }
+
+  /// The block of the text form, `guards @NAME(locals) { ... }`.
+  void print(llvm::raw_ostream& os, llvm::StringRef graphName) const;
+
+private:
+  std::vector<std::string> localNames_;
+  std::vector<Guard> guards_;
+  llvm::SMLoc loc_;
+};
+
+} // namespace dync::ir

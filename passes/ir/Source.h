@@ -1,0 +1,86 @@
+//===- Source.h - Where a graph input or guarded value lives in the frame -===//
+//
+// A source is the Python expression that reads a value again from a frame:
+// `L['x']`, `L['self']._modules['fc']._parameters['weight']`, `G['scale']`.
+// Graph inputs and guards are named by sources (decision 4); the rewritten
+// bytecode evaluates them with LOAD_FAST/LOAD_GLOBAL, LOAD_ATTR and
+// BINARY_SUBSCR, and guards evaluate them natively, so a source must mean
+// the same thing in both and must not run Python-level code:
+//
+//   L['name']    the frame local `name` (an argument, when guards run)
+//   G['name']    the key `name` of the frame's globals dict
+//   base.name    the key `name` of base's instance `__dict__` (never a
+//                descriptor, property or __getattr__: capture spells
+//                nn.Module parameters, buffers and submodules as the
+//                dictionary reads they are, `._parameters['weight']`)
+//   base[i]      item i of an exact list or tuple (negative counts from
+//                the end)
+//   base['key']  the str key of an exact dict
+//
+// The text form above is the one the IR prints and parses.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace dync::ir {
+
+class Source;
+using SourcePtr = std::shared_ptr<const Source>;
+
+class Source {
+public:
+  enum class Kind : uint8_t { Local, Global, Attr, Item };
+
+  static SourcePtr local(llvm::StringRef name);
+  static SourcePtr global(llvm::StringRef name);
+  static SourcePtr attr(SourcePtr base, llvm::StringRef name);
+  static SourcePtr index(SourcePtr base, int64_t index);
+  static SourcePtr key(SourcePtr base, llvm::StringRef key);
+
+  /// Parses the text form, all of \p text; errors say where it is
+  /// malformed.
+  static llvm::Expected<SourcePtr> parse(llvm::StringRef text);
+  /// Parses the source that starts \p text, as far as the grammar goes, and
+  /// sets \p length to the characters it took (on an error, to the offset
+  /// of the problem). For sources inside a larger text, such as guards.
+  static llvm::Expected<SourcePtr> parsePrefix(llvm::StringRef text, size_t& length);
+
+  Kind kind() const { return kind_; }
+  const SourcePtr& base() const { return base_; }
+  /// The root Local or Global source.
+  const Source& root() const;
+  /// The local, global, attribute or string key name.
+  const std::string& name() const { return name_; }
+  /// For Item sources with an integer index.
+  bool hasIndex() const { return hasIndex_; }
+  int64_t indexValue() const { return index_; }
+
+  void print(llvm::raw_ostream& os) const;
+  std::string str() const;
+  /// A graph value name derived from the source, leaving out the
+  /// `_parameters`/`_buffers`/`_modules` steps: `self_hidden_0_weight`.
+  std::string valueName() const;
+
+  friend bool operator==(const Source& a, const Source& b);
+
+private:
+  Source(Kind kind, SourcePtr base, std::string name, int64_t index, bool hasIndex)
+      : kind_(kind), base_(std::move(base)), name_(std::move(name)), index_(index),
+        hasIndex_(hasIndex) {}
+
+  Kind kind_;
+  SourcePtr base_;
+  std::string name_;
+  int64_t index_ = 0;
+  bool hasIndex_ = false;
+};
+
+} // namespace dync::ir

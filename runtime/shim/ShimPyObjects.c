@@ -1,0 +1,200 @@
+/*
+ * ShimPyObjects.c - reading Python objects for guards without running
+ * Python-level code.
+ *
+ * Guards run before every call of a compiled function, on objects the user
+ * controls, so they must not reach anything the user could have overridden:
+ * attribute lookup would run descriptors and __getattr__, a dict lookup may
+ * compare the probe with a key's __eq__, and `isinstance` may run a
+ * metaclass's __instancecheck__. These functions read what CPython stores
+ * instead.
+ *
+ * Two of them need CPython 3.11's internal layouts, which is why this file
+ * is C (the internal headers do not compile as C++) and kept apart:
+ *  - whether a dict's keys are all exact str (the `dk_kind` of its keys),
+ *    which makes a hashed lookup safe;
+ *  - an instance's inline attribute values (3.11's managed dicts), read in
+ *    place rather than through _PyObject_GetDictPtr, which would turn them
+ *    into a dict as a side effect.
+ */
+#include "runtime/shim/dync_shim.h"
+
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include <internal/pycore_dict.h>
+#include <internal/pycore_object.h>
+
+#include <math.h>
+#include <string.h>
+
+#if PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030C0000
+#error "the guard readers read CPython 3.11's dict and instance layouts"
+#endif
+
+/* Whether `key` is an exact str whose UTF-8 form is the `size` bytes at
+ * `utf8`. Any other key compares unequal without being asked. */
+static int str_equals(PyObject* key, const char* utf8, Py_ssize_t size) {
+  if (!key || !PyUnicode_CheckExact(key))
+    return 0;
+  if (PyUnicode_IS_READY(key) && PyUnicode_IS_COMPACT_ASCII(key))
+    return PyUnicode_GET_LENGTH(key) == size && memcmp(PyUnicode_DATA(key), utf8, size) == 0;
+  Py_ssize_t length;
+  /* Caches the UTF-8 form in the str; fails only for lone surrogates, which
+   * no UTF-8 text equals. */
+  const char* data = PyUnicode_AsUTF8AndSize(key, &length);
+  if (!data) {
+    PyErr_Clear();
+    return 0;
+  }
+  return length == size && memcmp(data, utf8, size) == 0;
+}
+
+/* dict[key] for any dict object, comparing keys only as exact str. */
+static PyObject* dict_lookup(PyObject* dict, const char* key) {
+  Py_ssize_t size = (Py_ssize_t)strlen(key);
+  if (DK_IS_UNICODE(((PyDictObject*)dict)->ma_keys)) {
+    /* Every key is an exact str, so the hashed lookup compares str with
+     * str in C and runs nothing else. */
+    PyObject* probe = PyUnicode_FromStringAndSize(key, size);
+    if (!probe) {
+      PyErr_Clear();
+      return NULL;
+    }
+    PyObject* value = PyDict_GetItemWithError(dict, probe);
+    Py_DECREF(probe);
+    if (!value && PyErr_Occurred())
+      PyErr_Clear();
+    return value;
+  }
+  /* Some key is not an exact str; a hashed lookup could call its __eq__
+   * on a hash collision. Scan instead, skipping those keys. */
+  Py_ssize_t pos = 0;
+  PyObject* k;
+  PyObject* v;
+  while (PyDict_Next(dict, &pos, &k, &v))
+    if (str_equals(k, key, size))
+      return v;
+  return NULL;
+}
+
+PyObject* dync_py_instance_attr(PyObject* obj, const char* name) {
+  if (!obj || !name)
+    return NULL;
+  PyTypeObject* type = Py_TYPE(obj);
+  PyObject* dict;
+  if (type->tp_flags & Py_TPFLAGS_MANAGED_DICT) {
+    PyDictValues* values = *_PyObject_ValuesPointer(obj);
+    if (values) {
+      /* The attributes live in the instance, keyed by the class's shared
+       * keys (all exact str, never removed; a deleted attribute has a NULL
+       * value). */
+      PyDictKeysObject* keys = ((PyHeapTypeObject*)type)->ht_cached_keys;
+      if (!keys || keys->dk_kind == DICT_KEYS_GENERAL)
+        return NULL;
+      PyDictUnicodeEntry* entries = DK_UNICODE_ENTRIES(keys);
+      Py_ssize_t size = (Py_ssize_t)strlen(name);
+      for (Py_ssize_t i = 0; i < keys->dk_nentries; ++i)
+        if (str_equals(entries[i].me_key, name, size))
+          return values->values[i];
+      return NULL;
+    }
+    dict = *_PyObject_ManagedDictPointer(obj);
+  } else {
+    /* Without a managed dict this only computes the slot's address from
+     * tp_dictoffset; nothing is created. */
+    PyObject** slot = _PyObject_GetDictPtr(obj);
+    dict = slot ? *slot : NULL;
+  }
+  /* A dict subclass assigned to __dict__ is read as attribute lookup reads
+   * it: as a dict, ignoring its methods. */
+  if (!dict || !PyDict_Check(dict))
+    return NULL;
+  return dict_lookup(dict, name);
+}
+
+PyObject* dync_py_dict_item(PyObject* dict, const char* key) {
+  if (!dict || !key || !PyDict_CheckExact(dict))
+    return NULL;
+  return dict_lookup(dict, key);
+}
+
+PyObject* dync_py_sequence_item(PyObject* seq, int64_t index) {
+  if (!seq)
+    return NULL;
+  Py_ssize_t size;
+  PyObject** items;
+  if (PyList_CheckExact(seq)) {
+    size = PyList_GET_SIZE(seq);
+    items = ((PyListObject*)seq)->ob_item;
+  } else if (PyTuple_CheckExact(seq)) {
+    size = PyTuple_GET_SIZE(seq);
+    items = ((PyTupleObject*)seq)->ob_item;
+  } else {
+    return NULL;
+  }
+  if (index < 0)
+    index += size;
+  if (index < 0 || index >= size)
+    return NULL;
+  return items[index];
+}
+
+int dync_py_type_is(PyObject* obj, const char* module, const char* qualname) {
+  if (!obj || !module || !qualname)
+    return 0;
+  PyTypeObject* type = Py_TYPE(obj);
+  if (type->tp_flags & Py_TPFLAGS_HEAPTYPE) {
+    /* What type.__qualname__ and type.__module__ return for a class. */
+    PyHeapTypeObject* heap = (PyHeapTypeObject*)type;
+    if (!str_equals(heap->ht_qualname, qualname, (Py_ssize_t)strlen(qualname)))
+      return 0;
+    PyObject* dict = type->tp_dict;
+    if (!dict || !PyDict_Check(dict))
+      return 0;
+    return str_equals(dict_lookup(dict, "__module__"), module, (Py_ssize_t)strlen(module));
+  }
+  /* A static type's tp_name is "module.qualname", or just the name for
+   * builtins. */
+  const char* name = type->tp_name;
+  const char* dot = strrchr(name, '.');
+  if (!dot)
+    return strcmp(module, "builtins") == 0 && strcmp(qualname, name) == 0;
+  size_t moduleSize = (size_t)(dot - name);
+  return strlen(module) == moduleSize && memcmp(module, name, moduleSize) == 0 &&
+         strcmp(qualname, dot + 1) == 0;
+}
+
+int dync_py_is_none(PyObject* obj) { return obj == Py_None; }
+
+int dync_py_equals_bool(PyObject* obj, int value) {
+  return obj && PyBool_Check(obj) && (obj == Py_True) == (value != 0);
+}
+
+int dync_py_equals_int(PyObject* obj, int64_t value) {
+  /* Exact: True is an int subclass equal to 1, but code specialized on the
+   * int 1 may not be right for it. */
+  if (!obj || !PyLong_CheckExact(obj))
+    return 0;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return 0;
+  }
+  return !overflow && v == value;
+}
+
+int dync_py_equals_float(PyObject* obj, double value) {
+  if (!obj || !PyFloat_CheckExact(obj))
+    return 0;
+  double v = PyFloat_AS_DOUBLE(obj);
+  if (v != v || value != value)
+    return v != v && value != value;
+  return v == value && signbit(v) == signbit(value);
+}
+
+int dync_py_equals_str(PyObject* obj, const char* utf8, size_t size) {
+  if (!utf8)
+    return 0;
+  return str_equals(obj, utf8, (Py_ssize_t)size);
+}

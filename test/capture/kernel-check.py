@@ -1,0 +1,29 @@
+# What fake tensors say a torch call gives is checked against the CPU kernel
+# eager mode runs, on zero-filled tensors like the arguments when they are
+# small: torch's decomposition of multilabel_margin_loss gives a 1-D input
+# with reduction='none' a result of shape [1], where the kernel gives [].
+# Capture stops instead of recording a graph that computes something else.
+# RUN: not %dync export %s:unbatched --emit=signature 2>&1 | FileCheck %s --check-prefix=WRONG
+# RUN: %dync export %s:batched --example batched_inputs --emit=signature | FileCheck %s
+import torch
+import torch.nn.functional as F
+
+
+def unbatched(x, target):
+    return F.multilabel_margin_loss(x, target, reduction="none")
+
+# WRONG: kernel-check.py:[[@LINE-2]]:12: error: torch's meta functions give torch._C._nn.multilabel_margin_loss a result of (f32 [1]) where its CPU kernel gives (f32 []); a graph of what they say would not compute what eager mode does
+
+
+def batched(x, target):
+    return F.multilabel_margin_loss(x, target, reduction="none")
+
+# CHECK: result: tensor<f32, [5]>
+
+
+def example_inputs():
+    return (torch.randn(10), torch.zeros(10, dtype=torch.long))
+
+
+def batched_inputs():
+    return (torch.randn(5, 10), torch.zeros(5, 10, dtype=torch.long))

@@ -1,0 +1,381 @@
+//===- ShimPyObjectsTest.cpp - The guard readers of Python objects --------===//
+//
+// Each reader must find what Python finds where the two agree, and must
+// never run Python-level code: the objects below have properties, __getattr__
+// and __eq__ methods that raise or record that they ran, and every test
+// checks that no Python error is left set.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/shim/dync_shim.h"
+
+#include <Python.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace {
+
+// Classes are defined in a module namespace named `guardmod`, so their
+// __module__ is that.
+constexpr const char* kPrelude = R"PY(
+import collections
+import torch
+
+calls = []
+
+class Plain:
+    def __init__(self):
+        self.a = 1
+        self.b = 'two'
+
+class Raising:
+    # A property whose getter raises, and __getattr__ recording every call:
+    # the readers must reach neither.
+    @property
+    def prop(self):
+        raise RuntimeError('property getter ran')
+    def __getattr__(self, name):
+        calls.append(name)
+        raise AttributeError(name)
+
+armed = [False]
+
+class Collides:
+    # Hashes like the str 'a' but is not one. Once armed, comparing with it
+    # raises; before, it is unequal to everything else, so dicts holding it
+    # and 'a' can be built.
+    def __hash__(self):
+        return hash('a')
+    def __eq__(self, other):
+        if armed[0]:
+            calls.append('eq')
+            raise RuntimeError('__eq__ ran')
+        return NotImplemented
+
+class Outer:
+    class Inner(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(2, 3)
+            self.heads = 4
+
+class SubInner(Outer.Inner):
+    pass
+
+class ListSub(list):
+    pass
+
+class IntSub(int):
+    pass
+
+class StrSub(str):
+    pass
+
+class DictSub(dict):
+    def __getitem__(self, key):
+        calls.append('getitem')
+        raise KeyError(key)
+)PY";
+
+class ShimPyObjectsTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    if (!Py_IsInitialized())
+      Py_InitializeEx(0);
+    globals = PyDict_New();
+    PyObject* name = PyUnicode_FromString("guardmod");
+    PyDict_SetItemString(globals, "__name__", name);
+    Py_DECREF(name);
+    PyDict_SetItemString(globals, "__builtins__", PyEval_GetBuiltins());
+    PyObject* result = PyRun_String(kPrelude, Py_file_input, globals, globals);
+    if (!result)
+      PyErr_Print();
+    Py_XDECREF(result);
+  }
+
+  void TearDown() override {
+    EXPECT_FALSE(PyErr_Occurred()) << "a reader left a Python error set";
+    PyErr_Clear();
+    PyObject* calls = PyDict_GetItemString(globals, "calls");
+    ASSERT_NE(calls, nullptr);
+    EXPECT_EQ(PyList_GET_SIZE(calls), 0) << "Python-level code ran";
+  }
+
+  // Runs statements in the test module's namespace.
+  static void exec(const char* code) {
+    PyObject* result = PyRun_String(code, Py_file_input, globals, globals);
+    if (!result)
+      PyErr_Print();
+    ASSERT_NE(result, nullptr);
+    Py_DECREF(result);
+  }
+
+  // Evaluates an expression there; the module keeps the result alive as
+  // `_last` so tests may hold it borrowed.
+  static PyObject* eval(const char* expr) {
+    PyObject* result = PyRun_String(expr, Py_eval_input, globals, globals);
+    if (!result) {
+      PyErr_Print();
+      return nullptr;
+    }
+    PyDict_SetItemString(globals, "_last", result);
+    Py_DECREF(result);
+    return result;
+  }
+
+  // A new name in the module for \p expr's value, borrowed.
+  static PyObject* keep(const char* name, const char* expr) {
+    PyObject* value = eval(expr);
+    if (value)
+      PyDict_SetItemString(globals, name, value);
+    return value;
+  }
+
+  static bool isTrue(const char* expr) { return eval(expr) == Py_True; }
+
+  static inline PyObject* globals = nullptr;
+};
+
+TEST_F(ShimPyObjectsTest, InstanceAttrReadsInlineValues) {
+  // A fresh instance of a plain class keeps its attributes inline (3.11's
+  // managed dict, no dict object yet).
+  PyObject* p = keep("p", "Plain()");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(dync_py_instance_attr(p, "a"), eval("p.a"));
+  EXPECT_EQ(dync_py_instance_attr(p, "b"), eval("p.b"));
+  EXPECT_EQ(dync_py_instance_attr(p, "c"), nullptr);
+  EXPECT_EQ(dync_py_instance_attr(p, ""), nullptr);
+  // Class attributes and methods are not instance attributes.
+  EXPECT_EQ(dync_py_instance_attr(p, "__init__"), nullptr);
+  EXPECT_EQ(dync_py_instance_attr(p, "__class__"), nullptr);
+  // A deleted attribute is gone.
+  exec("del p.b");
+  EXPECT_EQ(dync_py_instance_attr(p, "b"), nullptr);
+  EXPECT_EQ(dync_py_instance_attr(p, "a"), eval("p.a"));
+}
+
+TEST_F(ShimPyObjectsTest, InstanceAttrReadsMaterializedDicts) {
+  // Asking for __dict__ turns inline values into a dict; more attributes
+  // than the shared keys hold do too.
+  PyObject* p = keep("q", "Plain()");
+  exec("q.__dict__['extra'] = 5");
+  EXPECT_EQ(dync_py_instance_attr(p, "extra"), eval("q.extra"));
+  EXPECT_EQ(dync_py_instance_attr(p, "a"), eval("q.a"));
+  PyObject* many = keep("many", "Plain()");
+  exec("for i in range(40): setattr(many, f'x{i}', i)");
+  EXPECT_EQ(dync_py_instance_attr(many, "x39"), eval("many.x39"));
+  EXPECT_EQ(dync_py_instance_attr(many, "a"), eval("many.a"));
+  EXPECT_EQ(dync_py_instance_attr(many, "x40"), nullptr);
+  // Non-ASCII names are compared as UTF-8.
+  exec("setattr(many, '\u00f1', 'enye')");
+  EXPECT_EQ(dync_py_instance_attr(many, "\xc3\xb1"), eval("getattr(many, '\u00f1')"));
+}
+
+TEST_F(ShimPyObjectsTest, InstanceAttrNeverRunsPythonCode) {
+  PyObject* r = keep("r", "Raising()");
+  // The property's getter would raise, __getattr__ would record the call.
+  EXPECT_EQ(dync_py_instance_attr(r, "prop"), nullptr);
+  EXPECT_EQ(dync_py_instance_attr(r, "missing"), nullptr);
+  // An instance value under the property's name is what the reader sees
+  // (it is what the source means), still without calling the getter.
+  exec("r.__dict__['prop'] = 7");
+  EXPECT_EQ(dync_py_instance_attr(r, "prop"), eval("r.__dict__['prop']"));
+  // A key that hashes like the name but is not a str is never compared.
+  exec("r.__dict__[Collides()] = 'collides'");
+  exec("armed[0] = True");
+  EXPECT_EQ(dync_py_instance_attr(r, "a"), nullptr);
+  exec("armed[0] = False");
+  exec("r.__dict__['a'] = 'a'");
+  PyObject* a = eval("r.__dict__['a']");
+  exec("armed[0] = True");
+  EXPECT_EQ(dync_py_instance_attr(r, "a"), a);
+  exec("armed[0] = False");
+}
+
+TEST_F(ShimPyObjectsTest, InstanceAttrOfModulesAndOtherObjects) {
+  // nn.Module subclasses: their state lives in the instance dict.
+  PyObject* m = keep("m", "Outer.Inner()");
+  PyObject* modules = dync_py_instance_attr(m, "_modules");
+  ASSERT_NE(modules, nullptr);
+  EXPECT_EQ(modules, eval("m._modules"));
+  PyObject* fc = dync_py_dict_item(modules, "fc");
+  EXPECT_EQ(fc, eval("m.fc"));
+  PyObject* parameters = dync_py_instance_attr(fc, "_parameters");
+  EXPECT_EQ(dync_py_dict_item(parameters, "weight"), eval("m.fc.weight"));
+  EXPECT_EQ(dync_py_instance_attr(m, "training"), Py_True);
+  EXPECT_EQ(dync_py_instance_attr(m, "heads"), eval("m.heads"));
+  // `fc` is not an instance attribute of the module: Module.__getattr__
+  // finds it in _modules, which the reader never calls.
+  EXPECT_EQ(dync_py_instance_attr(m, "fc"), nullptr);
+
+  // Module objects: their __dict__ is the module's namespace.
+  PyObject* torch = eval("torch");
+  EXPECT_EQ(dync_py_instance_attr(torch, "float32"), eval("torch.float32"));
+  EXPECT_EQ(dync_py_instance_attr(torch, "no_such_name"), nullptr);
+
+  // Objects without an instance dict.
+  EXPECT_EQ(dync_py_instance_attr(eval("5"), "real"), nullptr);
+  EXPECT_EQ(dync_py_instance_attr(eval("(1, 2)"), "count"), nullptr);
+  EXPECT_EQ(dync_py_instance_attr(nullptr, "a"), nullptr);
+  EXPECT_EQ(dync_py_instance_attr(m, nullptr), nullptr);
+}
+
+TEST_F(ShimPyObjectsTest, DictItem) {
+  PyObject* d = keep("d", "{'x': 1, 'y': [2]}");
+  EXPECT_EQ(dync_py_dict_item(d, "x"), eval("d['x']"));
+  EXPECT_EQ(dync_py_dict_item(d, "y"), eval("d['y']"));
+  EXPECT_EQ(dync_py_dict_item(d, "z"), nullptr);
+  // A dict with keys other than str is scanned, and the colliding key's
+  // __eq__ never runs.
+  PyObject* mixed = keep("mixed", "{Collides(): 1, 2: 'two', 'a': 'str a'}");
+  PyObject* a = eval("mixed['a']");
+  PyObject* onlyCollides = keep("only", "{Collides(): 1}");
+  exec("armed[0] = True");
+  EXPECT_EQ(dync_py_dict_item(mixed, "a"), a);
+  EXPECT_EQ(dync_py_dict_item(onlyCollides, "a"), nullptr);
+  exec("armed[0] = False");
+  // A str subclass key is not a str key.
+  PyObject* subKey = keep("subkey", "{StrSub('k'): 1}");
+  EXPECT_EQ(dync_py_dict_item(subKey, "k"), nullptr);
+  // Only exact dicts: a subclass's __getitem__ would record the call.
+  PyObject* sub = keep("sub", "DictSub(x=1)");
+  EXPECT_EQ(dync_py_dict_item(sub, "x"), nullptr);
+  EXPECT_EQ(dync_py_dict_item(eval("collections.OrderedDict(x=1)"), "x"), nullptr);
+  EXPECT_EQ(dync_py_dict_item(eval("[1]"), "x"), nullptr);
+  EXPECT_EQ(dync_py_dict_item(nullptr, "x"), nullptr);
+  EXPECT_EQ(dync_py_dict_item(d, nullptr), nullptr);
+}
+
+TEST_F(ShimPyObjectsTest, SequenceItem) {
+  PyObject* l = keep("l", "[10, 20, 30]");
+  EXPECT_EQ(dync_py_sequence_item(l, 0), eval("l[0]"));
+  EXPECT_EQ(dync_py_sequence_item(l, 2), eval("l[2]"));
+  EXPECT_EQ(dync_py_sequence_item(l, -1), eval("l[-1]"));
+  EXPECT_EQ(dync_py_sequence_item(l, -3), eval("l[-3]"));
+  EXPECT_EQ(dync_py_sequence_item(l, 3), nullptr);
+  EXPECT_EQ(dync_py_sequence_item(l, -4), nullptr);
+  EXPECT_EQ(dync_py_sequence_item(l, std::numeric_limits<int64_t>::min()), nullptr);
+  EXPECT_EQ(dync_py_sequence_item(l, std::numeric_limits<int64_t>::max()), nullptr);
+  PyObject* t = keep("t", "('a', 'b')");
+  EXPECT_EQ(dync_py_sequence_item(t, 1), eval("t[1]"));
+  EXPECT_EQ(dync_py_sequence_item(t, -2), eval("t[0]"));
+  EXPECT_EQ(dync_py_sequence_item(eval("()"), 0), nullptr);
+  // A subclass of list is not a list; nor is a Sequential or a dict.
+  EXPECT_EQ(dync_py_sequence_item(eval("ListSub([1, 2])"), 0), nullptr);
+  EXPECT_EQ(dync_py_sequence_item(eval("torch.nn.Sequential(torch.nn.ReLU())"), 0), nullptr);
+  EXPECT_EQ(dync_py_sequence_item(eval("{0: 1}"), 0), nullptr);
+  EXPECT_EQ(dync_py_sequence_item(nullptr, 0), nullptr);
+}
+
+TEST_F(ShimPyObjectsTest, TypeIs) {
+  PyObject* inner = keep("inner", "Outer.Inner()");
+  ASSERT_TRUE(isTrue("type(inner).__module__ == 'guardmod' and "
+                     "type(inner).__qualname__ == 'Outer.Inner'"));
+  EXPECT_EQ(dync_py_type_is(inner, "guardmod", "Outer.Inner"), 1);
+  EXPECT_EQ(dync_py_type_is(inner, "guardmod", "Inner"), 0);
+  EXPECT_EQ(dync_py_type_is(inner, "other", "Outer.Inner"), 0);
+  // A subclass is another type, and the base is not the subclass.
+  PyObject* sub = keep("subinner", "SubInner()");
+  EXPECT_EQ(dync_py_type_is(sub, "guardmod", "Outer.Inner"), 0);
+  EXPECT_EQ(dync_py_type_is(sub, "guardmod", "SubInner"), 1);
+  // Classes of libraries and static types, named as Python names them.
+  EXPECT_EQ(dync_py_type_is(eval("torch.nn.Linear(1, 1)"), "torch.nn.modules.linear", "Linear"), 1);
+  EXPECT_EQ(dync_py_type_is(eval("torch.zeros(1)"), "torch", "Tensor"), 1);
+  ASSERT_TRUE(isTrue("type(collections.OrderedDict()).__module__ == 'collections'"));
+  EXPECT_EQ(dync_py_type_is(eval("collections.OrderedDict()"), "collections", "OrderedDict"), 1);
+  EXPECT_EQ(dync_py_type_is(eval("3"), "builtins", "int"), 1);
+  EXPECT_EQ(dync_py_type_is(eval("True"), "builtins", "int"), 0);
+  EXPECT_EQ(dync_py_type_is(eval("True"), "builtins", "bool"), 1);
+  EXPECT_EQ(dync_py_type_is(eval("None"), "builtins", "NoneType"), 1);
+  EXPECT_EQ(dync_py_type_is(eval("IntSub(3)"), "builtins", "int"), 0);
+  EXPECT_EQ(dync_py_type_is(nullptr, "builtins", "int"), 0);
+  EXPECT_EQ(dync_py_type_is(eval("3"), nullptr, "int"), 0);
+}
+
+TEST_F(ShimPyObjectsTest, EqualsConstants) {
+  EXPECT_EQ(dync_py_is_none(Py_None), 1);
+  EXPECT_EQ(dync_py_is_none(eval("0")), 0);
+  EXPECT_EQ(dync_py_is_none(nullptr), 0);
+
+  EXPECT_EQ(dync_py_equals_bool(Py_True, 1), 1);
+  EXPECT_EQ(dync_py_equals_bool(Py_False, 0), 1);
+  EXPECT_EQ(dync_py_equals_bool(Py_True, 0), 0);
+  EXPECT_EQ(dync_py_equals_bool(eval("1"), 1), 0);
+  EXPECT_EQ(dync_py_equals_bool(nullptr, 1), 0);
+
+  EXPECT_EQ(dync_py_equals_int(eval("4"), 4), 1);
+  EXPECT_EQ(dync_py_equals_int(eval("-5"), -5), 1);
+  EXPECT_EQ(dync_py_equals_int(eval("4"), 5), 0);
+  EXPECT_EQ(dync_py_equals_int(eval("-2**63"), std::numeric_limits<int64_t>::min()), 1);
+  // True == 1 in Python, but a bool is not an int here.
+  EXPECT_EQ(dync_py_equals_int(Py_True, 1), 0);
+  EXPECT_EQ(dync_py_equals_int(Py_False, 0), 0);
+  EXPECT_EQ(dync_py_equals_int(eval("IntSub(4)"), 4), 0);
+  EXPECT_EQ(dync_py_equals_int(eval("4.0"), 4), 0);
+  EXPECT_EQ(dync_py_equals_int(eval("2**64"), 0), 0);
+  EXPECT_EQ(dync_py_equals_int(eval("2**70 + 4"), 4), 0);
+
+  EXPECT_EQ(dync_py_equals_float(eval("0.5"), 0.5), 1);
+  EXPECT_EQ(dync_py_equals_float(eval("0.5"), 0.25), 0);
+  EXPECT_EQ(dync_py_equals_float(eval("float('nan')"), std::numeric_limits<double>::quiet_NaN()),
+            1);
+  EXPECT_EQ(dync_py_equals_float(eval("1.0"), std::numeric_limits<double>::quiet_NaN()), 0);
+  EXPECT_EQ(dync_py_equals_float(eval("float('inf')"), std::numeric_limits<double>::infinity()), 1);
+  EXPECT_EQ(dync_py_equals_float(eval("-0.0"), 0.0), 0);
+  EXPECT_EQ(dync_py_equals_float(eval("0.0"), 0.0), 1);
+  EXPECT_EQ(dync_py_equals_float(eval("1"), 1.0), 0);
+
+  EXPECT_EQ(dync_py_equals_str(eval("'fast'"), "fast", 4), 1);
+  EXPECT_EQ(dync_py_equals_str(eval("'fast'"), "fas", 3), 0);
+  EXPECT_EQ(dync_py_equals_str(eval("'fast'"), "slow", 4), 0);
+  EXPECT_EQ(dync_py_equals_str(eval("''"), "", 0), 1);
+  EXPECT_EQ(dync_py_equals_str(eval("'\u00f1'"), "\xc3\xb1", 2), 1);
+  EXPECT_EQ(dync_py_equals_str(eval("'a\\x00b'"), "a\0b", 3), 1);
+  EXPECT_EQ(dync_py_equals_str(eval("'a\\x00b'"), "a", 1), 0);
+  EXPECT_EQ(dync_py_equals_str(eval("StrSub('fast')"), "fast", 4), 0);
+  EXPECT_EQ(dync_py_equals_str(eval("b'fast'"), "fast", 4), 0);
+  // A lone surrogate has no UTF-8 form: unequal, and no error is left.
+  EXPECT_EQ(dync_py_equals_str(eval("'\\ud800'"), "\xed\xa0\x80", 3), 0);
+  EXPECT_EQ(dync_py_equals_str(nullptr, "", 0), 0);
+}
+
+TEST_F(ShimPyObjectsTest, GradModeAndDefaultDType) {
+  EXPECT_EQ(dync_grad_mode_enabled(), 1);
+  exec("_ng = torch.no_grad(); _ng.__enter__()");
+  EXPECT_EQ(dync_grad_mode_enabled(), 0);
+  exec("_ng.__exit__(None, None, None)");
+  EXPECT_EQ(dync_grad_mode_enabled(), 1);
+  exec("_im = torch.inference_mode(); _im.__enter__()");
+  EXPECT_EQ(dync_grad_mode_enabled(), 0);
+  exec("_im.__exit__(None, None, None)");
+
+  EXPECT_EQ(dync_default_dtype(), DYNC_DTYPE_FLOAT32);
+  exec("torch.set_default_dtype(torch.float64)");
+  EXPECT_EQ(dync_default_dtype(), DYNC_DTYPE_FLOAT64);
+  exec("torch.set_default_dtype(torch.float32)");
+  EXPECT_EQ(dync_default_dtype(), DYNC_DTYPE_FLOAT32);
+}
+
+TEST_F(ShimPyObjectsTest, TableFields) {
+  dync_shim_api api{};
+  dync_shim_fill_api(&api);
+  EXPECT_EQ(api.grad_mode_enabled, &dync_grad_mode_enabled);
+  EXPECT_EQ(api.default_dtype, &dync_default_dtype);
+  EXPECT_EQ(api.py_instance_attr, nullptr);
+  dync_shim_fill_python_api(&api);
+  EXPECT_EQ(api.py_instance_attr, &dync_py_instance_attr);
+  EXPECT_EQ(api.py_dict_item, &dync_py_dict_item);
+  EXPECT_EQ(api.py_sequence_item, &dync_py_sequence_item);
+  EXPECT_EQ(api.py_type_is, &dync_py_type_is);
+  EXPECT_EQ(api.py_is_none, &dync_py_is_none);
+  EXPECT_EQ(api.py_equals_bool, &dync_py_equals_bool);
+  EXPECT_EQ(api.py_equals_int, &dync_py_equals_int);
+  EXPECT_EQ(api.py_equals_float, &dync_py_equals_float);
+  EXPECT_EQ(api.py_equals_str, &dync_py_equals_str);
+}
+
+} // namespace

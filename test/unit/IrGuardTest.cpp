@@ -1,0 +1,210 @@
+//===- IrGuardTest.cpp - Sources and guards as IR data and text -----------===//
+#include "passes/ir/GraphBuilder.h"
+#include "passes/ir/Parser.h"
+#include "passes/ir/Verifier.h"
+
+#include <gtest/gtest.h>
+
+using namespace dync::ir;
+
+namespace {
+
+SourcePtr parsed(llvm::StringRef text) {
+  llvm::Expected<SourcePtr> source = Source::parse(text);
+  if (!source) {
+    ADD_FAILURE() << llvm::toString(source.takeError());
+    return nullptr;
+  }
+  return *source;
+}
+
+std::string parseError(llvm::StringRef text) {
+  llvm::Expected<SourcePtr> source = Source::parse(text);
+  if (source)
+    return "";
+  return llvm::toString(source.takeError());
+}
+
+TEST(IrSource, PrintsAsPython) {
+  SourcePtr self = Source::local("self");
+  SourcePtr weight = Source::key(
+      Source::attr(Source::key(Source::attr(self, "_modules"), "hidden"), "_parameters"), "weight");
+  EXPECT_EQ(weight->str(), "L['self']._modules['hidden']._parameters['weight']");
+  EXPECT_EQ(Source::attr(Source::global("torch"), "float32")->str(), "G['torch'].float32");
+  EXPECT_EQ(Source::index(Source::local("args"), -1)->str(), "L['args'][-1]");
+  EXPECT_EQ(Source::key(self, "it's \\ \n\x01")->str(), "L['self']['it\\'s \\\\ \\n\\x01']");
+}
+
+TEST(IrSource, ValueNamesLeaveOutModuleTables) {
+  SourcePtr hidden = Source::key(Source::attr(Source::local("self"), "_modules"), "hidden");
+  SourcePtr layer = Source::key(Source::attr(hidden, "_modules"), "0");
+  EXPECT_EQ(Source::key(Source::attr(layer, "_parameters"), "weight")->valueName(),
+            "self_hidden_0_weight");
+  EXPECT_EQ(Source::key(Source::attr(hidden, "_buffers"), "running_mean")->valueName(),
+            "self_hidden_running_mean");
+  EXPECT_EQ(Source::attr(hidden, "training")->valueName(), "self_hidden_training");
+  EXPECT_EQ(Source::index(Source::local("args"), -1)->valueName(), "args__1");
+  EXPECT_EQ(Source::key(Source::local("d"), "a-b")->valueName(), "d_a_b");
+  EXPECT_EQ(Source::attr(Source::global("cfg"), "scale")->valueName(), "G_cfg_scale");
+}
+
+TEST(IrSource, ParsesWhatItPrints) {
+  for (llvm::StringRef text :
+       {"L['x']", "G['torch'].float32", "L['self']._modules['0']._parameters['weight']",
+        "L['args'][0][-2]", "L['self'].cfg['it\\'s \\\\ \\n\\t\\r\\x7f']", "L['']",
+        "L['x'][-9223372036854775808]"}) {
+    SourcePtr source = parsed(text);
+    ASSERT_TRUE(source) << text.str();
+    EXPECT_EQ(source->str(), text.str());
+  }
+  // Double quotes are read too, and printed as Python's repr prints them.
+  EXPECT_EQ(parsed("L[\"x\"][\"k\"]")->str(), "L['x']['k']");
+}
+
+TEST(IrSource, RootAndEquality) {
+  SourcePtr a = parsed("L['self']._modules['fc'].training");
+  SourcePtr b = parsed("L['self']._modules['fc'].training");
+  EXPECT_TRUE(*a == *b);
+  EXPECT_FALSE(*a == *parsed("L['self']._modules['fc'].train"));
+  EXPECT_FALSE(*parsed("L['x'][0]") == *parsed("L['x']['0']"));
+  EXPECT_FALSE(*parsed("L['x']") == *parsed("G['x']"));
+  EXPECT_EQ(a->root().kind(), Source::Kind::Local);
+  EXPECT_EQ(a->root().name(), "self");
+}
+
+TEST(IrSource, ErrorsSayWhere) {
+  EXPECT_EQ(parseError("x"), "malformed source 'x': expected L['name'] or G['name'] at column 1");
+  EXPECT_EQ(parseError("L['x'"), "malformed source 'L['x'': expected ']' at column 6");
+  EXPECT_EQ(parseError("L['x]"), "malformed source 'L['x]': unterminated string at column 6");
+  EXPECT_EQ(parseError("L['x'].w("), "malformed source 'L['x'].w(': unexpected '(' at column 9");
+  EXPECT_EQ(parseError("L['x'].1"),
+            "malformed source 'L['x'].1': expected an attribute name after '.' at column 8");
+  EXPECT_EQ(parseError("L['x'][a]"),
+            "malformed source 'L['x'][a]': expected an integer index or a quoted key at column 8");
+  EXPECT_EQ(parseError("L['x'][99999999999999999999]"),
+            "malformed source 'L['x'][99999999999999999999]': index does not fit in 64 bits at "
+            "column 8");
+  EXPECT_EQ(parseError("L['\\q']"), "malformed source 'L['\\q']': unknown escape in string at "
+                                    "column 4");
+}
+
+TEST(IrGuards, OnePerKindAndSource) {
+  Context ctx;
+  GuardSet guards;
+  guards.localNames() = {"self", "x"};
+  guards.add(Guard::type(Source::local("self"), "model", "MLP"));
+  guards.add(Guard::type(Source::local("self"), "model", "Other"));
+  guards.add(
+      Guard::equals(Source::attr(Source::local("self"), "training"), Argument::boolean(false)));
+  guards.add(
+      Guard::equals(Source::attr(Source::local("self"), "training"), Argument::boolean(true)));
+  guards.add(Guard::gradMode(true));
+  guards.add(Guard::gradMode(false));
+  guards.add(Guard::defaultDType(DType::F32));
+  guards.add(Guard::versionIs("torch", "2.13.0+cpu"));
+  guards.add(Guard::versionIs("python", "3.11.7"));
+  guards.add(Guard::versionIs("torch", "2.0"));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  guards.print(os, "MLP.forward");
+  EXPECT_EQ(text, "guards @MLP.forward(self, x) {\n"
+                  "  type L['self'] : model:MLP\n"
+                  "  equals L['self'].training : false\n"
+                  "  grad_mode true\n"
+                  "  default_dtype f32\n"
+                  "  version torch \"2.13.0+cpu\"\n"
+                  "  version python \"3.11.7\"\n"
+                  "}\n");
+}
+
+TEST(IrGuards, PrintsEachKind) {
+  Context ctx;
+  auto line = [](const Guard& guard) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    guard.print(os);
+    return text;
+  };
+  SourcePtr x = Source::local("x");
+  EXPECT_EQ(line(Guard::tensor(x, Type::contiguousTensor(ctx, DType::F16, {ctx.symbol("n")}))),
+            "tensor L['x'] : tensor<f16, [n]>");
+  EXPECT_EQ(line(Guard::type(x, "torch.nn.modules.linear", "Linear")),
+            "type L['x'] : torch.nn.modules.linear:Linear");
+  EXPECT_EQ(line(Guard::type(x, "my-module", "f.<locals>.C")),
+            "type L['x'] : \"my-module\":f.<locals>.C");
+  EXPECT_EQ(line(Guard::equals(x, Argument::sym(ctx.constant(-4)))), "equals L['x'] : -4");
+  EXPECT_EQ(line(Guard::equals(x, Argument::floating(0.5))), "equals L['x'] : 0.5");
+  EXPECT_EQ(line(Guard::equals(x, Argument::floating(2))), "equals L['x'] : 2.0");
+  EXPECT_EQ(line(Guard::equals(x, Argument::string("a\"b"))), "equals L['x'] : \"a\\\"b\"");
+  EXPECT_EQ(line(Guard::none(x)), "none L['x']");
+  EXPECT_EQ(line(Guard::gradMode(false)), "grad_mode false");
+  EXPECT_EQ(line(Guard::defaultDType(DType::F64)), "default_dtype f64");
+}
+
+/// A graph with a guards block built in code, printed, parsed and printed
+/// again.
+TEST(IrGuards, ModuleRoundTrip) {
+  Context ctx;
+  Module module(ctx);
+  Graph& graph = module.addGraph("f");
+  GraphBuilder b(graph);
+  SymExpr n = b.declareSymbol("n", {2, 64});
+  Type type = Type::contiguousTensor(ctx, DType::F32, {n, ctx.constant(3)});
+  Node* x = b.addInput("x", type, "L['x']");
+  b.setOutput({GraphBuilder::use(x)});
+  graph.guards().localNames() = {"x", "scale", "cell"};
+  graph.guards().add(Guard::tensor(Source::local("x"), type));
+  graph.guards().add(Guard::equals(Source::local("scale"), Argument::floating(1e-5)));
+  ASSERT_FALSE(verify(module));
+
+  std::string first;
+  llvm::raw_string_ostream os(first);
+  module.print(os);
+  EXPECT_NE(first.find("}\nguards @f(x, scale, cell) {\n"
+                       "  tensor L['x'] : tensor<f32, [n, 3]>\n"
+                       "  equals L['scale'] : 1e-05\n"
+                       "}\n"),
+            std::string::npos)
+      << first;
+
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(first, "test.dync"), llvm::SMLoc());
+  Context ctx2;
+  llvm::Expected<std::unique_ptr<Module>> reparsed = parseModule(sm, ctx2);
+  ASSERT_TRUE(bool(reparsed)) << llvm::toString(reparsed.takeError());
+  ASSERT_FALSE(verify(**reparsed, &sm));
+  std::string second;
+  llvm::raw_string_ostream os2(second);
+  (*reparsed)->print(os2);
+  EXPECT_EQ(first, second);
+  // Graph::print is the graph alone.
+  std::string graphOnly;
+  llvm::raw_string_ostream os3(graphOnly);
+  graph.print(os3);
+  EXPECT_EQ(graphOnly.find("guards"), std::string::npos);
+}
+
+TEST(IrGuards, VerifierChecksSymbolsAndLocals) {
+  Context ctx;
+  Module module(ctx);
+  Graph& graph = module.addGraph("f");
+  GraphBuilder b(graph);
+  b.setOutput({});
+  graph.guards().localNames() = {"x"};
+  graph.guards().add(Guard::tensor(Source::local("x"),
+                                   Type::contiguousTensor(ctx, DType::F32, {ctx.symbol("m")})));
+  graph.guards().add(Guard::none(Source::local("y")));
+  graph.guards().add(Guard::none(Source::global("g")));
+  Guard noSource = Guard::none(nullptr);
+  graph.guards().add(noSource);
+  llvm::Error error = verify(module);
+  ASSERT_TRUE(bool(error));
+  EXPECT_EQ(llvm::toString(std::move(error)),
+            "error: graph @f: guard 'tensor L['x'] : tensor<f32, [m]>': symbol 'm' is not "
+            "declared\n"
+            "error: graph @f: guard 'none L['y']': L['y'] is not among the local names of the "
+            "guards block\n"
+            "error: graph @f: guard 'none' has no source");
+}
+
+} // namespace
