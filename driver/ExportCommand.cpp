@@ -26,6 +26,9 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
@@ -183,6 +186,24 @@ llvm::Expected<std::string> rewrittenCode(PyCodeObject* code, const ir::Graph& g
   return text;
 }
 
+/// Python imports `name.so` before `name.py` from the same folder, so an
+/// artifact named after its source module would replace the module for
+/// `import name`.
+void warnIfShadowing(llvm::StringRef output, llvm::StringRef sourcePath) {
+  llvm::SmallString<256> outputDir(output), sourceDir(sourcePath);
+  llvm::sys::fs::make_absolute(outputDir);
+  llvm::sys::path::remove_filename(outputDir);
+  llvm::sys::path::remove_filename(sourceDir);
+  bool sameDir = llvm::sys::fs::equivalent(outputDir.empty() ? "." : outputDir.str(),
+                                           sourceDir.empty() ? "." : sourceDir.str());
+  if (sameDir && llvm::sys::path::stem(output) == llvm::sys::path::stem(sourcePath))
+    llvm::WithColor::warning(llvm::errs(), "dync")
+        << output << " is next to " << llvm::sys::path::filename(sourcePath) << ": 'import "
+        << llvm::sys::path::stem(sourcePath)
+        << "' from that folder now loads the library instead of the module; give the "
+           "artifact another name\n";
+}
+
 llvm::Error ExportCommand::run(const GlobalOptions& options) {
   if (emit_.empty() && output_.empty())
     return llvm::make_error<UsageError>(
@@ -326,6 +347,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         return llvm::joinErrors(std::move(failures), std::move(error));
       }
       failures = llvm::joinErrors(std::move(failures), std::move(skipped));
+      warnIfShadowing(output_, exported.front().sourcePath);
     } else if (!output_.empty()) {
       failures = llvm::joinErrors(std::move(failures),
                                   llvm::createStringError("no entry was captured; " + output_ +

@@ -238,3 +238,72 @@ def test_failed_export_writes_nothing(run_dync, tmp_path):
     assert not out.exists()
     assert os.listdir(tmp_path) == ["branchy.py"] or sorted(os.listdir(tmp_path)) == sorted(
         ["branchy.py", "__pycache__"])
+
+
+FUNCTIONS = textwrap.dedent("""
+    import torch
+
+    def scale(x):
+        return x * 0.5 + 3
+
+    def promote(x):
+        return x * 2.5, x + 3, x // 2
+
+    def shapes(x, n: int):
+        y = x.relu()
+        return (y, [x + n, None], x.shape[0] * 2, "done")
+
+    def example_scale():
+        return (torch.randn(5, 3),)
+
+    def example_promote():
+        return (torch.arange(6),)
+
+    def example_shapes():
+        return (torch.randn(4, 3), 2)
+""")
+
+
+def test_several_entries_results_and_number_promotion(run_dync, tmp_path):
+    source = tmp_path / "functions.py"
+    source.write_text(FUNCTIONS)
+    out = tmp_path / "compiled.so"
+    done = run_dync("export", f"{source}:scale", f"{source}:promote", f"{source}:shapes",
+                    "--example", "scale=example_scale", "--example", "promote=example_promote",
+                    "--example", "shapes=example_shapes", "--dynamic", "x:0=rows[2,64]",
+                    # (the same --dynamic applies to every entry's x)
+                    "-o", out)
+    assert done.returncode == 0, done.stderr
+    program = textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {PACKAGE_DIR!r}); sys.path.insert(0, {str(tmp_path)!r})
+        import torch, functions, dync
+
+        cases = [("scale", functions.example_scale()),
+                 ("promote", functions.example_promote()),
+                 ("shapes", functions.example_shapes()),
+                 ("shapes", (torch.randn(9, 3), 2))]
+        expected = [getattr(functions, name)(*args) for name, args in cases]
+        with dync.load({str(out)!r}) as art:
+            actual = [getattr(functions, name)(*args) for name, args in cases]
+            stats = art.stats()
+        def same(a, e):
+            # Same structure and Python types, same tensors, dtypes included.
+            assert type(a) is type(e), (a, e)
+            if isinstance(e, (tuple, list)):
+                assert len(a) == len(e), (a, e)
+                for x, y in zip(a, e):
+                    same(x, y)
+            elif isinstance(e, torch.Tensor):
+                torch.testing.assert_close(a, e)
+            else:
+                assert a == e, (a, e)
+        for e, a in zip(expected, actual):
+            same(a, e)
+        print(json.dumps({{name: [s["hits"], s["misses"], s["last_miss_reason"]]
+                          for name, s in stats.items()}}))
+    """)
+    stats = run_python(program)
+    assert stats["scale"][:2] == [1, 0], stats
+    assert stats["promote"][:2] == [1, 0], stats
+    assert stats["shapes"][:2] == [2, 0], stats
