@@ -66,8 +66,8 @@ llvm::Expected<std::string> codegen::readManifest(llvm::StringRef path) {
       continue;
     llvm::Expected<llvm::StringRef> contents = section.getContents();
     if (!contents)
-      return llvm::createStringError(path + ": the dync manifest cannot be read: " +
-                                     llvm::toString(contents.takeError()));
+      return llvm::createStringError(
+          path + ": the dync manifest cannot be read: " + llvm::toString(contents.takeError()));
     // The section holds a NUL-terminated string.
     return contents->split('\0').first.str();
   }

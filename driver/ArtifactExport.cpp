@@ -33,7 +33,8 @@ llvm::Expected<std::array<uint8_t, 4>> bytecodeMagic() {
 
 llvm::Expected<std::string> torchVersion() {
   PyRef torch = PyRef::steal(PyImport_ImportModule("torch"));
-  PyRef version = torch ? PyRef::steal(PyObject_GetAttrString(torch.get(), "__version__")) : PyRef();
+  PyRef version =
+      torch ? PyRef::steal(PyObject_GetAttrString(torch.get(), "__version__")) : PyRef();
   if (!version)
     return python::takePythonError("reading torch.__version__");
   return python::strOf(version.get());
@@ -43,7 +44,8 @@ llvm::Expected<std::string> fileSha256(llvm::StringRef path) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return llvm::createStringError("cannot read '" + path + "': " + buffer.getError().message());
-  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef((*buffer)->getBuffer()));
+  std::array<uint8_t, 32> digest =
+      llvm::SHA256::hash(llvm::arrayRefFromStringRef((*buffer)->getBuffer()));
   return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
@@ -105,8 +107,8 @@ llvm::Error writeArtifact(llvm::ArrayRef<CapturedEntry> entries, llvm::StringRef
       return alone ? llvm::Error::success() : alone.takeError();
     }();
     if (error) {
-      error = llvm::createStringError(sourcePath + ": " + artifactEntry.qualifiedName +
-                                      ": " + llvm::toString(std::move(error)));
+      error = llvm::createStringError(sourcePath + ": " + artifactEntry.qualifiedName + ": " +
+                                      llvm::toString(std::move(error)));
       if (!keepGoing)
         return error;
       skipped = llvm::joinErrors(std::move(skipped), std::move(error));

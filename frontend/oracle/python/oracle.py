@@ -441,9 +441,8 @@ class _KernelCheck:
         signature = []
         numel = 0
         for a in flat:
-            if type(a) is FakeTensor and a.numel() > self.MAX_NUMEL:
-                return None
             if isinstance(a, FakeTensor):
+                # Symbolic sizes first: comparing one would be a decision.
                 if (
                     a._has_symbolic_sizes_strides
                     or a.device.type != "cpu"
@@ -451,13 +450,13 @@ class _KernelCheck:
                 ):
                     return None
                 numel += a.numel()
+                if numel > self.MAX_NUMEL:
+                    return None
                 signature.append((tuple(a.shape), tuple(a.stride()), a.dtype))
             elif isinstance(a, (torch.SymInt, torch.SymFloat, torch.SymBool, torch.Tensor)):
                 return None
             else:
                 signature.append(a)
-        if numel > self.MAX_NUMEL:
-            return None
         key = (fn, tuple(signature))
         try:
             hash(key)
@@ -740,13 +739,16 @@ class Session:
         and propagate them through later operators, so torch's own checks on
         them (`at::is_scalar_tensor_true(norm_factor <= 0)`) are decided
         instead of being data-dependent. The tensor stays a graph value."""
-        if type(out) is not FakeTensor or out.constant is not None or out.numel() != 1:
+        if type(out) is not FakeTensor or out.constant is not None:
             return
         if torch.Tag.nondeterministic_seeded in func.tags:
             return
         for a in torch.utils._pytree.tree_leaves((args, kwargs)):
             if isinstance(a, (torch.Tensor, torch.SymInt, torch.SymFloat, torch.SymBool)):
                 return
+        # Plain numbers in, so the size is a number too: no decision.
+        if out._has_symbolic_sizes_strides or out.numel() != 1:
+            return
         with _disable_current_modes(), torch._C._DisablePythonDispatcher():
             try:
                 real = func(*args, **kwargs)
