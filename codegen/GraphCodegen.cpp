@@ -1026,10 +1026,10 @@ llvm::Error GraphEmitter::emitCall(const ir::Node& node, unsigned position) {
   for (unsigned i = 0; i < ordered.size() && schemas_; ++i) {
     std::optional<llvm::StringRef> type = schemas_->type(node.op(), i);
     const ir::Argument* arg = ordered[i];
-    wrapped[i] = type && (*type == "Tensor" || *type == "Tensor?") && arg &&
-                 (arg->kind() == ir::Argument::Kind::Sym ||
-                  arg->kind() == ir::Argument::Kind::Float ||
-                  arg->kind() == ir::Argument::Kind::Bool);
+    wrapped[i] =
+        type && (*type == "Tensor" || *type == "Tensor?") && arg &&
+        (arg->kind() == ir::Argument::Kind::Sym || arg->kind() == ir::Argument::Kind::Float ||
+         arg->kind() == ir::Argument::Kind::Bool);
   }
 
   llvm::GlobalVariable* op = shim_.op(node.op());

@@ -82,8 +82,10 @@ public:
                      "or the rewritten code object, marshalled, for tools (code)")
         ->type_name("KIND")
         ->check(CLI::IsMember({"graph", "guards", "signature", "bytecode", "code"}));
-    command->add_option("-o,--output", output_, "Write the artifact: a shared library with each entry's guards, graph and "
-                      "rewritten bytecode, for dync.load()")
+    command
+        ->add_option("-o,--output", output_,
+                     "Write the artifact: a shared library with each entry's guards, graph and "
+                     "rewritten bytecode, for dync.load()")
         ->type_name("FILE");
     command
         ->add_option("--dynamic", dynamic_,
@@ -341,17 +343,17 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         captured.push_back({entry.graph, entry.code});
       }
       llvm::Error skipped = llvm::Error::success();
-      if (llvm::Error error = writeArtifact(captured, exported.front().sourcePath, output_,
-                                            keepGoing_, skipped)) {
+      if (llvm::Error error =
+              writeArtifact(captured, exported.front().sourcePath, output_, keepGoing_, skipped)) {
         llvm::consumeError(std::move(skipped));
         return llvm::joinErrors(std::move(failures), std::move(error));
       }
       failures = llvm::joinErrors(std::move(failures), std::move(skipped));
       warnIfShadowing(output_, exported.front().sourcePath);
     } else if (!output_.empty()) {
-      failures = llvm::joinErrors(std::move(failures),
-                                  llvm::createStringError("no entry was captured; " + output_ +
-                                                          " was not written"));
+      failures = llvm::joinErrors(
+          std::move(failures),
+          llvm::createStringError("no entry was captured; " + output_ + " was not written"));
     }
     llvm::raw_ostream& os = llvm::outs();
     if (emit_ == "graph") {

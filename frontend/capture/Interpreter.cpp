@@ -477,8 +477,13 @@ llvm::Expected<PyRef> Interpreter::toPython(const ValuePtr& value) {
     PyRef tuple = PyRef::steal(PyList_AsTuple(list.get()));
     if (value->object && PyType_Check(value->object.get())) {
       // torch.Size and other tuple subclasses keep their type, so torch sees
-      // what the program built.
-      PyRef rebuilt = PyRef::steal(PyObject_CallOneArg(value->object.get(), tuple.get()));
+      // what the program built. A named tuple takes its fields as separate
+      // arguments: `_make` builds one from an iterable.
+      PyRef make = PyRef::steal(PyObject_GetAttrString(value->object.get(), "_make"));
+      if (!make)
+        PyErr_Clear();
+      PyRef rebuilt =
+          PyRef::steal(PyObject_CallOneArg(make ? make.get() : value->object.get(), tuple.get()));
       if (rebuilt)
         return rebuilt;
       PyErr_Clear();

@@ -2,7 +2,8 @@
 # (frozen, with slots, through dataclasses.replace), plain classes whose
 # __init__ assigns attributes, properties, special methods, named tuples.
 # They exist only in capture; what they hold is symbolic, tensors included.
-# RUN: %dync export %s:options %s:holder %s:named %s:equality --emit=graph | FileCheck %s
+# RUN: %dync export %s:options %s:holder %s:named %s:single %s:equality --emit=graph \
+# RUN:   | FileCheck %s
 # RUN: not %dync export %s:frozen --emit=graph 2>&1 | FileCheck %s --check-prefix=FROZEN
 # RUN: not %dync export %s:to_torch --emit=graph 2>&1 | FileCheck %s --check-prefix=TORCH
 # RUN: not %dync export %s:c_class --emit=graph 2>&1 | FileCheck %s --check-prefix=CCLASS
@@ -73,6 +74,18 @@ def named(x):
 # CHECK-NEXT:  aten::add.Tensor(%x, 1)
 # CHECK-NEXT:  aten::mul.Tensor(%x, 3)
 # CHECK-NEXT:  aten::sub.Tensor
+
+
+Single = collections.namedtuple("Single", ["only"])
+
+
+def single(x):
+    # Passed to torch, a named tuple is rebuilt field by field.
+    return torch.cat(Single(x * 2), 0)
+
+# CHECK-LABEL: graph @single(
+# CHECK-NEXT:  aten::mul.Tensor(%x, 2)
+# CHECK-NEXT:  aten::cat.default([%{{[0-9]+}}])
 
 
 def equality(x):
