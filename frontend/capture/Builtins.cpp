@@ -263,11 +263,8 @@ llvm::Expected<ValuePtr> builtinSet(Interpreter& interp, const ValuePtr&, Args& 
   if (!items)
     return items.takeError();
   for (ValuePtr& item : *items) {
-    llvm::Expected<bool> present = interp.contains(set, item);
-    if (!present)
-      return present.takeError();
-    if (!*present)
-      set->items.push_back(std::move(item));
+    if (llvm::Error error = interp.addToSet(set, std::move(item)))
+      return error;
   }
   return set;
 }
@@ -803,11 +800,8 @@ llvm::Expected<ValuePtr> setAdd(Interpreter& interp, const ValuePtr&, Args& args
     return e;
   if (auto e = checkMutable(args[0], "add"))
     return e;
-  llvm::Expected<bool> present = interp.contains(args[0], args[1]);
-  if (!present)
-    return present.takeError();
-  if (!*present)
-    args[0]->items.push_back(args[1]);
+  if (llvm::Error error = interp.addToSet(args[0], args[1]))
+    return error;
   return makeNone();
 }
 

@@ -132,6 +132,8 @@ public:
   llvm::Expected<ValuePtr> unary(llvm::StringRef operatorName, const ValuePtr& a);
   llvm::Expected<bool> identical(const ValuePtr& a, const ValuePtr& b);
   llvm::Expected<bool> contains(const ValuePtr& container, const ValuePtr& item);
+  /// Adds \p item to the set value \p set unless an equal item is in it.
+  llvm::Error addToSet(const ValuePtr& set, ValuePtr item);
   /// The Python type of a value (new reference).
   llvm::Expected<python::PyRef> pythonType(const ValuePtr& value);
   //===--------------------------------------------------------------------===//

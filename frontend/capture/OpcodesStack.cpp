@@ -363,11 +363,8 @@ llvm::Error Interpreter::op_BUILD_LIST(Frame& f, const Instruction& ins) {
 llvm::Error Interpreter::op_BUILD_SET(Frame& f, const Instruction& ins) {
   ValuePtr set = makeValue(ValueKind::Set);
   for (ValuePtr& item : popN(f, ins.arg)) {
-    llvm::Expected<bool> present = contains(set, item);
-    if (!present)
-      return present.takeError();
-    if (!*present)
-      set->items.push_back(std::move(item));
+    if (llvm::Error error = addToSet(set, std::move(item)))
+      return error;
   }
   f.stack.push_back(set);
   return llvm::Error::success();
@@ -482,12 +479,7 @@ llvm::Error Interpreter::op_LIST_TO_TUPLE(Frame& f, const Instruction&) {
 llvm::Error Interpreter::op_SET_ADD(Frame& f, const Instruction& ins) {
   ValuePtr item = pop(f);
   ValuePtr set = f.stack[f.stack.size() - ins.arg];
-  llvm::Expected<bool> present = contains(set, item);
-  if (!present)
-    return present.takeError();
-  if (!*present)
-    set->items.push_back(std::move(item));
-  return llvm::Error::success();
+  return addToSet(set, std::move(item));
 }
 
 llvm::Error Interpreter::op_SET_UPDATE(Frame& f, const Instruction& ins) {
@@ -497,11 +489,8 @@ llvm::Error Interpreter::op_SET_UPDATE(Frame& f, const Instruction& ins) {
     return items.takeError();
   ValuePtr set = f.stack[f.stack.size() - ins.arg];
   for (ValuePtr& item : *items) {
-    llvm::Expected<bool> present = contains(set, item);
-    if (!present)
-      return present.takeError();
-    if (!*present)
-      set->items.push_back(std::move(item));
+    if (llvm::Error error = addToSet(set, std::move(item)))
+      return error;
   }
   return llvm::Error::success();
 }

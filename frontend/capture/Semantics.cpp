@@ -829,6 +829,15 @@ llvm::Expected<bool> Interpreter::identical(const ValuePtr& a, const ValuePtr& b
   return false;
 }
 
+llvm::Error Interpreter::addToSet(const ValuePtr& set, ValuePtr item) {
+  llvm::Expected<bool> present = contains(set, item);
+  if (!present)
+    return present.takeError();
+  if (!*present)
+    set->items.push_back(std::move(item));
+  return llvm::Error::success();
+}
+
 llvm::Expected<bool> Interpreter::contains(const ValuePtr& container, const ValuePtr& item) {
   auto matches = [&](const ValuePtr& candidate) -> llvm::Expected<bool> {
     llvm::Expected<bool> same = identical(candidate, item);
