@@ -1,29 +1,34 @@
 //===- ArtifactWriter.cpp - Graphs to a loadable dync artifact ------------===//
 
 #include "codegen/ArtifactWriter.h"
+#include "codegen/AtomicFile.h"
 #include "codegen/GraphCodegen.h"
 #include "codegen/GuardCodegen.h"
+#include "codegen/KernelCodegen.h"
 #include "codegen/Manifest.h"
 
 #include "runtime/artifact/dync_artifact.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/MC/TargetRegistry.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/SmallVectorMemoryBuffer.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include <dlfcn.h>
+
 #include <cstddef>
+#include <mutex>
 
 using namespace dync;
 using namespace dync::codegen;
@@ -33,48 +38,6 @@ using namespace dync::codegen;
 #endif
 
 namespace {
-
-/// The features the runtime's loader can test (runtime/artifact/CpuFeatures.cpp),
-/// in the compiler's spelling. Recording a feature outside this list would make
-/// every load fail, since an untestable feature counts as missing.
-constexpr llvm::StringLiteral testableFeatures[] = {"cmov",       "mmx",          "popcnt",
-                                                    "sse",        "sse2",         "sse3",
-                                                    "ssse3",      "sse4.1",       "sse4.2",
-                                                    "avx",        "avx2",         "fma",
-                                                    "bmi",        "bmi2",         "aes",
-                                                    "pclmul",     "avx512f",      "avx512vl",
-                                                    "avx512bw",   "avx512dq",     "avx512cd",
-                                                    "avx512vbmi", "avx512ifma",   "avx512vbmi2",
-                                                    "avx512vnni", "avx512bitalg", "avx512vpopcntdq",
-                                                    "avx512bf16", "gfni",         "vpclmulqdq"};
-
-std::string hostFeatureString() {
-  llvm::SubtargetFeatures features;
-  for (const auto& feature : llvm::sys::getHostCPUFeatures())
-    features.AddFeature(feature.first(), feature.second);
-  return features.getString();
-}
-
-/// Runs \p write on a fresh temporary file next to \p path, then renames it
-/// to \p path; on any failure the temporary is removed.
-llvm::Error writeAtomically(llvm::StringRef path,
-                            llvm::function_ref<llvm::Error(llvm::StringRef temp)> write) {
-  llvm::SmallString<256> model(llvm::sys::path::parent_path(path));
-  llvm::sys::path::append(model, "." + llvm::sys::path::filename(path) + ".tmp-%%%%%%%%");
-  int fd;
-  llvm::SmallString<256> temp;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp))
-    return llvm::createStringError("cannot create a temporary file next to '" + path +
-                                   "': " + ec.message());
-  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-  llvm::FileRemover remover(temp);
-  if (llvm::Error error = write(temp))
-    return error;
-  if (std::error_code ec = llvm::sys::fs::rename(temp, path))
-    return llvm::createStringError("cannot write '" + path + "': " + ec.message());
-  remover.releaseFile();
-  return llvm::Error::success();
-}
 
 class DescriptorBuilder {
 public:
@@ -265,55 +228,392 @@ private:
   std::string cpuFeatures_;
 };
 
+/// Fails with the verifier's report if \p module is not valid IR.
+llvm::Error verify(const llvm::Module& module) {
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(module, &os))
+    return llvm::createStringError("codegen produced invalid LLVM IR (a bug in dync): " + problems);
+  return llvm::Error::success();
+}
+
+/// The main module for \p spec, whose data layout comes from \p tm.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+buildMainModule(llvm::LLVMContext& ctx, llvm::TargetMachine& tm, llvm::StringRef requiredFeatures,
+                llvm::ArrayRef<ArtifactEntry> entries, const ArtifactOptions& options) {
+  auto module = std::make_unique<llvm::Module>("dync.artifact", ctx);
+  module->setTargetTriple(tm.getTargetTriple().str());
+  module->setDataLayout(tm.createDataLayout());
+  ShimModule shim(*module);
+  DescriptorBuilder builder(*module, shim);
+  builder.setTarget(tm.getTargetCPU().str(), requiredFeatures.str());
+  if (llvm::Error error = builder.emit(entries, options))
+    return error;
+  if (llvm::Error error = verify(*module))
+    return error;
+  return module;
+}
+
+/// The kernels \p entries' graphs call, in call order, repeats included.
+llvm::Expected<std::vector<const ir::Graph*>>
+collectKernels(llvm::ArrayRef<ArtifactEntry> entries) {
+  std::vector<const ir::Graph*> kernels;
+  for (const ArtifactEntry& entry : entries)
+    for (const ArtifactGraph& artifactGraph : entry.graphs)
+      for (const ir::Node& node : artifactGraph.graph->nodes()) {
+        if (!node.isKernelCall())
+          continue;
+        const ir::Module* module = artifactGraph.graph->module();
+        const ir::Graph* kernel = module ? module->findKernel(node.kernelName()) : nullptr;
+        if (!kernel)
+          return llvm::createStringError("graph @" + artifactGraph.graph->name() + " calls @" +
+                                         node.kernelName() + ", which its module does not define");
+        kernels.push_back(kernel);
+      }
+  return kernels;
+}
+
+/// The text a kernel's object depends on: its canonical IR under a fixed
+/// name, so the same kernel in two models shares one cache entry.
+std::string kernelCacheText(const ir::Graph& kernel, llvm::StringRef symbol) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  kernel.print(os);
+  std::string name = "@" + kernel.name() + "(";
+  if (size_t at = text.find(name); at != std::string::npos)
+    text.replace(at, name.size(), "@kernel(");
+  return "kernel " + symbol.str() + "\n" + text;
+}
+
+/// \p module compiled to an object in memory.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+emitObject(llvm::Module& module, llvm::TargetMachine& tm, llvm::StringRef name) {
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::legacy::PassManager passes;
+  if (tm.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the target cannot emit object files");
+  passes.run(module);
+  return std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(bytes), name,
+                                                         /*RequiresNullTerminator=*/false);
+}
+
+/// The C and math libraries of the running process. Kernels call no
+/// library on purpose, but the optimizer may turn a loop into memset or
+/// memcpy; those resolve against the libraries every process loading an
+/// artifact already has. Empty entries for libraries that cannot be found
+/// (such calls then fail to link, naming the symbol).
+const std::vector<std::string>& systemLibraries() {
+  static const std::vector<std::string> libraries = [] {
+    std::vector<std::string> found;
+    for (auto [library, symbol] : {std::pair{"libc.so.6", "memcpy"}, {"libm.so.6", "expf"}}) {
+      void* handle = dlopen(library, RTLD_LAZY | RTLD_NOLOAD);
+      if (!handle)
+        continue;
+      Dl_info info;
+      if (void* address = dlsym(handle, symbol);
+          address && dladdr(address, &info) && info.dli_fname)
+        found.emplace_back(info.dli_fname);
+      dlclose(handle);
+    }
+    return found;
+  }();
+  return libraries;
+}
+
+/// Runs ld.lld on \p inputs to write the shared library \p output.
+llvm::Error runLinker(llvm::StringRef linker, llvm::ArrayRef<std::string> inputs,
+                      llvm::StringRef versionScript, llvm::StringRef output,
+                      llvm::StringRef shownPath) {
+  llvm::SmallString<256> log(output);
+  log += ".log";
+  llvm::FileRemover logRemover(log);
+  // --no-undefined: the artifact reaches the runtime through the shim
+  // table, so an undefined symbol is a codegen bug, caught here rather than
+  // by dlopen in a user's process. Only libc and libm may be needed, by
+  // kernels, and only when they are (--as-needed).
+  llvm::SmallVector<llvm::StringRef> args = {
+      linker, "-shared",     "--no-undefined",   "-z",         "now", "-z",  "relro",
+      "-z",   "noexecstack", "--hash-style=gnu", "--build-id", "-o",  output};
+  std::string versionScriptArg;
+  if (!versionScript.empty()) {
+    versionScriptArg = ("--version-script=" + versionScript).str();
+    args.push_back(versionScriptArg);
+  }
+  for (const std::string& input : inputs)
+    args.push_back(input);
+  if (inputs.size() > 1) {
+    args.push_back("--as-needed");
+    for (const std::string& library : systemLibraries())
+      args.push_back(library);
+  }
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
+                                                llvm::StringRef(log)};
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, redirects, 0, 0, &execError);
+  if (rc == 0)
+    return llvm::Error::success();
+  std::string text;
+  if (auto buffer = llvm::MemoryBuffer::getFile(log))
+    text = (*buffer)->getBuffer().trim().str();
+  return llvm::createStringError("linking '" + shownPath + "' with " + linker + " failed" +
+                                 (execError.empty() ? "" : ": " + execError) +
+                                 (text.empty() ? "" : "\n" + text));
+}
+
 } // namespace
 
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>> dync::codegen::createHostTargetMachine() {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  std::string triple = llvm::sys::getProcessTriple();
-  std::string error;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return llvm::createStringError("no LLVM target for " + triple + ": " + error);
-  llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), hostFeatureString(), options, llvm::Reloc::PIC_));
+llvm::Expected<std::vector<ArtifactUnit>>
+ArtifactBuilder::buildModules(llvm::ArrayRef<ArtifactEntry> entries,
+                              const ArtifactOptions& artifactOptions) {
+  const TargetSpec& target = options_.target;
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm = createTargetMachine(target);
   if (!tm)
-    return llvm::createStringError("cannot create a target machine for " + triple);
-  return tm;
+    return tm.takeError();
+  ArtifactUnit main;
+  main.name = "main";
+  main.context = std::make_unique<llvm::LLVMContext>();
+  llvm::Expected<std::unique_ptr<llvm::Module>> mainModule =
+      buildMainModule(*main.context, **tm, target.requiredFeatures, entries, artifactOptions);
+  if (!mainModule)
+    return mainModule.takeError();
+  main.module = std::move(*mainModule);
+  if (options_.cache) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    main.module->print(os, nullptr);
+    main.cacheKey = ObjectCache::key(text, target.describe());
+    lookUp(main);
+  }
+
+  llvm::Expected<std::vector<const ir::Graph*>> kernels = collectKernels(entries);
+  if (!kernels)
+    return kernels.takeError();
+  llvm::Expected<std::vector<ArtifactUnit>> kernelUnits = buildKernelUnits(*kernels);
+  if (!kernelUnits)
+    return kernelUnits.takeError();
+  std::vector<ArtifactUnit> units;
+  units.push_back(std::move(main));
+  for (ArtifactUnit& unit : *kernelUnits)
+    units.push_back(std::move(unit));
+  return units;
+}
+
+llvm::Expected<std::vector<ArtifactUnit>>
+ArtifactBuilder::buildKernelUnits(llvm::ArrayRef<const ir::Graph*> kernels) {
+  const TargetSpec& target = options_.target;
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm = createTargetMachine(target);
+  if (!tm)
+    return tm.takeError();
+  std::vector<ArtifactUnit> units;
+  llvm::StringSet<> seen;
+  for (const ir::Graph* kernel : kernels) {
+    ArtifactUnit unit;
+    unit.name = kernelSymbol(*kernel);
+    if (!seen.insert(unit.name).second)
+      continue;
+    unit.kernelName = kernel->name();
+    unit.optimize = true;
+    if (options_.cache) {
+      unit.cacheKey = ObjectCache::key(kernelCacheText(*kernel, unit.name), target.describe());
+      lookUp(unit);
+      if (unit.cached && !options_.needModules) {
+        units.push_back(std::move(unit));
+        continue;
+      }
+    }
+    // Kernels are emitted here, one at a time: the graph IR they are read
+    // from is not meant to be shared between threads.
+    unit.context = std::make_unique<llvm::LLVMContext>();
+    unit.module = std::make_unique<llvm::Module>(unit.name, *unit.context);
+    unit.module->setTargetTriple(target.triple);
+    unit.module->setDataLayout((*tm)->createDataLayout());
+    llvm::Error error = emitKernel(*unit.module, *kernel, unit.name);
+    if (!error)
+      error = verify(*unit.module);
+    if (error)
+      return llvm::createStringError("kernel @" + unit.kernelName + ": " +
+                                     llvm::toString(std::move(error)));
+    units.push_back(std::move(unit));
+  }
+  return units;
+}
+
+void ArtifactBuilder::lookUp(ArtifactUnit& unit) {
+  bool damaged = false;
+  unit.object = options_.cache->lookup(unit.cacheKey, &damaged);
+  unit.cached = unit.object != nullptr;
+  stats_.damaged += damaged;
+  // Kept when needModules: --emit=llvm prints even cached modules.
+  if (unit.cached && !options_.needModules) {
+    unit.module.reset();
+    unit.context.reset();
+  }
+}
+
+llvm::Error ArtifactBuilder::forEachInParallel(llvm::MutableArrayRef<ArtifactUnit> units,
+                                               llvm::function_ref<bool(const ArtifactUnit&)> wanted,
+                                               std::function<llvm::Error(ArtifactUnit&)> work) {
+  std::vector<ArtifactUnit*> todo;
+  for (ArtifactUnit& unit : units)
+    if (wanted(unit))
+      todo.push_back(&unit);
+  if (todo.empty())
+    return llvm::Error::success();
+  // Errors are kept as text per unit: llvm::Error must be handled on the
+  // thread that checks it.
+  std::vector<std::string> failures(todo.size());
+  auto run = [&](size_t i) {
+    if (llvm::Error error = work(*todo[i])) {
+      const ArtifactUnit& unit = *todo[i];
+      failures[i] =
+          (unit.kernelName.empty() ? "module " + unit.name : "kernel @" + unit.kernelName) + ": " +
+          llvm::toString(std::move(error));
+    }
+  };
+  if (todo.size() == 1 || options_.jobs == 1) {
+    for (size_t i = 0; i < todo.size(); ++i)
+      run(i);
+  } else {
+    llvm::ThreadPoolStrategy strategy = llvm::hardware_concurrency(options_.jobs);
+    strategy.ThreadsRequested = std::min<unsigned>(strategy.compute_thread_count(), todo.size());
+    llvm::DefaultThreadPool pool(strategy);
+    for (size_t i = 0; i < todo.size(); ++i)
+      pool.async([&run, i] { run(i); });
+    pool.wait();
+  }
+  llvm::Error all = llvm::Error::success();
+  for (std::string& failure : failures)
+    if (!failure.empty())
+      all = llvm::joinErrors(std::move(all), llvm::createStringError(failure));
+  return all;
+}
+
+llvm::Error ArtifactBuilder::optimize(llvm::MutableArrayRef<ArtifactUnit> units) {
+  return forEachInParallel(
+      units,
+      [](const ArtifactUnit& unit) { return unit.module && unit.optimize && !unit.optimized; },
+      [this](ArtifactUnit& unit) -> llvm::Error {
+        llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
+            createTargetMachine(options_.target, llvm::CodeGenOptLevel::Aggressive);
+        if (!tm)
+          return tm.takeError();
+        optimizeKernelModule(*unit.module, **tm);
+        unit.optimized = true;
+        return llvm::Error::success();
+      });
+}
+
+llvm::Error ArtifactBuilder::compile(llvm::MutableArrayRef<ArtifactUnit> units) {
+  std::mutex statsMutex;
+  llvm::Error error = forEachInParallel(
+      units, [](const ArtifactUnit& unit) { return !unit.object; },
+      [&](ArtifactUnit& unit) -> llvm::Error {
+        if (!unit.module)
+          return llvm::createStringError("has neither a module nor an object (a bug in dync)");
+        llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm =
+            createTargetMachine(options_.target, unit.optimize ? llvm::CodeGenOptLevel::Aggressive
+                                                               : llvm::CodeGenOptLevel::Default);
+        if (!tm)
+          return tm.takeError();
+        if (unit.optimize && !unit.optimized) {
+          optimizeKernelModule(*unit.module, **tm);
+          unit.optimized = true;
+        }
+        llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object =
+            emitObject(*unit.module, **tm, unit.name);
+        if (!object)
+          return object.takeError();
+        unit.object = std::move(*object);
+        llvm::Error stored = options_.cache
+                                 ? options_.cache->store(unit.cacheKey, unit.object->getBuffer())
+                                 : llvm::Error::success();
+        std::lock_guard<std::mutex> lock(statsMutex);
+        ++stats_.compiled;
+        if (stored)
+          stats_.cacheProblems.push_back(llvm::toString(std::move(stored)));
+        return llvm::Error::success();
+      });
+  for (const ArtifactUnit& unit : units)
+    stats_.cached += unit.cached;
+  return error;
+}
+
+llvm::Error ArtifactBuilder::link(llvm::ArrayRef<ArtifactUnit> units, llvm::StringRef path) {
+  return writeAtomically(path, [&](llvm::StringRef temp) -> llvm::Error {
+    llvm::SmallString<256> directory;
+    if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("dync-link", directory))
+      return llvm::createStringError("cannot create a temporary directory: " + ec.message());
+    auto removeDirectory =
+        llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(directory); });
+    std::vector<std::string> inputs;
+    for (size_t i = 0; i < units.size(); ++i) {
+      if (!units[i].object)
+        return llvm::createStringError("module " + units[i].name +
+                                       " was not compiled (a bug in dync)");
+      llvm::SmallString<256> object(directory);
+      llvm::sys::path::append(object, std::to_string(i) + ".o");
+      if (llvm::Error error = writeFileAtomically(object, units[i].object->getBuffer()))
+        return error;
+      inputs.push_back(object.str().str());
+    }
+    // Only the descriptor getter is exported: kernels and everything else
+    // stay local, so two artifacts in one process never see each other.
+    llvm::SmallString<256> script(directory);
+    llvm::sys::path::append(script, "exports.map");
+    if (llvm::Error error =
+            writeFileAtomically(script, "{ global: " DYNC_ARTIFACT_SYMBOL "; local: *; };\n"))
+      return error;
+    std::string linker = options_.linker.empty() ? DYNC_LLD_PATH : options_.linker;
+    return runLinker(linker, inputs, script, temp, path);
+  });
+}
+
+void dync::codegen::printUnits(llvm::raw_ostream& os, llvm::ArrayRef<ArtifactUnit> units) {
+  for (const ArtifactUnit& unit : units) {
+    if (unit.kernelName.empty())
+      os << "; dync module: " << unit.name << '\n';
+    else
+      os << "; dync module: kernel @" << unit.kernelName << " (" << unit.name << ")\n";
+    if (unit.module)
+      unit.module->print(os, nullptr);
+    else
+      os << "; (compiled object from the cache)\n";
+    os << '\n';
+  }
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> dync::codegen::createHostTargetMachine() {
+  llvm::Expected<TargetSpec> spec = resolveTarget("native");
+  if (!spec)
+    return spec.takeError();
+  return createTargetMachine(*spec);
 }
 
 std::string dync::codegen::describeHostFeatures() {
-  llvm::StringMap<bool, llvm::MallocAllocator> host = llvm::sys::getHostCPUFeatures();
-  std::string list;
-  for (llvm::StringRef feature : testableFeatures) {
-    auto it = host.find(feature);
-    if (it == host.end() || !it->second)
-      continue;
-    if (!list.empty())
-      list += ',';
-    list += feature;
+  llvm::Expected<TargetSpec> spec = resolveTarget("native");
+  if (!spec) {
+    llvm::consumeError(spec.takeError());
+    return "";
   }
-  return list;
+  return spec->requiredFeatures;
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
 dync::codegen::buildArtifactModule(llvm::LLVMContext& ctx, llvm::TargetMachine& tm,
                                    llvm::ArrayRef<ArtifactEntry> entries,
                                    const ArtifactOptions& options) {
-  auto module = std::make_unique<llvm::Module>("dync.artifact", ctx);
-  module->setTargetTriple(tm.getTargetTriple().str());
-  module->setDataLayout(tm.createDataLayout());
-  ShimModule shim(*module);
-  DescriptorBuilder builder(*module, shim);
-  builder.setTarget(tm.getTargetCPU().str(), describeHostFeatures());
-  if (llvm::Error error = builder.emit(entries, options))
-    return error;
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
-  if (llvm::verifyModule(*module, &os))
-    return llvm::createStringError("codegen produced invalid LLVM IR (a bug in dync): " + problems);
-  return module;
+  // The recorded features are those tm's subtarget has.
+  std::string features;
+  const llvm::MCSubtargetInfo* sti = tm.getMCSubtargetInfo();
+  for (llvm::StringRef feature : loaderTestableFeatures()) {
+    if (!sti->checkFeatures(("+" + feature).str()))
+      continue;
+    if (!features.empty())
+      features += ',';
+    features += feature;
+  }
+  return buildMainModule(ctx, tm, features, entries, options);
 }
 
 llvm::Error dync::codegen::writeIR(const llvm::Module& module, llvm::StringRef path) {
@@ -332,54 +632,28 @@ llvm::Error dync::codegen::writeIR(const llvm::Module& module, llvm::StringRef p
 
 llvm::Error dync::codegen::writeObject(llvm::Module& module, llvm::TargetMachine& tm,
                                        llvm::StringRef path) {
-  return writeAtomically(path, [&](llvm::StringRef temp) -> llvm::Error {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(temp, ec, llvm::sys::fs::OF_None);
-    if (ec)
-      return llvm::createStringError("cannot write '" + temp + "': " + ec.message());
-    llvm::legacy::PassManager passes;
-    if (tm.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-      return llvm::createStringError("the target cannot emit object files");
-    passes.run(module);
-    os.close();
-    if (os.has_error())
-      return llvm::createStringError("writing '" + temp + "' failed: " + os.error().message());
-    return llvm::Error::success();
-  });
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object = emitObject(module, tm, path);
+  if (!object)
+    return object.takeError();
+  return writeFileAtomically(path, (*object)->getBuffer());
 }
 
 llvm::Error dync::codegen::writeSharedLibrary(llvm::Module& module, llvm::TargetMachine& tm,
                                               llvm::StringRef path,
                                               const ArtifactOptions& options) {
-  return writeAtomically(path, [&](llvm::StringRef temp) -> llvm::Error {
-    llvm::SmallString<256> object(temp);
-    object += ".o";
-    llvm::FileRemover objectRemover(object);
-    if (llvm::Error error = writeObject(module, tm, object))
-      return error;
-    llvm::SmallString<256> log(temp);
-    log += ".log";
-    llvm::FileRemover logRemover(log);
-
-    std::string linker = options.linker.empty() ? DYNC_LLD_PATH : options.linker;
-    // --no-undefined with no libraries: the artifact reaches everything
-    // through the shim table, so any undefined symbol is a codegen bug, and
-    // it is caught here rather than by dlopen in a user's process.
-    llvm::SmallVector<llvm::StringRef> args = {
-        linker, "-shared",     "--no-undefined",   "-z",         "now", "-z", "relro",
-        "-z",   "noexecstack", "--hash-style=gnu", "--build-id", "-o",  temp, object};
-    std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
-                                                  llvm::StringRef(log)};
-    std::string execError;
-    int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, redirects, 0, 0, &execError);
-    if (rc != 0) {
-      std::string output;
-      if (auto buffer = llvm::MemoryBuffer::getFile(log))
-        output = (*buffer)->getBuffer().trim().str();
-      return llvm::createStringError("linking '" + path + "' with " + linker + " failed" +
-                                     (execError.empty() ? "" : ": " + execError) +
-                                     (output.empty() ? "" : "\n" + output));
-    }
-    return llvm::Error::success();
-  });
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> object = emitObject(module, tm, path);
+  if (!object)
+    return object.takeError();
+  TargetSpec spec;
+  spec.triple = tm.getTargetTriple().str();
+  spec.cpu = tm.getTargetCPU().str();
+  spec.features = tm.getTargetFeatureString().str();
+  BuildOptions buildOptions;
+  buildOptions.target = std::move(spec);
+  buildOptions.linker = options.linker;
+  ArtifactBuilder builder(std::move(buildOptions));
+  ArtifactUnit unit;
+  unit.name = "main";
+  unit.object = std::move(*object);
+  return builder.link(unit, path);
 }

@@ -1,10 +1,12 @@
 //===- GraphCodegen.h - Graph IR to LLVM IR, one shim call per node -*- C++ -*-===//
 //
 // Compiles an ir::Graph into an LLVM function with dync_artifact.h's graph
-// signature. Every call node becomes one boxed call into ATen through the
-// runtime's shim table (dync_shim_api): arguments pushed in schema order,
-// dync_op_call, results taken. Operator handles are resolved once, by the
-// artifact's init function, and kept in module globals.
+// signature. Every ATen call node becomes one boxed call into ATen through
+// the runtime's shim table (dync_shim_api): arguments pushed in schema
+// order, dync_op_call, results taken. Operator handles are resolved once, by
+// the artifact's init function, and kept in module globals. A call of a
+// generated kernel allocates its outputs and runs the kernel's function over
+// the shim's parallel_for (docs/kernels.md, "Calling kernels").
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -76,6 +78,11 @@ enum class ShimFn {
   PushWrappedDouble,
   PushWrappedInt,
   PushWrappedBool,
+  // What calling a generated kernel needs (docs/kernels.md).
+  TensorDataPtr,
+  TensorEmptyStrided,
+  ParallelFor,
+  TensorViewStorage,
 };
 
 /// State every graph of one artifact shares: the global holding the shim
@@ -131,7 +138,12 @@ struct GraphSignature {
 
 /// Emits \p graph as an internal function named \p functionName with the
 /// dync_graph_fn signature. Tensor inputs are the graph's tensor-typed
-/// inputs in order, int inputs its int-typed ones. \p schemas places keyword
+/// inputs in order, int inputs its int-typed ones. A call of a kernel
+/// (`@k0`) allocates the outputs (or views of memory planning's buffers),
+/// checks the layout of inputs not made by a kernel, and runs the external
+/// function kernelSymbol() names over parallel_for; that function comes
+/// from another object (ArtifactBuilder) or from emitKernel in the same
+/// module. \p schemas places keyword
 /// arguments; a graph with keyword arguments of an operator it does not know
 /// is an error. Constructs codegen does not support yet are errors naming
 /// the node, never miscompiled.

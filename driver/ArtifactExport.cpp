@@ -11,8 +11,10 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
+#include "llvm/Support/WithColor.h"
 
 #include <cstring>
+#include <optional>
 
 namespace dync::driver {
 
@@ -49,10 +51,34 @@ llvm::Expected<std::string> fileSha256(llvm::StringRef path) {
   return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
+/// Times the rest of the scope under \p phase when \p times is given.
+std::optional<PhaseTimes::Scope> timePhase(PhaseTimes* times, llvm::StringRef phase) {
+  if (!times)
+    return std::nullopt;
+  return std::optional<PhaseTimes::Scope>(std::in_place, *times, phase);
+}
+
+void reportBuild(llvm::raw_ostream& os, const codegen::ArtifactBuilder& builder) {
+  const codegen::BuildStats& stats = builder.stats();
+  const codegen::BuildOptions& options = builder.options();
+  os << "dync: target: " << options.target.triple << ", CPU " << options.target.cpu << ", features "
+     << (options.target.requiredFeatures.empty() ? "-" : options.target.requiredFeatures) << '\n';
+  os << "dync: objects: " << stats.compiled << " compiled, " << stats.cached << " from the cache";
+  if (options.cache)
+    os << " (" << options.cache->directory() << ")";
+  else
+    os << " (cache off)";
+  os << '\n';
+  if (stats.damaged)
+    os << "dync: cache: " << stats.damaged << " damaged entr" << (stats.damaged == 1 ? "y" : "ies")
+       << " ignored and replaced\n";
+}
+
 } // namespace
 
 llvm::Error writeArtifact(llvm::ArrayRef<CapturedEntry> entries, llvm::StringRef sourcePath,
-                          llvm::StringRef outputPath, bool keepGoing, llvm::Error& skipped) {
+                          const ArtifactRequest& request, llvm::Error& skipped) {
+  std::optional<PhaseTimes::Scope> preparing = timePhase(request.times, "codegen");
   codegen::ArtifactOptions options;
   llvm::Expected<std::array<uint8_t, 4>> magic = bytecodeMagic();
   if (!magic)
@@ -79,13 +105,30 @@ llvm::Error writeArtifact(llvm::ArrayRef<CapturedEntry> entries, llvm::StringRef
     return error;
   options.schemas = &schemas;
 
-  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm = codegen::createHostTargetMachine();
-  if (!tm)
-    return tm.takeError();
+  codegen::BuildOptions buildOptions;
+  if (request.target.triple.empty()) {
+    llvm::Expected<codegen::TargetSpec> host = codegen::resolveTarget("native");
+    if (!host)
+      return host.takeError();
+    buildOptions.target = std::move(*host);
+  } else {
+    buildOptions.target = request.target;
+  }
+  buildOptions.jobs = request.jobs;
+  buildOptions.needModules = request.llvmIR != nullptr;
+  std::optional<codegen::ObjectCache> cache;
+  if (request.useCache)
+    if (std::optional<std::string> directory = codegen::ObjectCache::defaultDirectory())
+      cache.emplace(std::move(*directory));
+  buildOptions.cache = cache ? &*cache : nullptr;
+  codegen::ArtifactBuilder builder(std::move(buildOptions));
 
-  // Each entry is rewritten and compiled on its own first, so that one that
-  // cannot be is reported by name (and, with keepGoing, left out) rather
-  // than failing the whole module.
+  auto nameError = [&](const codegen::ArtifactEntry& entry, llvm::Error error) {
+    return llvm::createStringError(sourcePath + ": " + entry.qualifiedName + ": " +
+                                   llvm::toString(std::move(error)));
+  };
+  // Rewriting the bytecode is per entry: an entry that cannot be rewritten
+  // is reported by name (and, with keepGoing, left out).
   std::vector<codegen::ArtifactEntry> artifactEntries;
   for (size_t i = 0; i < entries.size(); ++i) {
     const CapturedEntry& entry = entries[i];
@@ -94,38 +137,90 @@ llvm::Error writeArtifact(llvm::ArrayRef<CapturedEntry> entries, llvm::StringRef
     artifactEntry.qualifiedName = python::utf8Of(code->co_qualname).value_or("");
     artifactEntry.firstLine = static_cast<uint32_t>(code->co_firstlineno);
     std::string global = rewrite::graphGlobalName(*entry.graph, i);
-    llvm::Error error = [&]() -> llvm::Error {
-      llvm::Expected<std::vector<uint8_t>> rewritten =
-          rewrite::rewriteWholeFunction(entry.code.get(), *entry.graph, global);
-      if (!rewritten)
-        return rewritten.takeError();
-      artifactEntry.code = std::move(*rewritten);
-      artifactEntry.graphs.push_back({entry.graph, global});
-      llvm::LLVMContext scratch;
-      llvm::Expected<std::unique_ptr<llvm::Module>> alone =
-          codegen::buildArtifactModule(scratch, **tm, artifactEntry, options);
-      return alone ? llvm::Error::success() : alone.takeError();
-    }();
-    if (error) {
-      error = llvm::createStringError(sourcePath + ": " + artifactEntry.qualifiedName + ": " +
-                                      llvm::toString(std::move(error)));
-      if (!keepGoing)
+    llvm::Expected<std::vector<uint8_t>> rewritten =
+        rewrite::rewriteWholeFunction(entry.code.get(), *entry.graph, global);
+    if (!rewritten) {
+      llvm::Error error = nameError(artifactEntry, rewritten.takeError());
+      if (!request.keepGoing)
         return error;
       skipped = llvm::joinErrors(std::move(skipped), std::move(error));
       continue;
     }
+    artifactEntry.code = std::move(*rewritten);
+    artifactEntry.graphs.push_back({entry.graph, global});
     artifactEntries.push_back(std::move(artifactEntry));
   }
-  if (artifactEntries.empty())
-    return llvm::createStringError("no entry could be compiled; " + outputPath +
-                                   " was not written");
 
-  llvm::LLVMContext context;
-  llvm::Expected<std::unique_ptr<llvm::Module>> module =
-      codegen::buildArtifactModule(context, **tm, artifactEntries, options);
-  if (!module)
-    return module.takeError();
-  return codegen::writeSharedLibrary(**module, **tm, outputPath, options);
+  // All entries' modules are built at once; only if that fails is each
+  // entry built alone (modules only, no backend) to find the ones at fault,
+  // so the common case builds every module once.
+  llvm::Expected<std::vector<codegen::ArtifactUnit>> units =
+      artifactEntries.empty() ? std::vector<codegen::ArtifactUnit>()
+                              : builder.buildModules(artifactEntries, options);
+  if (!units) {
+    llvm::Error joint = units.takeError();
+    std::vector<codegen::ArtifactEntry> good;
+    llvm::Error faults = llvm::Error::success();
+    bool anyFault = false;
+    for (codegen::ArtifactEntry& entry : artifactEntries) {
+      llvm::Expected<std::vector<codegen::ArtifactUnit>> alone =
+          builder.buildModules(entry, options);
+      if (alone) {
+        good.push_back(std::move(entry));
+        continue;
+      }
+      anyFault = true;
+      llvm::Error error = nameError(entry, alone.takeError());
+      if (!request.keepGoing) {
+        llvm::consumeError(std::move(joint));
+        llvm::consumeError(std::move(faults));
+        return error;
+      }
+      faults = llvm::joinErrors(std::move(faults), std::move(error));
+    }
+    if (!anyFault) {
+      llvm::consumeError(std::move(faults));
+      return joint;
+    }
+    llvm::consumeError(std::move(joint));
+    skipped = llvm::joinErrors(std::move(skipped), std::move(faults));
+    artifactEntries = std::move(good);
+    units = artifactEntries.empty() ? std::vector<codegen::ArtifactUnit>()
+                                    : builder.buildModules(artifactEntries, options);
+    if (!units)
+      return units.takeError();
+  }
+  if (artifactEntries.empty())
+    return llvm::createStringError("no entry could be compiled" +
+                                   (request.outputPath.empty()
+                                        ? llvm::Twine()
+                                        : "; " + request.outputPath + " was not written"));
+  preparing.reset();
+
+  if (request.llvmIR) {
+    std::optional<PhaseTimes::Scope> optimizing = timePhase(request.times, "optimize");
+    if (llvm::Error error = builder.optimize(*units))
+      return error;
+    optimizing.reset();
+    codegen::printUnits(*request.llvmIR, *units);
+  }
+  if (!request.outputPath.empty()) {
+    std::optional<PhaseTimes::Scope> compiling = timePhase(request.times, "compile");
+    if (llvm::Error error = builder.compile(*units))
+      return error;
+    compiling.reset();
+    // One failed store usually means they all failed (a read-only cache):
+    // say it once.
+    if (const std::vector<std::string>& problems = builder.stats().cacheProblems; !problems.empty())
+      llvm::WithColor::warning(llvm::errs(), "dync")
+          << "the object cache was not updated: " << problems.front() << '\n';
+    std::optional<PhaseTimes::Scope> linking = timePhase(request.times, "link");
+    if (llvm::Error error = builder.link(*units, request.outputPath))
+      return error;
+  }
+  if (request.log)
+    reportBuild(*request.log, builder);
+  return llvm::Error::success();
 }
 
 } // namespace dync::driver

@@ -8,10 +8,13 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "codegen/TargetSpec.h"
+#include "driver/PhaseTimes.h"
 #include "frontend/python/PyRef.h"
 #include "passes/ir/Graph.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 #include <vector>
@@ -25,13 +28,35 @@ struct CapturedEntry {
   python::PyRef code;
 };
 
-/// Writes the artifact for \p entries, all captured from \p sourcePath
-/// (absolute), to \p outputPath. An entry whose bytecode cannot be rewritten
-/// or whose graph or guards cannot be compiled is an error naming it; with
-/// \p keepGoing such entries are left out instead, their errors joined into
-/// \p skipped, and the artifact holds the rest (an error if none is left).
-/// GIL held.
+/// What to build and how; the defaults build for this machine with the
+/// object cache on.
+struct ArtifactRequest {
+  /// The shared library to write; empty for none.
+  std::string outputPath;
+  /// Where --emit=llvm prints each module's IR after optimization; null for
+  /// none.
+  llvm::raw_ostream* llvmIR = nullptr;
+  /// What to compile for (codegen::resolveTarget of --target-cpu); an
+  /// empty triple means this machine.
+  codegen::TargetSpec target;
+  /// Threads compiling modules; 0 is one per core.
+  unsigned jobs = 0;
+  bool useCache = true;
+  bool keepGoing = false;
+  /// --verbose: where to say what was compiled and what came from the
+  /// cache; null for quiet.
+  llvm::raw_ostream* log = nullptr;
+  /// Receives the time of each step (codegen, compile, link).
+  PhaseTimes* times = nullptr;
+};
+
+/// Builds the artifact for \p entries, all captured from \p sourcePath
+/// (absolute), as \p request says. An entry whose bytecode cannot be
+/// rewritten or whose graph or guards cannot be compiled is an error naming
+/// it; with request.keepGoing such entries are left out instead, their
+/// errors joined into \p skipped, and the artifact holds the rest (an error
+/// if none is left). GIL held.
 llvm::Error writeArtifact(llvm::ArrayRef<CapturedEntry> entries, llvm::StringRef sourcePath,
-                          llvm::StringRef outputPath, bool keepGoing, llvm::Error& skipped);
+                          const ArtifactRequest& request, llvm::Error& skipped);
 
 } // namespace dync::driver

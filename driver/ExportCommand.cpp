@@ -1,17 +1,18 @@
 //===- ExportCommand.cpp - `dync export ENTRY...` -------------------------===//
 //
-// Captures each entry as a graph with its guards, in one interpreter, and
-// prints what --emit asks for. Writing the shared library comes later; until
-// then --emit is required.
+// Captures each entry as a graph with its guards, in one interpreter, then
+// writes the artifact (-o) and prints what --emit asks for.
 //
 //===----------------------------------------------------------------------===//
 #include "driver/ExportCommand.h"
+#include "codegen/TargetSpec.h"
 #include "driver/ArtifactExport.h"
 #include "driver/CaptureDiagnostics.h"
 #include "driver/Diagnostics.h"
 #include "driver/EmitBytecode.h"
 #include "driver/PhaseTimes.h"
 #include "driver/VersionCommand.h"
+#include "passes/transforms/Pipeline.h"
 
 #include "frontend/capture/Capture.h"
 #include "frontend/capture/DynamicSpec.h"
@@ -45,6 +46,10 @@ constexpr const char* ExportFooter = R"(Examples:
       capture MLP.forward, compile its guards and graph, and write mlp.so;
       in Python, dync.load("mlp.so") then runs the compiled path whenever
       the guards hold ('dync inspect mlp.so' shows what it holds)
+  dync export model.py:MLP.forward -o mlp.so --target-cpu x86-64-v3
+      compile for any CPU with AVX2 and FMA instead of this machine's CPU
+  dync export model.py:MLP.forward --emit=llvm
+      print the artifact's LLVM IR: the main module, then each kernel's
   dync export model.py:MLP.forward --emit=graph
       capture MLP.forward on the module's example_inputs() and print the graph
   dync export model.py:MLP.forward --emit=guards --dynamic 'x:0=batch[1,1024]'
@@ -63,6 +68,11 @@ plain --example NAME for that entry.
 the symbol SYMBOL, optionally within [LO, HI] (either bound may be empty or
 inf); the same SYMBOL on two dimensions declares them equal. Repeatable.
 
+The artifact's modules (the main one, one per kernel) compile in parallel
+(-j N threads, default one per core); compiled objects are cached in
+$DYNC_CACHE_DIR, else $XDG_CACHE_HOME/dync or ~/.cache/dync, so exporting an
+unchanged model again skips compiling; --no-cache turns the cache off.
+
 Capture takes the whole function as one graph (--fullgraph, the only mode so
 far): anything it cannot capture is an error naming the line.)";
 
@@ -77,11 +87,15 @@ public:
         ->required();
     command
         ->add_option("--emit", emit_,
-                     "What to print: the captured graph, its guards, the types of its "
+                     "What to print: the captured graph, the graph after the passes -O runs "
+                     "with the kernels fusion made (optimized-graph), its guards, the types of its "
                      "results (signature), the listing of the rewritten bytecode (bytecode), "
-                     "or the rewritten code object, marshalled, for tools (code)")
+                     "the rewritten code object, marshalled, for tools (code), or the "
+                     "artifact's LLVM IR after optimization, main module then each kernel's "
+                     "(llvm)")
         ->type_name("KIND")
-        ->check(CLI::IsMember({"graph", "guards", "signature", "bytecode", "code"}));
+        ->check(CLI::IsMember(
+            {"graph", "optimized-graph", "guards", "signature", "bytecode", "code", "llvm"}));
     command
         ->add_option("-o,--output", output_,
                      "Write the artifact: a shared library with each entry's guards, graph and "
@@ -102,13 +116,43 @@ public:
         ->type_name("[QUALNAME=]NAME")
         // One value per occurrence, so that entries after it stay entries.
         ->allow_extra_args(false);
+    command
+        ->add_option("--decompose", decompose_,
+                     "Which of torch's decompositions capture applies: core ATen's (core), or "
+                     "also those that turn softmax, layer norm, batch norm, ... into pointwise "
+                     "operators and reductions a fuser can compute (fusion); default: fusion, "
+                     "or core with -O0")
+        ->type_name("SET")
+        ->check(CLI::IsMember({"core", "fusion"}));
+    command
+        ->add_option("-O", optLevel_,
+                     "Optimization level: 0 compiles each captured operator into one call "
+                     "into ATen; 1 (default) first runs the graph passes: folding, common "
+                     "subexpressions, dead code, fusion into generated kernels, memory "
+                     "planning (docs/passes.md)")
+        ->type_name("LEVEL")
+        ->check(CLI::Range(0, 1));
     command->add_flag("--fullgraph", fullgraph_,
                       "Capture each function as one whole graph (the only mode so far)");
+    command
+        ->add_option("--target-cpu", targetCpu_,
+                     "The CPU whose instructions the artifact may use, in LLVM's spelling "
+                     "(znver4, skylake-avx512, x86-64-v3, ...); default: native, this machine. "
+                     "Loading it on a CPU without those features is refused")
+        ->type_name("CPU");
+    command
+        ->add_option("-j,--jobs", jobs_,
+                     "Compile the artifact's modules on N threads (default: one per core)")
+        ->type_name("N")
+        ->check(CLI::PositiveNumber);
+    command->add_flag("--no-cache", noCache_,
+                      "Compile every module even if the object cache ($DYNC_CACHE_DIR, else "
+                      "$XDG_CACHE_HOME/dync or ~/.cache/dync) holds it, and store nothing");
     command->add_flag("--keep-going", keepGoing_,
                       "Report each entry that fails and go on with the others");
     command->add_flag("--time-report", timeReport_,
-                      "Print on stderr the time spent starting Python, importing, capturing and "
-                      "writing output");
+                      "Print on stderr the time spent starting Python, importing, capturing, "
+                      "generating code, compiling, linking and writing output");
     command->footer(ExportFooter);
     return *command;
   }
@@ -123,6 +167,12 @@ private:
   std::string init_;
   std::vector<std::string> examples_;
   bool fullgraph_ = false;
+  /// Empty: chosen by the optimization level.
+  std::string decompose_;
+  int optLevel_ = 1;
+  std::string targetCpu_;
+  unsigned jobs_ = 0;
+  bool noCache_ = false;
   bool keepGoing_ = false;
   bool timeReport_ = false;
 };
@@ -247,6 +297,13 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
                       [&](const python::EntrySpec& spec) { return spec.qualname == qualname; }))
       return llvm::make_error<UsageError>("--example '" + qualname + "=" + name +
                                           "' names no entry: " + qualname + " is not captured");
+  if (!targetCpu_.empty() && output_.empty() && emit_ != "llvm")
+    return llvm::make_error<UsageError>(
+        "--target-cpu changes only the compiled code: give -o FILE.so or --emit=llvm");
+  // Checked before Python starts: a misspelt CPU should not cost a capture.
+  llvm::Expected<codegen::TargetSpec> target = codegen::resolveTarget(targetCpu_);
+  if (!target)
+    return asUsageError(target.takeError());
   if (emit_ == "code" && specs.size() != 1)
     return llvm::make_error<UsageError>(
         "--emit=code writes one code object; export one entry at a time");
@@ -288,6 +345,11 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
       std::string sourcePath;
     };
     std::vector<Exported> exported;
+    // The passes run for what compiles or shows the optimized graph; the
+    // graph they start from is decomposed for fusion unless asked otherwise.
+    bool optimize =
+        optLevel_ > 0 && (!output_.empty() || emit_ == "llvm" || emit_ == "optimized-graph");
+    std::string decompose = !decompose_.empty() ? decompose_ : optLevel_ > 0 ? "fusion" : "core";
     for (const auto& [index, spec] : llvm::enumerate(specs)) {
       llvm::Error error = [&]() -> llvm::Error {
         std::optional<PhaseTimes::Scope> importing(std::in_place, times, "import");
@@ -305,12 +367,26 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         if (auto it = entryExamples.find(spec.qualname); it != entryExamples.end())
           entryOptions.example = it->second;
         llvm::Error captured =
-            capture::captureGraph(*module, *entry, entryOptions, graph,
-                                  [](ir::Graph& g) { return oracle::TensorOracle::create(g); });
+            capture::captureGraph(*module, *entry, entryOptions, graph, [&](ir::Graph& g) {
+              return oracle::TensorOracle::create(g, {*oracle::parseDecompositions(decompose)});
+            });
         (*python)->flushStdio();
         if (captured)
           return placeCaptureErrors(std::move(captured), module->absolutePath, module->displayPath);
         std::string rewritten;
+        if (emit_ == "graph") {
+          // As captured, before the passes below change it.
+          llvm::raw_string_ostream os(rewritten);
+          graph.print(os);
+          os << '\n';
+        }
+        if (optimize) {
+          PhaseTimes::Scope optimizing(times, "passes");
+          if (llvm::Error error = transforms::optimizeGraph(graphs, graph))
+            return llvm::createStringError(
+                module->displayPath + ": " + entry->qualname +
+                ": optimizing the graph failed: " + llvm::toString(std::move(error)));
+        }
         if (emit_ == "bytecode" || emit_ == "code") {
           llvm::Expected<std::string> text = rewrittenCode(
               entry->codeObject(), graph, rewrite::graphGlobalName(graph, index), emit_ == "code");
@@ -330,8 +406,8 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
       }
     }
 
-    PhaseTimes::Scope writing(times, "output");
-    if (!output_.empty() && !exported.empty()) {
+    bool buildArtifact = !output_.empty() || emit_ == "llvm";
+    if (buildArtifact && !exported.empty()) {
       // One artifact holds the entries of one source file: the runtime
       // checks that file's hash and finds the entries in its module.
       std::vector<CapturedEntry> captured;
@@ -342,29 +418,47 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
               exported.front().sourcePath + "; export each file to its own library");
         captured.push_back({entry.graph, entry.code});
       }
+      ArtifactRequest request;
+      request.outputPath = output_;
+      request.llvmIR = emit_ == "llvm" ? &llvm::outs() : nullptr;
+      request.target = *target;
+      request.jobs = jobs_;
+      request.useCache = !noCache_;
+      request.keepGoing = keepGoing_;
+      request.log = options.verbose ? &llvm::errs() : nullptr;
+      request.times = &times;
       llvm::Error skipped = llvm::Error::success();
       if (llvm::Error error =
-              writeArtifact(captured, exported.front().sourcePath, output_, keepGoing_, skipped)) {
+              writeArtifact(captured, exported.front().sourcePath, request, skipped)) {
         llvm::consumeError(std::move(skipped));
         return llvm::joinErrors(std::move(failures), std::move(error));
       }
       failures = llvm::joinErrors(std::move(failures), std::move(skipped));
-      warnIfShadowing(output_, exported.front().sourcePath);
-    } else if (!output_.empty()) {
+      if (!output_.empty())
+        warnIfShadowing(output_, exported.front().sourcePath);
+    } else if (buildArtifact) {
       failures = llvm::joinErrors(
           std::move(failures),
-          llvm::createStringError("no entry was captured; " + output_ + " was not written"));
+          llvm::createStringError("no entry was captured; " +
+                                  (output_.empty() ? std::string("no LLVM IR to print")
+                                                   : output_ + " was not written")));
     }
+    PhaseTimes::Scope writing(times, "output");
     llvm::raw_ostream& os = llvm::outs();
-    if (emit_ == "graph") {
+    if (emit_ == "optimized-graph") {
+      // The kernels first, as the text form orders them, then each graph.
+      for (const auto& kernel : graphs.kernels()) {
+        kernel->print(os);
+        os << '\n';
+      }
       for (const Exported& entry : exported) {
         entry.graph->print(os);
         os << '\n';
       }
-    } else if (emit_ == "code") {
+    } else if (emit_ == "graph" || emit_ == "code") {
       for (const Exported& entry : exported)
         os << entry.rewritten;
-    } else if (!emit_.empty()) {
+    } else if (!emit_.empty() && emit_ != "llvm") {
       for (const Exported& entry : exported) {
         if (exported.size() > 1 || specs.size() > 1)
           os << "# entry: " << entry.spec << '\n';

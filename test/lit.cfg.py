@@ -26,6 +26,7 @@ for var in ["PATH", "HOME", "VIRTUAL_ENV", "PYTHONPATH"]:
 # Longer names first: lit substitutes in order, and %dync is a prefix of them.
 config.substitutions.append(("%dync_opt", os.path.join(config.dync_bin_dir, "dync-opt")))
 config.substitutions.append(("%dync_llc", os.path.join(config.dync_bin_dir, "dync-llc")))
+config.substitutions.append(("%dync_kernel_llc", os.path.join(config.dync_bin_dir, "dync-kernel-llc")))
 config.substitutions.append(("%dync", os.path.join(config.dync_bin_dir, "dync")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))

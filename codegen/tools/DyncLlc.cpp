@@ -161,6 +161,29 @@ int main(int argc, char** argv) {
     entries.push_back(std::move(entry));
   }
 
+  // A shared library holds the main module and one object per kernel the
+  // graphs call, linked together, exactly as `dync export` builds it.
+  if (emitKind == EmitKind::SharedLibrary) {
+    codegen::BuildOptions buildOptions;
+    llvm::Expected<codegen::TargetSpec> host = codegen::resolveTarget("native");
+    if (!host)
+      return fail(llvm::toString(host.takeError()));
+    buildOptions.target = std::move(*host);
+    buildOptions.linker = linkerPath;
+    codegen::ArtifactBuilder builder(std::move(buildOptions));
+    llvm::Expected<std::vector<codegen::ArtifactUnit>> units =
+        builder.buildModules(entries, options);
+    if (!units)
+      return fail(llvm::toString(units.takeError()));
+    if (llvm::Error error = builder.compile(*units))
+      return fail(llvm::toString(std::move(error)));
+    if (llvm::Error error = builder.link(*units, outputFile))
+      return fail(llvm::toString(std::move(error)));
+    return 0;
+  }
+
+  // The IR and the object are the main module's alone: graph functions,
+  // init, guards and the descriptor; kernels are compiled with -o x.so.
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> tm = codegen::createHostTargetMachine();
   if (!tm)
     return fail(llvm::toString(tm.takeError()));
@@ -171,21 +194,12 @@ int main(int argc, char** argv) {
     return fail(llvm::toString(artifact.takeError()));
 
   llvm::Error written = llvm::Error::success();
-  switch (emitKind) {
-  case EmitKind::LLVM:
-    if (outputFile == "-") {
-      (*artifact)->print(llvm::outs(), nullptr);
-      break;
-    }
+  if (emitKind == EmitKind::LLVM && outputFile == "-")
+    (*artifact)->print(llvm::outs(), nullptr);
+  else if (emitKind == EmitKind::LLVM)
     written = codegen::writeIR(**artifact, outputFile);
-    break;
-  case EmitKind::Object:
+  else
     written = codegen::writeObject(**artifact, **tm, outputFile);
-    break;
-  case EmitKind::SharedLibrary:
-    written = codegen::writeSharedLibrary(**artifact, **tm, outputFile, options);
-    break;
-  }
   if (written)
     return fail(llvm::toString(std::move(written)));
   return 0;

@@ -138,8 +138,26 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
         return arg.takeError();
       items.push_back(std::move(*arg));
     }
-    return value->kind == ValueKind::List ? ir::Argument::list(std::move(items))
-                                          : ir::Argument::tuple(std::move(items));
+    if (value->kind == ValueKind::List)
+      return ir::Argument::list(std::move(items));
+    // A tuple of another type (a structseq like torch.return_types.max,
+    // torch.Size, a named tuple) keeps its type's name, so that the
+    // rewritten code returns what the function did.
+    PyObject* type = value->object.get();
+    if (!type || !PyType_Check(type) || type == reinterpret_cast<PyObject*>(&PyTuple_Type))
+      return ir::Argument::tuple(std::move(items));
+    PyRef module = PyRef::steal(PyObject_GetAttrString(type, "__module__"));
+    PyRef qualname = PyRef::steal(PyObject_GetAttrString(type, "__qualname__"));
+    std::optional<std::string> moduleName =
+        module && PyUnicode_Check(module.get()) ? python::utf8Of(module.get()) : std::nullopt;
+    std::optional<std::string> qualifiedName =
+        qualname && PyUnicode_Check(qualname.get()) ? python::utf8Of(qualname.get()) : std::nullopt;
+    PyErr_Clear();
+    if (!moduleName || moduleName->empty() || !qualifiedName || qualifiedName->empty())
+      return captureError("the function returns a " + qualifiedTypeName(type) +
+                          ", whose type has no __module__ and __qualname__ to rebuild it by");
+    return ir::Argument::typedTuple(std::move(*moduleName), std::move(*qualifiedName),
+                                    std::move(items));
   }
   case ValueKind::Constant: {
     PyObject* object = value->object.get();

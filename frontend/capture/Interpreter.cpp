@@ -542,16 +542,20 @@ llvm::Expected<PyRef> Interpreter::pythonType(const ValuePtr& value) {
   auto typeOf = [](PyObject* object) {
     return PyRef::borrow(reinterpret_cast<PyObject*>(Py_TYPE(object)));
   };
+  if (value->isTensor()) {
+    // The fake stands for a real tensor: an input's own type (a Parameter
+    // stays a Parameter), else what eager computes, torch.Tensor.
+    for (const auto& [real, input] : tensorInputs_)
+      if (input.second == value)
+        return typeOf(real);
+    return importObject("torch.Tensor");
+  }
+  if (PyObject* real = value->realObject())
+    return typeOf(real);
   switch (value->kind) {
-  case ValueKind::Constant:
-  case ValueKind::Tensor:
-  case ValueKind::SymNum:
-  case ValueKind::NNModule:
-  case ValueKind::Object:
-  case ValueKind::Builtin:
-  case ValueKind::TorchCallable:
   case ValueKind::Function:
-    return typeOf(value->object ? value->object.get() : Py_None);
+    // Made by MAKE_FUNCTION during capture.
+    return PyRef::borrow(reinterpret_cast<PyObject*>(&PyFunction_Type));
   case ValueKind::Tuple:
     if (value->object && PyType_Check(value->object.get()))
       return value->object;

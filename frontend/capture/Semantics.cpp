@@ -14,6 +14,8 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include <structmember.h>
+
 #include <optional>
 
 namespace dync::capture {
@@ -133,6 +135,17 @@ llvm::Expected<ValuePtr> compareInstances(Interpreter& interp, const CompareRow&
 /// \p attribute is not one. The descriptor (collections' `_tuplegetter`)
 /// says it only through its pickled form: `(type, (index, doc))`.
 llvm::Expected<std::optional<size_t>> namedTupleField(PyObject* attribute) {
+  // A structseq's fields (torch.return_types.max's `values`) are member
+  // descriptors reading the tuple's item slots.
+  if (Py_IS_TYPE(attribute, &PyMemberDescr_Type)) {
+    PyTypeObject* owner = reinterpret_cast<PyDescrObject*>(attribute)->d_type;
+    const PyMemberDef* member = reinterpret_cast<PyMemberDescrObject*>(attribute)->d_member;
+    Py_ssize_t first = offsetof(PyTupleObject, ob_item);
+    if (!PyType_IsSubtype(owner, &PyTuple_Type) || member->type != T_OBJECT ||
+        member->offset < first || (member->offset - first) % Py_ssize_t(sizeof(PyObject*)) != 0)
+      return std::nullopt;
+    return static_cast<size_t>((member->offset - first) / Py_ssize_t(sizeof(PyObject*)));
+  }
   if (llvm::StringRef(Py_TYPE(attribute)->tp_name) != "_collections._tuplegetter")
     return std::nullopt;
   PyRef reduced = PyRef::steal(PyObject_CallMethod(attribute, "__reduce__", nullptr));
@@ -145,6 +158,14 @@ llvm::Expected<std::optional<size_t>> namedTupleField(PyObject* attribute) {
       !PyLong_Check(PyTuple_GET_ITEM(arguments, 0)))
     return captureError("a named tuple field descriptor of an unknown form");
   return static_cast<size_t>(PyLong_AsSsize_t(PyTuple_GET_ITEM(arguments, 0)));
+}
+
+/// Whether the tuple subclass \p type has a __getitem__ of its own, which
+/// then decides the type of its slices.
+bool slicesItself(PyObject* type) {
+  PyRef name = PyRef::steal(python::newStr("__getitem__"));
+  PyObject* own = _PyType_Lookup(reinterpret_cast<PyTypeObject*>(type), name.get());
+  return own && own != _PyType_Lookup(&PyTuple_Type, name.get());
 }
 
 /// Normalized [start, stop) with step for a slice of constants over a
@@ -443,7 +464,10 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
         items.push_back(base->items[index]);
       ValuePtr result =
           base->kind == ValueKind::List ? makeList(std::move(items)) : makeTuple(std::move(items));
-      if (base->kind == ValueKind::Tuple)
+      // A slice of a tuple subclass is a plain tuple unless the type slices
+      // itself (torch.Size gives a torch.Size; named tuples do not).
+      if (base->kind == ValueKind::Tuple && base->object && PyType_Check(base->object.get()) &&
+          slicesItself(base->object.get()))
         result->object = base->object;
       return result;
     }
@@ -808,25 +832,8 @@ llvm::Expected<ValuePtr> Interpreter::unary(llvm::StringRef operatorName, const 
 llvm::Expected<bool> Interpreter::identical(const ValuePtr& a, const ValuePtr& b) {
   if (a == b)
     return true;
-  auto real = [](const ValuePtr& v) {
-    switch (v->kind) {
-    case ValueKind::Constant:
-    case ValueKind::Tensor:
-    case ValueKind::SymNum:
-    case ValueKind::NNModule:
-    case ValueKind::Object:
-    case ValueKind::Builtin:
-    case ValueKind::TorchCallable:
-      return true;
-    case ValueKind::Function:
-      return bool(v->object);
-    default:
-      return false;
-    }
-  };
-  if (real(a) && real(b))
-    return a->object.get() == b->object.get();
-  return false;
+  PyObject* realA = a->realObject();
+  return realA && realA == b->realObject();
 }
 
 llvm::Error Interpreter::addToSet(const ValuePtr& set, ValuePtr item) {

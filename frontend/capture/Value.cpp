@@ -53,6 +53,22 @@ llvm::StringRef spelling(ValueKind kind) {
   return "?";
 }
 
+PyObject* Value::realObject() const {
+  switch (kind) {
+  case ValueKind::Constant:
+  case ValueKind::Tensor:
+  case ValueKind::SymNum:
+  case ValueKind::NNModule:
+  case ValueKind::Object:
+  case ValueKind::Builtin:
+  case ValueKind::TorchCallable:
+  case ValueKind::Function:
+    return object.get();
+  default:
+    return nullptr;
+  }
+}
+
 ValuePtr makeValue(ValueKind kind, PyRef object, SourcePtr source) {
   auto value = std::make_shared<Value>(kind);
   value->object = std::move(object);

@@ -111,6 +111,11 @@ struct Value {
   bool isNone() const { return kind == ValueKind::Constant && object.get() == Py_None; }
   bool isTensor() const { return kind == ValueKind::Tensor; }
   bool isSequence() const { return kind == ValueKind::Tuple || kind == ValueKind::List; }
+  /// The real Python object this value stands for, or null when capture
+  /// models the value itself (containers, iterators, functions and objects
+  /// made during capture): identity and type of the former are the real
+  /// object's.
+  PyObject* realObject() const;
 };
 
 /// Constructors for the common kinds.

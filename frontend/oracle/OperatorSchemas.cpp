@@ -42,7 +42,9 @@ llvm::Expected<std::string> oracle::operatorSchemas(llvm::ArrayRef<const ir::Gra
   std::string lines;
   for (const ir::Graph* graph : graphs)
     for (const ir::Node& node : graph->nodes()) {
-      if (node.kind() != ir::NodeKind::Call || !seen.insert(node.op()).second)
+      // A kernel call runs generated code, not an operator with a schema.
+      if (node.kind() != ir::NodeKind::Call || node.isKernelCall() ||
+          !seen.insert(node.op()).second)
         continue;
       llvm::Expected<std::string> schema = schemaOf(ops.get(), node.op());
       if (!schema)

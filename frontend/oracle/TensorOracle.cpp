@@ -73,7 +73,8 @@ std::string callableName(PyObject* callable) {
 
 class PythonTensorOracle final : public TensorOracle {
 public:
-  explicit PythonTensorOracle(ir::Graph& graph) : graph_(graph), builder_(graph) {}
+  PythonTensorOracle(ir::Graph& graph, const OracleOptions& options)
+      : graph_(graph), builder_(graph), options_(options) {}
 
   llvm::Error start();
 
@@ -107,6 +108,7 @@ private:
 
   ir::Graph& graph_;
   ir::GraphBuilder builder_;
+  OracleOptions options_;
   PyRef module_;
   PyRef session_;
   PyRef addInputMethod_, callMethod_, undoMethod_, metaMethod_, symTextMethod_, finalizeMethod_;
@@ -154,10 +156,20 @@ llvm::Error PythonTensorOracle::start() {
   if (llvm::Error error = get(module_.get(), "OracleError", oracleError_))
     return error;
 
+  // The fusion decompositions are a module of their own, which the Python
+  // half imports by name; it is loaded after dync_oracle, which prepares
+  // torch's imports for capture.
+  if (options_.decompositions == Decompositions::Fusion)
+    if (llvm::Expected<PyRef> fusion = importEmbeddedModule("dync_fusion_decompositions"); !fusion)
+      return fusion.takeError();
+
   PyRef sessionClass;
   if (llvm::Error error = get(module_.get(), "Session", sessionClass))
     return error;
-  session_ = PyRef::steal(PyObject_CallNoArgs(sessionClass.get()));
+  PyRef setting = PyRef::steal(python::newStr(spelling(options_.decompositions)));
+  if (!setting)
+    return python::takePythonError("starting the tensor oracle");
+  session_ = PyRef::steal(PyObject_CallOneArg(sessionClass.get(), setting.get()));
   if (!session_)
     return pythonError("starting the tensor oracle");
   for (auto [name, slot] :
@@ -558,8 +570,26 @@ llvm::Error PythonTensorOracle::finalize() {
 
 } // namespace
 
-llvm::Expected<std::unique_ptr<TensorOracle>> TensorOracle::create(ir::Graph& graph) {
-  auto oracle = std::make_unique<PythonTensorOracle>(graph);
+llvm::StringRef spelling(Decompositions decompositions) {
+  switch (decompositions) {
+  case Decompositions::Core:
+    return "core";
+  case Decompositions::Fusion:
+    return "fusion";
+  }
+  llvm_unreachable("unknown decompositions setting");
+}
+
+std::optional<Decompositions> parseDecompositions(llvm::StringRef text) {
+  for (Decompositions d : {Decompositions::Core, Decompositions::Fusion})
+    if (text == spelling(d))
+      return d;
+  return std::nullopt;
+}
+
+llvm::Expected<std::unique_ptr<TensorOracle>> TensorOracle::create(ir::Graph& graph,
+                                                                   const OracleOptions& options) {
+  auto oracle = std::make_unique<PythonTensorOracle>(graph, options);
   if (llvm::Error error = oracle->start())
     return error;
   return std::unique_ptr<TensorOracle>(std::move(oracle));

@@ -3,7 +3,9 @@
 // The one interface through which capture learns what a tensor operation
 // does. Fake tensors are torch's own (FakeTensorMode over a ShapeEnv); every
 // ATen operator a call dispatches to, decomposed by torch's own core-ATen
-// decompositions, becomes a node of the graph being captured. Symbolic sizes
+// decompositions (and, if asked, those further ones that leave pointwise
+// operators and reductions for a fuser), becomes a node of the graph being
+// captured. Symbolic sizes
 // live in the ShapeEnv while capture runs, and are translated into the graph
 // IR's symbolic-integer language at the end: nothing of sympy survives
 // capture.
@@ -38,12 +40,34 @@ struct DynamicDim {
   ir::SymbolRange range;
 };
 
+/// Which of torch's decompositions a call's operators go through before
+/// they are recorded.
+enum class Decompositions : uint8_t {
+  /// torch's core-ATen decompositions: composite operators of core ATen
+  /// (_softmax, native_layer_norm, gelu, var_mean, ...) stay whole.
+  Core,
+  /// Core ATen's, then torch's other registered decompositions wherever
+  /// they lead only to pointwise operators, reductions and views, so that a
+  /// loop fuser sees softmax as amax, sub, exp, sum, div. Matrix products,
+  /// convolutions and the like stay whole (python/fusion_decompositions.py).
+  Fusion,
+};
+
+/// "core" or "fusion", as the command line spells the setting.
+llvm::StringRef spelling(Decompositions decompositions);
+std::optional<Decompositions> parseDecompositions(llvm::StringRef text);
+
+struct OracleOptions {
+  Decompositions decompositions = Decompositions::Core;
+};
+
 class TensorOracle {
 public:
   /// Starts a capture session that appends to \p graph. GIL held; torch
   /// must be importable. The oracle holds Python objects: destroy it with
   /// the GIL held too.
-  static llvm::Expected<std::unique_ptr<TensorOracle>> create(ir::Graph& graph);
+  static llvm::Expected<std::unique_ptr<TensorOracle>> create(ir::Graph& graph,
+                                                              const OracleOptions& options = {});
   virtual ~TensorOracle() = default;
 
   /// The builder the oracle appends with. Add anything else the graph needs

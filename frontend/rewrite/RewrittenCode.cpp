@@ -88,6 +88,8 @@ private:
   llvm::Error loadInput(const ir::Node& input);
   llvm::Error loadSource(const ir::Source& source, const ir::Node& input);
   llvm::Error rebuild(const ir::Argument& arg);
+  llvm::Error rebuildTypedTuple(const ir::Argument& arg);
+  llvm::Error loadType(llvm::StringRef module, llvm::StringRef qualname);
   llvm::Error rebuildValue(const ir::ValueRef& ref);
   llvm::Error loadSym(ir::SymExpr expr);
   llvm::Error loadProduct(llvm::ArrayRef<ir::SymExpr> factors, int64_t coefficient);
@@ -291,6 +293,8 @@ llvm::Error Emitter::rebuild(const ir::Argument& arg) {
   }
   case Kind::List:
   case Kind::Tuple:
+    if (arg.hasTupleType())
+      return rebuildTypedTuple(arg);
     for (const ir::Argument& element : arg.elements())
       if (llvm::Error error = rebuild(element))
         return error;
@@ -308,6 +312,82 @@ llvm::Error Emitter::rebuild(const ir::Argument& arg) {
   return fail("the function returns '" + text +
               "', which the rewritten code cannot rebuild (it returns tensors, tuples, lists, "
               "None, bools, ints, floats, strings and symbolic sizes)");
+}
+
+/// Tuples of another type are built the way each kind of type is:
+///
+///   named tuple (collections.namedtuple, typing.NamedTuple):
+///     <type>; LOAD_METHOD _make; <elements>; BUILD_TUPLE n; PRECALL 1; CALL 1
+///   structseq (torch.return_types.*) and torch.Size:
+///     PUSH_NULL; <type>; <elements>; BUILD_TUPLE n; PRECALL 1; CALL 1
+///
+/// `_make` rather than calling the class, since it fills the fields from
+/// the tuple without going through a __new__ a subclass may have replaced.
+/// Which kind a type is is decided now, at export, on the type the name
+/// resolves to; the code then resolves the same name at run time.
+llvm::Error Emitter::rebuildTypedTuple(const ir::Argument& arg) {
+  const std::string& module = arg.tupleTypeModule();
+  const std::string& qualname = arg.tupleTypeQualname();
+  std::string name = module + ":" + qualname;
+  PyRef type = PyRef::steal(PyImport_ImportModule(module.c_str()));
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(qualname).split(parts, '.');
+  for (llvm::StringRef part : parts)
+    if (type)
+      type = PyRef::steal(PyObject_GetAttrString(type.get(), part.str().c_str()));
+  if (!type || !PyType_Check(type.get()) ||
+      !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type.get()), &PyTuple_Type)) {
+    std::string why = "it is not a tuple type";
+    if (!type)
+      why = llvm::toString(python::takePythonError("importing it"));
+    return fail("the function returns a " + name + ", whose type the rewritten code cannot " +
+                "import by its module and qualified name (" + why + ")");
+  }
+  auto hasAttr = [&](const char* attr) { return PyObject_HasAttrString(type.get(), attr) == 1; };
+  bool namedTuple = hasAttr("_make") && hasAttr("_fields");
+  bool structSeq = hasAttr("n_sequence_fields");
+  bool size = module == "torch" && qualname == "Size";
+  if (!namedTuple && !structSeq && !size)
+    return fail("the function returns a " + name +
+                ", a tuple type the rewritten code does not know how to construct (it rebuilds "
+                "named tuples, structseqs such as torch.return_types.max, and torch.Size)");
+
+  if (!namedTuple)
+    if (llvm::Error error = emit("PUSH_NULL"))
+      return error;
+  if (llvm::Error error = loadType(module, qualname))
+    return error;
+  if (namedTuple)
+    if (llvm::Error error = emit("LOAD_METHOD", nameIndex("_make")))
+      return error;
+  for (const ir::Argument& element : arg.elements())
+    if (llvm::Error error = rebuild(element))
+      return error;
+  if (llvm::Error error = emit("BUILD_TUPLE", uint32_t(arg.elements().size())))
+    return error;
+  if (llvm::Error error = emit("PRECALL", 1))
+    return error;
+  return emit("CALL", 1);
+}
+
+/// `import <module>` pushes its top-level package; the rest of the dotted
+/// module name and the qualified name are attributes from there. The
+/// module is imported when the function is exported and loaded, so at run
+/// time this finds it in sys.modules.
+llvm::Error Emitter::loadType(llvm::StringRef module, llvm::StringRef qualname) {
+  if (llvm::Error error = loadInt(0))
+    return error;
+  if (llvm::Error error = loadConstant(PyRef::borrow(Py_None), "None"))
+    return error;
+  if (llvm::Error error = emit("IMPORT_NAME", nameIndex(module)))
+    return error;
+  llvm::SmallVector<llvm::StringRef> parts;
+  module.split(parts, '.');
+  qualname.split(parts, '.');
+  for (llvm::StringRef part : llvm::ArrayRef(parts).drop_front())
+    if (llvm::Error error = emit("LOAD_ATTR", nameIndex(part)))
+      return error;
+  return llvm::Error::success();
 }
 
 llvm::Error Emitter::rebuildValue(const ir::ValueRef& ref) {

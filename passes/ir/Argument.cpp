@@ -87,6 +87,14 @@ Argument Argument::tuple(std::vector<Argument> elements) {
   return a;
 }
 
+Argument Argument::typedTuple(std::string module, std::string qualname,
+                              std::vector<Argument> elements) {
+  Argument a = tuple(std::move(elements));
+  a.tupleModule_ = std::move(module);
+  a.tupleQualname_ = std::move(qualname);
+  return a;
+}
+
 void Argument::forEachValue(llvm::function_ref<void(const ValueRef&)> fn) const {
   if (kind_ == Kind::Value)
     fn(valueRef());
@@ -133,6 +141,15 @@ void printFloat(llvm::raw_ostream& os, double value) {
     os << ".0";
 }
 
+/// One part of a typed tuple's `module:qualname`, spelled as type guards
+/// spell theirs: bare when made of `[A-Za-z0-9_.$<>]`, else quoted.
+static void printTypeNamePart(llvm::raw_ostream& os, llvm::StringRef part) {
+  if (isBareGraphName(part))
+    os << part;
+  else
+    printQuoted(os, part);
+}
+
 void Argument::print(llvm::raw_ostream& os) const {
   switch (kind_) {
   case Kind::Value:
@@ -174,10 +191,16 @@ void Argument::print(llvm::raw_ostream& os) const {
   case Kind::List:
   case Kind::Tuple: {
     bool isList = kind_ == Kind::List;
+    if (hasTupleType()) {
+      printTypeNamePart(os, tupleModule_);
+      os << ':';
+      printTypeNamePart(os, tupleQualname_);
+    }
     os << (isList ? '[' : '(');
     llvm::interleaveComma(elements(), os, [&](const Argument& a) { a.print(os); });
     // A one-element tuple needs its comma, as in Python: `(%a)` is just `%a`.
-    if (!isList && elements().size() == 1)
+    // A typed one is not parenthesized, so it reads as one without.
+    if (!isList && !hasTupleType() && elements().size() == 1)
       os << ',';
     os << (isList ? ']' : ')');
     return;

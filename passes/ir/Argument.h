@@ -6,6 +6,11 @@
 // device, layout, memory format), or a list or tuple of those. This is the value language of ATen
 // schemas, so any overload's arguments fit without a per-operator format.
 //
+// A returned tuple may name the Python type it is an instance of when that
+// is not `tuple` (a structseq such as torch.return_types.max, torch.Size, a
+// named tuple class), so the caller gets back the type the function
+// returned: `torch.return_types:max(%3#0, %3#1)`.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -64,6 +69,10 @@ public:
   static Argument memoryFormat(MemoryFormat value);
   static Argument list(std::vector<Argument> elements);
   static Argument tuple(std::vector<Argument> elements);
+  /// A tuple that is an instance of the tuple subclass \p qualname of the
+  /// module \p module, the way type guards name types (ir/Guard.h).
+  static Argument typedTuple(std::string module, std::string qualname,
+                             std::vector<Argument> elements);
 
   Kind kind() const { return kind_; }
   bool isValue() const { return kind_ == Kind::Value; }
@@ -81,6 +90,11 @@ public:
   /// Elements of a list or tuple.
   const std::vector<Argument>& elements() const { return std::get<std::vector<Argument>>(data_); }
   std::vector<Argument>& elements() { return std::get<std::vector<Argument>>(data_); }
+  /// Whether this is a tuple of a named type other than `tuple`.
+  bool hasTupleType() const { return kind_ == Kind::Tuple && !tupleModule_.empty(); }
+  /// The module and qualified name of a typed tuple's type; empty otherwise.
+  const std::string& tupleTypeModule() const { return tupleModule_; }
+  const std::string& tupleTypeQualname() const { return tupleQualname_; }
 
   /// Calls \p fn on every value use inside, in lists and tuples too.
   void forEachValue(llvm::function_ref<void(const ValueRef&)> fn) const;
@@ -89,7 +103,8 @@ public:
   void forEachSym(llvm::function_ref<void(SymExpr)> fn) const;
 
   /// `%3#1`, `2*s0`, `1e-05`, `true`, `none`, `"tanh"`, `f16`, `cuda:0`,
-  /// `strided`, `contiguous_format`, `[%a, %b]`, `(%a,)`.
+  /// `strided`, `contiguous_format`, `[%a, %b]`, `(%a,)`,
+  /// `torch.return_types:max(%a, %b)`.
   void print(llvm::raw_ostream& os) const;
 
 private:
@@ -97,6 +112,9 @@ private:
   std::variant<std::monostate, ValueRef, SymExpr, double, bool, std::string, DType, Device, Layout,
                MemoryFormat, std::vector<Argument>>
       data_;
+  /// A typed tuple's type; both empty for everything else.
+  std::string tupleModule_;
+  std::string tupleQualname_;
 };
 
 /// `name=value` after the positional arguments of a call.

@@ -78,9 +78,56 @@ std::vector<ValueRef> outputLeaves(const Graph& graph) {
   return leaves;
 }
 
+std::optional<Type> kernelResultType(const Graph& kernel) {
+  const Node* output = kernel.output();
+  if (!output || output->args().size() != 1)
+    return std::nullopt;
+  auto tensorType = [](const Argument& arg) -> const Type* {
+    if (!arg.isValue() || !arg.valueRef().node)
+      return nullptr;
+    const Type* type = arg.valueRef().node->resultType(arg.valueRef().index);
+    return type && type->isTensor() ? type : nullptr;
+  };
+  const Argument& result = output->returnValue();
+  if (result.kind() != Argument::Kind::Tuple) {
+    const Type* type = tensorType(result);
+    return type ? std::optional<Type>(*type) : std::nullopt;
+  }
+  std::vector<Type> elements;
+  for (const Argument& element : result.elements()) {
+    const Type* type = tensorType(element);
+    if (!type)
+      return std::nullopt;
+    elements.push_back(*type);
+  }
+  return Type::tuple(elements);
+}
+
 Graph& Module::addGraph(std::string name) {
   graphs_.push_back(std::make_unique<Graph>(ctx_, std::move(name)));
+  graphs_.back()->module_ = this;
   return *graphs_.back();
+}
+
+Graph& Module::addKernel(std::string name) {
+  kernels_.push_back(std::make_unique<Graph>(ctx_, std::move(name), GraphKind::Kernel));
+  kernels_.back()->module_ = this;
+  return *kernels_.back();
+}
+
+Graph* Module::findKernel(llvm::StringRef name) const {
+  for (const std::unique_ptr<Graph>& kernel : kernels_)
+    if (kernel->name() == name)
+      return kernel.get();
+  return nullptr;
+}
+
+std::string Module::freshKernelName() const {
+  for (unsigned i = kernels_.size();; ++i) {
+    std::string name = "k" + std::to_string(i);
+    if (!findKernel(name) && !findGraph(name))
+      return name;
+  }
 }
 
 Graph* Module::findGraph(llvm::StringRef name) const {

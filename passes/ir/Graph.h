@@ -8,6 +8,11 @@
 // their ranges, and the relations between them that its types were computed
 // under.
 //
+// A kernel is a graph too: a group of pointwise and reduction nodes that the
+// fusion pass outlined, which codegen compiles into one loop nest. Its inputs
+// have no source (the calling graph passes them), and a graph calls it with
+// a call node whose operator is `@name`.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -28,6 +33,12 @@
 namespace dync::ir {
 
 enum class NodeKind : uint8_t { Input, Call, Output };
+
+/// What a graph is: an entry captured from a Python function, or a kernel
+/// that entry graphs call.
+enum class GraphKind : uint8_t { Entry, Kernel };
+
+class Module;
 
 class Node : public llvm::ilist_node<Node> {
 public:
@@ -59,8 +70,15 @@ public:
 
   /// Input: where the value comes from in the Python frame.
   const std::string& source() const { return target_; }
-  /// Call: the operator overload, `namespace::name.overload`.
+  /// Call: the operator overload, `namespace::name.overload`, or `@name`
+  /// for a call of the module's kernel `name`.
   const std::string& op() const { return target_; }
+  /// A call of a kernel: its operator is `@name`.
+  bool isKernelCall() const { return isCall() && llvm::StringRef(target_).starts_with("@"); }
+  /// The called kernel's name, without `@`; empty unless isKernelCall().
+  llvm::StringRef kernelName() const {
+    return isKernelCall() ? llvm::StringRef(target_).drop_front() : llvm::StringRef();
+  }
   void setTarget(std::string target) { target_ = std::move(target); }
 
   /// Call: positional arguments. Output: one element, the returned value.
@@ -98,11 +116,18 @@ class Graph {
 public:
   using NodeList = llvm::iplist<Node>;
 
-  Graph(Context& ctx, std::string name) : ctx_(ctx), name_(std::move(name)) {}
+  Graph(Context& ctx, std::string name, GraphKind kind = GraphKind::Entry)
+      : ctx_(ctx), name_(std::move(name)), kind_(kind) {}
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
   Context& context() const { return ctx_; }
+  GraphKind kind() const { return kind_; }
+  bool isKernel() const { return kind_ == GraphKind::Kernel; }
+  /// The module that created this graph, where its kernel calls resolve;
+  /// null for a graph constructed on its own.
+  Module* module() const { return module_; }
+
   /// The Python function's qualified name, e.g. `MLP.forward`.
   const std::string& name() const { return name_; }
   void setName(std::string name) { name_ = std::move(name); }
@@ -139,8 +164,12 @@ public:
   void print(llvm::raw_ostream& os) const;
 
 private:
+  friend class Module;
+
   Context& ctx_;
   std::string name_;
+  GraphKind kind_;
+  Module* module_ = nullptr;
   NodeList nodes_;
   std::vector<SymbolDecl> symbols_;
   std::vector<Relation> relations_;
@@ -152,22 +181,39 @@ private:
 /// right: the results a compiled graph function returns, in order.
 std::vector<ValueRef> outputLeaves(const Graph& graph);
 
-/// The graphs of one `.dync` file, or of one captured program.
+/// The type a call of \p kernel has: the returned tensor's type, or a tuple
+/// of the returned tensors' types for `return (%a, %b)`. Null if the kernel
+/// has no return or returns something other than tensor values.
+std::optional<Type> kernelResultType(const Graph& kernel);
+
+/// The graphs of one `.dync` file, or of one captured program: entry graphs
+/// and the kernels they call. The two share one namespace.
 class Module {
 public:
   explicit Module(Context& ctx) : ctx_(ctx) {}
 
   Context& context() const { return ctx_; }
+  /// Entry graphs, in the order they were added.
   Graph& addGraph(std::string name);
   llvm::ArrayRef<std::unique_ptr<Graph>> graphs() const { return graphs_; }
   Graph* findGraph(llvm::StringRef name) const;
 
-  /// Graphs in order, a blank line between them.
+  /// Kernels (name without `@`), in the order they were added.
+  Graph& addKernel(std::string name);
+  llvm::ArrayRef<std::unique_ptr<Graph>> kernels() const { return kernels_; }
+  Graph* findKernel(llvm::StringRef name) const;
+  /// A name `k<N>` no graph or kernel has yet, N counting up from the
+  /// number of kernels: `k0`, `k1`, ... for kernels the fusion pass adds.
+  std::string freshKernelName() const;
+
+  /// Kernels first, then entry graphs each followed by its guards, in the
+  /// order they were added, a blank line between any two.
   void print(llvm::raw_ostream& os) const;
 
 private:
   Context& ctx_;
   std::vector<std::unique_ptr<Graph>> graphs_;
+  std::vector<std::unique_ptr<Graph>> kernels_;
 };
 
 } // namespace dync::ir

@@ -31,7 +31,8 @@ constexpr unsigned maxSymDepth = 1024;
 class Parser {
 public:
   Parser(llvm::SourceMgr& sm, unsigned bufferId, Context& ctx)
-      : sm_(sm), ctx_(ctx), lexer_(sm.getMemoryBuffer(bufferId)->getBuffer()) {
+      : sm_(sm), ctx_(ctx), lexer_(sm.getMemoryBuffer(bufferId)->getBuffer()),
+        bufferEnd_(sm.getMemoryBuffer(bufferId)->getBufferEnd()) {
     consume();
   }
 
@@ -75,7 +76,7 @@ private:
   bool expectClosingAngle();
 
   // Grammar.
-  bool parseGraph(Module& module);
+  bool parseGraph(Module& module, GraphKind kind);
   bool parseInput(Graph& graph);
   bool parseSymbolDecl(Graph& graph);
   std::optional<Relation> parseRelation();
@@ -86,6 +87,8 @@ private:
   bool parseArgumentList(std::vector<Argument>& args, std::vector<KeywordArgument>* kwargs);
   std::optional<Argument> parseArgument();
   std::optional<Argument> parseParenthesized();
+  bool atTypedTuple() const;
+  std::optional<Argument> parseTypedTuple();
   std::optional<Type> parseType();
   std::optional<Type> parseTensorType();
   std::optional<Device> parseDevice();
@@ -131,6 +134,8 @@ private:
   llvm::SourceMgr& sm_;
   Context& ctx_;
   Lexer lexer_;
+  /// Where the text ends, for lexing again from a token already read.
+  const char* bufferEnd_;
   Token tok_;
   std::string diagnostics_;
   bool failed_ = false;
@@ -200,23 +205,26 @@ llvm::Expected<std::unique_ptr<Module>> Parser::parseModule() {
         return takeError();
       continue;
     }
-    if (!tok_.isKeyword("graph")) {
-      expected("'graph' or 'guards'");
+    bool isKernel = tok_.isKeyword("kernel");
+    if (!isKernel && !tok_.isKeyword("graph")) {
+      expected("'graph', 'kernel' or 'guards'");
       return takeError();
     }
-    if (!parseGraph(*module))
+    if (!parseGraph(*module, isKernel ? GraphKind::Kernel : GraphKind::Entry))
       return takeError();
   }
   return module;
 }
 
-bool Parser::parseGraph(Module& module) {
+bool Parser::parseGraph(Module& module, GraphKind kind) {
   llvm::SMLoc loc = tok_.loc();
-  consume(); // graph
+  consume(); // graph or kernel
+  bool isKernel = kind == GraphKind::Kernel;
   if (!tok_.is(Token::GraphName))
-    return expected("a graph name like @MLP.forward"), false;
+    return expected(isKernel ? "a kernel name like @k0" : "a graph name like @MLP.forward"), false;
   bool quoted = tok_.start[1] == '"';
-  Graph& graph = module.addGraph(quoted ? unescapeString(tok_.spelling) : tok_.spelling.str());
+  std::string name = quoted ? unescapeString(tok_.spelling) : tok_.spelling.str();
+  Graph& graph = isKernel ? module.addKernel(std::move(name)) : module.addGraph(std::move(name));
   graph.setLoc(loc);
   consume();
   values_.clear();
@@ -245,6 +253,11 @@ bool Parser::parseGraph(Module& module) {
     if (!expect(Token::RBrace, "}"))
       return false;
   }
+  // A kernel assumes what its callers' guards checked; it has no relations
+  // of its own to check.
+  if (isKernel && tok_.isKeyword("relations"))
+    return error(tok_.loc(), "a kernel has no relations; they belong to the graphs that call it"),
+           false;
   if (consumeKeywordIf("relations")) {
     if (!expect(Token::LBrace, "{"))
       return false;
@@ -283,17 +296,26 @@ bool Parser::parseInput(Graph& graph) {
   std::optional<Type> type = parseType();
   if (!type)
     return false;
-  if (!tok_.is(Token::Equal))
-    return expected("'=' and the input's source"), false;
-  Token source = lexer_.lexSource();
-  if (source.is(Token::Error))
-    return error(source.loc(), lexer_.errorMessage()), false;
-  consume();
+  // A kernel's inputs are what its caller passes; an entry graph's are read
+  // from the frame.
+  std::string sourceText;
+  if (graph.isKernel()) {
+    if (tok_.is(Token::Equal))
+      return error(tok_.loc(), "a kernel's inputs have no source; its caller passes them"), false;
+  } else {
+    if (!tok_.is(Token::Equal))
+      return expected("'=' and the input's source"), false;
+    Token source = lexer_.lexSource();
+    if (source.is(Token::Error))
+      return error(source.loc(), lexer_.errorMessage()), false;
+    sourceText = source.spelling.str();
+    consume();
+  }
 
   // Nothing can have used an input yet, so it needs no placeholder.
   if (!checkNotDefined(name, loc))
     return false;
-  std::unique_ptr<Node> input = Node::input(name.str(), std::move(*type), source.spelling.str());
+  std::unique_ptr<Node> input = Node::input(name.str(), std::move(*type), std::move(sourceText));
   input->setLoc(loc);
   values_[name] = graph.append(std::move(input));
   return true;
@@ -391,9 +413,16 @@ bool Parser::parseStatement(Graph& graph) {
   consume();
   if (!expect(Token::Equal, "="))
     return false;
-  if (!tok_.is(Token::OpName))
+  // An operator overload, or `@name` for a call of a kernel (resolved by
+  // the verifier, so kernels may be written after their callers).
+  std::string op;
+  if (tok_.is(Token::OpName)) {
+    op = tok_.spelling.str();
+  } else if (tok_.is(Token::GraphName)) {
+    op.push_back('@');
+    op += tok_.start[1] == '"' ? unescapeString(tok_.spelling) : tok_.spelling.str();
+  } else
     return expected("an operator like aten::relu.default"), false;
-  std::string op = tok_.spelling.str();
   consume();
   std::vector<Argument> args;
   std::vector<KeywordArgument> kwargs;
@@ -427,6 +456,9 @@ bool Parser::parseGuards(Module& module) {
   bool quoted = tok_.start[1] == '"';
   std::string name = quoted ? unescapeString(tok_.spelling) : tok_.spelling.str();
   Graph* graph = module.findGraph(name);
+  if (!graph && module.findKernel(name))
+    return error(tok_.loc(), "guards for @" + name + ", which is a kernel; kernels have no guards"),
+           false;
   if (!graph)
     return error(tok_.loc(), "guards for @" + name + ", but no graph of that name precedes them"),
            false;
@@ -713,6 +745,15 @@ std::optional<Argument> Parser::parseArgument() {
   }
   case Token::LParen:
     return parseParenthesized();
+  case Token::Identifier:
+  case Token::String:
+    if (atTypedTuple())
+      return parseTypedTuple();
+    break;
+  default:
+    break;
+  }
+  switch (tok_.kind) {
   case Token::String: {
     std::string text = unescapeString(tok_.spelling);
     consume();
@@ -776,6 +817,36 @@ std::optional<Argument> Parser::parseArgument() {
   if (!e)
     return std::nullopt;
   return Argument::sym(*e);
+}
+
+/// Whether the current token starts `module:qualname(`: the module is lexed
+/// again from the token's start, since a dotted module name is not one
+/// token of the ordinary grammar. Nothing else in an argument has a name,
+/// a colon, a name and a parenthesis in a row (a device `cpu:0` has no
+/// parenthesis after it).
+bool Parser::atTypedTuple() const {
+  Lexer ahead(llvm::StringRef(tok_.start, bufferEnd_ - tok_.start));
+  if (ahead.lexTypeNamePart().is(Token::Error) || !ahead.lex().is(Token::Colon) ||
+      ahead.lexTypeNamePart().is(Token::Error))
+    return false;
+  return ahead.lex().is(Token::LParen);
+}
+
+/// `module:qualname(a, ...)`, a tuple of that Python type.
+std::optional<Argument> Parser::parseTypedTuple() {
+  lexer_ = Lexer(llvm::StringRef(tok_.start, bufferEnd_ - tok_.start));
+  Token part = lexer_.lexTypeNamePart();
+  std::string module = part.is(Token::String) ? unescapeString(part.spelling) : part.spelling.str();
+  if (module.empty())
+    return error(part.loc(), "a tuple type needs a module before the ':'");
+  consume(); // the module; the ':' is current
+  std::optional<std::string> qualname = parseTypeNamePart();
+  if (!qualname)
+    return std::nullopt;
+  std::vector<Argument> elements;
+  if (!parseArgumentList(elements, /*kwargs=*/nullptr))
+    return std::nullopt;
+  return Argument::typedTuple(std::move(module), std::move(*qualname), std::move(elements));
 }
 
 /// `()` and `(a, ...)` are tuples, `(a,)` a one-element tuple, and `(a)` is

@@ -12,8 +12,10 @@
 //   }
 //
 // Inputs are aligned under the first; empty symbol and relation blocks are
-// left out. Module::print follows each graph with its guards block
-// (GuardSet::print, in Guard.cpp).
+// left out. A kernel is written the same way after `kernel`, its inputs
+// without `= <source>`. Module::print writes the kernels first, so a reader
+// meets each kernel before the calls of it, then the entry graphs, each
+// followed by its guards block (GuardSet::print, in Guard.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ir/Graph.h"
@@ -44,10 +46,17 @@ static void printArguments(llvm::raw_ostream& os, const Node& node) {
 void Node::print(llvm::raw_ostream& os) const {
   switch (kind_) {
   case NodeKind::Input:
-    os << '%' << name_ << ": " << type_ << " = " << target_;
+    // A kernel's inputs have no source.
+    os << '%' << name_ << ": " << type_;
+    if (!target_.empty())
+      os << " = " << target_;
     return;
   case NodeKind::Call:
-    os << '%' << name_ << " = " << target_;
+    os << '%' << name_ << " = ";
+    if (isKernelCall())
+      printGraphName(os, kernelName());
+    else
+      os << target_;
     printArguments(os, *this);
     os << " : " << type_;
     return;
@@ -62,7 +71,7 @@ void Node::print(llvm::raw_ostream& os) const {
 void Graph::print(llvm::raw_ostream& os) const {
   std::string header;
   llvm::raw_string_ostream headerOs(header);
-  headerOs << "graph ";
+  headerOs << (isKernel() ? "kernel " : "graph ");
   printGraphName(headerOs, name_);
   headerOs << '(';
   os << header;
@@ -102,8 +111,13 @@ void Graph::print(llvm::raw_ostream& os) const {
 }
 
 void Module::print(llvm::raw_ostream& os) const {
-  for (auto [i, graph] : llvm::enumerate(graphs_)) {
+  for (auto [i, kernel] : llvm::enumerate(kernels_)) {
     if (i > 0)
+      os << '\n';
+    kernel->print(os);
+  }
+  for (auto [i, graph] : llvm::enumerate(graphs_)) {
+    if (i > 0 || !kernels_.empty())
       os << '\n';
     graph->print(os);
     // A graph's guards follow it; a block with neither guards nor local

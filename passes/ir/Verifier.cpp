@@ -2,9 +2,12 @@
 #include "passes/ir/Verifier.h"
 
 #include "passes/ir/Syntax.h"
+#include "passes/kernel/ElementOps.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <limits>
 
 namespace dync::ir {
 
@@ -46,6 +49,8 @@ public:
     checkOrder();
     for (const Node& node : graph_.nodes())
       checkNode(node);
+    if (graph_.isKernel())
+      checkKernelResult();
     checkGuards();
   }
 
@@ -132,16 +137,28 @@ private:
   void checkNode(const Node& node) {
     switch (node.kind()) {
     case NodeKind::Input:
-      if (!isWellFormedSource(node.source()))
+      if (graph_.isKernel()) {
+        // The caller passes a kernel's inputs as buffers.
+        if (!node.source().empty())
+          report(node.loc(),
+                 "kernel input " + label(node) + " has a source; kernel inputs have none");
+        if (!node.type().isTensor())
+          report(node.loc(),
+                 "kernel input " + label(node) + " must be a tensor, not " + node.type().str());
+      } else if (!isWellFormedSource(node.source()))
         report(node.loc(), "input " + label(node) + " has a malformed source '" + node.source() +
                                "' (it must be one line with balanced brackets and quotes)");
       else if (llvm::Expected<SourcePtr> source = Source::parse(node.source()); !source)
         report(node.loc(), "input " + label(node) + ": " + llvm::toString(source.takeError()));
       break;
     case NodeKind::Call:
-      if (!isOperatorName(node.op()))
+      if (node.isKernelCall())
+        checkKernelCall(node);
+      else if (!isOperatorName(node.op()))
         report(node.loc(), label(node) + ": operator '" + node.op() +
                                "' is not of the form namespace::name.overload");
+      else if (graph_.isKernel())
+        checkKernelOp(node);
       break;
     case NodeKind::Output:
       // The function's one return value; a returned tuple is one argument.
@@ -156,6 +173,7 @@ private:
 
     llvm::StringSet<> reportedSymbols;
     auto checkArgument = [&](const Argument& arg) {
+      checkTupleTypes(node, arg);
       arg.forEachSym(
           [&](SymExpr e) { checkSymbolsDeclared(e, node.loc(), label(node), reportedSymbols); });
       arg.forEachValue([&](const ValueRef& use) { checkUse(node, use); });
@@ -171,6 +189,127 @@ private:
         report(node.loc(), label(node) + ": keyword argument '" + kwarg.name + "' is given twice");
       checkArgument(kwarg.value);
     }
+  }
+
+  /// A tuple's Python type (`torch.return_types:max(...)`) says how the
+  /// returned value is rebuilt, so it belongs to the return value only:
+  /// operators take plain tuples. Both parts of the name are needed to
+  /// import the type.
+  void checkTupleTypes(const Node& node, const Argument& arg) {
+    if (arg.kind() != Argument::Kind::List && arg.kind() != Argument::Kind::Tuple)
+      return;
+    if (arg.hasTupleType() && node.kind() != NodeKind::Output)
+      report(node.loc(), label(node) + ": a tuple of type " + arg.tupleTypeModule() + ":" +
+                             arg.tupleTypeQualname() +
+                             " can only be returned; operators take plain tuples");
+    if (arg.hasTupleType() && arg.tupleTypeQualname().empty())
+      report(node.loc(), label(node) + ": the tuple type '" + arg.tupleTypeModule() +
+                             ":' has no qualified name");
+    for (const Argument& element : arg.elements())
+      checkTupleTypes(node, element);
+  }
+
+  /// `%n = @k(...)`: the kernel exists, is not called from a kernel, and the
+  /// call matches its signature; the caller declares the kernel's symbols
+  /// with ranges the kernel accepts, since it binds them.
+  void checkKernelCall(const Node& node) {
+    std::string what = label(node) + ": call of kernel @" + node.kernelName().str();
+    if (graph_.isKernel()) {
+      report(node.loc(), what + ": a kernel cannot call kernels");
+      return;
+    }
+    const Graph* kernel =
+        graph_.module() ? graph_.module()->findKernel(node.kernelName()) : nullptr;
+    if (!kernel) {
+      report(node.loc(), label(node) + ": no kernel @" + node.kernelName() + " in the module");
+      return;
+    }
+    checkBufferPlan(node, what);
+    std::vector<const Node*> inputs;
+    for (const Node& input : kernel->inputs())
+      inputs.push_back(&input);
+    if (node.args().size() != inputs.size())
+      report(node.loc(), what + " has " + llvm::Twine(node.args().size()) + " arguments, but @" +
+                             kernel->name() + " takes " + llvm::Twine(inputs.size()));
+    for (auto [i, arg, input] : llvm::enumerate(node.args(), inputs)) {
+      const Type* type = nullptr;
+      if (arg.isValue() && arg.valueRef().node)
+        type = arg.valueRef().node->resultType(arg.valueRef().index);
+      if (!arg.isValue())
+        report(node.loc(), what + ": argument " + llvm::Twine(i) + " is not a value");
+      else if (type && *type != input->type())
+        report(node.loc(), what + ": argument " + llvm::Twine(i) + " has type " + type->str() +
+                               ", but input %" + input->name() + " has type " +
+                               input->type().str());
+    }
+    std::optional<Type> result = kernelResultType(*kernel);
+    if (result && node.type() != *result)
+      report(node.loc(), what + " has type " + node.type().str() + ", but @" + kernel->name() +
+                             " returns " + result->str());
+    for (const SymbolDecl& decl : kernel->symbols()) {
+      const SymbolDecl* own = graph_.findSymbol(decl.name);
+      if (!own) {
+        report(node.loc(),
+               what + ": the kernel's symbol '" + decl.name + "' is not declared in this graph");
+        continue;
+      }
+      auto within = [](std::optional<int64_t> bound, std::optional<int64_t> limit, bool lower) {
+        return !limit || (bound && (lower ? *limit <= *bound : *bound <= *limit));
+      };
+      if (!within(own->range.lo, decl.range.lo, true) ||
+          !within(own->range.hi, decl.range.hi, false)) {
+        std::string ranges;
+        llvm::raw_string_ostream os(ranges);
+        own->range.print(os);
+        os << ", but the kernel accepts ";
+        decl.range.print(os);
+        report(node.loc(), what + ": symbol '" + decl.name + "' ranges over " + ranges);
+      }
+    }
+  }
+
+  /// A kernel call's only keyword argument is memory planning's
+  /// `buffers=[...]` (passes/transforms/MemoryPlan.h): one entry per output,
+  /// a slot number or `none`. Whether the slots' lifetimes are disjoint is
+  /// checkMemoryPlan's question, which codegen asks.
+  void checkBufferPlan(const Node& node, const std::string& what) {
+    for (const KeywordArgument& kw : node.kwargs()) {
+      if (kw.name != "buffers") {
+        report(node.loc(), what +
+                               " has keyword arguments; kernels take positional ones only "
+                               "(and memory planning's 'buffers'), not '" +
+                               kw.name + "'");
+        continue;
+      }
+      size_t outputs = node.type().isSequence() ? node.type().elements().size() : 1;
+      bool ok = kw.value.kind() == Argument::Kind::List && kw.value.elements().size() == outputs;
+      if (ok)
+        for (const Argument& slot : kw.value.elements())
+          ok &= slot.kind() == Argument::Kind::None ||
+                (slot.kind() == Argument::Kind::Sym && slot.symValue().isConstant() &&
+                 slot.symValue().constantValue() >= 0 &&
+                 slot.symValue().constantValue() <= std::numeric_limits<int32_t>::max());
+      if (!ok)
+        report(node.loc(), what + ": 'buffers' must be a list of " + llvm::Twine(outputs) +
+                               " entries, each a buffer number or none");
+    }
+  }
+
+  /// A kernel's body holds only what kernel codegen lowers, the one answer
+  /// fusion and codegen share (passes/kernel/KernelOps.h).
+  void checkKernelOp(const Node& node) {
+    llvm::Expected<ElementDescription> desc = describeElement(node);
+    if (!desc)
+      report(node.loc(),
+             "kernel @" + graph_.name() + " cannot compute " + llvm::toString(desc.takeError()));
+  }
+
+  /// A kernel returns one tensor value or a tuple of them: its outputs.
+  void checkKernelResult() {
+    const Node* output = graph_.output();
+    if (output && output->args().size() == 1 && !kernelResultType(graph_))
+      report(output->loc(), "kernel @" + graph_.name() +
+                                " must return a tensor value or a tuple of tensor values");
   }
 
   void checkUse(const Node& user, const ValueRef& use) {
@@ -325,12 +464,19 @@ llvm::Error verify(const Graph& graph, const llvm::SourceMgr* sm) {
 
 llvm::Error verify(const Module& module, const llvm::SourceMgr* sm) {
   DiagnosticSink sink(sm);
+  // Kernels and graphs share one namespace; kernels come first, as printed.
   llvm::StringSet<> names;
-  for (const std::unique_ptr<Graph>& graph : module.graphs()) {
-    if (!names.insert(graph->name()).second)
-      sink.report(*graph, graph->loc(), "graph @" + graph->name() + " is defined more than once");
-    GraphVerifier(*graph, sink).run();
-  }
+  auto verifyAll = [&](llvm::ArrayRef<std::unique_ptr<Graph>> graphs) {
+    for (const std::unique_ptr<Graph>& graph : graphs) {
+      if (!names.insert(graph->name()).second)
+        sink.report(*graph, graph->loc(),
+                    (graph->isKernel() ? "kernel @" : "graph @") + graph->name() +
+                        " is defined more than once");
+      GraphVerifier(*graph, sink).run();
+    }
+  };
+  verifyAll(module.kernels());
+  verifyAll(module.graphs());
   return sink.takeError();
 }
 

@@ -8,6 +8,10 @@
 //===----------------------------------------------------------------------===//
 #include "passes/ir/Parser.h"
 #include "passes/ir/Verifier.h"
+#include "passes/transforms/Fusion.h"
+#include "passes/transforms/MemoryPlan.h"
+#include "passes/transforms/Passes.h"
+#include "passes/transforms/Pipeline.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -28,7 +32,36 @@ struct PassInfo {
   llvm::Error (*run)(Module& module);
 };
 
-llvm::ArrayRef<PassInfo> registeredPasses() { return {}; }
+/// Runs \p pass on every entry graph of \p module.
+template <llvm::Error (*pass)(Graph&)> llvm::Error onEachGraph(Module& module) {
+  for (const std::unique_ptr<Graph>& graph : module.graphs())
+    if (llvm::Error error = pass(*graph))
+      return error;
+  return llvm::Error::success();
+}
+
+llvm::Error runPipeline(Module& module) {
+  for (const std::unique_ptr<Graph>& graph : module.graphs())
+    if (llvm::Error error = dync::transforms::optimizeGraph(module, *graph))
+      return error;
+  return llvm::Error::success();
+}
+
+/// One line per pass, in the order --list-passes prints them.
+constexpr PassInfo kPasses[] = {
+    {"dce", "remove pure calls whose results are unused",
+     onEachGraph<dync::transforms::runDeadCodeElimination>},
+    {"cse", "merge pure calls equal to an earlier one",
+     onEachGraph<dync::transforms::runCommonSubexpressionElimination>},
+    {"fold", "replace known integers by literals and identities by their operand",
+     onEachGraph<dync::transforms::runConstantFolding>},
+    {"fuse", "outline pointwise and reduction groups into kernels", dync::transforms::runFusion},
+    {"plan-memory", "let kernel outputs with disjoint lifetimes share buffers",
+     onEachGraph<dync::transforms::runMemoryPlanning>},
+    {"optimize", "the pipeline export runs (optimizeGraph)", runPipeline},
+};
+
+llvm::ArrayRef<PassInfo> registeredPasses() { return kPasses; }
 
 const PassInfo* findPass(llvm::StringRef name) {
   for (const PassInfo& pass : registeredPasses())
@@ -83,8 +116,6 @@ int main(int argc, char** argv) {
   llvm::cl::ParseCommandLineOptions(argc, argv, overview);
 
   if (listPasses) {
-    if (registeredPasses().empty())
-      llvm::outs() << "no passes are registered yet\n";
     for (const PassInfo& pass : registeredPasses())
       llvm::outs() << "  " << pass.name << " - " << pass.description << '\n';
     return 0;

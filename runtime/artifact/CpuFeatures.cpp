@@ -7,6 +7,7 @@ namespace dync::runtime {
 namespace {
 
 // __builtin_cpu_supports needs a string literal, hence one case per name.
+// codegen/TargetSpec.cpp records only names listed here.
 // Returns -1 for a name this runtime cannot test.
 int hostSupports(std::string_view name) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -23,13 +24,22 @@ int hostSupports(std::string_view name) {
   DYNC_CPU_FEATURE("ssse3")
   DYNC_CPU_FEATURE("sse4.1")
   DYNC_CPU_FEATURE("sse4.2")
+  DYNC_CPU_FEATURE("sse4a")
   DYNC_CPU_FEATURE("avx")
   DYNC_CPU_FEATURE("avx2")
   DYNC_CPU_FEATURE("fma")
+  DYNC_CPU_FEATURE("fma4")
+  DYNC_CPU_FEATURE("xop")
+  DYNC_CPU_FEATURE("f16c")
   DYNC_CPU_FEATURE("bmi")
   DYNC_CPU_FEATURE("bmi2")
+  DYNC_CPU_FEATURE("lzcnt")
+  DYNC_CPU_FEATURE("movbe")
+  DYNC_CPU_FEATURE("adx")
   DYNC_CPU_FEATURE("aes")
   DYNC_CPU_FEATURE("pclmul")
+  DYNC_CPU_FEATURE("sha")
+  DYNC_CPU_FEATURE("vaes")
   DYNC_CPU_FEATURE("avx512f")
   DYNC_CPU_FEATURE("avx512vl")
   DYNC_CPU_FEATURE("avx512bw")
@@ -42,8 +52,13 @@ int hostSupports(std::string_view name) {
   DYNC_CPU_FEATURE("avx512bitalg")
   DYNC_CPU_FEATURE("avx512vpopcntdq")
   DYNC_CPU_FEATURE("avx512bf16")
+  DYNC_CPU_FEATURE("avx512fp16")
   DYNC_CPU_FEATURE("gfni")
   DYNC_CPU_FEATURE("vpclmulqdq")
+  DYNC_CPU_FEATURE("avxvnni")
+  DYNC_CPU_FEATURE("amx-tile")
+  DYNC_CPU_FEATURE("amx-int8")
+  DYNC_CPU_FEATURE("amx-bf16")
 #undef DYNC_CPU_FEATURE
 #endif
   return -1;

@@ -2,7 +2,8 @@
 //
 // The one translation unit that knows libtorch's C++ API (apart from the small
 // Python bridge in ShimPython.cpp). It includes only ATen/core and c10
-// headers: the dispatcher, IValue and the schema types; no operator
+// headers (the dispatcher, IValue and the schema types), plus ATen's CPU
+// allocation and parallel_for for generated kernels; no operator
 // declarations, which keeps it quick to compile.
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +11,8 @@
 #include "runtime/shim/ShimInternal.h"
 #include "runtime/shim/dync_shim.h"
 
+#include <ATen/EmptyTensor.h>
+#include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/ivalue.h>
 #include <c10/core/DefaultDtype.h>
@@ -687,6 +690,73 @@ void* dync_tensor_data_ptr(const dync_tensor* t) {
   }
 }
 
+dync_status dync_tensor_empty_strided(const int64_t* sizes, const int64_t* strides, size_t dim,
+                                      int dtype, dync_tensor** out) {
+  if (!out || (dim && (!sizes || !strides)))
+    return fail(DYNC_ERR_INVALID_ARGUMENT, "dync_tensor_empty_strided: NULL argument");
+  *out = nullptr;
+  return guarded(DYNC_ERR_ATEN, [&] {
+    at::Tensor t =
+        at::detail::empty_strided_cpu(c10::IntArrayRef(sizes, dim), c10::IntArrayRef(strides, dim),
+                                      static_cast<c10::ScalarType>(dtype));
+    *out = releaseToHandle(std::move(t));
+    return DYNC_OK;
+  });
+}
+
+dync_status dync_parallel_for(int64_t begin, int64_t end, int64_t grain, dync_parallel_fn fn,
+                              void* ctx) {
+  if (!fn)
+    return fail(DYNC_ERR_INVALID_ARGUMENT, "dync_parallel_for: NULL function");
+  if (begin >= end)
+    return DYNC_OK;
+  return guarded(DYNC_ERR_INTERNAL, [&] {
+    at::parallel_for(begin, end, grain, [&](int64_t b, int64_t e) { fn(ctx, b, e); });
+    return DYNC_OK;
+  });
+}
+
+dync_status dync_tensor_view_storage(const dync_tensor* base, const int64_t* sizes,
+                                     const int64_t* strides, size_t dim, int dtype,
+                                     dync_tensor** out) {
+  if (!base || !out || (dim && (!sizes || !strides)))
+    return fail(DYNC_ERR_INVALID_ARGUMENT, "dync_tensor_view_storage: NULL argument");
+  *out = nullptr;
+  return guarded(DYNC_ERR_INVALID_ARGUMENT, [&]() -> dync_status {
+    c10::TensorImpl* impl = toImpl(base);
+    auto type = caffe2::TypeMeta::fromScalarType(static_cast<c10::ScalarType>(dtype));
+    // The last byte the view reaches, computed with overflow checks: a view
+    // past the storage would let a kernel write memory nobody owns.
+    uint64_t lastElement = 0;
+    bool empty = false;
+    for (size_t d = 0; d < dim; ++d) {
+      if (sizes[d] < 0 || strides[d] < 0)
+        return fail(DYNC_ERR_INVALID_ARGUMENT, "dync_tensor_view_storage: negative size or stride");
+      if (sizes[d] == 0)
+        empty = true;
+      uint64_t step = 0;
+      if (sizes[d] > 0 &&
+          (__builtin_mul_overflow(uint64_t(sizes[d] - 1), uint64_t(strides[d]), &step) ||
+           __builtin_add_overflow(lastElement, step, &lastElement)))
+        return fail(DYNC_ERR_INVALID_ARGUMENT, "dync_tensor_view_storage: view too large");
+    }
+    uint64_t bytes = 0;
+    if (!empty && __builtin_mul_overflow(lastElement + 1, uint64_t(type.itemsize()), &bytes))
+      return fail(DYNC_ERR_INVALID_ARGUMENT, "dync_tensor_view_storage: view too large");
+    const c10::Storage& storage = impl->storage();
+    if (bytes > storage.nbytes())
+      return fail(DYNC_ERR_INVALID_ARGUMENT,
+                  "dync_tensor_view_storage: the view needs " + std::to_string(bytes) +
+                      " bytes, the storage has " + std::to_string(storage.nbytes()));
+    at::Tensor view =
+        at::detail::make_tensor<c10::TensorImpl>(c10::Storage(storage), impl->key_set(), type);
+    view.unsafeGetTensorImpl()->set_sizes_and_strides(c10::IntArrayRef(sizes, dim),
+                                                      c10::IntArrayRef(strides, dim));
+    *out = releaseToHandle(std::move(view));
+    return DYNC_OK;
+  });
+}
+
 int dync_grad_mode_enabled(void) { return c10::GradMode::is_enabled() ? 1 : 0; }
 
 int dync_default_dtype(void) { return static_cast<int>(c10::get_default_dtype_as_scalartype()); }
@@ -744,6 +814,9 @@ void dync_shim_fill_api(dync_shim_api* api) {
   api->stack_push_wrapped_double = dync_stack_push_wrapped_double;
   api->stack_push_wrapped_int = dync_stack_push_wrapped_int;
   api->stack_push_wrapped_bool = dync_stack_push_wrapped_bool;
+  api->tensor_empty_strided = dync_tensor_empty_strided;
+  api->parallel_for = dync_parallel_for;
+  api->tensor_view_storage = dync_tensor_view_storage;
 }
 
 } // extern "C"

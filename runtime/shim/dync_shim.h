@@ -235,6 +235,34 @@ DYNC_SHIM_EXPORT int dync_tensor_requires_grad(const dync_tensor* t);
 DYNC_SHIM_EXPORT int dync_tensor_is_contiguous(const dync_tensor* t);
 DYNC_SHIM_EXPORT void* dync_tensor_data_ptr(const dync_tensor* t);
 
+/* ---- Kernels -------------------------------------------------------------
+ * What a graph function needs to call a generated kernel (docs/kernels.md):
+ * outputs laid out as the IR types say, and torch's own thread pool. */
+
+/* A new, uninitialized CPU tensor with `dim` sizes and strides (elements)
+ * and dtype `dtype` (a dync_dtype), as at::empty_strided makes it. */
+DYNC_SHIM_EXPORT dync_status dync_tensor_empty_strided(const int64_t* sizes, const int64_t* strides,
+                                                       size_t dim, int dtype, dync_tensor** out);
+
+/* A slice [begin, end) of a parallel loop. Must not throw or longjmp. */
+typedef void (*dync_parallel_fn)(void* ctx, int64_t begin, int64_t end);
+
+/* Calls fn on consecutive slices covering [begin, end), on torch's intra-op
+ * thread pool (at::parallel_for): one slice on the calling thread when the
+ * range is at most `grain` long or parallelism is off. Nothing is called
+ * for an empty range. */
+DYNC_SHIM_EXPORT dync_status dync_parallel_for(int64_t begin, int64_t end, int64_t grain,
+                                               dync_parallel_fn fn, void* ctx);
+
+/* A new tensor of dtype `dtype` with `dim` sizes and strides (elements) that
+ * shares the storage of `base` from its first byte: how a graph gives kernel
+ * outputs places in one buffer that several of them reuse in turn (memory
+ * planning, docs/kernels.md). Fails if the view would reach past the storage;
+ * never grows it. */
+DYNC_SHIM_EXPORT dync_status dync_tensor_view_storage(const dync_tensor* base, const int64_t* sizes,
+                                                      const int64_t* strides, size_t dim, int dtype,
+                                                      dync_tensor** out);
+
 /* ---- Python objects (libdync_shim_python only) ------------------------------
  * These require an initialized interpreter, the GIL, and torch imported. */
 
@@ -374,6 +402,12 @@ typedef struct dync_shim_api {
   dync_status (*stack_push_wrapped_double)(dync_stack*, double);
   dync_status (*stack_push_wrapped_int)(dync_stack*, int64_t);
   dync_status (*stack_push_wrapped_bool)(dync_stack*, int);
+
+  /* Appended for generated kernels. */
+  dync_status (*tensor_empty_strided)(const int64_t*, const int64_t*, size_t, int, dync_tensor**);
+  dync_status (*parallel_for)(int64_t, int64_t, int64_t, dync_parallel_fn, void*);
+  dync_status (*tensor_view_storage)(const dync_tensor*, const int64_t*, const int64_t*, size_t,
+                                     int, dync_tensor**);
 } dync_shim_api;
 
 /* Fills every field but the Python ones (tensor_from_pyobject,

@@ -9,12 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EagerReference.h"
+
 #include "passes/ir/Parser.h"
 #include "passes/ir/Verifier.h"
 #include "runtime/artifact/Loader.h"
 #include "runtime/shim/ShimInternal.h"
 
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ops/equal.h>
 #include <ATen/ops/randn.h>
 #include <ATen/ops/zeros.h>
@@ -28,7 +29,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -36,118 +36,9 @@ using namespace dync;
 
 namespace {
 
-c10::ScalarType scalarType(ir::DType dtype) {
-  switch (dtype) {
-  case ir::DType::F32:
-    return c10::kFloat;
-  case ir::DType::F64:
-    return c10::kDouble;
-  case ir::DType::I64:
-    return c10::kLong;
-  case ir::DType::I32:
-    return c10::kInt;
-  default:
-    ADD_FAILURE() << "dtype " << ir::spelling(dtype).str() << " not handled by this test";
-    return c10::kFloat;
-  }
-}
-
-c10::MemoryFormat memoryFormat(ir::MemoryFormat format) {
-  switch (format) {
-  case ir::MemoryFormat::Contiguous:
-    return c10::MemoryFormat::Contiguous;
-  case ir::MemoryFormat::Preserve:
-    return c10::MemoryFormat::Preserve;
-  case ir::MemoryFormat::ChannelsLast:
-    return c10::MemoryFormat::ChannelsLast;
-  case ir::MemoryFormat::ChannelsLast3d:
-    return c10::MemoryFormat::ChannelsLast3d;
-  }
-  return c10::MemoryFormat::Contiguous;
-}
-
-c10::OperatorHandle findOp(const std::string& op) {
-  size_t dot = op.find('.', op.find("::"));
-  std::string overload = op.substr(dot + 1);
-  return c10::Dispatcher::singleton().findSchemaOrThrow(
-      op.substr(0, dot).c_str(), overload == "default" ? "" : overload.c_str());
-}
-
-/// Runs a graph eagerly, node by node, through the dispatcher.
-class EagerInterpreter {
-public:
-  EagerInterpreter(const ir::Graph& graph, const ir::SymbolValues& symbols)
-      : graph_(graph), symbols_(symbols) {}
-
-  std::vector<at::Tensor> run(const std::vector<at::Tensor>& inputs) {
-    size_t next = 0;
-    for (const ir::Node& node : graph_.nodes()) {
-      if (node.isInput()) {
-        values_[&node] = {c10::IValue(inputs[next++])};
-        continue;
-      }
-      if (node.isOutput()) {
-        // What the compiled function returns: the returned value's tensors.
-        std::vector<at::Tensor> outputs;
-        for (const ir::ValueRef& leaf : ir::outputLeaves(graph_))
-          outputs.push_back(values_[leaf.node][leaf.index.value_or(0)].toTensor());
-        return outputs;
-      }
-      c10::OperatorHandle op = findOp(node.op());
-      const c10::FunctionSchema& schema = op.schema();
-      std::vector<std::optional<c10::IValue>> args(schema.arguments().size());
-      for (size_t i = 0; i < node.args().size(); ++i)
-        args[i] = value(node.args()[i]);
-      for (const ir::KeywordArgument& kw : node.kwargs())
-        args[*schema.argumentIndexWithName(kw.name)] = value(kw.value);
-      torch::jit::Stack stack;
-      for (size_t i = 0; i < args.size(); ++i)
-        stack.push_back(args[i] ? *args[i] : *schema.arguments()[i].default_value());
-      op.callBoxed(stack);
-      if (node.type().kind() == ir::Type::Kind::List)
-        for (const at::Tensor& t : stack[0].toTensorList().vec())
-          values_[&node].push_back(c10::IValue(t));
-      else
-        values_[&node] = stack;
-    }
-    return {};
-  }
-
-private:
-  c10::IValue value(const ir::Argument& arg) {
-    using Kind = ir::Argument::Kind;
-    switch (arg.kind()) {
-    case Kind::Value:
-      return values_[arg.valueRef().node][arg.valueRef().index.value_or(0)];
-    case Kind::Sym:
-      return c10::IValue(*arg.symValue().evaluate(symbols_));
-    case Kind::Float:
-      return c10::IValue(arg.floatValue());
-    case Kind::Bool:
-      return c10::IValue(arg.boolValue());
-    case Kind::None:
-      return c10::IValue();
-    case Kind::MemoryFormat:
-      return c10::IValue(memoryFormat(arg.memoryFormatValue()));
-    case Kind::DType:
-      return c10::IValue(scalarType(arg.dtypeValue()));
-    case Kind::List:
-    case Kind::Tuple: {
-      std::vector<int64_t> ints;
-      for (const ir::Argument& e : arg.elements())
-        ints.push_back(*e.symValue().evaluate(symbols_));
-      return c10::IValue(ints);
-    }
-    default:
-      ADD_FAILURE() << "argument kind not handled by this test";
-      return c10::IValue();
-    }
-  }
-
-  const ir::Graph& graph_;
-  const ir::SymbolValues& symbols_;
-  std::map<const ir::Node*, std::vector<c10::IValue>> values_;
-};
+using test::EagerInterpreter;
+using test::findOp;
+using test::scalarType;
 
 class CodegenEndToEnd : public ::testing::Test {
 protected:
@@ -181,7 +72,7 @@ protected:
     {
       std::ofstream os(schemas);
       for (const ir::Node& node : graph.nodes())
-        if (node.isCall())
+        if (node.isCall() && !node.isKernelCall())
           os << c10::toString(findOp(node.op()).schema()) << '\n';
     }
     std::string out = (dir_ / "artifact.so").string();

@@ -359,14 +359,20 @@ class _Recorder(TorchDispatchMode):
 
     Sits above the fake mode, as make_fx's proxy mode does: a call with a
     core-ATen decomposition is replaced by it, run with this mode pushed again
-    so that its pieces are decomposed and recorded in turn; any other call
-    runs on fake tensors and is recorded with its results.
+    so that its pieces are decomposed and recorded in turn; so is one that
+    `fusion` (fusion_decompositions.py), when given, decomposes. Any other
+    call runs on fake tensors and is recorded with its results, in
+    `session`, or in whatever stands for it (_Leaves, while a decomposition
+    is only tried).
     """
 
-    def __init__(self, session):
+    def __init__(self, session, fusion=None):
         super().__init__()
         self.session = session
         self.table = _decomposition_table()
+        # With the "fusion" setting: torch's further decompositions, for the
+        # operators they turn into pointwise operators and reductions.
+        self.fusion = fusion
         # Per operator: whether to decompose it as autograd would have, which
         # only applies to operators with a CompositeImplicitAutograd kernel.
         self.implicit = {}
@@ -394,12 +400,70 @@ class _Recorder(TorchDispatchMode):
                 out = func.decompose(*args, **kwargs)
             if out is not NotImplemented:
                 return out
+        if self.fusion is not None:
+            decomposition = self.fusion.get(func, args, kwargs)
+            if decomposition is not None:
+                with self:
+                    out = decomposition(*args, **kwargs)
+                if out is not NotImplemented:
+                    return out
         out = func(*args, **kwargs)
         if self.session._folded(args, kwargs, out):
             return out
         self.session._record(func, args, kwargs, out)
         self.session._note_constant(func, args, kwargs, out)
         return out
+
+
+class _Leaves:
+    """Stands in for a session where a decomposition is only tried: keeps
+    the calls that would be recorded."""
+
+    def __init__(self):
+        self.calls = []
+
+    @staticmethod
+    def _folded(args, kwargs, out):
+        return False
+
+    def _record(self, func, args, kwargs, out):
+        self.calls.append((func, args, kwargs))
+
+    @staticmethod
+    def _note_constant(func, args, kwargs, out):
+        pass
+
+
+# Names of the `decompositions` setting: core ATen's alone, or also those
+# that help a loop fuser (fusion_decompositions.py).
+_DECOMPOSITION_SETTINGS = ("core", "fusion")
+
+_fusion_decompositions = None
+
+
+def _fusion_table():
+    """The fusion decompositions, shared by every session that asks for them.
+    The module is dync's too; the C++ half has loaded it."""
+    global _fusion_decompositions
+    if _fusion_decompositions is None:
+        import dync_fusion_decompositions
+
+        _fusion_decompositions = dync_fusion_decompositions.FusionDecompositions(
+            _trace_decomposition
+        )
+    return _fusion_decompositions
+
+
+def _trace_decomposition(decomposition, args, kwargs):
+    """The calls `decomposition` would have recorded, decomposed as a
+    session with the fusion setting decomposes them, under the current fake
+    mode."""
+    leaves = _Leaves()
+    with _Recorder(leaves, _fusion_table()):
+        out = decomposition(*args, **kwargs)
+    if out is NotImplemented:
+        raise OracleError("the decomposition declined the call")
+    return leaves.calls
 
 
 def _tensors_of(args, kwargs):
@@ -525,10 +589,13 @@ class _KernelCheck:
 
 
 class Session:
-    """One capture: a ShapeEnv, a fake mode over it, and the calls recorded."""
+    """One capture: a ShapeEnv, a fake mode over it, and the calls recorded.
+
+    `decompositions` is "core" (torch's core-ATen decompositions) or
+    "fusion" (those, then fusion_decompositions.py's)."""
 
     @_while_busy
-    def __init__(self):
+    def __init__(self, decompositions="core"):
         # duck_shape off: sizes that happen to be equal in the example are
         # not the same symbol unless the user gave them the same name. No
         # data-dependent outputs: the graph IR has no unbacked symbols, so
@@ -539,7 +606,13 @@ class Session:
             allow_dynamic_output_shape_ops=False,
         )
         self.fake = FakeTensorMode(shape_env=self.env, allow_non_fake_inputs=False)
-        self.recorder = _Recorder(self)
+        if decompositions not in _DECOMPOSITION_SETTINGS:
+            raise OracleError(
+                f"unknown decompositions setting {decompositions!r}; expected one of "
+                + ", ".join(_DECOMPOSITION_SETTINGS)
+            )
+        self.decompositions = decompositions
+        self.recorder = _Recorder(self, _fusion_table() if decompositions == "fusion" else None)
         self.kernel_check = _KernelCheck()
         self.dims = {}  # user symbol name -> _Dim
         self.names = {}  # sympy symbol -> user symbol name

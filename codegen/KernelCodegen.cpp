@@ -1,0 +1,512 @@
+//===- KernelCodegen.cpp - Kernels to native loop nests -------------------===//
+//
+// The loop nest (KernelSchedule.h): the kept dimensions outermost, the first
+// one sliced by [begin, end); inside, each reduction in node order runs its
+// own loop over the reduced dimensions, carrying an accumulator, and then
+// the outputs are stored: those that span reduced dimensions from one more
+// loop over them, the others directly. Values are computed where they are
+// used and cached per loop level; LLVM's LICM and GVN hoist and merge what
+// repeats. Outputs carry alias scopes saying they alias nothing, so the
+// vectorizer needs no run-time overlap checks.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/KernelCodegen.h"
+
+#include "codegen/ElementLowering.h"
+#include "codegen/KernelSchedule.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+
+using namespace dync;
+using namespace dync::codegen;
+using llvm::Value;
+
+std::string codegen::kernelSymbol(const ir::Graph& kernel) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  kernel.print(os);
+  // The name appears once, in the header: `kernel @NAME(`.
+  std::string header = "@" + kernel.name() + "(";
+  size_t at = text.find(header);
+  if (at != std::string::npos)
+    text.replace(at, header.size(), "@(");
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
+  return "dync_kernel_" + llvm::toHex(llvm::ArrayRef(digest).take_front(16), /*LowerCase=*/true);
+}
+
+ir::SymExpr codegen::kernelParallelExtent(const ir::Graph& kernel) {
+  llvm::Expected<KernelSchedule> schedule = scheduleKernel(kernel);
+  if (!schedule) {
+    llvm::consumeError(schedule.takeError());
+    return kernel.context().constant(1);
+  }
+  if (schedule->keptDims.empty())
+    return kernel.context().constant(1);
+  return schedule->loopSizes[schedule->keptDims.front()];
+}
+
+namespace {
+
+class KernelEmitter {
+public:
+  KernelEmitter(llvm::Module& module, const ir::Graph& kernel, KernelSchedule schedule)
+      : module_(module), kernel_(kernel), s_(std::move(schedule)), ctx_(module.getContext()),
+        b_(ctx_), entryB_(ctx_) {}
+
+  llvm::Error emit(llvm::StringRef symbol);
+
+private:
+  using Body = std::function<llvm::Error(llvm::ArrayRef<Value*> carried,
+                                         llvm::SmallVectorImpl<Value*>& next)>;
+
+  llvm::Error fail(const ir::Node* node, const llvm::Twine& why) const {
+    std::string where = "kernel @" + kernel_.name();
+    if (node)
+      where += ", %" + node->name();
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), where + ": " + why);
+  }
+
+  Value* emitSym(ir::SymExpr expr);
+  /// Emits loops over \p dims (the first from \p begin to \p end when
+  /// given, the others from 0 to their size) around \p body, carrying
+  /// \p inits; returns the carried values after the loops.
+  llvm::Expected<llvm::SmallVector<Value*, 2>> emitLoops(llvm::ArrayRef<unsigned> dims,
+                                                         Value* begin, Value* end,
+                                                         llvm::ArrayRef<Value*> inits,
+                                                         const Body& body);
+  /// The element of \p type at the current index, in the buffer at \p base.
+  Value* address(const ir::Type& type, Value* base, const DimMap& map);
+  llvm::Expected<TypedValue> value(const ir::ElementOperand& operand, const ir::Node& user);
+  llvm::Expected<TypedValue> nodeValue(const ir::Node& node);
+  llvm::Error emitReduction(const ir::Node& node);
+  llvm::Error store(const ir::Node& node);
+
+  llvm::Module& module_;
+  const ir::Graph& kernel_;
+  KernelSchedule s_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  /// Inserts at the end of the entry block: loop-invariant sizes and
+  /// strides are computed there once.
+  llvm::IRBuilder<> entryB_;
+  llvm::Function* fn_ = nullptr;
+  llvm::StringMap<Value*> symbols_;
+  llvm::DenseMap<ir::SymExpr, Value*> symValues_;
+  llvm::DenseMap<const ir::Node*, Value*> inputPointers_;
+  llvm::SmallVector<Value*, 2> outputPointers_;
+  /// The current index of each loop dimension in scope.
+  llvm::SmallVector<Value*, 4> index_;
+  /// Values computed at each loop level in scope, innermost last.
+  llvm::SmallVector<llvm::DenseMap<const ir::Node*, TypedValue>, 4> cache_;
+  llvm::MDNode* inputNoAlias_ = nullptr;
+  llvm::SmallVector<llvm::MDNode*, 2> outputScope_;
+  llvm::SmallVector<llvm::MDNode*, 2> outputNoAlias_;
+};
+
+Value* KernelEmitter::emitSym(ir::SymExpr expr) {
+  if (Value* known = symValues_.lookup(expr))
+    return known;
+  llvm::IRBuilder<>& b = entryB_;
+  llvm::SmallVector<Value*, 4> operands;
+  if (!expr.isConstant() && !expr.isSymbol())
+    for (ir::SymExpr operand : expr.operands())
+      operands.push_back(emitSym(operand));
+  Value* result = nullptr;
+  switch (expr.kind()) {
+  case ir::SymKind::Const:
+    result = b.getInt64(expr.constantValue());
+    break;
+  case ir::SymKind::Symbol:
+    result = symbols_.lookup(expr.symbolName());
+    break;
+  // Sizes and strides: capture bounded them, so nothing wraps.
+  case ir::SymKind::Add:
+    result = operands[0];
+    for (Value* v : llvm::drop_begin(operands))
+      result = b.CreateNSWAdd(result, v);
+    break;
+  case ir::SymKind::Mul:
+    result = operands[0];
+    for (Value* v : llvm::drop_begin(operands))
+      result = b.CreateNSWMul(result, v);
+    break;
+  case ir::SymKind::Min:
+  case ir::SymKind::Max:
+    result = operands[0];
+    for (Value* v : llvm::drop_begin(operands))
+      result = b.CreateBinaryIntrinsic(expr.kind() == ir::SymKind::Min ? llvm::Intrinsic::smin
+                                                                       : llvm::Intrinsic::smax,
+                                       result, v);
+    break;
+  case ir::SymKind::FloorDiv:
+  case ir::SymKind::Mod: {
+    // Python's floor semantics. The graph function computed the same
+    // expressions before calling (and failed on a zero divisor), so a zero
+    // here is only made safe, not reported.
+    Value* a = operands[0];
+    Value* d = operands[1];
+    Value* bad = b.CreateOr(b.CreateICmpEQ(d, b.getInt64(0)), b.CreateICmpEQ(d, b.getInt64(-1)));
+    Value* safeD = b.CreateSelect(bad, b.getInt64(1), d);
+    Value* q = b.CreateSDiv(a, safeD);
+    Value* r = b.CreateSRem(a, safeD);
+    Value* adjust = b.CreateAnd(b.CreateICmpNE(r, b.getInt64(0)),
+                                b.CreateICmpSLT(b.CreateXor(r, d), b.getInt64(0)));
+    Value* minusOne = b.CreateICmpEQ(d, b.getInt64(-1));
+    if (expr.kind() == ir::SymKind::FloorDiv)
+      result = b.CreateSelect(minusOne, b.CreateNeg(a),
+                              b.CreateSelect(adjust, b.CreateSub(q, b.getInt64(1)), q));
+    else
+      result =
+          b.CreateSelect(minusOne, b.getInt64(0), b.CreateSelect(adjust, b.CreateAdd(r, d), r));
+    break;
+  }
+  }
+  symValues_[expr] = result;
+  return result;
+}
+
+llvm::Expected<llvm::SmallVector<Value*, 2>> KernelEmitter::emitLoops(llvm::ArrayRef<unsigned> dims,
+                                                                      Value* begin, Value* end,
+                                                                      llvm::ArrayRef<Value*> inits,
+                                                                      const Body& body) {
+  if (dims.empty()) {
+    llvm::SmallVector<Value*, 2> next;
+    if (auto err = body(inits, next))
+      return err;
+    return next;
+  }
+  unsigned dim = dims.front();
+  Value* lo = begin ? begin : b_.getInt64(0);
+  Value* hi = end ? end : emitSym(s_.loopSizes[dim]);
+  std::string name = (llvm::Twine("i") + llvm::Twine(dim)).str();
+
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(ctx_, name + ".body", fn_);
+  auto* exit = llvm::BasicBlock::Create(ctx_, name + ".exit", fn_);
+  b_.CreateCondBr(b_.CreateICmpSLT(lo, hi), header, exit);
+
+  b_.SetInsertPoint(header);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, name);
+  i->addIncoming(lo, pre);
+  llvm::SmallVector<llvm::PHINode*, 2> phis;
+  llvm::SmallVector<Value*, 2> carried;
+  for (Value* init : inits) {
+    phis.push_back(b_.CreatePHI(init->getType(), 2, "acc"));
+    phis.back()->addIncoming(init, pre);
+    carried.push_back(phis.back());
+  }
+  Value* saved = index_[dim];
+  index_[dim] = i;
+  cache_.emplace_back();
+  llvm::Expected<llvm::SmallVector<Value*, 2>> inner =
+      emitLoops(dims.drop_front(), nullptr, nullptr, carried, body);
+  cache_.pop_back();
+  index_[dim] = saved;
+  if (!inner)
+    return inner.takeError();
+
+  Value* iNext = b_.CreateNSWAdd(i, b_.getInt64(1), name + ".next");
+  llvm::BasicBlock* latch = b_.GetInsertBlock();
+  b_.CreateCondBr(b_.CreateICmpSLT(iNext, hi), header, exit);
+  i->addIncoming(iNext, latch);
+  for (auto [phi, next] : llvm::zip(phis, *inner))
+    phi->addIncoming(next, latch);
+
+  b_.SetInsertPoint(exit);
+  llvm::SmallVector<Value*, 2> results;
+  for (auto [init, next] : llvm::zip(inits, *inner)) {
+    llvm::PHINode* out = b_.CreatePHI(init->getType(), 2);
+    out->addIncoming(init, pre);
+    out->addIncoming(next, latch);
+    results.push_back(out);
+  }
+  return results;
+}
+
+Value* KernelEmitter::address(const ir::Type& type, Value* base, const DimMap& map) {
+  Value* offset = b_.getInt64(0);
+  for (size_t d = 0; d < map.size(); ++d) {
+    if (map[d] < 0)
+      continue;
+    Value* stride = emitSym(type.strides()[d]);
+    offset = b_.CreateNSWAdd(offset, b_.CreateNSWMul(index_[map[d]], stride));
+  }
+  return b_.CreateInBoundsGEP(storageType(ctx_, type.dtype()), base, offset);
+}
+
+llvm::Expected<TypedValue> KernelEmitter::value(const ir::ElementOperand& operand,
+                                                const ir::Node& user) {
+  switch (operand.kind) {
+  case ir::ElementOperand::Kind::Float:
+    return TypedValue{llvm::ConstantFP::get(b_.getDoubleTy(), operand.floatValue), ir::DType::F64};
+  case ir::ElementOperand::Kind::Int:
+    return TypedValue{emitSym(operand.intValue), ir::DType::I64};
+  case ir::ElementOperand::Kind::Bool:
+    return TypedValue{b_.getInt1(operand.boolValue), ir::DType::Bool};
+  case ir::ElementOperand::Kind::Absent:
+    return TypedValue{};
+  case ir::ElementOperand::Kind::Tensor:
+    break;
+  }
+  const ir::Node& node = *operand.value.node;
+  if (!node.isInput())
+    return nodeValue(node);
+  llvm::Expected<DimMap> map = s_.inputDimMap(node, user);
+  if (!map)
+    return fail(nullptr, llvm::toString(map.takeError()));
+  ir::DType dtype = node.type().dtype();
+  auto* load = b_.CreateLoad(storageType(ctx_, dtype),
+                             address(node.type(), inputPointers_.lookup(&node), *map), node.name());
+  load->setMetadata(llvm::LLVMContext::MD_noalias, inputNoAlias_);
+  Value* v = load;
+  if (dtype == ir::DType::Bool)
+    v = b_.CreateICmpNE(v, b_.getInt8(0));
+  return TypedValue{v, dtype};
+}
+
+llvm::Expected<TypedValue> KernelEmitter::nodeValue(const ir::Node& node) {
+  for (auto& level : llvm::reverse(cache_))
+    if (auto it = level.find(&node); it != level.end())
+      return it->second;
+  const ir::ElementDescription& desc = s_.elements.find(&node)->second;
+  if (desc.opClass == ir::KernelOpClass::Reduction)
+    return fail(&node, "used before it is reduced");
+  llvm::SmallVector<std::optional<TypedValue>, 3> operands;
+  for (const ir::ElementOperand& operand : desc.operands) {
+    if (operand.kind == ir::ElementOperand::Kind::Absent) {
+      operands.push_back(std::nullopt);
+      continue;
+    }
+    llvm::Expected<TypedValue> v = value(operand, node);
+    if (!v)
+      return v.takeError();
+    operands.push_back(*v);
+  }
+  llvm::Expected<TypedValue> result = lowerElement(b_, desc.op, operands, node.type().dtype());
+  if (!result)
+    return fail(&node, llvm::toString(result.takeError()));
+  cache_.back()[&node] = *result;
+  return *result;
+}
+
+llvm::Error KernelEmitter::emitReduction(const ir::Node& node) {
+  const ir::ElementDescription& desc = s_.elements.find(&node)->second;
+  ir::DType result = node.type().dtype();
+  ir::DType accDType = accumulatorDType(desc.op, result);
+  Value* init = reductionInit(b_, desc.op, accDType);
+  llvm::Expected<llvm::SmallVector<Value*, 2>> acc = emitLoops(
+      s_.reducedDims, nullptr, nullptr, {init},
+      [&](llvm::ArrayRef<Value*> carried, llvm::SmallVectorImpl<Value*>& next) -> llvm::Error {
+        llvm::Expected<TypedValue> element = value(desc.operands[0], node);
+        if (!element)
+          return element.takeError();
+        next.push_back(
+            reductionCombine(b_, desc.op, accDType, carried[0], convert(b_, *element, accDType)));
+        return llvm::Error::success();
+      });
+  if (!acc)
+    return acc.takeError();
+  Value* v = (*acc)[0];
+  if (desc.op == ir::ElementOp::Mean) {
+    Value* count = b_.getInt64(1);
+    for (unsigned d : s_.reducedDims)
+      count = b_.CreateMul(count, emitSym(s_.loopSizes[d]));
+    v = b_.CreateFDiv(v, b_.CreateSIToFP(count, v->getType()));
+  }
+  cache_.back()[&node] = TypedValue{convert(b_, {v, accDType}, result), result};
+  return llvm::Error::success();
+}
+
+llvm::Error KernelEmitter::store(const ir::Node& node) {
+  llvm::Expected<TypedValue> v = nodeValue(node);
+  if (!v)
+    return v.takeError();
+  ir::DType dtype = node.type().dtype();
+  Value* stored = dtype == ir::DType::Bool ? b_.CreateZExt(v->value, b_.getInt8Ty()) : v->value;
+  for (size_t k = 0; k < s_.outputs.size(); ++k) {
+    if (s_.outputs[k] != &node)
+      continue;
+    const DimMap& map = s_.dimMaps.find(&node)->second;
+    Value* addr = address(node.type(), outputPointers_[k], map);
+    auto* st = b_.CreateStore(stored, addr);
+    st->setMetadata(llvm::LLVMContext::MD_alias_scope, outputScope_[k]);
+    st->setMetadata(llvm::LLVMContext::MD_noalias, outputNoAlias_[k]);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error KernelEmitter::emit(llvm::StringRef symbol) {
+  auto* ptrTy = llvm::PointerType::getUnqual(ctx_);
+  auto* fnTy = llvm::FunctionType::get(b_.getVoidTy(),
+                                       {ptrTy, ptrTy, b_.getInt64Ty(), b_.getInt64Ty()}, false);
+  fn_ = llvm::Function::Create(fnTy, llvm::Function::ExternalLinkage, symbol, module_);
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  fn_->addFnAttr(llvm::Attribute::NoFree);
+  fn_->addFnAttr(llvm::Attribute::NoSync);
+  fn_->addFnAttr(llvm::Attribute::WillReturn);
+  for (unsigned i = 0; i < 2; ++i) {
+    fn_->addParamAttr(i, llvm::Attribute::NoCapture);
+    fn_->addParamAttr(i, llvm::Attribute::ReadOnly);
+    fn_->addParamAttr(i, llvm::Attribute::NoAlias);
+  }
+  Value* buffers = fn_->getArg(0);
+  Value* symbolArray = fn_->getArg(1);
+  buffers->setName("buffers");
+  symbolArray->setName("symbols");
+  fn_->getArg(2)->setName("begin");
+  fn_->getArg(3)->setName("end");
+
+  auto* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+  auto* start = llvm::BasicBlock::Create(ctx_, "start", fn_);
+  entryB_.SetInsertPoint(llvm::BranchInst::Create(start, entry));
+
+  // Outputs alias nothing: each has its own scope, and every other access
+  // is declared not to alias it.
+  llvm::MDBuilder md(ctx_);
+  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain(kernel_.name());
+  llvm::SmallVector<llvm::Metadata*, 2> scopes;
+  for (size_t k = 0; k < s_.outputs.size(); ++k) {
+    llvm::MDNode* scope = md.createAnonymousAliasScope(domain, "out" + std::to_string(k));
+    outputScope_.push_back(llvm::MDNode::get(ctx_, {scope}));
+    scopes.push_back(scope);
+  }
+  inputNoAlias_ = llvm::MDNode::get(ctx_, scopes);
+  for (size_t k = 0; k < s_.outputs.size(); ++k) {
+    llvm::SmallVector<llvm::Metadata*, 2> others;
+    for (size_t j = 0; j < scopes.size(); ++j)
+      if (j != k)
+        others.push_back(scopes[j]);
+    outputNoAlias_.push_back(llvm::MDNode::get(ctx_, others));
+  }
+
+  // Symbols, then buffer pointers: inputs in order, then outputs.
+  for (auto [i, decl] : llvm::enumerate(kernel_.symbols())) {
+    Value* addr = entryB_.CreateConstInBoundsGEP1_64(entryB_.getInt64Ty(), symbolArray, i);
+    symbols_[decl.name] = entryB_.CreateLoad(entryB_.getInt64Ty(), addr, decl.name);
+  }
+  unsigned slot = 0;
+  auto pointer = [&](const llvm::Twine& name) {
+    Value* addr = entryB_.CreateConstInBoundsGEP1_64(ptrTy, buffers, slot++);
+    return entryB_.CreateLoad(ptrTy, addr, name);
+  };
+  for (const ir::Node& node : kernel_.inputs())
+    inputPointers_[&node] = pointer(node.name());
+  for (const ir::Node* out : s_.outputs)
+    outputPointers_.push_back(pointer("out." + out->name()));
+  // Unknown symbols are an error before any code uses them.
+  for (const ir::Node& node : kernel_.nodes()) {
+    llvm::Error err = llvm::Error::success();
+    node.type().walkSymExprs([&](ir::SymExpr e) {
+      e.walkSymbols([&](ir::SymExpr sym) {
+        if (!err && !symbols_.count(sym.symbolName()))
+          err = fail(&node,
+                     "uses the symbol " + sym.symbolName() + ", which the kernel does not declare");
+      });
+    });
+    if (err)
+      return err;
+    for (const ir::Argument& arg : node.args())
+      arg.forEachSym([&](ir::SymExpr e) {
+        e.walkSymbols([&](ir::SymExpr sym) {
+          if (!err && !symbols_.count(sym.symbolName()))
+            err = fail(&node, "uses the symbol " + sym.symbolName() +
+                                  ", which the kernel does not declare");
+        });
+      });
+    if (err)
+      return err;
+  }
+
+  b_.SetInsertPoint(start);
+  index_.assign(s_.loopSizes.size(), nullptr);
+  cache_.emplace_back();
+
+  // The outer loops: the first kept dimension over [begin, end). A kernel
+  // without kept dimensions runs its body once, for the slice [0, 1): its
+  // outer loop is over an extra index no value reads.
+  llvm::SmallVector<unsigned, 4> outer(s_.keptDims);
+  if (outer.empty()) {
+    outer.push_back(index_.size());
+    index_.push_back(nullptr);
+  }
+  llvm::Expected<llvm::SmallVector<Value*, 2>> done =
+      emitLoops(outer, fn_->getArg(2), fn_->getArg(3), {},
+                [&](llvm::ArrayRef<Value*>, llvm::SmallVectorImpl<Value*>&) -> llvm::Error {
+                  for (const ir::Node& node : kernel_.nodes())
+                    if (node.isCall() &&
+                        s_.elements.find(&node)->second.opClass == ir::KernelOpClass::Reduction)
+                      if (auto err = emitReduction(node))
+                        return err;
+                  llvm::SmallVector<const ir::Node*, 2> full;
+                  for (const ir::Node* out : s_.outputs) {
+                    if (llvm::is_contained(full, out))
+                      continue;
+                    if (s_.spansReduced(s_.dimMaps.find(out)->second)) {
+                      full.push_back(out);
+                      continue;
+                    }
+                    if (auto err = store(*out))
+                      return err;
+                  }
+                  if (full.empty())
+                    return llvm::Error::success();
+                  llvm::Expected<llvm::SmallVector<Value*, 2>> stored = emitLoops(
+                      s_.reducedDims, nullptr, nullptr, {},
+                      [&](llvm::ArrayRef<Value*>, llvm::SmallVectorImpl<Value*>&) -> llvm::Error {
+                        for (const ir::Node* out : full)
+                          if (auto err = store(*out))
+                            return err;
+                        return llvm::Error::success();
+                      });
+                  return stored ? llvm::Error::success() : stored.takeError();
+                });
+  if (!done)
+    return done.takeError();
+  b_.CreateRetVoid();
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error codegen::emitKernel(llvm::Module& module, const ir::Graph& kernel,
+                                llvm::StringRef symbol) {
+  llvm::Expected<KernelSchedule> schedule = scheduleKernel(kernel);
+  if (!schedule)
+    return schedule.takeError();
+  if (module.getFunction(symbol))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "kernel @" + kernel.name() +
+                                                                       ": the module already has " +
+                                                                       symbol);
+  KernelEmitter emitter(module, kernel, std::move(*schedule));
+  llvm::Error err = emitter.emit(symbol);
+  // A failed kernel leaves nothing half-built behind in the module.
+  if (err)
+    if (llvm::Function* partial = module.getFunction(symbol))
+      partial->eraseFromParent();
+  return err;
+}
+
+void codegen::optimizeKernelModule(llvm::Module& module, llvm::TargetMachine& tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  tuning.LoopUnrolling = true;
+  llvm::PassBuilder builder(&tm, tuning);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+}

@@ -1,0 +1,61 @@
+//===- ObjectCache.h - Compiled objects on disk, keyed by content -*- C++ -*-===//
+//
+// Optimizing and compiling a module is most of an export's time once the
+// model is captured, and a model exported again usually has the same
+// kernels. The cache keeps each compiled object under a hash of everything
+// that decided its bytes: the module's text (or the kernel's canonical IR),
+// the target (triple, CPU, features), LLVM's version and dync's
+// CodegenVersion.
+//
+// Entries are written to a temporary file and renamed into place, so a
+// reader never sees half an entry and concurrent exports are safe. Each
+// entry carries the SHA-256 of its object; an entry that fails the check
+// (truncated, overwritten) is a miss, and the recompiled object replaces it.
+// The cache is only ever an optimization: failing to write it is reported,
+// never fatal.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace dync::codegen {
+
+/// Bumped whenever code generation changes what it emits for the same input,
+/// so that objects cached by an older dync are not reused.
+inline constexpr unsigned CodegenVersion = 1;
+
+class ObjectCache {
+public:
+  /// A cache rooted at \p directory (created on first store).
+  explicit ObjectCache(std::string directory) : directory_(std::move(directory)) {}
+
+  /// `$DYNC_CACHE_DIR`, else `$XDG_CACHE_HOME/dync`, else `~/.cache/dync`;
+  /// none when no variable says where (no HOME either).
+  static std::optional<std::string> defaultDirectory();
+
+  /// The key of an object built from \p content for \p target: a hex SHA-256
+  /// that also covers LLVM's version and CodegenVersion.
+  static std::string key(llvm::StringRef content, llvm::StringRef target);
+
+  const std::string& directory() const { return directory_; }
+  /// Where the entry for \p key lives.
+  std::string path(llvm::StringRef key) const;
+
+  /// The object stored under \p key, or null if there is none or the entry
+  /// is damaged (\p damaged is then set, for reporting).
+  std::unique_ptr<llvm::MemoryBuffer> lookup(llvm::StringRef key, bool* damaged = nullptr) const;
+  /// Stores \p object under \p key, replacing any entry, atomically.
+  llvm::Error store(llvm::StringRef key, llvm::StringRef object) const;
+
+private:
+  std::string directory_;
+};
+
+} // namespace dync::codegen

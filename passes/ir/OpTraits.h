@@ -1,0 +1,53 @@
+//===- OpTraits.h - What torch's registry says about an overload -*- C++ -*-===//
+//
+// Passes decide whether a node may be removed, merged with an equal one or
+// fused into a loop from facts torch already records about every operator
+// overload: its schema's alias annotations and its tags. The table is
+// generated at build time from the installed torch (gen-op-traits.py), so
+// no pass keeps its own list of operator names.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+
+namespace dync::ir {
+
+struct OpTraits {
+  /// The schema writes one of its arguments (`Tensor(a!)`): in-place and
+  /// out= overloads.
+  bool mutatesArgument = false;
+  /// Some result shares storage with an argument: views (`Tensor(a)`),
+  /// and the written argument that in-place and out= overloads return
+  /// (`Tensor(a!)`).
+  bool returnsAlias = false;
+  /// Tagged nondeterministic_seeded: draws from the random generator, so
+  /// two equal calls are not the same value and a dead one still advances
+  /// the generator.
+  bool randomSeeded = false;
+  /// Tagged pointwise: each output element depends only on the elements at
+  /// the same (broadcast) index of the tensor arguments.
+  bool pointwise = false;
+  /// Tagged reduction.
+  bool reduction = false;
+  /// Tagged dynamic_output_shape or data_dependent_output.
+  bool dataDependent = false;
+  /// Tagged core: a member of the core ATen operator set.
+  bool core = false;
+  /// Listed by torch.fx as side-effectful (`aten::_assert_scalar`,
+  /// `aten::sym_constrain_range`, ...): a check or effect that must run even
+  /// though nothing uses its result.
+  bool sideEffect = false;
+
+  /// Free of effects a pass must keep: removable when unused and mergeable
+  /// with an equal call.
+  bool isPure() const { return !mutatesArgument && !randomSeeded && !sideEffect; }
+};
+
+/// The traits of \p overload (`aten::add.Tensor`, `aten::relu.default`), or
+/// null for an overload torch did not register when dync was built.
+const OpTraits* findOpTraits(llvm::StringRef overload);
+
+} // namespace dync::ir

@@ -1,0 +1,35 @@
+//===- Passes.h - Graph-to-graph transformations ---------------*- C++ -*-===//
+//
+// Each pass rewrites one graph in place and leaves it verifying; none changes
+// what the graph computes or which returned tensors share storage with its
+// inputs or with each other. The safety rules each one follows are in
+// docs/passes.md.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "llvm/Support/Error.h"
+
+namespace dync::ir {
+class Graph;
+} // namespace dync::ir
+
+namespace dync::transforms {
+
+/// Removes calls whose results are unused and that have no effect to keep
+/// (OpTraits::isPure). Inputs, the output, and calls of unknown overloads
+/// are kept.
+llvm::Error runDeadCodeElimination(ir::Graph& graph);
+
+/// Replaces a pure call by an earlier one with the same overload, equal
+/// arguments and equal result type, when no write to the storage of its
+/// arguments happens between them and neither result is ever written.
+llvm::Error runCommonSubexpressionElimination(ir::Graph& graph);
+
+/// Replaces values known at compile time by literals (an `int<s0>` result
+/// becomes `s0`) and exact identities by their operand (`expand` to the same
+/// type, `mul` by 1, ...). Calls left unused are removed by dead-code
+/// elimination, not here.
+llvm::Error runConstantFolding(ir::Graph& graph);
+
+} // namespace dync::transforms

@@ -1,0 +1,120 @@
+//===- OpTraitsTest.cpp - The traits table against torch's registry -------===//
+//
+// The expectations are computed at test time from the running torch, read
+// off each overload's schema text (not the alias objects the generator
+// uses) and its tags, so the table, the generator and the build rule that
+// ties them are all checked for every aten overload.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/ir/OpTraits.h"
+
+#include "test/unit/PythonTestSupport.h"
+
+using namespace dync;
+
+namespace {
+
+constexpr const char* kFacts = R"py(
+import re
+import torch
+import torch.fx.node
+
+def split_schema(text):
+    # `aten::name.overload(args) -> returns`: the arguments end at the
+    # parenthesis that closes the first one.
+    depth = 0
+    for i, c in enumerate(text):
+        if c == '(':
+            depth += 1
+        elif c == ')':
+            depth -= 1
+            if depth == 0:
+                return text[:i + 1], text[i + 1:]
+    raise ValueError(text)
+
+side_effectful = {str(f) for f in torch.fx.node._side_effectful_functions}
+
+def facts_line(qualified, op):
+    args, returns = split_schema(str(op._schema))
+    tags = set(op.tags)
+    facts = []
+    # An annotation with `!` in it, e.g. `Tensor(a!)` or `Tensor(a! -> *)[]`.
+    if re.search(r'\([a-z*]+!', args):
+        facts.append('mutatesArgument')
+    if re.search(r'Tensor\([a-z*]', returns):
+        facts.append('returnsAlias')
+    if torch.Tag.nondeterministic_seeded in tags:
+        facts.append('randomSeeded')
+    if torch.Tag.pointwise in tags:
+        facts.append('pointwise')
+    if torch.Tag.reduction in tags:
+        facts.append('reduction')
+    if torch.Tag.dynamic_output_shape in tags or torch.Tag.data_dependent_output in tags:
+        facts.append('dataDependent')
+    if torch.Tag.core in tags:
+        facts.append('core')
+    if str(op) in side_effectful:
+        facts.append('sideEffect')
+    return ' '.join([qualified] + facts)
+
+lines = []
+for name in torch._C._dispatch_get_all_op_names():
+    if not name.startswith('aten::'):
+        continue
+    base, _, overload = name[len('aten::'):].partition('.')
+    packet = getattr(torch.ops.aten, base, None)
+    op = getattr(packet, overload or 'default', None) if packet is not None else None
+    if op is None:
+        continue
+    lines.append(facts_line('aten::%s.%s' % (base, overload or 'default'), op))
+lines.sort()
+)py";
+
+std::string factsLine(llvm::StringRef name, const ir::OpTraits& traits) {
+  std::string line = name.str();
+  auto add = [&](bool fact, const char* word) {
+    if (fact)
+      line += std::string(" ") + word;
+  };
+  add(traits.mutatesArgument, "mutatesArgument");
+  add(traits.returnsAlias, "returnsAlias");
+  add(traits.randomSeeded, "randomSeeded");
+  add(traits.pointwise, "pointwise");
+  add(traits.reduction, "reduction");
+  add(traits.dataDependent, "dataDependent");
+  add(traits.core, "core");
+  add(traits.sideEffect, "sideEffect");
+  return line;
+}
+
+class OpTraitsTest : public test::PythonTest {
+protected:
+  OpTraitsTest() : PythonTest(kFacts) {}
+};
+
+TEST_F(OpTraitsTest, EveryAtenOverloadMatchesTorch) {
+  std::vector<std::string> lines = test::stringsOf(global("lines"));
+  ASSERT_GT(lines.size(), 1000u);
+  size_t pure = 0, impure = 0;
+  for (const std::string& expected : lines) {
+    llvm::StringRef name = llvm::StringRef(expected).split(' ').first;
+    const ir::OpTraits* traits = ir::findOpTraits(name);
+    ASSERT_NE(traits, nullptr) << name.str() << " is missing from the table";
+    EXPECT_EQ(factsLine(name, *traits), expected);
+    (traits->isPure() ? pure : impure)++;
+  }
+  // Both kinds occur, so isPure is not trivially constant.
+  EXPECT_GT(pure, 0u);
+  EXPECT_GT(impure, 0u);
+}
+
+TEST(OpTraitsLookupTest, UnknownNamesAreNotFound) {
+  // Overloads are always spelled with their overload name, `.default` too.
+  EXPECT_EQ(ir::findOpTraits("aten::relu"), nullptr);
+  EXPECT_EQ(ir::findOpTraits("aten::no_such_operator.default"), nullptr);
+  EXPECT_EQ(ir::findOpTraits(""), nullptr);
+  EXPECT_EQ(ir::findOpTraits("zzz::last.default"), nullptr);
+  EXPECT_NE(ir::findOpTraits("aten::relu.default"), nullptr);
+}
+
+} // namespace
