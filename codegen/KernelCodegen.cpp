@@ -510,3 +510,9 @@ void codegen::optimizeKernelModule(llvm::Module& module, llvm::TargetMachine& tm
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
 }
+
+llvm::Error codegen::checkKernel(const ir::Graph& kernel) {
+  llvm::LLVMContext context;
+  llvm::Module scratch("dync.kernel.check", context);
+  return emitKernel(scratch, kernel, kernelSymbol(kernel));
+}

@@ -43,6 +43,10 @@ llvm::Error emitKernel(llvm::Module& module, const ir::Graph& kernel, llvm::Stri
 /// emitKernel() accepts the kernel.
 ir::SymExpr kernelParallelExtent(const ir::Graph& kernel);
 
+/// Success if emitKernel lowers \p kernel (tried in a scratch module), else
+/// why not: export then runs that kernel's nodes as ATen calls instead.
+llvm::Error checkKernel(const ir::Graph& kernel);
+
 /// The pipeline every kernel module goes through before the backend: O3
 /// with loop and SLP vectorization, tuned for \p tm's CPU. The artifact
 /// build, dync-kernel-llc and the kernel tests share it, so what the tests

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "driver/ExportCommand.h"
+#include "codegen/KernelCodegen.h"
 #include "codegen/TargetSpec.h"
 #include "driver/ArtifactExport.h"
 #include "driver/CaptureDiagnostics.h"
@@ -12,6 +13,7 @@
 #include "driver/EmitBytecode.h"
 #include "driver/PhaseTimes.h"
 #include "driver/VersionCommand.h"
+#include "passes/transforms/KernelInlining.h"
 #include "passes/transforms/Pipeline.h"
 
 #include "frontend/capture/Capture.h"
@@ -386,6 +388,22 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
             return llvm::createStringError(
                 module->displayPath + ": " + entry->qualname +
                 ": optimizing the graph failed: " + llvm::toString(std::move(error)));
+          // A kernel codegen cannot lower runs as the ATen calls it holds:
+          // slower, never wrong, and the entry is still exported.
+          llvm::Expected<unsigned> unfused =
+              transforms::inlineKernelCalls(graphs, graph, [&](const ir::Graph& kernel) {
+                llvm::Error why = codegen::checkKernel(kernel);
+                if (!why)
+                  return false;
+                if (options.verbose)
+                  llvm::errs() << "dync: " << entry->qualname << ": kernel @" << kernel.name()
+                               << " runs as ATen calls: " << llvm::toString(std::move(why)) << '\n';
+                else
+                  llvm::consumeError(std::move(why));
+                return true;
+              });
+          if (!unfused)
+            return unfused.takeError();
         }
         if (emit_ == "bytecode" || emit_ == "code") {
           llvm::Expected<std::string> text = rewrittenCode(
