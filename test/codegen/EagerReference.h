@@ -13,6 +13,7 @@
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/ivalue.h>
+#include <ATen/ops/scalar_tensor.h>
 
 #include <gtest/gtest.h>
 
@@ -61,6 +62,16 @@ inline c10::OperatorHandle findOp(const std::string& op) {
       op.substr(0, dot).c_str(), overload == "default" ? "" : overload.c_str());
 }
 
+/// \p number as the 0-dim tensor torch's Python binding makes of a number
+/// passed for a Tensor parameter.
+inline at::Tensor wrappedNumber(const c10::IValue& number) {
+  at::Tensor wrapped = number.isDouble() ? at::scalar_tensor(number.toDouble(), at::kDouble)
+                       : number.isBool() ? at::scalar_tensor(number.toBool(), at::kBool)
+                                         : at::scalar_tensor(number.toInt(), at::kLong);
+  wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return wrapped;
+}
+
 /// Runs a graph (or a kernel) eagerly, node by node, through the dispatcher.
 class EagerInterpreter {
 public:
@@ -94,8 +105,14 @@ public:
       for (const ir::KeywordArgument& kw : node.kwargs())
         args[*schema.argumentIndexWithName(kw.name)] = value(kw.value);
       torch::jit::Stack stack;
-      for (size_t i = 0; i < args.size(); ++i)
-        stack.push_back(args[i] ? *args[i] : *schema.arguments()[i].default_value());
+      for (size_t i = 0; i < args.size(); ++i) {
+        const c10::Argument& formal = schema.arguments()[i];
+        // A number for a Tensor parameter is a wrapped number, as torch's
+        // Python binding passes it.
+        if (args[i] && !args[i]->isTensor() && formal.type()->kind() == c10::TypeKind::TensorType)
+          args[i] = c10::IValue(wrappedNumber(*args[i]));
+        stack.push_back(args[i] ? *args[i] : *formal.default_value());
+      }
       op.callBoxed(stack);
       if (node.type().kind() == ir::Type::Kind::List)
         for (const at::Tensor& t : stack[0].toTensorList().vec())
@@ -128,6 +145,8 @@ private:
       return c10::IValue(arg.floatValue());
     case Kind::Bool:
       return c10::IValue(arg.boolValue());
+    case Kind::String:
+      return c10::IValue(arg.stringValue());
     case Kind::None:
       return c10::IValue();
     case Kind::MemoryFormat:

@@ -44,71 +44,7 @@ std::vector<int64_t> evaluate(llvm::ArrayRef<ir::SymExpr> exprs, const ir::Symbo
 /// Runs a kernel's nodes one by one through torch's dispatcher.
 std::vector<at::Tensor> runEagerly(const ir::Graph& kernel, const std::vector<at::Tensor>& inputs,
                                    const ir::SymbolValues& symbols) {
-  std::map<const ir::Node*, at::Tensor> values;
-  std::function<c10::IValue(const ir::Argument&)> value = [&](const ir::Argument& arg) {
-    using Kind = ir::Argument::Kind;
-    switch (arg.kind()) {
-    case Kind::Value:
-      return c10::IValue(values.at(arg.valueRef().node));
-    case Kind::Sym:
-      return c10::IValue(llvm::cantFail(arg.symValue().evaluate(symbols)));
-    case Kind::Float:
-      return c10::IValue(arg.floatValue());
-    case Kind::Bool:
-      return c10::IValue(arg.boolValue());
-    case Kind::String:
-      return c10::IValue(arg.stringValue());
-    case Kind::DType:
-      return c10::IValue(test::scalarType(arg.dtypeValue()));
-    case Kind::List: {
-      std::vector<int64_t> ints;
-      for (const ir::Argument& e : arg.elements())
-        ints.push_back(llvm::cantFail(e.symValue().evaluate(symbols)));
-      return c10::IValue(ints);
-    }
-    default:
-      return c10::IValue();
-    }
-  };
-  size_t next = 0;
-  std::vector<at::Tensor> outputs;
-  for (const ir::Node& node : kernel.nodes()) {
-    if (node.isInput()) {
-      values[&node] = inputs[next++];
-    } else if (node.isCall()) {
-      llvm::StringRef op = node.op();
-      auto [name, overload] = op.rsplit('.');
-      c10::OperatorHandle handle = c10::Dispatcher::singleton().findSchemaOrThrow(
-          name.str().c_str(), overload == "default" ? "" : overload.str().c_str());
-      const c10::FunctionSchema& schema = handle.schema();
-      std::vector<std::optional<c10::IValue>> args(schema.arguments().size());
-      for (size_t i = 0; i < node.args().size(); ++i)
-        args[i] = value(node.args()[i]);
-      for (const ir::KeywordArgument& kw : node.kwargs())
-        args[*schema.argumentIndexWithName(kw.name)] = value(kw.value);
-      torch::jit::Stack stack;
-      for (size_t i = 0; i < args.size(); ++i) {
-        const c10::Argument& formal = schema.arguments()[i];
-        // A number for a Tensor parameter is a wrapped number, as torch's
-        // Python binding passes it.
-        if (args[i] && !args[i]->isTensor() && formal.type()->kind() == c10::TypeKind::TensorType) {
-          at::Tensor wrapped = args[i]->isDouble()
-                                   ? at::scalar_tensor(args[i]->toDouble(), at::kDouble)
-                               : args[i]->isBool() ? at::scalar_tensor(args[i]->toBool(), at::kBool)
-                                                   : at::scalar_tensor(args[i]->toInt(), at::kLong);
-          wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
-          args[i] = c10::IValue(wrapped);
-        }
-        stack.push_back(args[i] ? *args[i] : *formal.default_value());
-      }
-      handle.callBoxed(stack);
-      values[&node] = stack[0].toTensor();
-    } else {
-      node.returnValue().forEachValue(
-          [&](const ir::ValueRef& ref) { outputs.push_back(values.at(ref.node)); });
-    }
-  }
-  return outputs;
+  return test::EagerInterpreter(kernel, symbols).run(inputs);
 }
 
 void expectClose(const at::Tensor& actual, const at::Tensor& expected, const std::string& what) {
