@@ -7,6 +7,7 @@
 # RUN:   | FileCheck %s --check-prefix=SPR
 # RUN: not %dync export %s:f --emit=llvm --target-cpu skylake-avx51 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=BADCPU
+# RUN: not %dync export %s:f --emit=llvm -O 2 2>&1 | FileCheck %s --check-prefix=BADOPT
 # RUN: not %dync export %s:f --emit=graph --target-cpu znver4 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=NOCODE
 import torch
@@ -43,5 +44,7 @@ def example_inputs():
 # SPR: c"{{.*}}target_cpu sapphirerapids\0Acpu_features {{.*}}avx512fp16{{.*}}amx-tile,amx-int8,amx-bf16\0A
 
 # BADCPU: dync: error: unknown CPU 'skylake-avx51' for x86_64{{.*}}; did you mean 'skylake-avx512'?
+
+# BADOPT: dync: error: -O: Value 2 not in range 0 to 1
 
 # NOCODE: error: --target-cpu changes only the compiled code: give -o FILE.so or --emit=llvm
