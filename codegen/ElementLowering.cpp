@@ -24,7 +24,8 @@ llvm::Error notLowered(ElementOp op, DType dtype) {
                                                                      ir::spelling(dtype));
 }
 
-/// f(x) computed in double and rounded once to \p dtype.
+/// f(x) computed in double and rounded once to \p dtype: for erf, whose
+/// f32 form would lose accuracy through the rounding of x^2 (KernelMath.h).
 Value* viaDouble(llvm::IRBuilder<>& b, Value* x, DType dtype,
                  llvm::function_ref<Value*(Value*)> f) {
   Value* wide = dtype == DType::F64 ? x : b.CreateFPExt(x, b.getDoubleTy());
@@ -206,32 +207,28 @@ llvm::Expected<TypedValue> codegen::lowerElement(llvm::IRBuilder<>& b, ElementOp
     return done(b.CreateFDiv(floatConstant(b, result, 1.0),
                              b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x)));
   case ElementOp::Exp:
-    return done(viaDouble(b, x, result, [&](Value* v) { return emitExp(b, v); }));
+    return done(emitExp(b, x));
   case ElementOp::Log:
-    return done(viaDouble(b, x, result, [&](Value* v) { return emitLog(b, v); }));
+    return done(emitLog(b, x));
   case ElementOp::Tanh:
-    return done(viaDouble(b, x, result, [&](Value* v) { return emitTanh(b, v); }));
+    return done(emitTanh(b, x));
+  case ElementOp::Sigmoid:
+    return done(emitSigmoid(b, x));
   case ElementOp::Erf:
     return done(viaDouble(b, x, result, [&](Value* v) { return emitErf(b, v); }));
-  case ElementOp::Sigmoid:
-    return done(viaDouble(b, x, result, [&](Value* v) {
-      Value* one = llvm::ConstantFP::get(b.getDoubleTy(), 1.0);
-      return b.CreateFDiv(one, b.CreateFAdd(one, emitExp(b, b.CreateFNeg(v))));
-    }));
   case ElementOp::Gelu:
     return done(viaDouble(b, x, result, [&](Value* v) {
       auto c = [&](double d) { return llvm::ConstantFP::get(b.getDoubleTy(), d); };
       Value* e = emitErf(b, b.CreateFMul(v, c(M_SQRT1_2)));
       return b.CreateFMul(b.CreateFMul(c(0.5), v), b.CreateFAdd(c(1.0), e));
     }));
-  case ElementOp::GeluTanh:
-    return done(viaDouble(b, x, result, [&](Value* v) {
-      auto c = [&](double d) { return llvm::ConstantFP::get(b.getDoubleTy(), d); };
-      Value* cube = b.CreateFMul(b.CreateFMul(v, v), v);
-      Value* inner =
-          b.CreateFMul(c(M_2_SQRTPI * M_SQRT1_2), b.CreateFAdd(v, b.CreateFMul(c(0.044715), cube)));
-      return b.CreateFMul(b.CreateFMul(c(0.5), v), b.CreateFAdd(c(1.0), emitTanh(b, inner)));
-    }));
+  case ElementOp::GeluTanh: {
+    auto c = [&](double d) { return floatConstant(b, result, d); };
+    Value* cube = b.CreateFMul(b.CreateFMul(x, x), x);
+    Value* inner =
+        b.CreateFMul(c(M_2_SQRTPI * M_SQRT1_2), b.CreateFAdd(x, b.CreateFMul(c(0.044715), cube)));
+    return done(b.CreateFMul(b.CreateFMul(c(0.5), x), b.CreateFAdd(c(1.0), emitTanh(b, inner))));
+  }
   default:
     return notLowered(op, result);
   }

@@ -1,15 +1,20 @@
 //===- KernelMath.cpp - Transcendental functions as inline IR -------------===//
 //
-// Everything here is selects and arithmetic on one double, so that a loop
-// calling these stays a single basic block the vectorizer can widen.
+// Everything here is selects and arithmetic on one float or double, so that
+// a loop calling these stays a single basic block the vectorizer can widen.
 // Special values (NaN, +-inf, 0, subnormals) are handled with selects after
 // the main computation rather than with branches.
+//
+// One implementation serves both types: a FloatFormat holds what differs
+// (bit layout, overflow bounds, how many polynomial terms the precision
+// needs), and every constant is made in the argument's type.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelMath.h"
 
 #include "llvm/IR/Intrinsics.h"
 
+#include <cassert>
 #include <cmath>
 #include <limits>
 
@@ -19,113 +24,208 @@ using llvm::Value;
 
 namespace {
 
-// ln 2 split so that k * kLn2Hi is exact for the |k| <= 1100 exp and log
-// use: kLn2Hi has 32 significant bits.
-constexpr double kLn2Hi = 6.93147180369123816490e-01;
-constexpr double kLn2Lo = 1.90821492927058770002e-10;
-constexpr double kLog2E = 1.44269504088896338700e+00;
+/// ln 2 to more digits than a double holds, so the low half of the split
+/// below is right to the last bit of a double.
+constexpr long double kLn2 = 0.693147180559945309417232121458176568L;
 
-Value* constant(llvm::IRBuilder<>& b, double v) {
-  return llvm::ConstantFP::get(b.getDoubleTy(), v);
+/// \p v truncated to its leading \p bits significant bits.
+double leadingBits(double v, int bits) {
+  int exponent = 0;
+  double mantissa = std::frexp(v, &exponent);
+  return std::ldexp(std::trunc(std::ldexp(mantissa, bits)), exponent - bits);
 }
 
-/// c[0] + x (c[1] + x (c[2] + ...)).
-Value* horner(llvm::IRBuilder<>& b, Value* x, llvm::ArrayRef<double> coefficients) {
-  Value* acc = constant(b, coefficients.back());
+/// What the functions need to know about a floating-point type.
+struct FloatFormat {
+  llvm::Type* type;     // float or double
+  llvm::Type* bitsType; // the integer of the same width
+  int mantissaBits;
+  int exponentBias;
+  // exp: below expLow the result is 0 and above expHigh inf, for every
+  // input; clamping there keeps the scale factors 2^(k/2) normal.
+  double expLow, expHigh;
+  int expTerms;
+  // ln 2 = ln2Hi + ln2Lo, with ln2Hi short enough that k * ln2Hi is exact
+  // for every exponent k the type has.
+  double ln2Hi, ln2Lo;
+  // log: subnormals are scaled by 2^subnormalShift into the normal range.
+  int subnormalShift;
+  int logTerms;
+  // tanh: below tanhSmall its Taylor series, above it 1 - 2 / (e^2x + 1),
+  // which is exact to a few ulp there.
+  double tanhSmall;
+  int tanhTerms;
+
+  static FloatFormat of(llvm::Type* type) {
+    llvm::LLVMContext& ctx = type->getContext();
+    FloatFormat f;
+    f.type = type;
+    if (type->isFloatTy()) {
+      f.bitsType = llvm::Type::getInt32Ty(ctx);
+      f.mantissaBits = 23;
+      f.exponentBias = 127;
+      f.expLow = -104.0;
+      f.expHigh = 89.0;
+      // |r| <= ln2/2: r^8/8! < 6e-9, a tenth of an ulp.
+      f.expTerms = 8;
+      f.ln2Hi = leadingBits(double(kLn2), 9);
+      f.subnormalShift = 25;
+      // |s| <= 0.172: the first omitted term, s^13/13 against s, is 5e-11.
+      f.logTerms = 6;
+      // Up to 0.55 the 9-term series is exact to 6e-9 relatively; past it
+      // the formula's rounding is at most a few ulp of tanh >= 0.5.
+      f.tanhSmall = 0.55;
+      f.tanhTerms = 9;
+    } else {
+      assert(type->isDoubleTy() && "kernel math computes in float or double");
+      f.bitsType = llvm::Type::getInt64Ty(ctx);
+      f.mantissaBits = 52;
+      f.exponentBias = 1023;
+      f.expLow = -746.0;
+      f.expHigh = 710.0;
+      // The first omitted Taylor term is below 1e-17.
+      f.expTerms = 14;
+      f.ln2Hi = leadingBits(double(kLn2), 32);
+      f.subnormalShift = 54;
+      // The series to s^25 leaves less than 1e-17.
+      f.logTerms = 13;
+      f.tanhSmall = 0.0625;
+      f.tanhTerms = 6;
+    }
+    f.ln2Lo = double(kLn2 - (long double)f.ln2Hi);
+    return f;
+  }
+
+  Value* constant(double v) const { return llvm::ConstantFP::get(type, v); }
+  Value* integer(int64_t v) const { return llvm::ConstantInt::get(bitsType, v, true); }
+};
+
+/// c[0] + x (c[1] + x (c[2] + ...)), each step one multiply-add the
+/// backend may fuse.
+Value* horner(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x,
+              llvm::ArrayRef<double> coefficients) {
+  Value* acc = f.constant(coefficients.back());
   for (double c : llvm::reverse(coefficients.drop_back()))
-    acc = b.CreateFAdd(b.CreateFMul(acc, x), constant(b, c));
+    acc = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {acc, x, f.constant(c)});
   return acc;
 }
 
 Value* isNaN(llvm::IRBuilder<>& b, Value* x) { return b.CreateFCmpUNO(x, x); }
 
-/// 2^k for an i64 k in [-1022, 1023], built from its exponent bits.
-Value* powerOfTwo(llvm::IRBuilder<>& b, Value* k) {
-  Value* bits = b.CreateShl(b.CreateAdd(k, b.getInt64(1023)), 52);
-  return b.CreateBitCast(bits, b.getDoubleTy());
+/// 2^k for an integer k in the type's normal exponent range, built from its
+/// exponent bits.
+Value* powerOfTwo(llvm::IRBuilder<>& b, const FloatFormat& f, Value* k) {
+  Value* bits = b.CreateShl(b.CreateAdd(k, f.integer(f.exponentBias)), f.mantissaBits);
+  return b.CreateBitCast(bits, f.type);
+}
+
+/// The Taylor coefficients of tanh x = sum a_n x^(2n+1): from tanh' =
+/// 1 - tanh^2, (2n+1) a_n = -sum_{i+j=n-1} a_i a_j.
+llvm::SmallVector<double, 16> tanhSeries(int terms) {
+  llvm::SmallVector<double, 16> a{1.0};
+  for (int n = 1; n < terms; ++n) {
+    double sum = 0;
+    for (int i = 0; i < n; ++i)
+      sum += a[i] * a[n - 1 - i];
+    a.push_back(-sum / (2 * n + 1));
+  }
+  return a;
 }
 
 } // namespace
 
 Value* codegen::emitExp(llvm::IRBuilder<>& b, Value* x) {
-  // Beyond these bounds the result is inf or 0 anyway; clamping keeps the
-  // scale factors below in range. Comparisons with NaN are false, so NaN
-  // passes through to the final select.
-  Value* xc = b.CreateSelect(b.CreateFCmpOLT(x, constant(b, -746.0)), constant(b, -746.0), x);
-  xc = b.CreateSelect(b.CreateFCmpOGT(xc, constant(b, 710.0)), constant(b, 710.0), xc);
+  FloatFormat f = FloatFormat::of(x->getType());
+  // Comparisons with NaN are false, so NaN passes through the clamps to the
+  // final select.
+  Value* xc = b.CreateSelect(b.CreateFCmpOLT(x, f.constant(f.expLow)), f.constant(f.expLow), x);
+  xc = b.CreateSelect(b.CreateFCmpOGT(xc, f.constant(f.expHigh)), f.constant(f.expHigh), xc);
   // x = k ln2 + r, |r| <= ln2 / 2.
   Value* k =
-      b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(xc, constant(b, kLog2E)));
-  Value* r = b.CreateFSub(b.CreateFSub(xc, b.CreateFMul(k, constant(b, kLn2Hi))),
-                          b.CreateFMul(k, constant(b, kLn2Lo)));
-  // e^r by its Taylor series; the first omitted term is below 1e-17.
+      b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(xc, f.constant(M_LOG2E)));
+  Value* r = b.CreateFSub(b.CreateFSub(xc, b.CreateFMul(k, f.constant(f.ln2Hi))),
+                          b.CreateFMul(k, f.constant(f.ln2Lo)));
   llvm::SmallVector<double, 16> taylor;
   double term = 1.0;
-  for (int n = 0; n <= 13; ++n) {
+  for (int n = 0; n < f.expTerms; ++n) {
     taylor.push_back(term);
     term /= n + 1;
   }
-  Value* p = horner(b, r, taylor);
-  // 2^k in two factors so subnormal results and k = 1024 stay exact.
-  Value* ki = b.CreateFPToSI(k, b.getInt64Ty());
+  Value* p = horner(b, f, r, taylor);
+  // 2^k in two factors so subnormal results and the largest k stay exact.
+  Value* ki = b.CreateFPToSI(k, f.bitsType);
   Value* half = b.CreateAShr(ki, 1);
   Value* rest = b.CreateSub(ki, half);
-  Value* result = b.CreateFMul(b.CreateFMul(p, powerOfTwo(b, half)), powerOfTwo(b, rest));
+  Value* result = b.CreateFMul(b.CreateFMul(p, powerOfTwo(b, f, half)), powerOfTwo(b, f, rest));
   return b.CreateSelect(isNaN(b, x), x, result);
 }
 
 Value* codegen::emitLog(llvm::IRBuilder<>& b, Value* x) {
-  // Subnormals are scaled into the normal range first.
-  Value* subnormal = b.CreateFCmpOLT(x, constant(b, std::numeric_limits<double>::min()));
-  Value* xs = b.CreateSelect(subnormal, b.CreateFMul(x, constant(b, 0x1p54)), x);
-  Value* bits = b.CreateBitCast(xs, b.getInt64Ty());
-  Value* e = b.CreateSub(b.CreateAnd(b.CreateLShr(bits, 52), b.getInt64(0x7ff)), b.getInt64(1023));
-  e = b.CreateSub(e, b.CreateSelect(subnormal, b.getInt64(54), b.getInt64(0)));
+  FloatFormat f = FloatFormat::of(x->getType());
+  double minNormal = f.type->isFloatTy() ? double(std::numeric_limits<float>::min())
+                                         : std::numeric_limits<double>::min();
+  Value* subnormal = b.CreateFCmpOLT(x, f.constant(minNormal));
+  Value* xs =
+      b.CreateSelect(subnormal, b.CreateFMul(x, f.constant(std::ldexp(1.0, f.subnormalShift))), x);
+  Value* bits = b.CreateBitCast(xs, f.bitsType);
+  int64_t exponentMask =
+      (int64_t(1) << (f.bitsType->getIntegerBitWidth() - 1 - f.mantissaBits)) - 1;
+  Value* e = b.CreateSub(b.CreateAnd(b.CreateLShr(bits, f.mantissaBits), f.integer(exponentMask)),
+                         f.integer(f.exponentBias));
+  e = b.CreateSub(e, b.CreateSelect(subnormal, f.integer(f.subnormalShift), f.integer(0)));
   // x = 2^e m with m in [sqrt(1/2), sqrt(2)).
-  Value* mBits = b.CreateOr(b.CreateAnd(bits, b.getInt64(0x000FFFFFFFFFFFFFLL)),
-                            b.getInt64(0x3FF0000000000000LL));
-  Value* m = b.CreateBitCast(mBits, b.getDoubleTy());
-  Value* large = b.CreateFCmpOGT(m, constant(b, M_SQRT2));
-  m = b.CreateSelect(large, b.CreateFMul(m, constant(b, 0.5)), m);
-  e = b.CreateSelect(large, b.CreateAdd(e, b.getInt64(1)), e);
-  // log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.172: the series
-  // 2 (s + s^3/3 + s^5/5 + ...) to s^25 leaves less than 1e-17.
-  Value* one = constant(b, 1.0);
+  int64_t mantissaMask = (int64_t(1) << f.mantissaBits) - 1;
+  int64_t oneBits = int64_t(f.exponentBias) << f.mantissaBits;
+  Value* mBits = b.CreateOr(b.CreateAnd(bits, f.integer(mantissaMask)), f.integer(oneBits));
+  Value* m = b.CreateBitCast(mBits, f.type);
+  Value* large = b.CreateFCmpOGT(m, f.constant(M_SQRT2));
+  m = b.CreateSelect(large, b.CreateFMul(m, f.constant(0.5)), m);
+  e = b.CreateSelect(large, b.CreateAdd(e, f.integer(1)), e);
+  // log m = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...), s = (m - 1) / (m + 1),
+  // |s| <= 0.172.
+  Value* one = f.constant(1.0);
   Value* s = b.CreateFDiv(b.CreateFSub(m, one), b.CreateFAdd(m, one));
   Value* z = b.CreateFMul(s, s);
   llvm::SmallVector<double, 16> series;
-  for (int k = 0; k <= 12; ++k)
+  for (int k = 0; k < f.logTerms; ++k)
     series.push_back(1.0 / (2 * k + 1));
-  Value* logM = b.CreateFMul(b.CreateFMul(constant(b, 2.0), s), horner(b, z, series));
-  Value* ef = b.CreateSIToFP(e, b.getDoubleTy());
-  Value* result = b.CreateFAdd(b.CreateFMul(ef, constant(b, kLn2Hi)),
-                               b.CreateFAdd(b.CreateFMul(ef, constant(b, kLn2Lo)), logM));
+  Value* logM = b.CreateFMul(b.CreateFMul(f.constant(2.0), s), horner(b, f, z, series));
+  Value* ef = b.CreateSIToFP(e, f.type);
+  Value* result = b.CreateFAdd(b.CreateFMul(ef, f.constant(f.ln2Hi)),
+                               b.CreateFAdd(b.CreateFMul(ef, f.constant(f.ln2Lo)), logM));
   double inf = std::numeric_limits<double>::infinity();
-  result = b.CreateSelect(b.CreateFCmpOEQ(x, constant(b, inf)), x, result);
-  result = b.CreateSelect(b.CreateFCmpOEQ(x, constant(b, 0.0)), constant(b, -inf), result);
-  Value* invalid = b.CreateOr(b.CreateFCmpOLT(x, constant(b, 0.0)), isNaN(b, x));
-  return b.CreateSelect(invalid, constant(b, std::numeric_limits<double>::quiet_NaN()), result);
+  result = b.CreateSelect(b.CreateFCmpOEQ(x, f.constant(inf)), x, result);
+  result = b.CreateSelect(b.CreateFCmpOEQ(x, f.constant(0.0)), f.constant(-inf), result);
+  Value* invalid = b.CreateOr(b.CreateFCmpOLT(x, f.constant(0.0)), isNaN(b, x));
+  return b.CreateSelect(invalid, f.constant(std::numeric_limits<double>::quiet_NaN()), result);
 }
 
 Value* codegen::emitTanh(llvm::IRBuilder<>& b, Value* x) {
+  FloatFormat f = FloatFormat::of(x->getType());
   Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  // Large |x|: 1 - 2 / (e^2|x| + 1), exact to a few ulp once tanh >= 0.06.
-  Value* e = emitExp(b, b.CreateFMul(a, constant(b, 2.0)));
-  Value* large = b.CreateFSub(constant(b, 1.0),
-                              b.CreateFDiv(constant(b, 2.0), b.CreateFAdd(e, constant(b, 1.0))));
-  // Small |x|: the Taylor series, where the formula above would cancel.
+  Value* e = emitExp(b, b.CreateFMul(a, f.constant(2.0)));
+  Value* large = b.CreateFSub(f.constant(1.0),
+                              b.CreateFDiv(f.constant(2.0), b.CreateFAdd(e, f.constant(1.0))));
+  // Small |x|: the series, where the formula above would cancel.
   Value* z = b.CreateFMul(a, a);
-  Value* series =
-      horner(b, z, {1.0, -1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835, -1382.0 / 155925});
-  Value* small = b.CreateFMul(a, series);
-  Value* t = b.CreateSelect(b.CreateFCmpOLT(a, constant(b, 0.0625)), small, large);
+  Value* small = b.CreateFMul(a, horner(b, f, z, tanhSeries(f.tanhTerms)));
+  Value* t = b.CreateSelect(b.CreateFCmpOLT(a, f.constant(f.tanhSmall)), small, large);
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, t, x);
 }
 
+Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x) {
+  FloatFormat f = FloatFormat::of(x->getType());
+  // e^-x overflows to inf for very negative x, giving the right limit 0.
+  Value* one = f.constant(1.0);
+  return b.CreateFDiv(one, b.CreateFAdd(one, emitExp(b, b.CreateFNeg(x))));
+}
+
 Value* codegen::emitErf(llvm::IRBuilder<>& b, Value* x) {
+  FloatFormat f = FloatFormat::of(x->getType());
+  assert(f.type->isDoubleTy() && "erf computes in double");
   Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  Value* saturated = b.CreateFCmpOGE(a, constant(b, 4.0));
-  Value* ac = b.CreateSelect(saturated, constant(b, 4.0), a);
+  Value* saturated = b.CreateFCmpOGE(a, f.constant(4.0));
+  Value* ac = b.CreateSelect(saturated, f.constant(4.0), a);
   // erf(a) = 2/sqrt(pi) e^-a^2 sum_n 2^n a^(2n+1) / (1 3 5 ... (2n+1)):
   // every term is positive, so nothing cancels; up to a = 4 the terms
   // after n = 62 add less than 1e-17 relatively.
@@ -136,8 +236,8 @@ Value* codegen::emitErf(llvm::IRBuilder<>& b, Value* x) {
     coefficients.push_back(c);
     c *= 2.0 / (2 * n + 3);
   }
-  Value* sum = b.CreateFMul(ac, horner(b, y, coefficients));
-  Value* scale = b.CreateFMul(emitExp(b, b.CreateFNeg(y)), constant(b, M_2_SQRTPI));
-  Value* r = b.CreateSelect(saturated, constant(b, 1.0), b.CreateFMul(sum, scale));
+  Value* sum = b.CreateFMul(ac, horner(b, f, y, coefficients));
+  Value* scale = b.CreateFMul(emitExp(b, b.CreateFNeg(y)), f.constant(M_2_SQRTPI));
+  Value* r = b.CreateSelect(saturated, f.constant(1.0), b.CreateFMul(sum, scale));
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, r, x);
 }

@@ -1,12 +1,15 @@
 //===- KernelMath.h - Transcendental functions as inline IR -----*- C++ -*-===//
 //
-// exp, log, tanh and erf for kernels, emitted as straight-line double
-// precision arithmetic (range reduction, then a polynomial), with no
-// branches and no calls: the loop vectorizer widens them like any other
-// arithmetic, and a kernel's object needs no math library. f32 operations
-// compute in double and round once, which keeps them within a few ulp of
-// the exact result; f64 results are accurate to a few ulp too, except erf
-// (docs/kernels.md, "Numerics").
+// exp, log, tanh and erf for kernels, emitted as straight-line arithmetic
+// (range reduction, then a polynomial), with no branches and no calls: the
+// loop vectorizer widens them like any other arithmetic, and a kernel's
+// object needs no math library.
+//
+// Each function computes in the type of its argument, float or double, with
+// a polynomial sized for that type's precision: an f32 kernel stays f32 and
+// gets twice the vector lanes of double. Results are within a few ulp of
+// the exact value in either type (docs/kernels.md, "Numerics"), except
+// erf, which is only emitted for double (f32 erf rounds a double result).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -15,12 +18,14 @@
 
 namespace dync::codegen {
 
-/// e^x for a double \p x; NaN stays NaN, overflow gives inf.
+/// e^x for a float or double \p x; NaN stays NaN, overflow gives inf.
 llvm::Value* emitExp(llvm::IRBuilder<>& b, llvm::Value* x);
-/// The natural logarithm of a double: -inf at 0, NaN below 0.
+/// The natural logarithm of a float or double: -inf at 0, NaN below 0.
 llvm::Value* emitLog(llvm::IRBuilder<>& b, llvm::Value* x);
-/// tanh of a double.
+/// tanh of a float or double.
 llvm::Value* emitTanh(llvm::IRBuilder<>& b, llvm::Value* x);
+/// 1 / (1 + e^-x) of a float or double.
+llvm::Value* emitSigmoid(llvm::IRBuilder<>& b, llvm::Value* x);
 /// erf of a double; |x| >= 4 gives +-1 (the exact value differs by less
 /// than 1.6e-8 there, and rounds to +-1 in f32).
 llvm::Value* emitErf(llvm::IRBuilder<>& b, llvm::Value* x);

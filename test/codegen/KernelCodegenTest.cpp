@@ -191,6 +191,57 @@ kernel @k0(%x: tensor<f32, [s0]>, %p: tensor<f32, [s0]>)
   check(k, {x, p}, {{"s0", n}}, 4);
 }
 
+/// The largest distance in units in the last place between two float
+/// tensors, over the elements where \p expected is a normal number.
+int64_t maxUlpDistance(const at::Tensor& actual, const at::Tensor& expected) {
+  // Float bit patterns as sign-magnitude integers, made monotonic.
+  auto ordered = [](const at::Tensor& t) {
+    at::Tensor bits = t.contiguous().view(at::kInt).to(at::kLong);
+    return at::where(bits < 0, -(bits + (int64_t(1) << 31)), bits);
+  };
+  at::Tensor normal = expected.abs() >= std::numeric_limits<float>::min();
+  normal &= expected.isfinite();
+  return (ordered(actual) - ordered(expected)).abs().masked_select(normal).max().item<int64_t>();
+}
+
+TEST_F(KernelCodegenTest, FloatMathWithinFewUlps) {
+  // f32 exp, log, tanh and sigmoid compute in f32 (KernelMath.cpp); over
+  // dense sweeps of their ranges each stays within 4 ulp of the exact
+  // result rounded to f32 (computed by ATen in double).
+  compile(R"(
+kernel @k0(%e: tensor<f32, [s0]>, %l: tensor<f32, [s0]>, %t: tensor<f32, [s0]>,
+           %s: tensor<f32, [s0]>)
+    symbols { s0: [1, 1000000] } {
+  %0 = aten::exp.default(%e) : tensor<f32, [s0]>
+  %1 = aten::log.default(%l) : tensor<f32, [s0]>
+  %2 = aten::tanh.default(%t) : tensor<f32, [s0]>
+  %3 = aten::sigmoid.default(%s) : tensor<f32, [s0]>
+  return (%0, %1, %2, %3)
+}
+)");
+  int64_t n = 400009;
+  at::Tensor e = at::linspace(-103.0, 88.7, n);
+  at::Tensor l = at::exp(at::linspace(-103.0, 88.7, n, at::kDouble)).to(at::kFloat);
+  at::Tensor t = at::linspace(-9.0, 9.0, n);
+  at::Tensor s = at::linspace(-80.0, 30.0, n);
+  std::vector<at::Tensor> outputs;
+  std::vector<char*> buffers;
+  for (const at::Tensor& input : {e, l, t, s})
+    buffers.push_back(static_cast<char*>(input.data_ptr()));
+  for (int i = 0; i < 4; ++i) {
+    outputs.push_back(at::empty({n}));
+    buffers.push_back(static_cast<char*>(outputs.back().data_ptr()));
+  }
+  fn_(buffers.data(), &n, 0, n);
+  auto exact = [](const at::Tensor& x, at::Tensor (*f)(const at::Tensor&)) {
+    return f(x.to(at::kDouble)).to(at::kFloat);
+  };
+  EXPECT_LE(maxUlpDistance(outputs[0], exact(e, at::exp)), 4) << "exp";
+  EXPECT_LE(maxUlpDistance(outputs[1], exact(l, at::log)), 4) << "log";
+  EXPECT_LE(maxUlpDistance(outputs[2], exact(t, at::tanh)), 4) << "tanh";
+  EXPECT_LE(maxUlpDistance(outputs[3], exact(s, at::sigmoid)), 4) << "sigmoid";
+}
+
 TEST_F(KernelCodegenTest, TranscendentalDouble) {
   const ir::Graph& k = compile(R"(
 kernel @k0(%x: tensor<f64, [s0]>)
