@@ -87,6 +87,23 @@ private:
   llvm::Expected<TypedValue> nodeValue(const ir::Node& node);
   llvm::Error emitReduction(const ir::Node& node);
   llvm::Error store(const ir::Node& node);
+  void planStaging();
+  /// Stores the staged values computed in the current reduction loop.
+  void storeStaged();
+  /// Puts the staged values, read back from their outputs, in the cache of
+  /// the output loop.
+  void loadStaged();
+
+  /// A value computed in a reduction pass and needed again by an output
+  /// that spans the reduced dimensions (softmax's exp): it is stored in that
+  /// output's own buffer while the reduction runs, and read back by the
+  /// output pass instead of being recomputed. The output overwrites it at
+  /// the same index, so no extra memory is needed.
+  struct Staged {
+    const ir::Node* value;
+    size_t output; // index into s_.outputs
+    bool stored = false;
+  };
 
   llvm::Module& module_;
   const ir::Graph& kernel_;
@@ -108,6 +125,7 @@ private:
   llvm::MDNode* inputNoAlias_ = nullptr;
   llvm::SmallVector<llvm::MDNode*, 2> outputScope_;
   llvm::SmallVector<llvm::MDNode*, 2> outputNoAlias_;
+  llvm::SmallVector<Staged, 2> staged_;
 };
 
 Value* KernelEmitter::emitSym(ir::SymExpr expr) {
@@ -309,6 +327,7 @@ llvm::Error KernelEmitter::emitReduction(const ir::Node& node) {
           return element.takeError();
         next.push_back(
             reductionCombine(b_, desc.op, accDType, carried[0], convert(b_, *element, accDType)));
+        storeStaged();
         return llvm::Error::success();
       });
   if (!acc)
@@ -340,6 +359,117 @@ llvm::Error KernelEmitter::store(const ir::Node& node) {
     st->setMetadata(llvm::LLVMContext::MD_noalias, outputNoAlias_[k]);
   }
   return llvm::Error::success();
+}
+
+/// Whether computing \p op costs far more than a store and a load: the
+/// functions of KernelMath and divisions.
+bool isCostly(ir::ElementOp op) {
+  switch (op) {
+  case ir::ElementOp::Div:
+  case ir::ElementOp::DivTrunc:
+  case ir::ElementOp::Reciprocal:
+  case ir::ElementOp::Sqrt:
+  case ir::ElementOp::Rsqrt:
+  case ir::ElementOp::Exp:
+  case ir::ElementOp::Log:
+  case ir::ElementOp::Sigmoid:
+  case ir::ElementOp::Tanh:
+  case ir::ElementOp::Erf:
+  case ir::ElementOp::Gelu:
+  case ir::ElementOp::GeluTanh:
+    return true;
+  default:
+    return false;
+  }
+}
+
+void KernelEmitter::planStaging() {
+  // The inner nodes each node's element is computed from, up to kernel
+  // inputs and reduction results (which are outer values).
+  auto innerTree = [&](const ir::Node& root, bool includeRoot) {
+    llvm::SmallPtrSet<const ir::Node*, 16> seen;
+    llvm::SmallVector<const ir::Node*, 16> work;
+    auto visitOperands = [&](const ir::Node& node) {
+      for (const ir::ElementOperand& operand : s_.elements.find(&node)->second.operands)
+        if (operand.kind == ir::ElementOperand::Kind::Tensor && !operand.value.node->isInput())
+          work.push_back(operand.value.node);
+    };
+    if (includeRoot)
+      work.push_back(&root);
+    else
+      visitOperands(root);
+    while (!work.empty()) {
+      const ir::Node* node = work.pop_back_val();
+      const ir::ElementDescription& desc = s_.elements.find(node)->second;
+      if (desc.opClass == ir::KernelOpClass::Reduction || !seen.insert(node).second)
+        continue;
+      visitOperands(*node);
+    }
+    return seen;
+  };
+  llvm::DenseMap<const ir::Node*, unsigned> order;
+  llvm::SmallPtrSet<const ir::Node*, 16> reduced;
+  for (const ir::Node& node : kernel_.nodes()) {
+    order[&node] = order.size();
+    if (node.isCall() && s_.elements.find(&node)->second.opClass == ir::KernelOpClass::Reduction)
+      for (const ir::Node* n : innerTree(node, /*includeRoot=*/false))
+        reduced.insert(n);
+  }
+  llvm::SmallPtrSet<const ir::Node*, 4> taken;
+  for (auto [k, out] : llvm::enumerate(s_.outputs)) {
+    const DimMap& map = s_.dimMaps.find(out)->second;
+    if (!s_.spansReduced(map) || taken.count(out) || out->type().dtype() == ir::DType::Bool)
+      continue;
+    taken.insert(out);
+    // The latest node in graph order holds the most work; it must lie
+    // exactly where the output does, in the output's dtype, so that storing
+    // it there rounds nothing.
+    const ir::Node* best = nullptr;
+    for (const ir::Node* candidate : innerTree(*out, /*includeRoot=*/false))
+      if (reduced.count(candidate) && candidate->type().dtype() == out->type().dtype() &&
+          s_.dimMaps.find(candidate)->second == map &&
+          (!best || order.lookup(best) < order.lookup(candidate)))
+        best = candidate;
+    if (!best)
+      continue;
+    bool costly = false;
+    for (const ir::Node* n : innerTree(*best, /*includeRoot=*/true))
+      costly |= isCostly(s_.elements.find(n)->second.op);
+    if (costly)
+      staged_.push_back({best, k});
+  }
+}
+
+void KernelEmitter::storeStaged() {
+  for (Staged& st : staged_) {
+    if (st.stored)
+      continue;
+    auto it = cache_.back().find(st.value);
+    if (it == cache_.back().end())
+      continue;
+    const ir::Node* out = s_.outputs[st.output];
+    auto* store = b_.CreateStore(it->second.value, address(out->type(), outputPointers_[st.output],
+                                                           s_.dimMaps.find(out)->second));
+    store->setMetadata(llvm::LLVMContext::MD_alias_scope, outputScope_[st.output]);
+    store->setMetadata(llvm::LLVMContext::MD_noalias, outputNoAlias_[st.output]);
+    st.stored = true;
+  }
+}
+
+void KernelEmitter::loadStaged() {
+  for (const Staged& st : staged_) {
+    if (!st.stored)
+      continue;
+    const ir::Node* out = s_.outputs[st.output];
+    ir::DType dtype = out->type().dtype();
+    auto* load = b_.CreateLoad(
+        storageType(ctx_, dtype),
+        address(out->type(), outputPointers_[st.output], s_.dimMaps.find(out)->second),
+        "staged." + st.value->name());
+    load->setMetadata(llvm::LLVMContext::MD_alias_scope, outputScope_[st.output]);
+    load->setMetadata(llvm::LLVMContext::MD_noalias, outputNoAlias_[st.output]);
+    cache_.back()[st.value] = TypedValue{load, dtype};
+  }
 }
 
 llvm::Error KernelEmitter::emit(llvm::StringRef symbol) {
@@ -385,6 +515,8 @@ llvm::Error KernelEmitter::emit(llvm::StringRef symbol) {
         others.push_back(scopes[j]);
     outputNoAlias_.push_back(llvm::MDNode::get(ctx_, others));
   }
+
+  planStaging();
 
   // Symbols, then buffer pointers: inputs in order, then outputs.
   for (auto [i, decl] : llvm::enumerate(kernel_.symbols())) {
@@ -460,6 +592,7 @@ llvm::Error KernelEmitter::emit(llvm::StringRef symbol) {
                   llvm::Expected<llvm::SmallVector<Value*, 2>> stored = emitLoops(
                       s_.reducedDims, nullptr, nullptr, {},
                       [&](llvm::ArrayRef<Value*>, llvm::SmallVectorImpl<Value*>&) -> llvm::Error {
+                        loadStaged();
                         for (const ir::Node* out : full)
                           if (auto err = store(*out))
                             return err;

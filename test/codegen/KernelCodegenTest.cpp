@@ -275,6 +275,27 @@ kernel @k0(%x: tensor<f32, [s0, s1]>)
   check(k, {at::randn({2, 30000})}, {{"s0", 2}, {"s1", 30000}}, 2);
 }
 
+TEST_F(KernelCodegenTest, StagedValuesReadBack) {
+  // exp is computed in the reduction passes and stored in the outputs %6
+  // and %5 (staging, KernelCodegen.cpp), which read it back; %2 is an output
+  // itself and two reductions read it.
+  const ir::Graph& k = compile(R"(
+kernel @k0(%x: tensor<f32, [s0, s1]>)
+    symbols { s0: [1, 4096], s1: [1, 65536] } {
+  %0 = aten::amax.default(%x, [-1], true) : tensor<f32, [s0, 1]>
+  %1 = aten::sub.Tensor(%x, %0) : tensor<f32, [s0, s1]>
+  %2 = aten::exp.default(%1) : tensor<f32, [s0, s1]>
+  %3 = aten::sum.dim_IntList(%2, [-1], true) : tensor<f32, [s0, 1]>
+  %4 = aten::amin.default(%2, [-1], true) : tensor<f32, [s0, 1]>
+  %5 = aten::div.Tensor(%2, %3) : tensor<f32, [s0, s1]>
+  %6 = aten::add.Tensor(%5, %4) : tensor<f32, [s0, s1]>
+  return (%6, %2, %5)
+}
+)");
+  check(k, {at::randn({7, 333}) * 3}, {{"s0", 7}, {"s1", 333}}, 2);
+  check(k, {at::randn({1, 1})}, {{"s0", 1}, {"s1", 1}});
+}
+
 TEST_F(KernelCodegenTest, ReductionsOverOuterDims) {
   // Reducing dimension 0 (strided inner loop), mean, amin without keepdim
   // and a pointwise consumer of the reduced values.
