@@ -24,15 +24,6 @@ llvm::Error notLowered(ElementOp op, DType dtype) {
                                                                      ir::spelling(dtype));
 }
 
-/// f(x) computed in double and rounded once to \p dtype: for erf, whose
-/// f32 form would lose accuracy through the rounding of x^2 (KernelMath.h).
-Value* viaDouble(llvm::IRBuilder<>& b, Value* x, DType dtype,
-                 llvm::function_ref<Value*(Value*)> f) {
-  Value* wide = dtype == DType::F64 ? x : b.CreateFPExt(x, b.getDoubleTy());
-  Value* result = f(wide);
-  return dtype == DType::F64 ? result : b.CreateFPTrunc(result, b.getFloatTy());
-}
-
 Value* floatConstant(llvm::IRBuilder<>& b, DType dtype, double v) {
   return llvm::ConstantFP::get(computeType(b.getContext(), dtype), v);
 }
@@ -215,13 +206,12 @@ llvm::Expected<TypedValue> codegen::lowerElement(llvm::IRBuilder<>& b, ElementOp
   case ElementOp::Sigmoid:
     return done(emitSigmoid(b, x));
   case ElementOp::Erf:
-    return done(viaDouble(b, x, result, [&](Value* v) { return emitErf(b, v); }));
-  case ElementOp::Gelu:
-    return done(viaDouble(b, x, result, [&](Value* v) {
-      auto c = [&](double d) { return llvm::ConstantFP::get(b.getDoubleTy(), d); };
-      Value* e = emitErf(b, b.CreateFMul(v, c(M_SQRT1_2)));
-      return b.CreateFMul(b.CreateFMul(c(0.5), v), b.CreateFAdd(c(1.0), e));
-    }));
+    return done(emitErf(b, x));
+  case ElementOp::Gelu: {
+    auto c = [&](double d) { return floatConstant(b, result, d); };
+    Value* e = emitErf(b, b.CreateFMul(x, c(M_SQRT1_2)));
+    return done(b.CreateFMul(b.CreateFMul(c(0.5), x), b.CreateFAdd(c(1.0), e)));
+  }
   case ElementOp::GeluTanh: {
     auto c = [&](double d) { return floatConstant(b, result, d); };
     Value* cube = b.CreateFMul(b.CreateFMul(x, x), x);

@@ -35,8 +35,7 @@ llvm::Value* convert(llvm::IRBuilder<>& b, TypedValue v, ir::DType to);
 /// One element of \p op on \p operands (absent operands are nullopt),
 /// giving a value of dtype \p result. Arithmetic computes in the result
 /// dtype, comparisons in their first operand's, transcendental functions
-/// in the result dtype too (KernelMath.h), except erf and exact gelu, which
-/// compute in double and round once. Reductions are not elements: see
+/// in the result dtype too (KernelMath.h). Reductions are not elements: see
 /// below.
 llvm::Expected<TypedValue> lowerElement(llvm::IRBuilder<>& b, ir::ElementOp op,
                                         llvm::ArrayRef<std::optional<TypedValue>> operands,

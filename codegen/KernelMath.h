@@ -8,8 +8,7 @@
 // Each function computes in the type of its argument, float or double, with
 // a polynomial sized for that type's precision: an f32 kernel stays f32 and
 // gets twice the vector lanes of double. Results are within a few ulp of
-// the exact value in either type (docs/kernels.md, "Numerics"), except
-// erf, which is only emitted for double (f32 erf rounds a double result).
+// the exact value in either type (docs/kernels.md, "Numerics").
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -26,8 +25,8 @@ llvm::Value* emitLog(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* emitTanh(llvm::IRBuilder<>& b, llvm::Value* x);
 /// 1 / (1 + e^-x) of a float or double.
 llvm::Value* emitSigmoid(llvm::IRBuilder<>& b, llvm::Value* x);
-/// erf of a double; |x| >= 4 gives +-1 (the exact value differs by less
-/// than 1.6e-8 there, and rounds to +-1 in f32).
+/// erf of a float or double; |x| >= 4 gives +-1 (the exact value differs
+/// by less than 1.6e-8 there, and rounds to +-1 in f32).
 llvm::Value* emitErf(llvm::IRBuilder<>& b, llvm::Value* x);
 
 } // namespace dync::codegen

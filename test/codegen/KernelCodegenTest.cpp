@@ -205,18 +205,19 @@ int64_t maxUlpDistance(const at::Tensor& actual, const at::Tensor& expected) {
 }
 
 TEST_F(KernelCodegenTest, FloatMathWithinFewUlps) {
-  // f32 exp, log, tanh and sigmoid compute in f32 (KernelMath.cpp); over
+  // f32 exp, log, tanh, sigmoid and erf compute in f32 (KernelMath.cpp); over
   // dense sweeps of their ranges each stays within 4 ulp of the exact
   // result rounded to f32 (computed by ATen in double).
   compile(R"(
 kernel @k0(%e: tensor<f32, [s0]>, %l: tensor<f32, [s0]>, %t: tensor<f32, [s0]>,
-           %s: tensor<f32, [s0]>)
+           %s: tensor<f32, [s0]>, %r: tensor<f32, [s0]>)
     symbols { s0: [1, 1000000] } {
   %0 = aten::exp.default(%e) : tensor<f32, [s0]>
   %1 = aten::log.default(%l) : tensor<f32, [s0]>
   %2 = aten::tanh.default(%t) : tensor<f32, [s0]>
   %3 = aten::sigmoid.default(%s) : tensor<f32, [s0]>
-  return (%0, %1, %2, %3)
+  %4 = aten::erf.default(%r) : tensor<f32, [s0]>
+  return (%0, %1, %2, %3, %4)
 }
 )");
   int64_t n = 400009;
@@ -224,11 +225,12 @@ kernel @k0(%e: tensor<f32, [s0]>, %l: tensor<f32, [s0]>, %t: tensor<f32, [s0]>,
   at::Tensor l = at::exp(at::linspace(-103.0, 88.7, n, at::kDouble)).to(at::kFloat);
   at::Tensor t = at::linspace(-9.0, 9.0, n);
   at::Tensor s = at::linspace(-80.0, 30.0, n);
+  at::Tensor r = at::linspace(-4.5, 4.5, n);
   std::vector<at::Tensor> outputs;
   std::vector<char*> buffers;
-  for (const at::Tensor& input : {e, l, t, s})
+  for (const at::Tensor& input : {e, l, t, s, r})
     buffers.push_back(static_cast<char*>(input.data_ptr()));
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 5; ++i) {
     outputs.push_back(at::empty({n}));
     buffers.push_back(static_cast<char*>(outputs.back().data_ptr()));
   }
@@ -240,6 +242,7 @@ kernel @k0(%e: tensor<f32, [s0]>, %l: tensor<f32, [s0]>, %t: tensor<f32, [s0]>,
   EXPECT_LE(maxUlpDistance(outputs[1], exact(l, at::log)), 4) << "log";
   EXPECT_LE(maxUlpDistance(outputs[2], exact(t, at::tanh)), 4) << "tanh";
   EXPECT_LE(maxUlpDistance(outputs[3], exact(s, at::sigmoid)), 4) << "sigmoid";
+  EXPECT_LE(maxUlpDistance(outputs[4], exact(r, at::erf)), 4) << "erf";
 }
 
 TEST_F(KernelCodegenTest, TranscendentalDouble) {
