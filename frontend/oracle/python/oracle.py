@@ -14,6 +14,7 @@ sympy leaves this module.
 
 import dataclasses
 import functools
+import gc
 import importlib.util
 import itertools
 import logging
@@ -42,11 +43,16 @@ def _while_busy(method):
     @functools.wraps(method)
     def run(*args, **kwargs):
         global _busy
+        collecting = not _busy and gc.isenabled()
+        if collecting:
+            gc.disable()
         _busy += 1
         try:
             return method(*args, **kwargs)
         finally:
             _busy -= 1
+            if collecting:
+                gc.enable()
             if not _busy and _disable_deferred:
                 # Outside the oracle, torch runs as if nothing had been put
                 # off: the next call of each such function asks for the real
@@ -159,30 +165,48 @@ def _defer_dynamo_package():
     sys.meta_path.insert(0, finder)
 
 
-_defer_dynamo_package()
+# The cyclic garbage collector's full collections walk every object the
+# process holds, and `import torch` leaves a few hundred thousand of them.
+# Fake tensor dispatch allocates enough to set off a collection every few
+# calls, and so does importing sympy: about a third of a capture went to
+# walking torch's own module objects again and again. Those objects live as
+# long as the process, so they are frozen (moved out of the collector's
+# sight), once before the imports below and once after them; and the
+# collector waits while an oracle entry point runs (_while_busy), whose
+# garbage is collected after it returns. Nothing in torch depends on when a
+# cycle is collected.
+gc.freeze()
+_gc_enabled_before_import = gc.isenabled()
+gc.disable()
+try:
+    _defer_dynamo_package()
 
-import sympy  # noqa: E402
-import torch._decomp  # noqa: E402
-from torch._dispatch.python import enable_python_dispatcher
-from torch._guards import GuardSource, Source
-from torch._subclasses.fake_tensor import (
-    FakeTensor,
-    FakeTensorMode,
-    unset_fake_temporarily,
-)
-from torch.fx.experimental.symbolic_shapes import (
-    DimDynamic,
-    ShapeEnv,
-    StrictMinMaxConstraint,
-)
-from torch.utils._python_dispatch import (
-    TorchDispatchMode,
-    _disable_current_modes,
-    autograd_would_have_decomposed,
-)
-from torch.utils._sympy import functions as sympy_fns
-from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity, int_oo
-from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
+    import sympy
+    import torch._decomp
+    from torch._dispatch.python import enable_python_dispatcher
+    from torch._guards import GuardSource, Source
+    from torch._subclasses.fake_tensor import (
+        FakeTensor,
+        FakeTensorMode,
+        unset_fake_temporarily,
+    )
+    from torch.fx.experimental.symbolic_shapes import (
+        DimDynamic,
+        ShapeEnv,
+        StrictMinMaxConstraint,
+    )
+    from torch.utils._python_dispatch import (
+        TorchDispatchMode,
+        _disable_current_modes,
+        autograd_would_have_decomposed,
+    )
+    from torch.utils._sympy import functions as sympy_fns
+    from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity, int_oo
+    from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
+finally:
+    gc.freeze()
+    if _gc_enabled_before_import:
+        gc.enable()
 
 
 class OracleError(Exception):
@@ -466,6 +490,32 @@ def _trace_decomposition(decomposition, args, kwargs):
     return leaves.calls
 
 
+def _leaves(tree):
+    """torch.utils._pytree.tree_leaves(tree), without its per-node registry
+    lookups for the containers operator arguments are made of (plain lists,
+    tuples and dicts); anything else goes to pytree. Called a few times for
+    every recorded operator, where pytree's generality cost a tenth of the
+    oracle's own time."""
+    kind = type(tree)
+    if kind is list or kind is tuple:
+        leaves = []
+        for item in tree:
+            item_kind = type(item)
+            if item_kind is list or item_kind is tuple or item_kind is dict:
+                leaves.extend(_leaves(item))
+            elif item_kind in torch.utils._pytree.SUPPORTED_NODES or isinstance(item, tuple):
+                # Another registered container, a named tuple or a
+                # torch.Size: pytree's own rules.
+                leaves.extend(torch.utils._pytree.tree_leaves(item))
+            else:
+                leaves.append(item)
+        return leaves
+    if kind is dict:
+        # pytree's order for a dict is its insertion order.
+        return _leaves(tuple(tree.values()))
+    return torch.utils._pytree.tree_leaves(tree)
+
+
 def _tensors_of(args, kwargs):
     found = []
     for a in itertools.chain(args, kwargs.values()):
@@ -544,7 +594,7 @@ class _KernelCheck:
     def _types(value):
         return [
             (tuple(t.shape), t.dtype) if isinstance(t, torch.Tensor) else None
-            for t in torch.utils._pytree.tree_leaves(value)
+            for t in _leaves(value)
         ]
 
     def _compare(self, fn, flat, spec, signature, got):
@@ -816,7 +866,7 @@ class Session:
             return
         if torch.Tag.nondeterministic_seeded in func.tags:
             return
-        for a in torch.utils._pytree.tree_leaves((args, kwargs)):
+        for a in _leaves((args, kwargs)):
             if isinstance(a, (torch.Tensor, torch.SymInt, torch.SymFloat, torch.SymBool)):
                 return
         # Plain numbers in, so the size is a number too: no decision.
@@ -838,12 +888,11 @@ class Session:
         (torch.equal of two of them): capture gets the value itself, and no
         node is needed for it."""
         if isinstance(out, torch.Tensor) or any(
-            isinstance(t, torch.Tensor) for t in torch.utils._pytree.tree_leaves(out)
+            isinstance(t, torch.Tensor) for t in _leaves(out)
         ):
             return False
         tensors = [
-            a for a in torch.utils._pytree.tree_leaves((args, kwargs))
-            if isinstance(a, torch.Tensor)
+            a for a in _leaves((args, kwargs)) if isinstance(a, torch.Tensor)
         ]
         return bool(tensors) and all(
             isinstance(t, FakeTensor) and t.constant is not None for t in tensors
