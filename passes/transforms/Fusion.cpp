@@ -9,7 +9,9 @@
 //     trailing dimensions of operands of one shape F, and every other node
 //     has shape F ("inner") or a reduction's result shape ("outer"); inner
 //     nodes read outer members only in their keepdim form, so they index
-//     them by the outer index alone;
+//     them by the outer index alone; outer nodes that drop the reduced
+//     dimensions read a member, which places them on the outer loops
+//     (made from kernel inputs alone, codegen would align them right);
 //   - it is convex: no path leaves it through a node outside and comes back,
 //     or the kernel call would have to run both before and after that node;
 //   - all its nodes lie between the same two impure nodes (writes, random
@@ -40,6 +42,8 @@ using namespace ir;
 namespace {
 
 using Shape = llvm::SmallVector<SymExpr, 4>;
+
+bool isOne(SymExpr size) { return size.isConstant() && size.constantValue() == 1; }
 
 /// What fusion knows about a node a kernel may compute.
 struct Candidate {
@@ -184,10 +188,11 @@ bool Fusion::hasOneIterationSpace(llvm::ArrayRef<Node*> members) const {
     bool inner = c.opClass == KernelOpClass::Reduction || c.shape == space.full;
     if (!inner && c.shape != space.keep && c.shape != space.drop)
       return false;
-    bool ok = true;
+    bool ok = true, readsGroup = false;
     forEachOperand(*member, [&](Node* producer) {
       if (!inGroup.contains(producer))
         return; // inputs of the kernel may broadcast any way torch allows
+      readsGroup = true;
       const Shape& shape = candidates_.find(producer)->second.shape;
       // Inner nodes index by (outer, reduced) and read outer values
       // broadcast along the reduced dimensions; outer nodes index by the
@@ -196,6 +201,15 @@ bool Fusion::hasOneIterationSpace(llvm::ArrayRef<Node*> members) const {
         ok = false;
     });
     if (!ok)
+      return false;
+    // Codegen places a value where the values it is computed from lie; one
+    // of fewer dimensions than F made from kernel inputs alone lines up
+    // with F's last dimensions, as broadcasting aligns it, not with the
+    // outer ones. An outer node without the reduced dimensions must
+    // therefore read a value made in the group, which anchors it (sizes of
+    // 1 are broadcast wherever they lie).
+    bool dropsReduced = !inner && c.shape.size() < space.full.size();
+    if (dropsReduced && !readsGroup && !llvm::all_of(c.shape, isOne))
       return false;
   }
   return true;

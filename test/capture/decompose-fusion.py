@@ -1,7 +1,8 @@
 # --decompose=fusion applies torch's own decompositions to the operators
 # core ATen keeps whole when they turn into pointwise operators, reductions
-# and views: softmax becomes amax/sub/exp/sum/div, layer norm var_mean/add/
-# rsqrt/sub/mul/add, group norm and batch norm in eval mode the same kind of
+# and views: softmax becomes amax/sub/exp/sum/div, layer norm mean/sub/mul/
+# sum/div (var_mean, by dync's own decomposition) then add/rsqrt/sub/mul/add,
+# group norm and batch norm in eval mode the same kind of
 # arithmetic on their statistics. Low-precision inputs keep the float32
 # upcast torch's decompositions write. Operators torch tags pointwise (gelu)
 # are computed by a loop as they are and stay whole, as do matrix products
@@ -120,19 +121,24 @@ def example_inputs():
 # FUSION-LABEL: graph @gelu(
 # FUSION:      aten::gelu.default(%x)
 # FUSION-LABEL: graph @Norm.forward(
-# FUSION:      %[[STATS:[0-9]+]] = aten::var_mean.correction(%x, [1], correction=0, keepdim=true)
-# FUSION-NEXT: %[[EPS:[0-9]+]] = aten::add.Tensor(%[[STATS]]#0, 1e-05)
+# FUSION:      %[[MEAN:[0-9]+]] = aten::mean.dim(%x, [1], true) : tensor<f32, [4, 1]>
+# FUSION-NEXT: %[[DEV:[0-9]+]] = aten::sub.Tensor(%x, %[[MEAN]])
+# FUSION-NEXT: %[[SQ:[0-9]+]] = aten::mul.Tensor(%[[DEV]], %[[DEV]])
+# FUSION-NEXT: %[[SUMSQ:[0-9]+]] = aten::sum.dim_IntList(%[[SQ]], [1], true)
+# FUSION-NEXT: %[[VAR:[0-9]+]] = aten::div.Tensor(%[[SUMSQ]], 8)
+# FUSION-NEXT: %[[EPS:[0-9]+]] = aten::add.Tensor(%[[VAR]], 1e-05)
 # FUSION-NEXT: %[[RSTD:[0-9]+]] = aten::rsqrt.default(%[[EPS]])
-# FUSION-NEXT: %[[CENTERED:[0-9]+]] = aten::sub.Tensor(%x, %[[STATS]]#1)
+# FUSION-NEXT: %[[CENTERED:[0-9]+]] = aten::sub.Tensor(%x, %[[MEAN]])
 # FUSION-NEXT: %[[NORMED:[0-9]+]] = aten::mul.Tensor(%[[CENTERED]], %[[RSTD]])
 # FUSION-NEXT: %[[SCALED:[0-9]+]] = aten::mul.Tensor(%[[NORMED]], %self_ln_weight)
 # FUSION-NEXT: aten::add.Tensor(%[[SCALED]], %self_ln_bias)
 # FUSION-NOT:  aten::native_layer_norm
 # FUSION-LABEL: graph @Groups.forward(
 # FUSION:      %[[GROUPED:[0-9]+]] = aten::view.default(%x, [4, 2, 4, 1])
-# FUSION-NEXT: aten::var_mean.correction(%[[GROUPED]], [2, 3], correction=0, keepdim=true)
+# FUSION-NEXT: aten::mean.dim(%[[GROUPED]], [2, 3], true)
 # FUSION:      aten::rsqrt.default
 # FUSION-NOT:  aten::native_group_norm
+# FUSION-NOT:  aten::var_mean
 # FUSION-LABEL: graph @Batch.forward(
 # FUSION:      %[[VAR:[0-9]+]] = aten::_to_copy.default(%self_bn_running_var, dtype=f32)
 # FUSION-NEXT: aten::add.Tensor(%[[VAR]], 1e-05)
@@ -172,8 +178,7 @@ def example_inputs():
 # CORE-EXPLICIT: aten::native_layer_norm.default(
 
 # DYNAMIC:      symbols { n: [2, 64] } {
-# DYNAMIC-NEXT: aten::var_mean.correction(%x, [1], correction=0, keepdim=true)
-# DYNAMIC-SAME:   : tuple<tensor<f32, [n, 1]>, tensor<f32, [n, 1]>>
+# DYNAMIC-NEXT: aten::mean.dim(%x, [1], true) : tensor<f32, [n, 1]>
 # DYNAMIC:      aten::add.Tensor({{.*}}, %self_ln_bias) : tensor<f32, [n, 8]>
 
 # BAD: --decompose: everything not in {core,fusion}

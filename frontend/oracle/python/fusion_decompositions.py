@@ -33,17 +33,28 @@ pointwise operator or reduction: otherwise there is nothing to fuse
 (`split_with_sizes` would only become `as_strided` calls).
 
 Anything else keeps the operator whole: `addmm`'s decomposition reaches
-`mm`, and a torch._refs decomposition of `var_mean` reaches `prims`
-operators, which graphs do not hold. Each verdict follows what the
-decomposition really does for that argument signature.
+`mm`. Each verdict follows what the decomposition really does for that
+argument signature.
+
+Variance is the one decomposition dync writes itself (`OWN`): torch's
+registered one for `var_mean` and `var` (torch._refs) reaches `prims.var`,
+which graphs do not hold, and torch has no other. Layer norm, group norm
+and batch norm all reach `var_mean`, so without it their statistics stay an
+ATen call between two kernels. `_var_mean` is torch's documented definition,
+`sum((x - mean)^2) / max(0, N - correction)`, in two passes (the mean, then
+the squared deviations from it), which is as accurate as eager's Welford
+update; the one-pass E[x^2] - E[x]^2 would cancel when the mean is large.
 
 The trial runs in a fake mode of its own, without the capture's ShapeEnv,
 so it adds no guards to the capture; verdicts are kept per operator and
 argument signature for the whole process.
 """
 
+import math
+
 import torch
 import torch._decomp
+import torch._prims_common
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.utils._python_dispatch import _disable_current_modes
 from torch._dispatch.python import enable_python_dispatcher
@@ -120,6 +131,82 @@ def _key_of(value):
     return (type(value).__name__, value)
 
 
+aten = torch.ops.aten
+
+
+def _trailing_dims(x, dim):
+    """The dimensions `dim` reduces, normalized and sorted, if they are the
+    trailing ones of `x` (all of them for None or []); else None."""
+    rank = x.dim()
+    if dim is None or len(dim) == 0:
+        return list(range(rank))
+    # Out of range: torch's own call raises the error eager raises.
+    if any(not -rank <= d < rank for d in dim):
+        return None
+    dims = sorted(d % rank for d in dim)
+    if len(set(dims)) != len(dims) or dims != list(range(rank - len(dims), rank)):
+        return None
+    return dims
+
+
+def _var_mean(x, dim=None, *, correction=None, keepdim=False):
+    """var_mean as torch documents it: the mean over `dim`, then the sum of
+    squared deviations from it over `dim` divided by max(0, N - correction),
+    computed in the computation dtype (float32 for half types) and rounded
+    once to the input's dtype, as eager does.
+
+    Declined (the operator stays whole) where a loop fuser would gain
+    nothing or the definition differs: dimensions other than the trailing
+    ones, which fusion does not reduce in a kernel (the two passes would be
+    two ATen reductions where var_mean is one); complex inputs, whose
+    variance uses |x - mean|^2; 0-d inputs; fractional corrections."""
+    if not x.is_floating_point() or x.dim() == 0:
+        return NotImplemented
+    dims = _trailing_dims(x, dim)
+    if dims is None:
+        return NotImplemented
+    if correction is None:
+        correction = 1
+    if correction != int(correction):
+        return NotImplemented
+    correction = int(correction)
+
+    dtype = x.dtype
+    compute = torch._prims_common.get_computation_dtype(dtype)
+    if compute != dtype:
+        x = aten._to_copy.default(x, dtype=compute)
+    # Kept as [..., 1] so that the deviations read it broadcast along the
+    # reduced dimensions: the layout a reduction kernel computes in one row.
+    mean = aten.mean.dim(x, dims, True)
+    deviation = aten.sub.Tensor(x, mean)
+    squares = aten.mul.Tensor(deviation, deviation)
+    total = aten.sum.dim_IntList(squares, dims, keepdim)
+    count = math.prod(x.shape[d] for d in dims)
+    # Eager divides by 0 when N <= correction (giving inf or NaN), never by
+    # a negative count.
+    divisor = count if correction == 0 else torch.sym_max(count - correction, 0)
+    var = aten.div.Tensor(total, divisor)
+    if not keepdim:
+        mean = aten.squeeze.dims(mean, dims)
+    if compute != dtype:
+        var = aten._to_copy.default(var, dtype=dtype)
+        mean = aten._to_copy.default(mean, dtype=dtype)
+    return var, mean
+
+
+def _var(x, dim=None, *, correction=None, keepdim=False):
+    out = _var_mean(x, dim, correction=correction, keepdim=keepdim)
+    return out if out is NotImplemented else out[0]
+
+
+# Decompositions torch does not provide in aten operators (see the module's
+# documentation); consulted before torch's own table.
+OWN = {
+    aten.var_mean.correction: _var_mean,
+    aten.var.correction: _var,
+}
+
+
 class FusionDecompositions:
     """The verdicts, and the registered decompositions they apply to.
 
@@ -139,11 +226,15 @@ class FusionDecompositions:
     def get(self, func, args, kwargs):
         """`func`'s registered decomposition if it leads to fusible calls
         only, for calls like this one; else None."""
-        decomposition = self.registered.get(func)
+        own = OWN.get(func)
+        decomposition = own or self.registered.get(func)
         if decomposition is None or func.namespace != "aten":
             return None
+        # torch tags var_mean a reduction, yet no loop computes it as it is:
+        # the tags speak for torch's operators only where dync has no
+        # decomposition of its own.
         tags = func.tags
-        if torch.Tag.pointwise in tags or torch.Tag.reduction in tags:
+        if own is None and (torch.Tag.pointwise in tags or torch.Tag.reduction in tags):
             return None
         # A view computes nothing a fuser could take over: decomposing
         # split_with_sizes only turns it into as_strided calls.
