@@ -9,6 +9,7 @@
 #include "passes/ir/Parser.h"
 #include "passes/ir/Verifier.h"
 #include "passes/transforms/Fusion.h"
+#include "passes/transforms/KernelInlining.h"
 #include "passes/transforms/MemoryPlan.h"
 #include "passes/transforms/Passes.h"
 #include "passes/transforms/Pipeline.h"
@@ -47,6 +48,18 @@ llvm::Error runPipeline(Module& module) {
   return llvm::Error::success();
 }
 
+/// Every kernel call back as the ATen calls its kernel holds: what export
+/// does to a kernel codegen cannot lower, here for all of them.
+llvm::Error runUnfuse(Module& module) {
+  for (const std::unique_ptr<Graph>& graph : module.graphs()) {
+    llvm::Expected<unsigned> inlined =
+        dync::transforms::inlineKernelCalls(module, *graph, [](const Graph&) { return true; });
+    if (!inlined)
+      return inlined.takeError();
+  }
+  return llvm::Error::success();
+}
+
 /// One line per pass, in the order --list-passes prints them.
 constexpr PassInfo kPasses[] = {
     {"dce", "remove pure calls whose results are unused",
@@ -56,6 +69,7 @@ constexpr PassInfo kPasses[] = {
     {"fold", "replace known integers by literals and identities by their operand",
      onEachGraph<dync::transforms::runConstantFolding>},
     {"fuse", "outline pointwise and reduction groups into kernels", dync::transforms::runFusion},
+    {"unfuse", "replace every kernel call by the calls its kernel holds", runUnfuse},
     {"plan-memory", "let kernel outputs with disjoint lifetimes share buffers",
      onEachGraph<dync::transforms::runMemoryPlanning>},
     {"optimize", "the pipeline export runs (optimizeGraph)", runPipeline},
