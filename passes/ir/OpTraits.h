@@ -40,6 +40,11 @@ struct OpTraits {
   /// `aten::sym_constrain_range`, ...): a check or effect that must run even
   /// though nothing uses its result.
   bool sideEffect = false;
+  /// An in-place overload (`aten::add_.Tensor`) that writes and returns its
+  /// first argument only, and whose out-of-place twin, the same name without
+  /// the trailing underscore (`aten::add.Tensor`), takes the same arguments
+  /// and returns one fresh tensor.
+  bool functionalTwin = false;
 
   /// Free of effects a pass must keep: removable when unused and mergeable
   /// with an equal call.

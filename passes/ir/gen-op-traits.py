@@ -27,6 +27,7 @@ FIELDS = [
     "dataDependent",
     "core",
     "sideEffect",
+    "functionalTwin",
 ]
 
 
@@ -58,6 +59,37 @@ def side_effectful_overloads():
     return result
 
 
+def plain_arguments(schema):
+    """The arguments as (name, type, default, keyword-only), without alias
+    annotations."""
+    return [(a.name, str(a.type), str(a.default_value), a.kwarg_only) for a in schema.arguments]
+
+
+def has_functional_twin(op):
+    """An in-place overload (`add_.Tensor`: writes and returns its first
+    argument, nothing else) whose out-of-place twin (`add.Tensor`) takes the
+    same arguments and returns one fresh tensor."""
+    schema = op._schema
+    base = schema.name.split("::", 1)[1]
+    if not base.endswith("_") or base.endswith("__") or not schema.arguments:
+        return False
+    first = schema.arguments[0]
+    if first.alias_info is None or not first.alias_info.is_write:
+        return False
+    if any(a.alias_info is not None for a in schema.arguments[1:]):
+        return False
+    if len(schema.returns) != 1 or schema.returns[0].alias_info is None:
+        return False
+    packet = getattr(torch.ops.aten, base[:-1], None)
+    twin = getattr(packet, schema.overload_name or "default", None) if packet else None
+    if twin is None:
+        return False
+    tschema = twin._schema
+    return (plain_arguments(tschema) == plain_arguments(schema)
+            and len(tschema.returns) == 1 and tschema.returns[0].alias_info is None
+            and str(tschema.returns[0].type) == "Tensor" and not tschema.is_mutable)
+
+
 def traits_of(op, side_effectful, name):
     schema = op._schema
     tags = set(op.tags)
@@ -77,6 +109,7 @@ def traits_of(op, side_effectful, name):
         or torch.Tag.data_dependent_output in tags,
         "core": torch.Tag.core in tags,
         "sideEffect": name in side_effectful,
+        "functionalTwin": has_functional_twin(op),
     }
 
 

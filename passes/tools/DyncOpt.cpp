@@ -68,6 +68,8 @@ constexpr PassInfo kPasses[] = {
      onEachGraph<dync::transforms::runCommonSubexpressionElimination>},
     {"fold", "replace known integers by literals and identities by their operand",
      onEachGraph<dync::transforms::runConstantFolding>},
+    {"functionalize", "make in-place calls on private temporaries out-of-place",
+     onEachGraph<dync::transforms::runInPlaceToFunctional>},
     {"fuse", "outline pointwise and reduction groups into kernels", dync::transforms::runFusion},
     {"unfuse", "replace every kernel call by the calls its kernel holds", runUnfuse},
     {"plan-memory", "let kernel outputs with disjoint lifetimes share buffers",

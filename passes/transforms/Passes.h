@@ -32,4 +32,9 @@ llvm::Error runCommonSubexpressionElimination(ir::Graph& graph);
 /// elimination, not here.
 llvm::Error runConstantFolding(ir::Graph& graph);
 
+/// Replaces an in-place pointwise call on a temporary nothing else can see
+/// (`mean(...).add_(eps)`) by its out-of-place twin (`add`), whose result
+/// stands for the temporary from then on: writes block fusion and CSE.
+llvm::Error runInPlaceToFunctional(ir::Graph& graph);
+
 } // namespace dync::transforms

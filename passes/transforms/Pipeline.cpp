@@ -17,9 +17,11 @@ struct Step {
   llvm::Error (*run)(ir::Graph&);
 };
 
-/// Folding first: literals and forwarded identities make more calls equal
-/// and more calls dead. CSE before DCE, since merging leaves calls unused.
+/// Writes to temporaries first, as they block the others. Then folding:
+/// literals and forwarded identities make more calls equal and more calls
+/// dead. CSE before DCE, since merging leaves calls unused.
 constexpr Step kSteps[] = {
+    {"functionalize", runInPlaceToFunctional},
     {"fold", runConstantFolding},
     {"cse", runCommonSubexpressionElimination},
     {"dce", runDeadCodeElimination},

@@ -34,6 +34,27 @@ def split_schema(text):
 
 side_effectful = {str(f) for f in torch.fx.node._side_effectful_functions}
 
+def functional_twin(op, args, returns):
+    # `aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1)
+    # -> Tensor(a!)` and `aten::add.Tensor(Tensor self, Tensor other, *,
+    # Scalar alpha=1) -> Tensor`: the same text once the first argument's
+    # annotation and the name's underscore are gone.
+    name = op._schema.name
+    if not name.endswith('_') or name.endswith('__'):
+        return False
+    head, _, rest = args.partition('(')
+    if not rest.startswith('Tensor(a!) ') or '(' in rest[len('Tensor(a!) '):].replace('()', ''):
+        return False
+    if returns.strip() != '-> Tensor(a!)':
+        return False
+    packet = getattr(torch.ops.aten, name.split('::', 1)[1][:-1], None)
+    twin = getattr(packet, op._schema.overload_name or 'default', None) if packet else None
+    if twin is None:
+        return False
+    twin_args, twin_returns = split_schema(str(twin._schema))
+    same_args = twin_args.partition('(')[2] == 'Tensor ' + rest[len('Tensor(a!) '):]
+    return same_args and twin_returns.strip() == '-> Tensor'
+
 def facts_line(qualified, op):
     args, returns = split_schema(str(op._schema))
     tags = set(op.tags)
@@ -55,6 +76,8 @@ def facts_line(qualified, op):
         facts.append('core')
     if str(op) in side_effectful:
         facts.append('sideEffect')
+    if functional_twin(op, args, returns):
+        facts.append('functionalTwin')
     return ' '.join([qualified] + facts)
 
 lines = []
@@ -84,6 +107,7 @@ std::string factsLine(llvm::StringRef name, const ir::OpTraits& traits) {
   add(traits.dataDependent, "dataDependent");
   add(traits.core, "core");
   add(traits.sideEffect, "sideEffect");
+  add(traits.functionalTwin, "functionalTwin");
   return line;
 }
 
