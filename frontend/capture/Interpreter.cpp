@@ -6,6 +6,7 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/python/PyStrings.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Path.h"
@@ -252,8 +253,12 @@ llvm::Expected<ValuePtr> Interpreter::tensorInput(PyObject* real, SourcePtr sour
 }
 
 llvm::Expected<ValuePtr> Interpreter::functionFromReal(PyObject* function, SourcePtr source) {
+  if (auto it = functionsBeingWrapped_.find(function); it != functionsBeingWrapped_.end())
+    return it->second;
   auto* fn = reinterpret_cast<PyFunctionObject*>(function);
   ValuePtr value = makeValue(ValueKind::Function, PyRef::borrow(function), source);
+  functionsBeingWrapped_[function] = value;
+  auto done = llvm::make_scope_exit([&] { functionsBeingWrapped_.erase(function); });
   value->code = PyRef::borrow(fn->func_code);
   value->globals = PyRef::borrow(fn->func_globals);
   value->entryGlobals = fn->func_globals == entryGlobals_;

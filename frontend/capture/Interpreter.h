@@ -243,6 +243,10 @@ private:
   std::map<PyObject*, std::pair<python::PyRef, BuiltinHandler>> builtins_;
   /// Graph inputs made from real tensors, by the real object.
   std::map<PyObject*, std::pair<python::PyRef, ValuePtr>> tensorInputs_;
+  /// Functions functionFromReal is wrapping: a closure cell that holds one
+  /// of them (a nested function calling itself) gets the same value
+  /// instead of wrapping it again without end.
+  std::map<PyObject*, ValuePtr> functionsBeingWrapped_;
   std::vector<ValuePtr> inputOrder_;
   std::vector<DynamicWatch> watches_;
   std::vector<Frame*> frames_;
