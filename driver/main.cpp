@@ -17,13 +17,16 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/PrettyStackTrace.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -88,6 +91,17 @@ int usageError(const llvm::Twine& message) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // The stack printer InitLLVM installs allocates; after a crash inside
+  // malloc (a corrupted heap) it would wait forever for malloc's lock, and a
+  // build or test run calling dync would hang instead of seeing a crash. So
+  // the first crash handler, registered before it, arms an alarm whose
+  // default action ends the process if printing has not finished by then.
+  llvm::sys::AddSignalHandler(
+      [](void*) {
+        ::signal(SIGALRM, SIG_DFL);
+        ::alarm(20);
+      },
+      nullptr);
   llvm::InitLLVM initLLVM(argc, argv);
   llvm::setBugReportMsg("dync crashed; please report it with the command line above and, if "
                         "possible, the Python file it was given.\n");
