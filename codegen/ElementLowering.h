@@ -3,7 +3,10 @@
 // The codegen half of the kernel lowering table (passes/kernel/ElementOps.h):
 // each ElementOp as scalar LLVM IR on values already loaded, and the
 // accumulators of reductions. Values are in their compute form: float,
-// double, i32, i64, or i1 for bool (stored as one byte).
+// double, i32, i64, or i1 for bool (stored as one byte). bf16 and f16
+// values are floats holding a value the dtype represents exactly (stored
+// as 16 bits): loads widen exactly, and every node whose result is bf16 or
+// f16 computes in f32 and rounds, as eager ATen does per operator.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -23,10 +26,18 @@ struct TypedValue {
   ir::DType dtype = ir::DType::F32;
 };
 
-/// The register type of \p dtype: i1 for bool.
+/// The register type of \p dtype: i1 for bool, float for bf16 and f16.
 llvm::Type* computeType(llvm::LLVMContext& ctx, ir::DType dtype);
-/// The in-memory element type of \p dtype: i8 for bool.
+/// The in-memory element type of \p dtype: i8 for bool, i16 for bf16 and
+/// f16.
 llvm::Type* storageType(llvm::LLVMContext& ctx, ir::DType dtype);
+/// Whether \p dtype is bf16 or f16: computed in f32, rounded per node.
+bool isReducedFloat(ir::DType dtype);
+
+/// A value loaded as storageType(\p dtype) in its compute form.
+llvm::Value* fromStorage(llvm::IRBuilder<>& b, llvm::Value* loaded, ir::DType dtype);
+/// \p v in its storage form (its dtype's storageType).
+llvm::Value* toStorage(llvm::IRBuilder<>& b, TypedValue v);
 
 /// \p v converted to \p to as torch's casts do (bool is `!= 0`, NaN true;
 /// float to int truncates, saturating where C++ leaves it undefined).

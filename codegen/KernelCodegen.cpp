@@ -283,10 +283,7 @@ llvm::Expected<TypedValue> KernelEmitter::value(const ir::ElementOperand& operan
   auto* load = b_.CreateLoad(storageType(ctx_, dtype),
                              address(node.type(), inputPointers_.lookup(&node), *map), node.name());
   load->setMetadata(llvm::LLVMContext::MD_noalias, inputNoAlias_);
-  Value* v = load;
-  if (dtype == ir::DType::Bool)
-    v = b_.CreateICmpNE(v, b_.getInt8(0));
-  return TypedValue{v, dtype};
+  return TypedValue{fromStorage(b_, load, dtype), dtype};
 }
 
 llvm::Expected<TypedValue> KernelEmitter::nodeValue(const ir::Node& node) {
@@ -347,8 +344,7 @@ llvm::Error KernelEmitter::store(const ir::Node& node) {
   llvm::Expected<TypedValue> v = nodeValue(node);
   if (!v)
     return v.takeError();
-  ir::DType dtype = node.type().dtype();
-  Value* stored = dtype == ir::DType::Bool ? b_.CreateZExt(v->value, b_.getInt8Ty()) : v->value;
+  Value* stored = toStorage(b_, *v);
   for (size_t k = 0; k < s_.outputs.size(); ++k) {
     if (s_.outputs[k] != &node)
       continue;
@@ -448,8 +444,9 @@ void KernelEmitter::storeStaged() {
     if (it == cache_.back().end())
       continue;
     const ir::Node* out = s_.outputs[st.output];
-    auto* store = b_.CreateStore(it->second.value, address(out->type(), outputPointers_[st.output],
-                                                           s_.dimMaps.find(out)->second));
+    auto* store =
+        b_.CreateStore(toStorage(b_, it->second), address(out->type(), outputPointers_[st.output],
+                                                          s_.dimMaps.find(out)->second));
     store->setMetadata(llvm::LLVMContext::MD_alias_scope, outputScope_[st.output]);
     store->setMetadata(llvm::LLVMContext::MD_noalias, outputNoAlias_[st.output]);
     st.stored = true;
@@ -468,7 +465,7 @@ void KernelEmitter::loadStaged() {
         "staged." + st.value->name());
     load->setMetadata(llvm::LLVMContext::MD_alias_scope, outputScope_[st.output]);
     load->setMetadata(llvm::LLVMContext::MD_noalias, outputNoAlias_[st.output]);
-    cache_.back()[st.value] = TypedValue{load, dtype};
+    cache_.back()[st.value] = TypedValue{fromStorage(b_, load, dtype), dtype};
   }
 }
 

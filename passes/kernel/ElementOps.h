@@ -111,7 +111,8 @@ struct ElementDescription {
 /// lower, an argument form not supported).
 llvm::Expected<ElementDescription> describeElement(const Node& node);
 
-/// The dtypes kernels load, compute and store.
+/// The dtypes kernels load, compute and store (bf16 and f16 compute in
+/// f32, rounded after each node).
 bool isKernelDType(DType dtype);
 
 /// Every overload describeElement() may accept, for tests that check each

@@ -146,7 +146,9 @@ bool isKernelTensor(const Type* type) {
          type->device().kind == DeviceKind::CPU;
 }
 
-bool isFloat(DType dtype) { return dtype == DType::F32 || dtype == DType::F64; }
+bool isFloat(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::BF16 || dtype == DType::F16;
+}
 
 /// A tensor or number operand; null on anything else.
 std::optional<ElementOperand> readOperand(const Argument& arg) {
@@ -256,7 +258,7 @@ llvm::Error checkResultDType(const Node& node, ElementOp op, DType result) {
   case ElementOp::GeluTanh:
   case ElementOp::Mean:
     if (!isFloat(result))
-      return unsupported(node, "lowered for f32 and f64 results only");
+      return unsupported(node, "lowered for float results only");
     return llvm::Error::success();
   case ElementOp::Eq:
   case ElementOp::Ne:
@@ -318,6 +320,8 @@ bool isKernelDType(DType dtype) {
   switch (dtype) {
   case DType::F32:
   case DType::F64:
+  case DType::BF16:
+  case DType::F16:
   case DType::I64:
   case DType::I32:
   case DType::Bool:

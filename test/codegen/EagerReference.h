@@ -29,6 +29,10 @@ inline c10::ScalarType scalarType(ir::DType dtype) {
     return c10::kFloat;
   case ir::DType::F64:
     return c10::kDouble;
+  case ir::DType::BF16:
+    return c10::kBFloat16;
+  case ir::DType::F16:
+    return c10::kHalf;
   case ir::DType::I64:
     return c10::kLong;
   case ir::DType::I32:

@@ -5,7 +5,8 @@
 // JIT-compiled, and called on real tensors. The same nodes run eagerly
 // through torch's dispatcher give the expected values; results must be
 // close as torch.testing.assert_close's defaults say (float32: rtol 1.3e-6,
-// atol 1e-5; float64: rtol 1e-7, atol 1e-7; others exact).
+// atol 1e-5; float64: rtol 1e-7, atol 1e-7; bfloat16: rtol 1.6e-2, atol
+// 1e-5; float16: rtol 1e-3, atol 1e-5; others exact).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelCodegen.h"
@@ -25,6 +26,7 @@
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 #include <gtest/gtest.h>
 
@@ -47,15 +49,36 @@ std::vector<at::Tensor> runEagerly(const ir::Graph& kernel, const std::vector<at
   return test::EagerInterpreter(kernel, symbols).run(inputs);
 }
 
+/// torch.testing.assert_close's default tolerances: {rtol, atol}.
+std::optional<std::pair<double, double>> tolerances(at::ScalarType type) {
+  switch (type) {
+  case at::kFloat:
+    return std::pair{1.3e-6, 1e-5};
+  case at::kDouble:
+    return std::pair{1e-7, 1e-7};
+  case at::kBFloat16:
+    return std::pair{1.6e-2, 1e-5};
+  case at::kHalf:
+    return std::pair{1e-3, 1e-5};
+  default:
+    return std::nullopt;
+  }
+}
+
 void expectClose(const at::Tensor& actual, const at::Tensor& expected, const std::string& what) {
   ASSERT_EQ(actual.scalar_type(), expected.scalar_type()) << what;
   ASSERT_EQ(actual.sizes(), expected.sizes()) << what;
-  if (actual.scalar_type() == at::kFloat || actual.scalar_type() == at::kDouble) {
-    double rtol = actual.scalar_type() == at::kFloat ? 1.3e-6 : 1e-7;
-    double atol = actual.scalar_type() == at::kFloat ? 1e-5 : 1e-7;
-    EXPECT_TRUE(at::allclose(actual, expected, rtol, atol, /*equal_nan=*/true))
-        << what << ": largest difference "
-        << (actual - expected).abs().nan_to_num(0).max().item<double>();
+  if (auto tol = tolerances(actual.scalar_type())) {
+    // Compared in double: bf16 and f16 arithmetic would round the test's
+    // own differences.
+    at::Tensor a = actual.to(at::kDouble), e = expected.to(at::kDouble);
+    at::Tensor far = at::isclose(a, e, tol->first, tol->second, /*equal_nan=*/true).logical_not();
+    if (far.any().item<bool>()) {
+      int64_t i = far.flatten().nonzero()[0][0].item<int64_t>();
+      ADD_FAILURE() << what << ": " << far.sum().item<int64_t>() << " elements differ, first "
+                    << a.flatten()[i].item<double>() << " (expected "
+                    << e.flatten()[i].item<double>() << ") at flat index " << i;
+    }
   } else {
     EXPECT_TRUE(at::equal(actual, expected)) << what;
   }
@@ -352,6 +375,192 @@ kernel @k0(%x: tensor<f32, [s0]>, %y: tensor<f32, [s0]>, %i: tensor<i64, [s0]>)
   check(k, {x, at::randn({n}) * 100, at::randint(-10, 10, {n}, at::kLong)}, {{"s0", n}});
 }
 
+/// \p text with every `DT` replaced by \p dtype.
+std::string withDType(llvm::StringRef text, llvm::StringRef dtype) {
+  std::string out = text.str();
+  for (size_t at = out.find("DT"); at != std::string::npos; at = out.find("DT", at))
+    out.replace(at, 2, dtype.str());
+  return out;
+}
+
+/// bf16 and f16 kernels compute each node in f32 and round, as eager does;
+/// numbers with add and sub round to the dtype first, with mul and div not.
+/// The same chain in f32 runs first, as a reference.
+TEST_F(KernelCodegenTest, ReducedFloatPointwise) {
+  for (auto [dtype, type] : {std::pair{"f32", at::kFloat}, std::pair{"bf16", at::kBFloat16},
+                             std::pair{"f16", at::kHalf}}) {
+    SCOPED_TRACE(dtype);
+    const ir::Graph& k = compile(withDType(R"(
+kernel @k0(%x: tensor<DT, [s0, 37]>, %y: tensor<DT, [37]>, %i: tensor<i64, [s0, 1]>)
+    symbols { s0: [1, 4096] } {
+  %0 = aten::add.Tensor(%x, %y, alpha=2) : tensor<DT, [s0, 37]>
+  %1 = aten::mul.Tensor(%0, 0.1) : tensor<DT, [s0, 37]>
+  %2 = aten::sub.Tensor(%1, 0.7) : tensor<DT, [s0, 37]>
+  %3 = aten::div.Tensor(%2, %y) : tensor<DT, [s0, 37]>
+  %4 = aten::gelu.default(%3) : tensor<DT, [s0, 37]>
+  %5 = aten::gelu.default(%x, approximate="tanh") : tensor<DT, [s0, 37]>
+  %6 = aten::tanh.default(%4) : tensor<DT, [s0, 37]>
+  %7 = aten::sigmoid.default(%x) : tensor<DT, [s0, 37]>
+  %8 = aten::exp.default(%x) : tensor<DT, [s0, 37]>
+  %9 = aten::abs.default(%x) : tensor<DT, [s0, 37]>
+  %10 = aten::rsqrt.default(%9) : tensor<DT, [s0, 37]>
+  %11 = aten::gt.Scalar(%x, 0.1) : tensor<bool, [s0, 37]>
+  %12 = aten::where.self(%11, %x, 0.3) : tensor<DT, [s0, 37]>
+  %13 = aten::add.Tensor(%12, %i) : tensor<DT, [s0, 37]>
+  %14 = aten::_to_copy.default(%13, dtype=f32) : tensor<f32, [s0, 37]>
+  %15 = aten::_to_copy.default(%14, dtype=DT) : tensor<DT, [s0, 37]>
+  %16 = aten::clamp.default(%x, -0.5, 0.25) : tensor<DT, [s0, 37]>
+  %17 = aten::div.Tensor(%x, 3) : tensor<DT, [s0, 37]>
+  return (%0, %1, %2, %3, %4, %5, %6, %7, %10, %11, %12, %13, %15, %16, %17)
+}
+)",
+                                           dtype));
+    at::Tensor x = (at::randn({29, 37}) * 3).to(type);
+    x[2][5] = std::numeric_limits<float>::quiet_NaN();
+    at::Tensor y = (at::rand({37}) + 0.5).to(type);
+    check(k, {x, y, at::randint(-300, 300, {29, 1}, at::kLong)}, {{"s0", 29}}, 2);
+  }
+}
+
+/// Reductions over bf16 and f16: torch's softmax decomposition (to f32 and
+/// back), a softmax in the dtype itself, and a layer norm's statistics.
+TEST_F(KernelCodegenTest, ReducedFloatReductions) {
+  for (auto [dtype, type] : {std::pair{"bf16", at::kBFloat16}, std::pair{"f16", at::kHalf}}) {
+    SCOPED_TRACE(dtype);
+    const ir::Graph& k = compile(withDType(R"(
+kernel @k0(%x: tensor<DT, [s0, s1]>)
+    symbols { s0: [1, 4096], s1: [1, 65536] } {
+  %0 = aten::_to_copy.default(%x, dtype=f32) : tensor<f32, [s0, s1]>
+  %1 = aten::amax.default(%0, [-1], true) : tensor<f32, [s0, 1]>
+  %2 = aten::sub.Tensor(%0, %1) : tensor<f32, [s0, s1]>
+  %3 = aten::exp.default(%2) : tensor<f32, [s0, s1]>
+  %4 = aten::sum.dim_IntList(%3, [-1], true) : tensor<f32, [s0, 1]>
+  %5 = aten::div.Tensor(%3, %4) : tensor<f32, [s0, s1]>
+  %6 = aten::_to_copy.default(%5, dtype=DT) : tensor<DT, [s0, s1]>
+  %7 = aten::amax.default(%x, [-1], true) : tensor<DT, [s0, 1]>
+  %8 = aten::sub.Tensor(%x, %7) : tensor<DT, [s0, s1]>
+  %9 = aten::exp.default(%8) : tensor<DT, [s0, s1]>
+  %10 = aten::sum.dim_IntList(%9, [-1], true) : tensor<DT, [s0, 1]>
+  %11 = aten::div.Tensor(%9, %10) : tensor<DT, [s0, s1]>
+  %12 = aten::mean.dim(%x, [-1], true) : tensor<DT, [s0, 1]>
+  %13 = aten::sum.dim_IntList(%x, [-1], false, dtype=f32) : tensor<f32, [s0]>
+  return (%6, %11, %12, %13)
+}
+)",
+                                           dtype));
+    check(k, {(at::randn({13, 1001}) * 4).to(type)}, {{"s0", 13}, {"s1", 1001}}, 3);
+    check(k, {at::randn({3, 7}).to(type)}, {{"s0", 3}, {"s1", 7}});
+  }
+}
+
+/// Runs the compiled one-input kernel \p fn on \p input into a new tensor
+/// of \p type.
+at::Tensor runConversion(KernelFn fn, const at::Tensor& input, at::ScalarType type) {
+  at::Tensor out = at::empty(input.sizes(), at::TensorOptions().dtype(type));
+  std::vector<char*> buffers = {static_cast<char*>(input.data_ptr()),
+                                static_cast<char*>(out.data_ptr())};
+  int64_t n = input.numel();
+  fn(buffers.data(), &n, 0, n);
+  return out;
+}
+
+/// Equal bit for bit where \p expected is a number; NaN where it is NaN
+/// (ATen's scalar and vector conversions differ in a NaN's payload).
+void expectSameBits(const at::Tensor& actual, const at::Tensor& expected, const std::string& what) {
+  at::Tensor nan = expected.isnan();
+  EXPECT_TRUE(at::equal(actual.isnan(), nan)) << what << ": NaN positions differ";
+  at::ScalarType bits = actual.element_size() == 2 ? at::kShort : at::kInt;
+  at::Tensor a = actual.view(bits).masked_fill(nan, 0), e = expected.view(bits).masked_fill(nan, 0);
+  at::Tensor differ = a.ne(e);
+  EXPECT_FALSE(differ.any().item<bool>())
+      << what << ": " << differ.sum().item<int64_t>() << " values differ, first at "
+      << differ.nonzero()[0][0].item<int64_t>();
+}
+
+/// Every bf16 and f16 bit pattern widened to f32, and f32 values around
+/// each of them (ties, just above and below, random bit patterns) rounded
+/// back, against ATen's `.to()`.
+TEST_F(KernelCodegenTest, ReducedFloatConversionsExhaustive) {
+  for (auto [dtype, type] : {std::pair{"bf16", at::kBFloat16}, std::pair{"f16", at::kHalf}}) {
+    SCOPED_TRACE(dtype);
+    at::Tensor all = at::arange(0, 65536, at::kInt).to(at::kShort).view(type);
+    compile(withDType(R"(
+kernel @k0(%x: tensor<DT, [s0]>) symbols { s0: [1, 1000000000] } {
+  %0 = aten::_to_copy.default(%x, dtype=f32) : tensor<f32, [s0]>
+  return %0
+}
+)",
+                      dtype));
+    at::Tensor wide = runConversion(fn_, all, at::kFloat);
+    expectSameBits(wide, all.to(at::kFloat), "widened");
+
+    compile(withDType(R"(
+kernel @k0(%x: tensor<f32, [s0]>) symbols { s0: [1, 1000000000] } {
+  %0 = aten::_to_copy.default(%x, dtype=DT) : tensor<DT, [s0]>
+  return %0
+}
+)",
+                      dtype));
+    // Offsets in f32 bits from each exact value: half an ulp of the narrow
+    // type (a tie) and its neighbours, for normals of either type.
+    int32_t halfUlp = type == at::kBFloat16 ? 0x8000 : 0x1000;
+    at::Tensor base = all.to(at::kFloat).view(at::kInt);
+    std::vector<at::Tensor> parts = {base};
+    for (int32_t offset : {1, halfUlp - 1, halfUlp, halfUlp + 1, 2 * halfUlp - 1})
+      parts.push_back(base + offset);
+    parts.push_back(at::randint(std::numeric_limits<int32_t>::min(),
+                                std::numeric_limits<int32_t>::max(), {1 << 20}, at::kInt));
+    // f16 subnormals and the overflow threshold in f32 steps.
+    parts.push_back(at::arange(0, 0x38800000 + 4096, 997, at::kInt));
+    parts.push_back(at::arange(0x477fe000, 0x47800100, 1, at::kInt));
+    at::Tensor inputs = at::cat(parts).view(at::kFloat);
+    expectSameBits(runConversion(fn_, inputs, type), inputs.to(type), "rounded");
+  }
+}
+
+/// The O3-optimized module of a bf16/f16 kernel calls nothing: conversions
+/// are integer operations, never `half` (whose conversions become library
+/// calls on CPUs without F16C).
+TEST_F(KernelCodegenTest, ReducedFloatKernelsCallNothing) {
+  sm_ = std::make_unique<llvm::SourceMgr>();
+  sm_->AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(R"(
+kernel @k0(%x: tensor<f16, [s0]>, %y: tensor<bf16, [s0]>) symbols { s0: [1, 4096] } {
+  %0 = aten::_to_copy.default(%x, dtype=bf16) : tensor<bf16, [s0]>
+  %1 = aten::mul.Tensor(%0, %y) : tensor<bf16, [s0]>
+  %2 = aten::_to_copy.default(%1, dtype=f16) : tensor<f16, [s0]>
+  %3 = aten::exp.default(%2) : tensor<f16, [s0]>
+  return %3
+}
+)",
+                                                               "kernel.dync"),
+                          llvm::SMLoc());
+  module_ = llvm::cantFail(ir::parseModule(*sm_, ctx_));
+  const ir::Graph& kernel = *module_->kernels().front();
+  llvm::LLVMContext context;
+  llvm::Module module("kernel", context);
+  llvm::cantFail(codegen::emitKernel(module, kernel, codegen::kernelSymbol(kernel)));
+  // A baseline x86-64 (no F16C) where the host is x86, else the host.
+  auto jtmb = llvm::cantFail(llvm::orc::JITTargetMachineBuilder::detectHost());
+  if (jtmb.getTargetTriple().isX86()) {
+    jtmb.setCPU("x86-64");
+    jtmb.getFeatures() = llvm::SubtargetFeatures();
+  }
+  auto tm = llvm::cantFail(jtmb.createTargetMachine());
+  module.setDataLayout(tm->createDataLayout());
+  module.setTargetTriple(tm->getTargetTriple().str());
+  codegen::optimizeKernelModule(module, *tm);
+  for (const llvm::Function& fn : module.functions())
+    EXPECT_TRUE(!fn.isDeclaration() || fn.isIntrinsic()) << fn.getName().str();
+  for (const llvm::Function& fn : module.functions())
+    for (const llvm::BasicBlock& block : fn)
+      for (const llvm::Instruction& inst : block) {
+        EXPECT_FALSE(inst.getType()->getScalarType()->isHalfTy()) << "half in the kernel";
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst)) {
+          EXPECT_TRUE(call->getCalledFunction() && call->getCalledFunction()->isIntrinsic());
+        }
+      }
+}
+
 /// The way a graph function calls a kernel: outputs from the shim's
 /// empty_strided, slices from the shim's parallel_for on torch's pool.
 TEST_F(KernelCodegenTest, ThroughShimParallelFor) {
@@ -454,7 +663,8 @@ TEST(KernelOpTable, TagsAndLowerings) {
     if (ir::isReduction(element))
       continue;
     bool lowered = false;
-    for (ir::DType dtype : {ir::DType::F32, ir::DType::F64, ir::DType::I64, ir::DType::Bool}) {
+    for (ir::DType dtype : {ir::DType::F32, ir::DType::F64, ir::DType::BF16, ir::DType::F16,
+                            ir::DType::I64, ir::DType::Bool}) {
       codegen::TypedValue v{llvm::UndefValue::get(codegen::computeType(context, dtype)), dtype};
       ir::DType result =
           ir::isComparison(element) || ir::isLogical(element) ? ir::DType::Bool : dtype;

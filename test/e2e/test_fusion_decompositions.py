@@ -329,3 +329,77 @@ def test_variance_matches_eager(run_dync, tmp_path, entry, extra, target, calls)
     assert ran.returncode == 0, ran.stderr
     hits, misses, reason = json.loads(ran.stdout.strip().splitlines()[-1])
     assert misses == 0 and hits >= 1, reason
+
+
+# --- bf16 and f16 in kernels --------------------------------------------------
+#
+# Kernels load and store bf16 and f16 and compute each node in float32,
+# rounding its result as eager does per operator (docs/kernels.md). Each
+# function is exported at -O1; the whole entry must become kernel calls (no
+# ATen call left in the graph, the conversions at the ends included), and the
+# artifact must give eager's values (assert_close's tolerances for the dtype).
+
+LOW = textwrap.dedent("""
+    import torch
+    import torch.nn.functional as F
+
+
+    def softmax(x):
+        return torch.softmax(x, -1)
+
+
+    def chain(x, y):
+        return torch.sigmoid(x * 0.5 + y) * x - 1.25
+
+
+    def gelu(x):
+        # A lone operator stays an ATen call: fusion needs a chain.
+        h = F.gelu(x) * 1.5
+        return F.gelu(h - x, approximate="tanh")
+
+
+    def rows(dtype):
+        torch.manual_seed(6)
+        return (torch.randn(6, 40).mul(4).to(dtype),)
+
+
+    def pair(dtype):
+        torch.manual_seed(7)
+        return (torch.randn(6, 40).mul(3).to(dtype), torch.randn(40).to(dtype))
+
+
+    for _name in ("bfloat16", "float16"):
+        globals()["rows_" + _name] = lambda d=getattr(torch, _name): rows(d)
+        globals()["pair_" + _name] = lambda d=getattr(torch, _name): pair(d)
+""")
+
+LOW_CASES = [
+    # (entry, example function without its dtype suffix)
+    ("softmax", "rows"),
+    ("chain", "pair"),
+    ("gelu", "rows"),
+]
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("entry,example", LOW_CASES, ids=[c[0] for c in LOW_CASES])
+def test_low_precision_kernels_match_eager(run_dync, tmp_path, entry, example, dtype):
+    (tmp_path / "low.py").write_text(LOW)
+    out = tmp_path / "low-artifact.so"
+    example = f"{example}_{dtype}"
+    done = run_dync("-v", "export", f"{tmp_path / 'low.py'}:{entry}", "-o", out,
+                    "--emit=optimized-graph", "--example", example)
+    assert done.returncode == 0, done.stderr
+    assert "runs as ATen calls" not in done.stderr, done.stderr
+    graph = done.stdout
+    short = {"bfloat16": "bf16", "float16": "f16"}[dtype]
+    assert "kernel @k0" in graph and f"tensor<{short}," in graph, graph
+    entry_graph = graph[graph.index("graph @"):]
+    assert "aten::" not in entry_graph, graph
+    source = NORM_RUNNER.replace("import norms", "import low").format(
+        package=PACKAGE_DIR, folder=str(tmp_path), target=f"low.{entry}",
+        calls=f"[low.{example}()]", artifact=str(out), entry=entry)
+    ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    hits, misses, reason = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert misses == 0 and hits >= 1, reason
