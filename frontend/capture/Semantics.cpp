@@ -431,6 +431,26 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
 // Items.
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// Whether subscripting \p object only builds a type annotation: a typing
+/// construct (`typing.List`, `typing.Optional`, `types.GenericAlias`) or a
+/// class with __class_getitem__ (`list`, `tuple`, `dict`).
+bool isAnnotationFactory(PyObject* object) {
+  if (PyType_Check(object))
+    return PyObject_HasAttrString(object, "__class_getitem__");
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
+  PyRef module = PyRef::steal(PyObject_GetAttrString(type, "__module__"));
+  if (!module) {
+    PyErr_Clear();
+    return false;
+  }
+  std::optional<std::string> name = python::utf8Of(module.get());
+  return name && (*name == "typing" || *name == "types");
+}
+
+} // namespace
+
 llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValuePtr& key) {
   if (base->isTensor())
     return callOracle(operatorFunction("getitem"), {base, key}, {});
@@ -516,6 +536,19 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
     if (!value)
       return pythonError("slicing");
     return value;
+  }
+  if (PyObject* real = base->realObject(); real && isAnnotationFactory(real)) {
+    // A type annotation evaluated while capturing (`List[int]` in
+    // `torch.jit.annotate(List[int], [])`, `Optional[Tensor]`, `list[int]`):
+    // subscripting a typing construct or a class's __class_getitem__ builds
+    // another annotation and runs no user code, so it is evaluated.
+    llvm::Expected<PyRef> index = toPython(key);
+    if (!index)
+      return index.takeError();
+    PyRef value = PyRef::steal(PyObject_GetItem(real, index->get()));
+    if (!value)
+      return pythonError("subscripting " + typeNameOf(base));
+    return wrapReal(value.get(), nullptr);
   }
   return captureError("indexing a " + typeNameOf(base) + " with a " + spelling(key->kind) +
                       " value is not supported");
