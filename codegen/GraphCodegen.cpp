@@ -89,9 +89,11 @@ const ShimFnInfo shimFns[] = {
     {DYNC_FIELD(tensor_empty_strided), 'i', "pplip"},
     {DYNC_FIELD(parallel_for), 'i', "lllpp"},
     {DYNC_FIELD(tensor_view_storage), 'i', "ppplip"},
+    {DYNC_FIELD(tensor_info), 'i', "pp"},
+    {DYNC_FIELD(py_length), 'l', "p"},
 };
 #undef DYNC_FIELD
-static_assert(std::size(shimFns) == static_cast<size_t>(ShimFn::TensorViewStorage) + 1,
+static_assert(std::size(shimFns) == static_cast<size_t>(ShimFn::PyLength) + 1,
               "one entry per ShimFn, in order");
 
 /// The table's size before fields were first appended (ABI version 1 as
@@ -146,6 +148,36 @@ llvm::CallInst* ShimModule::call(IRBuilder<>& b, ShimFn fn, llvm::ArrayRef<Value
   llvm::Value* callee = load(b, fn);
   llvm::FunctionType* type = shimFnType(context(), info);
   return b.CreateCall(type, callee, args, type->getReturnType()->isVoidTy() ? "" : name);
+}
+
+llvm::StructType* ShimModule::tensorInfoType() {
+  static constexpr llvm::StringLiteral name = "dync_tensor_info";
+  if (llvm::StructType* existing = llvm::StructType::getTypeByName(context(), name))
+    return existing;
+  llvm::Type* ptr = llvm::PointerType::getUnqual(context());
+  llvm::Type* i32 = llvm::Type::getInt32Ty(context());
+  return llvm::StructType::create(
+      context(), {ptr, ptr, llvm::Type::getInt64Ty(context()), i32, i32, i32, i32, i32, i32}, name);
+}
+
+// The LLVM struct above must lay out as the C one.
+static_assert(offsetof(dync_tensor_info, strides) == 8 && offsetof(dync_tensor_info, dim) == 16 &&
+                  offsetof(dync_tensor_info, dtype) == 24 &&
+                  offsetof(dync_tensor_info, device_type) == 28 &&
+                  offsetof(dync_tensor_info, device_index) == 32 &&
+                  offsetof(dync_tensor_info, requires_grad) == 36 &&
+                  offsetof(dync_tensor_info, is_contiguous) == 40 && sizeof(dync_tensor_info) == 48,
+              "dync_tensor_info's layout");
+
+llvm::Value* ShimModule::readTensorInfo(IRBuilder<>& b, llvm::Value* tensor, llvm::Value* info) {
+  return call(b, ShimFn::TensorInfo, {tensor, info}, "info.ok");
+}
+
+llvm::Value* ShimModule::tensorInfoField(IRBuilder<>& b, llvm::Value* info, TensorInfoField field,
+                                         const llvm::Twine& name) {
+  llvm::StructType* type = tensorInfoType();
+  unsigned index = static_cast<unsigned>(field);
+  return b.CreateLoad(type->getElementType(index), b.CreateStructGEP(type, info, index), name);
 }
 
 llvm::GlobalVariable* ShimModule::op(llvm::StringRef name) {
@@ -1273,17 +1305,20 @@ llvm::Error GraphEmitter::checkLayout(const ir::Node& node, unsigned index, Valu
                      ref.node->name() +
                      (ref.index ? "#" + std::to_string(*ref.index) : std::string()) + ")";
   size_t rank = type.sizes().size();
-  Value* dim = shim_.call(b_, ShimFn::TensorDim, {handle}, "dim");
+  // One shim call reads every field checked below.
+  llvm::AllocaInst* info = entryAlloca(shim_.tensorInfoType(), nullptr, "info");
+  checkOrFail(b_.CreateICmpEQ(shim_.readTensorInfo(b_, handle, info), b_.getInt32(0)),
+              failBlock(what + " has no plain sizes and strides", nullptr), "info.ok");
+  Value* dim = shim_.tensorInfoField(b_, info, TensorInfoField::Dim, "dim");
   checkOrFail(b_.CreateICmpNE(dim, b_.getInt64(rank)),
               failBlock(what + " does not have " + llvm::Twine(rank) + " dimensions", nullptr),
               "rank.ok");
-  Value* bad =
-      b_.CreateOr(b_.CreateICmpNE(shim_.call(b_, ShimFn::TensorDType, {handle}, "dtype"),
-                                  b_.getInt32(dtypeNumber(type.dtype()))),
-                  b_.CreateICmpNE(shim_.call(b_, ShimFn::TensorDeviceType, {handle}, "device"),
-                                  b_.getInt32(DYNC_DEVICE_CPU)));
-  Value* sizes = shim_.call(b_, ShimFn::TensorSizes, {handle}, "sizes");
-  Value* strides = shim_.call(b_, ShimFn::TensorStrides, {handle}, "strides");
+  Value* dtype = shim_.tensorInfoField(b_, info, TensorInfoField::DType, "dtype");
+  Value* device = shim_.tensorInfoField(b_, info, TensorInfoField::DeviceType, "device");
+  Value* bad = b_.CreateOr(b_.CreateICmpNE(dtype, b_.getInt32(dtypeNumber(type.dtype()))),
+                           b_.CreateICmpNE(device, b_.getInt32(DYNC_DEVICE_CPU)));
+  Value* sizes = shim_.tensorInfoField(b_, info, TensorInfoField::Sizes, "sizes");
+  Value* strides = shim_.tensorInfoField(b_, info, TensorInfoField::Strides, "strides");
   for (size_t d = 0; d < rank; ++d) {
     llvm::Expected<Value*> size = emitSym(&node, type.sizes()[d]);
     if (!size)
@@ -1455,12 +1490,30 @@ llvm::Error GraphEmitter::emitKernelCall(const ir::Node& node, unsigned position
   llvm::Expected<Value*> grain = grainSize(node, *kernel, *extent);
   if (!grain)
     return grain.takeError();
+  // A range no longer than one grain runs here, on the calling thread, as
+  // at::parallel_for would run it too; calling the trampoline directly
+  // saves the trip through the shim and ATen's thread-pool bookkeeping,
+  // which costs as much as a small kernel's work.
+  llvm::Function* run = trampoline(kernelSymbol(*kernel));
+  auto* inlineBlock = llvm::BasicBlock::Create(ctx_, "inline." + node.name(), fn_);
+  auto* inlineRun = llvm::BasicBlock::Create(ctx_, "inline.run." + node.name(), fn_);
+  auto* parallelBlock = llvm::BasicBlock::Create(ctx_, "parallel." + node.name(), fn_);
+  b_.CreateCondBr(b_.CreateICmpSLE(*extent, *grain, "small." + node.name()), inlineBlock,
+                  parallelBlock);
+  b_.SetInsertPoint(parallelBlock);
   Value* status =
-      shim_.call(b_, ShimFn::ParallelFor,
-                 {b_.getInt64(0), *extent, *grain, trampoline(kernelSymbol(*kernel)), context},
+      shim_.call(b_, ShimFn::ParallelFor, {b_.getInt64(0), *extent, *grain, run, context},
                  "status." + node.name());
   checkOrFail(b_.CreateICmpNE(status, b_.getInt32(DYNC_OK)),
               failBlock(nodePrefix(node), nullptr, /*shimError=*/true), "called." + node.name());
+  llvm::BasicBlock* called = b_.GetInsertBlock();
+  // An empty range runs nothing, as parallel_for does.
+  b_.SetInsertPoint(inlineBlock);
+  b_.CreateCondBr(b_.CreateICmpSGT(*extent, b_.getInt64(0)), inlineRun, called);
+  b_.SetInsertPoint(inlineRun);
+  b_.CreateCall(run, {context, b_.getInt64(0), *extent});
+  b_.CreateBr(called);
+  b_.SetInsertPoint(called);
   releaseDead(node, position);
   return llvm::Error::success();
 }

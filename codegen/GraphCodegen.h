@@ -83,6 +83,22 @@ enum class ShimFn {
   TensorEmptyStrided,
   ParallelFor,
   TensorViewStorage,
+  // One call for what guards and layout checks read of a tensor.
+  TensorInfo,
+  // len() of an exact list, tuple or dict, for `length` guards.
+  PyLength,
+};
+
+/// The fields of dync_tensor_info (runtime/shim/dync_shim.h), in order.
+enum class TensorInfoField {
+  Sizes,
+  Strides,
+  Dim,
+  DType,
+  DeviceType,
+  DeviceIndex,
+  RequiresGrad,
+  IsContiguous
 };
 
 /// State every graph of one artifact shares: the global holding the shim
@@ -102,6 +118,14 @@ public:
   /// runtime left the slot empty, as it does for the Python fields in a
   /// process without Python).
   llvm::Value* load(llvm::IRBuilder<>& b, ShimFn fn);
+  /// Calls tensor_info on \p tensor into \p info (an alloca of
+  /// tensorInfoType()); the result is 1 when the fields were read.
+  llvm::Value* readTensorInfo(llvm::IRBuilder<>& b, llvm::Value* tensor, llvm::Value* info);
+  /// dync_tensor_info as an LLVM struct.
+  llvm::StructType* tensorInfoType();
+  /// Loads \p field of the dync_tensor_info at \p info.
+  llvm::Value* tensorInfoField(llvm::IRBuilder<>& b, llvm::Value* info, TensorInfoField field,
+                               const llvm::Twine& name = "");
   /// The global that init fills with the handle of \p op
   /// (`aten::addmm.default`); created on first use.
   llvm::GlobalVariable* op(llvm::StringRef op);

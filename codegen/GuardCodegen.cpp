@@ -89,12 +89,23 @@ private:
   llvm::Error emitTensor(const ir::Guard& guard, Value* object, const std::string& text);
   llvm::Error emitEquals(const ir::Guard& guard, Value* object, const std::string& text);
   llvm::Error emitAssumptions();
+  /// The dync_tensor_info every tensor guard reads into, in turn: each
+  /// guard loads the fields it checks before the next one calls.
+  Value* infoAlloca() {
+    if (!info_) {
+      llvm::BasicBlock& entry = fn_->getEntryBlock();
+      llvm::IRBuilder<> allocas(&entry, entry.begin());
+      info_ = allocas.CreateAlloca(shim_.tensorInfoType(), nullptr, "info");
+    }
+    return info_;
+  }
 
   ShimModule& shim_;
   const ir::Graph& graph_;
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
+  llvm::AllocaInst* info_ = nullptr;
   llvm::BasicBlock* miss_ = nullptr;
   llvm::PHINode* missReason_ = nullptr;
   llvm::MDNode* unlikely_ = nullptr;
@@ -326,11 +337,16 @@ llvm::Error GuardEmitter::emitTensor(const ir::Guard& guard, Value* object,
 
   Value* t = shim_.call(b_, ShimFn::TensorBorrowFromPyObject, {object}, "tensor");
   require(b_.CreateIsNotNull(t), text + ": not a tensor");
+  // Every field checked below comes from this one call.
+  Value* info = infoAlloca();
+  require(b_.CreateICmpNE(shim_.readTensorInfo(b_, t, info), b_.getInt32(0)),
+          text + ": not a tensor with plain sizes and strides");
 
   int dtype = dtypeNumber(type.dtype());
   if (dtype < 0)
     return error(text + ": the dtype " + ir::spelling(type.dtype()) + " has no shim number");
-  require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::TensorDType, {t}, "dtype"), b_.getInt32(dtype)),
+  require(b_.CreateICmpEQ(shim_.tensorInfoField(b_, info, TensorInfoField::DType, "dtype"),
+                          b_.getInt32(dtype)),
           text + ": dtype is not " + ir::spelling(type.dtype()));
 
   ir::Device device = type.device();
@@ -347,20 +363,22 @@ llvm::Error GuardEmitter::emitTensor(const ir::Guard& guard, Value* object,
                  " tensors are not supported yet");
   }
   std::string deviceText = textOf(device);
-  require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::TensorDeviceType, {t}, "device"),
+  require(b_.CreateICmpEQ(shim_.tensorInfoField(b_, info, TensorInfoField::DeviceType, "device"),
                           b_.getInt32(deviceType)),
           text + ": device is not " + deviceText);
   // A device written without an index (`cpu`) matches any index.
   if (device.index >= 0)
-    require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::TensorDeviceIndex, {t}, "device.index"),
-                            b_.getInt32(device.index)),
+    require(b_.CreateICmpEQ(
+                shim_.tensorInfoField(b_, info, TensorInfoField::DeviceIndex, "device.index"),
+                b_.getInt32(device.index)),
             text + ": device is not " + deviceText);
 
   size_t rank = type.sizes().size();
-  require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::TensorDim, {t}, "dim"), b_.getInt64(rank)),
+  require(b_.CreateICmpEQ(shim_.tensorInfoField(b_, info, TensorInfoField::Dim, "dim"),
+                          b_.getInt64(rank)),
           text + ": dim() is not " + std::to_string(rank));
 
-  Value* sizes = rank ? shim_.call(b_, ShimFn::TensorSizes, {t}, "sizes") : nullptr;
+  Value* sizes = rank ? shim_.tensorInfoField(b_, info, TensorInfoField::Sizes, "sizes") : nullptr;
   for (unsigned d = 0; d < rank; ++d) {
     ir::SymExpr expected = type.sizes()[d];
     std::string dim = "size(" + std::to_string(d) + ")";
@@ -380,11 +398,12 @@ llvm::Error GuardEmitter::emitTensor(const ir::Guard& guard, Value* object,
   }
 
   if (type.hasContiguousStrides()) {
-    require(b_.CreateICmpNE(shim_.call(b_, ShimFn::TensorIsContiguous, {t}, "contiguous"),
-                            b_.getInt32(0)),
+    require(b_.CreateICmpNE(
+                shim_.tensorInfoField(b_, info, TensorInfoField::IsContiguous, "contiguous"),
+                b_.getInt32(0)),
             text + ": not contiguous");
   } else {
-    Value* strides = shim_.call(b_, ShimFn::TensorStrides, {t}, "strides");
+    Value* strides = shim_.tensorInfoField(b_, info, TensorInfoField::Strides, "strides");
     for (unsigned d = 0; d < rank; ++d) {
       std::string dim = "stride(" + std::to_string(d) + ")";
       Value* actual = b_.CreateLoad(
@@ -395,8 +414,9 @@ llvm::Error GuardEmitter::emitTensor(const ir::Guard& guard, Value* object,
     }
   }
 
-  require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::TensorRequiresGrad, {t}, "requires_grad"),
-                          b_.getInt32(type.requiresGrad() ? 1 : 0)),
+  require(b_.CreateICmpEQ(
+              shim_.tensorInfoField(b_, info, TensorInfoField::RequiresGrad, "requires_grad"),
+              b_.getInt32(type.requiresGrad() ? 1 : 0)),
           text + ": requires_grad is not " + (type.requiresGrad() ? "true" : "false"));
   return llvm::Error::success();
 }
@@ -477,6 +497,12 @@ llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
     return emitEquals(guard, *object, text);
   case ir::GuardKind::None:
     require(b_.CreateICmpNE(shim_.call(b_, ShimFn::PyIsNone, {*object}, "is_none"), b_.getInt32(0)),
+            text);
+    return llvm::Error::success();
+  case ir::GuardKind::Length:
+    // -1 (not an exact list, tuple or dict) never equals a length.
+    require(b_.CreateICmpEQ(shim_.call(b_, ShimFn::PyLength, {*object}, "length"),
+                            b_.getInt64(guard.length)),
             text);
     return llvm::Error::success();
   default:

@@ -9,6 +9,7 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TorchSize.h"
 #include "frontend/python/PyStrings.h"
 
 namespace dync::capture {
@@ -982,6 +983,8 @@ llvm::Error registerBuiltinHandlers(Interpreter& interp) {
     // itself.
     addBuiltin(interp, object->get(), row.handler);
   }
+  if (llvm::Error error = registerSizeHandlers(interp))
+    return error;
   return registerInstanceHandlers(interp);
 }
 

@@ -9,6 +9,7 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TorchSize.h"
 #include "frontend/python/PyStrings.h"
 
 namespace dync::capture {
@@ -348,6 +349,8 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
       return known->second.second;
     return wrapReal(referent, nullptr);
   }
+  if (object == types_.size.get())
+    return constructSize(*this, args, kwargs);
   if (PyType_Check(object)) {
     if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
                          reinterpret_cast<PyTypeObject*>(types_.module.get())))

@@ -6,7 +6,6 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/python/PyStrings.h"
-#include "llvm/ADT/ScopeExit.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Path.h"
@@ -319,6 +318,14 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
     guards_.add(typeGuard(source, type));
   SourcePtr itemsSource =
       PyTuple_CheckExact(object) || PyList_CheckExact(object) ? source : nullptr;
+  // Capture reads an exact container's items one by one, each through its
+  // own source: pin the type and the length too, so that a call with more
+  // or fewer items (or a dict with other keys) misses the guards rather than
+  // running a graph that saw another container.
+  if (source && (itemsSource || PyDict_CheckExact(object))) {
+    guards_.add(typeGuard(source, type));
+    guards_.add(Guard::lengthIs(source, PyObject_Length(object)));
+  }
   if (PyTuple_Check(object)) {
     std::vector<ValuePtr> items;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(object); ++i) {

@@ -10,6 +10,7 @@
 #include "frontend/capture/DictReads.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TorchSize.h"
 #include "frontend/python/PyStrings.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -385,6 +386,8 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
         return pythonError("reading attribute '" + name + "' of " + qualifiedTypeName(type->get()));
       return wrapReal(method.get(), nullptr);
     }
+    if (isSymbolicSize(*this, base))
+      return symbolicSizeMethod(*this, base, name);
     return captureError("method '" + name + "' of " + qualifiedTypeName(type->get()) +
                         " is not supported");
   }

@@ -23,6 +23,8 @@ llvm::StringRef spelling(GuardKind kind) {
     return "default_dtype";
   case GuardKind::Version:
     return "version";
+  case GuardKind::Length:
+    return "length";
   }
   return "?";
 }
@@ -81,6 +83,14 @@ Guard Guard::versionIs(std::string of, std::string version) {
   return guard;
 }
 
+Guard Guard::lengthIs(SourcePtr source, int64_t length) {
+  Guard guard;
+  guard.kind = GuardKind::Length;
+  guard.source = std::move(source);
+  guard.length = length;
+  return guard;
+}
+
 /// One part of a `module:qualname` type name: bare when it is made of the
 /// characters Python's dotted names (and `<locals>`) use, else quoted.
 static void printTypeNamePart(llvm::raw_ostream& os, llvm::StringRef part) {
@@ -123,6 +133,9 @@ void Guard::print(llvm::raw_ostream& os) const {
   case GuardKind::Version:
     os << ' ' << versionOf << ' ';
     printQuoted(os, version);
+    return;
+  case GuardKind::Length:
+    os << " : " << length;
     return;
   }
 }

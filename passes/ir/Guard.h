@@ -29,7 +29,10 @@
 // requires_grad. The graph's symbol ranges and relations are then checked
 // on the bound values. `equals` compares with a constant of the type the
 // literal has (bool, int, float, str: an exact type check, then the value).
-// `type` compares the object's type's __module__ and __qualname__, written
+// `length` compares len() of an exact list, tuple or dict (any other type
+// fails), so that a container input that grew or shrank is not read as the
+// one captured. `type` compares the object's type's __module__ and
+// __qualname__, written
 // `module:qualname` as entry points are (each part quoted when it is not made
 // of `[A-Za-z0-9_.<>$]`). A source that cannot be evaluated (a missing key, an
 // index out of range, a container of another type) fails its guard.
@@ -66,10 +69,12 @@ enum class GuardKind : uint8_t {
   /// The `versionOf` component ("torch", "python") was `version` at
   /// capture. Checked when the artifact loads, not per call.
   Version,
+  /// The value is an exact list, tuple or dict of `length` items.
+  Length,
 };
 
 /// `tensor`, `type`, `equals`, `none`, `grad_mode`, `default_dtype`,
-/// `version`.
+/// `version`, `length`.
 llvm::StringRef spelling(GuardKind kind);
 
 struct Guard {
@@ -81,6 +86,7 @@ struct Guard {
   static Guard gradMode(bool enabled);
   static Guard defaultDType(DType dtype);
   static Guard versionIs(std::string of, std::string version);
+  static Guard lengthIs(SourcePtr source, int64_t length);
 
   GuardKind kind = GuardKind::None;
   /// Null for GradMode, DefaultDType and Version.
@@ -91,6 +97,7 @@ struct Guard {
   bool flag = false;
   DType dtype{};
   std::string versionOf, version;
+  int64_t length = 0;
   /// Where the guard was written, when parsed from text.
   llvm::SMLoc loc;
 

@@ -497,7 +497,8 @@ bool Parser::parseGuards(Module& module) {
 bool Parser::parseGuard(GuardSet& guards) {
   llvm::SMLoc loc = tok_.loc();
   if (!tok_.is(Token::Identifier))
-    return expected("a guard (tensor, type, equals, none, grad_mode, default_dtype, version) or "
+    return expected("a guard (tensor, type, equals, none, length, grad_mode, default_dtype, "
+                    "version) or "
                     "'}'"),
            false;
   llvm::StringRef word = tok_.spelling;
@@ -513,11 +514,21 @@ bool Parser::parseGuard(GuardSet& guards) {
   };
 
   Guard guard;
-  if (word == "tensor" || word == "type" || word == "equals" || word == "none") {
+  if (word == "tensor" || word == "type" || word == "equals" || word == "none" ||
+      word == "length") {
     SourcePtr source = guardSource();
     if (!source)
       return false;
-    if (word == "none") {
+    if (word == "length") {
+      if (!expect(Token::Colon, ":"))
+        return false;
+      if (!tok_.is(Token::Integer))
+        return expected("the length, a non-negative integer"), false;
+      std::optional<int64_t> length = parseIntegerLiteral(/*negative=*/false);
+      if (!length)
+        return false;
+      guard = Guard::lengthIs(std::move(source), *length);
+    } else if (word == "none") {
       guard = Guard::none(std::move(source));
     } else if (word == "type") {
       if (!tok_.is(Token::Colon))
@@ -591,8 +602,8 @@ bool Parser::parseGuard(GuardSet& guards) {
     consume();
   } else {
     return error(loc, "unknown guard '" + word +
-                          "' (expected tensor, type, equals, none, grad_mode, default_dtype or "
-                          "version)"),
+                          "' (expected tensor, type, equals, none, length, grad_mode, "
+                          "default_dtype or version)"),
            false;
   }
   guard.loc = loc;

@@ -391,7 +391,8 @@ private:
       guard.print(os);
       os << "'";
       bool sourced = guard.kind == GuardKind::Tensor || guard.kind == GuardKind::Type ||
-                     guard.kind == GuardKind::Equals || guard.kind == GuardKind::None;
+                     guard.kind == GuardKind::Equals || guard.kind == GuardKind::None ||
+                     guard.kind == GuardKind::Length;
       if (sourced != bool(guard.source)) {
         report(loc, what + (sourced ? " has no source" : " takes no source"));
       } else if (guard.source) {
@@ -425,6 +426,10 @@ private:
       case GuardKind::Version:
         if (!isIdentifier(guard.versionOf))
           report(loc, what + ": '" + guard.versionOf + "' is not an identifier");
+        break;
+      case GuardKind::Length:
+        if (guard.length < 0)
+          report(loc, what + ": a length is not negative");
         break;
       case GuardKind::None:
       case GuardKind::GradMode:

@@ -22,6 +22,7 @@
 
 #include "runtime/python/FrameAccess.h"
 
+#include <iterator>
 #include <unordered_map>
 
 namespace dync::python {
@@ -101,6 +102,33 @@ PyObject* rewrittenFunctionFor(const Binding& b, PyObject* original) {
   return fn;
 }
 
+// The argument array of a vectorcall, on the stack when it is short.
+class ArgumentArray {
+public:
+  explicit ArgumentArray(size_t capacity) {
+    if (capacity > std::size(local_)) {
+      heap_.reserve(capacity);
+      data_ = heap_.data();
+    }
+  }
+  void push_back(PyObject* o) {
+    if (data_ == local_)
+      local_[size_] = o;
+    else
+      heap_.push_back(o);
+    ++size_;
+  }
+  PyObject** data() { return data_; }
+  size_t size() const { return size_; }
+  PyObject*& operator[](size_t i) { return data_[i]; }
+
+private:
+  PyObject* local_[16];
+  std::vector<PyObject*> heap_;
+  PyObject** data_ = local_;
+  size_t size_ = 0;
+};
+
 // Calls the rewritten code with the arguments bound in `view`'s frame:
 // positional parameters and *args positionally, keyword-only parameters and
 // **kwargs by name. Every parameter is passed, so defaults play no part.
@@ -122,8 +150,8 @@ PyObject* callRewritten(const Binding& b, const dync_frame_view& view) {
   Py_ssize_t numVarargs = varargs ? PyTuple_GET_SIZE(varargs) : 0;
   Py_ssize_t numVarkw = varkw ? PyDict_GET_SIZE(varkw) : 0;
   Py_ssize_t numPositional = argc + numVarargs;
-  std::vector<PyObject*> args;
-  args.reserve(static_cast<size_t>(numPositional + kwonly + numVarkw) + 1);
+  // On the stack for the usual few arguments; this runs on every hit.
+  ArgumentArray args(static_cast<size_t>(numPositional + kwonly + numVarkw) + 1);
   // Slot 0 is left free for PY_VECTORCALL_ARGUMENTS_OFFSET.
   args.push_back(nullptr);
   for (int i = 0; i < argc; ++i)

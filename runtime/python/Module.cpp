@@ -18,6 +18,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,22 @@ PyObject* str(const char* s) { return PyUnicode_FromString(s ? s : ""); }
 // Graph: one compiled graph as a Python callable.
 //===----------------------------------------------------------------------===//
 
+// An array of `n` value-initialized T, on the stack when n <= N: a graph
+// call's argument and result arrays, which would otherwise be three heap
+// allocations per call.
+template <typename T, size_t N> class CallArray {
+public:
+  explicit CallArray(size_t n)
+      : data_(n <= N ? local_ : (heap_ = std::make_unique<T[]>(n)).get()) {}
+  T* data() { return data_; }
+  T& operator[](size_t i) { return data_[i]; }
+
+private:
+  T local_[N] = {};
+  std::unique_ptr<T[]> heap_;
+  T* data_;
+};
+
 struct GraphObject {
   PyObject ob_base;
   vectorcallfunc vectorcall;
@@ -94,7 +111,7 @@ PyObject* Graph_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
                  expected, graph.num_inputs, graph.num_int_inputs, nargs);
     return nullptr;
   }
-  std::vector<dync_tensor*> inputs(graph.num_inputs);
+  CallArray<dync_tensor*, 32> inputs(graph.num_inputs);
   for (uint32_t i = 0; i < graph.num_inputs; ++i) {
     // Borrowed: the argument objects outlive the call.
     inputs[i] = const_cast<dync_tensor*>(dync_tensor_borrow_from_pyobject(args[i]));
@@ -106,25 +123,28 @@ PyObject* Graph_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
       return nullptr;
     }
   }
-  std::vector<int64_t> ints(graph.num_int_inputs);
+  CallArray<int64_t, 16> ints(graph.num_int_inputs);
   for (uint32_t i = 0; i < graph.num_int_inputs; ++i) {
     ints[i] = PyLong_AsLongLong(args[graph.num_inputs + i]);
     if (ints[i] == -1 && PyErr_Occurred())
       return nullptr;
   }
-  std::vector<dync_tensor*> outputs(graph.num_outputs, nullptr);
-  char error[1024] = {0};
+  CallArray<dync_tensor*, 16> outputs(graph.num_outputs);
+  // Only the terminator: clearing the whole buffer on every call is work the
+  // success path never reads.
+  char error[1024];
+  error[0] = 0;
   int status;
   // Kernels run without the GIL; the library stays loaded because this
   // object holds it.
   Py_BEGIN_ALLOW_THREADS;
-  status = graph.run(inputs.data(), inputs.size(), ints.data(), ints.size(), outputs.data(),
-                     outputs.size(), error, sizeof(error));
+  status = graph.run(inputs.data(), graph.num_inputs, ints.data(), graph.num_int_inputs,
+                     outputs.data(), graph.num_outputs, error, sizeof(error));
   Py_END_ALLOW_THREADS;
   error[sizeof(error) - 1] = 0;
   if (status != DYNC_ARTIFACT_OK) {
-    for (dync_tensor* t : outputs)
-      dync_tensor_release(t);
+    for (uint32_t i = 0; i < graph.num_outputs; ++i)
+      dync_tensor_release(outputs[i]);
     PyErr_Format(PyExc_RuntimeError, "dync graph %s failed: %s", graph.name,
                  *error ? error : "no message");
     return nullptr;

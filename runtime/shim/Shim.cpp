@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -47,10 +48,42 @@ static_assert(static_cast<int>(c10::ScalarType::BFloat16) == DYNC_DTYPE_BFLOAT16
 static_assert(static_cast<int>(c10::DeviceType::CPU) == DYNC_DEVICE_CPU);
 static_assert(static_cast<int>(c10::DeviceType::CUDA) == DYNC_DEVICE_CUDA);
 
+namespace dync::shim {
+
+/// What an argument of a schema accepts, by kind: decided once per operator
+/// when it is looked up, so a call checks each pushed value with a switch
+/// instead of walking the schema's type objects.
+enum class Accepts : uint8_t {
+  Tensor,
+  Int,   // int, SymInt, ScalarType, Layout, MemoryFormat
+  Float, // float, SymFloat; an int is promoted in place
+  Bool,
+  Number, // Scalar
+  String,
+  Device,
+  Generator,
+  TensorList,
+  IntList,
+  DoubleList,
+  BoolList,
+  List, // Tensor?[] and the rarer element kinds
+  Any,  // kinds ATen operators do not take; the kernel's unboxing decides
+};
+
+struct ArgumentCheck {
+  Accepts accepts;
+  bool optional; // None fits too
+  /// The schema's default, copied so a call never reads the schema.
+  std::optional<c10::IValue> defaultValue;
+};
+
+} // namespace dync::shim
+
 struct dync_op {
   c10::OperatorHandle handle;
   std::string qualifiedName;
   std::string schemaText;
+  std::vector<dync::shim::ArgumentCheck> checks;
 };
 
 struct dync_stack {
@@ -143,62 +176,103 @@ dync_status pushFailed(dync_stack* stack, std::string message) {
   return fail(DYNC_ERR_INVALID_ARGUMENT, std::move(message));
 }
 
-// Whether `value` can be passed where the schema says `type`. The check is by
-// kind only: building the IValue's full type (IValue::type()) would compute a
-// complete tensor type for every argument of every call. Lossless int->float
+// The kind an argument of schema type `type` accepts. By kind only:
+// building a value's full type (IValue::type()) would compute a complete
+// tensor type for every argument of every call.
+dync::shim::ArgumentCheck classify(const c10::Argument& arg) {
+  using dync::shim::Accepts;
+  const c10::TypePtr* type = &arg.real_type();
+  bool optional = false;
+  while ((*type)->kind() == c10::TypeKind::OptionalType) {
+    optional = true;
+    type = &(*type)->castRaw<c10::OptionalType>()->getElementType();
+  }
+  auto accepts = [&]() {
+    switch ((*type)->kind()) {
+    case c10::TypeKind::TensorType:
+      return Accepts::Tensor;
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::SymIntType:
+    case c10::TypeKind::ScalarTypeType:
+    case c10::TypeKind::LayoutType:
+    case c10::TypeKind::MemoryFormatType:
+      return Accepts::Int;
+    case c10::TypeKind::FloatType:
+    case c10::TypeKind::SymFloatType:
+      return Accepts::Float;
+    case c10::TypeKind::BoolType:
+    case c10::TypeKind::SymBoolType:
+      return Accepts::Bool;
+    case c10::TypeKind::NumberType:
+      return Accepts::Number;
+    case c10::TypeKind::StringType:
+      return Accepts::String;
+    case c10::TypeKind::DeviceObjType:
+      return Accepts::Device;
+    case c10::TypeKind::GeneratorType:
+      return Accepts::Generator;
+    case c10::TypeKind::ListType:
+      switch ((*type)->castRaw<c10::ListType>()->getElementType()->kind()) {
+      case c10::TypeKind::TensorType:
+        return Accepts::TensorList;
+      case c10::TypeKind::IntType:
+      case c10::TypeKind::SymIntType:
+        return Accepts::IntList;
+      case c10::TypeKind::FloatType:
+        return Accepts::DoubleList;
+      case c10::TypeKind::BoolType:
+        return Accepts::BoolList;
+      default:
+        return Accepts::List;
+      }
+    default:
+      return Accepts::Any;
+    }
+  };
+  return {accepts(), optional, arg.default_value()};
+}
+
+// Whether `value` can be passed where `check` says. Lossless int->float
 // promotion is applied in place because generated code may not know whether
 // an argument is `float` or `Scalar`.
-bool fits(c10::IValue& value, const c10::TypePtr& type) {
-  switch (type->kind()) {
-  case c10::TypeKind::OptionalType:
-    return value.isNone() || fits(value, type->castRaw<c10::OptionalType>()->getElementType());
-  case c10::TypeKind::TensorType:
+bool fits(c10::IValue& value, const dync::shim::ArgumentCheck& check) {
+  using dync::shim::Accepts;
+  if (check.optional && value.isNone())
+    return true;
+  switch (check.accepts) {
+  case Accepts::Tensor:
     return value.isTensor();
-  case c10::TypeKind::IntType:
-  case c10::TypeKind::SymIntType:
-  case c10::TypeKind::ScalarTypeType:
-  case c10::TypeKind::LayoutType:
-  case c10::TypeKind::MemoryFormatType:
+  case Accepts::Int:
     return value.isInt() || value.isSymInt();
-  case c10::TypeKind::FloatType:
-  case c10::TypeKind::SymFloatType:
+  case Accepts::Float:
     if (value.isInt())
       value = c10::IValue(static_cast<double>(value.toInt()));
     return value.isDouble() || value.isSymFloat();
-  case c10::TypeKind::BoolType:
-  case c10::TypeKind::SymBoolType:
+  case Accepts::Bool:
     return value.isBool() || value.isSymBool();
-  case c10::TypeKind::NumberType:
+  case Accepts::Number:
     return value.isInt() || value.isDouble() || value.isBool() || value.isComplexDouble() ||
            value.isSymInt() || value.isSymFloat();
-  case c10::TypeKind::StringType:
+  case Accepts::String:
     return value.isString();
-  case c10::TypeKind::DeviceObjType:
+  case Accepts::Device:
     return value.isDevice();
-  case c10::TypeKind::GeneratorType:
+  case Accepts::Generator:
     return value.isGenerator();
-  case c10::TypeKind::ListType: {
-    const c10::TypePtr& elem = type->castRaw<c10::ListType>()->getElementType();
-    switch (elem->kind()) {
-    case c10::TypeKind::TensorType:
-      return value.isTensorList();
-    case c10::TypeKind::IntType:
-    case c10::TypeKind::SymIntType:
-      return value.isIntList();
-    case c10::TypeKind::FloatType:
-      return value.isDoubleList();
-    case c10::TypeKind::BoolType:
-      return value.isBoolList();
-    default:
-      // Generic lists: Tensor?[] and the rarer element kinds.
-      return value.isList();
-    }
-  }
-  default:
-    // Kinds ATen operators do not take; let the kernel's own unboxing decide,
-    // its errors are caught.
+  case Accepts::TensorList:
+    return value.isTensorList();
+  case Accepts::IntList:
+    return value.isIntList();
+  case Accepts::DoubleList:
+    return value.isDoubleList();
+  case Accepts::BoolList:
+    return value.isBoolList();
+  case Accepts::List:
+    return value.isList();
+  case Accepts::Any:
     return true;
   }
+  return true;
 }
 
 const char* kindName(const c10::IValue& v) {
@@ -231,30 +305,32 @@ const char* kindName(const c10::IValue& v) {
 
 // Completes the pushed arguments with schema defaults and checks every one
 // against the schema, so the boxed kernel never sees a stack it would read
-// out of bounds or mis-unbox.
+// out of bounds or mis-unbox. Reads only the checks made at lookup; the
+// schema itself is consulted for error messages.
 dync_status prepareArguments(const dync_op& op, dync_stack& stack) {
-  const c10::FunctionSchema& schema = op.handle.schema();
-  const std::vector<c10::Argument>& args = schema.arguments();
-  if (stack.values.size() > args.size())
+  const std::vector<dync::shim::ArgumentCheck>& checks = op.checks;
+  if (stack.values.size() > checks.size())
     return fail(DYNC_ERR_SCHEMA_MISMATCH,
-                op.qualifiedName + " takes " + std::to_string(args.size()) + " arguments but " +
+                op.qualifiedName + " takes " + std::to_string(checks.size()) + " arguments but " +
                     std::to_string(stack.values.size()) + " were pushed; schema: " + op.schemaText);
-  stack.values.reserve(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    const c10::Argument& arg = args[i];
+  stack.values.reserve(checks.size());
+  for (size_t i = 0; i < checks.size(); ++i) {
+    const dync::shim::ArgumentCheck& check = checks[i];
     bool pushed = i < stack.values.size();
     if (!pushed || stack.useDefault[i]) {
-      if (!arg.default_value())
+      if (!check.defaultValue)
         return fail(DYNC_ERR_SCHEMA_MISMATCH,
-                    op.qualifiedName + ": argument " + std::to_string(i) + " '" + arg.name() +
+                    op.qualifiedName + ": argument " + std::to_string(i) + " '" +
+                        op.handle.schema().arguments()[i].name() +
                         "' has no default and was not given; schema: " + op.schemaText);
       if (pushed)
-        stack.values[i] = *arg.default_value();
+        stack.values[i] = *check.defaultValue;
       else
-        stack.values.push_back(*arg.default_value());
+        stack.values.push_back(*check.defaultValue);
       continue;
     }
-    if (!fits(stack.values[i], arg.real_type())) {
+    if (!fits(stack.values[i], check)) {
+      const c10::Argument& arg = op.handle.schema().arguments()[i];
       std::ostringstream os;
       os << op.qualifiedName << ": argument " << i << " '" << arg.name() << "' expects "
          << arg.real_type()->str() << " but got " << kindName(stack.values[i])
@@ -338,8 +414,12 @@ dync_status dync_op_lookup(const char* name, const char* overload, dync_op** out
     std::ostringstream schema;
     schema << handle->schema();
     auto op = std::make_unique<dync_op>(
-        dync_op{*handle, key.first + "." + (overloadName.empty() ? "default" : overloadName),
-                schema.str()});
+        dync_op{*handle,
+                key.first + "." + (overloadName.empty() ? "default" : overloadName),
+                schema.str(),
+                {}});
+    for (const c10::Argument& arg : handle->schema().arguments())
+      op->checks.push_back(classify(arg));
     *out = op.get();
     opTable().emplace(std::move(key), std::move(op));
     return DYNC_OK;
@@ -459,8 +539,12 @@ dync_status dync_stack_push_int_list(dync_stack* stack, const int64_t* values, s
   if (count && !values)
     return pushFailed(stack, "NULL int list with nonzero length");
   return guarded(DYNC_ERR_INTERNAL, [&] {
-    return push(stack,
-                c10::IValue(c10::List<int64_t>(std::vector<int64_t>(values, values + count))));
+    // Filled in place: going through a std::vector would allocate twice.
+    c10::List<int64_t> list;
+    list.reserve(count);
+    for (size_t i = 0; i < count; ++i)
+      list.push_back(values[i]);
+    return push(stack, c10::IValue(std::move(list)));
   });
 }
 
@@ -690,6 +774,33 @@ void* dync_tensor_data_ptr(const dync_tensor* t) {
   }
 }
 
+int dync_tensor_info_of(const dync_tensor* t, dync_tensor_info* out) {
+  if (!t || !out)
+    return 0;
+  try {
+    c10::TensorImpl* impl = toImpl(t);
+    // Sparse and nested tensors have sizes but no strides that describe
+    // their memory; sizes() and strides() throw for some others.
+    if (impl->layout() != c10::kStrided)
+      return 0;
+    c10::IntArrayRef sizes = impl->sizes();
+    c10::IntArrayRef strides = impl->strides();
+    c10::Device device = impl->device();
+    out->sizes = sizes.data();
+    out->strides = strides.data();
+    out->dim = static_cast<int64_t>(sizes.size());
+    out->dtype = static_cast<int32_t>(c10::typeMetaToScalarType(impl->dtype()));
+    out->device_type = static_cast<int32_t>(device.type());
+    out->device_index = static_cast<int32_t>(device.index());
+    out->requires_grad = impl->requires_grad() ? 1 : 0;
+    out->is_contiguous = impl->is_contiguous() ? 1 : 0;
+    out->reserved = 0;
+    return 1;
+  } catch (...) {
+    return 0;
+  }
+}
+
 dync_status dync_tensor_empty_strided(const int64_t* sizes, const int64_t* strides, size_t dim,
                                       int dtype, dync_tensor** out) {
   if (!out || (dim && (!sizes || !strides)))
@@ -817,6 +928,7 @@ void dync_shim_fill_api(dync_shim_api* api) {
   api->tensor_empty_strided = dync_tensor_empty_strided;
   api->parallel_for = dync_parallel_for;
   api->tensor_view_storage = dync_tensor_view_storage;
+  api->tensor_info = dync_tensor_info_of;
 }
 
 } // extern "C"

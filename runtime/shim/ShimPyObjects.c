@@ -49,17 +49,67 @@ static int str_equals(PyObject* key, const char* utf8, Py_ssize_t size) {
   return length == size && memcmp(data, utf8, size) == 0;
 }
 
+/* The str objects guards look keys up with, interned and with their hashes
+ * computed, kept for the life of the process: a guard runs before every
+ * call, and building and hashing a new str per lookup was a large part of
+ * its cost. The keys are the few names in loaded artifacts' sources
+ * (`_modules`, `weight`, ...); interned, they are usually the very objects
+ * the dicts hold, so a lookup compares pointers. Entries are matched by
+ * content, never by the caller's pointer, which may belong to an artifact
+ * since unloaded. Touched only with the GIL held, as every reader here. */
+enum { PROBE_SLOTS = 1024, PROBE_TRIES = 8 };
+static PyObject* probe_cache[PROBE_SLOTS];
+
+/* A new reference to a str equal to the `size` bytes at `key`, or NULL
+ * (with no error set) if it cannot be made. */
+static PyObject* probe_for(const char* key, Py_ssize_t size) {
+  /* FNV-1a over the bytes picks the first slot to try. */
+  uint64_t hash = 1469598103934665603ull;
+  for (Py_ssize_t i = 0; i < size; ++i)
+    hash = (hash ^ (unsigned char)key[i]) * 1099511628211ull;
+  PyObject** free_slot = NULL;
+  for (unsigned i = 0; i < PROBE_TRIES; ++i) {
+    PyObject** slot = &probe_cache[(hash + i) & (PROBE_SLOTS - 1)];
+    PyObject* cached = *slot;
+    if (!cached) {
+      free_slot = slot;
+      break;
+    }
+    if (PyUnicode_GET_LENGTH(cached) == size && memcmp(PyUnicode_DATA(cached), key, size) == 0) {
+      Py_INCREF(cached);
+      return cached;
+    }
+  }
+  PyObject* probe = PyUnicode_FromStringAndSize(key, size);
+  if (!probe) {
+    PyErr_Clear();
+    return NULL;
+  }
+  /* Only ASCII keys are cached, so that comparing the bytes above compares
+   * the text; a full table just makes a fresh probe each time. */
+  if (free_slot && PyUnicode_IS_COMPACT_ASCII(probe)) {
+    PyUnicode_InternInPlace(&probe);
+    /* A str whose hash cannot be computed is never a dict's key. */
+    if (PyObject_Hash(probe) == -1) {
+      PyErr_Clear();
+      Py_DECREF(probe);
+      return NULL;
+    }
+    Py_INCREF(probe);
+    *free_slot = probe;
+  }
+  return probe;
+}
+
 /* dict[key] for any dict object, comparing keys only as exact str. */
 static PyObject* dict_lookup(PyObject* dict, const char* key) {
   Py_ssize_t size = (Py_ssize_t)strlen(key);
   if (DK_IS_UNICODE(((PyDictObject*)dict)->ma_keys)) {
     /* Every key is an exact str, so the hashed lookup compares str with
      * str in C and runs nothing else. */
-    PyObject* probe = PyUnicode_FromStringAndSize(key, size);
-    if (!probe) {
-      PyErr_Clear();
+    PyObject* probe = probe_for(key, size);
+    if (!probe)
       return NULL;
-    }
     PyObject* value = PyDict_GetItemWithError(dict, probe);
     Py_DECREF(probe);
     if (!value && PyErr_Occurred())
@@ -165,6 +215,18 @@ int dync_py_type_is(PyObject* obj, const char* module, const char* qualname) {
 }
 
 int dync_py_is_none(PyObject* obj) { return obj == Py_None; }
+
+int64_t dync_py_length(PyObject* obj) {
+  if (!obj)
+    return -1;
+  if (PyList_CheckExact(obj))
+    return (int64_t)PyList_GET_SIZE(obj);
+  if (PyTuple_CheckExact(obj))
+    return (int64_t)PyTuple_GET_SIZE(obj);
+  if (PyDict_CheckExact(obj))
+    return (int64_t)PyDict_GET_SIZE(obj);
+  return -1;
+}
 
 int dync_py_equals_bool(PyObject* obj, int value) {
   return obj && PyBool_Check(obj) && (obj == Py_True) == (value != 0);

@@ -81,6 +81,7 @@ void dync_shim_fill_python_api(dync_shim_api* api) {
   api->py_equals_int = dync_py_equals_int;
   api->py_equals_float = dync_py_equals_float;
   api->py_equals_str = dync_py_equals_str;
+  api->py_length = dync_py_length;
 }
 
 } // extern "C"

@@ -235,6 +235,27 @@ DYNC_SHIM_EXPORT int dync_tensor_requires_grad(const dync_tensor* t);
 DYNC_SHIM_EXPORT int dync_tensor_is_contiguous(const dync_tensor* t);
 DYNC_SHIM_EXPORT void* dync_tensor_data_ptr(const dync_tensor* t);
 
+/* Everything a guard or a kernel call's layout check reads of a tensor, read
+ * by one call instead of one call per field: guards run before every call of
+ * a compiled function, on every tensor it takes. The layout is part of the
+ * ABI (generated code reads the fields by offset). */
+typedef struct dync_tensor_info {
+  const int64_t* sizes;   /* dim entries, as dync_tensor_sizes */
+  const int64_t* strides; /* dim entries, as dync_tensor_strides */
+  int64_t dim;
+  int32_t dtype;         /* dync_dtype */
+  int32_t device_type;   /* dync_device_type */
+  int32_t device_index;  /* -1 when the device has no index */
+  int32_t requires_grad; /* 0 or 1 */
+  int32_t is_contiguous; /* 0 or 1, in the default memory format */
+  int32_t reserved;      /* 0 */
+} dync_tensor_info;
+
+/* Fills *out and returns 1 for a strided tensor whose sizes and strides are
+ * plain integers; returns 0, leaving *out unspecified, for NULL arguments
+ * and for other tensors (sparse, nested). */
+DYNC_SHIM_EXPORT int dync_tensor_info_of(const dync_tensor* t, dync_tensor_info* out);
+
 /* ---- Kernels -------------------------------------------------------------
  * What a graph function needs to call a generated kernel (docs/kernels.md):
  * outputs laid out as the IR types say, and torch's own thread pool. */
@@ -324,6 +345,9 @@ DYNC_SHIM_EXPORT int dync_py_equals_float(struct _object* obj, double value);
 /* 1 if `obj` is exactly a str whose UTF-8 form is the `size` bytes at
  * `utf8` (which may hold NUL bytes). */
 DYNC_SHIM_EXPORT int dync_py_equals_str(struct _object* obj, const char* utf8, size_t size);
+/* len(obj) for an exact list, tuple or dict; -1 for any other object
+ * (subclasses included, whose len() may be Python code). */
+DYNC_SHIM_EXPORT int64_t dync_py_length(struct _object* obj);
 
 /* ---- The function table artifacts receive -------------------------------
  * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the
@@ -408,6 +432,13 @@ typedef struct dync_shim_api {
   dync_status (*parallel_for)(int64_t, int64_t, int64_t, dync_parallel_fn, void*);
   dync_status (*tensor_view_storage)(const dync_tensor*, const int64_t*, const int64_t*, size_t,
                                      int, dync_tensor**);
+
+  /* Appended for cheaper guards and layout checks. */
+  int (*tensor_info)(const dync_tensor*, dync_tensor_info*);
+
+  /* Appended for guards on the length of container inputs (a Python
+   * field). */
+  int64_t (*py_length)(struct _object*);
 } dync_shim_api;
 
 /* Fills every field but the Python ones (tensor_from_pyobject,

@@ -250,6 +250,36 @@ TEST_F(ShimPyObjectsTest, DictItem) {
   EXPECT_EQ(dync_py_dict_item(d, nullptr), nullptr);
 }
 
+// Lookup keys are kept, interned, across calls; a kept key must keep
+// finding exactly its own text, in any dict, and keys beyond what is kept
+// (non-ASCII ones, or more than the cache holds) must still be found.
+TEST_F(ShimPyObjectsTest, DictItemKeysAreReusedAcrossCalls) {
+  PyObject* first = keep("first", "{'weight': 1, 'weigh': 2, 'bias': 3}");
+  PyObject* second = keep("second", "{'weight': 'w', 'wéight': 'accented'}");
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(dync_py_dict_item(first, "weight"), eval("first['weight']"));
+    EXPECT_EQ(dync_py_dict_item(first, "weigh"), eval("first['weigh']"));
+    EXPECT_EQ(dync_py_dict_item(first, "weights"), nullptr);
+    EXPECT_EQ(dync_py_dict_item(second, "weight"), eval("second['weight']"));
+    EXPECT_EQ(dync_py_dict_item(second, "w\xc3\xa9ight"), eval("second['wéight']"));
+    EXPECT_EQ(dync_py_dict_item(second, "bias"), nullptr);
+  }
+  // A key built at run time (not interned) is found by a kept probe.
+  PyObject* built = keep("built", "{''.join(['ru', 'n', 'time']): 7}");
+  EXPECT_EQ(dync_py_dict_item(built, "runtime"), eval("built['runtime']"));
+  EXPECT_EQ(dync_py_dict_item(built, "runtime"), eval("built['runtime']"));
+  // More distinct keys than are kept.
+  exec("many = {f'key{i}': i for i in range(3000)}");
+  PyObject* many = eval("many");
+  for (int i = 0; i < 3000; i += 7) {
+    std::string key = "key" + std::to_string(i);
+    PyObject* value = dync_py_dict_item(many, key.c_str());
+    ASSERT_NE(value, nullptr) << key;
+    EXPECT_EQ(PyLong_AsLong(value), i) << key;
+  }
+  EXPECT_EQ(dync_py_dict_item(many, "key3000"), nullptr);
+}
+
 TEST_F(ShimPyObjectsTest, SequenceItem) {
   PyObject* l = keep("l", "[10, 20, 30]");
   EXPECT_EQ(dync_py_sequence_item(l, 0), eval("l[0]"));
@@ -376,6 +406,18 @@ TEST_F(ShimPyObjectsTest, TableFields) {
   EXPECT_EQ(api.py_equals_int, &dync_py_equals_int);
   EXPECT_EQ(api.py_equals_float, &dync_py_equals_float);
   EXPECT_EQ(api.py_equals_str, &dync_py_equals_str);
+  EXPECT_EQ(api.py_length, &dync_py_length);
+}
+
+TEST_F(ShimPyObjectsTest, LengthOfExactContainers) {
+  EXPECT_EQ(dync_py_length(eval("[1, 2, 3]")), 3);
+  EXPECT_EQ(dync_py_length(eval("()")), 0);
+  EXPECT_EQ(dync_py_length(eval("{'a': 1, 'b': 2}")), 2);
+  // Subclasses may define __len__ in Python: never looked at.
+  EXPECT_EQ(dync_py_length(eval("ListSub([1])")), -1);
+  EXPECT_EQ(dync_py_length(eval("DictSub(a=1)")), -1);
+  EXPECT_EQ(dync_py_length(eval("'text'")), -1);
+  EXPECT_EQ(dync_py_length(nullptr), -1);
 }
 
 } // namespace

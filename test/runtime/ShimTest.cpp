@@ -24,6 +24,7 @@
 #include <ATen/ops/relu.h>
 #include <ATen/ops/split.h>
 #include <ATen/ops/view.h>
+#include <ATen/ops/zeros.h>
 
 #include <gtest/gtest.h>
 
@@ -456,6 +457,40 @@ TEST_F(ShimTest, ResultMisuse) {
   EXPECT_EQ(dync_tensor_sizes(nullptr), nullptr);
 }
 
+// tensor_info reads in one call what the single accessors read one by one.
+TEST(ShimApiTest, TensorInfoAgreesWithTheAccessors) {
+  auto check = [](const at::Tensor& tensor) {
+    SCOPED_TRACE(tensor.toString() + " " + c10::str(tensor.sizes()) + " " +
+                 c10::str(tensor.strides()));
+    dync_tensor* t = dync::shim::releaseToHandle(at::Tensor(tensor));
+    dync_tensor_info info;
+    ASSERT_EQ(dync_tensor_info_of(t, &info), 1);
+    EXPECT_EQ(info.dim, dync_tensor_dim(t));
+    EXPECT_EQ(info.sizes, dync_tensor_sizes(t));
+    EXPECT_EQ(info.strides, dync_tensor_strides(t));
+    EXPECT_EQ(info.dtype, dync_tensor_dtype(t));
+    EXPECT_EQ(info.device_type, dync_tensor_device_type(t));
+    EXPECT_EQ(info.device_index, dync_tensor_device_index(t));
+    EXPECT_EQ(info.requires_grad, dync_tensor_requires_grad(t));
+    EXPECT_EQ(info.is_contiguous, dync_tensor_is_contiguous(t));
+    EXPECT_EQ(info.reserved, 0);
+    dync_tensor_release(t);
+  };
+  check(at::randn({3, 4}));
+  check(at::randn({3, 4}).t());
+  check(at::randn({2, 3}, at::kDouble).requires_grad_(true));
+  check(at::zeros({}, at::kLong));
+  check(at::randn({5, 1, 2}).expand({5, 7, 2}));
+
+  dync_tensor_info info;
+  EXPECT_EQ(dync_tensor_info_of(nullptr, &info), 0);
+  // A sparse tensor has no plain strides.
+  dync_tensor* sparse = dync::shim::releaseToHandle(at::randn({3, 3}).to_sparse());
+  EXPECT_EQ(dync_tensor_info_of(sparse, &info), 0);
+  EXPECT_EQ(dync_tensor_info_of(sparse, nullptr), 0);
+  dync_tensor_release(sparse);
+}
+
 TEST(ShimApiTest, TableIsComplete) {
   dync_shim_api api{};
   dync_shim_fill_api(&api);
@@ -486,6 +521,10 @@ TEST(ShimApiTest, TableIsComplete) {
   EXPECT_NE(api.stack_push_wrapped_double, nullptr);
   EXPECT_NE(api.stack_push_wrapped_int, nullptr);
   EXPECT_NE(api.stack_push_wrapped_bool, nullptr);
+  EXPECT_NE(api.tensor_empty_strided, nullptr);
+  EXPECT_NE(api.parallel_for, nullptr);
+  EXPECT_NE(api.tensor_view_storage, nullptr);
+  EXPECT_NE(api.tensor_info, nullptr);
   // The torch Python reports is the libtorch the shim was built against
   // ("2.13.0+cpu" starts with "2.13.0+").
   EXPECT_EQ(std::string(DYNC_TEST_TORCH_VERSION).rfind(std::string(dync_shim_torch_version()), 0),
