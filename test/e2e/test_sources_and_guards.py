@@ -261,6 +261,8 @@ def check_guard(line, L, G, symbols, ranges):
                                      and math.isnan(constant)), line
     elif kind == "none":
         assert value is None, line
+    elif kind == "length":
+        assert len(value) == int(operand), line
     else:
         pytest.fail(f"unknown guard kind in {line!r}")
 
