@@ -9,12 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArtifactTestSupport.h"
 #include "EagerReference.h"
 
-#include "codegen/ArtifactWriter.h"
-#include "codegen/TargetSpec.h"
-#include "passes/ir/Parser.h"
-#include "passes/ir/Verifier.h"
 #include "runtime/artifact/Loader.h"
 #include "runtime/shim/ShimInternal.h"
 
@@ -22,9 +19,7 @@
 #include <ATen/ops/randn.h>
 
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
 
 #include <gtest/gtest.h>
 
@@ -94,48 +89,15 @@ protected:
   }
 
   std::unique_ptr<ir::Module> parse(const std::string& path) {
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    EXPECT_TRUE(bool(buffer)) << path;
-    if (!buffer)
-      return nullptr;
-    sm_.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-    llvm::Expected<std::unique_ptr<ir::Module>> module = ir::parseModule(sm_, ctx_);
-    if (!module) {
-      ADD_FAILURE() << llvm::toString(module.takeError());
-      return nullptr;
-    }
-    EXPECT_FALSE(bool(ir::verify(**module, &sm_)));
-    return std::move(*module);
+    return test::parseVerifiedModule(sm_, ctx_, path);
   }
 
   /// Builds \p graph into an artifact loaded with the counting shim table.
   const dync_artifact_graph* build(const ir::Graph& graph) {
-    codegen::BuildOptions options;
-    options.target = llvm::cantFail(codegen::resolveTarget("native"));
-    options.jobs = 2;
-    codegen::ArtifactBuilder builder(options);
-    codegen::ArtifactEntry entry;
-    entry.qualifiedName = graph.name();
-    entry.graphs.push_back({&graph, "__dync_graph_0"});
-    codegen::ArtifactOptions artifactOptions;
-    artifactOptions.pythonMagic = {DYNC_TEST_PYTHON_MAGIC};
-    artifactOptions.torchVersion = DYNC_TEST_TORCH_VERSION;
-    llvm::Expected<std::vector<codegen::ArtifactUnit>> units =
-        builder.buildModules({entry}, artifactOptions);
-    if (!units) {
-      ADD_FAILURE() << llvm::toString(units.takeError());
-      return nullptr;
-    }
     llvm::SmallString<256> path(dir_);
     llvm::sys::path::append(path, "artifact.so");
-    if (llvm::Error error = builder.compile(*units)) {
-      ADD_FAILURE() << llvm::toString(std::move(error));
+    if (!test::buildGraphArtifact(graph, path))
       return nullptr;
-    }
-    if (llvm::Error error = builder.link(*units, path)) {
-      ADD_FAILURE() << llvm::toString(std::move(error));
-      return nullptr;
-    }
     runtime::LoadOptions loadOptions;
     loadOptions.pythonMagic = std::array<unsigned char, 4>{DYNC_TEST_PYTHON_MAGIC};
     loadOptions.api = countingApi();

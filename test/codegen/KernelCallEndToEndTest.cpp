@@ -12,12 +12,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArtifactTestSupport.h"
 #include "EagerReference.h"
 
-#include "codegen/ArtifactWriter.h"
-#include "codegen/TargetSpec.h"
-#include "passes/ir/Parser.h"
-#include "passes/ir/Verifier.h"
 #include "passes/transforms/Fusion.h"
 #include "passes/transforms/MemoryPlan.h"
 #include "runtime/artifact/Loader.h"
@@ -27,9 +24,7 @@
 #include <ATen/ops/randn.h>
 
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -46,49 +41,16 @@ protected:
   void TearDown() override { llvm::sys::fs::remove_directories(dir_); }
 
   std::unique_ptr<ir::Module> parse(const std::string& path) {
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    EXPECT_TRUE(bool(buffer)) << path;
-    if (!buffer)
-      return nullptr;
-    sm_.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-    llvm::Expected<std::unique_ptr<ir::Module>> module = ir::parseModule(sm_, ctx_);
-    if (!module) {
-      ADD_FAILURE() << llvm::toString(module.takeError());
-      return nullptr;
-    }
-    EXPECT_FALSE(bool(ir::verify(**module, &sm_)));
-    return std::move(*module);
+    return test::parseVerifiedModule(sm_, ctx_, path);
   }
 
   /// Builds \p graph into an artifact and loads it; the loaded artifact
   /// lives as long as the fixture.
   const dync_artifact_graph* build(const ir::Graph& graph) {
-    codegen::BuildOptions options;
-    options.target = llvm::cantFail(codegen::resolveTarget("native"));
-    options.jobs = 2;
-    codegen::ArtifactBuilder builder(options);
-    codegen::ArtifactEntry entry;
-    entry.qualifiedName = graph.name();
-    entry.graphs.push_back({&graph, "__dync_graph_0"});
-    codegen::ArtifactOptions artifactOptions;
-    artifactOptions.pythonMagic = {DYNC_TEST_PYTHON_MAGIC};
-    artifactOptions.torchVersion = DYNC_TEST_TORCH_VERSION;
-    llvm::Expected<std::vector<codegen::ArtifactUnit>> units =
-        builder.buildModules({entry}, artifactOptions);
-    if (!units) {
-      ADD_FAILURE() << llvm::toString(units.takeError());
-      return nullptr;
-    }
     llvm::SmallString<256> path(dir_);
     llvm::sys::path::append(path, "artifact-" + std::to_string(built_++) + ".so");
-    if (llvm::Error error = builder.compile(*units)) {
-      ADD_FAILURE() << llvm::toString(std::move(error));
+    if (!test::buildGraphArtifact(graph, path))
       return nullptr;
-    }
-    if (llvm::Error error = builder.link(*units, path)) {
-      ADD_FAILURE() << llvm::toString(std::move(error));
-      return nullptr;
-    }
     runtime::LoadOptions loadOptions;
     loadOptions.pythonMagic = std::array<unsigned char, 4>{DYNC_TEST_PYTHON_MAGIC};
     loaded_.push_back(runtime::loadArtifact(path.str().str(), loadOptions));
