@@ -91,9 +91,10 @@ const ShimFnInfo shimFns[] = {
     {DYNC_FIELD(tensor_view_storage), 'i', "ppplip"},
     {DYNC_FIELD(tensor_info), 'i', "pp"},
     {DYNC_FIELD(py_length), 'l', "p"},
+    {DYNC_FIELD(py_dict_keys_are), 'i', "pppl"},
 };
 #undef DYNC_FIELD
-static_assert(std::size(shimFns) == static_cast<size_t>(ShimFn::PyLength) + 1,
+static_assert(std::size(shimFns) == static_cast<size_t>(ShimFn::PyDictKeysAre) + 1,
               "one entry per ShimFn, in order");
 
 /// The table's size before fields were first appended (ABI version 1 as
@@ -478,7 +479,7 @@ private:
   /// A block that reports \p prefix followed by \p detail (or the shim's last
   /// error when \p detail is null) and jumps to the cleanup.
   llvm::BasicBlock* failBlock(const llvm::Twine& prefix, Value* detailOrNull,
-                              bool shimError = false);
+                              bool shimError = false, int status = DYNC_ARTIFACT_ERROR);
   /// Continues in a new block when \p failed is false; branches to a failure
   /// block otherwise.
   void checkOrFail(Value* failed, llvm::BasicBlock* failure, const llvm::Twine& name);
@@ -610,8 +611,8 @@ Value* GraphEmitter::tensorHandle(const Slot& slot) {
   return b_.CreateLoad(b_.getPtrTy(), slot.cell, "t");
 }
 
-llvm::BasicBlock* GraphEmitter::failBlock(const llvm::Twine& prefix, Value* detail,
-                                          bool shimError) {
+llvm::BasicBlock* GraphEmitter::failBlock(const llvm::Twine& prefix, Value* detail, bool shimError,
+                                          int status) {
   llvm::BasicBlock* saved = b_.GetInsertBlock();
   auto* block = llvm::BasicBlock::Create(ctx_, shimError ? "fail.shim" : "fail", fn_);
   b_.SetInsertPoint(block);
@@ -622,7 +623,7 @@ llvm::BasicBlock* GraphEmitter::failBlock(const llvm::Twine& prefix, Value* deta
     message = shim_.string("");
   b_.CreateCall(shim_.setErrorFunction(),
                 {fn_->getArg(6), fn_->getArg(7), shim_.string(prefix.str(), "msg"), message});
-  b_.CreateStore(b_.getInt32(DYNC_ARTIFACT_ERROR), status_);
+  b_.CreateStore(b_.getInt32(status), status_);
   b_.CreateBr(cleanup_);
   b_.SetInsertPoint(saved);
   return block;
@@ -1115,7 +1116,16 @@ llvm::Error GraphEmitter::emitCall(const ir::Node& node, unsigned position) {
   }
   Value* handle = b_.CreateLoad(b_.getPtrTy(), op, "op");
   Value* status = shim_.call(b_, ShimFn::OpCall, {handle, stack_}, "status." + node.name());
-  llvm::BasicBlock* fail = failBlock(nodePrefix(node), nullptr, /*shimError=*/true);
+  // A run-time check capture recorded for a branch that only raises
+  // (`aten::_assert_async.msg(%ok, "ValueError: ...")`) fails with its own
+  // text, which the runtime raises as that exception; its one-element
+  // tensor was checked while capturing, so failing means the check failed.
+  bool check = node.op() == "aten::_assert_async.msg" && node.args().size() == 2 &&
+               node.args()[1].kind() == ir::Argument::Kind::String;
+  llvm::BasicBlock* fail = check
+                               ? failBlock("", shim_.string(node.args()[1].stringValue(), "check"),
+                                           /*shimError=*/false, DYNC_ARTIFACT_CHECK_FAILED)
+                               : failBlock(nodePrefix(node), nullptr, /*shimError=*/true);
   checkOrFail(b_.CreateICmpNE(status, b_.getInt32(DYNC_OK)), fail, "called." + node.name());
   if (llvm::Error error = takeResults(node, stack_, fail))
     return error;

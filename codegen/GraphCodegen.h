@@ -87,6 +87,8 @@ enum class ShimFn {
   TensorInfo,
   // len() of an exact list, tuple or dict, for `length` guards.
   PyLength,
+  // The keys of an exact dict, in order, for `keys` guards.
+  PyDictKeysAre,
 };
 
 /// The fields of dync_tensor_info (runtime/shim/dync_shim.h), in order.

@@ -88,6 +88,7 @@ private:
   llvm::Error emitGuard(const ir::Guard& guard);
   llvm::Error emitTensor(const ir::Guard& guard, Value* object, const std::string& text);
   llvm::Error emitEquals(const ir::Guard& guard, Value* object, const std::string& text);
+  llvm::Error emitKeys(const ir::Guard& guard, Value* object, const std::string& text);
   llvm::Error emitAssumptions();
   /// The dync_tensor_info every tensor guard reads into, in turn: each
   /// guard loads the fields it checks before the next one calls.
@@ -453,6 +454,34 @@ llvm::Error GuardEmitter::emitEquals(const ir::Guard& guard, Value* object,
   return llvm::Error::success();
 }
 
+llvm::Error GuardEmitter::emitKeys(const ir::Guard& guard, Value* object, const std::string& text) {
+  if (!guard.constant || guard.constant->kind() != ir::Argument::Kind::List)
+    return error(text + ": a keys guard lists its keys");
+  // The keys and their sizes are constant tables; the shim walks the dict
+  // once against them.
+  llvm::Module& module = *b_.GetInsertBlock()->getModule();
+  std::vector<llvm::Constant*> keys, sizes;
+  for (const ir::Argument& key : guard.constant->elements()) {
+    if (key.kind() != ir::Argument::Kind::String)
+      return error(text + ": a keys guard lists strings only");
+    keys.push_back(shim_.string(key.stringValue(), "guard.key"));
+    sizes.push_back(b_.getInt64(key.stringValue().size()));
+  }
+  auto table = [&](llvm::Type* element, llvm::ArrayRef<llvm::Constant*> items, const char* name) {
+    auto* type = llvm::ArrayType::get(element, items.size());
+    return new llvm::GlobalVariable(module, type, /*isConstant=*/true,
+                                    llvm::GlobalValue::PrivateLinkage,
+                                    llvm::ConstantArray::get(type, items), name);
+  };
+  Value* same =
+      shim_.call(b_, ShimFn::PyDictKeysAre,
+                 {object, table(b_.getPtrTy(), keys, "guard.keys"),
+                  table(b_.getInt64Ty(), sizes, "guard.key_sizes"), b_.getInt64(keys.size())},
+                 "keys_are");
+  require(b_.CreateICmpNE(same, b_.getInt32(0)), text);
+  return llvm::Error::success();
+}
+
 llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
   // The loader checks versions, once per load.
   if (guard.kind == ir::GuardKind::Version)
@@ -505,6 +534,8 @@ llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
                             b_.getInt64(guard.length)),
             text);
     return llvm::Error::success();
+  case ir::GuardKind::Keys:
+    return emitKeys(guard, *object, text);
   default:
     return error(text + ": unknown guard kind");
   }

@@ -985,6 +985,8 @@ llvm::Error registerBuiltinHandlers(Interpreter& interp) {
   }
   if (llvm::Error error = registerSizeHandlers(interp))
     return error;
+  if (llvm::Error error = registerClassHandlers(interp))
+    return error;
   return registerInstanceHandlers(interp);
 }
 

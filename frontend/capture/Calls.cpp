@@ -149,6 +149,17 @@ llvm::Error initializeLazyModule(Interpreter& interp, PyObject* module,
   return llvm::Error::success();
 }
 
+/// staticmethod, classmethod and property, and a property's setter, getter
+/// and deleter: what decorates methods in a class body.
+bool isDescriptorFactory(PyObject* object) {
+  if (object == reinterpret_cast<PyObject*>(&PyStaticMethod_Type) ||
+      object == reinterpret_cast<PyObject*>(&PyClassMethod_Type) ||
+      object == reinterpret_cast<PyObject*>(&PyProperty_Type))
+    return true;
+  PyObject* self = PyCFunction_Check(object) ? PyCFunction_GET_SELF(object) : nullptr;
+  return self && PyObject_TypeCheck(self, &PyProperty_Type);
+}
+
 bool isImmutableBuiltinType(PyTypeObject* type) {
   return type == &PyUnicode_Type || type == &PyLong_Type || type == &PyFloat_Type ||
          type == &PyBool_Type || type == &PyTuple_Type || type == &PyBytes_Type ||
@@ -164,6 +175,14 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
     if (isShapeFunction(*callee) && numbersOnly(args) &&
         llvm::all_of(kwargs, [](const auto& kw) { return numbersOnly({kw.second}); }))
       return callShapeFunction(callee, args, kwargs);
+    if (isAutogradApply(*callee))
+      return applyAutogradFunction(std::move(args), std::move(kwargs));
+    if (decoratesLocalClass(*callee, args)) {
+      llvm::Expected<PyRef> decorator = materialize(callee);
+      if (!decorator)
+        return decorator.takeError();
+      return callForReal(decorator->get(), args, kwargs);
+    }
     return inlineFunction(callee, std::move(args), std::move(kwargs));
   case ValueKind::BoundMethod: {
     args.insert(args.begin(), callee->items[0]);
@@ -216,18 +235,25 @@ llvm::Expected<ValuePtr> Interpreter::inlineFunction(const ValuePtr& function,
   if (code->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE | CO_ASYNC_GENERATOR))
     return captureError("calling coroutine or async generator " + function->qualname +
                         "() is not supported");
-  llvm::Expected<const bytecode::DecodedCode*> body = decoded(code);
-  if (!body)
-    return body.takeError();
   llvm::Expected<std::vector<ValuePtr>> locals =
       bindArguments(*function, std::move(args), std::move(kwargs));
   if (!locals)
     return locals.takeError();
+  return runFunction(function, std::move(*locals), nullptr);
+}
+
+llvm::Expected<ValuePtr> Interpreter::runFunction(const ValuePtr& function,
+                                                  std::vector<ValuePtr> locals, ValuePtr names) {
+  auto* code = reinterpret_cast<PyCodeObject*>(function->code.get());
+  llvm::Expected<const bytecode::DecodedCode*> body = decoded(code);
+  if (!body)
+    return body.takeError();
 
   Frame frame;
   frame.code = code;
   frame.decoded = *body;
-  frame.locals = std::move(*locals);
+  frame.locals = std::move(locals);
+  frame.names = std::move(names);
   frame.globals = function->globals.get();
   frame.entryGlobals = function->entryGlobals;
   frame.qualname = function->qualname;
@@ -305,6 +331,10 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
 llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
                                                  KeywordArgs kwargs) {
   PyObject* object = callee->object.get();
+  // The descriptor is new and reachable only from values capture holds:
+  // making it for real is not a side effect.
+  if (isDescriptorFactory(object))
+    return callForReal(object, args, kwargs);
   bool constantArgs = allConstant(args) &&
                       llvm::all_of(kwargs, [](const auto& kw) { return allConstant({kw.second}); });
   // Pure functions of constants run in CPython: math functions, and

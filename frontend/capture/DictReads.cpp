@@ -78,6 +78,19 @@ SourcePtr moduleTableSource(const SourcePtr& base, PyObject* module, const char*
   return Source::key(tableSource, *key);
 }
 
+std::pair<SourcePtr, PyObject*> moduleTable(const SourcePtr& base, PyObject* module,
+                                            const char* table) {
+  if (!base)
+    return {nullptr, nullptr};
+  PyObject* dict = instanceDict(module);
+  PyRef tableName = PyRef::steal(PyUnicode_FromString(table));
+  PyObject* entries = dict && tableName ? lookup(dict, tableName.get()) : nullptr;
+  if (!entries || !PyDict_CheckExact(entries))
+    return {nullptr, nullptr};
+  SourcePtr source = instanceDictSource(base, module, tableName.get(), entries);
+  return {source, source ? entries : nullptr};
+}
+
 SourcePtr containerItemSource(const SourcePtr& base, PyObject* container, PyObject* key,
                               PyObject* item) {
   if (!base)

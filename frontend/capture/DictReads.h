@@ -15,6 +15,8 @@
 
 #include <Python.h>
 
+#include <utility>
+
 namespace dync::capture {
 
 /// `base.name`, when `getattr(object, name)` is Python's generic lookup (no
@@ -29,6 +31,12 @@ ir::SourcePtr instanceDictSource(const ir::SourcePtr& base, PyObject* object, Py
 /// __dict__ holding \p value under \p name.
 ir::SourcePtr moduleTableSource(const ir::SourcePtr& base, PyObject* module, const char* table,
                                 PyObject* name, PyObject* value);
+
+/// `base.<table>` and the table itself (`_modules`, `_parameters` or
+/// `_buffers`), when nn.Module \p module holds it as an exact dict in its
+/// instance __dict__, read as instanceDictSource would; else nulls.
+std::pair<ir::SourcePtr, PyObject*> moduleTable(const ir::SourcePtr& base, PyObject* module,
+                                                const char* table);
 
 /// The source of \p item, which the module container \p container (Sequential,
 /// ModuleList, ModuleDict, ParameterList, ...) gave for \p key: the entry of

@@ -41,6 +41,10 @@ struct Frame {
   bool generator = false;
   std::vector<ValuePtr> yielded;
 
+  /// A class body's namespace, a Dict value that LOAD_NAME, STORE_NAME and
+  /// DELETE_NAME read and write (ClassBodies.cpp); null in function bodies.
+  ValuePtr names;
+
   const bytecode::Instruction& instruction() const { return decoded->instructions[pc]; }
 };
 

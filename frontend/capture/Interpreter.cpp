@@ -254,6 +254,10 @@ llvm::Expected<ValuePtr> Interpreter::tensorInput(PyObject* real, SourcePtr sour
 llvm::Expected<ValuePtr> Interpreter::functionFromReal(PyObject* function, SourcePtr source) {
   if (auto it = functionsBeingWrapped_.find(function); it != functionsBeingWrapped_.end())
     return it->second;
+  // A function made while capturing and made real for a class defined
+  // while capturing (RealObjects.cpp): the symbolic one is the program's.
+  if (auto it = realFunctions_.find(function); it != realFunctions_.end())
+    return it->second;
   auto* fn = reinterpret_cast<PyFunctionObject*>(function);
   ValuePtr value = makeValue(ValueKind::Function, PyRef::borrow(function), source);
   functionsBeingWrapped_[function] = value;
@@ -324,7 +328,25 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
   // running a graph that saw another container.
   if (source && (itemsSource || PyDict_CheckExact(object))) {
     guards_.add(typeGuard(source, type));
-    guards_.add(Guard::lengthIs(source, PyObject_Length(object)));
+    // A dict's keys, in order, say which entries capture read and in what
+    // order iterating it yields them; a dict with a key that is not a str
+    // keeps its length pinned only (its entries have no sources either).
+    std::optional<std::vector<std::string>> keys;
+    if (PyDict_CheckExact(object)) {
+      keys.emplace();
+      PyObject *key, *item;
+      Py_ssize_t pos = 0;
+      while (keys && PyDict_Next(object, &pos, &key, &item)) {
+        std::optional<std::string> name =
+            PyUnicode_CheckExact(key) ? python::utf8Of(key) : std::nullopt;
+        if (name)
+          keys->push_back(std::move(*name));
+        else
+          keys.reset();
+      }
+    }
+    guards_.add(keys ? Guard::keysAre(source, *keys)
+                     : Guard::lengthIs(source, PyObject_Length(object)));
   }
   if (PyTuple_Check(object)) {
     std::vector<ValuePtr> items;

@@ -25,6 +25,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -118,6 +119,10 @@ public:
   /// The next value, or null when exhausted.
   llvm::Expected<ValuePtr> next(const ValuePtr& iterator);
   llvm::Expected<ValuePtr> length(const ValuePtr& value);
+  /// Pins the keys, in order, of nn.Module \p module's `_modules` table
+  /// (and `_parameters`, when it has entries): what iterating a container
+  /// module, its len() and its positional items depend on.
+  void guardModuleTableKeys(const ValuePtr& module);
   /// Binary operator by its symbol ("+", "+=", "@", ...).
   llvm::Expected<ValuePtr> binary(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b);
   /// Comparison by its symbol ("<", "==", ...).
@@ -193,6 +198,64 @@ public:
   std::vector<struct CaptureFrame> callStack() const;
 
   //===--------------------------------------------------------------------===//
+  // Classes defined while capturing and autograd.Function.apply
+  // (ClassBodies.cpp, RealObjects.cpp, AutogradFunctions.cpp).
+
+  /// `__build_class__(body, name, *bases, **keywords)`, what a class
+  /// statement calls: runs the body symbolically over a namespace, then
+  /// makes the real class with the real metaclass.
+  llvm::Expected<ValuePtr> buildClass(std::vector<ValuePtr> args, KeywordArgs kwargs);
+  /// Why \p value cannot be made a real object ("a tensor"), or nothing
+  /// when it can: constants, real objects, containers of those, functions
+  /// made while capturing whose defaults can be. Closure cells always can:
+  /// see materializeCell.
+  std::optional<std::string> whyNotReal(const ValuePtr& value);
+  /// The real object \p value stands for, making one for containers and
+  /// functions made while capturing. Only for values whyNotReal accepts.
+  llvm::Expected<python::PyRef> materialize(const ValuePtr& value);
+  /// After STORE_DEREF or DELETE_DEREF: keeps the real cell made for \p cell,
+  /// if any, holding what it holds.
+  llvm::Error syncRealCell(const ValuePtr& cell);
+  /// Calls \p callable for real on the real objects \p args and \p kwargs
+  /// stand for (see materialize); what it returns is wrapped as read.
+  llvm::Expected<ValuePtr> callForReal(PyObject* callable, const std::vector<ValuePtr>& args,
+                                       const KeywordArgs& kwargs);
+  /// Whether calling \p function decorates a class defined while capturing
+  /// with a standard library class decorator (dataclasses.dataclass,
+  /// functools.total_ordering): such calls run for real (ClassBodies.cpp).
+  bool decoratesLocalClass(const Value& function, const std::vector<ValuePtr>& args) const;
+  /// Whether \p function is torch.autograd.Function.apply.
+  bool isAutogradApply(const Value& function);
+  /// `cls.apply(*args, **kwargs)` for an autograd.Function subclass `cls`
+  /// (args[0]), without recording autograd (AutogradFunctions.cpp).
+  llvm::Expected<ValuePtr> applyAutogradFunction(std::vector<ValuePtr> args, KeywordArgs kwargs);
+
+private:
+  llvm::Expected<python::PyRef> materialize(const ValuePtr& value,
+                                            std::map<const Value*, python::PyRef>& made);
+  llvm::Expected<python::PyRef> materializeCell(const ValuePtr& cell);
+  /// Where class body \p body binds \p attribute, for errors.
+  std::optional<struct CaptureFrame> bindingFrame(const Value& body, const std::string& attribute);
+  /// Runs \p function's code over \p locals (bound arguments) in a new
+  /// frame; \p names is a class body's namespace.
+  llvm::Expected<ValuePtr> runFunction(const ValuePtr& function, std::vector<ValuePtr> locals,
+                                       ValuePtr names);
+  /// Real functions made for functions made while capturing: wrapping one
+  /// gives back the symbolic function, whose defaults and closure cells are
+  /// the ones capture reads and writes.
+  std::map<PyObject*, ValuePtr> realFunctions_;
+  /// Real cells made for cells made while capturing, by the symbolic cell
+  /// (kept alive by the pair).
+  std::map<const Value*, std::pair<ValuePtr, python::PyRef>> realCells_;
+  /// Classes made by buildClass, kept alive.
+  std::map<PyObject*, python::PyRef> localClasses_;
+  /// torch.autograd.Function.apply's function, once looked up.
+  python::PyRef autogradApply_;
+  /// The class of the context autograd.Function.forward gets.
+  python::PyRef contextClass_;
+
+public:
+  //===--------------------------------------------------------------------===//
   // Opcode handlers (bodies in Opcodes*.cpp).
 #define DYNC_OPCODE(NAME) llvm::Error op_##NAME(Frame& f, const bytecode::Instruction& ins);
 #include "frontend/capture/Opcodes.def"
@@ -232,6 +295,18 @@ private:
   llvm::Error jumpIfNone(Frame& f, const bytecode::Instruction& ins, bool onNone);
   llvm::Expected<ValuePtr> loadGlobal(Frame& f, PyObject* name);
 
+  //===--------------------------------------------------------------------===//
+  // Data-dependent branches whose one side only raises (RaiseOnlyBranch.cpp).
+
+  /// At a POP_JUMP_* on a tensor: when exactly one side does nothing but
+  /// build an exception and raise it, records a run-time check raising it
+  /// and continues along the other side (true). False when the branch is
+  /// not of that form: the caller reports the data-dependent branch.
+  llvm::Expected<bool> raiseOnlyBranch(Frame& f, const bytecode::Instruction& ins, bool onTrue);
+  /// The exception the code from instruction \p start of \p f raises, when
+  /// it only builds one and raises it; null otherwise. Changes nothing.
+  llvm::Expected<python::PyRef> speculateRaise(const Frame& f, size_t start);
+
   oracle::TensorOracle& oracle_;
   GuardSet& guards_;
   const bytecode::OpcodeTable& opcodes_;
@@ -261,6 +336,8 @@ llvm::Error registerBuiltinHandlers(Interpreter& interp);
 /// Registers `object`'s and `tuple`'s methods that classes made while
 /// capturing call (Instances.cpp).
 llvm::Error registerInstanceHandlers(Interpreter& interp);
+/// Registers `__build_class__` (ClassBodies.cpp).
+llvm::Error registerClassHandlers(Interpreter& interp);
 void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);
 
 } // namespace dync::capture

@@ -20,13 +20,7 @@ const OpcodeEntry Entries[] = {
     // Never executed: the decoder folds them away.
     {"CACHE", nullptr, "an inline cache entry is not an instruction"},
     {"EXTENDED_ARG", nullptr, "EXTENDED_ARG prefixes are folded into the next instruction"},
-    // Module and class bodies, not function bodies.
-    {"LOAD_NAME", nullptr, "name lookup outside a function body"},
-    {"STORE_NAME", nullptr, "name binding outside a function body"},
-    {"DELETE_NAME", nullptr, "name deletion outside a function body"},
-    {"LOAD_CLASSDEREF", nullptr, "class body reading a closure variable"},
-    {"SETUP_ANNOTATIONS", nullptr, "annotations outside a function body"},
-    {"LOAD_BUILD_CLASS", nullptr, "defining a class while capturing"},
+    // Module bodies, not function or class bodies.
     {"IMPORT_STAR", nullptr, "'from ... import *'"},
     {"PRINT_EXPR", nullptr, "printing an interactive expression"},
     // Side effects on state outside the graph.

@@ -11,7 +11,8 @@ using python::PyRef;
 
 //===----------------------------------------------------------------------===//
 // Loops and jumps. Every jump is on a known value: loops unroll, branches
-// on tensors stop capture (truth() says why).
+// on tensors stop capture (truth() says why), except those whose one side
+// only raises, which become run-time checks.
 //===----------------------------------------------------------------------===//
 
 llvm::Error Interpreter::op_GET_ITER(Frame& f, const Instruction&) {
@@ -51,6 +52,15 @@ llvm::Error Interpreter::op_JUMP_BACKWARD_NO_INTERRUPT(Frame& f, const Instructi
 
 llvm::Error Interpreter::jumpIf(Frame& f, const Instruction& ins, bool alwaysPop, bool onTrue) {
   ValuePtr condition = f.stack.back();
+  // A branch on a tensor whose one side only raises becomes a run-time
+  // check (RaiseOnlyBranch.cpp); any other one is reported by truth().
+  if (alwaysPop && condition->isTensor()) {
+    llvm::Expected<bool> checked = raiseOnlyBranch(f, ins, onTrue);
+    if (!checked)
+      return checked.takeError();
+    if (*checked)
+      return llvm::Error::success();
+  }
   llvm::Expected<bool> value = truth(condition);
   if (!value)
     return value.takeError();

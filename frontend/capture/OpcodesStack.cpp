@@ -155,12 +155,14 @@ llvm::Error Interpreter::op_STORE_DEREF(Frame& f, const Instruction& ins) {
   if (!cell || cell->kind != ValueKind::Cell)
     cell = makeCell(nullptr);
   cell->cell = std::move(value);
-  return llvm::Error::success();
+  return syncRealCell(cell);
 }
 
 llvm::Error Interpreter::op_DELETE_DEREF(Frame& f, const Instruction& ins) {
-  if (f.locals[ins.arg] && f.locals[ins.arg]->kind == ValueKind::Cell)
+  if (f.locals[ins.arg] && f.locals[ins.arg]->kind == ValueKind::Cell) {
     f.locals[ins.arg]->cell = nullptr;
+    return syncRealCell(f.locals[ins.arg]);
+  }
   return llvm::Error::success();
 }
 

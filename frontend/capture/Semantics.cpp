@@ -528,6 +528,9 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
     if (base->source && base->kind != ValueKind::Constant)
       guards_.add(
           typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(base->object.get()))));
+    // Which entry a position names depends on the entries before it.
+    if (base->kind == ValueKind::NNModule && PyLong_Check(key->object.get()))
+      guardModuleTableKeys(base);
     return wrapReal(value.get(), source);
   }
   if (base->kind == ValueKind::Constant && key->kind == ValueKind::Slice &&
@@ -661,9 +664,10 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
       return pythonError("iterating over " +
                          (value->source ? value->source->str() : typeNameOf(value)));
     bool keyed = PyObject_IsInstance(object, moduleDictType.get()) == 1;
-    // Iteration is the container class's: pin it.
+    // Iteration is the container class's: pin it, and the entries it walks.
     if (value->source)
       guards_.add(typeGuard(value->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
+    guardModuleTableKeys(value);
     std::vector<ValuePtr> items;
     long long index = 0;
     while (PyRef item = PyRef::steal(PyIter_Next(iterator.get()))) {
@@ -725,6 +729,29 @@ llvm::Expected<ValuePtr> Interpreter::next(const ValuePtr& iterator) {
   return iterable->items[iterator->position++];
 }
 
+void Interpreter::guardModuleTableKeys(const ValuePtr& module) {
+  if (!module->source)
+    return;
+  for (const char* table : {"_modules", "_parameters"}) {
+    auto [source, entries] = moduleTable(module->source, module->object.get(), table);
+    // An empty parameter table is not what a module container iterates.
+    if (!source || (PyDict_GET_SIZE(entries) == 0 && llvm::StringRef(table) != "_modules"))
+      continue;
+    std::vector<std::string> keys;
+    PyObject *key, *entry;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(entries, &pos, &key, &entry)) {
+      std::optional<std::string> name =
+          PyUnicode_CheckExact(key) ? python::utf8Of(key) : std::nullopt;
+      if (!name)
+        break;
+      keys.push_back(std::move(*name));
+    }
+    if (keys.size() == static_cast<size_t>(PyDict_GET_SIZE(entries)))
+      guards_.add(Guard::keysAre(source, keys));
+  }
+}
+
 llvm::Expected<ValuePtr> Interpreter::length(const ValuePtr& value) {
   switch (value->kind) {
   case ValueKind::Tuple:
@@ -740,6 +767,8 @@ llvm::Expected<ValuePtr> Interpreter::length(const ValuePtr& value) {
   case ValueKind::Constant:
   case ValueKind::NNModule:
   case ValueKind::Object: {
+    if (value->kind == ValueKind::NNModule)
+      guardModuleTableKeys(value);
     Py_ssize_t size = PyObject_Length(value->object.get());
     if (size < 0)
       return pythonError("len()");

@@ -25,6 +25,8 @@ llvm::StringRef spelling(GuardKind kind) {
     return "version";
   case GuardKind::Length:
     return "length";
+  case GuardKind::Keys:
+    return "keys";
   }
   return "?";
 }
@@ -91,6 +93,17 @@ Guard Guard::lengthIs(SourcePtr source, int64_t length) {
   return guard;
 }
 
+Guard Guard::keysAre(SourcePtr source, const std::vector<std::string>& keys) {
+  Guard guard;
+  guard.kind = GuardKind::Keys;
+  guard.source = std::move(source);
+  std::vector<Argument> names;
+  for (const std::string& key : keys)
+    names.push_back(Argument::string(key));
+  guard.constant = Argument::list(std::move(names));
+  return guard;
+}
+
 /// One part of a `module:qualname` type name: bare when it is made of the
 /// characters Python's dotted names (and `<locals>`) use, else quoted.
 static void printTypeNamePart(llvm::raw_ostream& os, llvm::StringRef part) {
@@ -136,6 +149,10 @@ void Guard::print(llvm::raw_ostream& os) const {
     return;
   case GuardKind::Length:
     os << " : " << length;
+    return;
+  case GuardKind::Keys:
+    os << " : ";
+    (constant ? *constant : Argument::list({})).print(os);
     return;
   }
 }

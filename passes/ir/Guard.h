@@ -71,10 +71,14 @@ enum class GuardKind : uint8_t {
   Version,
   /// The value is an exact list, tuple or dict of `length` items.
   Length,
+  /// The value is an exact dict whose keys are, in order, the str keys in
+  /// `constant` (a list of strings): what iterating it yields, and which
+  /// entry each position names.
+  Keys,
 };
 
 /// `tensor`, `type`, `equals`, `none`, `grad_mode`, `default_dtype`,
-/// `version`, `length`.
+/// `version`, `length`, `keys`.
 llvm::StringRef spelling(GuardKind kind);
 
 struct Guard {
@@ -87,12 +91,14 @@ struct Guard {
   static Guard defaultDType(DType dtype);
   static Guard versionIs(std::string of, std::string version);
   static Guard lengthIs(SourcePtr source, int64_t length);
+  static Guard keysAre(SourcePtr source, const std::vector<std::string>& keys);
 
   GuardKind kind = GuardKind::None;
   /// Null for GradMode, DefaultDType and Version.
   SourcePtr source;
   std::optional<Type> tensorType;
   std::string typeModule, typeQualname;
+  /// Equals: the constant; Keys: the list of keys.
   std::optional<Argument> constant;
   bool flag = false;
   DType dtype{};

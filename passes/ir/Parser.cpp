@@ -497,9 +497,8 @@ bool Parser::parseGuards(Module& module) {
 bool Parser::parseGuard(GuardSet& guards) {
   llvm::SMLoc loc = tok_.loc();
   if (!tok_.is(Token::Identifier))
-    return expected("a guard (tensor, type, equals, none, length, grad_mode, default_dtype, "
-                    "version) or "
-                    "'}'"),
+    return expected("a guard (tensor, type, equals, none, length, keys, grad_mode, "
+                    "default_dtype, version) or '}'"),
            false;
   llvm::StringRef word = tok_.spelling;
   auto guardSource = [&]() -> SourcePtr {
@@ -515,11 +514,29 @@ bool Parser::parseGuard(GuardSet& guards) {
 
   Guard guard;
   if (word == "tensor" || word == "type" || word == "equals" || word == "none" ||
-      word == "length") {
+      word == "length" || word == "keys") {
     SourcePtr source = guardSource();
     if (!source)
       return false;
-    if (word == "length") {
+    if (word == "keys") {
+      if (!expect(Token::Colon, ":"))
+        return false;
+      llvm::SMLoc keysLoc = tok_.loc();
+      std::optional<Argument> keys;
+      if (tok_.is(Token::LBracket))
+        keys = parseArgument();
+      else
+        error(keysLoc, "expected the keys, a list of strings like [\"a\", \"b\"]");
+      if (!keys)
+        return false;
+      std::vector<std::string> names;
+      for (const Argument& key : keys->elements()) {
+        if (key.kind() != Argument::Kind::String)
+          return error(keysLoc, "a keys guard lists strings only"), false;
+        names.push_back(key.stringValue());
+      }
+      guard = Guard::keysAre(std::move(source), names);
+    } else if (word == "length") {
       if (!expect(Token::Colon, ":"))
         return false;
       if (!tok_.is(Token::Integer))

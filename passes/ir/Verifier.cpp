@@ -392,7 +392,7 @@ private:
       os << "'";
       bool sourced = guard.kind == GuardKind::Tensor || guard.kind == GuardKind::Type ||
                      guard.kind == GuardKind::Equals || guard.kind == GuardKind::None ||
-                     guard.kind == GuardKind::Length;
+                     guard.kind == GuardKind::Length || guard.kind == GuardKind::Keys;
       if (sourced != bool(guard.source)) {
         report(loc, what + (sourced ? " has no source" : " takes no source"));
       } else if (guard.source) {
@@ -431,6 +431,15 @@ private:
         if (guard.length < 0)
           report(loc, what + ": a length is not negative");
         break;
+      case GuardKind::Keys: {
+        bool strings = guard.constant && guard.constant->kind() == Argument::Kind::List &&
+                       llvm::all_of(guard.constant->elements(), [](const Argument& key) {
+                         return key.kind() == Argument::Kind::String;
+                       });
+        if (!strings)
+          report(loc, what + " must list its keys as strings");
+        break;
+      }
       case GuardKind::None:
       case GuardKind::GradMode:
       case GuardKind::DefaultDType:

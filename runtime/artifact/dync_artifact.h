@@ -37,6 +37,11 @@ extern "C" {
 /* Status codes the artifact's functions return. */
 #define DYNC_ARTIFACT_OK 0
 #define DYNC_ARTIFACT_ERROR 1
+/* A graph's run-time check failed (a branch of the program that only
+ * raises, docs/capture.md): `error` holds "Type" or "Type: message", the
+ * builtin exception the program raises there. Runtimes that predate it
+ * report it as any other error. */
+#define DYNC_ARTIFACT_CHECK_FAILED 2
 
 /* CPython's frame-local and object types, declared so this header needs no
  * Python.h. */
@@ -74,8 +79,9 @@ typedef int (*dync_guard_fn)(struct _object* const* fast_locals, struct _object*
  *   outputs / num_outputs        filled with new references, one per output
  *   error / error_size           on failure, a NUL-terminated message
  *
- * Returns DYNC_ARTIFACT_OK, or DYNC_ARTIFACT_ERROR with every output slot
- * NULL (the function releases what it produced before failing).
+ * Returns DYNC_ARTIFACT_OK, or DYNC_ARTIFACT_ERROR or
+ * DYNC_ARTIFACT_CHECK_FAILED with every output slot NULL (the function
+ * releases what it produced before failing).
  * num_inputs, num_int_inputs and num_outputs are passed so the function can
  * check them against its own counts rather than trust the caller.
  */

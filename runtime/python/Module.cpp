@@ -91,6 +91,28 @@ void Graph_dealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
+// A graph's run-time check failed: the program raises there. `text` is
+// "Type" or "Type: message" with Type a builtin exception class, raised as
+// `Type()` or `Type(message)`, as the program would; any other text is a
+// RuntimeError carrying it.
+PyObject* raiseCheckFailure(const char* text) {
+  const char* separator = std::strstr(text, ": ");
+  std::string typeName = separator ? std::string(text, separator - text) : std::string(text);
+  PyObject* builtins = PyEval_GetBuiltins(); // borrowed
+  PyObject* type = builtins ? PyDict_GetItemString(builtins, typeName.c_str()) : nullptr;
+  if (!type || !PyExceptionClass_Check(type)) {
+    PyErr_SetString(PyExc_RuntimeError, text);
+    return nullptr;
+  }
+  PyObject* exception =
+      separator ? PyObject_CallFunction(type, "s", separator + 2) : PyObject_CallNoArgs(type);
+  if (exception) {
+    PyErr_SetObject(type, exception);
+    Py_DECREF(exception);
+  }
+  return nullptr;
+}
+
 // Graph(t0, ..., tN-1, i0, ..., iM-1) -> tuple of outputs: the tensor
 // inputs, then the integer inputs, in the graph's order. Always a tuple, so
 // the rewritten code unpacks every graph the same way; an undefined output
@@ -145,6 +167,8 @@ PyObject* Graph_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
   if (status != DYNC_ARTIFACT_OK) {
     for (uint32_t i = 0; i < graph.num_outputs; ++i)
       dync_tensor_release(outputs[i]);
+    if (status == DYNC_ARTIFACT_CHECK_FAILED)
+      return raiseCheckFailure(error);
     PyErr_Format(PyExc_RuntimeError, "dync graph %s failed: %s", graph.name,
                  *error ? error : "no message");
     return nullptr;

@@ -228,6 +228,18 @@ int64_t dync_py_length(PyObject* obj) {
   return -1;
 }
 
+int dync_py_dict_keys_are(PyObject* obj, const char* const* keys, const int64_t* sizes,
+                          int64_t count) {
+  if (!obj || !PyDict_CheckExact(obj) || PyDict_GET_SIZE(obj) != count)
+    return 0;
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  for (int64_t i = 0; PyDict_Next(obj, &pos, &key, &value); ++i)
+    if (!str_equals(key, keys[i], (Py_ssize_t)sizes[i]))
+      return 0;
+  return 1;
+}
+
 int dync_py_equals_bool(PyObject* obj, int value) {
   return obj && PyBool_Check(obj) && (obj == Py_True) == (value != 0);
 }

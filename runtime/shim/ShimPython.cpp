@@ -82,6 +82,7 @@ void dync_shim_fill_python_api(dync_shim_api* api) {
   api->py_equals_float = dync_py_equals_float;
   api->py_equals_str = dync_py_equals_str;
   api->py_length = dync_py_length;
+  api->py_dict_keys_are = dync_py_dict_keys_are;
 }
 
 } // extern "C"

@@ -348,6 +348,10 @@ DYNC_SHIM_EXPORT int dync_py_equals_str(struct _object* obj, const char* utf8, s
 /* len(obj) for an exact list, tuple or dict; -1 for any other object
  * (subclasses included, whose len() may be Python code). */
 DYNC_SHIM_EXPORT int64_t dync_py_length(struct _object* obj);
+/* 1 if `obj` is exactly a dict whose keys are, in iteration order, exactly
+ * `count` str objects whose UTF-8 forms are keys[i] (sizes[i] bytes each). */
+DYNC_SHIM_EXPORT int dync_py_dict_keys_are(struct _object* obj, const char* const* keys,
+                                           const int64_t* sizes, int64_t count);
 
 /* ---- The function table artifacts receive -------------------------------
  * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the
@@ -439,6 +443,9 @@ typedef struct dync_shim_api {
   /* Appended for guards on the length of container inputs (a Python
    * field). */
   int64_t (*py_length)(struct _object*);
+
+  /* Appended for guards on the keys of dicts and module tables. */
+  int (*py_dict_keys_are)(struct _object*, const char* const*, const int64_t*, int64_t);
 } dync_shim_api;
 
 /* Fills every field but the Python ones (tensor_from_pyobject,

@@ -53,7 +53,7 @@ class DictMix(nn.Module):
 # DICT-NEXT:   tensor L['d']['a'] : tensor<f32, [3]>
 # DICT-NEXT:   tensor L['d']['bb'] : tensor<f32, [3]>
 # DICT:        type L['d'] : builtins:dict
-# DICT-NEXT:   length L['d'] : 2
+# DICT-NEXT:   keys L['d'] : ["a", "bb"]
 # DICT-NEXT:   grad_mode true
 
 
@@ -64,7 +64,7 @@ def nested(batch):
 # NESTED:      tensor L['batch']['images'] : tensor<f32, [2, 3]>
 # NESTED-NEXT: tensor L['batch']['extra'][0] : tensor<f32, [2, 3]>
 # NESTED-NEXT: type L['batch'] : builtins:dict
-# NESTED-NEXT: length L['batch'] : 2
+# NESTED-NEXT: keys L['batch'] : ["images", "extra"]
 # NESTED-NEXT: type L['batch']['extra'] : builtins:tuple
 # NESTED-NEXT: length L['batch']['extra'] : 2
 # NESTED-NEXT: equals L['batch']['extra'][1] : 0.5

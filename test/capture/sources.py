@@ -68,12 +68,14 @@ def example_inputs():
 # GUARDS-NEXT:   equals L['self'].training : true
 # GUARDS-NEXT:   equals L['mode'] : "fast"
 # GUARDS-NEXT:   type L['self']._modules['layers'] : torch.nn.modules.container:ModuleList
+# GUARDS-NEXT:   keys L['self']._modules['layers']._modules : ["0", "1", "2"]
 # GUARDS-NEXT:   type L['self']._modules['layers']._modules['1'] : torch.nn.modules.linear:Linear
 # GUARDS:        type L['self']._modules['fc'] : torch.nn.modules.linear:Linear
 # GUARDS-NEXT:   equals L['self']._modules['fc'].in_features : 4
 # GUARDS-NEXT:   type L['self']._modules['heads'] : torch.nn.modules.container:ModuleDict
 # GUARDS-NEXT:   type L['self']._modules['heads']._modules['left'] : torch.nn.modules.linear:Linear
 # GUARDS:        type L['self']._modules['seq'] : torch.nn.modules.container:Sequential
+# GUARDS-NEXT:   keys L['self']._modules['seq']._modules : ["first", "last"]
 # GUARDS-NEXT:   type L['self']._modules['seq']._modules['last'] : torch.nn.modules.linear:Linear
 # GUARDS:        type L['self']._modules['seq']._modules['first'] : torch.nn.modules.linear:Identity
 # GUARDS:        type L['self'].cfg : builtins:dict

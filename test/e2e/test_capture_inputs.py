@@ -3,7 +3,7 @@
 Each entry of Inputs/capture_inputs.py is exported, then a fresh interpreter
 loads the artifact and calls the entry with the example inputs (the compiled
 path must run and equal eager) and with inputs the guards must refuse: a
-longer list, a dict with another key, another int. Those calls fall back to
+longer list, a dict with another key or its keys in another order, another int. Those calls fall back to
 the original code, so they equal eager too, and the runtime's statistics
 record the miss and the guard that failed.
 """
@@ -77,10 +77,14 @@ CASES = [
     ("TupleScale.forward", "tuple_inputs", "m.TupleScale()",
      "[m.tuple_inputs(), ((torch.ones(3),) * 3,)]",
      ["length L['xs'] : 2"]),
+    # More keys, or the same keys in another order (which iterating the
+    # dict would visit differently), miss on the keys guard; a missing key
+    # already on reading its entry.
     ("DictMix.forward", "dict_inputs", "m.DictMix()",
      "[m.dict_inputs(), ({'a': torch.ones(3), 'bb': torch.ones(3), 'ccc': torch.ones(3)},),"
-     " ({'a': torch.ones(3), 'cc': torch.ones(3)},)]",
-     ["length L['d'] : 2", "L['d']['bb']"]),
+     " ({'a': torch.ones(3), 'cc': torch.ones(3)},),"
+     " ({'bb': torch.ones(3), 'a': torch.ones(3)},)]",
+     ['keys L[\'d\'] : ["a", "bb"]', "L['d']['bb']", 'keys L[\'d\'] : ["a", "bb"]']),
     ("IntArg.forward", "int_inputs", "m.IntArg()",
      "[m.int_inputs(), (torch.ones(3), 5), (torch.ones(3), 4.0)]",
      ["equals L['n'] : 4", "equals L['n'] : 4"]),

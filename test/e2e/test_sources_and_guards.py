@@ -263,6 +263,10 @@ def check_guard(line, L, G, symbols, ranges):
         assert value is None, line
     elif kind == "length":
         assert len(value) == int(operand), line
+    elif kind == "keys":
+        # Keys are plain names here: no comma inside a key.
+        keys = [ir_string(k) for k in split_top(operand[1:-1])] if operand != "[]" else []
+        assert type(value) is dict and list(value) == keys, line
     else:
         pytest.fail(f"unknown guard kind in {line!r}")
 

@@ -407,6 +407,7 @@ TEST_F(ShimPyObjectsTest, TableFields) {
   EXPECT_EQ(api.py_equals_float, &dync_py_equals_float);
   EXPECT_EQ(api.py_equals_str, &dync_py_equals_str);
   EXPECT_EQ(api.py_length, &dync_py_length);
+  EXPECT_EQ(api.py_dict_keys_are, &dync_py_dict_keys_are);
 }
 
 TEST_F(ShimPyObjectsTest, LengthOfExactContainers) {
@@ -418,6 +419,22 @@ TEST_F(ShimPyObjectsTest, LengthOfExactContainers) {
   EXPECT_EQ(dync_py_length(eval("DictSub(a=1)")), -1);
   EXPECT_EQ(dync_py_length(eval("'text'")), -1);
   EXPECT_EQ(dync_py_length(nullptr), -1);
+}
+
+TEST_F(ShimPyObjectsTest, DictKeysInOrder) {
+  const char* keys[] = {"a", "b\0c", "\xc3\xa9"};
+  const int64_t sizes[] = {1, 3, 2};
+  EXPECT_EQ(dync_py_dict_keys_are(eval("{'a': 1, 'b\\0c': 2, '\\u00e9': 3}"), keys, sizes, 3), 1);
+  // Another order, another key, one more or one fewer: no match.
+  EXPECT_EQ(dync_py_dict_keys_are(eval("{'b\\0c': 2, 'a': 1, '\\u00e9': 3}"), keys, sizes, 3), 0);
+  EXPECT_EQ(dync_py_dict_keys_are(eval("{'a': 1, 'b': 2, '\\u00e9': 3}"), keys, sizes, 3), 0);
+  EXPECT_EQ(dync_py_dict_keys_are(eval("{'a': 1, 'b\\0c': 2}"), keys, sizes, 3), 0);
+  EXPECT_EQ(dync_py_dict_keys_are(eval("{'a': 1, 'b\\0c': 2}"), keys, sizes, 1), 0);
+  EXPECT_EQ(dync_py_dict_keys_are(eval("{}"), keys, sizes, 0), 1);
+  // Only exact dicts, and only str keys.
+  EXPECT_EQ(dync_py_dict_keys_are(eval("DictSub(a=1)"), keys, sizes, 1), 0);
+  EXPECT_EQ(dync_py_dict_keys_are(eval("{1: 1}"), keys, sizes, 1), 0);
+  EXPECT_EQ(dync_py_dict_keys_are(nullptr, keys, sizes, 0), 0);
 }
 
 } // namespace

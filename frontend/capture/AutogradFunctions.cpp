@@ -1,0 +1,161 @@
+//===- AutogradFunctions.cpp - Custom autograd.Function.apply -------------===//
+//
+// `Combine.apply(x, mask)` for a torch.autograd.Function subclass (defined
+// at module level or while capturing). Graphs do not record autograd, so
+// only calls that eager mode would not record either are captured: grad
+// mode off, or no tensor argument requiring grad. Then apply is forward
+// (and setup_context, for functions that define it) run on a context that
+// keeps what forward tells it for backward and otherwise does nothing:
+// both are inlined like any other Python code.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/python/PyStrings.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+/// The context forward receives. Its methods are Python, so capture inlines
+/// them over an object that exists only in capture (Instances.cpp), and
+/// tensors can be its attributes.
+constexpr const char* ContextSource = R"(
+class InferenceContext:
+    """ctx of an autograd.Function applied without recording autograd."""
+
+    def __init__(self, needs_input_grad):
+        self.needs_input_grad = needs_input_grad
+        self.saved_tensors = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tensors
+
+    def save_for_forward(self, *tensors):
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *tensors):
+        self.dirty_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = value
+)";
+
+bool anyRequiresGrad(const ValuePtr& value) {
+  if (value->isTensor()) {
+    PyRef flag = PyRef::steal(PyObject_GetAttrString(value->object.get(), "requires_grad"));
+    if (!flag)
+      PyErr_Clear();
+    return flag && flag.get() == Py_True;
+  }
+  if (value->isSequence())
+    return llvm::any_of(value->items, anyRequiresGrad);
+  return false;
+}
+
+} // namespace
+
+bool Interpreter::isAutogradApply(const Value& function) {
+  if (!function.object)
+    return false;
+  if (!autogradApply_) {
+    llvm::Expected<PyRef> apply = importObject("torch.autograd.function.Function.apply");
+    if (!apply) {
+      llvm::consumeError(apply.takeError());
+      return false;
+    }
+    PyObject* underlying =
+        PyMethod_Check(apply->get()) ? PyMethod_GET_FUNCTION(apply->get()) : apply->get();
+    autogradApply_ = PyRef::borrow(underlying);
+  }
+  return function.object.get() == autogradApply_.get();
+}
+
+llvm::Expected<ValuePtr> Interpreter::applyAutogradFunction(std::vector<ValuePtr> args,
+                                                            KeywordArgs kwargs) {
+  if (args.empty() || args[0]->kind != ValueKind::Object || !PyType_Check(args[0]->object.get()))
+    return captureError("autograd.Function.apply() called without its class");
+  ValuePtr cls = args[0];
+  args.erase(args.begin());
+  std::string name = qualifiedTypeName(cls->object.get());
+
+  // Eager mode records a backward node when grad mode is on and an input
+  // requires grad; a graph cannot.
+  PyRef enabled = PyRef::steal(PyObject_CallMethod(types_.torch.get(), "is_grad_enabled", nullptr));
+  if (!enabled)
+    return pythonError("reading the grad mode");
+  bool recording = enabled.get() == Py_True &&
+                   (llvm::any_of(args, anyRequiresGrad) || llvm::any_of(kwargs, [](const auto& kw) {
+                      return anyRequiresGrad(kw.second);
+                    }));
+  if (recording)
+    return captureError(name + ".apply() on tensors that require grad with grad mode on is not "
+                               "supported: the graph does not record autograd (call it under "
+                               "torch.no_grad(), or on tensors that do not require grad)");
+
+  if (!contextClass_) {
+    PyRef globals = PyRef::steal(PyDict_New());
+    PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins());
+    PyDict_SetItemString(globals.get(), "__name__", PyRef::steal(python::newStr("dync")).get());
+    PyRef code =
+        PyRef::steal(Py_CompileString(ContextSource, "<dync autograd context>", Py_file_input));
+    PyRef done =
+        code ? PyRef::steal(PyEval_EvalCode(code.get(), globals.get(), globals.get())) : PyRef();
+    if (!done)
+      return pythonError("defining the autograd context");
+    contextClass_ = PyRef::borrow(PyDict_GetItemString(globals.get(), "InferenceContext"));
+  }
+  // No input needs a gradient: grad mode is off or none requires one.
+  std::vector<ValuePtr> needsGrad(args.size(), makeBool(false));
+  llvm::Expected<ValuePtr> ctx =
+      construct(makeValue(ValueKind::Object, contextClass_), {makeTuple(std::move(needsGrad))}, {});
+  if (!ctx)
+    return ctx.takeError();
+
+  llvm::Expected<ValuePtr> forward = getAttr(cls, "forward");
+  if (!forward)
+    return forward.takeError();
+  llvm::Expected<ValuePtr> setupContext = getAttr(cls, "setup_context");
+  if (!setupContext)
+    return setupContext.takeError();
+  llvm::Expected<PyRef> baseSetup =
+      importObject("torch.autograd.function._SingleLevelFunction.setup_context");
+  if (!baseSetup)
+    return baseSetup.takeError();
+  bool separateSetup = (*setupContext)->object.get() != baseSetup->get();
+  if (!separateSetup) {
+    args.insert(args.begin(), *ctx);
+    return call(*forward, std::move(args), std::move(kwargs));
+  }
+  // forward without ctx, then setup_context(ctx, inputs, output), as
+  // Function.apply does when setup_context is defined.
+  if (!kwargs.empty())
+    return captureError(name + ".apply() with keyword arguments and a setup_context is not "
+                               "supported");
+  std::vector<ValuePtr> inputs = args;
+  if ((*forward)->kind == ValueKind::Function) {
+    auto* code = reinterpret_cast<PyCodeObject*>((*forward)->code.get());
+    const std::vector<ValuePtr>& defaults = (*forward)->items;
+    size_t argCount = static_cast<size_t>(code->co_argcount);
+    for (size_t i = inputs.size(); i < argCount; ++i)
+      if (i + defaults.size() >= argCount)
+        inputs.push_back(defaults[i + defaults.size() - argCount]);
+  }
+  llvm::Expected<ValuePtr> output = call(*forward, std::move(args), {});
+  if (!output)
+    return output.takeError();
+  llvm::Expected<ValuePtr> setup =
+      call(*setupContext, {*ctx, makeTuple(std::move(inputs)), *output}, {});
+  if (!setup)
+    return setup.takeError();
+  return *output;
+}
+
+} // namespace dync::capture

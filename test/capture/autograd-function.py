@@ -1,0 +1,94 @@
+# Custom autograd.Function.apply, module-level or defined while capturing:
+# forward (and setup_context) are inlined on a context that keeps what they
+# save for backward. Graphs do not record autograd, so applying one to
+# tensors that require grad with grad mode on stops capture.
+# RUN: %dync export %s:module_level %s:local %s:model_no_grad --emit=graph | FileCheck %s
+# RUN: not %dync export %s:model_grad --emit=graph 2>&1 | FileCheck %s --check-prefix=GRAD
+import torch
+
+
+class Clamp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, lo=0.0):
+        ctx.save_for_backward(x)
+        ctx.mark_non_differentiable(x)
+        ctx.set_materialize_grads(False)
+        if ctx.needs_input_grad[0]:
+            return x
+        return x.clamp(min=lo)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(x, power=2):
+        return x**power
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, power = inputs
+        ctx.save_for_backward(x)
+        ctx.power = power
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return ctx.power * x * grad, None
+
+
+def module_level(x):
+    return Clamp.apply(x, 0.5) + Square.apply(x)
+
+# CHECK-LABEL: graph @module_level(
+# CHECK-NEXT:  %0 = aten::clamp.default(%x, 0.5)
+# CHECK-NEXT:  %1 = aten::pow.Tensor_Scalar(%x, 2)
+# CHECK-NEXT:  %2 = aten::add.Tensor(%0, %1)
+
+
+def local(x):
+    class Twice(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, y):
+            return y * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    return Twice.apply(x)
+
+# CHECK-LABEL: graph @local(
+# CHECK-NEXT:  aten::mul.Tensor(%x, 2)
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        return Clamp.apply(x * self.weight)
+
+
+model = Scaled()
+
+
+def model_no_grad(x):
+    with torch.no_grad():
+        return model(x)
+
+# CHECK-LABEL: graph @model_no_grad(
+# CHECK:       aten::clamp.default(%{{[0-9]+}}, 0.0)
+
+
+def model_grad(x):
+    return model(x)
+
+# GRAD: autograd-function.py:[[@LINE-17]]:16: error: autograd-function.Clamp.apply() on tensors that require grad with grad mode on is not supported: the graph does not record autograd (call it under torch.no_grad(), or on tensors that do not require grad)
+
+
+def example_inputs():
+    return (torch.randn(4, 3),)
