@@ -36,7 +36,7 @@ Anything else keeps the operator whole: `addmm`'s decomposition reaches
 `mm`. Each verdict follows what the decomposition really does for that
 argument signature.
 
-Variance is the one decomposition dync writes itself (`OWN`): torch's
+dync writes two decompositions itself (`OWN`). Variance: torch's
 registered one for `var_mean` and `var` (torch._refs) reaches `prims.var`,
 which graphs do not hold, and torch has no other. Layer norm, group norm
 and batch norm all reach `var_mean`, so without it their statistics stay an
@@ -44,6 +44,23 @@ ATen call between two kernels. `_var_mean` is torch's documented definition,
 `sum((x - mean)^2) / max(0, N - correction)`, in two passes (the mean, then
 the squared deviations from it), which is as accurate as eager's Welford
 update; the one-pass E[x^2] - E[x]^2 would cancel when the mean is large.
+
+Max pooling is the other (`_max_pool_with_indices`): torch's registered
+decomposition of `max_pool2d_with_indices` and `max_pool3d_with_indices`
+gathers windows through index tensors, and ATen's kernel computes indices
+that graphs seldom read. dync's gives the values as the elementwise
+`maximum` of the window's offsets, each a strided slice of the input
+(offset o along a dimension: start o * dilation, step stride), which fusion
+makes one kernel reading the slices through their strides. For the indices
+it calls the operator itself: a decomposition of dync's own may call its
+own operator, and that call is recorded as it is (the oracle's recorder does
+not decompose an operator again inside its own decomposition, and the trial
+accepts that one call beside fusible ones). A graph that reads only the
+values leaves the call without uses, and dead-code elimination removes it.
+1-d pools reach the 2-d operator. The decomposition declines where slices
+cannot express the pool (padding, ceil-mode windows past the input), where
+it would gain nothing (one offset, more than 16) and where the result could
+differ or guards would narrow the graph (see `_max_pool_with_indices`).
 
 The trial runs in a fake mode of its own, without the capture's ShapeEnv,
 so it adds no guards to the capture; verdicts are kept per operator and
@@ -199,11 +216,204 @@ def _var(x, dim=None, *, correction=None, keepdim=False):
     return out if out is NotImplemented else out[0]
 
 
+def _pool_arguments(x, spatial, kernel_size, stride, padding, dilation):
+    """kernel_size, stride, padding and dilation of a `spatial`-d max pool,
+    one entry per pooled dimension, as torch expands them (an empty stride
+    is the kernel size; one entry stands for all dimensions); None where
+    torch's own call would refuse them, so that it raises eager's error."""
+
+    def expand(values, default=None):
+        values = list(values) if isinstance(values, (list, tuple)) else [values]
+        if not values and default is not None:
+            return list(default)
+        if len(values) == 1:
+            return values * spatial
+        return values if len(values) == spatial else None
+
+    kernel = expand(kernel_size)
+    if kernel is None:
+        return None
+    stride = expand(stride, kernel)
+    padding = expand(padding)
+    dilation = expand(dilation)
+    if stride is None or padding is None or dilation is None:
+        return None
+    if x.dim() not in (spatial + 1, spatial + 2):
+        return None
+    values = kernel + stride + padding + dilation
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return None
+    if min(kernel + stride + dilation) < 1 or min(padding) < 0:
+        return None
+    return kernel, stride, padding, dilation
+
+
+def _window_fits(x, spatial, kernel, stride, dilation, ceil_mode):
+    """Whether every window of the pool lies inside the input, so that the
+    window offsets are strided slices of equal length. Without padding a
+    floor-mode window always does; a ceil-mode one does when torch's output
+    size is the floor-mode one (then ceil_mode changes nothing), which is
+    decided on static sizes only, as a symbolic one would need a guard."""
+    if not ceil_mode:
+        return True
+    from torch._meta_registrations import pooling_output_shape
+
+    for i in range(spatial):
+        size = x.shape[x.dim() - spatial + i]
+        if not isinstance(size, int):
+            return False
+        shapes = [
+            pooling_output_shape(size, kernel[i], 0, stride[i], dilation[i], mode)
+            for mode in (False, True)
+        ]
+        if shapes[0] != shapes[1]:
+            return False
+    return True
+
+
+def _sizes_settled(x, spatial, kernel, stride, dilation):
+    """Whether each pooled size of the output is a number or a symbolic size
+    known, from the ranges alone, not to be 1. torch's meta of an
+    elementwise operator asks whether each size is 1 (to lay out the
+    result), which on a symbolic size that may be 1 adds a guard excluding
+    it: the graph would then miss on inputs the operator's own call takes."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    for i in range(spatial):
+        size = x.shape[x.dim() - spatial + i]
+        if isinstance(size, int):
+            continue
+        out = (size - (kernel[i] - 1) * dilation[i] - 1) // stride[i] + 1
+        if not statically_known_true(out != 1):
+            return False
+    return True
+
+
+# Windows larger than this stay one ATen call: each offset is a kernel
+# input (and a view per dimension), and ATen's loop then costs less.
+_MAX_POOL_OFFSETS = 16
+
+# Integer types a max pool computes the same as maximum does, besides the
+# floating ones; others (bool, unsigned bytes) stay whole.
+_MAX_POOL_INTEGERS = (torch.int32, torch.int64)
+
+
+def _statically_contiguous(x):
+    """Whether `x` is contiguous, known without adding a guard: each stride
+    is the product of the sizes after it, but where the size is 1."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    expected = 1
+    for size, stride in reversed(list(zip(x.shape, x.stride()))):
+        if not statically_known_true(size == 1) and not statically_known_true(
+            stride == expected
+        ):
+            return False
+        expected = expected * size
+    return True
+
+
+def _same_layout(a, b):
+    """Whether `a` and `b` have one layout: equal strides wherever the size
+    is not 1, known without adding a guard."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    for size, sa, sb in zip(a.shape, a.stride(), b.stride()):
+        if statically_known_true(size == 1):
+            continue
+        if not statically_known_true(sa == sb):
+            return False
+    return True
+
+
+def _max_pool_with_indices(spatial, op):
+    """max_pool{2,3}d_with_indices as the elementwise maximum of the
+    window's offsets: for offset o along a pooled dimension, the slice of the
+    input from o * dilation with step stride, as long as the output. A loop
+    fuser computes that maximum in one kernel reading each slice through its
+    strides, where the operator (its CPU kernel) also computes indices.
+
+    The indices are the operator's own: the decomposition calls it, and that
+    call is recorded as it is. A graph that reads only the values leaves it
+    without uses, and dead-code elimination removes it; one that reads the
+    indices keeps it for them. The values come from the maximum either way.
+
+    `maximum` propagates NaN as the pool does (a window holding a NaN gives
+    NaN); between +0.0 and -0.0 the pool keeps the first in the window and a
+    kernel the larger (+0.0), which compare equal.
+
+    Declined (the operator stays whole): padding, which no slice reads;
+    ceil-mode windows running past the input; windows of one offset (the
+    value would alias the input) or more than _MAX_POOL_OFFSETS; dtypes
+    other than floating ones and int32/int64; pooled sizes that may be 1
+    (`_sizes_settled`); symbolic sizes of a non-contiguous input. If the
+    maximum's layout is not the operator's (a transposed input: maximum
+    follows the input's strides, the pool the suggested memory format), the
+    operator's values are returned and the unused maximum is dead code."""
+
+    def decomposition(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+        if not (x.is_floating_point() or x.dtype in _MAX_POOL_INTEGERS):
+            return NotImplemented
+        expanded = _pool_arguments(x, spatial, kernel_size, stride, padding, dilation)
+        if expanded is None:
+            return NotImplemented
+        kernel, steps, pads, dilation = expanded
+        if any(pads) or not 1 < math.prod(kernel) <= _MAX_POOL_OFFSETS:
+            return NotImplemented
+        if not _window_fits(x, spatial, kernel, steps, dilation, ceil_mode):
+            return NotImplemented
+        if not _sizes_settled(x, spatial, kernel, steps, dilation):
+            return NotImplemented
+
+        # Layouts are compared on static sizes, where strides are numbers.
+        # On symbolic ones the comparison would not be decided without a
+        # guard; a contiguous input gives contiguous results both ways.
+        static = all(isinstance(d, int) for d in x.shape)
+        if not static and not _statically_contiguous(x):
+            return NotImplemented
+
+        # The operator's own call checks the arguments as eager does and
+        # gives the output's type; its values are kept when the layout
+        # differs.
+        pooled, indices = op(x, kernel_size, stride, padding, dilation, ceil_mode)
+        first = x.dim() - spatial
+        slices = [x]
+        for i in range(spatial):
+            # One offset a step apart covers the whole dimension (1-d pools
+            # reach here, through core ATen, as 2-d ones of height 1).
+            if kernel[i] == 1 and steps[i] == 1:
+                continue
+            dim = first + i
+            size = x.shape[dim]
+            reach = (kernel[i] - 1) * dilation[i]
+            slices = [
+                aten.slice.Tensor(
+                    s, dim, o * dilation[i], size - reach + o * dilation[i], steps[i]
+                )
+                for s in slices
+                for o in range(kernel[i])
+            ]
+        values = slices[0]
+        for s in slices[1:]:
+            values = aten.maximum.default(values, s)
+        if static and not _same_layout(values, pooled):
+            return pooled, indices
+        return values, indices
+
+    return decomposition
+
+
 # Decompositions torch does not provide in aten operators (see the module's
 # documentation); consulted before torch's own table.
 OWN = {
     aten.var_mean.correction: _var_mean,
     aten.var.correction: _var,
+    aten.max_pool2d_with_indices.default: _max_pool_with_indices(
+        2, aten.max_pool2d_with_indices.default
+    ),
+    aten.max_pool3d_with_indices.default: _max_pool_with_indices(
+        3, aten.max_pool3d_with_indices.default
+    ),
 }
 
 
@@ -250,11 +460,17 @@ class FusionDecompositions:
             # Settled as "whole" while the trial runs: a decomposition that
             # calls its own operator again records it as it is.
             self.verdicts[key] = False
-            verdict = self._try(decomposition, flat, spec)
+            verdict = self._try(decomposition, flat, spec, func if own else None)
             self.verdicts[key] = verdict
         return decomposition if verdict else None
 
-    def _try(self, decomposition, flat, spec):
+    def _try(self, decomposition, flat, spec, itself=None):
+        """Whether `decomposition` bottoms out in fusible calls only. Calls
+        of `itself`, the operator one of dync's own decompositions stands
+        for, are accepted too: such a decomposition computes its main result
+        from fusible calls and calls the operator for a result graphs seldom
+        read (max pool's indices), which dead-code elimination removes when
+        nothing reads it."""
         with _disable_current_modes(), torch._C._DisablePythonDispatcher():
             try:
                 twins = [self._static_twin(a) for a in flat]
@@ -274,7 +490,7 @@ class FusionDecompositions:
         computes = any(
             torch.Tag.pointwise in f.tags or torch.Tag.reduction in f.tags for f, _, _ in calls
         )
-        return computes and all(fusible(f, a, k) for f, a, k in calls)
+        return computes and all(f is itself or fusible(f, a, k) for f, a, k in calls)
 
     def _static_twin(self, a):
         if isinstance(a, FakeTensor):

@@ -400,6 +400,10 @@ class _Recorder(TorchDispatchMode):
         # Per operator: whether to decompose it as autograd would have, which
         # only applies to operators with a CompositeImplicitAutograd kernel.
         self.implicit = {}
+        # The operators whose fusion decomposition is running: one that
+        # calls its own operator (max pool, for its indices) has that call
+        # recorded as it is, not decomposed again.
+        self.decomposing = set()
 
     def __torch_dispatch__(self, func, types, args, kwargs=None):
         kwargs = kwargs or {}
@@ -424,11 +428,15 @@ class _Recorder(TorchDispatchMode):
                 out = func.decompose(*args, **kwargs)
             if out is not NotImplemented:
                 return out
-        if self.fusion is not None:
+        if self.fusion is not None and func not in self.decomposing:
             decomposition = self.fusion.get(func, args, kwargs)
             if decomposition is not None:
-                with self:
-                    out = decomposition(*args, **kwargs)
+                self.decomposing.add(func)
+                try:
+                    with self:
+                        out = decomposition(*args, **kwargs)
+                finally:
+                    self.decomposing.discard(func)
                 if out is not NotImplemented:
                     return out
         out = func(*args, **kwargs)
