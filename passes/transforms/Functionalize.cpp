@@ -50,6 +50,16 @@ bool makesFreshTensor(const ir::Node& node) {
   return traits && traits->isPure() && !traits->returnsAlias && node.type().isTensor();
 }
 
+/// Whether tensor types \p a and \p b describe the same storage layout and
+/// element type. requires_grad is left out: it says what autograd would
+/// record, which a graph does not, and torch's composite kernels often
+/// finish below autograd a temporary (unflagged) that a top-level in-place
+/// call (flagged) then writes, as batch norm's output and `relu_`.
+bool sameTensorLayout(const ir::Type& a, const ir::Type& b) {
+  return a.isTensor() && b.isTensor() && a.dtype() == b.dtype() && a.device() == b.device() &&
+         a.sizes() == b.sizes() && a.strides() == b.strides();
+}
+
 /// Whether every value argument of \p call is a tensor of \p dtype (numbers
 /// are literals, and the IR has no complex ones).
 bool argumentsKeepDType(const ir::Node& call, ir::DType dtype) {
@@ -124,7 +134,7 @@ llvm::Error runInPlaceToFunctional(ir::Graph& graph) {
     if (!twin || !twin->isPure() || !twin->pointwise || !makesFreshTensor(temporary))
       continue;
     const ir::Type& type = temporary.type();
-    if (!type.hasContiguousStrides() || !(write->type() == type) ||
+    if (!type.hasContiguousStrides() || !sameTensorLayout(write->type(), type) ||
         !argumentsKeepDType(*write, type.dtype()))
       continue;
     // Uses before the write must neither alias nor write the temporary:
