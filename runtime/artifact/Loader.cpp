@@ -198,7 +198,11 @@ private:
     // matter, and a file that is not one is refused below before anything in
     // it is called again.
     dlerror();
-    void* library = ::dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // A name without a slash would make dlopen search the library path
+    // (LD_LIBRARY_PATH, the system directories) instead of opening the file
+    // the checks above read: `dync.load("model.so")` means ./model.so.
+    std::string file = path_.find('/') == std::string::npos ? "./" + path_ : path_;
+    void* library = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!library) {
       const char* why = dlerror();
       return error(LoadErrorKind::DlopenFailed,

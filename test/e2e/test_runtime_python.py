@@ -411,3 +411,16 @@ def test_torch_compile_still_works_with_an_artifact_loaded(model):
             assert torch.equal(other.triple(x), x * 3)
     finally:
         sys.modules.pop("pyrt_other", None)
+
+
+def test_a_bare_file_name_is_the_file_in_the_working_directory(model, tmp_path, monkeypatch):
+    # dlopen searches the library path for a name without a slash; load()
+    # opens the file the name means, as open() would.
+    shutil.copy(artifact("pyrt_model"), tmp_path / "model.so")
+    monkeypatch.chdir(tmp_path)
+    art = load_quietly("model.so")
+    try:
+        x = torch.ones(2, 3)
+        assert torch.equal(model.scale(x), x * 2)
+    finally:
+        art.unload()
