@@ -91,6 +91,20 @@ std::pair<SourcePtr, PyObject*> moduleTable(const SourcePtr& base, PyObject* mod
   return {source, source ? entries : nullptr};
 }
 
+std::optional<std::vector<std::string>> strKeys(PyObject* dict) {
+  std::vector<std::string> keys;
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(dict, &pos, &key, &value)) {
+    std::optional<std::string> name =
+        PyUnicode_CheckExact(key) ? python::utf8Of(key) : std::nullopt;
+    if (!name)
+      return std::nullopt;
+    keys.push_back(std::move(*name));
+  }
+  return keys;
+}
+
 SourcePtr containerItemSource(const SourcePtr& base, PyObject* container, PyObject* key,
                               PyObject* item) {
   if (!base)

@@ -15,7 +15,10 @@
 
 #include <Python.h>
 
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace dync::capture {
 
@@ -37,6 +40,10 @@ ir::SourcePtr moduleTableSource(const ir::SourcePtr& base, PyObject* module, con
 /// instance __dict__, read as instanceDictSource would; else nulls.
 std::pair<ir::SourcePtr, PyObject*> moduleTable(const ir::SourcePtr& base, PyObject* module,
                                                 const char* table);
+
+/// The keys of exact dict \p dict in iteration order, when every one is an
+/// exact str; else nothing.
+std::optional<std::vector<std::string>> strKeys(PyObject* dict);
 
 /// The source of \p item, which the module container \p container (Sequential,
 /// ModuleList, ModuleDict, ParameterList, ...) gave for \p key: the entry of

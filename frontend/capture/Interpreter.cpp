@@ -1,5 +1,6 @@
 //===- Interpreter.cpp - Frames, values and the dispatch loop -------------===//
 #include "frontend/capture/Interpreter.h"
+#include "frontend/capture/DictReads.h"
 
 #include "frontend/bytecode/CodeObject.h"
 #include "frontend/bytecode/Codec.h"
@@ -331,20 +332,8 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
     // A dict's keys, in order, say which entries capture read and in what
     // order iterating it yields them; a dict with a key that is not a str
     // keeps its length pinned only (its entries have no sources either).
-    std::optional<std::vector<std::string>> keys;
-    if (PyDict_CheckExact(object)) {
-      keys.emplace();
-      PyObject *key, *item;
-      Py_ssize_t pos = 0;
-      while (keys && PyDict_Next(object, &pos, &key, &item)) {
-        std::optional<std::string> name =
-            PyUnicode_CheckExact(key) ? python::utf8Of(key) : std::nullopt;
-        if (name)
-          keys->push_back(std::move(*name));
-        else
-          keys.reset();
-      }
-    }
+    std::optional<std::vector<std::string>> keys =
+        PyDict_CheckExact(object) ? strKeys(object) : std::nullopt;
     guards_.add(keys ? Guard::keysAre(source, *keys)
                      : Guard::lengthIs(source, PyObject_Length(object)));
   }

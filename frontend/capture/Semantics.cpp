@@ -737,18 +737,8 @@ void Interpreter::guardModuleTableKeys(const ValuePtr& module) {
     // An empty parameter table is not what a module container iterates.
     if (!source || (PyDict_GET_SIZE(entries) == 0 && llvm::StringRef(table) != "_modules"))
       continue;
-    std::vector<std::string> keys;
-    PyObject *key, *entry;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(entries, &pos, &key, &entry)) {
-      std::optional<std::string> name =
-          PyUnicode_CheckExact(key) ? python::utf8Of(key) : std::nullopt;
-      if (!name)
-        break;
-      keys.push_back(std::move(*name));
-    }
-    if (keys.size() == static_cast<size_t>(PyDict_GET_SIZE(entries)))
-      guards_.add(Guard::keysAre(source, keys));
+    if (std::optional<std::vector<std::string>> keys = strKeys(entries))
+      guards_.add(Guard::keysAre(source, *keys));
   }
 }
 
