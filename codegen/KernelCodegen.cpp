@@ -77,6 +77,9 @@ private:
   /// Emits loops over \p dims (the first from \p begin to \p end when
   /// given, the others from 0 to their size) around \p body, carrying
   /// \p inits; returns the carried values after the loops.
+  /// Marks the loop \p latch closes, innermost, so that LLVM vectorizes it
+  /// rather than unrolling it away.
+  void keepForVectorizer(llvm::BranchInst* latch, ir::SymExpr tripCount);
   llvm::Expected<llvm::SmallVector<Value*, 2>> emitLoops(llvm::ArrayRef<unsigned> dims,
                                                          Value* begin, Value* end,
                                                          llvm::ArrayRef<Value*> inits,
@@ -126,6 +129,8 @@ private:
   llvm::SmallVector<llvm::MDNode*, 2> outputScope_;
   llvm::SmallVector<llvm::MDNode*, 2> outputNoAlias_;
   llvm::SmallVector<Staged, 2> staged_;
+  /// How many loops emitLoops has made, to tell an innermost loop.
+  unsigned loopCount_ = 0;
 };
 
 Value* KernelEmitter::emitSym(ir::SymExpr expr) {
@@ -223,8 +228,10 @@ llvm::Expected<llvm::SmallVector<Value*, 2>> KernelEmitter::emitLoops(llvm::Arra
   Value* saved = index_[dim];
   index_[dim] = i;
   cache_.emplace_back();
+  unsigned loopsBefore = ++loopCount_;
   llvm::Expected<llvm::SmallVector<Value*, 2>> inner =
       emitLoops(dims.drop_front(), nullptr, nullptr, carried, body);
+  bool innermost = loopCount_ == loopsBefore;
   cache_.pop_back();
   index_[dim] = saved;
   if (!inner)
@@ -232,7 +239,9 @@ llvm::Expected<llvm::SmallVector<Value*, 2>> KernelEmitter::emitLoops(llvm::Arra
 
   Value* iNext = b_.CreateNSWAdd(i, b_.getInt64(1), name + ".next");
   llvm::BasicBlock* latch = b_.GetInsertBlock();
-  b_.CreateCondBr(b_.CreateICmpSLT(iNext, hi), header, exit);
+  llvm::BranchInst* back = b_.CreateCondBr(b_.CreateICmpSLT(iNext, hi), header, exit);
+  if (innermost && !begin)
+    keepForVectorizer(back, s_.loopSizes[dim]);
   i->addIncoming(iNext, latch);
   for (auto [phi, next] : llvm::zip(phis, *inner))
     phi->addIncoming(next, latch);
@@ -246,6 +255,25 @@ llvm::Expected<llvm::SmallVector<Value*, 2>> KernelEmitter::emitLoops(llvm::Arra
     results.push_back(out);
   }
   return results;
+}
+
+void KernelEmitter::keepForVectorizer(llvm::BranchInst* latch, ir::SymExpr tripCount) {
+  // LLVM fully unrolls an innermost loop of a few iterations before its
+  // loop vectorizer runs, which then vectorizes the loop around it instead:
+  // across a dimension with a large stride, in gathers and scatters. A
+  // channels-last kernel's innermost loop is over channels (16, 32, 64), so
+  // such loops are kept whole; the vectorizer makes their few iterations
+  // one or two contiguous vectors. Long loops are never fully unrolled and
+  // keep LLVM's own choices.
+  constexpr int64_t FullUnrollBelow = 512;
+  if (!tripCount.isConstant() || tripCount.constantValue() >= FullUnrollBelow)
+    return;
+  llvm::MDNode* noUnroll =
+      llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")});
+  // A loop's metadata node lists itself first, which makes it distinct.
+  llvm::MDNode* loop = llvm::MDNode::getDistinct(ctx_, {nullptr, noUnroll});
+  loop->replaceOperandWith(0, loop);
+  latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
 }
 
 Value* KernelEmitter::address(const ir::Type& type, Value* base, const DimMap& map) {

@@ -3,6 +3,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <limits>
+
 using namespace dync;
 using namespace dync::codegen;
 
@@ -18,6 +20,35 @@ llvm::Error fail(const ir::Graph& kernel, const ir::Node* node, const llvm::Twin
 bool isOne(ir::SymExpr size) { return size.isConstant() && size.constantValue() == 1; }
 
 const ir::Type& typeOf(const ir::Node& node) { return node.type(); }
+
+/// Nests the kept loops in the order of the first output's memory layout,
+/// the dimension of largest stride outermost, so that the innermost loop
+/// (the one LLVM vectorizes) walks the output with the smallest stride. In
+/// logical order a channels-last result would be written (and its operands,
+/// laid out alike, read) a channel apart at each step: scattered stores and
+/// gathered loads instead of contiguous vectors. Kept as they are when a
+/// stride is symbolic, and for equal strides (size-1 dimensions).
+void orderKeptDimsByLayout(KernelSchedule& schedule) {
+  const ir::Node* out = schedule.outputs.front();
+  const DimMap& map = schedule.dimMaps.find(out)->second;
+  llvm::ArrayRef<ir::SymExpr> strides = out->type().strides();
+  llvm::DenseMap<unsigned, int64_t> strideOf;
+  for (size_t j = 0; j < map.size() && j < strides.size(); ++j) {
+    if (map[j] < 0)
+      continue;
+    if (!strides[j].isConstant())
+      return;
+    strideOf[static_cast<unsigned>(map[j])] = strides[j].constantValue();
+  }
+  // A kept dimension the output does not vary along has size 1: it goes
+  // outermost, where it costs nothing.
+  auto stride = [&](unsigned d) {
+    auto it = strideOf.find(d);
+    return it == strideOf.end() ? std::numeric_limits<int64_t>::max() : it->second;
+  };
+  llvm::stable_sort(schedule.keptDims,
+                    [&](unsigned a, unsigned b) { return stride(a) > stride(b); });
+}
 
 } // namespace
 
@@ -218,5 +249,6 @@ llvm::Expected<KernelSchedule> codegen::scheduleKernel(const ir::Graph& kernel) 
       if (!isOne(schedule.loopSizes[d]) && !llvm::is_contained(map, static_cast<int>(d)))
         return fail(kernel, out, "is returned but does not span the kernel's outer loops");
   }
+  orderKeptDimsByLayout(schedule);
   return schedule;
 }

@@ -3,7 +3,8 @@
 // A kernel computes all its nodes in one loop nest over an iteration space
 // S: the input shape of its reductions (all reduce the same dimensions of
 // equally shaped values), or the shape of its largest output when it has
-// none. Kept dimensions are the outer loops, the first of them split across
+// none. Kept dimensions are the outer loops, nested as the first output is
+// laid out in memory (largest stride outermost), the outermost split across
 // threads; reduced dimensions are the inner loops, run once per reduction
 // and once more for outputs that span them. Every tensor value is located
 // in S by which loop dimension each of its dimensions follows (or none, for
@@ -29,7 +30,8 @@ using DimMap = llvm::SmallVector<int, 4>;
 struct KernelSchedule {
   /// The sizes of the iteration space S, one per loop dimension.
   llvm::SmallVector<ir::SymExpr, 4> loopSizes;
-  /// Loop dimensions not reduced, outermost first.
+  /// Loop dimensions not reduced, outermost first: in the order of the first
+  /// output's strides, so the innermost loop walks it contiguously.
   llvm::SmallVector<unsigned, 4> keptDims;
   /// Loop dimensions the reductions reduce, outermost first.
   llvm::SmallVector<unsigned, 4> reducedDims;

@@ -118,7 +118,11 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
                                             const ValuePtr& value) {
   switch (value->kind) {
   case ValueKind::Tensor: {
-    std::optional<ir::ValueRef> ref = interp.oracle().valueOf(value->object.get());
+    // Strides are part of what a program returns (view() depends on them).
+    llvm::Expected<PyRef> laidOut = interp.oracle().eagerLayout(value->object.get());
+    if (!laidOut)
+      return laidOut.takeError();
+    std::optional<ir::ValueRef> ref = interp.oracle().valueOf(laidOut->get());
     if (!ref)
       return captureError("the function returns a tensor the graph does not compute");
     return ir::Argument::value(ref->node, ref->index);

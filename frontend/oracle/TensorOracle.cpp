@@ -86,6 +86,7 @@ public:
   std::optional<ir::ValueRef> valueOf(PyObject* fake) const override;
   llvm::Expected<ir::Type> typeOf(PyObject* fake) override;
   llvm::Expected<ir::SymExpr> symExprOf(PyObject* symInt) override;
+  llvm::Expected<PyRef> eagerLayout(PyObject* fake) override;
   llvm::Error finalize() override;
 
 private:
@@ -112,6 +113,7 @@ private:
   PyRef module_;
   PyRef session_;
   PyRef addInputMethod_, callMethod_, undoMethod_, metaMethod_, symTextMethod_, finalizeMethod_;
+  PyRef eagerLayoutFunction_;
   // The Python half's tag types, recognized by exact type.
   enum Tag : unsigned {
     Ref,
@@ -154,6 +156,8 @@ llvm::Error PythonTensorOracle::start() {
     if (llvm::Error error = get(module_.get(), tagNames[tag], tags_[tag]))
       return error;
   if (llvm::Error error = get(module_.get(), "OracleError", oracleError_))
+    return error;
+  if (llvm::Error error = get(module_.get(), "eager_layout", eagerLayoutFunction_))
     return error;
 
   // The fusion decompositions are a module of their own, which the Python
@@ -269,6 +273,13 @@ llvm::Expected<PyRef> PythonTensorOracle::call(PyObject* callable, PyObject* arg
     return error;
   }
   return PyRef::borrow(PyTuple_GET_ITEM(result.get(), 0));
+}
+
+llvm::Expected<PyRef> PythonTensorOracle::eagerLayout(PyObject* fake) {
+  PyRef args = PyRef::steal(PyTuple_Pack(1, fake));
+  if (!args)
+    return python::takePythonError("restoring a result's layout");
+  return call(eagerLayoutFunction_.get(), args.get(), nullptr);
 }
 
 llvm::Error PythonTensorOracle::addRecords(PyObject* records) {

@@ -100,6 +100,11 @@ public:
   virtual llvm::Expected<python::PyRef> call(PyObject* callable, PyObject* args,
                                              PyObject* kwargs) = 0;
 
+  /// A tensor the graph returns, laid out as eager mode lays it out: the
+  /// fake itself, or a recorded copy of it when a layout choice of the
+  /// fusion decompositions (channels-last convolutions) changed its strides.
+  virtual llvm::Expected<python::PyRef> eagerLayout(PyObject* fake) = 0;
+
   /// The graph value a fake tensor stands for, if the oracle made it.
   virtual std::optional<ir::ValueRef> valueOf(PyObject* fake) const = 0;
 

@@ -17,8 +17,11 @@
 // the temporary's own, and type promotion of equal dtypes with non-complex
 // numbers leaves the dtype. Its strides are contiguous when the temporary's
 // are: a pointwise (TensorIterator) kernel lays its output out in the order
-// of its first argument's strides. Only pointwise overloads torch pairs with
-// a twin of the same arguments qualify (OpTraits::functionalTwin).
+// of its first argument's strides. They are also the temporary's when that
+// is the only tensor argument and lies densely in another order of its
+// dimensions (channels-last): the kernel's output follows its one operand.
+// Only pointwise overloads torch pairs with a twin of the same arguments
+// qualify (OpTraits::functionalTwin).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ir/Graph.h"
@@ -58,6 +61,44 @@ bool makesFreshTensor(const ir::Node& node) {
 bool sameTensorLayout(const ir::Type& a, const ir::Type& b) {
   return a.isTensor() && b.isTensor() && a.dtype() == b.dtype() && a.device() == b.device() &&
          a.sizes() == b.sizes() && a.strides() == b.strides();
+}
+
+/// Whether \p type lies densely in memory in some order of its dimensions,
+/// all of which have numeric sizes above 1 (where a size-1 dimension's
+/// stride is anyone's guess).
+bool isDensePermuted(const ir::Type& type) {
+  if (!type.isTensor() || type.sizes().size() != type.strides().size())
+    return false;
+  llvm::SmallVector<std::pair<int64_t, int64_t>, 4> strideAndSize;
+  for (auto [size, stride] : llvm::zip(type.sizes(), type.strides())) {
+    if (!size || !stride || !size.isConstant() || !stride.isConstant() || size.constantValue() < 2)
+      return false;
+    strideAndSize.push_back({stride.constantValue(), size.constantValue()});
+  }
+  llvm::sort(strideAndSize);
+  int64_t expected = 1;
+  for (auto [stride, size] : strideAndSize) {
+    if (stride != expected)
+      return false;
+    expected *= size;
+  }
+  return true;
+}
+
+/// How many tensor values \p call reads.
+unsigned tensorArgumentCount(const ir::Node& call) {
+  unsigned count = 0;
+  auto add = [&](const ir::Argument& arg) {
+    arg.forEachValue([&](const ir::ValueRef& ref) {
+      const ir::Type* type = ref.node->resultType(ref.index);
+      count += type && type->isTensor();
+    });
+  };
+  for (const ir::Argument& arg : call.args())
+    add(arg);
+  for (const ir::KeywordArgument& kwarg : call.kwargs())
+    add(kwarg.value);
+  return count;
 }
 
 /// Whether every value argument of \p call is a tensor of \p dtype (numbers
@@ -134,7 +175,9 @@ llvm::Error runInPlaceToFunctional(ir::Graph& graph) {
     if (!twin || !twin->isPure() || !twin->pointwise || !makesFreshTensor(temporary))
       continue;
     const ir::Type& type = temporary.type();
-    if (!type.hasContiguousStrides() || !sameTensorLayout(write->type(), type) ||
+    bool twinKeepsLayout =
+        type.hasContiguousStrides() || (isDensePermuted(type) && tensorArgumentCount(*write) == 1);
+    if (!twinKeepsLayout || !sameTensorLayout(write->type(), type) ||
         !argumentsKeepDType(*write, type.dtype()))
       continue;
     // Uses before the write must neither alias nor write the temporary:

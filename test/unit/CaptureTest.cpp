@@ -76,6 +76,9 @@ public:
   llvm::Expected<PyRef> call(PyObject*, PyObject*, PyObject*) override {
     return llvm::createStringError("unexpected oracle call");
   }
+  llvm::Expected<PyRef> eagerLayout(PyObject*) override {
+    return llvm::createStringError("unexpected eagerLayout");
+  }
   std::optional<ir::ValueRef> valueOf(PyObject*) const override { return std::nullopt; }
   llvm::Expected<ir::Type> typeOf(PyObject*) override {
     return llvm::createStringError("unexpected typeOf");

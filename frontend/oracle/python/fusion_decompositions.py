@@ -403,6 +403,67 @@ def _max_pool_with_indices(spatial, op):
     return decomposition
 
 
+def _convolution_channels_last(x, weight, bias, stride, padding, dilation, transposed,
+                               output_padding, groups):
+    """A 2-d convolution of contiguous (NCHW) float32 tensors, run on
+    channels-last copies of its input and weight.
+
+    ATen's CPU convolution (oneDNN) is faster on channels-last tensors
+    (the three of examples/cnn: by a tenth together), and its result is then channels-last, so the
+    batch norm, activation and pooling after it are computed by kernels whose
+    innermost loop runs along channels: contiguous vectors, where NCHW
+    pooling reads every other element. torch computes the strides of
+    everything downstream from that result, as eager mode would for a
+    channels-last input. The conversions are copies; fusion folds one into
+    the kernel that produces its input when there is one.
+
+    Each copy is marked with the tensor it copies as its eager twin
+    (`_dync_eager`). The oracle runs every later operator on twins too, so
+    that a graph output knows the layout eager mode gives it and is copied
+    back to that layout (oracle.eager_layout): values are the same either
+    way, only where they lie in memory differs.
+
+    An input already channels-last (the result of an earlier convolution,
+    pooled) is used as it is; only the weight is copied.
+
+    Declined: transposed convolutions, anything but 4-d float32 CPU input
+    and weight of static sizes, tensors laid out neither NCHW nor
+    channels-last or both at once (size-1 dimensions), and calls where both
+    are channels-last already."""
+    if transposed or x.dim() != 4 or weight.dim() != 4:
+        return NotImplemented
+    if x.dtype is not torch.float32 or weight.dtype is not torch.float32:
+        return NotImplemented
+    if x.device.type != "cpu" or x.layout != torch.strided:
+        return NotImplemented
+    if not all(isinstance(d, int) for d in (*x.shape, *weight.shape)):
+        return NotImplemented
+    layouts = [_layout_2d(t) for t in (x, weight)]
+    if None in layouts or layouts == ["channels_last", "channels_last"]:
+        return NotImplemented
+    copies = []
+    for t, layout in zip((x, weight), layouts):
+        if layout == "channels_last":
+            copies.append(t)
+            continue
+        copy = aten.clone.default(t, memory_format=torch.channels_last)
+        copy._dync_eager = t.__dict__.get("_dync_eager", t)
+        copies.append(copy)
+    return aten.convolution.default(
+        copies[0], copies[1], bias, stride, padding, dilation, transposed, output_padding, groups
+    )
+
+
+def _layout_2d(t):
+    """"contiguous" or "channels_last" for a 4-d tensor that is exactly one
+    of them; None for any other layout, or both (size-1 dimensions)."""
+    contiguous = t.is_contiguous()
+    channels_last = t.is_contiguous(memory_format=torch.channels_last)
+    if contiguous == channels_last:
+        return None
+    return "contiguous" if contiguous else "channels_last"
+
+
 # Decompositions torch does not provide in aten operators (see the module's
 # documentation); consulted before torch's own table.
 OWN = {
@@ -414,6 +475,7 @@ OWN = {
     aten.max_pool3d_with_indices.default: _max_pool_with_indices(
         3, aten.max_pool3d_with_indices.default
     ),
+    aten.convolution.default: _convolution_channels_last,
 }
 
 

@@ -440,11 +440,72 @@ class _Recorder(TorchDispatchMode):
                 if out is not NotImplemented:
                     return out
         out = func(*args, **kwargs)
+        _follow_eager_twins(func, args, kwargs, out)
         if self.session._folded(args, kwargs, out):
             return out
         self.session._record(func, args, kwargs, out)
         self.session._note_constant(func, args, kwargs, out)
         return out
+
+
+def _eager_twin(value):
+    """What eager mode computes for a tensor a layout choice changed (see
+    fusion_decompositions._convolution_channels_last), or None."""
+    if type(value) is FakeTensor:
+        return value.__dict__.get("_dync_eager")
+    return None
+
+
+def _follow_eager_twins(func, args, kwargs, out):
+    """Runs a recorded call again on the eager twins of its arguments, when
+    it has any, and marks each result whose layout differs with its twin:
+    after a convolution in channels-last, torch gives everything downstream
+    channels-last strides, and the twins carry the ones eager mode gives.
+    The call runs under the fake mode alone, so nothing is recorded."""
+    if not any(_eager_twin(a) is not None for a in _leaves((args, kwargs))):
+        return
+    flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
+    twins = [_eager_twin(a) if _eager_twin(a) is not None else a for a in flat]
+    twin_args, twin_kwargs = torch.utils._pytree.tree_unflatten(twins, spec)
+    twin_out = func(*twin_args, **twin_kwargs)
+    results = _leaves(out)
+    twin_results = _leaves(twin_out)
+    if len(results) != len(twin_results):
+        raise OracleError(f"{func} gave eager mode's layout a different number of results")
+    for result, twin in zip(results, twin_results):
+        if type(result) is not FakeTensor or not isinstance(twin, torch.Tensor):
+            continue
+        if _same_strides(result, twin):
+            result.__dict__.pop("_dync_eager", None)
+        else:
+            result._dync_eager = twin
+
+
+def _same_strides(a, b):
+    """Whether two tensors of one shape lie alike in memory; a dimension of
+    size 1 is never stepped along, so its stride does not count."""
+    return all(
+        size == 1 or sa == sb for size, sa, sb in zip(a.shape, a.stride(), b.stride())
+    )
+
+
+def eager_layout(tensor):
+    """`tensor` as eager mode lays it out: itself, or, when a layout choice
+    changed it (its eager twin lies otherwise), a copy in the twin's strides.
+    Capture calls it, through Session.call, on each tensor a graph returns."""
+    twin = _eager_twin(tensor)
+    if twin is None or _same_strides(tensor, twin):
+        return tensor
+    # The usual case, a contiguous result, is a clone: a pointwise copy that
+    # fusion can fold into the kernel computing the tensor.
+    if twin.is_contiguous():
+        copy = torch.clone(tensor, memory_format=torch.contiguous_format)
+        if _same_strides(copy, twin):
+            return copy
+    copy = torch.empty_strided(
+        twin.shape, twin.stride(), dtype=tensor.dtype, device=tensor.device
+    )
+    return copy.copy_(tensor)
 
 
 class _Leaves:

@@ -1,0 +1,144 @@
+"""Convolutions in channels-last give eager's values and eager's strides.
+
+With the fusion decompositions (-O1, the default), a 2-d float32
+convolution of NCHW tensors runs on channels-last copies, and everything
+computed from its result is channels-last too; each tensor the graph
+returns is copied back to the layout eager mode gives it. Every entry below
+is exported into one artifact, loaded with `dync.load` in a fresh
+interpreter, and compared with eager: values within float32 tolerance (the
+convolution sums in another order), strides exactly, and every call must
+run the compiled path.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import BUILD
+
+torch = pytest.importorskip("torch")
+PACKAGE_DIR = os.path.join(BUILD, "python")
+
+MODEL = textwrap.dedent("""
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    g = torch.Generator().manual_seed(0)
+    W = torch.randn(16, 3, 3, 3, generator=g)
+    W2 = torch.randn(16, 16, 3, 3, generator=g)
+    DEPTHWISE = torch.randn(16, 1, 3, 3, generator=g)
+    BIAS = torch.randn(16, generator=g)
+
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 16, 3, padding=1, bias=False)
+            self.bn = nn.BatchNorm2d(16)
+            with torch.no_grad():
+                self.bn.running_mean.uniform_(-1.0, 1.0)
+                self.bn.running_var.uniform_(0.5, 2.0)
+            self.eval()
+
+        def forward(self, x):
+            return F.max_pool2d(F.relu(self.bn(self.conv(x)), inplace=True), 2)
+
+
+    def views(x):
+        # Outputs that are views of a channels-last result, and one reduced
+        # over channels.
+        y = torch.relu(F.conv2d(x, W, padding=1))
+        return y, y.transpose(1, 2), y[:, :, ::2], y.sum(1), y.flatten(1)
+
+
+    def chain(x):
+        y = F.conv2d(x, W, BIAS, stride=2, padding=1)
+        y = F.conv2d(torch.sigmoid(y), DEPTHWISE, groups=16, dilation=2)
+        return F.conv2d(y * 2, W2, padding=1)
+
+
+    def channels_last_input(x):
+        return F.conv2d(x.contiguous(memory_format=torch.channels_last), W) + 1
+
+
+    def pixels(x):
+        # 1x1 images: NCHW and channels-last are the same layout.
+        return F.conv2d(x[:, :, :1, :1], W[:, :, :1, :1])
+
+
+    def images():
+        return (torch.randn(2, 3, 12, 10, generator=torch.Generator().manual_seed(1)),)
+""")
+
+# (entry, whether the optimized graph converts to channels-last)
+ENTRIES = [
+    ("Block.forward", True),
+    ("views", True),
+    ("chain", True),
+    ("channels_last_input", True),
+    ("pixels", False),
+]
+
+RUNNER = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, {package!r})
+    sys.path.insert(0, {folder!r})
+    import torch
+    import convs
+    import dync
+
+    torch.manual_seed(0)
+    block = convs.Block()
+    targets = {{"Block.forward": block, "views": convs.views, "chain": convs.chain,
+               "channels_last_input": convs.channels_last_input, "pixels": convs.pixels}}
+    args = convs.images()
+    expected = {{name: fn(*args) for name, fn in targets.items()}}
+    results = {{}}
+    with dync.load({artifact!r}) as art:
+        for name, fn in targets.items():
+            actual = fn(*args)
+            want = expected[name] if isinstance(expected[name], tuple) else (expected[name],)
+            got = actual if isinstance(actual, tuple) else (actual,)
+            try:
+                for a, e in zip(got, want, strict=True):
+                    torch.testing.assert_close(a, e)
+                    assert a.stride() == e.stride(), f"strides {{a.stride()}} != {{e.stride()}}"
+                error = None
+            except AssertionError as e:
+                error = str(e)
+            stats = art.stats()[name]
+            results[name] = [error, stats["hits"], stats["misses"], stats["last_miss_reason"]]
+    print(json.dumps(results))
+""")
+
+
+@pytest.fixture(scope="module")
+def exported(run_dync, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("channels-last")
+    (folder / "convs.py").write_text(MODEL)
+    artifact = folder / "convs-artifact.so"
+    done = run_dync("export", *[f"{folder / 'convs.py'}:{e}" for e, _ in ENTRIES],
+                    "--example", "images", "--init", "Block()", "-o", artifact,
+                    "--emit=optimized-graph")
+    assert done.returncode == 0, done.stderr
+    graphs = {}
+    for chunk in ("\n" + done.stdout).split("\ngraph @")[1:]:
+        name, _, body = chunk.partition("(")
+        graphs[name] = body.split("\n}\n")[0]
+    source = RUNNER.format(package=PACKAGE_DIR, folder=str(folder), artifact=str(artifact))
+    ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    return graphs, json.loads(ran.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("entry,converted", ENTRIES, ids=[e for e, _ in ENTRIES])
+def test_matches_eager(exported, entry, converted):
+    graphs, results = exported
+    assert ("memory_format=channels_last" in graphs[entry]) == converted, graphs[entry]
+    error, hits, misses, reason = results[entry]
+    assert error is None, error
+    assert (hits, misses) == (1, 0), reason
