@@ -1,0 +1,100 @@
+"""LSTMCell and GRUCell with trainable parameters run from an artifact.
+
+Their C++ kernels split the gates with unsafe_chunk and write them in place
+(sigmoid_, tanh_, add_). Captured as split_with_sizes (torch's core-ATen
+decomposition), the writes failed at run time whenever autograd was
+recording: autograd forbids in-place writes to outputs of a multi-output
+view. dync decomposes the unsafe splits into slices instead. Each cell is
+exported with grad mode on and parameters that require grad, loaded in a
+fresh interpreter, and compared with eager; every call must run the
+compiled path.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import BUILD
+
+torch = pytest.importorskip("torch")
+PACKAGE_DIR = os.path.join(BUILD, "python")
+
+MODEL = textwrap.dedent("""
+    import torch
+
+
+    class LSTM(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.cell = torch.nn.LSTMCell(6, 5)
+
+        def forward(self, x, h, c):
+            return self.cell(x, (h, c))
+
+
+    class GRU(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(1)
+            self.cell = torch.nn.GRUCell(6, 5)
+
+        def forward(self, x, h):
+            return self.cell(x, h)
+
+
+    def example_inputs():
+        g = torch.Generator().manual_seed(2)
+        return tuple(torch.randn(3, n, generator=g) for n in (6, 5, 5))
+
+
+    def gru_inputs():
+        return example_inputs()[:2]
+""")
+
+RUNNER = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, {package!r})
+    sys.path.insert(0, {folder!r})
+    import torch
+    import cells
+    import dync
+
+    lstm, gru = cells.LSTM(), cells.GRU()
+    x, h, c = cells.example_inputs()
+    expected = {{"LSTM.forward": lstm(x, h, c), "GRU.forward": gru(x, h)}}
+    results = {{}}
+    with dync.load({artifact!r}) as art:
+        actual = {{"LSTM.forward": lstm(x, h, c), "GRU.forward": gru(x, h)}}
+        for name in expected:
+            try:
+                torch.testing.assert_close(actual[name], expected[name])
+                error = None
+            except AssertionError as e:
+                error = str(e)
+            stats = art.stats()[name]
+            results[name] = [error, stats["hits"], stats["misses"], stats["last_miss_reason"]]
+    print(json.dumps(results))
+""")
+
+
+def test_cells_match_eager(run_dync, tmp_path):
+    (tmp_path / "cells.py").write_text(MODEL)
+    artifact = tmp_path / "cells-artifact.so"
+    done = run_dync("export", f"{tmp_path / 'cells.py'}:LSTM.forward",
+                    f"{tmp_path / 'cells.py'}:GRU.forward", "--example", "GRU.forward=gru_inputs",
+                    "-o", artifact,
+                    "--emit=graph")
+    assert done.returncode == 0, done.stderr
+    assert "split_with_sizes" not in done.stdout, done.stdout
+    assert "sigmoid_" in done.stdout, done.stdout
+    source = RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(artifact))
+    ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    results = json.loads(ran.stdout.strip().splitlines()[-1])
+    for name, (error, hits, misses, reason) in results.items():
+        assert error is None, f"{name}: {error}"
+        assert (hits, misses) == (1, 0), f"{name}: {reason}"
