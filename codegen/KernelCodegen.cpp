@@ -74,12 +74,12 @@ private:
   }
 
   Value* emitSym(ir::SymExpr expr);
-  /// Emits loops over \p dims (the first from \p begin to \p end when
-  /// given, the others from 0 to their size) around \p body, carrying
-  /// \p inits; returns the carried values after the loops.
   /// Marks the loop \p latch closes, innermost, so that LLVM vectorizes it
   /// rather than unrolling it away.
   void keepForVectorizer(llvm::BranchInst* latch, ir::SymExpr tripCount);
+  /// Emits loops over \p dims (the first from \p begin to \p end when
+  /// given, the others from 0 to their size) around \p body, carrying
+  /// \p inits; returns the carried values after the loops.
   llvm::Expected<llvm::SmallVector<Value*, 2>> emitLoops(llvm::ArrayRef<unsigned> dims,
                                                          Value* begin, Value* end,
                                                          llvm::ArrayRef<Value*> inits,

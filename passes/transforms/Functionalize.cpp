@@ -88,16 +88,10 @@ bool isDensePermuted(const ir::Type& type) {
 /// How many tensor values \p call reads.
 unsigned tensorArgumentCount(const ir::Node& call) {
   unsigned count = 0;
-  auto add = [&](const ir::Argument& arg) {
-    arg.forEachValue([&](const ir::ValueRef& ref) {
-      const ir::Type* type = ref.node->resultType(ref.index);
-      count += type && type->isTensor();
-    });
-  };
-  for (const ir::Argument& arg : call.args())
-    add(arg);
-  for (const ir::KeywordArgument& kwarg : call.kwargs())
-    add(kwarg.value);
+  call.forEachUse([&](const ir::ValueRef& ref) {
+    const ir::Type* type = ref.node->resultType(ref.index);
+    count += type && type->isTensor();
+  });
   return count;
 }
 
@@ -105,35 +99,19 @@ unsigned tensorArgumentCount(const ir::Node& call) {
 /// are literals, and the IR has no complex ones).
 bool argumentsKeepDType(const ir::Node& call, ir::DType dtype) {
   bool keeps = true;
-  auto check = [&](const ir::Argument& arg) {
-    arg.forEachValue([&](const ir::ValueRef& ref) {
-      const ir::Type* type = ref.node->resultType(ref.index);
-      if (!type || !type->isTensor() || type->dtype() != dtype)
-        keeps = false;
-    });
-  };
-  for (const ir::Argument& arg : call.args())
-    check(arg);
-  for (const ir::KeywordArgument& kwarg : call.kwargs())
-    check(kwarg.value);
+  call.forEachUse([&](const ir::ValueRef& ref) {
+    const ir::Type* type = ref.node->resultType(ref.index);
+    if (!type || !type->isTensor() || type->dtype() != dtype)
+      keeps = false;
+  });
   return keeps;
 }
 
-/// Whether \p arg mentions \p node's result.
-bool mentions(const ir::Argument& arg, const ir::Node* node) {
-  bool found = false;
-  arg.forEachValue([&](const ir::ValueRef& ref) { found |= ref.node == node; });
-  return found;
-}
-
+/// Whether \p user reads \p node's result.
 bool uses(const ir::Node& user, const ir::Node* node) {
-  for (const ir::Argument& arg : user.args())
-    if (mentions(arg, node))
-      return true;
-  for (const ir::KeywordArgument& kwarg : user.kwargs())
-    if (mentions(kwarg.value, node))
-      return true;
-  return false;
+  bool found = false;
+  user.forEachUse([&](const ir::ValueRef& ref) { found |= ref.node == node; });
+  return found;
 }
 
 /// Rewrites \p write, an in-place call on \p temporary, into its twin, and

@@ -21,6 +21,7 @@ from conftest import BUILD
 
 torch = pytest.importorskip("torch")
 PACKAGE_DIR = os.path.join(BUILD, "python")
+INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs")
 
 MODEL = textwrap.dedent("""
     import torch
@@ -86,33 +87,21 @@ ENTRIES = [
 RUNNER = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, {package!r})
+    sys.path.insert(0, {inputs!r})
     sys.path.insert(0, {folder!r})
     import torch
     import convs
     import dync
+    import eager_comparison
 
     torch.manual_seed(0)
     block = convs.Block()
-    targets = {{"Block.forward": block, "views": convs.views, "chain": convs.chain,
-               "channels_last_input": convs.channels_last_input, "pixels": convs.pixels}}
     args = convs.images()
-    expected = {{name: fn(*args) for name, fn in targets.items()}}
-    results = {{}}
-    with dync.load({artifact!r}) as art:
-        for name, fn in targets.items():
-            actual = fn(*args)
-            want = expected[name] if isinstance(expected[name], tuple) else (expected[name],)
-            got = actual if isinstance(actual, tuple) else (actual,)
-            try:
-                for a, e in zip(got, want, strict=True):
-                    torch.testing.assert_close(a, e)
-                    assert a.stride() == e.stride(), f"strides {{a.stride()}} != {{e.stride()}}"
-                error = None
-            except AssertionError as e:
-                error = str(e)
-            stats = art.stats()[name]
-            results[name] = [error, stats["hits"], stats["misses"], stats["last_miss_reason"]]
-    print(json.dumps(results))
+    calls = {{"Block.forward": lambda: block(*args), "views": lambda: convs.views(*args),
+             "chain": lambda: convs.chain(*args),
+             "channels_last_input": lambda: convs.channels_last_input(*args),
+             "pixels": lambda: convs.pixels(*args)}}
+    print(json.dumps(eager_comparison.compare(dync, {artifact!r}, calls)))
 """)
 
 
@@ -129,7 +118,8 @@ def exported(run_dync, tmp_path_factory):
     for chunk in ("\n" + done.stdout).split("\ngraph @")[1:]:
         name, _, body = chunk.partition("(")
         graphs[name] = body.split("\n}\n")[0]
-    source = RUNNER.format(package=PACKAGE_DIR, folder=str(folder), artifact=str(artifact))
+    source = RUNNER.format(package=PACKAGE_DIR, inputs=INPUTS, folder=str(folder),
+                           artifact=str(artifact))
     ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
     return graphs, json.loads(ran.stdout.strip().splitlines()[-1])

@@ -21,6 +21,7 @@ from conftest import BUILD
 
 torch = pytest.importorskip("torch")
 PACKAGE_DIR = os.path.join(BUILD, "python")
+INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs")
 
 MODEL = textwrap.dedent("""
     import torch
@@ -58,26 +59,16 @@ MODEL = textwrap.dedent("""
 RUNNER = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, {package!r})
+    sys.path.insert(0, {inputs!r})
     sys.path.insert(0, {folder!r})
-    import torch
     import cells
     import dync
+    import eager_comparison
 
     lstm, gru = cells.LSTM(), cells.GRU()
     x, h, c = cells.example_inputs()
-    expected = {{"LSTM.forward": lstm(x, h, c), "GRU.forward": gru(x, h)}}
-    results = {{}}
-    with dync.load({artifact!r}) as art:
-        actual = {{"LSTM.forward": lstm(x, h, c), "GRU.forward": gru(x, h)}}
-        for name in expected:
-            try:
-                torch.testing.assert_close(actual[name], expected[name])
-                error = None
-            except AssertionError as e:
-                error = str(e)
-            stats = art.stats()[name]
-            results[name] = [error, stats["hits"], stats["misses"], stats["last_miss_reason"]]
-    print(json.dumps(results))
+    calls = {{"LSTM.forward": lambda: lstm(x, h, c), "GRU.forward": lambda: gru(x, h)}}
+    print(json.dumps(eager_comparison.compare(dync, {artifact!r}, calls)))
 """)
 
 
@@ -91,7 +82,8 @@ def test_cells_match_eager(run_dync, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "split_with_sizes" not in done.stdout, done.stdout
     assert "sigmoid_" in done.stdout, done.stdout
-    source = RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(artifact))
+    source = RUNNER.format(package=PACKAGE_DIR, inputs=INPUTS, folder=str(tmp_path),
+                           artifact=str(artifact))
     ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
     results = json.loads(ran.stdout.strip().splitlines()[-1])

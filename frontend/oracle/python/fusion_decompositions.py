@@ -298,7 +298,7 @@ _MAX_POOL_OFFSETS = 16
 _MAX_POOL_INTEGERS = (torch.int32, torch.int64)
 
 
-def _statically_contiguous(x):
+def statically_contiguous(x):
     """Whether `x` is contiguous, known without adding a guard: each stride
     is the product of the sizes after it, but where the size is 1."""
     from torch.fx.experimental.symbolic_shapes import statically_known_true
@@ -313,9 +313,10 @@ def _statically_contiguous(x):
     return True
 
 
-def _same_layout(a, b):
+def same_layout(a, b):
     """Whether `a` and `b` have one layout: equal strides wherever the size
-    is not 1, known without adding a guard."""
+    is not 1, known without adding a guard. The oracle's eager twins
+    (_convolution_channels_last) are compared by it too."""
     from torch.fx.experimental.symbolic_shapes import statically_known_true
 
     for size, sa, sb in zip(a.shape, a.stride(), b.stride()):
@@ -369,7 +370,7 @@ def _max_pool_with_indices(spatial, op):
         # On symbolic ones the comparison would not be decided without a
         # guard; a contiguous input gives contiguous results both ways.
         static = all(isinstance(d, int) for d in x.shape)
-        if not static and not _statically_contiguous(x):
+        if not static and not statically_contiguous(x):
             return NotImplemented
 
         # The operator's own call checks the arguments as eager does and
@@ -396,7 +397,7 @@ def _max_pool_with_indices(spatial, op):
         values = slices[0]
         for s in slices[1:]:
             values = aten.maximum.default(values, s)
-        if static and not _same_layout(values, pooled):
+        if static and not same_layout(values, pooled):
             return pooled, indices
         return values, indices
 

@@ -483,7 +483,9 @@ class _Recorder(TorchDispatchMode):
                 if out is not NotImplemented:
                     return out
         out = func(*args, **kwargs)
-        _follow_eager_twins(func, args, kwargs, out)
+        if self.fusion is not None:
+            # Only fusion decompositions choose layouts, and so make twins.
+            _follow_eager_twins(func, args, kwargs, out)
         if self.session._folded(args, kwargs, out):
             return out
         self.session._record(func, args, kwargs, out)
@@ -504,32 +506,26 @@ def _follow_eager_twins(func, args, kwargs, out):
     it has any, and marks each result whose layout differs with its twin:
     after a convolution in channels-last, torch gives everything downstream
     channels-last strides, and the twins carry the ones eager mode gives.
-    The call runs under the fake mode alone, so nothing is recorded."""
+    The call runs under the fake mode alone, so nothing is recorded. Only
+    the fusion decompositions make twins, so their module is loaded."""
     if not any(_eager_twin(a) is not None for a in _leaves((args, kwargs))):
         return
     flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
-    twins = [_eager_twin(a) if _eager_twin(a) is not None else a for a in flat]
+    twins = [twin if (twin := _eager_twin(a)) is not None else a for a in flat]
     twin_args, twin_kwargs = torch.utils._pytree.tree_unflatten(twins, spec)
     twin_out = func(*twin_args, **twin_kwargs)
     results = _leaves(out)
     twin_results = _leaves(twin_out)
     if len(results) != len(twin_results):
         raise OracleError(f"{func} gave eager mode's layout a different number of results")
+    same_layout = _fusion_module().same_layout
     for result, twin in zip(results, twin_results):
         if type(result) is not FakeTensor or not isinstance(twin, torch.Tensor):
             continue
-        if _same_strides(result, twin):
+        if same_layout(result, twin):
             result.__dict__.pop("_dync_eager", None)
         else:
             result._dync_eager = twin
-
-
-def _same_strides(a, b):
-    """Whether two tensors of one shape lie alike in memory; a dimension of
-    size 1 is never stepped along, so its stride does not count."""
-    return all(
-        size == 1 or sa == sb for size, sa, sb in zip(a.shape, a.stride(), b.stride())
-    )
 
 
 def eager_layout(tensor):
@@ -537,14 +533,15 @@ def eager_layout(tensor):
     changed it (its eager twin lies otherwise), a copy in the twin's strides.
     Capture calls it, through Session.call, on each tensor a graph returns."""
     twin = _eager_twin(tensor)
-    if twin is None or _same_strides(tensor, twin):
+    if twin is None:
+        return tensor
+    fusion = _fusion_module()
+    if fusion.same_layout(tensor, twin):
         return tensor
     # The usual case, a contiguous result, is a clone: a pointwise copy that
     # fusion can fold into the kernel computing the tensor.
-    if twin.is_contiguous():
-        copy = torch.clone(tensor, memory_format=torch.contiguous_format)
-        if _same_strides(copy, twin):
-            return copy
+    if fusion.statically_contiguous(twin):
+        return torch.clone(tensor, memory_format=torch.contiguous_format)
     copy = torch.empty_strided(
         twin.shape, twin.stride(), dtype=tensor.dtype, device=tensor.device
     )
@@ -577,16 +574,19 @@ _DECOMPOSITION_SETTINGS = ("core", "fusion")
 _fusion_decompositions = None
 
 
+def _fusion_module():
+    """fusion_decompositions.py, which the C++ half has loaded as
+    dync_fusion_decompositions when a session asks for it."""
+    import dync_fusion_decompositions
+
+    return dync_fusion_decompositions
+
+
 def _fusion_table():
-    """The fusion decompositions, shared by every session that asks for them.
-    The module is dync's too; the C++ half has loaded it."""
+    """The fusion decompositions, shared by every session that asks for them."""
     global _fusion_decompositions
     if _fusion_decompositions is None:
-        import dync_fusion_decompositions
-
-        _fusion_decompositions = dync_fusion_decompositions.FusionDecompositions(
-            _trace_decomposition
-        )
+        _fusion_decompositions = _fusion_module().FusionDecompositions(_trace_decomposition)
     return _fusion_decompositions
 
 
