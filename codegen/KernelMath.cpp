@@ -51,10 +51,12 @@ struct FloatFormat {
   // log: subnormals are scaled by 2^subnormalShift into the normal range.
   int subnormalShift;
   int logTerms;
-  // tanh: below tanhSmall its Taylor series, above it 1 - 2 / (e^2x + 1),
-  // which is exact to a few ulp there.
-  double tanhSmall;
-  int tanhTerms;
+  // expm1 on |r| <= ln2/2: r + r^2 q(r), q the Taylor series of
+  // (e^r - 1 - r) / r^2 to this many terms.
+  int expm1Terms;
+  // tanh: from tanhSaturated on, 1 - tanh(x) is below a quarter ulp of 1,
+  // so tanh rounds to 1.
+  double tanhSaturated;
 
   static FloatFormat of(llvm::Type* type) {
     llvm::LLVMContext& ctx = type->getContext();
@@ -72,10 +74,10 @@ struct FloatFormat {
       f.subnormalShift = 25;
       // |s| <= 0.172: the first omitted term, s^13/13 against s, is 5e-11.
       f.logTerms = 6;
-      // Up to 0.55 the 9-term series is exact to 6e-9 relatively; past it
-      // the formula's rounding is at most a few ulp of tanh >= 0.5.
-      f.tanhSmall = 0.55;
-      f.tanhTerms = 9;
+      // The first omitted term, r^9/9! against r, is 6e-10.
+      f.expm1Terms = 7;
+      // 2 e^-2x < 2^-25 from x = 9.01.
+      f.tanhSaturated = 10.0;
     } else {
       assert(type->isDoubleTy() && "kernel math computes in float or double");
       f.bitsType = llvm::Type::getInt64Ty(ctx);
@@ -89,8 +91,10 @@ struct FloatFormat {
       f.subnormalShift = 54;
       // The series to s^25 leaves less than 1e-17.
       f.logTerms = 13;
-      f.tanhSmall = 0.0625;
-      f.tanhTerms = 6;
+      // The first omitted term, r^15/15! against r, is 3e-19.
+      f.expm1Terms = 13;
+      // 2 e^-2x < 2^-54 from x = 19.06.
+      f.tanhSaturated = 20.0;
     }
     f.ln2Lo = double(kLn2 - (long double)f.ln2Hi);
     return f;
@@ -119,45 +123,69 @@ Value* powerOfTwo(llvm::IRBuilder<>& b, const FloatFormat& f, Value* k) {
   return b.CreateBitCast(bits, f.type);
 }
 
-/// The Taylor coefficients of tanh x = sum a_n x^(2n+1): from tanh' =
-/// 1 - tanh^2, (2n+1) a_n = -sum_{i+j=n-1} a_i a_j.
-llvm::SmallVector<double, 16> tanhSeries(int terms) {
-  llvm::SmallVector<double, 16> a{1.0};
-  for (int n = 1; n < terms; ++n) {
-    double sum = 0;
-    for (int i = 0; i < n; ++i)
-      sum += a[i] * a[n - 1 - i];
-    a.push_back(-sum / (2 * n + 1));
+/// x = k ln2 + r, |r| <= ln2 / 2, for x within the clamps of exp: k is
+/// exact and so is each product k ln2Hi, so r is exact to ln2Lo's rounding.
+struct Reduced {
+  Value* k; // a whole number, as a float
+  Value* r;
+};
+
+Reduced reduceByLn2(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x) {
+  Value* k =
+      b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(x, f.constant(M_LOG2E)));
+  Value* r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-f.ln2Hi), x});
+  r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-f.ln2Lo), r});
+  return {k, r};
+}
+
+/// k as an integer of the type's width. A NaN k has no integer (fptosi
+/// gives poison); freezing makes it some fixed integer, and the NaN carried
+/// by r makes the result NaN whatever 2^k comes out as.
+Value* exponentOf(llvm::IRBuilder<>& b, const FloatFormat& f, Value* k) {
+  return b.CreateFreeze(b.CreateFPToSI(k, f.bitsType));
+}
+
+/// Taylor coefficients 1/n! for n from \p first, \p count of them.
+llvm::SmallVector<double, 16> inverseFactorials(int first, int count) {
+  llvm::SmallVector<double, 16> c;
+  double factorial = 1.0;
+  for (int n = 1; n <= first; ++n)
+    factorial *= n;
+  for (int n = first; n < first + count; ++n) {
+    c.push_back(1.0 / factorial);
+    factorial *= n + 1;
   }
-  return a;
+  return c;
+}
+
+/// e^x - 1 for x in [-2 tanhSaturated, 0], as tanh needs it: there 2^k
+/// is normal and e^x - 1 = 2^k expm1(r) + (2^k - 1), where 2^k - 1 is exact
+/// and the sum cancels at most a bit (|x| >= ln2/2 whenever k != 0).
+Value* emitExpm1NonPositive(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x) {
+  Reduced red = reduceByLn2(b, f, x);
+  Value* q = horner(b, f, red.r, inverseFactorials(2, f.expm1Terms));
+  Value* em =
+      b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {b.CreateFMul(red.r, red.r), q, red.r});
+  Value* scale = powerOfTwo(b, f, exponentOf(b, f, red.k));
+  return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
+                           {scale, em, b.CreateFSub(scale, f.constant(1.0))});
 }
 
 } // namespace
 
 Value* codegen::emitExp(llvm::IRBuilder<>& b, Value* x) {
   FloatFormat f = FloatFormat::of(x->getType());
-  // Comparisons with NaN are false, so NaN passes through the clamps to the
-  // final select.
+  // Comparisons with NaN are false, so NaN passes through the clamps.
   Value* xc = b.CreateSelect(b.CreateFCmpOLT(x, f.constant(f.expLow)), f.constant(f.expLow), x);
   xc = b.CreateSelect(b.CreateFCmpOGT(xc, f.constant(f.expHigh)), f.constant(f.expHigh), xc);
-  // x = k ln2 + r, |r| <= ln2 / 2.
-  Value* k =
-      b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(xc, f.constant(M_LOG2E)));
-  Value* r = b.CreateFSub(b.CreateFSub(xc, b.CreateFMul(k, f.constant(f.ln2Hi))),
-                          b.CreateFMul(k, f.constant(f.ln2Lo)));
-  llvm::SmallVector<double, 16> taylor;
-  double term = 1.0;
-  for (int n = 0; n < f.expTerms; ++n) {
-    taylor.push_back(term);
-    term /= n + 1;
-  }
-  Value* p = horner(b, f, r, taylor);
+  Reduced red = reduceByLn2(b, f, xc);
+  Value* p = horner(b, f, red.r, inverseFactorials(0, f.expTerms));
   // 2^k in two factors so subnormal results and the largest k stay exact.
-  Value* ki = b.CreateFPToSI(k, f.bitsType);
+  Value* ki = exponentOf(b, f, red.k);
   Value* half = b.CreateAShr(ki, 1);
   Value* rest = b.CreateSub(ki, half);
-  Value* result = b.CreateFMul(b.CreateFMul(p, powerOfTwo(b, f, half)), powerOfTwo(b, f, rest));
-  return b.CreateSelect(isNaN(b, x), x, result);
+  // A NaN x stays NaN through the clamps and r.
+  return b.CreateFMul(b.CreateFMul(p, powerOfTwo(b, f, half)), powerOfTwo(b, f, rest));
 }
 
 Value* codegen::emitLog(llvm::IRBuilder<>& b, Value* x) {
@@ -202,14 +230,14 @@ Value* codegen::emitLog(llvm::IRBuilder<>& b, Value* x) {
 
 Value* codegen::emitTanh(llvm::IRBuilder<>& b, Value* x) {
   FloatFormat f = FloatFormat::of(x->getType());
+  // tanh |x| = -m / (2 + m) with m = e^(-2|x|) - 1: no cancellation
+  // anywhere, so one formula serves small and large |x| alike.
   Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  Value* e = emitExp(b, b.CreateFMul(a, f.constant(2.0)));
-  Value* large = b.CreateFSub(f.constant(1.0),
-                              b.CreateFDiv(f.constant(2.0), b.CreateFAdd(e, f.constant(1.0))));
-  // Small |x|: the series, where the formula above would cancel.
-  Value* z = b.CreateFMul(a, a);
-  Value* small = b.CreateFMul(a, horner(b, f, z, tanhSeries(f.tanhTerms)));
-  Value* t = b.CreateSelect(b.CreateFCmpOLT(a, f.constant(f.tanhSmall)), small, large);
+  Value* saturated = f.constant(f.tanhSaturated);
+  // NaN fails the comparison and stays NaN.
+  Value* ac = b.CreateSelect(b.CreateFCmpOGT(a, saturated), saturated, a);
+  Value* m = emitExpm1NonPositive(b, f, b.CreateFMul(ac, f.constant(-2.0)));
+  Value* t = b.CreateFDiv(m, b.CreateFSub(f.constant(-2.0), m));
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, t, x);
 }
 

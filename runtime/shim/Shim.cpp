@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/shim/OutputCache.h"
 #include "runtime/shim/ShimInternal.h"
 #include "runtime/shim/dync_shim.h"
 
@@ -807,9 +808,14 @@ dync_status dync_tensor_empty_strided(const int64_t* sizes, const int64_t* strid
     return fail(DYNC_ERR_INVALID_ARGUMENT, "dync_tensor_empty_strided: NULL argument");
   *out = nullptr;
   return guarded(DYNC_ERR_ATEN, [&] {
+    c10::IntArrayRef sizeArray(sizes, dim), strideArray(strides, dim);
+    auto type = static_cast<c10::ScalarType>(dtype);
+    size_t bytes = at::detail::computeStorageNbytes(sizeArray, strideArray, c10::elementSize(type));
+    OutputCache* cache = bytes >= OutputCacheMinBytes ? processOutputCache() : nullptr;
     at::Tensor t =
-        at::detail::empty_strided_cpu(c10::IntArrayRef(sizes, dim), c10::IntArrayRef(strides, dim),
-                                      static_cast<c10::ScalarType>(dtype));
+        cache ? at::detail::empty_strided_generic(sizeArray, strideArray, cache,
+                                                  c10::DispatchKeySet(c10::DispatchKey::CPU), type)
+              : at::detail::empty_strided_cpu(sizeArray, strideArray, type);
     *out = releaseToHandle(std::move(t));
     return DYNC_OK;
   });

@@ -1,0 +1,85 @@
+"""Large tensors a compiled graph makes reuse the memory of dead ones.
+
+The model's result is a kernel output of 4 MiB, above the output cache's
+threshold. Results still alive must keep their own memory and values while
+later calls run; once one dies, the next call's result takes its block
+(the pages are already mapped) and its values are still those of eager.
+The result's storage grows with resize_ as an eager tensor's does.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import BUILD
+
+torch = pytest.importorskip("torch")
+PACKAGE_DIR = os.path.join(BUILD, "python")
+
+MODEL = textwrap.dedent("""
+    import torch
+
+
+    class Chain(torch.nn.Module):
+        def forward(self, x):
+            return torch.tanh(x * 2) + x
+
+
+    def example_inputs():
+        return (torch.randn(1 << 20),)
+""")
+
+RUNNER = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, {package!r})
+    sys.path.insert(0, {folder!r})
+    import torch
+    import chain
+    import dync
+
+    def close(actual, expected):
+        try:
+            torch.testing.assert_close(actual, expected)
+            return True
+        except AssertionError:
+            return False
+
+    model = chain.Chain()
+    inputs = [torch.randn(1 << 20, generator=torch.Generator().manual_seed(i)) for i in range(3)]
+    expected = [model(x) for x in inputs]
+    report = {{}}
+    with dync.load({artifact!r}) as loaded:
+        first = model(inputs[0])
+        second = model(inputs[1])
+        report["distinct"] = first.data_ptr() != second.data_ptr()
+        report["first_kept"] = close(first, expected[0])
+        report["second"] = close(second, expected[1])
+        block = first.data_ptr()
+        del first
+        third = model(inputs[2])
+        report["reused"] = third.data_ptr() == block
+        report["third"] = close(third, expected[2])
+        third.resize_(1 << 21)
+        report["resized"] = close(third[: 1 << 20], expected[2])
+        report["hits"] = loaded.stats()["Chain.forward"]["hits"]
+    print(json.dumps(report))
+""")
+
+
+def test_dead_results_memory_is_reused(run_dync, tmp_path):
+    (tmp_path / "chain.py").write_text(MODEL)
+    artifact = tmp_path / "chain-artifact.so"
+    done = run_dync("export", f"{tmp_path / 'chain.py'}:Chain.forward", "-o", artifact,
+                    "--emit=optimized-graph")
+    assert done.returncode == 0, done.stderr
+    assert "kernel @" in done.stdout, done.stdout
+    source = RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(artifact))
+    env = {k: v for k, v in os.environ.items() if k != "DYNC_OUTPUT_CACHE_MB"}
+    ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, env=env)
+    assert ran.returncode == 0, ran.stderr
+    report = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert report == {"distinct": True, "first_kept": True, "second": True, "reused": True,
+                      "third": True, "resized": True, "hits": 3}, report
