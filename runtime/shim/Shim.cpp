@@ -3,7 +3,7 @@
 // The one translation unit that knows libtorch's C++ API (apart from the small
 // Python bridge in ShimPython.cpp). It includes only ATen/core and c10
 // headers (the dispatcher, IValue and the schema types), plus ATen's CPU
-// allocation and parallel_for for generated kernels; no operator
+// allocation for generated kernels; no operator
 // declarations, which keeps it quick to compile.
 //
 //===----------------------------------------------------------------------===//
@@ -13,7 +13,6 @@
 #include "runtime/shim/dync_shim.h"
 
 #include <ATen/EmptyTensor.h>
-#include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/ivalue.h>
 #include <c10/core/DefaultDtype.h>
@@ -817,18 +816,6 @@ dync_status dync_tensor_empty_strided(const int64_t* sizes, const int64_t* strid
                                                   c10::DispatchKeySet(c10::DispatchKey::CPU), type)
               : at::detail::empty_strided_cpu(sizeArray, strideArray, type);
     *out = releaseToHandle(std::move(t));
-    return DYNC_OK;
-  });
-}
-
-dync_status dync_parallel_for(int64_t begin, int64_t end, int64_t grain, dync_parallel_fn fn,
-                              void* ctx) {
-  if (!fn)
-    return fail(DYNC_ERR_INVALID_ARGUMENT, "dync_parallel_for: NULL function");
-  if (begin >= end)
-    return DYNC_OK;
-  return guarded(DYNC_ERR_INTERNAL, [&] {
-    at::parallel_for(begin, end, grain, [&](int64_t b, int64_t e) { fn(ctx, b, e); });
     return DYNC_OK;
   });
 }
