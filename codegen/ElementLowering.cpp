@@ -360,11 +360,8 @@ llvm::Expected<TypedValue> codegen::lowerElement(llvm::IRBuilder<>& b, ElementOp
     return done(emitSigmoid(b, x));
   case ElementOp::Erf:
     return done(emitErf(b, x));
-  case ElementOp::Gelu: {
-    auto c = [&](double d) { return floatConstant(b, result, d); };
-    Value* e = emitErf(b, b.CreateFMul(x, c(M_SQRT1_2)));
-    return done(b.CreateFMul(b.CreateFMul(c(0.5), x), b.CreateFAdd(c(1.0), e)));
-  }
+  case ElementOp::Gelu:
+    return done(emitGelu(b, x));
   case ElementOp::GeluTanh: {
     auto c = [&](double d) { return floatConstant(b, result, d); };
     Value* cube = b.CreateFMul(b.CreateFMul(x, x), x);

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelMath.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/Intrinsics.h"
 
 #include <cassert>
@@ -250,37 +251,39 @@ Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x) {
 
 namespace {
 
-/// erfcx(x) = e^(x^2) erfc(x) on [1, 4] as a polynomial in
-/// t = (2x - 5) / 3 in [-1, 1]: the Chebyshev interpolant of the given
-/// degree, in monomial form. erfcx is entire and slowly varying there, so
-/// degree 12 is exact to 6e-9 relatively.
-llvm::SmallVector<double, 16> erfcxOnOneToFour(int degree) {
+/// The Chebyshev interpolant of \p function on [lo, hi] of the given
+/// degree, as monomial coefficients in the function's own variable: close
+/// to the best polynomial of its degree for a smooth function. Computed in
+/// long double, so the coefficients are right to the last bit of a double
+/// whenever the interval keeps them moderate.
+llvm::SmallVector<double, 16>
+chebyshevInterpolant(llvm::function_ref<long double(long double)> function, long double lo,
+                     long double hi, int degree) {
+  const long double pi = 3.141592653589793238462643383279502884L;
   int n = degree + 1;
-  llvm::SmallVector<double, 16> values;
+  llvm::SmallVector<long double, 16> values;
   for (int k = 0; k < n; ++k) {
-    double t = std::cos(M_PI * (k + 0.5) / n);
-    double x = (3 * t + 5) / 2;
-    values.push_back(double(std::exp((long double)x * x) * std::erfc((long double)x)));
+    long double s = std::cos(pi * (k + 0.5L) / n);
+    values.push_back(function(((hi - lo) * s + hi + lo) / 2));
   }
-  // Chebyshev coefficients, then the monomial coefficients of
-  // sum c_j T_j(t), with T_{j+1} = 2t T_j - T_{j-1}.
-  llvm::SmallVector<double, 16> monomial(n, 0.0);
-  llvm::SmallVector<double, 16> previous(n, 0.0), current(n, 0.0);
-  previous[0] = 1.0; // T_0
+  // Chebyshev coefficients, then the monomial coefficients in s of
+  // sum c_j T_j(s), with T_{j+1} = 2s T_j - T_{j-1}.
+  llvm::SmallVector<long double, 16> inS(n, 0.0L);
+  llvm::SmallVector<long double, 16> previous(n, 0.0L), current(n, 0.0L);
+  previous[0] = 1.0L; // T_0
+  if (n > 1)
+    current[1] = 1.0L; // T_1
   for (int j = 0; j < n; ++j) {
-    double c = 0;
+    long double c = 0;
     for (int k = 0; k < n; ++k)
-      c += values[k] * std::cos(M_PI * j * (k + 0.5) / n);
-    c *= (j == 0 ? 1.0 : 2.0) / n;
-    const llvm::SmallVector<double, 16>& tj = j == 0 ? previous : current;
+      c += values[k] * std::cos(pi * j * (k + 0.5L) / n);
+    c *= (j == 0 ? 1.0L : 2.0L) / n;
+    const llvm::SmallVector<long double, 16>& tj = j == 0 ? previous : current;
     for (int i = 0; i < n; ++i)
-      monomial[i] += c * tj[i];
-    if (j == 0) {
-      current.assign(n, 0.0);
-      current[1] = 1.0; // T_1
+      inS[i] += c * tj[i];
+    if (j == 0)
       continue;
-    }
-    llvm::SmallVector<double, 16> next(n, 0.0);
+    llvm::SmallVector<long double, 16> next(n, 0.0L);
     for (int i = 0; i + 1 < n; ++i)
       next[i + 1] += 2 * current[i];
     for (int i = 0; i < n; ++i)
@@ -288,7 +291,25 @@ llvm::SmallVector<double, 16> erfcxOnOneToFour(int degree) {
     previous = current;
     current = next;
   }
-  return monomial;
+  // s = alpha + beta v; expand sum inS[j] s^j by Horner in polynomials of v.
+  long double alpha = -(hi + lo) / (hi - lo), beta = 2 / (hi - lo);
+  llvm::SmallVector<long double, 16> inV(n, 0.0L);
+  for (int j = n - 1; j >= 0; --j) {
+    // inV = inV * (alpha + beta v) + inS[j]
+    for (int i = n - 1; i >= 0; --i)
+      inV[i] = inV[i] * alpha + (i > 0 ? inV[i - 1] * beta : 0.0L);
+    inV[0] += inS[j];
+  }
+  return llvm::SmallVector<double, 16>(inV.begin(), inV.end());
+}
+
+long double erfcx(long double x) { return std::exp(x * x) * std::erfc(x); }
+
+/// erfcx(x) = e^(x^2) erfc(x) on [1, 4] as a polynomial in
+/// t = (2x - 5) / 3 in [-1, 1]. erfcx is entire and slowly varying there,
+/// so degree 12 is exact to 6e-9 relatively.
+llvm::SmallVector<double, 16> erfcxOnOneToFour(int degree) {
+  return chebyshevInterpolant([](long double t) { return erfcx((3 * t + 5) / 2); }, -1, 1, degree);
 }
 
 /// erf of a float. Below 1, its odd Taylor series; from 1, 1 - e^(-x^2)
@@ -344,4 +365,55 @@ Value* codegen::emitErf(llvm::IRBuilder<>& b, Value* x) {
   Value* scale = b.CreateFMul(emitExp(b, b.CreateFNeg(y)), f.constant(M_2_SQRTPI));
   Value* r = b.CreateSelect(saturated, f.constant(1.0), b.CreateFMul(sum, scale));
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, r, x);
+}
+
+namespace {
+
+/// erfc(a) = e^(-a^2) erfcx(a) for 0 <= a <= erfcLimit, with erfcx as a
+/// polynomial in t = 1 / (1 + erfcxP a), t in (0, 1]: erfcx falls like
+/// 1 / (a sqrt pi), which is smooth in t up to t = 0, where no polynomial
+/// in a stays close for long. Beyond erfcLimit, e^(-a^2) rounds to 0 in f32.
+constexpr double erfcLimit = 10.3;
+constexpr double erfcxP = 1.0 / 3.0;
+
+/// erfcx((1/t - 1) / erfcxP) on the t of [0, erfcLimit]: degree 10 is
+/// within 2e-8 relatively.
+llvm::SmallVector<double, 16> erfcxInT() {
+  long double p = float(erfcxP); // the p the kernel computes t with
+  long double tLow = 1 / (1 + p * (long double)erfcLimit);
+  return chebyshevInterpolant([p](long double t) { return erfcx((1 / t - 1) / p); }, tLow, 1, 10);
+}
+
+} // namespace
+
+Value* codegen::emitGelu(llvm::IRBuilder<>& b, Value* x) {
+  FloatFormat f = FloatFormat::of(x->getType());
+  if (!f.type->isFloatTy()) {
+    // Double has the bits to spare for 1 + erf's cancellation.
+    Value* e = emitErf(b, b.CreateFMul(x, f.constant(M_SQRT1_2)));
+    return b.CreateFMul(b.CreateFMul(f.constant(0.5), x), b.CreateFAdd(f.constant(1.0), e));
+  }
+  // gelu(x) = w for x < 0 and x - w from 0 on, w = x erfc(a) / 2 with
+  // a = |x| / sqrt 2, computed without cancellation on either side.
+  // e^(-a^2) is e^(-x^2 / 2) with x^2 = h + l exactly (an FMA gives l):
+  // rounding a^2 itself would cost up to 16 ulp near the limit.
+  Value* limit = f.constant(erfcLimit * M_SQRT2);
+  Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  // Clamped, so that h and l stay finite and inf gives inf or -0; NaN
+  // stays NaN through the comparison's false side.
+  Value* c = b.CreateSelect(b.CreateFCmpOGT(ax, limit), limit, ax);
+  Value* h = b.CreateFMul(c, c);
+  Value* l = b.CreateIntrinsic(llvm::Intrinsic::fma, {f.type}, {c, c, b.CreateFNeg(h)});
+  Value* a = b.CreateFMul(c, f.constant(M_SQRT1_2));
+  Value* t =
+      b.CreateFDiv(f.constant(1.0), b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
+                                                      {a, f.constant(erfcxP), f.constant(1.0)}));
+  Value* q = horner(b, f, t, erfcxInT());
+  // e^(-(h + l)/2) = e^(-h/2) (1 - l/2), l/2 being below an ulp of h.
+  Value* lq = b.CreateFMul(b.CreateFMul(l, f.constant(-0.5)), q);
+  Value* erfc = b.CreateFMul(emitExp(b, b.CreateFMul(h, f.constant(-0.5))), b.CreateFAdd(q, lq));
+  Value* w = b.CreateFMul(
+      b.CreateFMul(f.constant(0.5), b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, c, x)),
+      erfc);
+  return b.CreateSelect(b.CreateFCmpOLT(x, f.constant(0.0)), w, b.CreateFSub(x, w));
 }

@@ -1,6 +1,6 @@
 //===- KernelMath.h - Transcendental functions as inline IR -----*- C++ -*-===//
 //
-// exp, log, tanh and erf for kernels, emitted as straight-line arithmetic
+// exp, log, tanh, erf and GELU for kernels, emitted as straight-line arithmetic
 // (range reduction, then a polynomial), with no branches and no calls: the
 // loop vectorizer widens them like any other arithmetic, and a kernel's
 // object needs no math library.
@@ -28,5 +28,9 @@ llvm::Value* emitSigmoid(llvm::IRBuilder<>& b, llvm::Value* x);
 /// erf of a float or double; |x| >= 4 gives +-1 (the exact value differs
 /// by less than 1.6e-8 there, and rounds to +-1 in f32).
 llvm::Value* emitErf(llvm::IRBuilder<>& b, llvm::Value* x);
+/// x Phi(x) = x erfc(-x / sqrt 2) / 2 of a float or double: GELU. In f32
+/// it stays within a few ulp of the exact value on the negative side too,
+/// where 1 + erf(x / sqrt 2) would cancel to a few bits.
+llvm::Value* emitGelu(llvm::IRBuilder<>& b, llvm::Value* x);
 
 } // namespace dync::codegen

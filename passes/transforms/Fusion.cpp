@@ -18,9 +18,10 @@
 //     draws, unknown overloads), so outlining moves no read across a write
 //     and no random draw across another.
 //
-// Groups of two or more nodes with a used result become kernels; the graph
-// is then re-sorted stably between impure nodes so that every kernel call
-// follows its inputs and precedes its users. docs/fusion.md has the reasons.
+// Groups with a used result become kernels (but a reduction alone); the
+// graph is then re-sorted stably between impure nodes so that every kernel
+// call follows its inputs and precedes its users. docs/fusion.md has the
+// reasons.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/transforms/Fusion.h"
@@ -444,9 +445,13 @@ llvm::Error Fusion::run() {
   formGroups();
   bool changed = false;
   for (std::vector<Node*>& members : groups_) {
-    // One node alone is what its ATen kernel already does, vectorized and
-    // parallel: outlining it would save nothing.
-    if (members.size() < 2)
+    // A pointwise node alone is outlined too: its kernel saves no memory
+    // traffic, but skips the dispatcher and TensorIterator's setup, most of
+    // an ATen call on tensors of thousands of elements. A reduction alone
+    // stays an ATen call: ATen splits long rows, and a single full
+    // reduction, across threads, where a kernel splits only its rows.
+    if (members.size() == 1 &&
+        candidates_.lookup(members.front()).opClass == KernelOpClass::Reduction)
       continue;
     size_t kernels = module_.kernels().size();
     outline(members);

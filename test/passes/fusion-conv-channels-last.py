@@ -39,21 +39,24 @@ def double(x):
 def example_inputs():
     return (torch.randn(2, 3, 8, 8),)
 
-# The pool reads channels-last slices and writes a channels-last result.
-# CHECK:      kernel @k0(%in0: tensor<f32, [2, 8, 4, 4], [512, 1, 128, 16]>,
+# ReLU follows the convolution's channels-last layout; the pool reads
+# channels-last slices and writes a channels-last result.
+# CHECK:      kernel @k0(%in0: tensor<f32, [2, 8, 8, 8], [512, 1, 64, 8]>) {
+# CHECK-NEXT:   %0 = aten::relu.default(%in0) : tensor<f32, [2, 8, 8, 8], [512, 1, 64, 8]>
+# CHECK:      kernel @k1(%in0: tensor<f32, [2, 8, 4, 4], [512, 1, 128, 16]>,
 # CHECK:        %2 = aten::maximum.default(%1, %in3) : tensor<f32, [2, 8, 4, 4], [128, 1, 32, 8]>
 
 # CHECK-LABEL: graph @block(
 # CHECK:       %0 = aten::clone.default(%x, memory_format=channels_last) : tensor<f32, [2, 3, 8, 8], [192, 1, 24, 3]>
 # CHECK-NEXT:  %1 = aten::clone.default(%G_W1, memory_format=channels_last) : tensor<f32, [8, 3, 3, 3], [27, 1, 9, 3]>
 # CHECK-NEXT:  %2 = aten::convolution.default(%0, %1, none, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) : tensor<f32, [2, 8, 8, 8], [512, 1, 64, 8]>
-# CHECK-NEXT:  %3 = aten::relu.default(%2) : tensor<f32, [2, 8, 8, 8], [512, 1, 64, 8]>
-# CHECK:       %[[POOLED:[0-9]+]] = @k0({{.*}}) : tensor<f32, [2, 8, 4, 4], [128, 1, 32, 8]>
+# CHECK-NEXT:  %3 = @k0(%2) : tensor<f32, [2, 8, 8, 8], [512, 1, 64, 8]>
+# CHECK:       %[[POOLED:[0-9]+]] = @k1({{.*}}) : tensor<f32, [2, 8, 4, 4], [128, 1, 32, 8]>
 # CHECK-NEXT:  %[[OUT:[0-9]+]] = aten::clone.default(%[[POOLED]], memory_format=contiguous_format) : tensor<f32, [2, 8, 4, 4]>
 # CHECK-NEXT:  return %[[OUT]]
 
 # CHECK-LABEL: graph @two_convs(
-# CHECK:       %3 = aten::relu.default(%2) : tensor<f32, [2, 8, 8, 8], [512, 1, 64, 8]>
+# CHECK:       %3 = @k2(%2) : tensor<f32, [2, 8, 8, 8], [512, 1, 64, 8]>
 # CHECK-NEXT:  %4 = aten::clone.default(%G_W2, memory_format=channels_last)
 # CHECK-NEXT:  %5 = aten::convolution.default(%3, %4, {{.*}}) : tensor<f32, [2, 8, 6, 6], [288, 1, 48, 8]>
 # CHECK-NEXT:  %6 = aten::clone.default(%5, memory_format=contiguous_format) : tensor<f32, [2, 8, 6, 6]>
