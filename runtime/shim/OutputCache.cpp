@@ -4,7 +4,11 @@
 
 #include <c10/core/impl/alloc_cpu.h>
 
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,13 +85,23 @@ size_t OutputCache::bytesKept() {
 
 OutputCache* dync::shim::processOutputCache() {
   static OutputCache* cache = []() -> OutputCache* {
-    size_t megabytes = 256;
+    constexpr size_t defaultMegabytes = 256;
+    size_t megabytes = defaultMegabytes;
     if (const char* text = std::getenv("DYNC_OUTPUT_CACHE_MB"); text && *text) {
       char* end = nullptr;
+      errno = 0;
       unsigned long long value = std::strtoull(text, &end, 10);
-      // A value that is not a whole number leaves the default.
-      if (*end == '\0')
+      // strtoull accepts a sign and wraps "-1" around; a budget is digits only.
+      bool digitsOnly = std::strspn(text, "0123456789") == std::strlen(text);
+      if (digitsOnly && errno == 0 && value <= (SIZE_MAX >> 20))
         megabytes = size_t(value);
+      else
+        // Said once per process, on the first large allocation: the variable
+        // is read there, and a typo should not pass silently.
+        std::fprintf(stderr,
+                     "dync: DYNC_OUTPUT_CACHE_MB=%s is not a whole number of megabytes; the "
+                     "output cache keeps its default of %zu\n",
+                     text, defaultMegabytes);
     }
     // Never destroyed: tensors may die during exit, after static
     // destructors have run.

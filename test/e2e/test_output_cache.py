@@ -4,7 +4,8 @@ The model's result is a kernel output of 4 MiB, above the output cache's
 threshold. Results still alive must keep their own memory and values while
 later calls run; once one dies, the next call's result takes its block
 (the pages are already mapped) and its values are still those of eager.
-The result's storage grows with resize_ as an eager tensor's does.
+The result's storage grows with resize_ as an eager tensor's does. A budget
+in $DYNC_OUTPUT_CACHE_MB that is not a whole number keeps the default.
 """
 import json
 import os
@@ -69,7 +70,8 @@ RUNNER = textwrap.dedent("""
 """)
 
 
-def test_dead_results_memory_is_reused(run_dync, tmp_path):
+@pytest.mark.parametrize("budget", [None, "256MB", "-1"])
+def test_dead_results_memory_is_reused(run_dync, tmp_path, budget):
     (tmp_path / "chain.py").write_text(MODEL)
     artifact = tmp_path / "chain-artifact.so"
     done = run_dync("export", f"{tmp_path / 'chain.py'}:Chain.forward", "-o", artifact,
@@ -78,8 +80,14 @@ def test_dead_results_memory_is_reused(run_dync, tmp_path):
     assert "kernel @" in done.stdout, done.stdout
     source = RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(artifact))
     env = {k: v for k, v in os.environ.items() if k != "DYNC_OUTPUT_CACHE_MB"}
+    if budget is not None:
+        env["DYNC_OUTPUT_CACHE_MB"] = budget
     ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, env=env)
     assert ran.returncode == 0, ran.stderr
+    # A budget that is not a whole number keeps the default, and says so once.
+    warning = (f"dync: DYNC_OUTPUT_CACHE_MB={budget} is not a whole number of megabytes; "
+               "the output cache keeps its default of 256")
+    assert ran.stderr.count(warning) == (0 if budget is None else 1), ran.stderr
     report = json.loads(ran.stdout.strip().splitlines()[-1])
     assert report == {"distinct": True, "first_kept": True, "second": True, "reused": True,
                       "third": True, "resized": True, "hits": 3}, report
