@@ -117,6 +117,25 @@ Value* horner(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x,
 
 Value* isNaN(llvm::IRBuilder<>& b, Value* x) { return b.CreateFCmpUNO(x, x); }
 
+/// n / d where the caller knows both are finite (or NaN) and |d| is
+/// between 1 and 8. For f32 the division is marked as allowing a reciprocal and no
+/// infinities, so the backend may use a reciprocal estimate with a Newton
+/// step and a residual correction (rcp14 and two FMAs on AVX-512): within
+/// an ulp of the quotient, and off the divider, which a chain of sigmoids
+/// and tanhs otherwise queues on. f64 keeps a true division: the estimate
+/// would need more steps than the divider costs.
+Value* boundedDivide(llvm::IRBuilder<>& b, Value* n, Value* d) {
+  Value* q = b.CreateFDiv(n, d);
+  if (n->getType()->getScalarType()->isFloatTy()) {
+    llvm::FastMathFlags flags;
+    flags.setAllowReciprocal();
+    flags.setNoInfs();
+    flags.setAllowContract();
+    llvm::cast<llvm::Instruction>(q)->setFastMathFlags(flags);
+  }
+  return q;
+}
+
 /// 2^k for an integer k in the type's normal exponent range, built from its
 /// exponent bits.
 Value* powerOfTwo(llvm::IRBuilder<>& b, const FloatFormat& f, Value* k) {
@@ -213,7 +232,7 @@ Value* codegen::emitLog(llvm::IRBuilder<>& b, Value* x) {
   // log m = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...), s = (m - 1) / (m + 1),
   // |s| <= 0.172.
   Value* one = f.constant(1.0);
-  Value* s = b.CreateFDiv(b.CreateFSub(m, one), b.CreateFAdd(m, one));
+  Value* s = boundedDivide(b, b.CreateFSub(m, one), b.CreateFAdd(m, one));
   Value* z = b.CreateFMul(s, s);
   llvm::SmallVector<double, 16> series;
   for (int k = 0; k < f.logTerms; ++k)
@@ -238,15 +257,20 @@ Value* codegen::emitTanh(llvm::IRBuilder<>& b, Value* x) {
   // NaN fails the comparison and stays NaN.
   Value* ac = b.CreateSelect(b.CreateFCmpOGT(a, saturated), saturated, a);
   Value* m = emitExpm1NonPositive(b, f, b.CreateFMul(ac, f.constant(-2.0)));
-  Value* t = b.CreateFDiv(m, b.CreateFSub(f.constant(-2.0), m));
+  // m is in [-1, 0], so the divisor is in [-2, -1].
+  Value* t = boundedDivide(b, m, b.CreateFSub(f.constant(-2.0), m));
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, t, x);
 }
 
 Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x) {
   FloatFormat f = FloatFormat::of(x->getType());
-  // e^-x overflows to inf for very negative x, giving the right limit 0.
+  // With e = e^-|x| in [0, 1]: 1 / (1 + e) from 0 on, e / (1 + e) below.
+  // The divisor stays in [1, 2] and nothing overflows, whatever x is.
   Value* one = f.constant(1.0);
-  return b.CreateFDiv(one, b.CreateFAdd(one, emitExp(b, b.CreateFNeg(x))));
+  Value* e = emitExp(b, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)));
+  // NaN fails the comparison and flows through e.
+  Value* numerator = b.CreateSelect(b.CreateFCmpOLT(x, f.constant(0.0)), e, one);
+  return boundedDivide(b, numerator, b.CreateFAdd(one, e));
 }
 
 namespace {
@@ -405,9 +429,9 @@ Value* codegen::emitGelu(llvm::IRBuilder<>& b, Value* x) {
   Value* h = b.CreateFMul(c, c);
   Value* l = b.CreateIntrinsic(llvm::Intrinsic::fma, {f.type}, {c, c, b.CreateFNeg(h)});
   Value* a = b.CreateFMul(c, f.constant(M_SQRT1_2));
-  Value* t =
-      b.CreateFDiv(f.constant(1.0), b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
-                                                      {a, f.constant(erfcxP), f.constant(1.0)}));
+  Value* t = boundedDivide(b, f.constant(1.0),
+                           b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
+                                             {a, f.constant(erfcxP), f.constant(1.0)}));
   Value* q = horner(b, f, t, erfcxInT());
   // e^(-(h + l)/2) = e^(-h/2) (1 - l/2), l/2 being below an ulp of h.
   Value* lq = b.CreateFMul(b.CreateFMul(l, f.constant(-0.5)), q);

@@ -216,6 +216,29 @@ kernel @k0(%x: tensor<f32, [s0]>, %p: tensor<f32, [s0]>)
   check(k, {x, p}, {{"s0", n}}, 4);
 }
 
+TEST_F(KernelCodegenTest, SigmoidAndTanhAtTheEnds) {
+  // Their divisions may use a reciprocal estimate that must never see an
+  // infinity: sigmoid divides by 1 + e^-|x|, tanh by 2 + expm1(-2|x|).
+  const ir::Graph& k = compile(R"(
+kernel @k0(%x: tensor<f32, [s0]>) symbols { s0: [1, 100000] } {
+  %0 = aten::sigmoid.default(%x) : tensor<f32, [s0]>
+  %1 = aten::tanh.default(%x) : tensor<f32, [s0]>
+  return (%0, %1)
+}
+)");
+  float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> ends = {inf,     -inf,   std::numeric_limits<float>::quiet_NaN(),
+                             88.8f,   -88.8f, 104.0f,
+                             -104.0f, 3e38f,  -3e38f,
+                             0.0f,    -0.0f,  std::numeric_limits<float>::denorm_min()};
+  // Enough elements for the vector loop as well as the scalar remainder.
+  int64_t n = 2 * int64_t(ends.size()) * 16 + 5;
+  at::Tensor x = at::empty({n});
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = ends[size_t(i) % ends.size()];
+  check(k, {x}, {{"s0", n}}, 1);
+}
+
 /// The largest distance in units in the last place between two float
 /// tensors, over the elements where \p expected is a normal number.
 int64_t maxUlpDistance(const at::Tensor& actual, const at::Tensor& expected) {
