@@ -11,6 +11,13 @@ native guard on every call of that function: on a hit the artifact's
 rewritten bytecode runs instead of the original; on a miss the original runs
 and `stats()` records which guard failed (or `GuardError` is raised, with
 `strict=True`).
+
+Environment:
+
+    DYNC_OUTPUT_CACHE_MB   megabytes of freed graph-made tensors (1 MiB and
+                           larger) kept for reuse, read once per process;
+                           256 when unset, 0 turns the cache off
+                           (docs/runtime.md, "Memory of large tensors")
 """
 
 import atexit
