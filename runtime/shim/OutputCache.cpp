@@ -88,9 +88,8 @@ OutputCache* dync::shim::processOutputCache() {
     constexpr size_t defaultMegabytes = 256;
     size_t megabytes = defaultMegabytes;
     if (const char* text = std::getenv("DYNC_OUTPUT_CACHE_MB"); text && *text) {
-      char* end = nullptr;
       errno = 0;
-      unsigned long long value = std::strtoull(text, &end, 10);
+      unsigned long long value = std::strtoull(text, nullptr, 10);
       // strtoull accepts a sign and wraps "-1" around; a budget is digits only.
       bool digitsOnly = std::strspn(text, "0123456789") == std::strlen(text);
       if (digitsOnly && errno == 0 && value <= (SIZE_MAX >> 20))
