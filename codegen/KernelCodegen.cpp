@@ -93,6 +93,10 @@ private:
   Value* address(const ir::Type& type, Value* base, const DimMap& map);
   llvm::Expected<TypedValue> value(const ir::ElementOperand& operand, const ir::Node& user);
   llvm::Expected<TypedValue> nodeValue(const ir::Node& node);
+  bool isReduction(const ir::Node& node) const {
+    auto it = s_.elements.find(&node);
+    return it != s_.elements.end() && it->second.opClass == ir::KernelOpClass::Reduction;
+  }
   llvm::Error emitReduction(const ir::Node& node);
   llvm::Error store(const ir::Node& node);
   void planStaging();
@@ -347,7 +351,7 @@ llvm::Expected<TypedValue> KernelEmitter::value(const ir::ElementOperand& operan
     break;
   }
   const ir::Node& node = *operand.value.node;
-  if (!node.isInput())
+  if (!s_.isLoaded(node))
     return nodeValue(node);
   llvm::Expected<DimMap> map = s_.inputDimMap(node, user);
   if (!map)
@@ -460,7 +464,7 @@ void KernelEmitter::planStaging() {
     llvm::SmallVector<const ir::Node*, 16> work;
     auto visitOperands = [&](const ir::Node& node) {
       for (const ir::ElementOperand& operand : s_.elements.find(&node)->second.operands)
-        if (operand.kind == ir::ElementOperand::Kind::Tensor && !operand.value.node->isInput())
+        if (operand.kind == ir::ElementOperand::Kind::Tensor && !s_.isLoaded(*operand.value.node))
           work.push_back(operand.value.node);
     };
     if (includeRoot)
@@ -480,7 +484,7 @@ void KernelEmitter::planStaging() {
   llvm::SmallPtrSet<const ir::Node*, 16> reduced;
   for (const ir::Node& node : kernel_.nodes()) {
     order[&node] = order.size();
-    if (node.isCall() && s_.elements.find(&node)->second.opClass == ir::KernelOpClass::Reduction)
+    if (isReduction(node))
       for (const ir::Node* n : innerTree(node, /*includeRoot=*/false))
         reduced.insert(n);
   }
@@ -626,6 +630,13 @@ llvm::Error KernelEmitter::emit(llvm::StringRef symbol) {
       return err;
   }
 
+  // A view reads its root's buffer from its first element on.
+  for (const ir::Node& node : kernel_.nodes())
+    if (auto it = s_.views.find(&node); it != s_.views.end())
+      inputPointers_[&node] = entryB_.CreateGEP(storageType(ctx_, node.type().dtype()),
+                                                inputPointers_.lookup(it->second.root.node),
+                                                emitSym(it->second.offset), "view." + node.name());
+
   b_.SetInsertPoint(start);
   index_.assign(s_.loopSizes.size(), nullptr);
   cache_.emplace_back();
@@ -642,8 +653,7 @@ llvm::Error KernelEmitter::emit(llvm::StringRef symbol) {
       emitLoops(outer, fn_->getArg(2), fn_->getArg(3), {},
                 [&](llvm::ArrayRef<Value*>, llvm::SmallVectorImpl<Value*>&) -> llvm::Error {
                   for (const ir::Node& node : kernel_.nodes())
-                    if (node.isCall() &&
-                        s_.elements.find(&node)->second.opClass == ir::KernelOpClass::Reduction)
+                    if (isReduction(node))
                       if (auto err = emitReduction(node))
                         return err;
                   llvm::SmallVector<const ir::Node*, 2> full;

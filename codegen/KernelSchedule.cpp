@@ -113,6 +113,16 @@ llvm::Expected<KernelSchedule> codegen::scheduleKernel(const ir::Graph& kernel) 
     }
     if (!node.isCall())
       continue;
+    if (ir::viewOffset(node, kernel.context())) {
+      ir::ValueRef self{const_cast<ir::Node*>(&node), std::nullopt};
+      ir::ViewedBase base = ir::viewedBase(self, kernel.context());
+      if (!base.root.node->isInput())
+        return fail(kernel, &node,
+                    "views a value the kernel computes; kernels read views of "
+                    "their inputs only");
+      schedule.views.try_emplace(&node, base);
+      continue;
+    }
     llvm::Expected<ir::ElementDescription> desc = ir::describeElement(node);
     if (!desc)
       return fail(kernel, nullptr, llvm::toString(desc.takeError()));
@@ -127,7 +137,8 @@ llvm::Expected<KernelSchedule> codegen::scheduleKernel(const ir::Graph& kernel) 
   // The returned values, one buffer each.
   const ir::Argument& returned = output->returnValue();
   auto addOutput = [&](const ir::Argument& arg) -> llvm::Error {
-    if (!arg.isValue() || arg.valueRef().index || !arg.valueRef().node->isCall())
+    if (!arg.isValue() || arg.valueRef().index || !arg.valueRef().node->isCall() ||
+        schedule.views.contains(arg.valueRef().node))
       return fail(kernel, nullptr, "must return values its nodes compute");
     schedule.outputs.push_back(arg.valueRef().node);
     return llvm::Error::success();
@@ -162,7 +173,7 @@ llvm::Expected<KernelSchedule> codegen::scheduleKernel(const ir::Graph& kernel) 
 
   // Where each node's result lies in the iteration space, in node order.
   for (const ir::Node& node : kernel.nodes()) {
-    if (!node.isCall())
+    if (!node.isCall() || schedule.views.contains(&node))
       continue;
     const ir::ElementDescription& desc = schedule.elements.find(&node)->second;
     llvm::ArrayRef<ir::SymExpr> sizes = node.type().sizes();
@@ -176,7 +187,7 @@ llvm::Expected<KernelSchedule> codegen::scheduleKernel(const ir::Graph& kernel) 
       if (!llvm::equal(desc.reducedDims, schedule.reducedDims))
         return fail(kernel, &node, "reduces other dimensions than the kernel's first reduction");
       DimMap operandMap;
-      if (operand.isInput()) {
+      if (schedule.isLoaded(operand)) {
         llvm::Expected<DimMap> read = schedule.inputDimMap(operand, node);
         if (!read)
           return fail(kernel, nullptr, llvm::toString(read.takeError()));
@@ -199,7 +210,7 @@ llvm::Expected<KernelSchedule> codegen::scheduleKernel(const ir::Graph& kernel) 
       // iteration space's last dimensions, as broadcasting kernel inputs do.
       map.assign(sizes.size(), -2);
       for (const ir::ElementOperand& operand : desc.operands) {
-        if (!operand.isTensor() || operand.value.node->isInput())
+        if (!operand.isTensor() || schedule.isLoaded(*operand.value.node))
           continue;
         const DimMap& operandMap = schedule.dimMaps.find(operand.value.node)->second;
         if (operandMap.size() > map.size())
@@ -234,7 +245,7 @@ llvm::Expected<KernelSchedule> codegen::scheduleKernel(const ir::Graph& kernel) 
     schedule.dimMaps[&node] = std::move(map);
     // Kernel inputs this node reads must fit where its result lies.
     for (const ir::ElementOperand& operand : desc.operands)
-      if (operand.isTensor() && operand.value.node->isInput()) {
+      if (operand.isTensor() && schedule.isLoaded(*operand.value.node)) {
         llvm::Expected<DimMap> read = schedule.inputDimMap(*operand.value.node, node);
         if (!read)
           return fail(kernel, nullptr, llvm::toString(read.takeError()));

@@ -15,6 +15,7 @@
 
 #include "passes/ir/Graph.h"
 #include "passes/kernel/ElementOps.h"
+#include "passes/kernel/KernelViews.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -40,8 +41,15 @@ struct KernelSchedule {
   llvm::DenseMap<const ir::Node*, DimMap> dimMaps;
   /// The returned values, in buffer order.
   llvm::SmallVector<const ir::Node*, 2> outputs;
+  /// The kernel's views of its inputs (KernelViews.h): read from memory
+  /// like the inputs themselves, at the offset each holds from its root.
+  llvm::DenseMap<const ir::Node*, ir::ViewedBase> views;
 
-  /// Where a kernel input read by \p user lies in S: right-aligned with the
+  /// Whether \p node is read from memory rather than computed: an input or
+  /// a view of one.
+  bool isLoaded(const ir::Node& node) const { return node.isInput() || views.contains(&node); }
+
+  /// Where a kernel input (or view) read by \p user lies in S: right-aligned with the
   /// user's result, as broadcasting aligns it (a reduction's operand aligns
   /// with S itself). Fails if a dimension of the input matches none.
   llvm::Expected<DimMap> inputDimMap(const ir::Node& input, const ir::Node& user) const;

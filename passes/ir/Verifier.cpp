@@ -3,6 +3,7 @@
 
 #include "passes/ir/Syntax.h"
 #include "passes/kernel/ElementOps.h"
+#include "passes/kernel/KernelViews.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -298,6 +299,16 @@ private:
   /// A kernel's body holds only what kernel codegen lowers, the one answer
   /// fusion and codegen share (passes/kernel/KernelOps.h).
   void checkKernelOp(const Node& node) {
+    // A view is read through, so it must view the kernel's memory: an input,
+    // or another view of one.
+    if (viewOffset(node, graph_.context())) {
+      const Node* operand = node.args()[0].valueRef().node;
+      if (operand && !operand->isInput() && !viewOffset(*operand, graph_.context()))
+        report(node.loc(), "kernel @" + graph_.name() + ": the view " + label(node) +
+                               " must view a kernel input or a view of one, not %" +
+                               operand->name());
+      return;
+    }
     llvm::Expected<ElementDescription> desc = describeElement(node);
     if (!desc)
       report(node.loc(),
@@ -307,9 +318,20 @@ private:
   /// A kernel returns one tensor value or a tuple of them: its outputs.
   void checkKernelResult() {
     const Node* output = graph_.output();
-    if (output && output->args().size() == 1 && !kernelResultType(graph_))
+    if (!output || output->args().size() != 1)
+      return;
+    if (!kernelResultType(graph_)) {
       report(output->loc(), "kernel @" + graph_.name() +
                                 " must return a tensor value or a tuple of tensor values");
+      return;
+    }
+    // Outputs are fresh buffers the kernel writes; a view writes nothing.
+    output->forEachUse([&](const ValueRef& ref) {
+      if (ref.node && (ref.node->isInput() || viewOffset(*ref.node, graph_.context())))
+        report(output->loc(), "kernel @" + graph_.name() + " returns %" + ref.node->name() +
+                                  ", which it does not compute; a kernel returns values "
+                                  "its nodes compute");
+    });
   }
 
   void checkUse(const Node& user, const ValueRef& use) {

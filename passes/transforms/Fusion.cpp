@@ -28,12 +28,14 @@
 
 #include "passes/kernel/ElementOps.h"
 #include "passes/kernel/KernelOps.h"
+#include "passes/kernel/KernelViews.h"
 #include "passes/transforms/CallEffects.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
 #include <queue>
 
 namespace dync::transforms {
@@ -79,6 +81,7 @@ private:
   bool hasOneIterationSpace(llvm::ArrayRef<Node*> members) const;
   bool isConvex(llvm::ArrayRef<Node*> members) const;
   void outline(llvm::ArrayRef<Node*> members);
+  void eraseUnusedViews();
   llvm::Error reorder();
 
   /// A node nothing may move across: inputs, the return, and calls with
@@ -100,6 +103,8 @@ private:
   llvm::DenseMap<const Node*, unsigned> groupOf_;
   /// Members in graph order; emptied when merged into another group.
   std::vector<std::vector<Node*>> groups_;
+  /// Views outside kernels that kernels now read through.
+  llvm::DenseSet<Node*> absorbedViews_;
 };
 
 bool Fusion::isFixed(const Node& node) const { return !node.isCall() || !callEffects(node).pure; }
@@ -303,13 +308,27 @@ void Fusion::outline(llvm::ArrayRef<Node*> members) {
   if (outputs.empty())
     return; // dead; DCE removes it
 
-  // Its inputs: the values members read from outside, in order of first use.
+  // Its inputs: the values members read from outside, in order of first
+  // use. A view of such a value is read through (KernelViews.h): the kernel
+  // takes the view's root as its input and holds the chain of views itself,
+  // root first; run() erases the views outside that nothing reads any more.
   std::vector<ValueRef> inputs;
+  std::vector<Node*> views;
+  std::function<void(const ValueRef&)> read = [&](const ValueRef& ref) {
+    if (inGroup.contains(ref.node) || llvm::is_contained(inputs, ref) ||
+        llvm::is_contained(views, ref.node))
+      return;
+    if (!ref.index && !inGroup.contains(viewedBase(ref, graph_.context()).root.node)) {
+      if (viewOffset(*ref.node, graph_.context())) {
+        read(ref.node->args()[0].valueRef());
+        views.push_back(ref.node);
+        return;
+      }
+    }
+    inputs.push_back(ref);
+  };
   for (Node* member : members)
-    member->forEachUse([&](const ValueRef& ref) {
-      if (!inGroup.contains(ref.node) && !llvm::is_contained(inputs, ref))
-        inputs.push_back(ref);
-    });
+    member->forEachUse(read);
 
   Graph& kernel = module_.addKernel(module_.freshKernelName());
   // Canonical names inside the kernel, so that equal groups in different
@@ -325,9 +344,9 @@ void Fusion::outline(llvm::ArrayRef<Node*> members) {
     inputNodes.push_back(kernel.append(Node::input("in" + std::to_string(i), type, "")));
   }
   llvm::DenseMap<const Node*, Node*> clones;
-  for (auto [i, member] : llvm::enumerate(members)) {
-    std::vector<Argument> args = member->args();
-    std::vector<KeywordArgument> kwargs = member->kwargs();
+  auto clone = [&](const Node* node, std::string name) {
+    std::vector<Argument> args = node->args();
+    std::vector<KeywordArgument> kwargs = node->kwargs();
     auto remap = [&](Argument& arg) {
       arg.forEachSym(noteSymbols);
       arg.forEachValue([&](ValueRef& ref) {
@@ -340,10 +359,16 @@ void Fusion::outline(llvm::ArrayRef<Node*> members) {
     llvm::for_each(args, remap);
     for (KeywordArgument& kwarg : kwargs)
       remap(kwarg.value);
-    member->type().walkSymExprs(noteSymbols);
-    clones[member] = kernel.append(Node::call(std::to_string(i), member->op(), std::move(args),
-                                              std::move(kwargs), member->type()));
+    node->type().walkSymExprs(noteSymbols);
+    clones[node] = kernel.append(
+        Node::call(std::move(name), node->op(), std::move(args), std::move(kwargs), node->type()));
+  };
+  for (auto [i, view] : llvm::enumerate(views)) {
+    clone(view, "v" + std::to_string(i));
+    absorbedViews_.insert(view);
   }
+  for (auto [i, member] : llvm::enumerate(members))
+    clone(member, std::to_string(i));
   std::vector<Argument> results;
   for (Node* output : outputs)
     results.push_back(Argument::value(clones.lookup(output)));
@@ -440,6 +465,24 @@ llvm::Error Fusion::reorder() {
   return llvm::Error::success();
 }
 
+void Fusion::eraseUnusedViews() {
+  if (absorbedViews_.empty())
+    return;
+  llvm::DenseMap<const Node*, unsigned> uses;
+  for (const Node& node : graph_.nodes())
+    forEachOperand(node, [&](Node* producer) { ++uses[producer]; });
+  // Users follow what they use: from the end, a chain of views goes whole.
+  std::vector<Node*> order;
+  for (Node& node : graph_.nodes())
+    order.push_back(&node);
+  for (Node* node : llvm::reverse(order)) {
+    if (!absorbedViews_.contains(node) || uses.lookup(node) != 0)
+      continue;
+    forEachOperand(*node, [&](Node* producer) { --uses[producer]; });
+    graph_.erase(node);
+  }
+}
+
 llvm::Error Fusion::run() {
   analyze();
   formGroups();
@@ -457,6 +500,7 @@ llvm::Error Fusion::run() {
     outline(members);
     changed |= module_.kernels().size() != kernels;
   }
+  eraseUnusedViews();
   return changed ? reorder() : llvm::Error::success();
 }
 

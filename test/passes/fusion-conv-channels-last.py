@@ -43,15 +43,17 @@ def example_inputs():
 # channels-last slices and writes a channels-last result.
 # CHECK:      kernel @k0(%in0: tensor<f32, [2, 8, 8, 8], [512, 1, 64, 8]>) {
 # CHECK-NEXT:   %0 = aten::relu.default(%in0) : tensor<f32, [2, 8, 8, 8], [512, 1, 64, 8]>
-# CHECK:      kernel @k1(%in0: tensor<f32, [2, 8, 4, 4], [512, 1, 128, 16]>,
-# CHECK:        %2 = aten::maximum.default(%1, %in3) : tensor<f32, [2, 8, 4, 4], [128, 1, 32, 8]>
+# CHECK:      kernel @k1(%in0: tensor<f32, [2, 8, 8, 8], [512, 1, 64, 8]>) {
+# CHECK-NEXT:   %v0 = aten::slice.Tensor(%in0, 2, 0, 7, 2) : tensor<f32, [2, 8, 4, 8], [512, 1, 128, 8]>
+# CHECK-NEXT:   %v1 = aten::slice.Tensor(%v0, 3, 0, 7, 2) : tensor<f32, [2, 8, 4, 4], [512, 1, 128, 16]>
+# CHECK:        %2 = aten::maximum.default(%1, %v5) : tensor<f32, [2, 8, 4, 4], [128, 1, 32, 8]>
 
 # CHECK-LABEL: graph @block(
 # CHECK:       %0 = aten::clone.default(%x, memory_format=channels_last) : tensor<f32, [2, 3, 8, 8], [192, 1, 24, 3]>
 # CHECK-NEXT:  %1 = aten::clone.default(%G_W1, memory_format=channels_last) : tensor<f32, [8, 3, 3, 3], [27, 1, 9, 3]>
 # CHECK-NEXT:  %2 = aten::convolution.default(%0, %1, none, [1, 1], [1, 1], [1, 1], false, [0, 0], 1) : tensor<f32, [2, 8, 8, 8], [512, 1, 64, 8]>
 # CHECK-NEXT:  %3 = @k0(%2) : tensor<f32, [2, 8, 8, 8], [512, 1, 64, 8]>
-# CHECK:       %[[POOLED:[0-9]+]] = @k1({{.*}}) : tensor<f32, [2, 8, 4, 4], [128, 1, 32, 8]>
+# CHECK-NEXT:  %[[POOLED:[0-9]+]] = @k1(%3) : tensor<f32, [2, 8, 4, 4], [128, 1, 32, 8]>
 # CHECK-NEXT:  %[[OUT:[0-9]+]] = aten::clone.default(%[[POOLED]], memory_format=contiguous_format) : tensor<f32, [2, 8, 4, 4]>
 # CHECK-NEXT:  return %[[OUT]]
 

@@ -59,36 +59,48 @@ def example_inputs():
 # CAPTURED-NEXT:  return %0#0
 
 # One kernel per pool (each entry has its own; equal kernel text is
-# compiled once), reading the slices as its inputs (the data pointer
-# carries each slice's offset, the type its strides).
-# CHECK:      kernel @k0(%in0: tensor<f32, [2, 4, 8, 8], [1024, 256, 32, 2]>,
-# CHECK-NEXT:            %in1: tensor<f32, [2, 4, 8, 8], [1024, 256, 32, 2]>,
-# CHECK-NEXT:            %in2: tensor<f32, [2, 4, 8, 8], [1024, 256, 32, 2]>,
-# CHECK-NEXT:            %in3: tensor<f32, [2, 4, 8, 8], [1024, 256, 32, 2]>) {
-# CHECK-NEXT:   %0 = aten::maximum.default(%in0, %in1) : tensor<f32, [2, 4, 8, 8]>
-# CHECK-NEXT:   %1 = aten::maximum.default(%0, %in2) : tensor<f32, [2, 4, 8, 8]>
-# CHECK-NEXT:   %2 = aten::maximum.default(%1, %in3) : tensor<f32, [2, 4, 8, 8]>
+# compiled once). It takes the input whole and reads each slice through it:
+# the slices are views in the kernel, at the offset each starts at, with the
+# strides its type gives.
+# CHECK:      kernel @k0(%in0: tensor<f32, [2, 4, 16, 16]>) {
+# CHECK-NEXT:   %v0 = aten::slice.Tensor(%in0, 2, 0, 15, 2) : tensor<f32, [2, 4, 8, 16], [1024, 256, 32, 1]>
+# CHECK-NEXT:   %v1 = aten::slice.Tensor(%v0, 3, 0, 15, 2) : tensor<f32, [2, 4, 8, 8], [1024, 256, 32, 2]>
+# CHECK-NEXT:   %v2 = aten::slice.Tensor(%v0, 3, 1, 16, 2) : tensor<f32, [2, 4, 8, 8], [1024, 256, 32, 2]>
+# CHECK-NEXT:   %v3 = aten::slice.Tensor(%in0, 2, 1, 16, 2) : tensor<f32, [2, 4, 8, 16], [1024, 256, 32, 1]>
+# CHECK-NEXT:   %v4 = aten::slice.Tensor(%v3, 3, 0, 15, 2) : tensor<f32, [2, 4, 8, 8], [1024, 256, 32, 2]>
+# CHECK-NEXT:   %v5 = aten::slice.Tensor(%v3, 3, 1, 16, 2) : tensor<f32, [2, 4, 8, 8], [1024, 256, 32, 2]>
+# CHECK-NEXT:   %0 = aten::maximum.default(%v1, %v2) : tensor<f32, [2, 4, 8, 8]>
+# CHECK-NEXT:   %1 = aten::maximum.default(%0, %v4) : tensor<f32, [2, 4, 8, 8]>
+# CHECK-NEXT:   %2 = aten::maximum.default(%1, %v5) : tensor<f32, [2, 4, 8, 8]>
 # CHECK-NEXT:   return %2
 
-# Unread indices: the operator is gone.
+# Dilation 2, stride 2: nine slices starting at 0, 2 and 4 in each dimension.
+# CHECK-LABEL: kernel @k2(%in0: tensor<f32, [2, 4, 16, 16]>) {
+# CHECK-NEXT:   %v0 = aten::slice.Tensor(%in0, 2, 0, 12, 2) : tensor<f32, [2, 4, 6, 16], [1024, 256, 32, 1]>
+# CHECK-NEXT:   %v1 = aten::slice.Tensor(%v0, 3, 0, 12, 2)
+# CHECK-NEXT:   %v2 = aten::slice.Tensor(%v0, 3, 2, 14, 2)
+# CHECK-NEXT:   %v3 = aten::slice.Tensor(%v0, 3, 4, 16, 2)
+# CHECK-NEXT:   %v4 = aten::slice.Tensor(%in0, 2, 2, 14, 2)
+# CHECK:        %v8 = aten::slice.Tensor(%in0, 2, 4, 16, 2)
+# CHECK:        %v11 = aten::slice.Tensor(%v8, 3, 4, 16, 2)
+# CHECK-NEXT:   %0 = aten::maximum.default(%v1, %v2) : tensor<f32, [2, 4, 6, 6]>
+# CHECK:        %7 = aten::maximum.default(%6, %v11) : tensor<f32, [2, 4, 6, 6]>
+# CHECK-NEXT:   return %7
+
+# Unread indices: the operator is gone, and so are the slices.
 # CHECK-LABEL: graph @values(
-# CHECK-NOT:   max_pool
-# CHECK:       %9 = @k0(%3, %4, %5, %6) : tensor<f32, [2, 4, 8, 8]>
+# CHECK-NEXT:  %9 = @k0(%x) : tensor<f32, [2, 4, 8, 8]>
 # CHECK-NEXT:  return %9
 
 # Read indices: the operator stays for them, the values are the kernel's.
 # CHECK-LABEL: graph @values_and_indices(
 # CHECK-NEXT:  %0 = aten::max_pool2d_with_indices.default(%x, [2, 2])
-# CHECK:       %9 = @k{{[0-9]+}}(%3, %4, %5, %6) : tensor<f32, [2, 4, 8, 8]>
+# CHECK-NEXT:  %9 = @k{{[0-9]+}}(%x) : tensor<f32, [2, 4, 8, 8]>
 # CHECK-NEXT:  return (%9, %0#1)
 
-# Dilation 2, stride 2: nine slices starting at 0, 2 and 4 in each dimension.
 # CHECK-LABEL: graph @dilated(
-# CHECK-NOT:   max_pool
-# CHECK:       aten::slice.Tensor(%x, 2, 0, 12, 2) : tensor<f32, [2, 4, 6, 16], [1024, 256, 32, 1]>
-# CHECK-NEXT:  aten::slice.Tensor(%x, 2, 2, 14, 2)
-# CHECK-NEXT:  aten::slice.Tensor(%x, 2, 4, 16, 2)
-# CHECK:       @k{{[0-9]+}}(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : tensor<f32, [2, 4, 6, 6]>
+# CHECK-NEXT:  %20 = @k2(%x) : tensor<f32, [2, 4, 6, 6]>
+# CHECK-NEXT:  return %20
 
 # CHECK-LABEL: graph @padded(
 # CHECK-NEXT:  %0 = aten::max_pool2d_with_indices.default(%x, [3, 3], [2, 2], [1, 1])
