@@ -235,7 +235,11 @@ llvm::Expected<TypedValue> codegen::lowerElement(llvm::IRBuilder<>& b, ElementOp
                                                  llvm::ArrayRef<std::optional<TypedValue>> operands,
                                                  DType result) {
   auto in = [&](size_t i, DType dtype) { return convert(b, *operands[i], dtype); };
-  auto done = [&](Value* v) -> llvm::Expected<TypedValue> { return TypedValue{v, result}; };
+  llvm::SmallVector<std::optional<ValueRange>, 3> ranges;
+  for (const std::optional<TypedValue>& operand : operands)
+    ranges.push_back(operand ? std::optional<ValueRange>(operand->range) : std::nullopt);
+  ValueRange range = resultRange(op, ranges, result);
+  auto done = [&](Value* v) -> llvm::Expected<TypedValue> { return TypedValue{v, result, range}; };
 
   if (ir::isComparison(op)) {
     DType common = operands[0]->dtype;
@@ -272,7 +276,7 @@ llvm::Expected<TypedValue> codegen::lowerElement(llvm::IRBuilder<>& b, ElementOp
         continue;
       }
       DType via = keepsNumbers && !isReducedFloat(operand->dtype) ? DType::F32 : result;
-      wide.push_back(TypedValue{convert(b, *operand, via), DType::F32});
+      wide.push_back(TypedValue{convert(b, *operand, via), DType::F32, operand->range});
     }
     llvm::Expected<TypedValue> computed = lowerElement(b, op, wide, DType::F32);
     if (!computed)
@@ -351,13 +355,13 @@ llvm::Expected<TypedValue> codegen::lowerElement(llvm::IRBuilder<>& b, ElementOp
     return done(b.CreateFDiv(floatConstant(b, result, 1.0),
                              b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x)));
   case ElementOp::Exp:
-    return done(emitExp(b, x));
+    return done(emitExp(b, x, ranges[0].value_or(ValueRange::all())));
   case ElementOp::Log:
     return done(emitLog(b, x));
   case ElementOp::Tanh:
-    return done(emitTanh(b, x));
+    return done(emitTanh(b, x, ranges[0].value_or(ValueRange::all())));
   case ElementOp::Sigmoid:
-    return done(emitSigmoid(b, x));
+    return done(emitSigmoid(b, x, ranges[0].value_or(ValueRange::all())));
   case ElementOp::Erf:
     return done(emitErf(b, x));
   case ElementOp::Gelu:

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "codegen/ValueRange.h"
 #include "passes/kernel/ElementOps.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -20,10 +21,11 @@
 
 namespace dync::codegen {
 
-/// A scalar value and the dtype it holds.
+/// A scalar value, the dtype it holds, and bounds on what it may be.
 struct TypedValue {
   llvm::Value* value = nullptr;
   ir::DType dtype = ir::DType::F32;
+  ValueRange range;
 };
 
 /// The register type of \p dtype: i1 for bool, float for bf16 and f16.
@@ -44,10 +46,10 @@ llvm::Value* toStorage(llvm::IRBuilder<>& b, TypedValue v);
 llvm::Value* convert(llvm::IRBuilder<>& b, TypedValue v, ir::DType to);
 
 /// One element of \p op on \p operands (absent operands are nullopt),
-/// giving a value of dtype \p result. Arithmetic computes in the result
-/// dtype, comparisons in their first operand's, transcendental functions
-/// in the result dtype too (KernelMath.h). Reductions are not elements: see
-/// below.
+/// giving a value of dtype \p result, with the bounds resultRange() gives;
+/// exp, tanh and sigmoid use their argument's bounds (ValueRange.h). Arithmetic computes in the
+/// result dtype, comparisons in their first operand's, transcendental functions in the result dtype
+/// too (KernelMath.h). Reductions are not elements: see below.
 llvm::Expected<TypedValue> lowerElement(llvm::IRBuilder<>& b, ir::ElementOp op,
                                         llvm::ArrayRef<std::optional<TypedValue>> operands,
                                         ir::DType result);

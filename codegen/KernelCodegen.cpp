@@ -268,21 +268,45 @@ llvm::Expected<llvm::SmallVector<Value*, 2>> KernelEmitter::emitLoops(llvm::Arra
 
 namespace {
 
-/// Instructions in the loop from \p header, not counting phis: the blocks
-/// reachable from it without leaving through \p exit or going round again.
-unsigned loopBodySize(llvm::BasicBlock* header, llvm::BasicBlock* exit) {
+/// The loop from \p header, phis aside: the blocks reachable from it without
+/// leaving through \p exit or going round again.
+struct LoopBody {
+  /// How many instructions it has.
+  unsigned size = 0;
+  /// How many instructions its longest chain of data dependences has: the
+  /// latency one iteration takes however wide the core is.
+  unsigned depth = 0;
+};
+
+LoopBody measureLoopBody(llvm::BasicBlock* header, llvm::BasicBlock* exit) {
   llvm::SmallPtrSet<llvm::BasicBlock*, 8> seen{header, exit};
   llvm::SmallVector<llvm::BasicBlock*, 8> work{header};
-  unsigned size = 0;
+  llvm::SmallVector<llvm::BasicBlock*, 8> blocks;
   while (!work.empty()) {
     llvm::BasicBlock* block = work.pop_back_val();
-    for (llvm::Instruction& inst : *block)
-      size += !llvm::isa<llvm::PHINode>(inst);
+    blocks.push_back(block);
     for (llvm::BasicBlock* next : llvm::successors(block))
       if (seen.insert(next).second)
         work.push_back(next);
   }
-  return size;
+  LoopBody body;
+  llvm::DenseMap<const llvm::Instruction*, unsigned> depth;
+  // Blocks are visited in dominance order (the body is straight-line code
+  // and nested loops entered from it), so operands come first, except
+  // across a nested loop's phis, which start chains afresh.
+  for (llvm::BasicBlock* block : blocks)
+    for (llvm::Instruction& inst : *block) {
+      if (llvm::isa<llvm::PHINode>(inst))
+        continue;
+      ++body.size;
+      unsigned d = 0;
+      for (const llvm::Value* operand : inst.operands())
+        if (auto* def = llvm::dyn_cast<llvm::Instruction>(operand))
+          d = std::max(d, depth.lookup(def));
+      depth[&inst] = d + 1;
+      body.depth = std::max(body.depth, d + 1);
+    }
+  return body;
 }
 
 } // namespace
@@ -307,15 +331,19 @@ void KernelEmitter::annotateInnermostLoop(llvm::BasicBlock* header, llvm::BasicB
   // leaves the core waiting on latency, and the out-of-order window is too
   // small to overlap iterations of that size. LLVM's vectorizer interleaves
   // only small loops by itself, so a large one is asked for independent
-  // vector iterations side by side (4 cuts the time of such a chain by a
-  // third on 16-lane and by nearly half on 8-lane x86 vectors;
-  // docs/kernels.md).
+  // vector iterations side by side: 4, and 8 when its longest chain of
+  // dependences is deep too (sigmoid, tanh, exp and a division in a row;
+  // GELU alone is wide rather than deep and loses a little with 8 to
+  // register spills). docs/kernels.md has the measurements.
   constexpr unsigned LongBody = 40;
-  constexpr unsigned Interleave = 4;
-  if (!shortLoop && loopBodySize(header, exit) >= LongBody)
+  constexpr unsigned DeepBody = 48;
+  LoopBody body = measureLoopBody(header, exit);
+  if (!shortLoop && body.size >= LongBody) {
+    unsigned interleave = body.depth >= DeepBody ? 8 : 4;
     hints.push_back(
         llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
-                                 llvm::ConstantAsMetadata::get(b_.getInt32(Interleave))}));
+                                 llvm::ConstantAsMetadata::get(b_.getInt32(interleave))}));
+  }
   if (hints.empty())
     return;
   // A loop's metadata node lists itself first, which makes it distinct.
@@ -340,11 +368,16 @@ llvm::Expected<TypedValue> KernelEmitter::value(const ir::ElementOperand& operan
                                                 const ir::Node& user) {
   switch (operand.kind) {
   case ir::ElementOperand::Kind::Float:
-    return TypedValue{llvm::ConstantFP::get(b_.getDoubleTy(), operand.floatValue), ir::DType::F64};
+    return TypedValue{llvm::ConstantFP::get(b_.getDoubleTy(), operand.floatValue), ir::DType::F64,
+                      ValueRange::point(operand.floatValue)};
   case ir::ElementOperand::Kind::Int:
-    return TypedValue{emitSym(operand.intValue), ir::DType::I64};
+    return TypedValue{emitSym(operand.intValue), ir::DType::I64,
+                      operand.intValue.isConstant()
+                          ? ValueRange::point(double(operand.intValue.constantValue()))
+                          : ValueRange::all()};
   case ir::ElementOperand::Kind::Bool:
-    return TypedValue{b_.getInt1(operand.boolValue), ir::DType::Bool};
+    return TypedValue{b_.getInt1(operand.boolValue), ir::DType::Bool,
+                      ValueRange::point(operand.boolValue ? 1 : 0)};
   case ir::ElementOperand::Kind::Absent:
     return TypedValue{};
   case ir::ElementOperand::Kind::Tensor:

@@ -45,6 +45,9 @@ struct FloatFormat {
   // exp: below expLow the result is 0 and above expHigh inf, for every
   // input; clamping there keeps the scale factors 2^(k/2) normal.
   double expLow, expHigh;
+  // exp of x in [normalExpLow, normalExpHigh] has a k whose 2^k is normal
+  // (and p 2^k normal or inf), so it scales by 2^k in one multiply.
+  double normalExpLow, normalExpHigh;
   int expTerms;
   // ln 2 = ln2Hi + ln2Lo, with ln2Hi short enough that k * ln2Hi is exact
   // for every exponent k the type has.
@@ -52,8 +55,8 @@ struct FloatFormat {
   // log: subnormals are scaled by 2^subnormalShift into the normal range.
   int subnormalShift;
   int logTerms;
-  // expm1 on |r| <= ln2/2: r + r^2 q(r), q the Taylor series of
-  // (e^r - 1 - r) / r^2 to this many terms.
+  // expm1 on |r| <= ln2/2: r + r^2 q(r), q a polynomial approximating
+  // (e^r - 1 - r) / r^2 with this many terms.
   int expm1Terms;
   // tanh: from tanhSaturated on, 1 - tanh(x) is below a quarter ulp of 1,
   // so tanh rounds to 1.
@@ -69,14 +72,19 @@ struct FloatFormat {
       f.exponentBias = 127;
       f.expLow = -104.0;
       f.expHigh = 89.0;
-      // |r| <= ln2/2: r^8/8! < 6e-9, a tenth of an ulp.
-      f.expTerms = 8;
+      // k = round(x / ln2) is -124 at -86 and 127 at 88.
+      f.normalExpLow = -86.0;
+      f.normalExpHigh = 88.0;
+      // |r| <= ln2/2: the degree-6 interpolant (expOnHalfLn2) is within
+      // 4e-9 relatively, a thirtieth of an ulp.
+      f.expTerms = 7;
       f.ln2Hi = leadingBits(double(kLn2), 9);
       f.subnormalShift = 25;
       // |s| <= 0.172: the first omitted term, s^13/13 against s, is 5e-11.
       f.logTerms = 6;
-      // The first omitted term, r^9/9! against r, is 6e-10.
-      f.expm1Terms = 7;
+      // The degree-5 interpolant of q (expm1OnHalfLn2) is within 2e-9 of
+      // it, and its error is scaled by |r| <= 0.35 against r.
+      f.expm1Terms = 6;
       // 2 e^-2x < 2^-25 from x = 9.01.
       f.tanhSaturated = 10.0;
     } else {
@@ -86,6 +94,9 @@ struct FloatFormat {
       f.exponentBias = 1023;
       f.expLow = -746.0;
       f.expHigh = 710.0;
+      // k is -1021 at -707 and 1023 at 709.
+      f.normalExpLow = -707.0;
+      f.normalExpHigh = 709.0;
       // The first omitted Taylor term is below 1e-17.
       f.expTerms = 14;
       f.ln2Hi = leadingBits(double(kLn2), 32);
@@ -178,12 +189,20 @@ llvm::SmallVector<double, 16> inverseFactorials(int first, int count) {
   return c;
 }
 
+/// The polynomials of e^r and of q(r) = (e^r - 1 - r) / r^2 on
+/// |r| <= ln2/2. f32 uses Chebyshev interpolants, near the best
+/// polynomials of their degree: a term fewer than the Taylor series for the
+/// same error. f64 keeps the Taylor series, whose coefficients 1/n! round
+/// to double with no loss the interpolant's would not also have.
+llvm::ArrayRef<double> expPolynomial(const FloatFormat& f);
+llvm::ArrayRef<double> expm1Polynomial(const FloatFormat& f);
+
 /// e^x - 1 for x in [-2 tanhSaturated, 0], as tanh needs it: there 2^k
 /// is normal and e^x - 1 = 2^k expm1(r) + (2^k - 1), where 2^k - 1 is exact
 /// and the sum cancels at most a bit (|x| >= ln2/2 whenever k != 0).
 Value* emitExpm1NonPositive(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x) {
   Reduced red = reduceByLn2(b, f, x);
-  Value* q = horner(b, f, red.r, inverseFactorials(2, f.expm1Terms));
+  Value* q = horner(b, f, red.r, expm1Polynomial(f));
   Value* em =
       b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {b.CreateFMul(red.r, red.r), q, red.r});
   Value* scale = powerOfTwo(b, f, exponentOf(b, f, red.k));
@@ -193,18 +212,23 @@ Value* emitExpm1NonPositive(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x
 
 } // namespace
 
-Value* codegen::emitExp(llvm::IRBuilder<>& b, Value* x) {
+Value* codegen::emitExp(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
   FloatFormat f = FloatFormat::of(x->getType());
   // Comparisons with NaN are false, so NaN passes through the clamps.
-  Value* xc = b.CreateSelect(b.CreateFCmpOLT(x, f.constant(f.expLow)), f.constant(f.expLow), x);
-  xc = b.CreateSelect(b.CreateFCmpOGT(xc, f.constant(f.expHigh)), f.constant(f.expHigh), xc);
+  Value* xc = x;
+  if (range.lo < f.expLow)
+    xc = b.CreateSelect(b.CreateFCmpOLT(xc, f.constant(f.expLow)), f.constant(f.expLow), xc);
+  if (range.hi > f.expHigh)
+    xc = b.CreateSelect(b.CreateFCmpOGT(xc, f.constant(f.expHigh)), f.constant(f.expHigh), xc);
   Reduced red = reduceByLn2(b, f, xc);
-  Value* p = horner(b, f, red.r, inverseFactorials(0, f.expTerms));
-  // 2^k in two factors so subnormal results and the largest k stay exact.
+  Value* p = horner(b, f, red.r, expPolynomial(f));
+  // A NaN x stays NaN through the clamps and r, whatever 2^k comes out as.
   Value* ki = exponentOf(b, f, red.k);
+  if (range.within(f.normalExpLow, f.normalExpHigh))
+    return b.CreateFMul(p, powerOfTwo(b, f, ki));
+  // 2^k in two factors so subnormal results and the largest k stay exact.
   Value* half = b.CreateAShr(ki, 1);
   Value* rest = b.CreateSub(ki, half);
-  // A NaN x stays NaN through the clamps and r.
   return b.CreateFMul(b.CreateFMul(p, powerOfTwo(b, f, half)), powerOfTwo(b, f, rest));
 }
 
@@ -248,26 +272,29 @@ Value* codegen::emitLog(llvm::IRBuilder<>& b, Value* x) {
   return b.CreateSelect(invalid, f.constant(std::numeric_limits<double>::quiet_NaN()), result);
 }
 
-Value* codegen::emitTanh(llvm::IRBuilder<>& b, Value* x) {
+Value* codegen::emitTanh(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
   FloatFormat f = FloatFormat::of(x->getType());
   // tanh |x| = -m / (2 + m) with m = e^(-2|x|) - 1: no cancellation
   // anywhere, so one formula serves small and large |x| alike.
   Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
   Value* saturated = f.constant(f.tanhSaturated);
   // NaN fails the comparison and stays NaN.
-  Value* ac = b.CreateSelect(b.CreateFCmpOGT(a, saturated), saturated, a);
+  Value* ac = range.maxMagnitude() <= f.tanhSaturated
+                  ? a
+                  : b.CreateSelect(b.CreateFCmpOGT(a, saturated), saturated, a);
   Value* m = emitExpm1NonPositive(b, f, b.CreateFMul(ac, f.constant(-2.0)));
   // m is in [-1, 0], so the divisor is in [-2, -1].
   Value* t = boundedDivide(b, m, b.CreateFSub(f.constant(-2.0), m));
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, t, x);
 }
 
-Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x) {
+Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
   FloatFormat f = FloatFormat::of(x->getType());
   // With e = e^-|x| in [0, 1]: 1 / (1 + e) from 0 on, e / (1 + e) below.
   // The divisor stays in [1, 2] and nothing overflows, whatever x is.
   Value* one = f.constant(1.0);
-  Value* e = emitExp(b, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)));
+  Value* e = emitExp(b, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)),
+                     ValueRange{-range.maxMagnitude(), 0.0});
   // NaN fails the comparison and flows through e.
   Value* numerator = b.CreateSelect(b.CreateFCmpOLT(x, f.constant(0.0)), e, one);
   return boundedDivide(b, numerator, b.CreateFAdd(one, e));
@@ -325,6 +352,24 @@ chebyshevInterpolant(llvm::function_ref<long double(long double)> function, long
     inV[0] += inS[j];
   }
   return llvm::SmallVector<double, 16>(inV.begin(), inV.end());
+}
+
+llvm::ArrayRef<double> expPolynomial(const FloatFormat& f) {
+  static const llvm::SmallVector<double, 16> forFloat =
+      chebyshevInterpolant([](long double r) { return std::exp(r); }, -kLn2 / 2, kLn2 / 2, 6);
+  static const llvm::SmallVector<double, 16> forDouble = inverseFactorials(0, 14);
+  const llvm::SmallVector<double, 16>& c = f.type->isFloatTy() ? forFloat : forDouble;
+  assert(c.size() == size_t(f.expTerms) && "FloatFormat and the polynomial disagree");
+  return c;
+}
+
+llvm::ArrayRef<double> expm1Polynomial(const FloatFormat& f) {
+  static const llvm::SmallVector<double, 16> forFloat = chebyshevInterpolant(
+      [](long double r) { return (std::expm1(r) - r) / (r * r); }, -kLn2 / 2, kLn2 / 2, 5);
+  static const llvm::SmallVector<double, 16> forDouble = inverseFactorials(2, 13);
+  const llvm::SmallVector<double, 16>& c = f.type->isFloatTy() ? forFloat : forDouble;
+  assert(c.size() == size_t(f.expm1Terms) && "FloatFormat and the polynomial disagree");
+  return c;
 }
 
 long double erfcx(long double x) { return std::exp(x * x) * std::erfc(x); }
@@ -435,7 +480,9 @@ Value* codegen::emitGelu(llvm::IRBuilder<>& b, Value* x) {
   Value* q = horner(b, f, t, erfcxInT());
   // e^(-(h + l)/2) = e^(-h/2) (1 - l/2), l/2 being below an ulp of h.
   Value* lq = b.CreateFMul(b.CreateFMul(l, f.constant(-0.5)), q);
-  Value* erfc = b.CreateFMul(emitExp(b, b.CreateFMul(h, f.constant(-0.5))), b.CreateFAdd(q, lq));
+  double lowest = -erfcLimit * erfcLimit * (1 + 0x1p-20); // -(limit^2) / 2, rounded out
+  Value* erfc = b.CreateFMul(emitExp(b, b.CreateFMul(h, f.constant(-0.5)), ValueRange{lowest, 0.0}),
+                             b.CreateFAdd(q, lq));
   Value* w = b.CreateFMul(
       b.CreateFMul(f.constant(0.5), b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, c, x)),
       erfc);

@@ -13,18 +13,23 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "codegen/ValueRange.h"
+
 #include "llvm/IR/IRBuilder.h"
 
 namespace dync::codegen {
 
 /// e^x for a float or double \p x; NaN stays NaN, overflow gives inf.
-llvm::Value* emitExp(llvm::IRBuilder<>& b, llvm::Value* x);
+/// \p range bounds x (NaN aside): the clamps no x in it reaches are left
+/// out, and so is the scaling in two steps when every result is normal.
+llvm::Value* emitExp(llvm::IRBuilder<>& b, llvm::Value* x, ValueRange range = ValueRange::all());
 /// The natural logarithm of a float or double: -inf at 0, NaN below 0.
 llvm::Value* emitLog(llvm::IRBuilder<>& b, llvm::Value* x);
-/// tanh of a float or double.
-llvm::Value* emitTanh(llvm::IRBuilder<>& b, llvm::Value* x);
-/// 1 / (1 + e^-x) of a float or double.
-llvm::Value* emitSigmoid(llvm::IRBuilder<>& b, llvm::Value* x);
+/// tanh of a float or double; \p range bounds x, as for emitExp.
+llvm::Value* emitTanh(llvm::IRBuilder<>& b, llvm::Value* x, ValueRange range = ValueRange::all());
+/// 1 / (1 + e^-x) of a float or double; \p range bounds x.
+llvm::Value* emitSigmoid(llvm::IRBuilder<>& b, llvm::Value* x,
+                         ValueRange range = ValueRange::all());
 /// erf of a float or double; |x| >= 4 gives +-1 (the exact value differs
 /// by less than 1.6e-8 there, and rounds to +-1 in f32).
 llvm::Value* emitErf(llvm::IRBuilder<>& b, llvm::Value* x);

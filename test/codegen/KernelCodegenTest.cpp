@@ -304,6 +304,49 @@ kernel @k0(%e: tensor<f32, [s0]>, %l: tensor<f32, [s0]>, %t: tensor<f32, [s0]>,
   }
 }
 
+TEST_F(KernelCodegenTest, BoundedArgumentsTakeShorterPaths) {
+  // Arguments whose bounds are known (ValueRange.h) leave out the clamps
+  // and the two-step scaling; the results must not change: exp over the
+  // whole range where one multiply by 2^k suffices, exp of tanh, tanh
+  // short of saturation, sigmoid of bounded values, with NaN and the
+  // infinities (which the clamps turn into the bounds) among the inputs.
+  const ir::Graph& k = compile(R"(
+kernel @k0(%x: tensor<f32, [s0]>) symbols { s0: [1, 1000000] } {
+  %0 = aten::clamp.default(%x, -86.0, 88.0) : tensor<f32, [s0]>
+  %1 = aten::exp.default(%0) : tensor<f32, [s0]>
+  %2 = aten::tanh.default(%x) : tensor<f32, [s0]>
+  %3 = aten::exp.default(%2) : tensor<f32, [s0]>
+  %4 = aten::clamp.default(%x, -9.5, 9.5) : tensor<f32, [s0]>
+  %5 = aten::tanh.default(%4) : tensor<f32, [s0]>
+  %6 = aten::clamp.default(%x, -80.0, 80.0) : tensor<f32, [s0]>
+  %7 = aten::sigmoid.default(%6) : tensor<f32, [s0]>
+  return (%1, %3, %5, %7)
+}
+)");
+  int64_t n = 200003;
+  at::Tensor x = at::linspace(-100.0, 100.0, n);
+  float inf = std::numeric_limits<float>::infinity();
+  x[0] = std::numeric_limits<float>::quiet_NaN();
+  x[1] = inf;
+  x[2] = -inf;
+  x[n - 1] = std::numeric_limits<float>::quiet_NaN();
+  check(k, {x}, {{"s0", n}}, 2);
+  // And within 2 ulp of the exact values, as FloatMathWithinFewUlps holds
+  // the general paths to.
+  std::vector<at::Tensor> outputs;
+  std::vector<char*> buffers{static_cast<char*>(x.data_ptr())};
+  for (int i = 0; i < 4; ++i) {
+    outputs.push_back(at::empty({n}));
+    buffers.push_back(static_cast<char*>(outputs.back().data_ptr()));
+  }
+  fn_(buffers.data(), &n, 0, n);
+  at::Tensor xd = x.to(at::kDouble);
+  at::Tensor exact[] = {at::exp(xd.clamp(-86.0, 88.0)), at::exp(at::tanh(xd)),
+                        at::tanh(xd.clamp(-9.5, 9.5)), at::sigmoid(xd.clamp(-80.0, 80.0))};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_LE(maxUlpDistance(outputs[i], exact[i].to(at::kFloat)), 2) << "output " << i;
+}
+
 TEST_F(KernelCodegenTest, TranscendentalDouble) {
   const ir::Graph& k = compile(R"(
 kernel @k0(%x: tensor<f64, [s0]>)
@@ -713,6 +756,97 @@ TEST(KernelOpTable, TagsAndLowerings) {
     }
     EXPECT_TRUE(lowered) << ir::spelling(element).str();
   }
+}
+
+/// Samples of a range: both ends and points between them, infinite ends
+/// replaced by large finite values.
+std::vector<float> samples(codegen::ValueRange r) {
+  double lo = std::max(r.lo, -3e38), hi = std::min(r.hi, 3e38);
+  std::vector<float> points{float(lo), float(hi)};
+  for (int i = 1; i < 64; ++i)
+    points.push_back(float(lo + (hi - lo) * i / 64));
+  return points;
+}
+
+TEST(ValueRange, BoundsHoldForF32Results) {
+  // Each rule's bounds hold for f32 computations of the operation on values
+  // within the operands' bounds (computed with the C library here, not by
+  // the kernel's own functions, whose error the margin also covers).
+  using Op = ir::ElementOp;
+  using R = codegen::ValueRange;
+  double inf = std::numeric_limits<double>::infinity();
+  std::vector<R> ranges = {R{-1, 1},   R{0, 5},   R{-7.5, -0.25}, R{-100, 100},
+                           R{-inf, 0}, R{2, inf}, R::point(3),    R::all()};
+  auto unary = [](Op op, float x) -> float {
+    switch (op) {
+    case Op::Neg:
+      return -x;
+    case Op::Abs:
+      return std::fabs(x);
+    case Op::Square:
+      return x * x;
+    case Op::Relu:
+      return x < 0 ? 0.0f : x;
+    case Op::Exp:
+      return std::exp(x);
+    case Op::Sigmoid:
+      return x < 0 ? std::exp(x) / (1.0f + std::exp(x)) : 1.0f / (1.0f + std::exp(-x));
+    case Op::Tanh:
+      return std::tanh(x);
+    case Op::Erf:
+      return std::erf(x);
+    case Op::Sqrt:
+      return std::sqrt(x);
+    default:
+      return std::numeric_limits<float>::quiet_NaN();
+    }
+  };
+  auto binary = [](Op op, float x, float y) -> float {
+    switch (op) {
+    case Op::Add:
+      return x + y;
+    case Op::Sub:
+      return x - y;
+    case Op::Mul:
+      return x * y;
+    case Op::Div:
+      return x / y;
+    case Op::Maximum:
+      return std::max(x, y);
+    case Op::Minimum:
+      return std::min(x, y);
+    default:
+      return std::numeric_limits<float>::quiet_NaN();
+    }
+  };
+  auto holds = [](R r, float v) { return std::isnan(v) || (v >= r.lo && v <= r.hi); };
+  for (Op op :
+       {Op::Neg, Op::Abs, Op::Square, Op::Relu, Op::Exp, Op::Sigmoid, Op::Tanh, Op::Erf, Op::Sqrt})
+    for (R x : ranges) {
+      R out = codegen::resultRange(op, {x}, ir::DType::F32);
+      for (float v : samples(x))
+        EXPECT_TRUE(holds(out, unary(op, v)))
+            << ir::spelling(op).str() << "(" << v << ") = " << unary(op, v) << " outside ["
+            << out.lo << ", " << out.hi << "]";
+    }
+  for (Op op : {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Maximum, Op::Minimum})
+    for (R x : ranges)
+      for (R y : ranges) {
+        R out = codegen::resultRange(op, {x, y}, ir::DType::F32);
+        for (float a : samples(x))
+          for (float b : samples(y))
+            EXPECT_TRUE(holds(out, binary(op, a, b)))
+                << ir::spelling(op).str() << "(" << a << ", " << b << ") = " << binary(op, a, b)
+                << " outside [" << out.lo << ", " << out.hi << "]";
+      }
+  // The ranges that let the kernel leave work out are as tight as claimed.
+  EXPECT_TRUE(codegen::resultRange(Op::Tanh, {R::all()}, ir::DType::F32).within(-1, 1));
+  EXPECT_TRUE(codegen::resultRange(Op::Exp, {R{-1, 1}}, ir::DType::F32).within(0.36, 2.72));
+  EXPECT_TRUE(codegen::resultRange(Op::Sigmoid, {R::all()}, ir::DType::F32).within(0, 1));
+  // Rounded coarsely, a bf16 result has no bounds; nor has a quotient by
+  // a divisor that may be 0.
+  EXPECT_EQ(codegen::resultRange(Op::Tanh, {R::all()}, ir::DType::BF16), R::all());
+  EXPECT_EQ(codegen::resultRange(Op::Div, {R{1, 2}, R{-1, 1}}, ir::DType::F32), R::all());
 }
 
 } // namespace
