@@ -70,15 +70,23 @@ RUNNER = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("budget", [None, "256MB", "-1"])
-def test_dead_results_memory_is_reused(run_dync, tmp_path, budget):
-    (tmp_path / "chain.py").write_text(MODEL)
-    artifact = tmp_path / "chain-artifact.so"
-    done = run_dync("export", f"{tmp_path / 'chain.py'}:Chain.forward", "-o", artifact,
+@pytest.fixture(scope="module")
+def exported(run_dync, tmp_path_factory):
+    """The model's folder and its artifact, exported once for every budget."""
+    folder = tmp_path_factory.mktemp("output-cache")
+    (folder / "chain.py").write_text(MODEL)
+    artifact = folder / "chain-artifact.so"
+    done = run_dync("export", f"{folder / 'chain.py'}:Chain.forward", "-o", artifact,
                     "--emit=optimized-graph")
     assert done.returncode == 0, done.stderr
     assert "kernel @" in done.stdout, done.stdout
-    source = RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(artifact))
+    return folder, artifact
+
+
+@pytest.mark.parametrize("budget", [None, "256MB", "-1"])
+def test_dead_results_memory_is_reused(exported, budget):
+    folder, artifact = exported
+    source = RUNNER.format(package=PACKAGE_DIR, folder=str(folder), artifact=str(artifact))
     env = {k: v for k, v in os.environ.items() if k != "DYNC_OUTPUT_CACHE_MB"}
     if budget is not None:
         env["DYNC_OUTPUT_CACHE_MB"] = budget
