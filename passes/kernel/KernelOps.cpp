@@ -34,6 +34,7 @@ enum class Form : uint8_t {
   ClampMax,    // (self, max)
   Where,       // (condition, self, other)
   ToCopy,      // (self, *, dtype, ...): a dtype conversion only
+  Clone,       // (self, *, memory_format): the same values, in the result's layout
   Reduce,      // (self, dim, keepdim, *, dtype)
 };
 
@@ -94,6 +95,7 @@ constexpr Row kRows[] = {
     {"aten::logical_xor.default", ElementOp::LogicalXor, Form::Binary},
     {"aten::logical_not.default", ElementOp::LogicalNot, Form::Unary},
     {"aten::_to_copy.default", ElementOp::Convert, Form::ToCopy},
+    {"aten::clone.default", ElementOp::Convert, Form::Clone},
     {"aten::sum.dim_IntList", ElementOp::Sum, Form::Reduce},
     {"aten::mean.dim", ElementOp::Mean, Form::Reduce},
     {"aten::amax.default", ElementOp::Amax, Form::Reduce},
@@ -539,6 +541,14 @@ llvm::Expected<ElementDescription> describeElement(const Node& node) {
     if (auto err = push(operand(1, "self", false)))
       return err;
     if (auto err = push(operand(2, "other", false)))
+      return err;
+    break;
+  case Form::Clone:
+    // Any memory format: the result's type holds the layout it asks for,
+    // and kernels store in the layout of the type.
+    if (!onlyKnownArgs(node, 1, {"memory_format"}))
+      return unsupported(node, "unexpected arguments");
+    if (auto err = push(operand(0, "self", true)))
       return err;
     break;
   case Form::ToCopy: {

@@ -87,6 +87,12 @@ private:
   /// A node nothing may move across: inputs, the return, and calls with
   /// effects (writes, random draws, overloads without traits).
   bool isFixed(const Node& node) const;
+  /// Whether \p node copies its operand unchanged (a clone, a conversion)
+  /// into a layout whose contiguous dimension is strided in the operand: a
+  /// transpose. ATen's copy walks it in tiles; a kernel's innermost loop
+  /// would gather one element per lane, several times slower, so such a
+  /// copy stays an ATen call.
+  static bool transposes(const Node& node);
   static void forEachOperand(const Node& node, llvm::function_ref<void(Node*)> fn) {
     node.forEachUse([&](const ValueRef& ref) {
       if (ref.node)
@@ -109,6 +115,29 @@ private:
 
 bool Fusion::isFixed(const Node& node) const { return !node.isCall() || !callEffects(node).pure; }
 
+bool Fusion::transposes(const Node& node) {
+  llvm::Expected<ElementDescription> desc = describeElement(node);
+  if (!desc) {
+    llvm::consumeError(desc.takeError());
+    return false;
+  }
+  if (desc->op != ElementOp::Convert || !desc->operands.front().isTensor())
+    return false;
+  const ValueRef& operand = desc->operands.front().value;
+  const Type& from = *operand.node->resultType(operand.index);
+  const Type& to = node.type();
+  if (from.sizes().size() != to.sizes().size())
+    return false;
+  // The dimension the result is contiguous along, and its stride in the
+  // operand.
+  for (size_t d = 0; d < to.sizes().size(); ++d) {
+    bool unitStride = to.strides()[d].isConstant() && to.strides()[d].constantValue() == 1;
+    if (unitStride && !isOne(to.sizes()[d]))
+      return !(from.strides()[d].isConstant() && from.strides()[d].constantValue() == 1);
+  }
+  return false;
+}
+
 std::optional<Candidate> Fusion::describe(const Node& node) const {
   if (!node.isCall() || node.isKernelCall() || !node.type().isTensor())
     return std::nullopt;
@@ -124,7 +153,7 @@ std::optional<Candidate> Fusion::describe(const Node& node) const {
   candidate.opClass = opClass;
   candidate.shape.assign(node.type().sizes().begin(), node.type().sizes().end());
   if (opClass == KernelOpClass::Pointwise)
-    return candidate;
+    return transposes(node) ? std::nullopt : std::optional<Candidate>(candidate);
 
   llvm::Expected<ElementDescription> desc = describeElement(node);
   if (!desc) {

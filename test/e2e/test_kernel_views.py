@@ -8,6 +8,7 @@ below is exported into one artifact, loaded with `dync.load` in a fresh
 interpreter, and compared with eager (values, and strides exactly); every
 call must run the compiled path. The optimized graph printed at export says
 which views went into kernels: all of them but those an ATen call reads.
+Copies of views (`.contiguous()`) are kernels too, except a transposing one.
 """
 import json
 import os
@@ -60,6 +61,15 @@ MODEL = textwrap.dedent("""
         return (x.flatten(0, 1) @ W).view(4, 6, 5).sigmoid()
 
 
+    def copies(x, w, b, v):
+        # Copies into the contiguous layout: of a permute that keeps the
+        # last dimension last and of a strided slice, each a kernel reading
+        # through the view; of a transpose, an ATen call (a kernel would
+        # gather along the result's contiguous dimension).
+        return (x.permute(1, 0, 2).contiguous(), x[:, ::2].contiguous(),
+                x.transpose(1, 2).contiguous())
+
+
     def offset_input(x, w, b, v):
         # Called on a tensor that starts inside its storage.
         return x[:, 2:] * 3 + x[:, :-2]
@@ -79,6 +89,7 @@ ENTRIES = [
     ("transposed", []),
     ("expanded", []),
     ("after_matmul", ["view", "mm"]),
+    ("copies", ["permute", "clone"]),
     ("offset_input", []),
 ]
 
