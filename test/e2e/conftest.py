@@ -1,7 +1,9 @@
 """Shared fixtures for the end-to-end tests: where the built tools are and how
 to run them."""
+import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -26,3 +28,21 @@ def run_dync(dync_binary):
                               capture_output=True, text=True)
 
     return run
+
+
+def graphs_by_name(listing):
+    """The bodies of the `graph @NAME(...) {...}` blocks of a printed module
+    (`--emit=graph`, `--emit=optimized-graph`), by NAME."""
+    graphs = {}
+    for chunk in ("\n" + listing).split("\ngraph @")[1:]:
+        name, _, body = chunk.partition("(")
+        graphs[name] = body.split("\n}\n")[0]
+    return graphs
+
+
+def run_reporting_script(source):
+    """Runs the Python `source` in a fresh interpreter, which must succeed;
+    returns the JSON it prints on its last line."""
+    ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout.strip().splitlines()[-1])

@@ -10,15 +10,12 @@ call must run the compiled path. The optimized graph printed at export says
 which views went into kernels: all of them but those an ATen call reads.
 Copies of views (`.contiguous()`) are kernels too, except a transposing one.
 """
-import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
-from conftest import BUILD
+from conftest import BUILD, graphs_by_name, run_reporting_script
 
 torch = pytest.importorskip("torch")
 PACKAGE_DIR = os.path.join(BUILD, "python")
@@ -122,15 +119,10 @@ def exported(run_dync, tmp_path_factory):
     done = run_dync("export", *[f"{folder / 'views.py'}:{e}" for e, _ in ENTRIES],
                     "--example", "example", "-o", artifact, "--emit=optimized-graph")
     assert done.returncode == 0, done.stderr
-    graphs = {}
-    for chunk in ("\n" + done.stdout).split("\ngraph @")[1:]:
-        name, _, body = chunk.partition("(")
-        graphs[name] = body.split("\n}\n")[0]
+    graphs = graphs_by_name(done.stdout)
     source = RUNNER.format(package=PACKAGE_DIR, inputs=INPUTS, folder=str(folder),
                            artifact=str(artifact), names=[e for e, _ in ENTRIES])
-    ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
-    assert ran.returncode == 0, ran.stderr
-    return graphs, json.loads(ran.stdout.strip().splitlines()[-1])
+    return graphs, run_reporting_script(source)
 
 
 @pytest.mark.parametrize("entry,kept", ENTRIES, ids=[e for e, _ in ENTRIES])
