@@ -4,11 +4,14 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("DYNC_BUILD_DIR", os.path.join(REPO, "build"))
+PACKAGE_DIR = os.path.join(BUILD, "python")
+INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs")
 
 
 @pytest.fixture(scope="session")
@@ -46,3 +49,19 @@ def run_reporting_script(source):
     ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
     return json.loads(ran.stdout.strip().splitlines()[-1])
+
+
+def compare_with_eager(folder, artifact, setup):
+    """Runs `setup` in a fresh interpreter whose path holds the built `dync`
+    package, test/e2e/Inputs and `folder` (where the model module is), then
+    `eager_comparison.compare` on `artifact` with the `calls` that `setup`
+    defines; returns its report, {entry: [error, hits, misses, reason]}."""
+    source = "\n".join([
+        "import json, sys",
+        *(f"sys.path.insert(0, {path!r})" for path in (PACKAGE_DIR, INPUTS, str(folder))),
+        "import dync",
+        "import eager_comparison",
+        textwrap.dedent(setup),
+        f"print(json.dumps(eager_comparison.compare(dync, {str(artifact)!r}, calls)))",
+    ])
+    return run_reporting_script(source)

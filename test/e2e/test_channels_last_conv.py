@@ -9,16 +9,13 @@ interpreter, and compared with eager: values within float32 tolerance (the
 convolution sums in another order), strides exactly, and every call must
 run the compiled path.
 """
-import os
 import textwrap
 
 import pytest
 
-from conftest import BUILD, graphs_by_name, run_reporting_script
+from conftest import compare_with_eager, graphs_by_name
 
 torch = pytest.importorskip("torch")
-PACKAGE_DIR = os.path.join(BUILD, "python")
-INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs")
 
 MODEL = textwrap.dedent("""
     import torch
@@ -81,25 +78,18 @@ ENTRIES = [
     ("pixels", False),
 ]
 
-RUNNER = textwrap.dedent("""
-    import json, sys
-    sys.path.insert(0, {package!r})
-    sys.path.insert(0, {inputs!r})
-    sys.path.insert(0, {folder!r})
+SETUP = """
     import torch
     import convs
-    import dync
-    import eager_comparison
 
     torch.manual_seed(0)
     block = convs.Block()
     args = convs.images()
-    calls = {{"Block.forward": lambda: block(*args), "views": lambda: convs.views(*args),
+    calls = {"Block.forward": lambda: block(*args), "views": lambda: convs.views(*args),
              "chain": lambda: convs.chain(*args),
              "channels_last_input": lambda: convs.channels_last_input(*args),
-             "pixels": lambda: convs.pixels(*args)}}
-    print(json.dumps(eager_comparison.compare(dync, {artifact!r}, calls)))
-""")
+             "pixels": lambda: convs.pixels(*args)}
+"""
 
 
 @pytest.fixture(scope="module")
@@ -112,9 +102,7 @@ def exported(run_dync, tmp_path_factory):
                     "--emit=optimized-graph")
     assert done.returncode == 0, done.stderr
     graphs = graphs_by_name(done.stdout)
-    source = RUNNER.format(package=PACKAGE_DIR, inputs=INPUTS, folder=str(folder),
-                           artifact=str(artifact))
-    return graphs, run_reporting_script(source)
+    return graphs, compare_with_eager(folder, artifact, SETUP)
 
 
 @pytest.mark.parametrize("entry,converted", ENTRIES, ids=[e for e, _ in ENTRIES])

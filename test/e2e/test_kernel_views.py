@@ -10,16 +10,13 @@ call must run the compiled path. The optimized graph printed at export says
 which views went into kernels: all of them but those an ATen call reads.
 Copies of views (`.contiguous()`) are kernels too, except a transposing one.
 """
-import os
 import textwrap
 
 import pytest
 
-from conftest import BUILD, graphs_by_name, run_reporting_script
+from conftest import compare_with_eager, graphs_by_name
 
 torch = pytest.importorskip("torch")
-PACKAGE_DIR = os.path.join(BUILD, "python")
-INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs")
 
 MODEL = textwrap.dedent("""
     import torch
@@ -90,25 +87,18 @@ ENTRIES = [
     ("offset_input", []),
 ]
 
-RUNNER = textwrap.dedent("""
-    import json, sys
-    sys.path.insert(0, {package!r})
-    sys.path.insert(0, {inputs!r})
-    sys.path.insert(0, {folder!r})
+SETUP = """
     import torch
     import views
-    import dync
-    import eager_comparison
 
     args = views.example()
     big = torch.randn(5, 6, 5, generator=torch.Generator().manual_seed(2))
     shifted = (big[1:],) + args[1:]
     assert shifted[0].storage_offset() == 30
-    calls = {{name: (lambda f=getattr(views, name): f(*args))
-             for name in {names!r} if name != "offset_input"}}
+    calls = {name: (lambda f=getattr(views, name): f(*args))
+             for name in NAMES if name != "offset_input"}
     calls["offset_input"] = lambda: views.offset_input(*shifted)
-    print(json.dumps(eager_comparison.compare(dync, {artifact!r}, calls)))
-""")
+"""
 
 
 @pytest.fixture(scope="module")
@@ -120,9 +110,9 @@ def exported(run_dync, tmp_path_factory):
                     "--example", "example", "-o", artifact, "--emit=optimized-graph")
     assert done.returncode == 0, done.stderr
     graphs = graphs_by_name(done.stdout)
-    source = RUNNER.format(package=PACKAGE_DIR, inputs=INPUTS, folder=str(folder),
-                           artifact=str(artifact), names=[e for e, _ in ENTRIES])
-    return graphs, run_reporting_script(source)
+    names = [e for e, _ in ENTRIES]
+    return graphs, compare_with_eager(folder, artifact,
+                                          f"NAMES = {names!r}\n" + textwrap.dedent(SETUP))
 
 
 @pytest.mark.parametrize("entry,kept", ENTRIES, ids=[e for e, _ in ENTRIES])

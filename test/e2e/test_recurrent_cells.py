@@ -9,19 +9,13 @@ exported with grad mode on and parameters that require grad, loaded in a
 fresh interpreter, and compared with eager; every call must run the
 compiled path.
 """
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
-from conftest import BUILD
+from conftest import compare_with_eager
 
 torch = pytest.importorskip("torch")
-PACKAGE_DIR = os.path.join(BUILD, "python")
-INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs")
 
 MODEL = textwrap.dedent("""
     import torch
@@ -56,20 +50,13 @@ MODEL = textwrap.dedent("""
         return example_inputs()[:2]
 """)
 
-RUNNER = textwrap.dedent("""
-    import json, sys
-    sys.path.insert(0, {package!r})
-    sys.path.insert(0, {inputs!r})
-    sys.path.insert(0, {folder!r})
+SETUP = """
     import cells
-    import dync
-    import eager_comparison
 
     lstm, gru = cells.LSTM(), cells.GRU()
     x, h, c = cells.example_inputs()
-    calls = {{"LSTM.forward": lambda: lstm(x, h, c), "GRU.forward": lambda: gru(x, h)}}
-    print(json.dumps(eager_comparison.compare(dync, {artifact!r}, calls)))
-""")
+    calls = {"LSTM.forward": lambda: lstm(x, h, c), "GRU.forward": lambda: gru(x, h)}
+"""
 
 
 def test_cells_match_eager(run_dync, tmp_path):
@@ -82,11 +69,7 @@ def test_cells_match_eager(run_dync, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "split_with_sizes" not in done.stdout, done.stdout
     assert "sigmoid_" in done.stdout, done.stdout
-    source = RUNNER.format(package=PACKAGE_DIR, inputs=INPUTS, folder=str(tmp_path),
-                           artifact=str(artifact))
-    ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
-    assert ran.returncode == 0, ran.stderr
-    results = json.loads(ran.stdout.strip().splitlines()[-1])
+    results = compare_with_eager(tmp_path, artifact, SETUP)
     for name, (error, hits, misses, reason) in results.items():
         assert error is None, f"{name}: {error}"
         assert (hits, misses) == (1, 0), f"{name}: {reason}"
