@@ -79,8 +79,11 @@ ValueRange rule(ElementOp op, llvm::ArrayRef<std::optional<ValueRange>> operands
     if (x.hi <= 0)
       return {-x.hi, -x.lo};
     return {0, x.maxMagnitude()};
-  case ElementOp::Square:
-    return product(x, x).lo < 0 ? widened(0, x.maxMagnitude() * x.maxMagnitude()) : product(x, x);
+  case ElementOp::Square: {
+    // The product's rule treats the two factors as independent.
+    ValueRange p = product(x, x);
+    return p.lo < 0 ? widened(0, x.maxMagnitude() * x.maxMagnitude()) : p;
+  }
   case ElementOp::Relu:
     return {std::max(x.lo, 0.0), std::max(x.hi, 0.0)};
   case ElementOp::Maximum:

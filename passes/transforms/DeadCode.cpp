@@ -15,7 +15,7 @@ namespace dync::transforms {
 
 using namespace ir;
 
-llvm::Error runDeadCodeElimination(Graph& graph) {
+void eraseUnusedCalls(Graph& graph, llvm::function_ref<bool(const Node&)> mayErase) {
   llvm::DenseMap<const Node*, unsigned> useCount;
   for (const Node& node : graph.nodes())
     node.forEachUse([&](const ValueRef& use) { ++useCount[use.node]; });
@@ -24,11 +24,15 @@ llvm::Error runDeadCodeElimination(Graph& graph) {
   // dead chains: erasing a call releases its arguments before they are seen.
   for (auto it = graph.nodes().rbegin(); it != graph.nodes().rend();) {
     Node& node = *it++;
-    if (!node.isCall() || useCount.lookup(&node) != 0 || !callEffects(node).pure)
+    if (!node.isCall() || useCount.lookup(&node) != 0 || !mayErase(node))
       continue;
     node.forEachUse([&](const ValueRef& use) { --useCount[use.node]; });
     graph.erase(&node);
   }
+}
+
+llvm::Error runDeadCodeElimination(Graph& graph) {
+  eraseUnusedCalls(graph, [](const Node& node) { return callEffects(node).pure; });
   return llvm::Error::success();
 }
 

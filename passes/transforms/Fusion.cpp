@@ -30,6 +30,7 @@
 #include "passes/kernel/KernelOps.h"
 #include "passes/kernel/KernelViews.h"
 #include "passes/transforms/CallEffects.h"
+#include "passes/transforms/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -81,7 +82,6 @@ private:
   bool hasOneIterationSpace(llvm::ArrayRef<Node*> members) const;
   bool isConvex(llvm::ArrayRef<Node*> members) const;
   void outline(llvm::ArrayRef<Node*> members);
-  void eraseUnusedViews();
   llvm::Error reorder();
 
   /// A node nothing may move across: inputs, the return, and calls with
@@ -110,7 +110,7 @@ private:
   /// Members in graph order; emptied when merged into another group.
   std::vector<std::vector<Node*>> groups_;
   /// Views outside kernels that kernels now read through.
-  llvm::DenseSet<Node*> absorbedViews_;
+  llvm::DenseSet<const Node*> absorbedViews_;
 };
 
 bool Fusion::isFixed(const Node& node) const { return !node.isCall() || !callEffects(node).pure; }
@@ -347,14 +347,13 @@ void Fusion::outline(llvm::ArrayRef<Node*> members) {
     if (inGroup.contains(ref.node) || llvm::is_contained(inputs, ref) ||
         llvm::is_contained(views, ref.node))
       return;
-    if (!ref.index && !inGroup.contains(viewedBase(ref, graph_.context()).root.node)) {
-      if (viewOffset(*ref.node, graph_.context())) {
-        read(ref.node->args()[0].valueRef());
-        views.push_back(ref.node);
-        return;
-      }
+    ValueRef root = viewedBase(ref, graph_.context()).root;
+    if (root == ref || inGroup.contains(root.node)) {
+      inputs.push_back(ref);
+      return;
     }
-    inputs.push_back(ref);
+    read(ref.node->args()[0].valueRef());
+    views.push_back(ref.node);
   };
   for (Node* member : members)
     member->forEachUse(read);
@@ -494,24 +493,6 @@ llvm::Error Fusion::reorder() {
   return llvm::Error::success();
 }
 
-void Fusion::eraseUnusedViews() {
-  if (absorbedViews_.empty())
-    return;
-  llvm::DenseMap<const Node*, unsigned> uses;
-  for (const Node& node : graph_.nodes())
-    forEachOperand(node, [&](Node* producer) { ++uses[producer]; });
-  // Users follow what they use: from the end, a chain of views goes whole.
-  std::vector<Node*> order;
-  for (Node& node : graph_.nodes())
-    order.push_back(&node);
-  for (Node* node : llvm::reverse(order)) {
-    if (!absorbedViews_.contains(node) || uses.lookup(node) != 0)
-      continue;
-    forEachOperand(*node, [&](Node* producer) { --uses[producer]; });
-    graph_.erase(node);
-  }
-}
-
 llvm::Error Fusion::run() {
   analyze();
   formGroups();
@@ -529,7 +510,7 @@ llvm::Error Fusion::run() {
     outline(members);
     changed |= module_.kernels().size() != kernels;
   }
-  eraseUnusedViews();
+  eraseUnusedCalls(graph_, [&](const Node& node) { return absorbedViews_.contains(&node); });
   return changed ? reorder() : llvm::Error::success();
 }
 

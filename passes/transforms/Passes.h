@@ -8,10 +8,12 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 namespace dync::ir {
 class Graph;
+class Node;
 } // namespace dync::ir
 
 namespace dync::transforms {
@@ -20,6 +22,11 @@ namespace dync::transforms {
 /// (OpTraits::isPure). Inputs, the output, and calls of unknown overloads
 /// are kept.
 llvm::Error runDeadCodeElimination(ir::Graph& graph);
+
+/// Erases the calls nothing uses, and then those left unused by that, for
+/// which \p mayErase holds: dead-code elimination's sweep, for a pass that
+/// may remove only calls it knows (fusion, the views it made unused).
+void eraseUnusedCalls(ir::Graph& graph, llvm::function_ref<bool(const ir::Node&)> mayErase);
 
 /// Replaces a pure call by an earlier one with the same overload, equal
 /// arguments and equal result type, when no write to the storage of its
