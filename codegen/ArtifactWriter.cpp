@@ -428,7 +428,7 @@ ArtifactBuilder::buildKernelUnits(llvm::ArrayRef<const ir::Graph*> kernels) {
     unit.module = std::make_unique<llvm::Module>(unit.name, *unit.context);
     unit.module->setTargetTriple(target.triple);
     unit.module->setDataLayout((*tm)->createDataLayout());
-    llvm::Error error = emitKernel(*unit.module, *kernel, unit.name);
+    llvm::Error error = emitKernel(*unit.module, *kernel, unit.name, vectorIsaOf(**tm));
     if (!error)
       error = verify(*unit.module);
     if (error)

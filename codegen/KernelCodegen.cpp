@@ -722,7 +722,7 @@ llvm::Error KernelEmitter::emit(llvm::StringRef symbol) {
 } // namespace
 
 llvm::Error codegen::emitKernel(llvm::Module& module, const ir::Graph& kernel,
-                                llvm::StringRef symbol) {
+                                llvm::StringRef symbol, VectorIsa isa) {
   llvm::Expected<KernelSchedule> schedule = scheduleKernel(kernel);
   if (!schedule)
     return schedule.takeError();
@@ -730,6 +730,9 @@ llvm::Error codegen::emitKernel(llvm::Module& module, const ir::Graph& kernel,
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "kernel @" + kernel.name() +
                                                                        ": the module already has " +
                                                                        symbol);
+  // Kernels sharing a module share its ISA: the first one records it.
+  if (vectorIsaOf(module) == VectorIsa::Generic)
+    setVectorIsa(module, isa);
   KernelEmitter emitter(module, kernel, std::move(*schedule));
   llvm::Error err = emitter.emit(symbol);
   // A failed kernel leaves nothing half-built behind in the module.
@@ -755,6 +758,7 @@ void codegen::optimizeKernelModule(llvm::Module& module, llvm::TargetMachine& tm
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+  inlineVectorIsaCalls(module);
 }
 
 llvm::Error codegen::checkKernel(const ir::Graph& kernel) {

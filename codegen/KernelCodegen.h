@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "codegen/VectorIsa.h"
 #include "passes/ir/Graph.h"
 
 #include "llvm/IR/Module.h"
@@ -34,8 +35,10 @@ std::string kernelSymbol(const ir::Graph& kernel);
 /// order; [begin, end): the slice of the outermost (parallel) loop to
 /// compute. Every buffer is laid out as its IR type says (sizes, strides);
 /// outputs alias nothing. A kernel codegen cannot lower is an error naming
-/// the kernel and the node.
-llvm::Error emitKernel(llvm::Module& module, const ir::Graph& kernel, llvm::StringRef symbol);
+/// the kernel and the node. \p isa is what the target allows beyond what
+/// scalar IR vectorizes into (VectorIsa.h); the module records it.
+llvm::Error emitKernel(llvm::Module& module, const ir::Graph& kernel, llvm::StringRef symbol,
+                       VectorIsa isa = VectorIsa::Generic);
 
 /// How many iterations the outermost loop of \p kernel has, over its
 /// symbols; the caller splits [0, extent) across threads. 1 when the kernel

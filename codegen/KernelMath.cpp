@@ -12,9 +12,12 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelMath.h"
 
+#include "codegen/VectorIsa.h"
+
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/Intrinsics.h"
 
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <limits>
@@ -54,14 +57,23 @@ struct FloatFormat {
   // log: subnormals are scaled by 2^subnormalShift into the normal range.
   int subnormalShift;
   int logTerms;
+  // sigmoid: 2^(k + sigmoidShift) is normal for every k of exp's clamped
+  // non-positive arguments (k >= round(expLow / ln2)).
+  int sigmoidShift;
   // tanh: from tanhSaturated on, 1 - tanh(x) is below a quarter ulp of 1,
   // so tanh rounds to 1.
   double tanhSaturated;
 
-  static FloatFormat of(llvm::Type* type) {
+  // f32 exp from a table of 2^(j/16) and scalef (expFromTable), on targets
+  // with the instructions for both.
+  bool tableExp;
+
+  static FloatFormat of(llvm::IRBuilder<>& b, llvm::Type* type) {
     llvm::LLVMContext& ctx = type->getContext();
     FloatFormat f;
     f.type = type;
+    f.tableExp =
+        type->isFloatTy() && vectorIsaOf(*b.GetInsertBlock()->getModule()) == VectorIsa::Avx512;
     if (type->isFloatTy()) {
       f.bitsType = llvm::Type::getInt32Ty(ctx);
       f.mantissaBits = 23;
@@ -73,6 +85,8 @@ struct FloatFormat {
       f.normalExpHigh = 88.0;
       f.ln2Hi = leadingBits(double(kLn2), 9);
       f.subnormalShift = 25;
+      // k >= -150, and 2^-126 is the least normal power of two.
+      f.sigmoidShift = 24;
       // |s| <= 0.172: the first omitted term, s^13/13 against s, is 5e-11.
       f.logTerms = 6;
       // 2 e^-2x < 2^-25 from x = 9.01.
@@ -89,6 +103,8 @@ struct FloatFormat {
       f.normalExpHigh = 709.0;
       f.ln2Hi = leadingBits(double(kLn2), 32);
       f.subnormalShift = 54;
+      // k >= -1076, and 2^-1022 is the least normal power of two.
+      f.sigmoidShift = 54;
       // The series to s^25 leaves less than 1e-17.
       f.logTerms = 13;
       // 2 e^-2x < 2^-54 from x = 19.06.
@@ -115,15 +131,19 @@ Value* horner(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x,
 Value* isNaN(llvm::IRBuilder<>& b, Value* x) { return b.CreateFCmpUNO(x, x); }
 
 /// n / d where the caller knows both are finite (or NaN) and |d| is
-/// between 1 and 8. For f32 the division is marked as allowing a reciprocal and no
-/// infinities, so the backend may use a reciprocal estimate with a Newton
-/// step and a residual correction (rcp14 and two FMAs on AVX-512): within
-/// an ulp of the quotient, and off the divider, which a chain of sigmoids
-/// and tanhs otherwise queues on. f64 keeps a true division: the estimate
-/// would need more steps than the divider costs.
-Value* boundedDivide(llvm::IRBuilder<>& b, Value* n, Value* d) {
+/// between 1 and 8, or that times a power of two whose reciprocal is
+/// normal. Without the table of exp, f32 divisions are marked as allowing a
+/// reciprocal and no infinities, so the backend may use a reciprocal
+/// estimate with a Newton step and a residual correction (rcp14 and two
+/// FMAs): within an ulp of the quotient, and off the divider, which a
+/// chain of sigmoids and tanhs otherwise queues on. With the table, the
+/// multiply-add units have the less spare time of the two and the divider
+/// computes the quotient (docs/kernels.md has both measurements). f64
+/// keeps a true division: the estimate would need more steps than the
+/// divider costs.
+Value* boundedDivide(llvm::IRBuilder<>& b, const FloatFormat& f, Value* n, Value* d) {
   Value* q = b.CreateFDiv(n, d);
-  if (n->getType()->getScalarType()->isFloatTy()) {
+  if (f.type->isFloatTy() && !f.tableExp) {
     llvm::FastMathFlags flags;
     flags.setAllowReciprocal();
     flags.setNoInfs();
@@ -183,6 +203,60 @@ llvm::SmallVector<double, 16> inverseFactorials(int first, int count) {
 /// would not also have.
 llvm::ArrayRef<double> expPolynomial(const FloatFormat& f);
 llvm::ArrayRef<double> expm1Polynomial(const FloatFormat& f);
+llvm::ArrayRef<double> tableExpPolynomial();
+
+constexpr int TableBits = 4;
+constexpr int TableSize = 1 << TableBits;
+
+/// 2^(j/16) for j = 0..15, rounded to float.
+const std::array<float, TableSize>& sixteenthPowers() {
+  static const std::array<float, TableSize> powers = [] {
+    std::array<float, TableSize> p;
+    for (int j = 0; j < TableSize; ++j)
+      p[j] = float(std::exp2((long double)j / TableSize));
+    return p;
+  }();
+  return powers;
+}
+
+/// x = (16 n + j) ln2/16 + r, |r| <= ln2/32, for a float x (or NaN) with
+/// |x| <= 104: e^x = 2^n 2^(j/16) e^r.
+struct Sixteenths {
+  Value* k;   // 16 n + j, an i32 (the table lookups read its low bits)
+  Value* n;   // n, as a float
+  Value* em1; // e^r - 1 = r + r^2 q(r), q of degree 1
+};
+
+Sixteenths reduceBySixteenths(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x) {
+  // |16 x / ln2| <= 2401: 12 bits, so each k stepHi is exact.
+  const long double step = kLn2 / TableSize;
+  const double stepHi = leadingBits(double(step), 24 - 12);
+  const double stepLo = double(step - (long double)stepHi);
+  Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
+                                    b.CreateFMul(x, f.constant(TableSize * M_LOG2E)));
+  Value* r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-stepHi), x});
+  r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-stepLo), r});
+  Value* ki = exponentOf(b, f, k);
+  Value* q = horner(b, f, r, tableExpPolynomial());
+  Value* em1 = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {b.CreateFMul(r, r), q, r});
+  return {ki, b.CreateSIToFP(b.CreateAShr(ki, TableBits), f.type), em1};
+}
+
+/// e^x 2^shift for a float x within exp's clamps (or NaN), from the table
+/// of 2^(j/16) in one register and scalef, which multiplies by 2^(n +
+/// shift) with one rounding, subnormal results included: three
+/// multiply-adds fewer than the polynomial on |r| <= ln2/2, and no scaling
+/// in two steps. Within about an ulp: the table entry's rounding (half an
+/// ulp of 2^(j/16)) and the last multiply-add's. A second table with what
+/// the entries' rounding left out would halve that, but its lookup made the
+/// benchmark's pointwise chain 10% slower (docs/kernels.md).
+Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, int shift) {
+  Sixteenths red = reduceBySixteenths(b, f, x);
+  Value* entry = emitTableLookup(b, sixteenthPowers(), red.k);
+  Value* mantissa = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {entry, red.em1, entry});
+  Value* n = shift == 0 ? red.n : b.CreateFAdd(red.n, f.constant(shift));
+  return emitScalef(b, mantissa, n);
+}
 
 /// e^x - 1 for x in [-2 tanhSaturated, 0], as tanh needs it: there 2^k
 /// is normal and e^x - 1 = 2^k expm1(r) + (2^k - 1), where 2^k - 1 is exact
@@ -199,18 +273,28 @@ Value* emitExpm1NonPositive(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x
 
 } // namespace
 
-Value* codegen::emitExp(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
-  FloatFormat f = FloatFormat::of(x->getType());
+namespace {
+
+/// e^x 2^shift, for a \p shift that keeps every result of x in \p range
+/// normal when 2^(k + shift) is (see emitSigmoid). The clamps no x in
+/// \p range reaches are left out, and so is the scaling in two steps when
+/// one multiply by 2^(k + shift) is exact.
+Value* emitExpTimesPowerOfTwo(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x,
+                              ValueRange range, int shift) {
   // Comparisons with NaN are false, so NaN passes through the clamps.
   Value* xc = x;
   if (range.lo < f.expLow)
     xc = b.CreateSelect(b.CreateFCmpOLT(xc, f.constant(f.expLow)), f.constant(f.expLow), xc);
   if (range.hi > f.expHigh)
     xc = b.CreateSelect(b.CreateFCmpOGT(xc, f.constant(f.expHigh)), f.constant(f.expHigh), xc);
+  if (f.tableExp)
+    return expFromTable(b, f, xc, shift);
   Reduced red = reduceByLn2(b, f, xc);
   Value* p = horner(b, f, red.r, expPolynomial(f));
   // A NaN x stays NaN through the clamps and r, whatever 2^k comes out as.
   Value* ki = exponentOf(b, f, red.k);
+  if (shift != 0)
+    return b.CreateFMul(p, powerOfTwo(b, f, b.CreateAdd(ki, f.integer(shift))));
   if (range.within(f.normalExpLow, f.normalExpHigh))
     return b.CreateFMul(p, powerOfTwo(b, f, ki));
   // 2^k in two factors so subnormal results and the largest k stay exact.
@@ -219,8 +303,14 @@ Value* codegen::emitExp(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
   return b.CreateFMul(b.CreateFMul(p, powerOfTwo(b, f, half)), powerOfTwo(b, f, rest));
 }
 
+} // namespace
+
+Value* codegen::emitExp(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
+  return emitExpTimesPowerOfTwo(b, FloatFormat::of(b, x->getType()), x, range, 0);
+}
+
 Value* codegen::emitLog(llvm::IRBuilder<>& b, Value* x) {
-  FloatFormat f = FloatFormat::of(x->getType());
+  FloatFormat f = FloatFormat::of(b, x->getType());
   double minNormal = f.type->isFloatTy() ? double(std::numeric_limits<float>::min())
                                          : std::numeric_limits<double>::min();
   Value* subnormal = b.CreateFCmpOLT(x, f.constant(minNormal));
@@ -243,7 +333,7 @@ Value* codegen::emitLog(llvm::IRBuilder<>& b, Value* x) {
   // log m = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...), s = (m - 1) / (m + 1),
   // |s| <= 0.172.
   Value* one = f.constant(1.0);
-  Value* s = boundedDivide(b, b.CreateFSub(m, one), b.CreateFAdd(m, one));
+  Value* s = boundedDivide(b, f, b.CreateFSub(m, one), b.CreateFAdd(m, one));
   Value* z = b.CreateFMul(s, s);
   llvm::SmallVector<double, 16> series;
   for (int k = 0; k < f.logTerms; ++k)
@@ -260,7 +350,7 @@ Value* codegen::emitLog(llvm::IRBuilder<>& b, Value* x) {
 }
 
 Value* codegen::emitTanh(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
-  FloatFormat f = FloatFormat::of(x->getType());
+  FloatFormat f = FloatFormat::of(b, x->getType());
   // tanh |x| = -m / (2 + m) with m = e^(-2|x|) - 1: no cancellation
   // anywhere, so one formula serves small and large |x| alike.
   Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
@@ -269,22 +359,32 @@ Value* codegen::emitTanh(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
   Value* ac = range.maxMagnitude() <= f.tanhSaturated
                   ? a
                   : b.CreateSelect(b.CreateFCmpOGT(a, saturated), saturated, a);
+  // (The table of exp would need each entry as two floats here, where
+  // e^x - 1 cancels; their lookups cost more than the polynomial they save.)
   Value* m = emitExpm1NonPositive(b, f, b.CreateFMul(ac, f.constant(-2.0)));
   // m is in [-1, 0], so the divisor is in [-2, -1].
-  Value* t = boundedDivide(b, m, b.CreateFSub(f.constant(-2.0), m));
+  Value* t = boundedDivide(b, f, m, b.CreateFSub(f.constant(-2.0), m));
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, t, x);
 }
 
 Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
-  FloatFormat f = FloatFormat::of(x->getType());
+  FloatFormat f = FloatFormat::of(b, x->getType());
   // With e = e^-|x| in [0, 1]: 1 / (1 + e) from 0 on, e / (1 + e) below.
   // The divisor stays in [1, 2] and nothing overflows, whatever x is.
-  Value* one = f.constant(1.0);
-  Value* e = emitExp(b, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)),
-                     ValueRange{-range.maxMagnitude(), 0.0});
+  // Where e may be subnormal, numerator and divisor are both scaled by
+  // 2^sigmoidShift: e 2^shift is then normal down to the clamp of exp, so
+  // one multiply makes it, and the quotient, unchanged by the scaling, is
+  // rounded once, subnormal or not.
+  double magnitude = range.maxMagnitude();
+  // (Table exp rounds subnormal results once already.)
+  int shift = !f.tableExp && -magnitude < f.normalExpLow ? f.sigmoidShift : 0;
+  Value* scale = f.constant(std::ldexp(1.0, shift));
+  Value* e =
+      emitExpTimesPowerOfTwo(b, f, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)),
+                             ValueRange{-magnitude, 0.0}, shift);
   // NaN fails the comparison and flows through e.
-  Value* numerator = b.CreateSelect(b.CreateFCmpOLT(x, f.constant(0.0)), e, one);
-  return boundedDivide(b, numerator, b.CreateFAdd(one, e));
+  Value* numerator = b.CreateSelect(b.CreateFCmpOLT(x, f.constant(0.0)), e, scale);
+  return boundedDivide(b, f, numerator, b.CreateFAdd(scale, e));
 }
 
 namespace {
@@ -359,6 +459,15 @@ llvm::ArrayRef<double> expm1Polynomial(const FloatFormat& f) {
   return f.type->isFloatTy() ? forFloat : forDouble;
 }
 
+llvm::ArrayRef<double> tableExpPolynomial() {
+  // q(r) = (e^r - 1 - r) / r^2 on |r| <= ln2/32 to within 1e-5, an error
+  // scaled by r^2 <= 4.7e-4 against e^r: below a tenth of an ulp.
+  static const llvm::SmallVector<double, 16> coefficients =
+      chebyshevInterpolant([](long double r) { return (std::expm1(r) - r) / (r * r); },
+                           -kLn2 / (2 * TableSize), kLn2 / (2 * TableSize), 1);
+  return coefficients;
+}
+
 long double erfcx(long double x) { return std::exp(x * x) * std::erfc(x); }
 
 /// erfcx(x) = e^(x^2) erfc(x) on [1, 4] as a polynomial in
@@ -401,7 +510,7 @@ Value* emitErfFloat(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x) {
 } // namespace
 
 Value* codegen::emitErf(llvm::IRBuilder<>& b, Value* x) {
-  FloatFormat f = FloatFormat::of(x->getType());
+  FloatFormat f = FloatFormat::of(b, x->getType());
   if (f.type->isFloatTy())
     return emitErfFloat(b, f, x);
   Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
@@ -443,7 +552,7 @@ llvm::SmallVector<double, 16> erfcxInT() {
 } // namespace
 
 Value* codegen::emitGelu(llvm::IRBuilder<>& b, Value* x) {
-  FloatFormat f = FloatFormat::of(x->getType());
+  FloatFormat f = FloatFormat::of(b, x->getType());
   if (!f.type->isFloatTy()) {
     // Double has the bits to spare for 1 + erf's cancellation.
     Value* e = emitErf(b, b.CreateFMul(x, f.constant(M_SQRT1_2)));
@@ -461,7 +570,7 @@ Value* codegen::emitGelu(llvm::IRBuilder<>& b, Value* x) {
   Value* h = b.CreateFMul(c, c);
   Value* l = b.CreateIntrinsic(llvm::Intrinsic::fma, {f.type}, {c, c, b.CreateFNeg(h)});
   Value* a = b.CreateFMul(c, f.constant(M_SQRT1_2));
-  Value* t = boundedDivide(b, f.constant(1.0),
+  Value* t = boundedDivide(b, f, f.constant(1.0),
                            b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
                                              {a, f.constant(erfcxP), f.constant(1.0)}));
   Value* q = horner(b, f, t, erfcxInT());

@@ -29,7 +29,7 @@ namespace dync::codegen {
 
 /// Bumped whenever code generation changes what it emits for the same input,
 /// so that objects cached by an older dync are not reused.
-inline constexpr unsigned CodegenVersion = 13;
+inline constexpr unsigned CodegenVersion = 14;
 
 class ObjectCache {
 public:

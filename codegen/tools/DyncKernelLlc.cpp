@@ -1,28 +1,27 @@
 //===- DyncKernelLlc.cpp - Print the LLVM IR of a file's kernels ----------===//
 //
-// dync-kernel-llc FILE.dync [-O] [-o OUT]
+// dync-kernel-llc FILE.dync [-O] [--target-cpu CPU] [-o OUT]
 //
 // Emits every kernel of FILE with emitKernel, each as kernelSymbol names
 // it, into one module and prints it as LLVM IR; with -O after the O3
-// pipeline for the host CPU, as an artifact build optimizes kernels. The
-// tool the kernel lit tests drive.
+// pipeline, as an artifact build optimizes kernels. Both are for the host
+// CPU or --target-cpu's: the instructions kernels may ask for by name
+// (VectorIsa.h) depend on it. The tool the kernel lit tests drive.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelCodegen.h"
+#include "codegen/TargetSpec.h"
 #include "passes/ir/Parser.h"
 #include "passes/ir/Verifier.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
 
 using namespace dync;
 
@@ -33,26 +32,17 @@ llvm::cl::opt<std::string> inputFile(llvm::cl::Positional, llvm::cl::desc("<inpu
                                      llvm::cl::Required, llvm::cl::cat(category));
 llvm::cl::opt<std::string> outputFile("o", llvm::cl::desc("Output file (default: stdout)"),
                                       llvm::cl::init("-"), llvm::cl::cat(category));
-llvm::cl::opt<bool> optimize("O", llvm::cl::desc("Run the O3 pipeline for the host CPU"),
+llvm::cl::opt<bool> optimize("O", llvm::cl::desc("Run the O3 pipeline for the target CPU"),
                              llvm::cl::cat(category));
+llvm::cl::opt<std::string>
+    targetCpu("target-cpu",
+              llvm::cl::desc("The CPU to emit and optimize for, in LLVM's spelling (default: the "
+                             "host's)"),
+              llvm::cl::init("native"), llvm::cl::cat(category));
 
 int fail(const llvm::Twine& message) {
   llvm::errs() << "dync-kernel-llc: error: " << message << "\n";
   return 1;
-}
-
-std::unique_ptr<llvm::TargetMachine> hostMachine() {
-  std::string triple = llvm::sys::getDefaultTargetTriple();
-  std::string error;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return nullptr;
-  llvm::SubtargetFeatures features;
-  for (const auto& [name, enabled] : llvm::sys::getHostCPUFeatures())
-    features.AddFeature(name, enabled);
-  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features.getString(), llvm::TargetOptions(),
-      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
 } // namespace
@@ -77,13 +67,19 @@ int main(int argc, char** argv) {
 
   llvm::LLVMContext context;
   llvm::Module module(inputFile, context);
-  std::unique_ptr<llvm::TargetMachine> tm = hostMachine();
-  if (!tm)
-    return fail("no target for the host");
+  llvm::Expected<codegen::TargetSpec> spec = codegen::resolveTarget(targetCpu);
+  if (!spec)
+    return fail(llvm::toString(spec.takeError()));
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> created =
+      codegen::createTargetMachine(*spec, llvm::CodeGenOptLevel::Aggressive);
+  if (!created)
+    return fail(llvm::toString(created.takeError()));
+  std::unique_ptr<llvm::TargetMachine> tm = std::move(*created);
   module.setDataLayout(tm->createDataLayout());
   module.setTargetTriple(tm->getTargetTriple().str());
   for (const std::unique_ptr<ir::Graph>& kernel : (*parsed)->kernels())
-    if (llvm::Error err = codegen::emitKernel(module, *kernel, codegen::kernelSymbol(*kernel)))
+    if (llvm::Error err = codegen::emitKernel(module, *kernel, codegen::kernelSymbol(*kernel),
+                                              codegen::vectorIsaOf(*tm)))
       return fail(llvm::toString(std::move(err)));
   if (llvm::verifyModule(module, &llvm::errs()))
     return fail("the emitted module is invalid");
