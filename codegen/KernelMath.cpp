@@ -21,6 +21,7 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 using namespace dync;
 using namespace dync::codegen;
@@ -60,6 +61,9 @@ struct FloatFormat {
   // sigmoid: 2^(k + sigmoidShift) is normal for every k of exp's clamped
   // non-positive arguments (k >= round(expLow / ln2)).
   int sigmoidShift;
+  // sigmoid with the table of exp: e^-x 2^-24 is finite up to -x = 104,
+  // where the sigmoid rounds to 0.
+  double sigmoidHigh;
   // tanh: from tanhSaturated on, 1 - tanh(x) is below a quarter ulp of 1,
   // so tanh rounds to 1.
   double tanhSaturated;
@@ -87,6 +91,8 @@ struct FloatFormat {
       f.subnormalShift = 25;
       // k >= -150, and 2^-126 is the least normal power of two.
       f.sigmoidShift = 24;
+      // e^-104 < 2^-150; e^104 2^-24 < 2^126.
+      f.sigmoidHigh = 104.0;
       // |s| <= 0.172: the first omitted term, s^13/13 against s, is 5e-11.
       f.logTerms = 6;
       // 2 e^-2x < 2^-25 from x = 9.01.
@@ -105,6 +111,8 @@ struct FloatFormat {
       f.subnormalShift = 54;
       // k >= -1076, and 2^-1022 is the least normal power of two.
       f.sigmoidShift = 54;
+      // Unused: f64 has no table of exp.
+      f.sigmoidHigh = 0.0;
       // The series to s^25 leaves less than 1e-17.
       f.logTerms = 13;
       // 2 e^-2x < 2^-54 from x = 19.06.
@@ -223,7 +231,7 @@ const std::array<float, TableSize>& sixteenthPowers() {
 /// |x| <= 104: e^x = 2^n 2^(j/16) e^r.
 struct Sixteenths {
   Value* k;   // 16 n + j, an i32 (the table lookups read its low bits)
-  Value* n;   // n, as a float
+  Value* n;   // n, an i32
   Value* em1; // e^r - 1 = r + r^2 q(r), q of degree 1
 };
 
@@ -239,36 +247,63 @@ Sixteenths reduceBySixteenths(llvm::IRBuilder<>& b, const FloatFormat& f, Value*
   Value* ki = exponentOf(b, f, k);
   Value* q = horner(b, f, r, tableExpPolynomial());
   Value* em1 = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {b.CreateFMul(r, r), q, r});
-  return {ki, b.CreateSIToFP(b.CreateAShr(ki, TableBits), f.type), em1};
+  return {ki, b.CreateAShr(ki, TableBits), em1};
 }
 
 /// e^x 2^shift for a float x within exp's clamps (or NaN), from the table
-/// of 2^(j/16) in one register and scalef, which multiplies by 2^(n +
-/// shift) with one rounding, subnormal results included: three
-/// multiply-adds fewer than the polynomial on |r| <= ln2/2, and no scaling
-/// in two steps. Within about an ulp: the table entry's rounding (half an
-/// ulp of 2^(j/16)) and the last multiply-add's. A second table with what
-/// the entries' rounding left out would halve that, but its lookup made the
-/// benchmark's pointwise chain 10% slower (docs/kernels.md).
-Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, int shift) {
+/// of 2^(j/16) in one register: three multiply-adds fewer than the
+/// polynomial on |r| <= ln2/2. Where every result is \p normal, 2^n goes
+/// into the table entry's exponent bits before the last multiply-add (a NaN
+/// x still gives NaN: it is in e^r - 1); elsewhere scalef multiplies by
+/// 2^(n + shift) with one rounding, subnormal results included, and no
+/// scaling in two steps. Within about an ulp: the table entry's rounding
+/// (half an ulp of 2^(j/16)) and the last multiply-add's. A second table
+/// with what the entries' rounding left out would halve that, but its
+/// lookup made the benchmark's pointwise chain 10% slower (docs/kernels.md).
+Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, int shift, bool normal) {
   Sixteenths red = reduceBySixteenths(b, f, x);
   Value* entry = emitTableLookup(b, sixteenthPowers(), red.k);
+  if (normal && shift == 0) {
+    Value* bits =
+        b.CreateAdd(b.CreateBitCast(entry, f.bitsType), b.CreateShl(red.n, f.mantissaBits));
+    Value* scaled = b.CreateBitCast(bits, f.type);
+    return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {scaled, red.em1, scaled});
+  }
   Value* mantissa = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {entry, red.em1, entry});
-  Value* n = shift == 0 ? red.n : b.CreateFAdd(red.n, f.constant(shift));
-  return emitScalef(b, mantissa, n);
+  Value* n = shift == 0 ? red.n : b.CreateAdd(red.n, f.integer(shift));
+  return emitScalef(b, mantissa, b.CreateSIToFP(n, f.type));
 }
 
-/// e^x - 1 for x in [-2 tanhSaturated, 0], as tanh needs it: there 2^k
-/// is normal and e^x - 1 = 2^k expm1(r) + (2^k - 1), where 2^k - 1 is exact
-/// and the sum cancels at most a bit (|x| >= ln2/2 whenever k != 0).
-Value* emitExpm1NonPositive(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x) {
-  Reduced red = reduceByLn2(b, f, x);
-  Value* q = horner(b, f, red.r, expm1Polynomial(f));
-  Value* em =
-      b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {b.CreateFMul(red.r, red.r), q, red.r});
-  Value* scale = powerOfTwo(b, f, exponentOf(b, f, red.k));
-  return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
-                           {scale, em, b.CreateFSub(scale, f.constant(1.0))});
+/// e^(-2a) - 1 for a in [0, tanhSaturated], as tanh needs it: there 2^k
+/// is normal and e^x - 1 = 2^k expm1(r) + (2^k - 1) (x = -2a), where 2^k - 1
+/// is exact and the sum cancels at most a bit (|x| >= ln2/2 whenever
+/// k != 0). x itself is never formed: r = -2h with h = a + k ln2/2 reduced
+/// the same way, the polynomial in r is one in h with each coefficient
+/// times a power of -2, and so on. Every such scaling is exact, so the
+/// result is bit for bit what the steps in x give, without the multiply
+/// by -2.
+Value* emitExpm1OfMinusTwice(llvm::IRBuilder<>& b, const FloatFormat& f, Value* a) {
+  // k = round(-2a / ln2); -2a log2e rounds as a (-2 log2e) does.
+  Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
+                                    b.CreateFMul(a, f.constant(-2.0 * M_LOG2E)));
+  Value* h = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(f.ln2Hi / 2), a});
+  h = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(f.ln2Lo / 2), h});
+  // expm1(r) = r + r^2 q(r) = -2 (h + h^2 q'(h)) with q'(h) = -2 q(-2h):
+  // coefficient j of q' is q's times (-2)^(j+1).
+  llvm::SmallVector<double, 16> scaled;
+  double factor = -2.0;
+  for (double c : expm1Polynomial(f)) {
+    scaled.push_back(c * factor);
+    factor *= -2.0;
+  }
+  Value* q = horner(b, f, h, scaled);
+  Value* halfEm = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {b.CreateFMul(h, h), q, h});
+  Value* scale = powerOfTwo(b, f, exponentOf(b, f, k));
+  // 2^k expm1(r) + (2^k - 1) = -(2^(k+1)) halfEm + (2^k - 1).
+  Value* twiceScale = b.CreateFAdd(scale, scale);
+  return b.CreateIntrinsic(
+      llvm::Intrinsic::fmuladd, {f.type},
+      {b.CreateFNeg(twiceScale), halfEm, b.CreateFSub(scale, f.constant(1.0))});
 }
 
 } // namespace
@@ -276,19 +311,21 @@ Value* emitExpm1NonPositive(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x
 namespace {
 
 /// e^x 2^shift, for a \p shift that keeps every result of x in \p range
-/// normal when 2^(k + shift) is (see emitSigmoid). The clamps no x in
-/// \p range reaches are left out, and so is the scaling in two steps when
-/// one multiply by 2^(k + shift) is exact.
+/// normal when 2^(k + shift) is, or any shift with the table of exp (see
+/// emitSigmoid). x is clamped to [expLow, \p high] (high defaults to
+/// expHigh); the clamps no x in \p range reaches are left out, and so is the
+/// scaling in two steps when one multiply by 2^(k + shift) is exact.
 Value* emitExpTimesPowerOfTwo(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x,
-                              ValueRange range, int shift) {
+                              ValueRange range, int shift, std::optional<double> high = {}) {
   // Comparisons with NaN are false, so NaN passes through the clamps.
+  double highest = high.value_or(f.expHigh);
   Value* xc = x;
   if (range.lo < f.expLow)
     xc = b.CreateSelect(b.CreateFCmpOLT(xc, f.constant(f.expLow)), f.constant(f.expLow), xc);
-  if (range.hi > f.expHigh)
-    xc = b.CreateSelect(b.CreateFCmpOGT(xc, f.constant(f.expHigh)), f.constant(f.expHigh), xc);
+  if (range.hi > highest)
+    xc = b.CreateSelect(b.CreateFCmpOGT(xc, f.constant(highest)), f.constant(highest), xc);
   if (f.tableExp)
-    return expFromTable(b, f, xc, shift);
+    return expFromTable(b, f, xc, shift, range.within(f.normalExpLow, f.normalExpHigh));
   Reduced red = reduceByLn2(b, f, xc);
   Value* p = horner(b, f, red.r, expPolynomial(f));
   // A NaN x stays NaN through the clamps and r, whatever 2^k comes out as.
@@ -361,7 +398,7 @@ Value* codegen::emitTanh(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
                   : b.CreateSelect(b.CreateFCmpOGT(a, saturated), saturated, a);
   // (The table of exp would need each entry as two floats here, where
   // e^x - 1 cancels; their lookups cost more than the polynomial they save.)
-  Value* m = emitExpm1NonPositive(b, f, b.CreateFMul(ac, f.constant(-2.0)));
+  Value* m = emitExpm1OfMinusTwice(b, f, ac);
   // m is in [-1, 0], so the divisor is in [-2, -1].
   Value* t = boundedDivide(b, f, m, b.CreateFSub(f.constant(-2.0), m));
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, t, x);
@@ -369,6 +406,18 @@ Value* codegen::emitTanh(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
 
 Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
   FloatFormat f = FloatFormat::of(b, x->getType());
+  if (f.tableExp) {
+    // 1 / (1 + e^-x) as 2^-24 / (2^-24 + e^-x 2^-24): scalef makes
+    // e^-x 2^-24 in one rounding, finite up to the clamp of -x at 104
+    // (where the quotient rounds to 0) and 0 or subnormal far below (where
+    // it rounds to 1), and the quotient, subnormal or not, rounds once. No
+    // |x| and no select between two numerators, as below.
+    constexpr int shift = -24;
+    Value* scale = f.constant(std::ldexp(1.0, shift));
+    Value* e = emitExpTimesPowerOfTwo(b, f, b.CreateFNeg(x), ValueRange{-range.hi, -range.lo},
+                                      shift, f.sigmoidHigh);
+    return boundedDivide(b, f, scale, b.CreateFAdd(scale, e));
+  }
   // With e = e^-|x| in [0, 1]: 1 / (1 + e) from 0 on, e / (1 + e) below.
   // The divisor stays in [1, 2] and nothing overflows, whatever x is.
   // Where e may be subnormal, numerator and divisor are both scaled by
@@ -376,8 +425,7 @@ Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
   // one multiply makes it, and the quotient, unchanged by the scaling, is
   // rounded once, subnormal or not.
   double magnitude = range.maxMagnitude();
-  // (Table exp rounds subnormal results once already.)
-  int shift = !f.tableExp && -magnitude < f.normalExpLow ? f.sigmoidShift : 0;
+  int shift = -magnitude < f.normalExpLow ? f.sigmoidShift : 0;
   Value* scale = f.constant(std::ldexp(1.0, shift));
   Value* e =
       emitExpTimesPowerOfTwo(b, f, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)),
