@@ -758,7 +758,7 @@ void codegen::optimizeKernelModule(llvm::Module& module, llvm::TargetMachine& tm
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
-  inlineVectorIsaCalls(module);
+  inlineVectorIsaCalls(module, mam);
 }
 
 llvm::Error codegen::checkKernel(const ir::Graph& kernel) {

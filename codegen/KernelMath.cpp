@@ -61,9 +61,6 @@ struct FloatFormat {
   // sigmoid: 2^(k + sigmoidShift) is normal for every k of exp's clamped
   // non-positive arguments (k >= round(expLow / ln2)).
   int sigmoidShift;
-  // sigmoid with the table of exp: e^-x 2^-24 is finite up to -x = 104,
-  // where the sigmoid rounds to 0.
-  double sigmoidHigh;
   // tanh: from tanhSaturated on, 1 - tanh(x) is below a quarter ulp of 1,
   // so tanh rounds to 1.
   double tanhSaturated;
@@ -91,8 +88,6 @@ struct FloatFormat {
       f.subnormalShift = 25;
       // k >= -150, and 2^-126 is the least normal power of two.
       f.sigmoidShift = 24;
-      // e^-104 < 2^-150; e^104 2^-24 < 2^126.
-      f.sigmoidHigh = 104.0;
       // |s| <= 0.172: the first omitted term, s^13/13 against s, is 5e-11.
       f.logTerms = 6;
       // 2 e^-2x < 2^-25 from x = 9.01.
@@ -111,8 +106,6 @@ struct FloatFormat {
       f.subnormalShift = 54;
       // k >= -1076, and 2^-1022 is the least normal power of two.
       f.sigmoidShift = 54;
-      // Unused: f64 has no table of exp.
-      f.sigmoidHigh = 0.0;
       // The series to s^25 leaves less than 1e-17.
       f.logTerms = 13;
       // 2 e^-2x < 2^-54 from x = 19.06.
@@ -168,19 +161,27 @@ Value* powerOfTwo(llvm::IRBuilder<>& b, const FloatFormat& f, Value* k) {
   return b.CreateBitCast(bits, f.type);
 }
 
-/// x = k ln2 + r, |r| <= ln2 / 2, for x within the clamps of exp: k is
-/// exact and so is each product k ln2Hi, so r is exact to ln2Lo's rounding.
+/// x = k step + r with k = round(x / step), step = stepHi + stepLo, where
+/// stepHi is short enough that every k stepHi is exact: r is exact to
+/// stepLo's rounding.
 struct Reduced {
   Value* k; // a whole number, as a float
   Value* r;
 };
 
-Reduced reduceByLn2(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x) {
+Reduced reduceBy(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, double stepHi, double stepLo,
+                 double inverseStep) {
   Value* k =
-      b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(x, f.constant(M_LOG2E)));
-  Value* r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-f.ln2Hi), x});
-  r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-f.ln2Lo), r});
+      b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(x, f.constant(inverseStep)));
+  Value* r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-stepHi), x});
+  r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-stepLo), r});
   return {k, r};
+}
+
+/// x = k ln2 + r, |r| <= ln2 / 2, for x within the clamps of exp (k ln2Hi
+/// is exact for every exponent k the type has).
+Reduced reduceByLn2(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x) {
+  return reduceBy(b, f, x, f.ln2Hi, f.ln2Lo, M_LOG2E);
 }
 
 /// k as an integer of the type's width. A NaN k has no integer (fptosi
@@ -239,14 +240,11 @@ Sixteenths reduceBySixteenths(llvm::IRBuilder<>& b, const FloatFormat& f, Value*
   // |16 x / ln2| <= 2401: 12 bits, so each k stepHi is exact.
   const long double step = kLn2 / TableSize;
   const double stepHi = leadingBits(double(step), 24 - 12);
-  const double stepLo = double(step - (long double)stepHi);
-  Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
-                                    b.CreateFMul(x, f.constant(TableSize * M_LOG2E)));
-  Value* r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-stepHi), x});
-  r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-stepLo), r});
-  Value* ki = exponentOf(b, f, k);
-  Value* q = horner(b, f, r, tableExpPolynomial());
-  Value* em1 = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {b.CreateFMul(r, r), q, r});
+  Reduced red = reduceBy(b, f, x, stepHi, double(step - (long double)stepHi), TableSize * M_LOG2E);
+  Value* ki = exponentOf(b, f, red.k);
+  Value* q = horner(b, f, red.r, tableExpPolynomial());
+  Value* em1 =
+      b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {b.CreateFMul(red.r, red.r), q, red.r});
   return {ki, b.CreateAShr(ki, TableBits), em1};
 }
 
@@ -283,11 +281,11 @@ Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, int sh
 /// result is bit for bit what the steps in x give, without the multiply
 /// by -2.
 Value* emitExpm1OfMinusTwice(llvm::IRBuilder<>& b, const FloatFormat& f, Value* a) {
-  // k = round(-2a / ln2); -2a log2e rounds as a (-2 log2e) does.
-  Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
-                                    b.CreateFMul(a, f.constant(-2.0 * M_LOG2E)));
-  Value* h = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(f.ln2Hi / 2), a});
-  h = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(f.ln2Lo / 2), h});
+  // k = round(-2a / ln2) (-2a log2e rounds as a (-2 log2e) does), and
+  // h = a + k ln2/2: a reduced by a step of -ln2/2.
+  Reduced red = reduceBy(b, f, a, -f.ln2Hi / 2, -f.ln2Lo / 2, -2.0 * M_LOG2E);
+  Value* k = red.k;
+  Value* h = red.r;
   // expm1(r) = r + r^2 q(r) = -2 (h + h^2 q'(h)) with q'(h) = -2 q(-2h):
   // coefficient j of q' is q's times (-2)^(j+1).
   llvm::SmallVector<double, 16> scaled;
@@ -412,10 +410,12 @@ Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
     // (where the quotient rounds to 0) and 0 or subnormal far below (where
     // it rounds to 1), and the quotient, subnormal or not, rounds once. No
     // |x| and no select between two numerators, as below.
+    // (The table is f32 only: e^-104 < 2^-150, and e^104 2^-24 < 2^126.)
     constexpr int shift = -24;
+    constexpr double highest = 104.0;
     Value* scale = f.constant(std::ldexp(1.0, shift));
     Value* e = emitExpTimesPowerOfTwo(b, f, b.CreateFNeg(x), ValueRange{-range.hi, -range.lo},
-                                      shift, f.sigmoidHigh);
+                                      shift, highest);
     return boundedDivide(b, f, scale, b.CreateFAdd(scale, e));
   }
   // With e = e^-|x| in [0, 1]: 1 / (1 + e) from 0 on, e / (1 + e) below.

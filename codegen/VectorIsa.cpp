@@ -15,7 +15,6 @@
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/xxhash.h"
 #include "llvm/Transforms/IPO/AlwaysInliner.h"
 #include "llvm/Transforms/IPO/GlobalDCE.h"
@@ -177,7 +176,7 @@ Value* codegen::emitScalef(llvm::IRBuilder<>& b, Value* x, Value* n) {
   return b.CreateCall(fn, {x, n});
 }
 
-void codegen::inlineVectorIsaCalls(llvm::Module& module) {
+void codegen::inlineVectorIsaCalls(llvm::Module& module, llvm::ModuleAnalysisManager& analyses) {
   bool any = false;
   for (llvm::Function& fn : module) {
     if (!fn.hasFnAttribute(HelperAttribute))
@@ -192,21 +191,11 @@ void codegen::inlineVectorIsaCalls(llvm::Module& module) {
     auto* fn = llvm::dyn_cast<llvm::Function>(c->stripPointerCasts());
     return fn && fn->hasFnAttribute(HelperAttribute);
   });
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder;
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager passes;
   passes.addPass(llvm::AlwaysInlinerPass());
   // Folds the shuffles that move a narrow variant's lanes into a 16-lane
   // register and back into the instructions around them.
   passes.addPass(llvm::createModuleToFunctionPassAdaptor(llvm::InstCombinePass()));
   passes.addPass(llvm::GlobalDCEPass());
-  passes.run(module, mam);
+  passes.run(module, analyses);
 }

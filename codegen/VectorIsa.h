@@ -20,6 +20,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
 #include "llvm/Target/TargetMachine.h"
 
 namespace dync::codegen {
@@ -46,7 +47,8 @@ llvm::Value* emitTableLookup(llvm::IRBuilder<>& b, llvm::ArrayRef<float> table, 
 llvm::Value* emitScalef(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* n);
 
 /// Inlines every call to the functions above and deletes them; run after
-/// the loop vectorizer has replaced the calls it widened by their variants.
-void inlineVectorIsaCalls(llvm::Module& module);
+/// the loop vectorizer has replaced the calls it widened by their variants,
+/// with the analyses of the pipeline that ran it.
+void inlineVectorIsaCalls(llvm::Module& module, llvm::ModuleAnalysisManager& analyses);
 
 } // namespace dync::codegen

@@ -47,7 +47,7 @@ namespace {
 
 using Shape = llvm::SmallVector<SymExpr, 4>;
 
-bool isOne(SymExpr size) { return size.isConstant() && size.constantValue() == 1; }
+bool isOne(SymExpr value) { return value.isConstant() && value.constantValue() == 1; }
 
 /// What fusion knows about a node a kernel may compute.
 struct Candidate {
@@ -131,9 +131,8 @@ bool Fusion::transposes(const Node& node) {
   // The dimension the result is contiguous along, and its stride in the
   // operand.
   for (size_t d = 0; d < to.sizes().size(); ++d) {
-    bool unitStride = to.strides()[d].isConstant() && to.strides()[d].constantValue() == 1;
-    if (unitStride && !isOne(to.sizes()[d]))
-      return !(from.strides()[d].isConstant() && from.strides()[d].constantValue() == 1);
+    if (isOne(to.strides()[d]) && !isOne(to.sizes()[d]))
+      return !isOne(from.strides()[d]);
   }
   return false;
 }
