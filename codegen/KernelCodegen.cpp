@@ -336,7 +336,7 @@ void KernelEmitter::annotateInnermostLoop(llvm::BasicBlock* header, llvm::BasicB
   // GELU alone is wide rather than deep and loses a little with 8 to
   // register spills). docs/kernels.md has the measurements.
   constexpr unsigned LongBody = 40;
-  constexpr unsigned DeepBody = 48;
+  constexpr unsigned DeepBody = 40;
   LoopBody body = measureLoopBody(header, exit);
   if (!shortLoop && body.size >= LongBody) {
     unsigned interleave = body.depth >= DeepBody ? 8 : 4;

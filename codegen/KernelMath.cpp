@@ -161,34 +161,71 @@ Value* powerOfTwo(llvm::IRBuilder<>& b, const FloatFormat& f, Value* k) {
   return b.CreateBitCast(bits, f.type);
 }
 
-/// x = k step + r with k = round(x / step), step = stepHi + stepLo, where
-/// stepHi is short enough that every k stepHi is exact: r is exact to
-/// stepLo's rounding.
+/// x = k step + r with k = round(x / step).
+///
+/// k comes from adding a shifter, 1.5 2^mantissaBits plus a whole
+/// \p offset, to x / step in one multiply-add: the sum's last bit is worth
+/// 1, so the addition itself rounds to the nearest whole number, and the
+/// sum's low bits hold k + offset as an integer. Subtracting the shifter
+/// gives k as a float, exactly; shifting the bits left moves k + offset
+/// into an exponent field while everything above it (the shifter's own
+/// bits) falls off the top. That replaces a round, a conversion to integer
+/// and an add. |x / step| + |offset| must stay below 2^(mantissaBits - 1).
 struct Reduced {
   Value* k; // a whole number, as a float
   Value* r;
+  Value* bits; // an integer whose low bits are k + offset
 };
 
-Reduced reduceBy(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, double stepHi, double stepLo,
-                 double inverseStep) {
-  Value* k =
-      b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(x, f.constant(inverseStep)));
-  Value* r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-stepHi), x});
-  r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-stepLo), r});
-  return {k, r};
+/// The reduction of \p x by \p step as above. \p weight bounds what a step
+/// rounded to the type does to the result, in units of its rounding error:
+/// the largest |k| for exp, less where the function damps it (tanh). Where
+/// that is within a quarter ulp, k multiplies the rounded step in one
+/// multiply-add; elsewhere the step is split in two, \p stepHi short
+/// enough that every k stepHi is exact, and r is exact to the rest's
+/// rounding.
+Reduced reduceBy(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, long double step,
+                 double stepHi, double weight, int64_t offset = 0) {
+  double shifter = std::ldexp(1.5, f.mantissaBits) + double(offset);
+  Value* shifted = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
+                                     {x, f.constant(double(1 / step)), f.constant(shifter)});
+  Value* k = b.CreateFSub(shifted, f.constant(shifter));
+  long double rounded = f.type->isFloatTy() ? (long double)float(step) : (long double)double(step);
+  Value* r;
+  if (weight * std::fabs(step - rounded) <= std::ldexp(1.0, -(f.mantissaBits + 2))) {
+    r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-double(rounded)), x});
+  } else {
+    r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-stepHi), x});
+    r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
+                          {k, f.constant(-double(step - stepHi)), r});
+  }
+  return {k, r, b.CreateBitCast(shifted, f.bitsType)};
 }
 
-/// x = k ln2 + r, |r| <= ln2 / 2, for x within the clamps of exp (k ln2Hi
-/// is exact for every exponent k the type has).
-Reduced reduceByLn2(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x) {
-  return reduceBy(b, f, x, f.ln2Hi, f.ln2Lo, M_LOG2E);
+/// x = k ln2 + r, |r| <= ln2 / 2, for |x| <= \p magnitude within the
+/// clamps of exp (k ln2Hi is exact for every exponent k the type has).
+Reduced reduceByLn2(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, double magnitude,
+                    int64_t offset = 0) {
+  return reduceBy(b, f, x, kLn2, f.ln2Hi, magnitude / double(kLn2) + 0.5, offset);
 }
 
-/// k as an integer of the type's width. A NaN k has no integer (fptosi
-/// gives poison); freezing makes it some fixed integer, and the NaN carried
-/// by r makes the result NaN whatever 2^k comes out as.
-Value* exponentOf(llvm::IRBuilder<>& b, const FloatFormat& f, Value* k) {
-  return b.CreateFreeze(b.CreateFPToSI(k, f.bitsType));
+/// The largest magnitude of x in \p range clamped to [lo, hi].
+double magnitudeWithin(ValueRange range, double lo, double hi) {
+  return std::max(std::fabs(std::max(range.lo, lo)), std::fabs(std::min(range.hi, hi)));
+}
+
+/// 2^(k + offset - exponentBias) from a reduction whose offset includes the
+/// exponent bias: k's bits shifted into the exponent field. A NaN x leaves
+/// some power of two here; the NaN carried by r makes the result NaN.
+Value* powerOfTwo(llvm::IRBuilder<>& b, const FloatFormat& f, const Reduced& red) {
+  return b.CreateBitCast(b.CreateShl(red.bits, f.mantissaBits), f.type);
+}
+
+/// k + offset of a reduction, as an integer of the type's width.
+Value* wholeOf(llvm::IRBuilder<>& b, const FloatFormat& f, const Reduced& red) {
+  int64_t shifterBits = (int64_t(f.exponentBias + f.mantissaBits) << f.mantissaBits) |
+                        (int64_t(1) << (f.mantissaBits - 1));
+  return b.CreateSub(red.bits, f.integer(shifterBits));
 }
 
 /// Taylor coefficients 1/n! for n from \p first, \p count of them.
@@ -217,59 +254,69 @@ llvm::ArrayRef<double> tableExpPolynomial();
 constexpr int TableBits = 4;
 constexpr int TableSize = 1 << TableBits;
 
-/// 2^(j/16) for j = 0..15, rounded to float.
-const std::array<float, TableSize>& sixteenthPowers() {
-  static const std::array<float, TableSize> powers = [] {
-    std::array<float, TableSize> p;
-    for (int j = 0; j < TableSize; ++j)
-      p[j] = float(std::exp2((long double)j / TableSize));
-    return p;
-  }();
-  return powers;
+/// 2^(j/16 + shift) for j = 0..15, rounded to float. \p adjusted entries
+/// have j << 19 subtracted from their bits: adding k << 19 for k = 16 n + j
+/// then gives the bits of 2^n times the entry, the j in k cancelling.
+std::array<float, TableSize> sixteenthPowers(int shift, bool adjusted) {
+  std::array<float, TableSize> p;
+  for (int j = 0; j < TableSize; ++j) {
+    float power = float(std::exp2((long double)j / TableSize + shift));
+    uint32_t bits = llvm::bit_cast<uint32_t>(power);
+    if (adjusted)
+      bits -= uint32_t(j) << (23 - TableBits);
+    p[j] = llvm::bit_cast<float>(bits);
+  }
+  return p;
 }
 
-/// x = (16 n + j) ln2/16 + r, |r| <= ln2/32, for a float x (or NaN) with
-/// |x| <= 104: e^x = 2^n 2^(j/16) e^r.
-struct Sixteenths {
-  Value* k;   // 16 n + j, an i32 (the table lookups read its low bits)
-  Value* n;   // n, an i32
-  Value* em1; // e^r - 1 = r + r^2 q(r), q of degree 1
-};
-
-Sixteenths reduceBySixteenths(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x) {
+/// e^(+-x) 2^shift for a float x (or NaN) with |x| <= \p magnitude <= 104, from
+/// x = +-(16 n + j) ln2/16 + r, |r| <= ln2/32: e^(+-x) = 2^n 2^(j/16) e^(+-r),
+/// with 2^(j/16) from a table in one register and e^s - 1 = s + s^2 q(s), q
+/// of degree 1: three multiply-adds fewer than the polynomial on
+/// |r| <= ln2/2. For e^-x the reduction steps by -ln2/16 and the signs go
+/// into q's coefficients and the last multiply-add, so -x is never formed.
+///
+/// Where every result is \p normal, 2^n goes into the table entry's
+/// exponent bits before the last multiply-add; elsewhere scalef multiplies
+/// by 2^(n + shift) with one rounding, subnormal results included, and no
+/// scaling in two steps. A NaN x gives NaN: it is in e^r - 1. Within about
+/// an ulp: the table entry's rounding (half an ulp of 2^(j/16)) and the
+/// last multiply-add's. A second table with what the entries' rounding left
+/// out would halve that, but its lookup made the benchmark's pointwise
+/// chain 10% slower (docs/kernels.md).
+Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, double magnitude,
+                    bool negate, int shift, bool normal) {
   // |16 x / ln2| <= 2401: 12 bits, so each k stepHi is exact.
   const long double step = kLn2 / TableSize;
-  const double stepHi = leadingBits(double(step), 24 - 12);
-  Reduced red = reduceBy(b, f, x, stepHi, double(step - (long double)stepHi), TableSize * M_LOG2E);
-  Value* ki = exponentOf(b, f, red.k);
-  Value* q = horner(b, f, red.r, tableExpPolynomial());
-  Value* em1 =
-      b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {b.CreateFMul(red.r, red.r), q, red.r});
-  return {ki, b.CreateAShr(ki, TableBits), em1};
-}
-
-/// e^x 2^shift for a float x within exp's clamps (or NaN), from the table
-/// of 2^(j/16) in one register: three multiply-adds fewer than the
-/// polynomial on |r| <= ln2/2. Where every result is \p normal, 2^n goes
-/// into the table entry's exponent bits before the last multiply-add (a NaN
-/// x still gives NaN: it is in e^r - 1); elsewhere scalef multiplies by
-/// 2^(n + shift) with one rounding, subnormal results included, and no
-/// scaling in two steps. Within about an ulp: the table entry's rounding
-/// (half an ulp of 2^(j/16)) and the last multiply-add's. A second table
-/// with what the entries' rounding left out would halve that, but its
-/// lookup made the benchmark's pointwise chain 10% slower (docs/kernels.md).
-Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, int shift, bool normal) {
-  Sixteenths red = reduceBySixteenths(b, f, x);
-  Value* entry = emitTableLookup(b, sixteenthPowers(), red.k);
-  if (normal && shift == 0) {
-    Value* bits =
-        b.CreateAdd(b.CreateBitCast(entry, f.bitsType), b.CreateShl(red.n, f.mantissaBits));
-    Value* scaled = b.CreateBitCast(bits, f.type);
-    return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {scaled, red.em1, scaled});
+  const double sign = negate ? -1.0 : 1.0;
+  Reduced red = reduceBy(b, f, x, sign * step, sign * leadingBits(double(step), 24 - 12),
+                         magnitude / double(step) + 0.5);
+  // e^s - 1 for s = sign r: s + s^2 q(s), q's coefficient i times sign^i.
+  llvm::SmallVector<double, 4> q;
+  double power = 1.0;
+  for (double c : tableExpPolynomial()) {
+    q.push_back(c * power);
+    power *= sign;
   }
-  Value* mantissa = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {entry, red.em1, entry});
-  Value* n = shift == 0 ? red.n : b.CreateAdd(red.n, f.integer(shift));
-  return emitScalef(b, mantissa, b.CreateSIToFP(n, f.type));
+  Value* s = negate ? b.CreateFNeg(red.r) : red.r;
+  Value* em1 = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
+                                 {b.CreateFMul(red.r, red.r), horner(b, f, red.r, q), s});
+  // k's low four bits pick the entry (the table is f32's, and bits an i32).
+  Value* index = red.bits;
+  if (normal) {
+    Value* entry = emitTableLookup(b, sixteenthPowers(shift, /*adjusted=*/true), index);
+    Value* bits = b.CreateAdd(b.CreateBitCast(entry, f.bitsType),
+                              b.CreateShl(red.bits, f.mantissaBits - TableBits));
+    Value* scaled = b.CreateBitCast(bits, f.type);
+    return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {scaled, em1, scaled});
+  }
+  Value* entry = emitTableLookup(b, sixteenthPowers(0, /*adjusted=*/false), index);
+  Value* mantissa = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {entry, em1, entry});
+  // scalef multiplies by 2^floor(k/16 + shift) = 2^(n + shift); k/16 + shift
+  // is exact.
+  Value* n = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
+                               {red.k, f.constant(1.0 / TableSize), f.constant(shift)});
+  return emitScalef(b, mantissa, n);
 }
 
 /// e^(-2a) - 1 for a in [0, tanhSaturated], as tanh needs it: there 2^k
@@ -283,8 +330,11 @@ Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, int sh
 Value* emitExpm1OfMinusTwice(llvm::IRBuilder<>& b, const FloatFormat& f, Value* a) {
   // k = round(-2a / ln2) (-2a log2e rounds as a (-2 log2e) does), and
   // h = a + k ln2/2: a reduced by a step of -ln2/2.
-  Reduced red = reduceBy(b, f, a, -f.ln2Hi / 2, -f.ln2Lo / 2, -2.0 * M_LOG2E);
-  Value* k = red.k;
+  // A step rounded to the type moves h by |k| times its rounding error e,
+  // and tanh by at most 4 |k| e e^-2a (tanh = -m / (2 + m) changes by at
+  // most twice m's change): relatively, at most 17 e, at a = ln2/4, the
+  // least a with k != 0.
+  Reduced red = reduceBy(b, f, a, -kLn2 / 2, -f.ln2Hi / 2, 17.0, f.exponentBias);
   Value* h = red.r;
   // expm1(r) = r + r^2 q(r) = -2 (h + h^2 q'(h)) with q'(h) = -2 q(-2h):
   // coefficient j of q' is q's times (-2)^(j+1).
@@ -296,7 +346,7 @@ Value* emitExpm1OfMinusTwice(llvm::IRBuilder<>& b, const FloatFormat& f, Value* 
   }
   Value* q = horner(b, f, h, scaled);
   Value* halfEm = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {b.CreateFMul(h, h), q, h});
-  Value* scale = powerOfTwo(b, f, exponentOf(b, f, k));
+  Value* scale = powerOfTwo(b, f, red);
   // 2^k expm1(r) + (2^k - 1) = -(2^(k+1)) halfEm + (2^k - 1).
   Value* twiceScale = b.CreateFAdd(scale, scale);
   return b.CreateIntrinsic(
@@ -308,33 +358,39 @@ Value* emitExpm1OfMinusTwice(llvm::IRBuilder<>& b, const FloatFormat& f, Value* 
 
 namespace {
 
+/// x clamped to [lo, hi], leaving out the clamps no x in \p range reaches.
+/// Comparisons with NaN are false, so NaN passes through.
+Value* clampTo(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, ValueRange range, double lo,
+               double hi) {
+  if (range.lo < lo)
+    x = b.CreateSelect(b.CreateFCmpOLT(x, f.constant(lo)), f.constant(lo), x);
+  if (range.hi > hi)
+    x = b.CreateSelect(b.CreateFCmpOGT(x, f.constant(hi)), f.constant(hi), x);
+  return x;
+}
+
 /// e^x 2^shift, for a \p shift that keeps every result of x in \p range
-/// normal when 2^(k + shift) is, or any shift with the table of exp (see
-/// emitSigmoid). x is clamped to [expLow, \p high] (high defaults to
-/// expHigh); the clamps no x in \p range reaches are left out, and so is the
-/// scaling in two steps when one multiply by 2^(k + shift) is exact.
+/// normal when 2^(k + shift) is. x is clamped to [expLow, expHigh]; the
+/// clamps no x in \p range reaches are left out, and so is the scaling in
+/// two steps when one multiply by 2^(k + shift) is exact.
 Value* emitExpTimesPowerOfTwo(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x,
-                              ValueRange range, int shift, std::optional<double> high = {}) {
-  // Comparisons with NaN are false, so NaN passes through the clamps.
-  double highest = high.value_or(f.expHigh);
-  Value* xc = x;
-  if (range.lo < f.expLow)
-    xc = b.CreateSelect(b.CreateFCmpOLT(xc, f.constant(f.expLow)), f.constant(f.expLow), xc);
-  if (range.hi > highest)
-    xc = b.CreateSelect(b.CreateFCmpOGT(xc, f.constant(highest)), f.constant(highest), xc);
+                              ValueRange range, int shift) {
+  Value* xc = clampTo(b, f, x, range, f.expLow, f.expHigh);
+  double magnitude = magnitudeWithin(range, f.expLow, f.expHigh);
+  bool normal = range.within(f.normalExpLow, f.normalExpHigh);
   if (f.tableExp)
-    return expFromTable(b, f, xc, shift, range.within(f.normalExpLow, f.normalExpHigh));
-  Reduced red = reduceByLn2(b, f, xc);
-  Value* p = horner(b, f, red.r, expPolynomial(f));
+    return expFromTable(b, f, xc, magnitude, /*negate=*/false, shift, normal);
   // A NaN x stays NaN through the clamps and r, whatever 2^k comes out as.
-  Value* ki = exponentOf(b, f, red.k);
-  if (shift != 0)
-    return b.CreateFMul(p, powerOfTwo(b, f, b.CreateAdd(ki, f.integer(shift))));
-  if (range.within(f.normalExpLow, f.normalExpHigh))
-    return b.CreateFMul(p, powerOfTwo(b, f, ki));
+  if (shift != 0 || normal) {
+    Reduced red = reduceByLn2(b, f, xc, magnitude, f.exponentBias + shift);
+    return b.CreateFMul(horner(b, f, red.r, expPolynomial(f)), powerOfTwo(b, f, red));
+  }
   // 2^k in two factors so subnormal results and the largest k stay exact.
-  Value* half = b.CreateAShr(ki, 1);
-  Value* rest = b.CreateSub(ki, half);
+  Reduced red = reduceByLn2(b, f, xc, magnitude);
+  Value* p = horner(b, f, red.r, expPolynomial(f));
+  Value* k = wholeOf(b, f, red);
+  Value* half = b.CreateAShr(k, 1);
+  Value* rest = b.CreateSub(k, half);
   return b.CreateFMul(b.CreateFMul(p, powerOfTwo(b, f, half)), powerOfTwo(b, f, rest));
 }
 
@@ -405,17 +461,19 @@ Value* codegen::emitTanh(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
 Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
   FloatFormat f = FloatFormat::of(b, x->getType());
   if (f.tableExp) {
-    // 1 / (1 + e^-x) as 2^-24 / (2^-24 + e^-x 2^-24): scalef makes
-    // e^-x 2^-24 in one rounding, finite up to the clamp of -x at 104
-    // (where the quotient rounds to 0) and 0 or subnormal far below (where
-    // it rounds to 1), and the quotient, subnormal or not, rounds once. No
-    // |x| and no select between two numerators, as below.
-    // (The table is f32 only: e^-104 < 2^-150, and e^104 2^-24 < 2^126.)
+    // 1 / (1 + e^-x) as 2^-24 / (2^-24 + e^-x 2^-24), x clamped to
+    // [-104, 18]: there e^-x 2^-24 lies between 2^-50 and 2^126, so 2^n goes
+    // into the table entry's exponent bits (no scalef), and the quotient,
+    // subnormal or not, rounds once. Beyond the clamps nothing changes:
+    // from x = 17.4 on, e^-x is below 2^-25 and the quotient rounds to 1;
+    // from -103.98 down, e^x is below 2^-150 and it rounds to 0. No |x| and no select between two
+    // numerators, as below.
     constexpr int shift = -24;
-    constexpr double highest = 104.0;
     Value* scale = f.constant(std::ldexp(1.0, shift));
-    Value* e = emitExpTimesPowerOfTwo(b, f, b.CreateFNeg(x), ValueRange{-range.hi, -range.lo},
-                                      shift, highest);
+    constexpr double lowest = -104.0, highest = 18.0;
+    Value* e = expFromTable(b, f, clampTo(b, f, x, range, lowest, highest),
+                            magnitudeWithin(range, lowest, highest), /*negate=*/true, shift,
+                            /*normal=*/true);
     return boundedDivide(b, f, scale, b.CreateFAdd(scale, e));
   }
   // With e = e^-|x| in [0, 1]: 1 / (1 + e) from 0 on, e / (1 + e) below.
