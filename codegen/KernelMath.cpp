@@ -131,10 +131,9 @@ Value* horner(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x,
 
 Value* isNaN(llvm::IRBuilder<>& b, Value* x) { return b.CreateFCmpUNO(x, x); }
 
-/// n / d where the caller knows both are finite (or NaN) and |d| is
-/// between 1 and 8, or that times a power of two whose reciprocal is
-/// normal. Without the table of exp, f32 divisions are marked as allowing a
-/// reciprocal and no infinities, so the backend may use a reciprocal
+/// n / d where the caller knows both are finite (or NaN) and |d| is at
+/// least 1 and small enough that its reciprocal is normal. Without the table of exp, f32 divisions
+/// are marked as allowing a reciprocal and no infinities, so the backend may use a reciprocal
 /// estimate with a Newton step and a residual correction (rcp14 and two
 /// FMAs): within an ulp of the quotient, and off the divider, which a
 /// chain of sigmoids and tanhs otherwise queues on. With the table, the
@@ -189,15 +188,19 @@ Reduced reduceBy(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, long doub
   double shifter = std::ldexp(1.5, f.mantissaBits) + double(offset);
   Value* shifted = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
                                      {x, f.constant(double(1 / step)), f.constant(shifter)});
+  // r = x - k step as x + k' step' with k' step' = -k step and the product
+  // of k' = +0 negative: r keeps the sign of a zero x (tanh's result does).
   Value* k = b.CreateFSub(shifted, f.constant(shifter));
+  Value* kSigned = step > 0 ? k : b.CreateFSub(f.constant(shifter), shifted);
+  auto times = [&](double v) { return f.constant(step > 0 ? -v : v); };
   long double rounded = f.type->isFloatTy() ? (long double)float(step) : (long double)double(step);
   Value* r;
   if (weight * std::fabs(step - rounded) <= std::ldexp(1.0, -(f.mantissaBits + 2))) {
-    r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-double(rounded)), x});
+    r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {kSigned, times(double(rounded)), x});
   } else {
-    r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {k, f.constant(-stepHi), x});
+    r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {kSigned, times(stepHi), x});
     r = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
-                          {k, f.constant(-double(step - stepHi)), r});
+                          {kSigned, times(double(step - stepHi)), r});
   }
   return {k, r, b.CreateBitCast(shifted, f.bitsType)};
 }
@@ -285,7 +288,7 @@ std::array<float, TableSize> sixteenthPowers(int shift, bool adjusted) {
 /// out would halve that, but its lookup made the benchmark's pointwise
 /// chain 10% slower (docs/kernels.md).
 Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, double magnitude,
-                    bool negate, int shift, bool normal) {
+                    bool negate, int shift, bool normal, double addend = 0.0) {
   // |16 x / ln2| <= 2401: 12 bits, so each k stepHi is exact.
   const long double step = kLn2 / TableSize;
   const double sign = negate ? -1.0 : 1.0;
@@ -308,7 +311,10 @@ Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, double
     Value* bits = b.CreateAdd(b.CreateBitCast(entry, f.bitsType),
                               b.CreateShl(red.bits, f.mantissaBits - TableBits));
     Value* scaled = b.CreateBitCast(bits, f.type);
-    return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {scaled, em1, scaled});
+    // An addend joins the entry before the last multiply-add, off the
+    // chain of dependences through the polynomial.
+    Value* sum = addend == 0.0 ? scaled : b.CreateFAdd(scaled, f.constant(addend));
+    return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {scaled, em1, sum});
   }
   Value* entry = emitTableLookup(b, sixteenthPowers(0, /*adjusted=*/false), index);
   Value* mantissa = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {entry, em1, entry});
@@ -316,25 +322,27 @@ Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, double
   // is exact.
   Value* n = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
                                {red.k, f.constant(1.0 / TableSize), f.constant(shift)});
-  return emitScalef(b, mantissa, n);
+  Value* e = emitScalef(b, mantissa, n);
+  return addend == 0.0 ? e : b.CreateFAdd(e, f.constant(addend));
 }
 
-/// e^(-2a) - 1 for a in [0, tanhSaturated], as tanh needs it: there 2^k
-/// is normal and e^x - 1 = 2^k expm1(r) + (2^k - 1) (x = -2a), where 2^k - 1
-/// is exact and the sum cancels at most a bit (|x| >= ln2/2 whenever
-/// k != 0). x itself is never formed: r = -2h with h = a + k ln2/2 reduced
-/// the same way, the polynomial in r is one in h with each coefficient
-/// times a power of -2, and so on. Every such scaling is exact, so the
-/// result is bit for bit what the steps in x give, without the multiply
-/// by -2.
+/// e^(-2a) - 1 for |a| <= tanhSaturated, as tanh needs it: there 2^k is
+/// normal and e^x - 1 = 2^k expm1(r) + (2^k - 1) (x = -2a), where the sum
+/// cancels at most a bit (|x| >= ln2/2 whenever k != 0) and 2^k - 1 is
+/// exact, or, from k = 25 (53 in f64), rounds to 2^k by less than tanh
+/// can show. x itself is never formed: r = -2h with h = a + k ln2/2
+/// reduced the same way, the polynomial in r is one in h with each
+/// coefficient times a power of -2, and so on. Every such scaling is
+/// exact, so the result is bit for bit what the steps in x give, without
+/// the multiply by -2. A zero a gives a zero of the opposite sign.
 Value* emitExpm1OfMinusTwice(llvm::IRBuilder<>& b, const FloatFormat& f, Value* a) {
   // k = round(-2a / ln2) (-2a log2e rounds as a (-2 log2e) does), and
   // h = a + k ln2/2: a reduced by a step of -ln2/2.
   // A step rounded to the type moves h by |k| times its rounding error e,
-  // and tanh by at most 4 |k| e e^-2a (tanh = -m / (2 + m) changes by at
-  // most twice m's change): relatively, at most 17 e, at a = ln2/4, the
-  // least a with k != 0.
-  Reduced red = reduceBy(b, f, a, -kLn2 / 2, -f.ln2Hi / 2, 17.0, f.exponentBias);
+  // and tanh by at most 4 |k| e e^-2a / (1 + e^-2a)^2 (tanh = -m / (2 + m)
+  // with m = e^-2a - 1): relatively, below 6 e, the most at |a| = ln2/4,
+  // the least |a| with k != 0.
+  Reduced red = reduceBy(b, f, a, -kLn2 / 2, -f.ln2Hi / 2, 6.0, f.exponentBias);
   Value* h = red.r;
   // expm1(r) = r + r^2 q(r) = -2 (h + h^2 q'(h)) with q'(h) = -2 q(-2h):
   // coefficient j of q' is q's times (-2)^(j+1).
@@ -347,11 +355,13 @@ Value* emitExpm1OfMinusTwice(llvm::IRBuilder<>& b, const FloatFormat& f, Value* 
   Value* q = horner(b, f, h, scaled);
   Value* halfEm = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {b.CreateFMul(h, h), q, h});
   Value* scale = powerOfTwo(b, f, red);
-  // 2^k expm1(r) + (2^k - 1) = -(2^(k+1)) halfEm + (2^k - 1).
+  // 2^k expm1(r) + (2^k - 1) = -(2^(k+1)) halfEm - (1 - 2^k). For a zero a,
+  // h and halfEm are that zero, and -(1 - 2^k) is -0, which the product
+  // added to it keeps: the result is the zero of a's opposite sign.
   Value* twiceScale = b.CreateFAdd(scale, scale);
   return b.CreateIntrinsic(
       llvm::Intrinsic::fmuladd, {f.type},
-      {b.CreateFNeg(twiceScale), halfEm, b.CreateFSub(scale, f.constant(1.0))});
+      {b.CreateFNeg(twiceScale), halfEm, b.CreateFNeg(b.CreateFSub(f.constant(1.0), scale))});
 }
 
 } // namespace
@@ -442,20 +452,16 @@ Value* codegen::emitLog(llvm::IRBuilder<>& b, Value* x) {
 
 Value* codegen::emitTanh(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
   FloatFormat f = FloatFormat::of(b, x->getType());
-  // tanh |x| = -m / (2 + m) with m = e^(-2|x|) - 1: no cancellation
-  // anywhere, so one formula serves small and large |x| alike.
-  Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  Value* saturated = f.constant(f.tanhSaturated);
-  // NaN fails the comparison and stays NaN.
-  Value* ac = range.maxMagnitude() <= f.tanhSaturated
-                  ? a
-                  : b.CreateSelect(b.CreateFCmpOGT(a, saturated), saturated, a);
+  // tanh x = -m / (2 + m) with m = e^(-2x) - 1: no cancellation anywhere,
+  // so one formula serves small and large |x| alike, and either sign: m
+  // is in [-1, 0] for x >= 0 and [0, e^20] below (e^40 in f64), where -m
+  // makes the quotient's sign. Neither |x| nor a copysign is needed; a
+  // zero x gives m = -x and keeps its sign.
+  Value* xc = clampTo(b, f, x, range, -f.tanhSaturated, f.tanhSaturated);
   // (The table of exp would need each entry as two floats here, where
   // e^x - 1 cancels; their lookups cost more than the polynomial they save.)
-  Value* m = emitExpm1OfMinusTwice(b, f, ac);
-  // m is in [-1, 0], so the divisor is in [-2, -1].
-  Value* t = boundedDivide(b, f, m, b.CreateFSub(f.constant(-2.0), m));
-  return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, t, x);
+  Value* m = emitExpm1OfMinusTwice(b, f, xc);
+  return boundedDivide(b, f, m, b.CreateFSub(f.constant(-2.0), m));
 }
 
 Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
@@ -471,10 +477,10 @@ Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
     constexpr int shift = -24;
     Value* scale = f.constant(std::ldexp(1.0, shift));
     constexpr double lowest = -104.0, highest = 18.0;
-    Value* e = expFromTable(b, f, clampTo(b, f, x, range, lowest, highest),
-                            magnitudeWithin(range, lowest, highest), /*negate=*/true, shift,
-                            /*normal=*/true);
-    return boundedDivide(b, f, scale, b.CreateFAdd(scale, e));
+    Value* divisor = expFromTable(b, f, clampTo(b, f, x, range, lowest, highest),
+                                  magnitudeWithin(range, lowest, highest), /*negate=*/true, shift,
+                                  /*normal=*/true, std::ldexp(1.0, shift));
+    return boundedDivide(b, f, scale, divisor);
   }
   // With e = e^-|x| in [0, 1]: 1 / (1 + e) from 0 on, e / (1 + e) below.
   // The divisor stays in [1, 2] and nothing overflows, whatever x is.

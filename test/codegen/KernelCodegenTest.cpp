@@ -235,25 +235,41 @@ kernel @k0(%x: tensor<f32, [s0]>, %p: tensor<f32, [s0]>)
 
 TEST_F(KernelCodegenTest, SigmoidAndTanhAtTheEnds) {
   // Their divisions may use a reciprocal estimate that must never see an
-  // infinity: sigmoid divides by 1 + e^-|x|, tanh by 2 + expm1(-2|x|).
-  const ir::Graph& k = compile(R"(
+  // infinity: sigmoid divides by 1 + e^-|x|, tanh by -2 - expm1(-2x). For
+  // each ISA.
+  for (codegen::VectorIsa isa : runnableIsas()) {
+    isa_ = isa;
+    const ir::Graph& k = compile(R"(
 kernel @k0(%x: tensor<f32, [s0]>) symbols { s0: [1, 100000] } {
   %0 = aten::sigmoid.default(%x) : tensor<f32, [s0]>
   %1 = aten::tanh.default(%x) : tensor<f32, [s0]>
   return (%0, %1)
 }
 )");
-  float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> ends = {inf,     -inf,   std::numeric_limits<float>::quiet_NaN(),
-                             88.8f,   -88.8f, 104.0f,
-                             -104.0f, 3e38f,  -3e38f,
-                             0.0f,    -0.0f,  std::numeric_limits<float>::denorm_min()};
-  // Enough elements for the vector loop as well as the scalar remainder.
-  int64_t n = 2 * int64_t(ends.size()) * 16 + 5;
-  at::Tensor x = at::empty({n});
-  for (int64_t i = 0; i < n; ++i)
-    x[i] = ends[size_t(i) % ends.size()];
-  check(k, {x}, {{"s0", n}}, 1);
+    float inf = std::numeric_limits<float>::infinity();
+    std::vector<float> ends = {inf,     -inf,   std::numeric_limits<float>::quiet_NaN(),
+                               88.8f,   -88.8f, 104.0f,
+                               -104.0f, 3e38f,  -3e38f,
+                               0.0f,    -0.0f,  std::numeric_limits<float>::denorm_min()};
+    // Enough elements for the vector loop as well as the scalar remainder.
+    int64_t n = 2 * int64_t(ends.size()) * 16 + 5;
+    at::Tensor x = at::empty({n});
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = ends[size_t(i) % ends.size()];
+    check(k, {x}, {{"s0", n}}, 1);
+    // tanh of a zero is that zero, sign included, as eager's: the closeness
+    // check above does not see the sign.
+    at::Tensor sigmoid = at::empty({n}), tanh = at::empty({n});
+    std::vector<char*> buffers{static_cast<char*>(x.data_ptr()),
+                               static_cast<char*>(sigmoid.data_ptr()),
+                               static_cast<char*>(tanh.data_ptr())};
+    fn_(buffers.data(), &n, 0, n);
+    at::Tensor zeros = x == 0;
+    ASSERT_GT(zeros.sum().item<int64_t>(), 2);
+    EXPECT_TRUE(at::equal(at::signbit(tanh.masked_select(zeros)),
+                          at::signbit(at::tanh(x).masked_select(zeros))))
+        << isaName(isa);
+  }
 }
 
 /// The largest distance in units in the last place between two float
