@@ -340,7 +340,6 @@ void KernelEmitter::annotateInnermostLoop(llvm::BasicBlock* header, llvm::BasicB
   LoopBody body = measureLoopBody(header, exit);
   if (!shortLoop && body.size >= LongBody) {
     unsigned interleave = body.depth >= DeepBody ? 8 : 4;
-    if (const char* e = getenv("XX_IL")) interleave = atoi(e);
     hints.push_back(
         llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.interleave.count"),
                                  llvm::ConstantAsMetadata::get(b_.getInt32(interleave))}));
