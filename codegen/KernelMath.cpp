@@ -21,7 +21,6 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
-#include <optional>
 
 using namespace dync;
 using namespace dync::codegen;
@@ -132,10 +131,10 @@ Value* horner(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x,
 Value* isNaN(llvm::IRBuilder<>& b, Value* x) { return b.CreateFCmpUNO(x, x); }
 
 /// n / d where the caller knows both are finite (or NaN) and |d| is at
-/// least 1 and small enough that its reciprocal is normal. Without the table of exp, f32 divisions
-/// are marked as allowing a reciprocal and no infinities, so the backend may use a reciprocal
-/// estimate with a Newton step and a residual correction (rcp14 and two
-/// FMAs): within an ulp of the quotient, and off the divider, which a
+/// least 1 and small enough that its reciprocal is normal. Without the
+/// table of exp, f32 divisions are marked as allowing a reciprocal and no
+/// infinities, so the backend may use a reciprocal estimate with a Newton step and a residual
+/// correction (rcp14 and two FMAs): within an ulp of the quotient, and off the divider, which a
 /// chain of sigmoids and tanhs otherwise queues on. With the table, the
 /// multiply-add units have the less spare time of the two and the divider
 /// computes the quotient (docs/kernels.md has both measurements). f64
@@ -188,8 +187,10 @@ Reduced reduceBy(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, long doub
   double shifter = std::ldexp(1.5, f.mantissaBits) + double(offset);
   Value* shifted = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
                                      {x, f.constant(double(1 / step)), f.constant(shifter)});
-  // r = x - k step as x + k' step' with k' step' = -k step and the product
-  // of k' = +0 negative: r keeps the sign of a zero x (tanh's result does).
+  // r = x - k step, computed as x + k' step' with k' step' = -k step and
+  // k' step' = -0 at k = 0 (k' = k and step' = -step for a positive step,
+  // k' = -k and step' = step for a negative one): r then keeps the sign of
+  // a zero x, as tanh's result must.
   Value* k = b.CreateFSub(shifted, f.constant(shifter));
   Value* kSigned = step > 0 ? k : b.CreateFSub(f.constant(shifter), shifted);
   auto times = [&](double v) { return f.constant(step > 0 ? -v : v); };
@@ -272,12 +273,12 @@ std::array<float, TableSize> sixteenthPowers(int shift, bool adjusted) {
   return p;
 }
 
-/// e^(+-x) 2^shift for a float x (or NaN) with |x| <= \p magnitude <= 104, from
-/// x = +-(16 n + j) ln2/16 + r, |r| <= ln2/32: e^(+-x) = 2^n 2^(j/16) e^(+-r),
-/// with 2^(j/16) from a table in one register and e^s - 1 = s + s^2 q(s), q
-/// of degree 1: three multiply-adds fewer than the polynomial on
-/// |r| <= ln2/2. For e^-x the reduction steps by -ln2/16 and the signs go
-/// into q's coefficients and the last multiply-add, so -x is never formed.
+/// e^(+-x) 2^shift (+ \p addend) for a float x (or NaN) with
+/// |x| <= \p magnitude <= 104, from x = +-(16 n + j) ln2/16 + r,
+/// |r| <= ln2/32: e^(+-x) = 2^n 2^(j/16) e^(+-r), with 2^(j/16) from a
+/// table in one register and e^s - 1 = s + s^2 q(s), q of degree 1: three
+/// multiply-adds fewer than the polynomial on |r| <= ln2/2. For e^-x the reduction steps by -ln2/16
+/// and the signs go into q's coefficients and the last multiply-add, so -x is never formed.
 ///
 /// Where every result is \p normal, 2^n goes into the table entry's
 /// exponent bits before the last multiply-add; elsewhere scalef multiplies
@@ -472,8 +473,8 @@ Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
     // into the table entry's exponent bits (no scalef), and the quotient,
     // subnormal or not, rounds once. Beyond the clamps nothing changes:
     // from x = 17.4 on, e^-x is below 2^-25 and the quotient rounds to 1;
-    // from -103.98 down, e^x is below 2^-150 and it rounds to 0. No |x| and no select between two
-    // numerators, as below.
+    // from -103.98 down, e^x is below 2^-150 and it rounds to 0. No |x|
+    // and no select between two numerators, as below.
     constexpr int shift = -24;
     Value* scale = f.constant(std::ldexp(1.0, shift));
     constexpr double lowest = -104.0, highest = 18.0;
@@ -573,9 +574,10 @@ llvm::ArrayRef<double> expPolynomial(const FloatFormat& f) {
 llvm::ArrayRef<double> expm1Polynomial(const FloatFormat& f) {
   // f32: degree 5, within 1.4e-9 of q, an error scaled by |r| <= 0.35
   // against r. (Degree 4, within 6.5e-8, kept tanh within 2 ulp as well,
-  // but saved no measurable time on the benchmark's pointwise chain.) f64: the first omitted term, r^15/15! against r, is 3e-19.
-  static const llvm::SmallVector<double, 16> forFloat = chebyshevInterpolant(
-      expm1Quotient, -kLn2 / 2, kLn2 / 2, 5);
+  // but saved no measurable time on the benchmark's pointwise chain.) f64: the first omitted term,
+  // r^15/15! against r, is 3e-19.
+  static const llvm::SmallVector<double, 16> forFloat =
+      chebyshevInterpolant(expm1Quotient, -kLn2 / 2, kLn2 / 2, 5);
   static const llvm::SmallVector<double, 16> forDouble = inverseFactorials(2, 13);
   return f.type->isFloatTy() ? forFloat : forDouble;
 }
@@ -584,8 +586,7 @@ llvm::ArrayRef<double> tableExpPolynomial() {
   // q(r) = (e^r - 1 - r) / r^2 on |r| <= ln2/32 to within 1e-5, an error
   // scaled by r^2 <= 4.7e-4 against e^r: below a tenth of an ulp.
   static const llvm::SmallVector<double, 16> coefficients =
-      chebyshevInterpolant(expm1Quotient,
-                           -kLn2 / (2 * TableSize), kLn2 / (2 * TableSize), 1);
+      chebyshevInterpolant(expm1Quotient, -kLn2 / (2 * TableSize), kLn2 / (2 * TableSize), 1);
   return coefficients;
 }
 
