@@ -133,13 +133,13 @@ Value* isNaN(llvm::IRBuilder<>& b, Value* x) { return b.CreateFCmpUNO(x, x); }
 /// n / d where the caller knows both are finite (or NaN) and |d| is at
 /// least 1 and small enough that its reciprocal is normal. Without the
 /// table of exp, f32 divisions are marked as allowing a reciprocal and no
-/// infinities, so the backend may use a reciprocal estimate with a Newton step and a residual
-/// correction (rcp14 and two FMAs): within an ulp of the quotient, and off the divider, which a
-/// chain of sigmoids and tanhs otherwise queues on. With the table, the
-/// multiply-add units have the less spare time of the two and the divider
-/// computes the quotient (docs/kernels.md has both measurements). f64
-/// keeps a true division: the estimate would need more steps than the
-/// divider costs.
+/// infinities, so the backend may use a reciprocal estimate with a Newton
+/// step and a residual correction (rcp14 and two FMAs): within an ulp of
+/// the quotient, and off the divider, which a chain of sigmoids and tanhs
+/// otherwise queues on. With the table, the multiply-add units have the
+/// less spare time of the two and the divider computes the quotient
+/// (docs/kernels.md has both measurements). f64 keeps a true division: the
+/// estimate would need more steps than the divider costs.
 Value* boundedDivide(llvm::IRBuilder<>& b, const FloatFormat& f, Value* n, Value* d) {
   Value* q = b.CreateFDiv(n, d);
   if (f.type->isFloatTy() && !f.tableExp) {
@@ -273,12 +273,14 @@ std::array<float, TableSize> sixteenthPowers(int shift, bool adjusted) {
   return p;
 }
 
-/// e^(+-x) 2^shift (+ \p addend) for a float x (or NaN) with
-/// |x| <= \p magnitude <= 104, from x = +-(16 n + j) ln2/16 + r,
-/// |r| <= ln2/32: e^(+-x) = 2^n 2^(j/16) e^(+-r), with 2^(j/16) from a
-/// table in one register and e^s - 1 = s + s^2 q(s), q of degree 1: three
-/// multiply-adds fewer than the polynomial on |r| <= ln2/2. For e^-x the reduction steps by -ln2/16
-/// and the signs go into q's coefficients and the last multiply-add, so -x is never formed.
+/// e^(+-x) 2^shift (+ \p addend, where every result is normal) for a
+/// float x (or NaN) with |x| <= \p magnitude <= 104, from
+/// x = +-(16 n + j) ln2/16 + r, |r| <= ln2/32: e^(+-x) = 2^n 2^(j/16)
+/// e^(+-r), with 2^(j/16) from a table in one register and
+/// e^s - 1 = s + s^2 q(s), q of degree 1: three multiply-adds fewer than
+/// the polynomial on |r| <= ln2/2. For e^-x the reduction steps by
+/// -ln2/16 and the signs go into q's coefficients and the last
+/// multiply-add, so -x is never formed.
 ///
 /// Where every result is \p normal, 2^n goes into the table entry's
 /// exponent bits before the last multiply-add; elsewhere scalef multiplies
@@ -306,9 +308,8 @@ Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, double
   Value* em1 = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
                                  {b.CreateFMul(red.r, red.r), horner(b, f, red.r, q), s});
   // k's low four bits pick the entry (the table is f32's, and bits an i32).
-  Value* index = red.bits;
   if (normal) {
-    Value* entry = emitTableLookup(b, sixteenthPowers(shift, /*adjusted=*/true), index);
+    Value* entry = emitTableLookup(b, sixteenthPowers(shift, /*adjusted=*/true), red.bits);
     Value* bits = b.CreateAdd(b.CreateBitCast(entry, f.bitsType),
                               b.CreateShl(red.bits, f.mantissaBits - TableBits));
     Value* scaled = b.CreateBitCast(bits, f.type);
@@ -317,14 +318,14 @@ Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, double
     Value* sum = addend == 0.0 ? scaled : b.CreateFAdd(scaled, f.constant(addend));
     return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {scaled, em1, sum});
   }
-  Value* entry = emitTableLookup(b, sixteenthPowers(0, /*adjusted=*/false), index);
+  assert(addend == 0.0 && "an addend joins only exponent-bit scaling");
+  Value* entry = emitTableLookup(b, sixteenthPowers(0, /*adjusted=*/false), red.bits);
   Value* mantissa = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {entry, em1, entry});
   // scalef multiplies by 2^floor(k/16 + shift) = 2^(n + shift); k/16 + shift
   // is exact.
   Value* n = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
                                {red.k, f.constant(1.0 / TableSize), f.constant(shift)});
-  Value* e = emitScalef(b, mantissa, n);
-  return addend == 0.0 ? e : b.CreateFAdd(e, f.constant(addend));
+  return emitScalef(b, mantissa, n);
 }
 
 /// e^(-2a) - 1 for |a| <= tanhSaturated, as tanh needs it: there 2^k is
@@ -476,12 +477,12 @@ Value* codegen::emitSigmoid(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
     // from -103.98 down, e^x is below 2^-150 and it rounds to 0. No |x|
     // and no select between two numerators, as below.
     constexpr int shift = -24;
-    Value* scale = f.constant(std::ldexp(1.0, shift));
     constexpr double lowest = -104.0, highest = 18.0;
+    double scale = std::ldexp(1.0, shift);
     Value* divisor = expFromTable(b, f, clampTo(b, f, x, range, lowest, highest),
                                   magnitudeWithin(range, lowest, highest), /*negate=*/true, shift,
-                                  /*normal=*/true, std::ldexp(1.0, shift));
-    return boundedDivide(b, f, scale, divisor);
+                                  /*normal=*/true, scale);
+    return boundedDivide(b, f, f.constant(scale), divisor);
   }
   // With e = e^-|x| in [0, 1]: 1 / (1 + e) from 0 on, e / (1 + e) below.
   // The divisor stays in [1, 2] and nothing overflows, whatever x is.
@@ -574,8 +575,8 @@ llvm::ArrayRef<double> expPolynomial(const FloatFormat& f) {
 llvm::ArrayRef<double> expm1Polynomial(const FloatFormat& f) {
   // f32: degree 5, within 1.4e-9 of q, an error scaled by |r| <= 0.35
   // against r. (Degree 4, within 6.5e-8, kept tanh within 2 ulp as well,
-  // but saved no measurable time on the benchmark's pointwise chain.) f64: the first omitted term,
-  // r^15/15! against r, is 3e-19.
+  // but saved no measurable time on the benchmark's pointwise chain.) f64:
+  // the first omitted term, r^15/15! against r, is 3e-19.
   static const llvm::SmallVector<double, 16> forFloat =
       chebyshevInterpolant(expm1Quotient, -kLn2 / 2, kLn2 / 2, 5);
   static const llvm::SmallVector<double, 16> forDouble = inverseFactorials(2, 13);
