@@ -6,11 +6,15 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
+#include "llvm/Support/xxhash.h"
 
 #include <cstring>
+#include <dlfcn.h>
+#include <link.h>
 
 using namespace dync;
 using namespace dync::codegen;
@@ -33,7 +37,72 @@ std::optional<std::string> nonEmptyEnv(const char* name) {
   return value;
 }
 
+/// The GNU build ID of the loaded object whose segments hold \p address:
+/// the linker's hash of that object's contents. Empty if it has none.
+std::string buildIdContaining(const void* address) {
+  struct Search {
+    uintptr_t address;
+    std::string id;
+  } search{reinterpret_cast<uintptr_t>(address), {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info* object, size_t, void* data) {
+        auto* search = static_cast<Search*>(data);
+        bool holds = false;
+        for (int i = 0; i < object->dlpi_phnum && !holds; ++i) {
+          const ElfW(Phdr)& segment = object->dlpi_phdr[i];
+          uintptr_t start = object->dlpi_addr + segment.p_vaddr;
+          holds = segment.p_type == PT_LOAD && search->address >= start &&
+                  search->address < start + segment.p_memsz;
+        }
+        if (!holds)
+          return 0;
+        for (int i = 0; i < object->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& segment = object->dlpi_phdr[i];
+          if (segment.p_type != PT_NOTE)
+            continue;
+          const char* note = reinterpret_cast<const char*>(object->dlpi_addr + segment.p_vaddr);
+          const char* end = note + segment.p_memsz;
+          // Each note: a header, then its name and its descriptor, each
+          // padded to 4 bytes.
+          while (note + sizeof(ElfW(Nhdr)) <= end) {
+            ElfW(Nhdr) header;
+            std::memcpy(&header, note, sizeof(header));
+            const char* name = note + sizeof(header);
+            const char* desc = name + ((header.n_namesz + 3) & ~3u);
+            if (header.n_type == NT_GNU_BUILD_ID && header.n_namesz == 4 &&
+                std::memcmp(name, "GNU", 4) == 0 && desc + header.n_descsz <= end) {
+              search->id = llvm::toHex(llvm::StringRef(desc, header.n_descsz), true);
+              return 1;
+            }
+            note = desc + ((header.n_descsz + 3) & ~3u);
+          }
+        }
+        return 1;
+      },
+      &search);
+  return search.id;
+}
+
 } // namespace
+
+std::string ObjectCache::compilerIdentity() {
+  // Computed once: the notes are in memory, but the fallback reads a file.
+  static const std::string identity = [] {
+    const void* self = reinterpret_cast<const void*>(&buildIdContaining);
+    if (std::string id = buildIdContaining(self); !id.empty())
+      return "build-id " + id;
+    Dl_info info;
+    if (dladdr(self, &info) && info.dli_fname) {
+      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+          llvm::MemoryBuffer::getFile(info.dli_fname, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+      if (file)
+        return "file-hash " + llvm::utohexstr(llvm::xxh3_64bits((*file)->getBuffer()));
+    }
+    return std::string("unidentified build");
+  }();
+  return identity;
+}
 
 std::optional<std::string> ObjectCache::defaultDirectory() {
   if (std::optional<std::string> dir = nonEmptyEnv("DYNC_CACHE_DIR"))
@@ -53,8 +122,8 @@ std::optional<std::string> ObjectCache::defaultDirectory() {
 
 std::string ObjectCache::key(llvm::StringRef content, llvm::StringRef target) {
   llvm::SHA256 hash;
-  std::string header = "dync-object codegen=" + std::to_string(CodegenVersion) +
-                       " llvm=" LLVM_VERSION_STRING " " + target.str() + "\n";
+  std::string header =
+      "dync-object " + compilerIdentity() + " llvm=" LLVM_VERSION_STRING " " + target.str() + "\n";
   hash.update(header);
   hash.update(content);
   return llvm::toHex(hash.final(), /*LowerCase=*/true);

@@ -4,8 +4,8 @@
 // model is captured, and a model exported again usually has the same
 // kernels. The cache keeps each compiled object under a hash of everything
 // that decided its bytes: the module's text (or the kernel's canonical IR),
-// the target (triple, CPU, features), LLVM's version and dync's
-// CodegenVersion.
+// the target (triple, CPU, features), LLVM's version and the compiler's own
+// build (compilerIdentity).
 //
 // Entries are written to a temporary file and renamed into place, so a
 // reader never sees half an entry and concurrent exports are safe. Each
@@ -27,10 +27,6 @@
 
 namespace dync::codegen {
 
-/// Bumped whenever code generation changes what it emits for the same input,
-/// so that objects cached by an older dync are not reused.
-inline constexpr unsigned CodegenVersion = 14;
-
 class ObjectCache {
 public:
   /// A cache rooted at \p directory (created on first store).
@@ -41,8 +37,14 @@ public:
   static std::optional<std::string> defaultDirectory();
 
   /// The key of an object built from \p content for \p target: a hex SHA-256
-  /// that also covers LLVM's version and CodegenVersion.
+  /// that also covers LLVM's version and compilerIdentity().
   static std::string key(llvm::StringRef content, llvm::StringRef target);
+
+  /// The build of dync doing the compiling: the GNU build ID of the binary
+  /// code generation is linked into (the linker's hash of its contents), or
+  /// a hash of that file where the linker wrote none. Any rebuild that
+  /// changes the binary changes every key.
+  static std::string compilerIdentity();
 
   const std::string& directory() const { return directory_; }
   /// Where the entry for \p key lives.

@@ -155,6 +155,29 @@ TEST_F(ArtifactBuildTest, DamagedEntryIsRecompiledAndReplaced) {
   EXPECT_EQ(replaced->getBuffer(), units[1].object->getBuffer());
 }
 
+TEST_F(ArtifactBuildTest, KeysNameTheCompilersBuild) {
+  // Objects from another build of dync are never reused: every key covers
+  // the build ID of the binary that compiles. Read here from this test's
+  // executable file by LLVM's ELF reader; the cache reads it from memory.
+  llvm::Expected<llvm::object::OwningBinary<llvm::object::ObjectFile>> self =
+      llvm::object::ObjectFile::createObjectFile("/proc/self/exe");
+  ASSERT_TRUE(bool(self)) << llvm::toString(self.takeError());
+  auto* elf = llvm::dyn_cast<llvm::object::ELF64LEObjectFile>(self->getBinary());
+  ASSERT_NE(elf, nullptr);
+  std::string buildId;
+  for (const auto& header : llvm::cantFail(elf->getELFFile().program_headers())) {
+    if (header.p_type != llvm::ELF::PT_NOTE)
+      continue;
+    llvm::Error error = llvm::Error::success();
+    for (const auto& note : elf->getELFFile().notes(header, error))
+      if (note.getType() == llvm::ELF::NT_GNU_BUILD_ID && note.getName() == "GNU")
+        buildId = llvm::toHex(note.getDesc(4), /*LowerCase=*/true);
+    llvm::cantFail(std::move(error));
+  }
+  ASSERT_FALSE(buildId.empty()) << "the test binary was linked without a build ID";
+  EXPECT_EQ(codegen::ObjectCache::compilerIdentity(), "build-id " + buildId);
+}
+
 TEST_F(ArtifactBuildTest, LinkedLibraryExportsOnlyTheDescriptor) {
   codegen::ArtifactOptions artifact;
   artifact.torchVersion = "2.0.0";
