@@ -2,6 +2,7 @@
 #include "codegen/ObjectCache.h"
 #include "codegen/AtomicFile.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
@@ -14,7 +15,9 @@
 
 #include <cstring>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
+#include <sys/stat.h>
 
 using namespace dync;
 using namespace dync::codegen;
@@ -153,6 +156,8 @@ std::unique_ptr<llvm::MemoryBuffer> ObjectCache::lookup(llvm::StringRef key, boo
       *damaged = true;
     return nullptr;
   }
+  // The entry's time is its last use, for prune: touched on every hit.
+  utimensat(AT_FDCWD, path(key).c_str(), nullptr, 0);
   return llvm::MemoryBuffer::getMemBufferCopy(object, key);
 }
 
@@ -169,4 +174,52 @@ llvm::Error ObjectCache::store(llvm::StringRef key, llvm::StringRef object) cons
   entry.append(reinterpret_cast<const char*>(digest.data()), DigestSize);
   entry += object;
   return writeFileAtomically(entryPath, entry);
+}
+
+llvm::Expected<ObjectCache::Pruned> ObjectCache::prune(uint64_t maxBytes) const {
+  struct Entry {
+    std::string path;
+    uint64_t size;
+    llvm::sys::TimePoint<> used;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  llvm::SmallString<256> objects(directory_);
+  llvm::sys::path::append(objects, "objects");
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(objects, ec), end; it != end && !ec; it.increment(ec)) {
+    if (llvm::sys::path::extension(it->path()) != ".o")
+      continue; // a temporary file another export is writing
+    llvm::ErrorOr<llvm::sys::fs::basic_file_status> status = it->status();
+    if (!status)
+      continue;
+    entries.push_back({it->path(), status->getSize(), status->getLastModificationTime()});
+    total += status->getSize();
+  }
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    return llvm::createStringError("cannot list the object cache '" + std::string(objects) +
+                                   "': " + ec.message());
+  Pruned pruned;
+  if (total <= maxBytes)
+    return pruned;
+  llvm::sort(entries, [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  for (const Entry& entry : entries) {
+    if (total <= maxBytes)
+      break;
+    if (llvm::sys::fs::remove(entry.path, /*IgnoreNonExisting=*/true))
+      continue; // not ours to remove; the next one may be
+    total -= entry.size;
+    ++pruned.entries;
+    pruned.bytes += entry.size;
+  }
+  return pruned;
+}
+
+llvm::Expected<uint64_t> ObjectCache::maxBytesFromEnvironment() {
+  std::optional<std::string> text = nonEmptyEnv("DYNC_CACHE_MAX_MB");
+  uint64_t megabytes = DefaultMaxMegabytes;
+  if (text && llvm::StringRef(*text).getAsInteger(10, megabytes))
+    return llvm::createStringError("DYNC_CACHE_MAX_MB='" + *text +
+                                   "' is not a whole number of megabytes");
+  return megabytes << 20;
 }

@@ -21,6 +21,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,6 +56,23 @@ public:
   std::unique_ptr<llvm::MemoryBuffer> lookup(llvm::StringRef key, bool* damaged = nullptr) const;
   /// Stores \p object under \p key, replacing any entry, atomically.
   llvm::Error store(llvm::StringRef key, llvm::StringRef object) const;
+
+  /// What prune removed.
+  struct Pruned {
+    size_t entries = 0;
+    uint64_t bytes = 0;
+  };
+  /// Removes the least recently used entries (a hit counts as a use) until
+  /// the entries take at most \p maxBytes. Entries another build of dync
+  /// compiled are never hit again, so without this the cache would only
+  /// grow. Files that vanish meanwhile (a concurrent prune) are skipped.
+  llvm::Expected<Pruned> prune(uint64_t maxBytes) const;
+
+  /// The size the cache is kept under: $DYNC_CACHE_MAX_MB megabytes, else
+  /// DefaultMaxMegabytes. A value that is not a whole number is an error
+  /// (which the caller may report and then use the default).
+  static llvm::Expected<uint64_t> maxBytesFromEnvironment();
+  static constexpr uint64_t DefaultMaxMegabytes = 1024;
 
 private:
   std::string directory_;

@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/WithColor.h"
@@ -58,7 +59,8 @@ std::optional<PhaseTimes::Scope> timePhase(PhaseTimes* times, llvm::StringRef ph
   return std::optional<PhaseTimes::Scope>(std::in_place, *times, phase);
 }
 
-void reportBuild(llvm::raw_ostream& os, const codegen::ArtifactBuilder& builder) {
+void reportBuild(llvm::raw_ostream& os, const codegen::ArtifactBuilder& builder,
+                 const codegen::ObjectCache::Pruned& pruned) {
   const codegen::BuildStats& stats = builder.stats();
   const codegen::BuildOptions& options = builder.options();
   os << "dync: target: " << options.target.triple << ", CPU " << options.target.cpu << ", features "
@@ -72,6 +74,28 @@ void reportBuild(llvm::raw_ostream& os, const codegen::ArtifactBuilder& builder)
   if (stats.damaged)
     os << "dync: cache: " << stats.damaged << " damaged entr" << (stats.damaged == 1 ? "y" : "ies")
        << " ignored and replaced\n";
+  if (pruned.entries)
+    os << "dync: cache: removed " << pruned.entries << " least recently used entr"
+       << (pruned.entries == 1 ? "y" : "ies") << " (" << llvm::format("%.1f", pruned.bytes / 1e6)
+       << " MB) to stay under $DYNC_CACHE_MAX_MB\n";
+}
+
+/// Keeps \p cache under its size limit after an export stored objects in
+/// it. Only ever a warning: the artifact is complete either way.
+codegen::ObjectCache::Pruned pruneCache(const codegen::ObjectCache& cache) {
+  llvm::Expected<uint64_t> limit = codegen::ObjectCache::maxBytesFromEnvironment();
+  if (!limit) {
+    llvm::WithColor::warning(llvm::errs(), "dync")
+        << llvm::toString(limit.takeError()) << "; keeping the cache under "
+        << codegen::ObjectCache::DefaultMaxMegabytes << " MB\n";
+    limit = codegen::ObjectCache::DefaultMaxMegabytes << 20;
+  }
+  llvm::Expected<codegen::ObjectCache::Pruned> pruned = cache.prune(*limit);
+  if (pruned)
+    return *pruned;
+  llvm::WithColor::warning(llvm::errs(), "dync")
+      << "the object cache was not pruned: " << llvm::toString(pruned.takeError()) << '\n';
+  return {};
 }
 
 } // namespace
@@ -204,6 +228,7 @@ llvm::Error writeArtifact(llvm::ArrayRef<CapturedEntry> entries, llvm::StringRef
     optimizing.reset();
     codegen::printUnits(*request.llvmIR, *units);
   }
+  codegen::ObjectCache::Pruned pruned;
   if (!request.outputPath.empty()) {
     std::optional<PhaseTimes::Scope> compiling = timePhase(request.times, "compile");
     if (llvm::Error error = builder.compile(*units))
@@ -217,9 +242,12 @@ llvm::Error writeArtifact(llvm::ArrayRef<CapturedEntry> entries, llvm::StringRef
     std::optional<PhaseTimes::Scope> linking = timePhase(request.times, "link");
     if (llvm::Error error = builder.link(*units, request.outputPath))
       return error;
+    linking.reset();
+    if (cache && builder.stats().compiled)
+      pruned = pruneCache(*cache);
   }
   if (request.log)
-    reportBuild(*request.log, builder);
+    reportBuild(*request.log, builder, pruned);
   return llvm::Error::success();
 }
 

@@ -73,7 +73,9 @@ inf); the same SYMBOL on two dimensions declares them equal. Repeatable.
 The artifact's modules (the main one, one per kernel) compile in parallel
 (-j N threads, default one per core); compiled objects are cached in
 $DYNC_CACHE_DIR, else $XDG_CACHE_HOME/dync or ~/.cache/dync, so exporting an
-unchanged model again skips compiling; --no-cache turns the cache off.
+unchanged model again skips compiling; --no-cache turns the cache off. The
+cache is kept under $DYNC_CACHE_MAX_MB megabytes (default 1024) by removing
+the least recently used objects.
 
 Capture takes the whole function as one graph (--fullgraph, the only mode so
 far): anything it cannot capture is an error naming the line.)";

@@ -17,10 +17,12 @@
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
 
 using namespace dync;
@@ -176,6 +178,37 @@ TEST_F(ArtifactBuildTest, KeysNameTheCompilersBuild) {
   }
   ASSERT_FALSE(buildId.empty()) << "the test binary was linked without a build ID";
   EXPECT_EQ(codegen::ObjectCache::compilerIdentity(), "build-id " + buildId);
+}
+
+TEST_F(ArtifactBuildTest, PruneRemovesTheLeastRecentlyUsed) {
+  // Three entries of 1000-byte objects, stored in order a, b, c with their
+  // times an hour apart; a is then read, which makes it the most recent.
+  // Room for two: b goes, the oldest unused one.
+  const char* keys[] = {"a", "b", "c"};
+  std::string object(1000, 'x');
+  auto now = std::chrono::system_clock::now();
+  for (int i = 0; i < 3; ++i) {
+    llvm::cantFail(cache_->store(keys[i], object));
+    int fd = -1;
+    ASSERT_FALSE(
+        llvm::sys::fs::openFileForWrite(cache_->path(keys[i]), fd, llvm::sys::fs::CD_OpenExisting));
+    auto when = llvm::sys::toTimePoint(std::chrono::system_clock::to_time_t(now) - 3600 * (3 - i));
+    EXPECT_FALSE(llvm::sys::fs::setLastAccessAndModificationTime(fd, when));
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  }
+  ASSERT_TRUE(cache_->lookup("a"));
+  uint64_t entrySize = 0;
+  ASSERT_FALSE(llvm::sys::fs::file_size(cache_->path("a"), entrySize));
+  EXPECT_EQ(llvm::cantFail(cache_->prune(3 * entrySize)).entries, 0u);
+  codegen::ObjectCache::Pruned pruned = llvm::cantFail(cache_->prune(2 * entrySize));
+  EXPECT_EQ(pruned.entries, 1u);
+  EXPECT_EQ(pruned.bytes, entrySize);
+  EXPECT_TRUE(llvm::sys::fs::exists(cache_->path("a")));
+  EXPECT_FALSE(llvm::sys::fs::exists(cache_->path("b")));
+  EXPECT_TRUE(llvm::sys::fs::exists(cache_->path("c")));
+  // Nothing to list is nothing to remove.
+  codegen::ObjectCache empty((dir_ + "/nowhere").str());
+  EXPECT_EQ(llvm::cantFail(empty.prune(0)).entries, 0u);
 }
 
 TEST_F(ArtifactBuildTest, LinkedLibraryExportsOnlyTheDescriptor) {
