@@ -22,6 +22,9 @@ for var in ["PYTHONSTARTUP", "PYTHONINSPECT"]:
 for var in ["PATH", "HOME", "VIRTUAL_ENV", "PYTHONPATH"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# Exports compile into a cache of the test tree's own, not the user's (tests
+# of the cache itself set DYNC_CACHE_DIR per command).
+config.environment["DYNC_CACHE_DIR"] = os.path.join(config.test_exec_root, "dync-cache")
 
 # Longer names first: lit substitutes in order, and %dync is a prefix of them.
 config.substitutions.append(("%dync_opt", os.path.join(config.dync_bin_dir, "dync-opt")))

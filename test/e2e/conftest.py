@@ -14,6 +14,15 @@ PACKAGE_DIR = os.path.join(BUILD, "python")
 INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_object_cache(tmp_path_factory):
+    """Exports in the tests compile into a cache of the run's own, not the
+    user's (a test that needs a particular cache sets DYNC_CACHE_DIR itself)."""
+    if "DYNC_CACHE_DIR" not in os.environ:
+        os.environ["DYNC_CACHE_DIR"] = str(tmp_path_factory.mktemp("dync-cache"))
+    yield
+
+
 @pytest.fixture(scope="session")
 def dync_binary():
     path = os.path.join(BUILD, "bin", "dync")
