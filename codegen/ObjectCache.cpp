@@ -139,8 +139,9 @@ std::string ObjectCache::path(llvm::StringRef key) const {
 }
 
 std::unique_ptr<llvm::MemoryBuffer> ObjectCache::lookup(llvm::StringRef key, bool* damaged) const {
+  std::string entryPath = path(key);
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path(key), /*IsText=*/false, /*RequiresNullTerminator=*/false);
+      llvm::MemoryBuffer::getFile(entryPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!file)
     return nullptr;
   llvm::StringRef bytes = (*file)->getBuffer();
@@ -157,7 +158,7 @@ std::unique_ptr<llvm::MemoryBuffer> ObjectCache::lookup(llvm::StringRef key, boo
     return nullptr;
   }
   // The entry's time is its last use, for prune: touched on every hit.
-  utimensat(AT_FDCWD, path(key).c_str(), nullptr, 0);
+  utimensat(AT_FDCWD, entryPath.c_str(), nullptr, 0);
   return llvm::MemoryBuffer::getMemBufferCopy(object, key);
 }
 
@@ -221,5 +222,8 @@ llvm::Expected<uint64_t> ObjectCache::maxBytesFromEnvironment() {
   if (text && llvm::StringRef(*text).getAsInteger(10, megabytes))
     return llvm::createStringError("DYNC_CACHE_MAX_MB='" + *text +
                                    "' is not a whole number of megabytes");
+  // More megabytes than bytes can count is no limit, not a wrapped one.
+  if (megabytes > (UINT64_MAX >> 20))
+    return UINT64_MAX;
   return megabytes << 20;
 }

@@ -65,7 +65,8 @@ public:
   /// Removes the least recently used entries (a hit counts as a use) until
   /// the entries take at most \p maxBytes. Entries another build of dync
   /// compiled are never hit again, so without this the cache would only
-  /// grow. Files that vanish meanwhile (a concurrent prune) are skipped.
+  /// grow. An entry another export removed meanwhile counts as gone; one
+  /// that cannot be removed is passed over for the next.
   llvm::Expected<Pruned> prune(uint64_t maxBytes) const;
 
   /// The size the cache is kept under: $DYNC_CACHE_MAX_MB megabytes, else

@@ -6,6 +6,11 @@
 # RUN: env DYNC_CACHE_DIR=%t/cache %dync -v export %s:f -o %t/kept.so 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=KEPT
 # RUN: %python -c "import glob; assert len(glob.glob('%t/cache/objects/*.o')) == 2"
+# A limit beyond what bytes can count (2^50 MB) keeps everything.
+# RUN: env DYNC_CACHE_DIR=%t/cache DYNC_CACHE_MAX_MB=1125899906842624 %dync -v export %s:g -o %t/huge.so 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=KEPT
+# RUN: %python -c "import glob; assert len(glob.glob('%t/cache/objects/*.o')) == 4"
+# RUN: rm -rf %t/cache && env DYNC_CACHE_DIR=%t/cache %dync export %s:f -o %t/kept.so
 # RUN: env DYNC_CACHE_DIR=%t/cache DYNC_CACHE_MAX_MB=0 %dync -v export %s:f -o %t/none.so --no-cache 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=OFF
 # RUN: %python -c "import glob; assert len(glob.glob('%t/cache/objects/*.o')) == 2"
