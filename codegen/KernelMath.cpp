@@ -245,6 +245,20 @@ llvm::SmallVector<double, 16> inverseFactorials(int first, int count) {
   return c;
 }
 
+/// Coefficient i of \p coefficients times first ratio^i: the polynomial in
+/// x turned into one in ratio x and scaled by first. With first and ratio
+/// powers of two or their negatives, every product is exact.
+llvm::SmallVector<double, 16> timesPowers(llvm::ArrayRef<double> coefficients, double first,
+                                          double ratio) {
+  llvm::SmallVector<double, 16> scaled;
+  double factor = first;
+  for (double c : coefficients) {
+    scaled.push_back(c * factor);
+    factor *= ratio;
+  }
+  return scaled;
+}
+
 /// The polynomials of e^r and of q(r) = (e^r - 1 - r) / r^2 on
 /// |r| <= ln2/2 (expm1 is r + r^2 q(r) there). f32 uses Chebyshev
 /// interpolants, near the best polynomials of their degree: a term fewer
@@ -298,12 +312,7 @@ Value* expFromTable(llvm::IRBuilder<>& b, const FloatFormat& f, Value* x, double
   Reduced red = reduceBy(b, f, x, sign * step, sign * leadingBits(double(step), 24 - 12),
                          magnitude / double(step) + 0.5);
   // e^s - 1 for s = sign r: s + s^2 q(s), q's coefficient i times sign^i.
-  llvm::SmallVector<double, 4> q;
-  double power = 1.0;
-  for (double c : tableExpPolynomial()) {
-    q.push_back(c * power);
-    power *= sign;
-  }
+  llvm::SmallVector<double, 16> q = timesPowers(tableExpPolynomial(), 1.0, sign);
   Value* s = negate ? b.CreateFNeg(red.r) : red.r;
   Value* em1 = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
                                  {b.CreateFMul(red.r, red.r), horner(b, f, red.r, q), s});
@@ -348,13 +357,7 @@ Value* emitExpm1OfMinusTwice(llvm::IRBuilder<>& b, const FloatFormat& f, Value* 
   Value* h = red.r;
   // expm1(r) = r + r^2 q(r) = -2 (h + h^2 q'(h)) with q'(h) = -2 q(-2h):
   // coefficient j of q' is q's times (-2)^(j+1).
-  llvm::SmallVector<double, 16> scaled;
-  double factor = -2.0;
-  for (double c : expm1Polynomial(f)) {
-    scaled.push_back(c * factor);
-    factor *= -2.0;
-  }
-  Value* q = horner(b, f, h, scaled);
+  Value* q = horner(b, f, h, timesPowers(expm1Polynomial(f), -2.0, -2.0));
   Value* halfEm = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type}, {b.CreateFMul(h, h), q, h});
   Value* scale = powerOfTwo(b, f, red);
   // 2^k expm1(r) + (2^k - 1) = -(2^(k+1)) halfEm - (1 - 2^k). For a zero a,
@@ -460,8 +463,9 @@ Value* codegen::emitTanh(llvm::IRBuilder<>& b, Value* x, ValueRange range) {
   // makes the quotient's sign. Neither |x| nor a copysign is needed; a
   // zero x gives m = -x and keeps its sign.
   Value* xc = clampTo(b, f, x, range, -f.tanhSaturated, f.tanhSaturated);
-  // (The table of exp would need each entry as two floats here, where
-  // e^x - 1 cancels; their lookups cost more than the polynomial they save.)
+  // (The table of exp needs each entry's rounding error as well here, where
+  // e^x - 1 cancels: with a second table of them, 1-2% faster on the
+  // benchmark's chain but 3 ulp instead of 2, docs/benchmarks.md.)
   Value* m = emitExpm1OfMinusTwice(b, f, xc);
   return boundedDivide(b, f, m, b.CreateFSub(f.constant(-2.0), m));
 }
