@@ -643,6 +643,13 @@ llvm::Expected<llvm::Function*> GuardEmitter::emit(llvm::StringRef functionName)
   b_.CreateRet(b_.getInt32(0));
 
   b_.SetInsertPoint(entry);
+  // Grad mode first: it is the cheapest check, and the one that tells apart
+  // the variants of a function, so a call tries the wrong variant for one
+  // read of a thread-local flag.
+  for (const ir::Guard& guard : graph_.guards().guards())
+    if (guard.kind == ir::GuardKind::GradMode)
+      if (llvm::Error e = emitGuard(guard))
+        return e;
   // A process without the Python runtime leaves the Python readers NULL; a
   // guard there misses instead of calling through them.
   bool readsObjects = llvm::any_of(graph_.guards().guards(), [](const ir::Guard& g) {
@@ -655,8 +662,9 @@ llvm::Expected<llvm::Function*> GuardEmitter::emit(llvm::StringRef functionName)
                 "without the dync Python runtime)");
 
   for (const ir::Guard& guard : graph_.guards().guards())
-    if (llvm::Error e = emitGuard(guard))
-      return e;
+    if (guard.kind != ir::GuardKind::GradMode)
+      if (llvm::Error e = emitGuard(guard))
+        return e;
   if (llvm::Error e = emitAssumptions())
     return e;
   b_.CreateRet(b_.getInt32(1));

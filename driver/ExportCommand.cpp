@@ -25,6 +25,7 @@
 #include "frontend/python/InterpreterProbe.h"
 #include "frontend/python/ModuleLoader.h"
 #include "frontend/python/PyRef.h"
+#include "frontend/python/PythonError.h"
 #include "frontend/rewrite/RewrittenCode.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -242,6 +243,74 @@ llvm::Expected<std::string> rewrittenCode(PyCodeObject* code, const ir::Graph& g
   return text;
 }
 
+/// torch.is_grad_enabled(). GIL held.
+bool gradModeNow() {
+  python::PyRef torch = python::PyRef::steal(PyImport_ImportModule("torch"));
+  python::PyRef enabled =
+      torch ? python::PyRef::steal(PyObject_CallMethod(torch.get(), "is_grad_enabled", nullptr))
+            : python::PyRef();
+  PyErr_Clear();
+  return !enabled || enabled.get() == Py_True;
+}
+
+/// Runs \p fn with torch's grad mode set to \p enabled, then restores it.
+/// GIL held.
+llvm::Error withGradMode(bool enabled, llvm::function_ref<llvm::Error()> fn) {
+  python::PyRef torch = python::PyRef::steal(PyImport_ImportModule("torch"));
+  if (!torch)
+    return python::takePythonError("importing torch");
+  bool before = gradModeNow();
+  auto set = [&](bool mode) -> llvm::Error {
+    python::PyRef done = python::PyRef::steal(
+        PyObject_CallMethod(torch.get(), "set_grad_enabled", "O", mode ? Py_True : Py_False));
+    if (!done)
+      return python::takePythonError("setting torch's grad mode");
+    return llvm::Error::success();
+  };
+  if (llvm::Error error = set(enabled))
+    return error;
+  llvm::Error result = fn();
+  if (llvm::Error error = set(before))
+    return llvm::joinErrors(std::move(result), std::move(error));
+  return result;
+}
+
+/// The text of \p graph and its guards without its name (the header up to
+/// its first parenthesis), the grad-mode guard and runs of blanks (the
+/// header's indentation follows the name).
+std::string textButGradMode(const ir::Graph& graph) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  graph.print(os);
+  for (const ir::Guard& guard : graph.guards().guards())
+    if (guard.kind != ir::GuardKind::GradMode) {
+      guard.print(os);
+      os << '\n';
+    }
+  llvm::StringRef body = llvm::StringRef(text).drop_until([](char c) { return c == '('; });
+  std::string normal;
+  for (char c : body)
+    if (c != ' ' || normal.empty() || normal.back() != ' ')
+      normal.push_back(c);
+  return normal;
+}
+
+/// Whether \p a and \p b, the same entry captured in two grad modes, are the
+/// same graph under the same guards but for the grad mode.
+bool sameButGradMode(const ir::Graph& a, const ir::Graph& b) {
+  return textButGradMode(a) == textButGradMode(b);
+}
+
+void dropGradModeGuard(ir::Graph& graph) {
+  ir::GuardSet kept;
+  kept.localNames() = graph.guards().localNames();
+  kept.setLoc(graph.guards().loc());
+  for (const ir::Guard& guard : graph.guards().guards())
+    if (guard.kind != ir::GuardKind::GradMode)
+      kept.add(guard);
+  graph.guards() = std::move(kept);
+}
+
 /// Python imports `name.so` before `name.py` from the same folder, so an
 /// artifact named after its source module would replace the module for
 /// `import name`.
@@ -354,6 +423,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
     bool optimize =
         optLevel_ > 0 && (!output_.empty() || emit_ == "llvm" || emit_ == "optimized-graph");
     std::string decompose = !decompose_.empty() ? decompose_ : optLevel_ > 0 ? "fusion" : "core";
+    bool buildArtifact = !output_.empty() || emit_ == "llvm";
     for (const auto& [index, spec] : llvm::enumerate(specs)) {
       llvm::Error error = [&]() -> llvm::Error {
         std::optional<PhaseTimes::Scope> importing(std::in_place, times, "import");
@@ -364,32 +434,39 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         llvm::Expected<python::ResolvedEntry> entry = python::resolveEntry(*module, spec.qualname);
         if (!entry)
           return entry.takeError();
-        (*python)->flushStdio();
-        ir::Graph& graph = graphs.addGraph(entry->qualname);
-        PhaseTimes::Scope capturing(times, "capture");
         capture::CaptureOptions entryOptions = captureOptions;
         if (auto it = entryExamples.find(spec.qualname); it != entryExamples.end())
           entryOptions.example = it->second;
-        llvm::Error captured =
-            capture::captureGraph(*module, *entry, entryOptions, graph, [&](ir::Graph& g) {
-              return oracle::TensorOracle::create(g, {*oracle::parseDecompositions(decompose)});
+
+        // Captures one variant of the entry into \p into, named with
+        // \p nameSuffix, under \p gradEnabled with \p decomposition; with
+        // \p frozen no input requires grad. Returns its graph.
+        auto captureVariant = [&](bool gradEnabled, llvm::StringRef decomposition,
+                                  llvm::StringRef nameSuffix, bool frozen = false,
+                                  ir::Module* into = nullptr) -> llvm::Expected<ir::Graph*> {
+          (*python)->flushStdio();
+          ir::Graph& graph = (into ? *into : graphs).addGraph(entry->qualname + nameSuffix.str());
+          PhaseTimes::Scope capturing(times, "capture");
+          oracle::OracleOptions oracleOptions;
+          oracleOptions.decompositions = *oracle::parseDecompositions(decomposition);
+          oracleOptions.inputsRequireGrad = !frozen;
+          llvm::Error captured = withGradMode(gradEnabled, [&] {
+            return capture::captureGraph(*module, *entry, entryOptions, graph, [&](ir::Graph& g) {
+              return oracle::TensorOracle::create(g, oracleOptions);
             });
-        (*python)->flushStdio();
-        if (captured)
-          return placeCaptureErrors(std::move(captured), module->absolutePath, module->displayPath);
-        std::string rewritten;
-        if (emit_ == "graph") {
-          // As captured, before the passes below change it.
-          llvm::raw_string_ostream os(rewritten);
-          graph.print(os);
-          os << '\n';
-        }
-        if (optimize) {
+          });
+          (*python)->flushStdio();
+          if (captured)
+            return placeCaptureErrors(std::move(captured), module->absolutePath,
+                                      module->displayPath);
+          return &graph;
+        };
+        auto optimizeVariant = [&](ir::Graph& graph) -> llvm::Error {
           PhaseTimes::Scope optimizing(times, "passes");
           if (llvm::Error error = transforms::optimizeGraph(graphs, graph))
-            return llvm::createStringError(
-                module->displayPath + ": " + entry->qualname +
-                ": optimizing the graph failed: " + llvm::toString(std::move(error)));
+            return llvm::createStringError(module->displayPath + ": " + entry->qualname +
+                                           ": optimizing the graph failed: " +
+                                           llvm::toString(std::move(error)));
           // A kernel codegen cannot lower runs as the ATen calls it holds:
           // slower, never wrong, and the entry is still exported.
           llvm::Expected<unsigned> unfused =
@@ -399,13 +476,98 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
                   return false;
                 if (options.verbose)
                   llvm::errs() << "dync: " << entry->qualname << ": kernel @" << kernel.name()
-                               << " runs as ATen calls: " << llvm::toString(std::move(why)) << '\n';
+                               << " runs as ATen calls: " << llvm::toString(std::move(why))
+                               << '\n';
                 else
                   llvm::consumeError(std::move(why));
                 return true;
               });
-          if (!unfused)
-            return unfused.takeError();
+          return unfused ? llvm::Error::success() : unfused.takeError();
+        };
+
+        if (buildArtifact || emit_ == "optimized-graph") {
+          // The artifact serves an entry with one variant per grad mode
+          // (docs/capture.md, "Grad mode and autograd"), tried in order.
+          // Captured under no_grad, a graph records no autograd and is
+          // fused. Captured with grad mode on, a graph in which something
+          // requires grad runs as the ATen calls eager makes, which
+          // autograd records as eager's do.
+          auto addVariant = [&](ir::Graph& graph) -> llvm::Error {
+            if (optimize)
+              if (llvm::Error error = optimizeVariant(graph))
+                return error;
+            exported.push_back({spec.text, &graph, "", entry->code, module->absolutePath});
+            return llvm::Error::success();
+          };
+          auto notCompiled = [&](llvm::StringRef calls, llvm::Error why) {
+            if (options.verbose)
+              llvm::errs() << "dync: " << entry->qualname << ": " << calls
+                           << " are not compiled (they run the original code): "
+                           << llvm::toString(std::move(why)) << '\n';
+            else
+              llvm::consumeError(std::move(why));
+          };
+
+          llvm::Expected<ir::Graph*> inference = captureVariant(false, decompose, "");
+          if (!inference)
+            return inference.takeError();
+          // Composite operators are decomposed for fusion only where fusion
+          // can run: autograd must record eager's operators, not pieces.
+          bool anyRequiresGrad =
+              llvm::any_of((*inference)->guards().guards(), [](const ir::Guard& g) {
+                return g.tensorType && g.tensorType->requiresGrad();
+              });
+          llvm::Expected<ir::Graph*> grad =
+              captureVariant(true, anyRequiresGrad ? "core" : decompose, "$grad");
+          if (grad && !anyRequiresGrad && transforms::recordsAutograd(**grad))
+            grad = captureVariant(true, "core", "$grad"); // the program made one
+          if (grad && !anyRequiresGrad && sameButGradMode(**inference, **grad)) {
+            // Nothing requires grad and the program never looked at the
+            // grad mode: one graph serves both modes.
+            dropGradModeGuard(**inference);
+            return addVariant(**inference);
+          }
+          if (llvm::Error error = addVariant(**inference))
+            return error;
+          if (!grad) {
+            notCompiled("calls with grad mode on", grad.takeError());
+            return llvm::Error::success();
+          }
+          if (llvm::Error error = addVariant(**grad))
+            return error;
+          if (!anyRequiresGrad)
+            return llvm::Error::success();
+
+          // Parameters frozen for inference (requires_grad_(False)): the
+          // variants above pin requires_grad as the example had it, so a
+          // third is captured as if no input required grad. When its graph
+          // and guards are the same with grad mode off, the program never
+          // looked at the grad mode and the variant serves both modes.
+          llvm::Expected<ir::Graph*> frozen = captureVariant(true, decompose, "$frozen", true);
+          if (!frozen) {
+            notCompiled("calls with frozen parameters", frozen.takeError());
+            return llvm::Error::success();
+          }
+          ir::Module scratch(context);
+          llvm::Expected<ir::Graph*> frozenNoGrad =
+              captureVariant(false, decompose, "$frozen", true, &scratch);
+          if (!frozenNoGrad)
+            llvm::consumeError(frozenNoGrad.takeError());
+          else if (sameButGradMode(**frozen, **frozenNoGrad))
+            dropGradModeGuard(**frozen);
+          return addVariant(**frozen);
+        }
+
+        // What --emit prints of a capture in the current grad mode.
+        llvm::Expected<ir::Graph*> captured = captureVariant(gradModeNow(), decompose, "");
+        if (!captured)
+          return captured.takeError();
+        ir::Graph& graph = **captured;
+        std::string rewritten;
+        if (emit_ == "graph") {
+          llvm::raw_string_ostream os(rewritten);
+          graph.print(os);
+          os << '\n';
         }
         if (emit_ == "bytecode" || emit_ == "code") {
           llvm::Expected<std::string> text = rewrittenCode(
@@ -426,7 +588,6 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
       }
     }
 
-    bool buildArtifact = !output_.empty() || emit_ == "llvm";
     if (buildArtifact && !exported.empty()) {
       // One artifact holds the entries of one source file: the runtime
       // checks that file's hash and finds the entries in its module.

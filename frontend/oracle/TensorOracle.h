@@ -59,6 +59,9 @@ std::optional<Decompositions> parseDecompositions(llvm::StringRef text);
 
 struct OracleOptions {
   Decompositions decompositions = Decompositions::Core;
+  /// False: inputs are captured as tensors that do not require grad,
+  /// whatever the real ones say (guards then check exactly that).
+  bool inputsRequireGrad = true;
 };
 
 class TensorOracle {

@@ -7,6 +7,8 @@
 #include "passes/transforms/MemoryPlan.h"
 #include "passes/transforms/Passes.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 namespace dync::transforms {
 
 namespace {
@@ -27,10 +29,27 @@ constexpr Step kSteps[] = {
     {"dce", runDeadCodeElimination},
 };
 
+/// Whether \p type is, or holds, a tensor that requires grad.
+bool requiresGrad(const ir::Type& type) {
+  if (type.isTensor())
+    return type.requiresGrad();
+  return llvm::any_of(type.elements(), requiresGrad);
+}
+
 } // namespace
 
+bool recordsAutograd(const ir::Graph& graph) {
+  // Under no_grad nothing is recorded, whatever requires grad.
+  bool noGrad = llvm::any_of(graph.guards().guards(), [](const ir::Guard& guard) {
+    return guard.kind == ir::GuardKind::GradMode && !guard.flag;
+  });
+  return !noGrad &&
+         llvm::any_of(graph.nodes(), [](const ir::Node& node) { return requiresGrad(node.type()); });
+}
+
 llvm::Error optimizeGraph(ir::Module& module, ir::Graph& graph) {
-  (void)module;
+  if (recordsAutograd(graph))
+    return llvm::Error::success();
   for (const Step& step : kSteps) {
     if (llvm::Error error = step.run(graph))
       return error;

@@ -22,6 +22,7 @@
 
 #include "runtime/python/FrameAccess.h"
 
+#include <cstring>
 #include <iterator>
 #include <unordered_map>
 
@@ -83,12 +84,12 @@ PyObject* raiseGuardError(const Binding& b, const char* reason) {
 
 // A function running the rewritten code for a call of `original` (another
 // function object sharing the entry's code: same code, its own closure).
-PyObject* rewrittenFunctionFor(const Binding& b, PyObject* original) {
+PyObject* rewrittenFunctionFor(const Binding& b, const Binding::Variant& v, PyObject* original) {
   if (original == b.function) {
-    Py_INCREF(b.rewrittenFunction);
-    return b.rewrittenFunction;
+    Py_INCREF(v.rewrittenFunction);
+    return v.rewrittenFunction;
   }
-  PyObject* code = PyFunction_GetCode(b.rewrittenFunction);
+  PyObject* code = PyFunction_GetCode(v.rewrittenFunction);
   PyObject* fn =
       PyFunction_NewWithQualName(code, PyFunction_GetGlobals(original),
                                  reinterpret_cast<PyFunctionObject*>(original)->func_qualname);
@@ -132,7 +133,7 @@ private:
 // Calls the rewritten code with the arguments bound in `view`'s frame:
 // positional parameters and *args positionally, keyword-only parameters and
 // **kwargs by name. Every parameter is passed, so defaults play no part.
-PyObject* callRewritten(const Binding& b, const dync_frame_view& view) {
+PyObject* callRewritten(const Binding& b, const Binding::Variant& v, const dync_frame_view& view) {
   PyCodeObject* co = view.code;
   int argc = co->co_argcount;
   int kwonly = co->co_kwonlyargcount;
@@ -185,7 +186,7 @@ PyObject* callRewritten(const Binding& b, const dync_frame_view& view) {
       return nullptr;
     }
 
-  PyObject* fn = rewrittenFunctionFor(b, view.function);
+  PyObject* fn = rewrittenFunctionFor(b, v, view.function);
   PyObject* result = nullptr;
   if (fn) {
     result = PyObject_Vectorcall(
@@ -216,32 +217,47 @@ PyObject* dyncEvalFrame(PyThreadState* tstate, _PyInterpreterFrame* frame, int t
   std::shared_ptr<Binding> binding = it->second;
   Binding& b = *binding;
   ++b.stats.calls;
-  const char* reason = nullptr;
-  int hit;
   if (view.globals != b.globals) {
     // The graphs are bound in the module the entry was loaded for.
-    hit = 0;
-    reason = "the function's globals are not those of the module the artifact was loaded for";
-  } else {
+    const char* reason =
+        "the function's globals are not those of the module the artifact was loaded for";
+    recordMiss(b, reason);
+    if (b.strict)
+      return raiseGuardError(b, reason);
+    return evalDefault(tstate, frame, throwFlag);
+  }
+  // The first failing guard of each variant. A variant for the other grad
+  // mode fails on its first guard, `grad_mode ...` (guard codegen checks it
+  // first); that says nothing about the call, so it is reported only when
+  // every variant failed that way.
+  const char* reason = nullptr;
+  const char* gradModeReason = nullptr;
+  for (const Binding::Variant& v : b.variants) {
+    const char* why = nullptr;
     inGuard = true;
-    hit = b.entry->guard(view.localsplus, view.globals, &reason);
+    int hit = v.entry->guard(view.localsplus, view.globals, &why);
     inGuard = false;
     if (PyErr_Occurred()) {
       // Contract violation by the artifact; never let it leak into the
       // caller's frame.
       PyErr_Clear();
       hit = 0;
-      reason = "the guard function raised a Python exception";
+      why = "the guard function raised a Python exception";
     }
+    if (hit == 1) {
+      ++b.stats.hits;
+      return callRewritten(b, v, view);
+    }
+    bool gradMode = why && std::strncmp(why, "grad_mode ", 10) == 0;
+    if (gradMode && !gradModeReason)
+      gradModeReason = why;
+    else if (!gradMode && !reason)
+      reason = why;
   }
-  if (hit != 1) {
-    recordMiss(b, reason);
-    if (b.strict)
-      return raiseGuardError(b, b.stats.lastMissReason.c_str());
-    return evalDefault(tstate, frame, throwFlag);
-  }
-  ++b.stats.hits;
-  return callRewritten(b, view);
+  recordMiss(b, reason ? reason : gradModeReason);
+  if (b.strict)
+    return raiseGuardError(b, b.stats.lastMissReason.c_str());
+  return evalDefault(tstate, frame, throwFlag);
 }
 
 } // namespace
@@ -253,7 +269,8 @@ Binding::~Binding() {
   }
   Py_XDECREF(originalCode);
   Py_XDECREF(function);
-  Py_XDECREF(rewrittenFunction);
+  for (Variant& v : variants)
+    Py_XDECREF(v.rewrittenFunction);
   Py_XDECREF(globals);
 }
 

@@ -52,16 +52,24 @@ struct Binding {
   Binding& operator=(const Binding&) = delete;
   ~Binding();
 
+  /// One compiled version of the function: an artifact entry, and a
+  /// function running its rewritten code with the original's globals,
+  /// closure and defaults.
+  struct Variant {
+    const dync_artifact_entry* entry = nullptr;
+    PyObject* rewrittenFunction = nullptr;
+  };
+
   std::shared_ptr<LoadedLibrary> library;
-  const dync_artifact_entry* entry = nullptr;
+  /// Tried in order on each call; the first whose guard holds runs. An
+  /// artifact holds one entry per grad mode for most functions.
+  std::vector<Variant> variants;
   std::string artifactPath;
   std::string qualifiedName;
   /// The original function's __code__: the key the hook looks frames up by.
   PyObject* originalCode = nullptr;
-  /// The resolved original function, and a function running the rewritten
-  /// code with the same globals, closure and defaults.
+  /// The resolved original function.
   PyObject* function = nullptr;
-  PyObject* rewrittenFunction = nullptr;
   /// The function's globals, where the graph callables are bound by name.
   PyObject* globals = nullptr;
   std::vector<std::pair<PyObject*, PyObject*>> boundGlobals; // (name, graph)

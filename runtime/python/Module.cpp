@@ -370,72 +370,89 @@ PyObject* Artifact_entry_code(PyObject* self, PyObject* arg) {
                                    static_cast<Py_ssize_t>(e.code_size));
 }
 
-// bind(index, function, rewritten_code, strict): serves entry `index` for
-// calls of `function`, running `rewritten_code` on guard hits. The caller
-// (dync.load) has resolved the function and checked the code's signature.
+// bind(indices, function, rewritten_codes, strict): serves calls of
+// `function` with the entries `indices`, the function's variants in the
+// order their guards are tried, entry indices[i] running rewritten_codes[i]
+// on a hit. The caller (dync.load) has resolved the function and checked
+// each code's signature.
 PyObject* Artifact_bind(PyObject* self, PyObject* args) {
   auto* a = asArtifact(self);
-  PyObject *indexObj, *function, *rewritten;
+  PyObject *indices, *function, *codes;
   int strict;
-  if (!PyArg_ParseTuple(args, "OO!O!p", &indexObj, &PyFunction_Type, &function, &PyCode_Type,
-                        &rewritten, &strict))
+  if (!PyArg_ParseTuple(args, "O!O!O!p", &PyTuple_Type, &indices, &PyFunction_Type, &function,
+                        &PyTuple_Type, &codes, &strict))
     return nullptr;
-  uint32_t index;
-  if (!requireLoaded(a) || !entryIndex(a, indexObj, index))
+  if (!requireLoaded(a))
     return nullptr;
-  const dync_artifact_entry& e = descriptorOf(a).entries[index];
+  Py_ssize_t count = PyTuple_GET_SIZE(indices);
+  if (count == 0 || PyTuple_GET_SIZE(codes) != count) {
+    PyErr_SetString(PyExc_ValueError,
+                    "bind() needs one rewritten code object per entry index, and at least one");
+    return nullptr;
+  }
 
   auto b = std::make_shared<Binding>();
   b->library = *a->library;
-  b->entry = &e;
   b->artifactPath = *a->path;
-  b->qualifiedName = e.qualified_name;
   b->originalCode = Py_NewRef(PyFunction_GetCode(function));
   b->function = Py_NewRef(function);
   b->globals = Py_NewRef(PyFunction_GetGlobals(function));
   b->strict = strict;
-
-  PyObject* fn = PyFunction_NewWithQualName(
-      rewritten, b->globals, reinterpret_cast<PyFunctionObject*>(function)->func_qualname);
-  if (!fn)
-    return nullptr;
-  b->rewrittenFunction = fn;
   PyObject* closure = PyFunction_GetClosure(function);
   PyObject* defaults = PyFunction_GetDefaults(function);
   PyObject* kwdefaults = PyFunction_GetKwDefaults(function);
-  if ((closure && PyFunction_SetClosure(fn, closure) != 0) ||
-      (defaults && PyFunction_SetDefaults(fn, defaults) != 0) ||
-      (kwdefaults && PyFunction_SetKwDefaults(fn, kwdefaults) != 0))
-    return nullptr;
 
-  // The graphs' names must be free in the module: never overwrite a user's
-  // global or another artifact's graph.
-  for (uint32_t g = 0; g < e.num_graphs; ++g) {
-    PyObject* name = PyUnicode_FromString(e.graphs[g].name);
-    if (!name)
+  for (Py_ssize_t v = 0; v < count; ++v) {
+    uint32_t index;
+    PyObject* rewritten = PyTuple_GET_ITEM(codes, v);
+    if (!entryIndex(a, PyTuple_GET_ITEM(indices, v), index))
       return nullptr;
-    PyObject* graph = nullptr;
-    auto* obj = PyObject_New(GraphObject, &GraphType);
-    if (obj) {
-      obj->vectorcall = Graph_vectorcall;
-      obj->library = new std::shared_ptr<LoadedLibrary>(*a->library);
-      obj->graph = &e.graphs[g];
-      graph = reinterpret_cast<PyObject*>(obj);
-    }
-    if (!graph) {
-      Py_DECREF(name);
+    if (!PyCode_Check(rewritten)) {
+      PyErr_SetString(PyExc_TypeError, "bind() takes code objects");
       return nullptr;
     }
-    b->boundGlobals.emplace_back(name, graph);
-    int present = PyDict_Contains(b->globals, name);
-    if (present < 0)
+    const dync_artifact_entry& e = descriptorOf(a).entries[index];
+    if (v == 0)
+      b->qualifiedName = e.qualified_name;
+    PyObject* fn = PyFunction_NewWithQualName(
+        rewritten, b->globals, reinterpret_cast<PyFunctionObject*>(function)->func_qualname);
+    if (!fn)
       return nullptr;
-    if (present)
-      return raiseArtifactError("global-in-use", *a->path,
-                                *a->path + ": " + b->qualifiedName +
-                                    " calls its graph through the "
-                                    "global " +
-                                    e.graphs[g].name + ", which its module already defines");
+    b->variants.push_back({&e, fn});
+    if ((closure && PyFunction_SetClosure(fn, closure) != 0) ||
+        (defaults && PyFunction_SetDefaults(fn, defaults) != 0) ||
+        (kwdefaults && PyFunction_SetKwDefaults(fn, kwdefaults) != 0))
+      return nullptr;
+
+    // The graphs' names must be free in the module: never overwrite a
+    // user's global or another artifact's graph.
+    for (uint32_t g = 0; g < e.num_graphs; ++g) {
+      PyObject* name = PyUnicode_FromString(e.graphs[g].name);
+      if (!name)
+        return nullptr;
+      PyObject* graph = nullptr;
+      auto* obj = PyObject_New(GraphObject, &GraphType);
+      if (obj) {
+        obj->vectorcall = Graph_vectorcall;
+        obj->library = new std::shared_ptr<LoadedLibrary>(*a->library);
+        obj->graph = &e.graphs[g];
+        graph = reinterpret_cast<PyObject*>(obj);
+      }
+      if (!graph) {
+        Py_DECREF(name);
+        return nullptr;
+      }
+      b->boundGlobals.emplace_back(name, graph);
+      int present = PyDict_Contains(b->globals, name);
+      if (present < 0)
+        return nullptr;
+      if (present)
+        return raiseArtifactError("global-in-use", *a->path,
+                                  *a->path + ": " + b->qualifiedName +
+                                      " calls its graph through the "
+                                      "global " +
+                                      e.graphs[g].name + ", which its module already defines");
+    }
   }
 
   const char* kind = "";
@@ -500,7 +517,7 @@ PyMethodDef ArtifactMethods[] = {
     {"manifest", Artifact_manifest, METH_NOARGS, "The descriptor as a dict."},
     {"warnings", Artifact_warnings, METH_NOARGS, "The loader's warnings."},
     {"entry_code", Artifact_entry_code, METH_O, "The marshalled rewritten code of an entry."},
-    {"bind", Artifact_bind, METH_VARARGS, "bind(index, function, code, strict)"},
+    {"bind", Artifact_bind, METH_VARARGS, "bind(indices, function, codes, strict)"},
     {"unload", Artifact_unload, METH_NOARGS, "Unbinds every entry and releases the library."},
     {"stats", Artifact_stats, METH_NOARGS, "{qualified_name: stats} of the bound entries."},
     {nullptr, nullptr, 0, nullptr}};

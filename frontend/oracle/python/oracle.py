@@ -787,6 +787,10 @@ class Session:
         self.guard_origins = []
         self.replacement_origins = {}
         self.calling = None
+        # False: every input is captured as not requiring grad, whatever
+        # the real tensor says (the variant for frozen parameters; its
+        # guards then require exactly that).
+        self.inputs_require_grad = True
 
     # Inputs ----------------------------------------------------------------
 
@@ -822,7 +826,7 @@ class Session:
                 strides,
                 dtype=real.dtype,
                 device=real.device,
-                requires_grad=real.requires_grad,
+                requires_grad=real.requires_grad and self.inputs_require_grad,
             )
         return fake, self._meta(fake, fresh=True)
 

@@ -227,22 +227,28 @@ def load(path, *, strict=False, module=None):
             for message in native.warnings():
                 warnings.warn(message, ArtifactWarning, stacklevel=2)
             owner = None
-            resolved = []
+            # A function's entries are its variants (one per grad mode, say),
+            # in the order their guards are tried: {code: [function, indices,
+            # codes]}, in the order functions first appear.
+            variants = {}
             for index, entry in enumerate(manifest["entries"]):
                 qualname = entry["qualified_name"]
                 if owner is None:
                     owner = _module_for(manifest["source_path"], module, path)
                 function = _resolve(owner, qualname, entry["first_line"], path)
                 if function.__code__.co_flags & _RESUMABLE:
-                    reason = (f"{qualname} is a generator or coroutine function; dync runs it "
-                              "with the default evaluator")
-                    artifact.skipped[qualname] = reason
-                    warnings.warn(reason, ArtifactWarning, stacklevel=2)
+                    if qualname not in artifact.skipped:
+                        reason = (f"{qualname} is a generator or coroutine function; dync runs "
+                                  "it with the default evaluator")
+                        artifact.skipped[qualname] = reason
+                        warnings.warn(reason, ArtifactWarning, stacklevel=2)
                     continue
                 code = _rewritten_code(native, index, function, qualname, path)
-                resolved.append((index, function, code))
-            for index, function, code in resolved:
-                native.bind(index, function, code, strict)
+                bound = variants.setdefault(function.__code__, [function, [], []])
+                bound[1].append(index)
+                bound[2].append(code)
+            for function, indices, codes in variants.values():
+                native.bind(tuple(indices), function, tuple(codes), strict)
         except BaseException:
             native.unload()
             raise

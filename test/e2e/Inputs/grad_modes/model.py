@@ -1,0 +1,58 @@
+"""Programs whose results depend on autograd and on the grad mode, for
+test_autograd_and_grad_mode.py."""
+import torch
+from torch import nn
+
+
+class TwoLayer(nn.Module):
+    """y = b(tanh(a(x))): trainable parameters on both sides of a pointwise
+    operator that fusion would put in a kernel."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(16, 32)
+        self.b = nn.Linear(32, 4)
+
+    def forward(self, x):
+        return self.b(torch.tanh(self.a(x)))
+
+
+class Normalized(nn.Module):
+    """Layer norm and softmax, which -O1 decomposes for fusion, and a
+    residual: autograd must see eager's operators."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.norm = nn.LayerNorm(16)
+
+    def forward(self, x):
+        h = self.norm(x + self.fc(x))
+        return torch.softmax(h, dim=-1) * h.sigmoid()
+
+
+class GradModeReader(nn.Module):
+    """Branches on the grad mode: no variant may serve both modes."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        if torch.is_grad_enabled():
+            return y * 2
+        return y * 3
+
+
+def scale_and_add(x, y):
+    """No parameters: nothing requires grad unless the caller's tensors do."""
+    return torch.relu(x) * 2 + y
+
+
+def example_inputs():
+    return (torch.randn(8, 16),)
+
+
+def example_pair():
+    return (torch.randn(8, 16), torch.randn(8, 16))
