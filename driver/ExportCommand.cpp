@@ -485,7 +485,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           return unfused ? llvm::Error::success() : unfused.takeError();
         };
 
-        if (buildArtifact || emit_ == "optimized-graph") {
+        if (buildArtifact) {
           // The artifact serves an entry with one variant per grad mode
           // (docs/capture.md, "Grad mode and autograd"), tried in order.
           // Captured under no_grad, a graph records no autograd and is
@@ -558,11 +558,16 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           return addVariant(**frozen);
         }
 
-        // What --emit prints of a capture in the current grad mode.
-        llvm::Expected<ir::Graph*> captured = captureVariant(gradModeNow(), decompose, "");
+        // What --emit prints: a capture in the current grad mode, or for the
+        // optimized graph, the artifact's first variant (under no_grad).
+        llvm::Expected<ir::Graph*> captured =
+            captureVariant(optimize ? false : gradModeNow(), decompose, "");
         if (!captured)
           return captured.takeError();
         ir::Graph& graph = **captured;
+        if (optimize)
+          if (llvm::Error error = optimizeVariant(graph))
+            return error;
         std::string rewritten;
         if (emit_ == "graph") {
           llvm::raw_string_ostream os(rewritten);
