@@ -243,6 +243,20 @@ llvm::Expected<std::string> rewrittenCode(PyCodeObject* code, const ir::Graph& g
   return text;
 }
 
+/// What a variant's graph does about autograd, which capture checks.
+enum class Autograd {
+  /// Anything (what --emit shows of a plain capture).
+  Any,
+  /// Nothing it returns requires grad: it may be fused.
+  None,
+  /// As None, and no input requires grad whatever the real ones say.
+  Frozen,
+  /// Its ATen calls run one by one and autograd records them, in the grad
+  /// mode of the capture: the program may not switch it over tensors that
+  /// require grad.
+  Records,
+};
+
 /// torch.is_grad_enabled(). GIL held.
 bool gradModeNow() {
   python::PyRef torch = python::PyRef::steal(PyImport_ImportModule("torch"));
@@ -442,16 +456,19 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         // \p nameSuffix, under \p gradEnabled with \p decomposition; with
         // \p frozen no input requires grad. Returns its graph.
         auto captureVariant = [&](bool gradEnabled, llvm::StringRef decomposition,
-                                  llvm::StringRef nameSuffix, bool frozen = false,
+                                  llvm::StringRef nameSuffix, Autograd autograd,
                                   ir::Module* into = nullptr) -> llvm::Expected<ir::Graph*> {
           (*python)->flushStdio();
           ir::Graph& graph = (into ? *into : graphs).addGraph(entry->qualname + nameSuffix.str());
           PhaseTimes::Scope capturing(times, "capture");
           oracle::OracleOptions oracleOptions;
           oracleOptions.decompositions = *oracle::parseDecompositions(decomposition);
-          oracleOptions.inputsRequireGrad = !frozen;
+          oracleOptions.inputsRequireGrad = autograd != Autograd::Frozen;
+          oracleOptions.recordsAutograd = autograd == Autograd::Records;
+          capture::CaptureOptions variantOptions = entryOptions;
+          variantOptions.noAutograd = autograd == Autograd::None || autograd == Autograd::Frozen;
           llvm::Error captured = withGradMode(gradEnabled, [&] {
-            return capture::captureGraph(*module, *entry, entryOptions, graph, [&](ir::Graph& g) {
+            return capture::captureGraph(*module, *entry, variantOptions, graph, [&](ir::Graph& g) {
               return oracle::TensorOracle::create(g, oracleOptions);
             });
           });
@@ -464,9 +481,9 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         auto optimizeVariant = [&](ir::Graph& graph) -> llvm::Error {
           PhaseTimes::Scope optimizing(times, "passes");
           if (llvm::Error error = transforms::optimizeGraph(graphs, graph))
-            return llvm::createStringError(module->displayPath + ": " + entry->qualname +
-                                           ": optimizing the graph failed: " +
-                                           llvm::toString(std::move(error)));
+            return llvm::createStringError(
+                module->displayPath + ": " + entry->qualname +
+                ": optimizing the graph failed: " + llvm::toString(std::move(error)));
           // A kernel codegen cannot lower runs as the ATen calls it holds:
           // slower, never wrong, and the entry is still exported.
           llvm::Expected<unsigned> unfused =
@@ -476,8 +493,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
                   return false;
                 if (options.verbose)
                   llvm::errs() << "dync: " << entry->qualname << ": kernel @" << kernel.name()
-                               << " runs as ATen calls: " << llvm::toString(std::move(why))
-                               << '\n';
+                               << " runs as ATen calls: " << llvm::toString(std::move(why)) << '\n';
                 else
                   llvm::consumeError(std::move(why));
                 return true;
@@ -508,7 +524,8 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
               llvm::consumeError(std::move(why));
           };
 
-          llvm::Expected<ir::Graph*> inference = captureVariant(false, decompose, "");
+          llvm::Expected<ir::Graph*> inference =
+              captureVariant(false, decompose, "", Autograd::None);
           if (!inference)
             return inference.takeError();
           // Composite operators are decomposed for fusion only where fusion
@@ -518,9 +535,8 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
                 return g.tensorType && g.tensorType->requiresGrad();
               });
           llvm::Expected<ir::Graph*> grad =
-              captureVariant(true, anyRequiresGrad ? "core" : decompose, "$grad");
-          if (grad && !anyRequiresGrad && transforms::recordsAutograd(**grad))
-            grad = captureVariant(true, "core", "$grad"); // the program made one
+              anyRequiresGrad ? captureVariant(true, "core", "$grad", Autograd::Records)
+                              : captureVariant(true, decompose, "$grad", Autograd::None);
           if (grad && !anyRequiresGrad && sameButGradMode(**inference, **grad)) {
             // Nothing requires grad and the program never looked at the
             // grad mode: one graph serves both modes.
@@ -529,11 +545,9 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           }
           if (llvm::Error error = addVariant(**inference))
             return error;
-          if (!grad) {
+          if (!grad)
             notCompiled("calls with grad mode on", grad.takeError());
-            return llvm::Error::success();
-          }
-          if (llvm::Error error = addVariant(**grad))
+          else if (llvm::Error error = addVariant(**grad))
             return error;
           if (!anyRequiresGrad)
             return llvm::Error::success();
@@ -543,14 +557,15 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           // third is captured as if no input required grad. When its graph
           // and guards are the same with grad mode off, the program never
           // looked at the grad mode and the variant serves both modes.
-          llvm::Expected<ir::Graph*> frozen = captureVariant(true, decompose, "$frozen", true);
+          llvm::Expected<ir::Graph*> frozen =
+              captureVariant(true, decompose, "$frozen", Autograd::Frozen);
           if (!frozen) {
             notCompiled("calls with frozen parameters", frozen.takeError());
             return llvm::Error::success();
           }
           ir::Module scratch(context);
           llvm::Expected<ir::Graph*> frozenNoGrad =
-              captureVariant(false, decompose, "$frozen", true, &scratch);
+              captureVariant(false, decompose, "$frozen", Autograd::Frozen, &scratch);
           if (!frozenNoGrad)
             llvm::consumeError(frozenNoGrad.takeError());
           else if (sameButGradMode(**frozen, **frozenNoGrad))
@@ -561,7 +576,8 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         // What --emit prints: a capture in the current grad mode, or for the
         // optimized graph, the artifact's first variant (under no_grad).
         llvm::Expected<ir::Graph*> captured =
-            captureVariant(optimize ? false : gradModeNow(), decompose, "");
+            captureVariant(optimize ? false : gradModeNow(), decompose, "",
+                           optimize ? Autograd::None : Autograd::Any);
         if (!captured)
           return captured.takeError();
         ir::Graph& graph = **captured;

@@ -112,6 +112,25 @@ std::vector<std::string> localNames(PyCodeObject* code) {
   return names;
 }
 
+/// Whether a tensor among \p value, or nested in its tuples and lists,
+/// requires grad.
+llvm::Expected<bool> resultRequiresGrad(const ValuePtr& value) {
+  if (value->kind == ValueKind::Tensor) {
+    PyRef requiresGrad = PyRef::steal(PyObject_GetAttrString(value->object.get(), "requires_grad"));
+    int flag = requiresGrad ? PyObject_IsTrue(requiresGrad.get()) : -1;
+    if (flag < 0)
+      return pythonError("reading a result's requires_grad");
+    return flag == 1;
+  }
+  if (value->kind == ValueKind::Tuple || value->kind == ValueKind::List)
+    for (const ValuePtr& item : value->items) {
+      llvm::Expected<bool> inItem = resultRequiresGrad(item);
+      if (!inItem || *inItem)
+        return inItem;
+    }
+  return false;
+}
+
 /// The graph's results: values, symbolic integers and constants, nested in
 /// tuples and lists as the function returned them.
 llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ctx,
@@ -373,6 +392,12 @@ llvm::Error captureGraph(const python::LoadedModule& module, const python::Resol
   llvm::Expected<ValuePtr> result = interp.call(*function, std::move(args), std::move(keywords));
   if (!result)
     return result.takeError();
+
+  if (options.noAutograd)
+    if (llvm::Expected<bool> recorded = resultRequiresGrad(*result); !recorded || *recorded)
+      return recorded ? captureError("the function returns a tensor that requires grad, which "
+                                     "a graph that records no autograd cannot give")
+                      : recorded.takeError();
 
   // The graph returns exactly what the function returns, one value, so the
   // rewritten bytecode can rebuild it: `return x` and `return (x,)` differ.

@@ -31,6 +31,11 @@ struct CaptureOptions {
   /// The module function returning the example arguments; empty for
   /// `example_inputs`.
   std::string example;
+  /// The graph will run without recording autograd (fused kernels): a
+  /// result that requires grad, which eager's autograd would have recorded
+  /// (a tensor made with requires_grad=True, an enable_grad() block over
+  /// parameters), stops capture.
+  bool noAutograd = false;
 };
 
 using OracleFactory =

@@ -176,8 +176,10 @@ llvm::Error PythonTensorOracle::start() {
   session_ = PyRef::steal(PyObject_CallOneArg(sessionClass.get(), setting.get()));
   if (!session_)
     return pythonError("starting the tensor oracle");
-  if (!options_.inputsRequireGrad &&
-      PyObject_SetAttrString(session_.get(), "inputs_require_grad", Py_False) != 0)
+  if ((!options_.inputsRequireGrad &&
+       PyObject_SetAttrString(session_.get(), "inputs_require_grad", Py_False) != 0) ||
+      (options_.recordsAutograd &&
+       PyObject_SetAttrString(session_.get(), "records_autograd", Py_True) != 0))
     return pythonError("starting the tensor oracle");
   for (auto [name, slot] :
        {std::pair{"add_input", &addInputMethod_}, std::pair{"call", &callMethod_},

@@ -62,6 +62,10 @@ struct OracleOptions {
   /// False: inputs are captured as tensors that do not require grad,
   /// whatever the real ones say (guards then check exactly that).
   bool inputsRequireGrad = true;
+  /// True: the graph will run as ATen calls that autograd records in the
+  /// grad mode capture starts in; a call on tensors that require grad in
+  /// another mode (a no_grad() block inside the program) is an error.
+  bool recordsAutograd = false;
 };
 
 class TensorOracle {

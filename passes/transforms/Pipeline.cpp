@@ -43,8 +43,8 @@ bool recordsAutograd(const ir::Graph& graph) {
   bool noGrad = llvm::any_of(graph.guards().guards(), [](const ir::Guard& guard) {
     return guard.kind == ir::GuardKind::GradMode && !guard.flag;
   });
-  return !noGrad &&
-         llvm::any_of(graph.nodes(), [](const ir::Node& node) { return requiresGrad(node.type()); });
+  return !noGrad && llvm::any_of(graph.nodes(),
+                                 [](const ir::Node& node) { return requiresGrad(node.type()); });
 }
 
 llvm::Error optimizeGraph(ir::Module& module, ir::Graph& graph) {

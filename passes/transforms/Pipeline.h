@@ -11,9 +11,9 @@ class Module;
 namespace dync::transforms {
 
 /// Whether running \p graph records autograd: some input or result of a call
-/// requires grad, and its guards do not say grad mode is off. Its ATen calls must then run one by one, as captured, so
-/// that autograd records what eager records: kernels compute values only,
-/// and rewriting in-place calls or merging calls changes the backward graph.
+/// requires grad, and its guards do not say grad mode is off. Its ATen calls must then run one by
+/// one, as captured, so that autograd records what eager records: kernels compute values only, and
+/// rewriting in-place calls or merging calls changes the backward graph.
 bool recordsAutograd(const ir::Graph& graph);
 
 /// Cleans \p graph (which \p module holds) before code generation: constant

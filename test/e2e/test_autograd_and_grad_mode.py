@@ -17,7 +17,7 @@ from conftest import INPUTS, PACKAGE_DIR, run_reporting_script
 
 torch = pytest.importorskip("torch")
 FOLDER = os.path.join(INPUTS, "grad_modes")
-MODELS = ["TwoLayer", "Normalized", "GradModeReader"]
+MODELS = ["TwoLayer", "Normalized", "GradModeReader", "NoGradInside"]
 
 RUNNER = textwrap.dedent("""
     import copy, json, sys
@@ -122,15 +122,22 @@ def test_every_call_matches_eager(results, model):
             assert difference is None, (key, difference)
 
 
+# Calls a model's program keeps from running compiled, and why.
+NOT_SERVED = {
+    # Its frozen variant depends on the grad mode, and keeps that guard.
+    "GradModeReader": {"frozen_no_grad", "frozen_inference_mode"},
+    # A no_grad block over parameters cannot be replayed with grad mode on.
+    "NoGradInside": {"train"},
+}
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_calls_run_compiled(results, model):
     for key, (difference, hit, reason) in results.items():
         if not key.startswith(model + ":"):
             continue
         scenario = key.split(":")[1]
-        served = scenario in SERVED
-        if model == "GradModeReader" and scenario in ("frozen_no_grad", "frozen_inference_mode"):
-            served = False
+        served = scenario in SERVED - NOT_SERVED.get(model, set())
         assert hit == served, (key, reason)
 
 
@@ -200,3 +207,35 @@ def test_function_without_parameters_is_one_variant(run_dync, tmp_path):
     assert hits == 2
     assert after == 2
     assert "requires_grad" in reason
+
+
+def test_what_cannot_record_autograd_runs_eagerly(run_dync, tmp_path):
+    # A made leaf that requires grad: with grad mode on, the graph would have
+    # to record autograd for a tensor no guard checks, so only calls under
+    # no_grad are compiled, and -v says why the others are not.
+    out = tmp_path / "leaf.dync.so"
+    done = run_dync("-v", "export", os.path.join(FOLDER, "model.py") + ":made_leaf", "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert ("made_leaf: calls with grad mode on are not compiled (they run the original "
+            "code):") in done.stderr
+    assert "returns a tensor that requires grad" in done.stderr
+    report = run_reporting_script(textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {PACKAGE_DIR!r})
+        sys.path.insert(0, {FOLDER!r})
+        import torch, dync, model
+        x = torch.randn(8, 16)
+        eager = model.made_leaf(x)
+        with torch.no_grad():
+            eager_no_grad = model.made_leaf(x)
+        with dync.load({str(out)!r}) as art:
+            got = model.made_leaf(x)
+            with torch.no_grad():
+                got_no_grad = model.made_leaf(x)
+            stats = art.stats()["made_leaf"]
+        torch.testing.assert_close(got, eager)
+        torch.testing.assert_close(got_no_grad, eager_no_grad)
+        print(json.dumps([got.requires_grad, eager.requires_grad, got_no_grad.requires_grad,
+                          stats["hits"], stats["misses"]]))
+    """))
+    assert report == [True, True, False, 1, 1]

@@ -791,6 +791,11 @@ class Session:
         # the real tensor says (the variant for frozen parameters; its
         # guards then require exactly that).
         self.inputs_require_grad = True
+        # True: the graph runs as ATen calls that autograd records in the
+        # grad mode capture started in, so no call on tensors that require
+        # grad may run in another (see call()).
+        self.records_autograd = False
+        self.grad_mode = torch.is_grad_enabled()
 
     # Inputs ----------------------------------------------------------------
 
@@ -903,6 +908,16 @@ class Session:
     def call(self, fn, args, kwargs):
         """Runs fn(*args, **kwargs) on fake values: (result, records)."""
         global _calls_running
+        if self.records_autograd and torch.is_grad_enabled() != self.grad_mode:
+            leaves = torch.utils._pytree.tree_leaves((args, kwargs))
+            if any(isinstance(t, torch.Tensor) and t.requires_grad for t in leaves):
+                raise OracleError(
+                    "this call runs with grad mode switched "
+                    + ("on" if torch.is_grad_enabled() else "off")
+                    + " inside the program, on tensors that require grad; a graph that "
+                    "records autograd runs in one grad mode, so such a switch is not "
+                    "supported yet"
+                )
         self.records = []
         self.rebound = []
         self.calling = fn

@@ -45,6 +45,27 @@ class GradModeReader(nn.Module):
         return y * 3
 
 
+class NoGradInside(nn.Module):
+    """Reads its own weight under no_grad: eager records no autograd for the
+    norm, so a graph replaying the calls with grad mode on would differ."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):
+        with torch.no_grad():
+            scale = self.fc.weight.norm()
+        return self.fc(x) / scale
+
+
+def made_leaf(x):
+    """A tensor made with requires_grad=True: eager records autograd for its
+    product whatever the inputs are."""
+    w = torch.linspace(0.5, 1.5, 16, requires_grad=True)
+    return x * w
+
+
 def scale_and_add(x, y):
     """No parameters: nothing requires grad unless the caller's tensors do."""
     return torch.relu(x) * 2 + y
