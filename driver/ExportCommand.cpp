@@ -29,6 +29,7 @@
 #include "frontend/rewrite/RewrittenCode.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -430,6 +431,8 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
       /// The entry's code object and file, for -o.
       python::PyRef code;
       std::string sourcePath;
+      /// Whether --emit shows it: the first variant of each entry.
+      bool shown = true;
     };
     std::vector<Exported> exported;
     // The passes run for what compiles or shows the optimized graph; the
@@ -508,11 +511,30 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           // fused. Captured with grad mode on, a graph in which something
           // requires grad runs as the ATen calls eager makes, which
           // autograd records as eager's do.
+          // --emit shows the first variant, as the other path would.
+          bool first = true;
           auto addVariant = [&](ir::Graph& graph) -> llvm::Error {
+            std::string text;
+            if (first && emit_ == "graph") {
+              llvm::raw_string_ostream os(text);
+              graph.print(os);
+              os << '\n';
+            }
             if (optimize)
               if (llvm::Error error = optimizeVariant(graph))
                 return error;
-            exported.push_back({spec.text, &graph, "", entry->code, module->absolutePath});
+            if (first && (emit_ == "bytecode" || emit_ == "code")) {
+              llvm::Expected<std::string> code =
+                  rewrittenCode(entry->codeObject(), graph,
+                                rewrite::graphGlobalName(graph, index), emit_ == "code");
+              if (!code)
+                return llvm::createStringError(module->displayPath + ": " + entry->qualname +
+                                               ": " + llvm::toString(code.takeError()));
+              text = std::move(*code);
+            }
+            exported.push_back(
+                {spec.text, &graph, std::move(text), entry->code, module->absolutePath, first});
+            first = false;
             return llvm::Error::success();
           };
           auto notCompiled = [&](llvm::StringRef calls, llvm::Error why) {
@@ -647,22 +669,35 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
     }
     PhaseTimes::Scope writing(times, "output");
     llvm::raw_ostream& os = llvm::outs();
+    // Each entry's first variant; `dync inspect` shows an artifact's all.
+    std::vector<const Exported*> shown;
+    for (const Exported& entry : exported)
+      if (entry.shown)
+        shown.push_back(&entry);
     if (emit_ == "optimized-graph") {
       // The kernels first, as the text form orders them, then each graph.
+      llvm::StringSet<> called;
+      for (const Exported* entry : shown)
+        for (const ir::Node& node : entry->graph->nodes())
+          if (node.isKernelCall())
+            called.insert(node.kernelName());
       for (const auto& kernel : graphs.kernels()) {
+        if (!called.contains(kernel->name()))
+          continue;
         kernel->print(os);
         os << '\n';
       }
-      for (const Exported& entry : exported) {
-        entry.graph->print(os);
+      for (const Exported* entry : shown) {
+        entry->graph->print(os);
         os << '\n';
       }
     } else if (emit_ == "graph" || emit_ == "code") {
-      for (const Exported& entry : exported)
-        os << entry.rewritten;
+      for (const Exported* entry : shown)
+        os << entry->rewritten;
     } else if (!emit_.empty() && emit_ != "llvm") {
-      for (const Exported& entry : exported) {
-        if (exported.size() > 1 || specs.size() > 1)
+      for (const Exported* entryPointer : shown) {
+        const Exported& entry = *entryPointer;
+        if (shown.size() > 1 || specs.size() > 1)
           os << "# entry: " << entry.spec << '\n';
         if (emit_ == "guards")
           entry.graph->guards().print(os, entry.graph->name());
