@@ -7,6 +7,7 @@
 #include "codegen/KernelCodegen.h"
 #include "codegen/Manifest.h"
 
+#include "runtime/artifact/Seal.h"
 #include "runtime/artifact/dync_artifact.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -361,6 +362,30 @@ llvm::Error runLinker(llvm::StringRef linker, llvm::ArrayRef<std::string> inputs
                                  (text.empty() ? "" : "\n" + text));
 }
 
+/// Appends the seal (runtime/artifact/Seal.h) to the library the linker
+/// wrote at \p temp: the loader and `dync inspect` refuse a file whose bytes
+/// no longer match it.
+llvm::Error sealLibrary(llvm::StringRef temp, llvm::StringRef shownPath) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> library =
+      llvm::MemoryBuffer::getFile(temp, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!library)
+    return llvm::createStringError("cannot read the library linked for '" + shownPath +
+                                   "': " + library.getError().message());
+  std::string seal = runtime::artifactSeal((*library)->getBuffer());
+  library->reset();
+  std::error_code ec;
+  llvm::raw_fd_ostream os(temp, ec, llvm::sys::fs::OF_Append);
+  if (!ec) {
+    os << seal;
+    os.close();
+    ec = os.error();
+  }
+  if (ec)
+    return llvm::createStringError("cannot seal the library linked for '" + shownPath +
+                                   "': " + ec.message());
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<std::vector<ArtifactUnit>>
@@ -565,7 +590,9 @@ llvm::Error ArtifactBuilder::link(llvm::ArrayRef<ArtifactUnit> units, llvm::Stri
             writeFileAtomically(script, "{ global: " DYNC_ARTIFACT_SYMBOL "; local: *; };\n"))
       return error;
     std::string linker = options_.linker.empty() ? DYNC_LLD_PATH : options_.linker;
-    return runLinker(linker, inputs, script, temp, path);
+    if (llvm::Error error = runLinker(linker, inputs, script, temp, path))
+      return error;
+    return sealLibrary(temp, path);
   });
 }
 

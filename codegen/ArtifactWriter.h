@@ -135,8 +135,9 @@ public:
   /// Optimizes (where not done yet) and compiles every unit without an
   /// object, in parallel, and stores the new objects in the cache.
   llvm::Error compile(llvm::MutableArrayRef<ArtifactUnit> units);
-  /// Links the units' objects into a shared library at \p path, written
-  /// under a temporary name and renamed into place.
+  /// Links the units' objects into a shared library at \p path and seals
+  /// it (runtime/artifact/Seal.h); written under a temporary name and
+  /// renamed into place.
   llvm::Error link(llvm::ArrayRef<ArtifactUnit> units, llvm::StringRef path);
 
 private:

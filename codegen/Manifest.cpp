@@ -1,12 +1,14 @@
 //===- Manifest.cpp - The human-readable record inside an artifact --------===//
 #include "codegen/Manifest.h"
 
+#include "runtime/artifact/Seal.h"
 #include "runtime/artifact/dync_artifact.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace dync;
@@ -16,8 +18,8 @@ std::string codegen::renderManifest(llvm::ArrayRef<ArtifactEntry> entries,
                                     llvm::StringRef cpuFeatures) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "# dync artifact\n";
-  os << "format_version " << DYNC_ARTIFACT_FORMAT_VERSION << '\n';
+  // Files without a seal are recognized by this header (Seal.h).
+  os << runtime::ManifestHeader << DYNC_ARTIFACT_FORMAT_VERSION << '\n';
   os << "shim_abi_version " << DYNC_SHIM_ABI_VERSION << '\n';
   os << "python_magic "
      << llvm::toHex(llvm::ArrayRef<uint8_t>(options.pythonMagic.data(), 4), /*LowerCase=*/true)
@@ -47,13 +49,32 @@ std::string codegen::renderManifest(llvm::ArrayRef<ArtifactEntry> entries,
 llvm::Expected<std::string> codegen::readManifest(llvm::StringRef path) {
   if (!llvm::sys::fs::exists(path))
     return llvm::createStringError(path + ": no such file");
-  llvm::Expected<llvm::object::OwningBinary<llvm::object::ObjectFile>> file =
-      llvm::object::ObjectFile::createObjectFile(path);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> bytes =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!bytes)
+    return llvm::createStringError(path + ": cannot read: " + bytes.getError().message());
+  // The seal first: a manifest is printed only if the file is, byte for
+  // byte, what export wrote.
+  runtime::ArtifactIntegrity integrity = runtime::checkArtifactIntegrity((*bytes)->getBuffer());
+  switch (integrity.result) {
+  case runtime::ArtifactIntegrity::Result::Intact:
+    break;
+  case runtime::ArtifactIntegrity::Result::OtherFormat:
+    return llvm::createStringError(
+        path + ": artifact format version " + llvm::Twine(integrity.formatVersion) +
+        ", but this dync reads version " + llvm::Twine(DYNC_ARTIFACT_FORMAT_VERSION) +
+        "; export it again with this dync");
+  case runtime::ArtifactIntegrity::Result::Corrupt:
+  case runtime::ArtifactIntegrity::Result::NotAnArtifact:
+    return llvm::createStringError(path + ": " + integrity.reason);
+  }
+  llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
+      llvm::object::ObjectFile::createObjectFile((*bytes)->getMemBufferRef());
   if (!file) {
     std::string why = llvm::toString(file.takeError());
     return llvm::createStringError(path + ": not a dync artifact: " + why);
   }
-  const llvm::object::ObjectFile& object = *file->getBinary();
+  const llvm::object::ObjectFile& object = **file;
   if (!object.isELF())
     return llvm::createStringError(path + ": not a dync artifact: not an ELF shared library");
   for (const llvm::object::SectionRef& section : object.sections()) {

@@ -26,9 +26,10 @@ inline constexpr const char* ManifestSection = ".dync.manifest";
 std::string renderManifest(llvm::ArrayRef<ArtifactEntry> entries, const ArtifactOptions& options,
                            llvm::StringRef targetCpu, llvm::StringRef cpuFeatures);
 
-/// Reads the manifest of the artifact at \p path, without loading it.
-/// Errors name the file and say whether it is not an ELF shared library or
-/// holds no dync manifest.
+/// Reads the manifest of the artifact at \p path, without loading it, after
+/// checking the file's seal (runtime/artifact/Seal.h). Errors name the file
+/// and say whether it is corrupt or truncated, of another format version,
+/// not an ELF shared library, or holds no dync manifest.
 llvm::Expected<std::string> readManifest(llvm::StringRef path);
 
 } // namespace dync::codegen

@@ -11,6 +11,7 @@
 #include "driver/CaptureDiagnostics.h"
 #include "driver/Diagnostics.h"
 #include "driver/EmitBytecode.h"
+#include "driver/OutputPath.h"
 #include "driver/PhaseTimes.h"
 #include "driver/VersionCommand.h"
 #include "passes/transforms/KernelInlining.h"
@@ -326,24 +327,6 @@ void dropGradModeGuard(ir::Graph& graph) {
   graph.guards() = std::move(kept);
 }
 
-/// Python imports `name.so` before `name.py` from the same folder, so an
-/// artifact named after its source module would replace the module for
-/// `import name`.
-void warnIfShadowing(llvm::StringRef output, llvm::StringRef sourcePath) {
-  llvm::SmallString<256> outputDir(output), sourceDir(sourcePath);
-  llvm::sys::fs::make_absolute(outputDir);
-  llvm::sys::path::remove_filename(outputDir);
-  llvm::sys::path::remove_filename(sourceDir);
-  bool sameDir = llvm::sys::fs::equivalent(outputDir.empty() ? "." : outputDir.str(),
-                                           sourceDir.empty() ? "." : sourceDir.str());
-  if (sameDir && llvm::sys::path::stem(output) == llvm::sys::path::stem(sourcePath))
-    llvm::WithColor::warning(llvm::errs(), "dync")
-        << output << " is next to " << llvm::sys::path::filename(sourcePath) << ": 'import "
-        << llvm::sys::path::stem(sourcePath)
-        << "' from that folder now loads the library instead of the module; give the "
-           "artifact another name\n";
-}
-
 llvm::Error ExportCommand::run(const GlobalOptions& options) {
   if (emit_.empty() && output_.empty())
     return llvm::make_error<UsageError>(
@@ -395,6 +378,11 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
   if (emit_ == "code" && specs.size() != 1)
     return llvm::make_error<UsageError>(
         "--emit=code writes one code object; export one entry at a time");
+  // Checked before Python starts: a capture must not be spent on an output
+  // that would replace the user's source or shadow a module.
+  if (!output_.empty())
+    if (llvm::Error error = checkOutputPath(output_))
+      return error;
 
   PhaseTimes times;
   auto reportTimes = llvm::make_scope_exit([&] {
@@ -658,8 +646,6 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         return llvm::joinErrors(std::move(failures), std::move(error));
       }
       failures = llvm::joinErrors(std::move(failures), std::move(skipped));
-      if (!output_.empty())
-        warnIfShadowing(output_, exported.front().sourcePath);
     } else if (buildArtifact) {
       failures = llvm::joinErrors(
           std::move(failures),

@@ -3,6 +3,7 @@
 #include "runtime/artifact/Loader.h"
 
 #include "runtime/artifact/CpuFeatures.h"
+#include "runtime/artifact/Seal.h"
 #include "runtime/artifact/Sha256.h"
 
 #include <dlfcn.h>
@@ -11,7 +12,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 namespace dync::runtime {
@@ -32,6 +32,8 @@ const char* loadErrorKindName(LoadErrorKind kind) {
     return "not-an-artifact";
   case LoadErrorKind::BadDescriptor:
     return "bad-descriptor";
+  case LoadErrorKind::Corrupt:
+    return "corrupt";
   case LoadErrorKind::UnknownFormatVersion:
     return "unknown-format-version";
   case LoadErrorKind::ShimAbiMismatch:
@@ -129,9 +131,11 @@ private:
     return result;
   }
 
-  // Reads the ELF headers with plain file I/O before dlopen sees the file: a
-  // truncated or corrupt library can make the dynamic loader map pages past
-  // the end of the file, which faults on first touch instead of failing.
+  // Reads the file with plain file I/O before dlopen sees it: its seal must
+  // match its bytes (Seal.h), so nothing changed since export is ever
+  // trusted, and its ELF headers must lie inside it, since a truncated
+  // library can make the dynamic loader map pages past the end of the file,
+  // which faults on first touch instead of failing.
   bool checkFile() {
     struct stat st;
     if (::stat(path_.c_str(), &st) != 0)
@@ -139,22 +143,25 @@ private:
                    std::string("cannot open: ") + std::strerror(errno));
     if (!S_ISREG(st.st_mode))
       return error(LoadErrorKind::FileNotFound, "not a regular file");
-    uint64_t size = static_cast<uint64_t>(st.st_size);
-
-    std::ifstream in(path_, std::ios::binary);
-    if (!in)
+    std::string bytes;
+    if (!readFile(static_cast<uint64_t>(st.st_size), bytes))
       return error(LoadErrorKind::FileNotFound,
-                   std::string("cannot open: ") + std::strerror(errno));
-    Elf64_Ehdr header;
-    std::memset(&header, 0, sizeof(header));
-    in.read(reinterpret_cast<char*>(&header), sizeof(header));
-    uint64_t got = static_cast<uint64_t>(in.gcount());
-    if (got < SELFMAG || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+                   std::string("cannot read: ") + std::strerror(errno));
+    uint64_t size = bytes.size();
+    if (size < SELFMAG || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0)
       return error(LoadErrorKind::NotElf,
                    size == 0 ? "empty file, not a shared library" : "not an ELF file");
-    if (got < sizeof(header))
+    // A seal that does not match is reported before anything else is read:
+    // the headers below may be the bytes that changed.
+    ArtifactIntegrity integrity = checkArtifactIntegrity(bytes);
+    if (integrity.sealed && integrity.result != ArtifactIntegrity::Result::Intact)
+      return error(LoadErrorKind::Corrupt, integrity.reason);
+
+    Elf64_Ehdr header;
+    if (size < sizeof(header))
       return error(LoadErrorKind::Truncated,
                    "truncated: " + std::to_string(size) + " bytes, shorter than an ELF header");
+    std::memcpy(&header, bytes.data(), sizeof(header));
     if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_ident[EI_DATA] != ELFDATA2LSB)
       return error(LoadErrorKind::NotElf, "not a 64-bit little-endian ELF file");
     if (header.e_type != ET_DYN)
@@ -177,20 +184,49 @@ private:
         pastEnd(header.e_shoff, uint64_t(header.e_shnum) * header.e_shentsize))
       return error(LoadErrorKind::Truncated, "truncated: section headers end past the file's " +
                                                  std::to_string(size) + " bytes");
-    in.seekg(static_cast<std::streamoff>(header.e_phoff));
     for (unsigned i = 0; i < header.e_phnum; ++i) {
       Elf64_Phdr ph;
-      in.read(reinterpret_cast<char*>(&ph), sizeof(ph));
-      if (static_cast<size_t>(in.gcount()) != sizeof(ph))
-        return error(LoadErrorKind::Truncated,
-                     "truncated: cannot read program header " + std::to_string(i));
+      std::memcpy(&ph, bytes.data() + header.e_phoff + uint64_t(i) * sizeof(ph), sizeof(ph));
       if (ph.p_type == PT_LOAD && pastEnd(ph.p_offset, ph.p_filesz))
         return error(LoadErrorKind::Truncated, "truncated: segment " + std::to_string(i) +
                                                    " ends at byte " +
                                                    std::to_string(ph.p_offset + ph.p_filesz) +
                                                    " but the file has " + std::to_string(size));
     }
-    return true;
+
+    switch (integrity.result) {
+    case ArtifactIntegrity::Result::Intact:
+      return true;
+    case ArtifactIntegrity::Result::OtherFormat:
+      return formatVersionError(integrity.formatVersion);
+    case ArtifactIntegrity::Result::NotAnArtifact:
+      return error(LoadErrorKind::NotAnArtifact, integrity.reason);
+    case ArtifactIntegrity::Result::Corrupt:
+      return error(LoadErrorKind::Corrupt, integrity.reason);
+    }
+    return error(LoadErrorKind::Corrupt, integrity.reason);
+  }
+
+  // Reads the whole file, which stat() says has \p expected bytes.
+  bool readFile(uint64_t expected, std::string& bytes) {
+    std::FILE* file = std::fopen(path_.c_str(), "rb");
+    if (!file)
+      return false;
+    bytes.resize(expected);
+    size_t got = std::fread(bytes.data(), 1, bytes.size(), file);
+    bool failed = std::ferror(file);
+    std::fclose(file);
+    // A file that shrank meanwhile is checked as it is now.
+    bytes.resize(got);
+    return !failed;
+  }
+
+  bool formatVersionError(unsigned version) {
+    return error(LoadErrorKind::UnknownFormatVersion,
+                 "artifact format version " + std::to_string(version) +
+                     ", but this runtime reads version " +
+                     std::to_string(DYNC_ARTIFACT_FORMAT_VERSION) +
+                     "; re-export it with the dync that matches this runtime");
   }
 
   bool open() {
@@ -256,16 +292,12 @@ private:
     if (d->magic != DYNC_ARTIFACT_MAGIC)
       return error(LoadErrorKind::BadDescriptor, "corrupt descriptor: bad magic");
     if (d->format_version != DYNC_ARTIFACT_FORMAT_VERSION)
-      return error(LoadErrorKind::UnknownFormatVersion,
-                   "artifact format version " + std::to_string(d->format_version) +
-                       ", but this runtime reads version " +
-                       std::to_string(DYNC_ARTIFACT_FORMAT_VERSION) +
-                       "; re-export it with the dync that matches this runtime");
+      return formatVersionError(d->format_version);
     if (d->descriptor_size != sizeof(dync_artifact_descriptor))
       return error(LoadErrorKind::BadDescriptor,
                    "corrupt descriptor: size " + std::to_string(d->descriptor_size) +
-                       ", format version 1 has " +
-                       std::to_string(sizeof(dync_artifact_descriptor)));
+                       ", format version " + std::to_string(DYNC_ARTIFACT_FORMAT_VERSION) +
+                       " has " + std::to_string(sizeof(dync_artifact_descriptor)));
     if (!inLibrary(reinterpret_cast<const char*>(d) + sizeof(*d) - 1))
       return error(LoadErrorKind::BadDescriptor, "corrupt descriptor: extends past the file");
     artifact_->descriptor_ = d;

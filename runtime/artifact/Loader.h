@@ -1,8 +1,9 @@
 //===- Loader.h - Loading and validating dync artifacts -------------------===//
 //
 // Opens an artifact library and checks everything its descriptor claims
-// before any of it is used: that the file is a whole ELF shared object for
-// this machine, that it exports a dync descriptor of a known format, and that
+// before any of it is used: that the file is, byte for byte, what `dync
+// export` sealed (Seal.h), a whole ELF shared object for this machine, that
+// it exports a dync descriptor of a known format, and that
 // it was built for this interpreter, this torch, this shim and this CPU. Every
 // failure is a LoadError with a message naming the file; nothing here throws
 // or aborts.
@@ -35,6 +36,7 @@ enum class LoadErrorKind {
   DlopenFailed,         ///< the dynamic loader refused it (message from dlerror)
   NotAnArtifact,        ///< loads, but exports no dync descriptor
   BadDescriptor,        ///< the descriptor is malformed
+  Corrupt,              ///< the file's bytes do not match the seal written at export
   UnknownFormatVersion, ///< a descriptor format this runtime does not read
   ShimAbiMismatch,      ///< built against another shim ABI version
   PythonMismatch,       ///< bytecode for another interpreter (magic number)

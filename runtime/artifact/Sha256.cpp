@@ -40,7 +40,7 @@ public:
     }
   }
 
-  std::string finishHex() {
+  std::array<unsigned char, 32> finish() {
     uint64_t bits = length_ * 8;
     const unsigned char pad = 0x80;
     update(&pad, 1);
@@ -51,11 +51,20 @@ public:
     for (int i = 0; i < 8; ++i)
       lengthBytes[i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
     update(lengthBytes, 8);
+    std::array<unsigned char, 32> digest;
+    for (size_t i = 0; i < state_.size(); ++i)
+      for (int b = 0; b < 4; ++b)
+        digest[4 * i + b] = static_cast<unsigned char>(state_[i] >> (24 - 8 * b));
+    return digest;
+  }
+
+  std::string finishHex() {
     static const char* digits = "0123456789abcdef";
     std::string hex;
-    for (uint32_t word : state_)
-      for (int shift = 28; shift >= 0; shift -= 4)
-        hex.push_back(digits[(word >> shift) & 0xf]);
+    for (unsigned char byte : finish()) {
+      hex.push_back(digits[byte >> 4]);
+      hex.push_back(digits[byte & 0xf]);
+    }
     return hex;
   }
 
@@ -103,6 +112,12 @@ private:
 };
 
 } // namespace
+
+std::array<unsigned char, 32> sha256(std::string_view data) {
+  Sha256 hash;
+  hash.update(reinterpret_cast<const unsigned char*>(data.data()), data.size());
+  return hash.finish();
+}
 
 std::string sha256Hex(std::string_view data) {
   Sha256 hash;

@@ -32,7 +32,20 @@ extern "C" {
 #define DYNC_ARTIFACT_MAGIC 0x434e5944u
 
 /* The format this header describes. */
-#define DYNC_ARTIFACT_FORMAT_VERSION 1u
+#define DYNC_ARTIFACT_FORMAT_VERSION 2u
+
+/* ---- The seal (format version 2) ----
+ * A linked artifact ends with DYNC_ARTIFACT_SEAL_SIZE bytes that are not
+ * part of the ELF image: the SHA-256 of every byte of the file before them
+ * (32 bytes), then the 8 bytes of DYNC_ARTIFACT_SEAL_MAGIC. The loader and
+ * `dync inspect` verify it before anything in the file is used, so every
+ * byte of the artifact (descriptor, strings, code bytes, machine code,
+ * manifest) is covered, whatever later format versions add. See
+ * runtime/artifact/Seal.h. */
+#define DYNC_ARTIFACT_SEAL_MAGIC "DYNCSEAL"
+#define DYNC_ARTIFACT_SEAL_MAGIC_SIZE 8u
+#define DYNC_ARTIFACT_SEAL_DIGEST_SIZE 32u
+#define DYNC_ARTIFACT_SEAL_SIZE (DYNC_ARTIFACT_SEAL_DIGEST_SIZE + DYNC_ARTIFACT_SEAL_MAGIC_SIZE)
 
 /* Status codes the artifact's functions return. */
 #define DYNC_ARTIFACT_OK 0
