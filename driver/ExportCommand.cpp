@@ -47,11 +47,12 @@ namespace dync::driver {
 namespace {
 
 constexpr const char* ExportFooter = R"(Examples:
-  dync export model.py:MLP.forward -o mlp.so
-      capture MLP.forward, compile its guards and graph, and write mlp.so;
-      in Python, dync.load("mlp.so") then runs the compiled path whenever
-      the guards hold ('dync inspect mlp.so' shows what it holds)
-  dync export model.py:MLP.forward -o mlp.so --target-cpu x86-64-v3
+  dync export model.py:MLP.forward -o mlp.dync.so
+      capture MLP.forward, compile its guards and graph, and write
+      mlp.dync.so; in Python, dync.load("mlp.dync.so") then runs the compiled
+      path whenever the guards hold ('dync inspect mlp.dync.so' shows what it
+      holds)
+  dync export model.py:MLP.forward -o mlp.dync.so --target-cpu x86-64-v3
       compile for any CPU with AVX2 and FMA instead of this machine's CPU
   dync export model.py:MLP.forward --emit=llvm
       print the artifact's LLVM IR: the main module, then each kernel's
@@ -80,6 +81,11 @@ unchanged model again skips compiling; --no-cache turns the cache off. The
 cache is kept under $DYNC_CACHE_MAX_MB megabytes (default 1024) by removing
 the least recently used objects.
 
+-o replaces only an artifact an earlier export wrote, never another file,
+and refuses a name that would shadow a module of its folder: Python imports
+model.so before model.py, so name artifacts NAME.dync.so, which no import
+reaches.
+
 Capture takes the whole function as one graph (--fullgraph, the only mode so
 far): anything it cannot capture is an error naming the line.)";
 
@@ -88,7 +94,7 @@ public:
   CLI::App& install(CLI::App& app) override {
     CLI::App* command = app.add_subcommand(
         "export", "Capture functions and compile them into a shared library, e.g. 'dync "
-                  "export model.py:Model.forward -o model.so'");
+                  "export model.py:Model.forward -o model.dync.so'");
     command->add_option("ENTRY", entries_, "The functions to capture, as FILE.py:QUALNAME")
         ->type_name("FILE.py:QUALNAME")
         ->required();

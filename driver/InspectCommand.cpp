@@ -28,10 +28,11 @@ through module-level objects such as net.forward or net.encoder.forward.
 The file is imported as a module named after its stem, so an
 `if __name__ == "__main__":` block does not run.
 
-  dync inspect model.so
+  dync inspect model.dync.so
       print the manifest of an artifact written by 'dync export -o': the
       versions and CPU it was built for, the source file and its hash, and
-      each entry's graph and guards. The library is read, never loaded.)";
+      each entry's graph and guards. The library is read, never loaded, and
+      its seal is checked first: a corrupt or truncated file is an error.)";
 
 class InspectCommand : public Command {
 public:
@@ -39,7 +40,7 @@ public:
     CLI::App* command =
         app.add_subcommand("inspect", "Show one function's bytecode, e.g. 'dync inspect "
                                       "model.py:Model.forward', or an artifact's manifest, e.g. "
-                                      "'dync inspect model.so'");
+                                      "'dync inspect model.dync.so'");
     command
         ->add_option("ENTRY", entry_,
                      "The function to show, as FILE.py:QUALNAME, or an artifact (FILE.so)")

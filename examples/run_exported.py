@@ -1,6 +1,6 @@
 """Runs an exported model from its artifact and compares it with eager PyTorch.
 
-    python3 examples/run_exported.py examples/mlp/model.py:MLP mlp.so
+    python3 examples/run_exported.py examples/mlp/model.py:MLP mlp.dync.so
 
 imports the model file, takes the model the way `dync export` did (the
 module-level instance of the class if there is one, else `Class()`), calls it

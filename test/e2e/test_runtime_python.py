@@ -198,7 +198,7 @@ def test_generator_entry_is_left_to_the_default_evaluator(model):
 
 def test_manifest(loaded):
     m = loaded.manifest
-    assert m["format_version"] == 1
+    assert m["format_version"] == 2
     assert m["python"] == "CPython 3.11"
     assert m["torch_version"].split("+")[0] == torch.__version__.split("+")[0]
     assert m["source_path"] == os.path.join(INPUTS, "pyrt_model.py")
@@ -320,7 +320,7 @@ def test_corrupt_library_is_an_error_not_a_crash(model, tmp_path):
 
 
 def test_library_that_is_not_an_artifact(model):
-    with pytest.raises(dync.ArtifactError, match="does not export") as info:
+    with pytest.raises(dync.ArtifactError, match="not a dync artifact") as info:
         dync.load(artifact("not_an_artifact"))
     assert info.value.kind == "not-an-artifact"
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/artifact/Loader.h"
+#include "runtime/artifact/Seal.h"
 #include "runtime/artifact/Sha256.h"
 #include "runtime/shim/ShimInternal.h"
 
@@ -21,6 +22,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace fs = std::filesystem;
@@ -154,7 +156,11 @@ TEST_F(LoaderTest, TruncatedFile) {
   uintmax_t size = fs::file_size(valid);
   expectRefused(truncatedCopy(valid, 40), LoadErrorKind::Truncated, "shorter than an ELF header");
   expectRefused(truncatedCopy(valid, size / 2), LoadErrorKind::Truncated, "truncated: ");
-  expectRefused(truncatedCopy(valid, size - 1), LoadErrorKind::Truncated, "truncated: ");
+  // The ELF image whole, its seal cut: only the seal tells.
+  expectRefused(truncatedCopy(valid, size - 1), LoadErrorKind::Corrupt,
+                "corrupt artifact: the seal that ends every artifact is missing");
+  expectRefused(truncatedCopy(valid, size - DYNC_ARTIFACT_SEAL_SIZE), LoadErrorKind::Corrupt,
+                "corrupt artifact: the seal that ends every artifact is missing");
   // A whole copy is fine.
   std::string copy = (dir / "copy.so").string();
   fs::copy_file(valid, copy);
@@ -174,20 +180,53 @@ TEST_F(LoaderTest, CorruptLoadSegment) {
     std::string junk(256, '\xcc');
     f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
   }
-  LoadResult result = loadArtifact(path, thisInterpreter());
-  if (!result) {
-    EXPECT_TRUE(contains(result.message, path + ": "));
+  expectRefused(path, LoadErrorKind::Corrupt, "corrupt artifact: its bytes do not match");
+}
+
+TEST_F(LoaderTest, AnyChangedByteIsCorrupt) {
+  // Every byte is under the seal: the ELF header, the descriptor's strings
+  // (the torch version), the code, the seal's own digest.
+  std::string valid = artifactPath("artifact_valid");
+  std::ifstream in(valid, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t torch = bytes.find(DYNC_TEST_TORCH_VERSION);
+  ASSERT_NE(torch, std::string::npos);
+  for (size_t at : {size_t(EI_CLASS), size_t(16), torch, bytes.size() / 2,
+                    bytes.size() - DYNC_ARTIFACT_SEAL_SIZE, bytes.size() - 9}) {
+    std::string changed = bytes;
+    changed[at] ^= 0x20;
+    SCOPED_TRACE("byte " + std::to_string(at));
+    expectRefused(writeFile("changed.so", changed), LoadErrorKind::Corrupt,
+                  "corrupt artifact: its bytes do not match the SHA-256 sealed into it");
   }
+}
+
+TEST_F(LoaderTest, UnsealedFiles) {
+  std::string valid = artifactPath("artifact_valid");
+  std::ifstream in(valid, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string image = bytes.substr(0, bytes.size() - DYNC_ARTIFACT_SEAL_SIZE);
+  // A manifest of this format without its seal: the end was lost.
+  expectRefused(writeFile("cut.so", image), LoadErrorKind::Corrupt,
+                "the seal that ends every artifact is missing");
+  // Format 1 had no seal; its manifest names its version.
+  std::string current =
+      "# dync artifact\nformat_version " + std::to_string(DYNC_ARTIFACT_FORMAT_VERSION) + "\n";
+  size_t at = image.find(current);
+  ASSERT_NE(at, std::string::npos);
+  image.replace(at, current.size(), "# dync artifact\nformat_version 1\n");
+  expectRefused(writeFile("old.so", image), LoadErrorKind::UnknownFormatVersion,
+                "artifact format version 1, but this runtime reads version 2");
 }
 
 TEST_F(LoaderTest, NotADyncArtifact) {
   expectRefused(artifactPath("not_an_artifact"), LoadErrorKind::NotAnArtifact,
-                "does not export dync_artifact_get_descriptor");
+                "not a dync artifact: it has neither the seal nor the manifest");
 }
 
 TEST_F(LoaderTest, UnknownFormatVersion) {
   expectRefused(artifactPath("artifact_format99"), LoadErrorKind::UnknownFormatVersion,
-                "artifact format version 99, but this runtime reads version 1");
+                "artifact format version 99, but this runtime reads version 2");
 }
 
 TEST_F(LoaderTest, OtherPythonMagic) {
@@ -231,6 +270,22 @@ TEST_F(LoaderTest, ChangedSourceIsAWarning) {
 TEST_F(LoaderTest, InitFailure) {
   expectRefused(artifactPath("artifact_init_fails"), LoadErrorKind::InitFailed,
                 "initialization failed: no operator aten::no_such_op.default");
+}
+
+TEST(SealTest, DigestThenMagic) {
+  std::string seal = artifactSeal("abc");
+  ASSERT_EQ(seal.size(), DYNC_ARTIFACT_SEAL_SIZE);
+  std::array<unsigned char, 32> digest = sha256("abc");
+  EXPECT_EQ(seal.substr(0, 32), std::string(reinterpret_cast<const char*>(digest.data()), 32));
+  EXPECT_EQ(seal.substr(32), DYNC_ARTIFACT_SEAL_MAGIC);
+  EXPECT_EQ(checkArtifactIntegrity("abc" + seal).result, ArtifactIntegrity::Result::Intact);
+  EXPECT_EQ(checkArtifactIntegrity("abd" + seal).result, ArtifactIntegrity::Result::Corrupt);
+  EXPECT_TRUE(looksLikeArtifact("\x7f"
+                                "ELF" +
+                                seal));
+  EXPECT_FALSE(looksLikeArtifact("def f(): pass\n" + seal));
+  EXPECT_FALSE(looksLikeArtifact("\x7f"
+                                 "ELF plain library"));
 }
 
 TEST(Sha256Test, KnownDigests) {

@@ -2,7 +2,7 @@
 compiled code whenever its guards hold.
 
     import dync
-    with dync.load("model.so"):
+    with dync.load("model.dync.so"):
         model(x)            # runs the compiled path when the guards hold
 
 `load` validates the artifact (see docs/artifact.md), finds the live function

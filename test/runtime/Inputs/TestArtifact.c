@@ -5,6 +5,7 @@
  * CMake compiles it several times with different definitions to make
  * artifacts the loader must accept or refuse:
  *   TEST_FORMAT_VERSION   the descriptor's format_version
+ *   TEST_MANIFEST_VERSION the same number without its `u`, for the manifest
  *   TEST_PYTHON_MAGIC     the four bytes of importlib.util.MAGIC_NUMBER
  *   TEST_TORCH_VERSION    torch.__version__ at "export"
  *   TEST_CPU_FEATURES     required CPU features
@@ -96,6 +97,12 @@ static const dync_artifact_descriptor descriptor = {
     1,
     entries,
 };
+
+/* The manifest's first lines, in the section codegen puts it in. */
+#define TEST_STRING(x) #x
+#define TEST_EXPAND(x) TEST_STRING(x)
+__attribute__((section(".dync.manifest"), used)) static const char manifest[] =
+    "# dync artifact\nformat_version " TEST_EXPAND(TEST_MANIFEST_VERSION) "\n";
 
 __attribute__((visibility("default"))) const dync_artifact_descriptor*
 dync_artifact_get_descriptor(void) {
