@@ -56,16 +56,23 @@ llvm::Expected<std::string> codegen::readManifest(llvm::StringRef path) {
   // The seal first: a manifest is printed only if the file is, byte for
   // byte, what export wrote.
   runtime::ArtifactIntegrity integrity = runtime::checkArtifactIntegrity((*bytes)->getBuffer());
-  switch (integrity.result) {
-  case runtime::ArtifactIntegrity::Result::Intact:
-    break;
-  case runtime::ArtifactIntegrity::Result::OtherFormat:
+  using Result = runtime::ArtifactIntegrity::Result;
+  if (integrity.result == Result::OtherFormat)
     return llvm::createStringError(
         path + ": artifact format version " + llvm::Twine(integrity.formatVersion) +
         ", but this dync reads version " + llvm::Twine(DYNC_ARTIFACT_FORMAT_VERSION) +
         "; export it again with this dync");
-  case runtime::ArtifactIntegrity::Result::Corrupt:
-  case runtime::ArtifactIntegrity::Result::NotAnArtifact:
+  if (integrity.result != Result::Intact) {
+    // A file cut short has lost its seal; if its ELF headers point past its
+    // end, that says better what happened.
+    if (!integrity.sealed && (*bytes)->getBuffer().starts_with("\x7f"
+                                                               "ELF")) {
+      llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
+          llvm::object::ObjectFile::createObjectFile((*bytes)->getMemBufferRef());
+      if (!file)
+        return llvm::createStringError(path + ": truncated or damaged ELF file, not a whole " +
+                                       "dync artifact: " + llvm::toString(file.takeError()));
+    }
     return llvm::createStringError(path + ": " + integrity.reason);
   }
   llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> file =
