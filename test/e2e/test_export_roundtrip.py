@@ -76,7 +76,7 @@ def runner(folder, instance, artifact, qualname, body, strict=False, no_grad=Fal
 
 @pytest.fixture
 def export(run_dync, tmp_path):
-    def do(example, entry, dynamic=(), out_name="model.so"):
+    def do(example, entry, dynamic=(), out_name="model.dync.so"):
         out = tmp_path / out_name
         args = ["export", os.path.join(EXAMPLES, example, "model.py") + ":" + entry, "-o", out]
         for spec in dynamic:
@@ -231,7 +231,7 @@ def test_failed_export_writes_nothing(run_dync, tmp_path):
         def example_inputs():
             return (torch.randn(3),)
     """))
-    out = tmp_path / "branchy.so"
+    out = tmp_path / "branchy.dync.so"
     done = run_dync("export", f"{source}:f", "-o", out)
     assert done.returncode != 0
     assert "branchy.py:4" in done.stderr
