@@ -3,10 +3,9 @@
 // Opens an artifact library and checks everything its descriptor claims
 // before any of it is used: that the file is, byte for byte, what `dync
 // export` sealed (Seal.h), a whole ELF shared object for this machine, that
-// it exports a dync descriptor of a known format, and that
-// it was built for this interpreter, this torch, this shim and this CPU. Every
-// failure is a LoadError with a message naming the file; nothing here throws
-// or aborts.
+// it exports a dync descriptor of a known format, and that it was built for
+// this interpreter, this torch, this shim and this CPU. Every failure is a
+// LoadError with a message naming the file; nothing here throws or aborts.
 //
 //===----------------------------------------------------------------------===//
 
