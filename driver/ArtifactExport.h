@@ -26,6 +26,13 @@ struct CapturedEntry {
   const ir::Graph* graph = nullptr;
   /// The entry function's code object.
   python::PyRef code;
+
+  // ---- code identity ----
+  /// The entry function, for its __module__.
+  python::PyRef function;
+  /// Every Python function whose code capture ran, as (code, globals)
+  /// (capture::FunctionRun), fingerprinted into the artifact.
+  std::vector<std::pair<python::PyRef, python::PyRef>> functionsRun;
 };
 
 /// What to build and how; the defaults build for this machine with the

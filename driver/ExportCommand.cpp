@@ -347,6 +347,10 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
       /// The entry's code object and file, for -o.
       python::PyRef code;
       std::string sourcePath;
+      /// The entry function and what its capture ran, for the artifact's
+      /// code identity.
+      python::PyRef function;
+      std::vector<capture::FunctionRun> functionsRun;
     };
     std::vector<Exported> exported;
     // The passes run for what compiles or shows the optimized graph; the
@@ -370,10 +374,13 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         capture::CaptureOptions entryOptions = captureOptions;
         if (auto it = entryExamples.find(spec.qualname); it != entryExamples.end())
           entryOptions.example = it->second;
-        llvm::Error captured =
-            capture::captureGraph(*module, *entry, entryOptions, graph, [&](ir::Graph& g) {
+        std::vector<capture::FunctionRun> functionsRun;
+        llvm::Error captured = capture::captureGraph(
+            *module, *entry, entryOptions, graph,
+            [&](ir::Graph& g) {
               return oracle::TensorOracle::create(g, {*oracle::parseDecompositions(decompose)});
-            });
+            },
+            &functionsRun);
         (*python)->flushStdio();
         if (captured)
           return placeCaptureErrors(std::move(captured), module->absolutePath, module->displayPath);
@@ -415,8 +422,8 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
                                            llvm::toString(text.takeError()));
           rewritten = std::move(*text);
         }
-        exported.push_back(
-            {spec.text, &graph, std::move(rewritten), entry->code, module->absolutePath});
+        exported.push_back({spec.text, &graph, std::move(rewritten), entry->code,
+                            module->absolutePath, entry->function, std::move(functionsRun)});
         return llvm::Error::success();
       }();
       if (error) {
@@ -436,7 +443,12 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           return llvm::make_error<UsageError>(
               "-o writes the entries of one file, but " + entry.spec + " is not in " +
               exported.front().sourcePath + "; export each file to its own library");
-        captured.push_back({entry.graph, entry.code});
+        CapturedEntry& added = captured.emplace_back();
+        added.graph = entry.graph;
+        added.code = entry.code;
+        added.function = entry.function;
+        for (const capture::FunctionRun& run : entry.functionsRun)
+          added.functionsRun.emplace_back(run.code, run.globals);
       }
       ArtifactRequest request;
       request.outputPath = output_;

@@ -31,7 +31,9 @@ The file is imported as a module named after its stem, so an
   dync inspect model.so
       print the manifest of an artifact written by 'dync export -o': the
       versions and CPU it was built for, the source file and its hash, and
-      each entry's graph and guards. The library is read, never loaded.)";
+      each entry's module, the functions its capture ran with the digests
+      of their code, and its graph and guards. The library is read, never
+      loaded.)";
 
 class InspectCommand : public Command {
 public:

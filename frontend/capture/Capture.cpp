@@ -192,7 +192,7 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
 
 llvm::Error captureGraph(const python::LoadedModule& module, const python::ResolvedEntry& entry,
                          const CaptureOptions& options, ir::Graph& graph,
-                         const OracleFactory& makeOracle) {
+                         const OracleFactory& makeOracle, std::vector<FunctionRun>* functionsRun) {
   llvm::Expected<bytecode::OpcodeTable> opcodes = bytecode::OpcodeTable::fromInterpreter();
   if (!opcodes)
     return opcodes.takeError();
@@ -447,6 +447,9 @@ llvm::Error captureGraph(const python::LoadedModule& module, const python::Resol
 
   if (llvm::Error error = ir::verify(graph))
     return captureError("the captured graph does not verify: " + llvm::toString(std::move(error)));
+  if (functionsRun)
+    for (const auto& [ranCode, globals] : interp.functionsRun())
+      functionsRun->push_back({ranCode, globals});
   return llvm::Error::success();
 }
 

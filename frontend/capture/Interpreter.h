@@ -180,6 +180,13 @@ public:
 
   /// The tensors made graph inputs, in the order they were made.
   const std::vector<ValuePtr>& tensorInputs() const { return inputOrder_; }
+  /// The Python functions whose bytecode capture ran (the entry, and every
+  /// function and method it inlined), as (code, globals), in the order they
+  /// first ran; repeats are kept. The artifact fingerprints them
+  /// (docs/artifact.md, "Code identity").
+  const std::vector<std::pair<python::PyRef, python::PyRef>>& functionsRun() const {
+    return functionsRun_;
+  }
 
   oracle::TensorOracle& oracle() { return oracle_; }
   /// The frame executing, or null outside any (for zero-argument super()).
@@ -249,6 +256,8 @@ private:
   std::map<const Value*, std::pair<ValuePtr, python::PyRef>> realCells_;
   /// Classes made by buildClass, kept alive.
   std::map<PyObject*, python::PyRef> localClasses_;
+  /// See functionsRun().
+  std::vector<std::pair<python::PyRef, python::PyRef>> functionsRun_;
   /// torch.autograd.Function.apply's function, once looked up.
   python::PyRef autogradApply_;
   /// The class of the context autograd.Function.forward gets.

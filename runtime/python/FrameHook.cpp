@@ -218,7 +218,10 @@ PyObject* dyncEvalFrame(PyThreadState* tstate, _PyInterpreterFrame* frame, int t
   ++b.stats.calls;
   const char* reason = nullptr;
   int hit;
-  if (view.globals != b.globals) {
+  if (!b.staleReason.empty()) {
+    hit = 0;
+    reason = b.staleReason.c_str();
+  } else if (view.globals != b.globals) {
     // The graphs are bound in the module the entry was loaded for.
     hit = 0;
     reason = "the function's globals are not those of the module the artifact was loaded for";

@@ -278,6 +278,34 @@ const dync_artifact_descriptor& descriptorOf(ArtifactObject* a) {
   return (*a->library)->artifact->descriptor();
 }
 
+// Code identity: an entry's "module", "defining_file" and "functions" (a
+// list of {module, qualified_name, file, first_line, code_sha256}); None
+// for each when the artifact records no origin.
+bool addOrigin(PyObject* entry, const dync_artifact_entry_origin* origin) {
+  if (!origin)
+    return setItem(entry, "module", Py_NewRef(Py_None)) &&
+           setItem(entry, "defining_file", Py_NewRef(Py_None)) &&
+           setItem(entry, "functions", Py_NewRef(Py_None));
+  PyObject* functions = PyList_New(0);
+  bool ok = functions != nullptr;
+  for (uint32_t f = 0; ok && f < origin->num_functions; ++f) {
+    const dync_artifact_function& fn = origin->functions[f];
+    PyObject* record =
+        Py_BuildValue("{s:s,s:s,s:N,s:I,s:s}", "module", fn.module_name, "qualified_name",
+                      fn.qualified_name, "file", PyUnicode_DecodeFSDefault(fn.file), "first_line",
+                      fn.first_line, "code_sha256", fn.code_sha256);
+    ok = record && PyList_Append(functions, record) == 0;
+    Py_XDECREF(record);
+  }
+  if (!ok) {
+    Py_XDECREF(functions);
+    return false;
+  }
+  return setItem(entry, "module", str(origin->module_name)) &&
+         setItem(entry, "defining_file", PyUnicode_DecodeFSDefault(origin->defining_file)) &&
+         setItem(entry, "functions", functions);
+}
+
 PyObject* Artifact_manifest(PyObject* self, PyObject*) {
   auto* a = asArtifact(self);
   if (!requireLoaded(a))
@@ -305,7 +333,8 @@ PyObject* Artifact_manifest(PyObject* self, PyObject*) {
     PyObject* graphs = entry ? PyList_New(0) : nullptr;
     ok = graphs && setItem(entry, "qualified_name", str(e.qualified_name)) &&
          setItem(entry, "first_line", PyLong_FromUnsignedLong(e.first_line)) &&
-         setItem(entry, "code_size", PyLong_FromSize_t(e.code_size));
+         setItem(entry, "code_size", PyLong_FromSize_t(e.code_size)) &&
+         addOrigin(entry, d.entry_origins ? &d.entry_origins[i] : nullptr);
     for (uint32_t g = 0; ok && g < e.num_graphs; ++g) {
       const dync_artifact_graph& graph = e.graphs[g];
       PyObject* gd =
@@ -370,20 +399,52 @@ PyObject* Artifact_entry_code(PyObject* self, PyObject* arg) {
                                    static_cast<Py_ssize_t>(e.code_size));
 }
 
-// bind(index, function, rewritten_code, strict): serves entry `index` for
-// calls of `function`, running `rewritten_code` on guard hits. The caller
-// (dync.load) has resolved the function and checked the code's signature.
+// Binds entry `e` for `function` without serving it: see Artifact_bind.
+PyObject* bindStale(ArtifactObject* a, const dync_artifact_entry& e, PyObject* function, int strict,
+                    const char* reason) {
+  auto b = std::make_shared<Binding>();
+  b->library = *a->library;
+  b->entry = &e;
+  b->artifactPath = *a->path;
+  b->qualifiedName = e.qualified_name;
+  b->originalCode = Py_NewRef(PyFunction_GetCode(function));
+  b->function = Py_NewRef(function);
+  b->globals = Py_NewRef(PyFunction_GetGlobals(function));
+  b->strict = strict;
+  b->staleReason = reason;
+  const char* kind = "";
+  std::string error;
+  if (!registerBinding(b, kind, error))
+    return raiseArtifactError(kind, *a->path, *a->path + ": " + error);
+  a->bindings->push_back(std::move(b));
+  Py_RETURN_NONE;
+}
+
+// bind(index, function, rewritten_code, strict, stale_reason=None): serves
+// entry `index` for calls of `function`, running `rewritten_code` on guard
+// hits. The caller (dync.load) has resolved the function and checked the
+// code's signature. With a stale_reason (the code capture ran changed), the
+// entry is bound only to be counted: every call runs the original code and
+// is a miss for that reason; rewritten_code is then None and no graph is
+// bound.
 PyObject* Artifact_bind(PyObject* self, PyObject* args) {
   auto* a = asArtifact(self);
   PyObject *indexObj, *function, *rewritten;
   int strict;
-  if (!PyArg_ParseTuple(args, "OO!O!p", &indexObj, &PyFunction_Type, &function, &PyCode_Type,
-                        &rewritten, &strict))
+  const char* staleReason = nullptr;
+  if (!PyArg_ParseTuple(args, "OO!Op|z", &indexObj, &PyFunction_Type, &function, &rewritten,
+                        &strict, &staleReason))
     return nullptr;
+  if (!staleReason && !PyCode_Check(rewritten)) {
+    PyErr_SetString(PyExc_TypeError, "bind: the rewritten code must be a code object");
+    return nullptr;
+  }
   uint32_t index;
   if (!requireLoaded(a) || !entryIndex(a, indexObj, index))
     return nullptr;
   const dync_artifact_entry& e = descriptorOf(a).entries[index];
+  if (staleReason)
+    return bindStale(a, e, function, strict, staleReason);
 
   auto b = std::make_shared<Binding>();
   b->library = *a->library;
@@ -500,7 +561,7 @@ PyMethodDef ArtifactMethods[] = {
     {"manifest", Artifact_manifest, METH_NOARGS, "The descriptor as a dict."},
     {"warnings", Artifact_warnings, METH_NOARGS, "The loader's warnings."},
     {"entry_code", Artifact_entry_code, METH_O, "The marshalled rewritten code of an entry."},
-    {"bind", Artifact_bind, METH_VARARGS, "bind(index, function, code, strict)"},
+    {"bind", Artifact_bind, METH_VARARGS, "bind(index, function, code, strict, stale_reason=None)"},
     {"unload", Artifact_unload, METH_NOARGS, "Unbinds every entry and releases the library."},
     {"stats", Artifact_stats, METH_NOARGS, "{qualified_name: stats} of the bound entries."},
     {nullptr, nullptr, 0, nullptr}};
@@ -547,6 +608,9 @@ PyObject* dync_open(PyObject*, PyObject* args) {
   std::memcpy(options.pythonMagic->data(), magic, 4);
   options.torchVersion = torchVersion;
   options.api = shimApi();
+  // dync.load checks each function's code identity instead of the file's
+  // hash: an edit elsewhere in the file leaves the entries served.
+  options.warnOnSourceChange = false;
 
   dync::runtime::LoadResult result;
   // File checks, dlopen and the artifact's init run no Python code.

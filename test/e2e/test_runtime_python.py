@@ -198,7 +198,7 @@ def test_generator_entry_is_left_to_the_default_evaluator(model):
 
 def test_manifest(loaded):
     m = loaded.manifest
-    assert m["format_version"] == 1
+    assert m["format_version"] == 2
     assert m["python"] == "CPython 3.11"
     assert m["torch_version"].split("+")[0] == torch.__version__.split("+")[0]
     assert m["source_path"] == os.path.join(INPUTS, "pyrt_model.py")
