@@ -75,9 +75,11 @@ llvm::Expected<std::vector<codegen::CodeFingerprint>> fingerprintsOf(const Captu
   if (!identity)
     return identity.takeError();
   PyRef ran = PyRef::steal(PyList_New(0));
-  for (const auto& [code, globals] : entry.functionsRun) {
-    PyRef pair = PyRef::steal(PyTuple_Pack(2, code.get(), globals.get()));
-    if (!ran || !pair || PyList_Append(ran.get(), pair.get()) != 0)
+  for (const CapturedEntry::FunctionRun& function : entry.functionsRun) {
+    PyObject* globals = function.globals ? function.globals.get() : Py_None;
+    PyRef record = PyRef::steal(
+        Py_BuildValue("(OOs)", function.code.get(), globals, function.qualname.c_str()));
+    if (!ran || !record || PyList_Append(ran.get(), record.get()) != 0)
       return python::takePythonError("listing the functions capture ran");
   }
   PyRef records =

@@ -30,9 +30,15 @@ struct CapturedEntry {
   // ---- code identity ----
   /// The entry function, for its __module__.
   python::PyRef function;
-  /// Every Python function whose code capture ran, as (code, globals)
-  /// (capture::FunctionRun), fingerprinted into the artifact.
-  std::vector<std::pair<python::PyRef, python::PyRef>> functionsRun;
+  /// Every Python function whose code capture ran, as
+  /// capture::FunctionRun has it (code, globals, __qualname__),
+  /// fingerprinted into the artifact.
+  struct FunctionRun {
+    python::PyRef code;
+    python::PyRef globals;
+    std::string qualname;
+  };
+  std::vector<FunctionRun> functionsRun;
 };
 
 /// What to build and how; the defaults build for this machine with the

@@ -448,7 +448,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         added.code = entry.code;
         added.function = entry.function;
         for (const capture::FunctionRun& run : entry.functionsRun)
-          added.functionsRun.emplace_back(run.code, run.globals);
+          added.functionsRun.push_back({run.code, run.globals, run.qualname});
       }
       ArtifactRequest request;
       request.outputPath = output_;

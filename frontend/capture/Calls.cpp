@@ -252,7 +252,7 @@ llvm::Expected<ValuePtr> Interpreter::runFunction(const ValuePtr& function,
   // A class body's code is a constant of the function that runs the class
   // statement, so that function's fingerprint covers it.
   if (!names)
-    functionsRun_.emplace_back(function->code, function->globals);
+    functionsRun_.push_back({function->code, function->globals, function->qualname});
 
   Frame frame;
   frame.code = code;

@@ -448,8 +448,8 @@ llvm::Error captureGraph(const python::LoadedModule& module, const python::Resol
   if (llvm::Error error = ir::verify(graph))
     return captureError("the captured graph does not verify: " + llvm::toString(std::move(error)));
   if (functionsRun)
-    for (const auto& [ranCode, globals] : interp.functionsRun())
-      functionsRun->push_back({ranCode, globals});
+    for (const Interpreter::RanFunction& ran : interp.functionsRun())
+      functionsRun->push_back({ran.code, ran.globals, ran.qualname});
   return llvm::Error::success();
 }
 

@@ -36,10 +36,12 @@ struct CaptureOptions {
 using OracleFactory =
     std::function<llvm::Expected<std::unique_ptr<oracle::TensorOracle>>(ir::Graph&)>;
 
-/// A Python function whose bytecode capture ran: its code and globals.
+/// A Python function whose bytecode capture ran: its code, globals and
+/// __qualname__.
 struct FunctionRun {
   python::PyRef code;
   python::PyRef globals;
+  std::string qualname;
 };
 
 /// Captures \p entry of \p module into \p graph (which must be empty): its

@@ -75,31 +75,31 @@ RUNNER = textwrap.dedent("""
     x = torch.randn(3, 4)
     models = {{"Net.forward": wrapper.model, "Sequential.forward": wrapper.seq}}
     report = {{}}
-    with torch.no_grad():
-        expected = {{name: m(x) for name, m in models.items()}}
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                art = dync.load({artifact!r}, strict={strict})
-            except dync.ArtifactError as e:
-                report["error"], report["kind"] = str(e), e.kind
-                art = None
-        report["warnings"] = [str(w.message) for w in caught
-                              if issubclass(w.category, dync.ArtifactWarning)]
-        if art is not None:
-            with art:
-                for name, m in models.items():
-                    m(x)
-                    got = m(x)
-                    s = art.stats()[name]
-                    try:
-                        torch.testing.assert_close(got, expected[name])
-                        close = True
-                    except AssertionError as e:
-                        close = str(e)
-                    report[name] = {{"close": close, "hits": s["hits"], "misses": s["misses"],
-                                    "reason": s["last_miss_reason"]}}
-                report["stale"] = art.stale
+    # Grad mode as at export, so the guards hold.
+    expected = {{name: m(x) for name, m in models.items()}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            art = dync.load({artifact!r}, strict={strict})
+        except dync.ArtifactError as e:
+            report["error"], report["kind"] = str(e), e.kind
+            art = None
+    report["warnings"] = [str(w.message) for w in caught
+                          if issubclass(w.category, dync.ArtifactWarning)]
+    if art is not None:
+        with art:
+            for name, m in models.items():
+                m(x)
+                got = m(x)
+                s = art.stats()[name]
+                try:
+                    torch.testing.assert_close(got, expected[name])
+                    close = True
+                except AssertionError as e:
+                    close = str(e)
+                report[name] = {{"close": close, "hits": s["hits"], "misses": s["misses"],
+                                "reason": s["last_miss_reason"]}}
+            report["stale"] = art.stale
     print(json.dumps(report))
 """)
 
@@ -235,34 +235,52 @@ def test_removed_helper_is_not_served(exported, tmp_path):
     assert "helpers.act (" in net["reason"] and "no longer exists" in net["reason"]
 
 
-def digest_of(source, name, seed="0"):
-    """_code_identity.digest of function `name` compiled from `source`, in a
-    fresh interpreter with PYTHONHASHSEED=seed."""
+def digests(sources, seed):
+    """{key: _code_identity.digest of function f compiled from source} for
+    {key: source}, in a fresh interpreter with PYTHONHASHSEED=seed. The
+    module is loaded from the built package's file alone (it needs no
+    torch)."""
     script = textwrap.dedent(f"""
-        import sys
-        sys.path.insert(0, {PACKAGE_DIR!r})
-        from dync import _code_identity
-        namespace = {{}}
-        exec(compile({source!r}, "m.py", "exec"), namespace)
-        print(_code_identity.digest(namespace[{name!r}].__code__))
+        import importlib.util, json
+        spec = importlib.util.spec_from_file_location(
+            "code_identity", {os.path.join(PACKAGE_DIR, "dync", "_code_identity.py")!r})
+        identity = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(identity)
+        result = {{}}
+        for key, source in {sources!r}.items():
+            namespace = {{}}
+            exec(compile(source, "m.py", "exec"), namespace)
+            result[key] = identity.digest(namespace["f"].__code__)
+        print(json.dumps(result))
     """)
     env = dict(os.environ, PYTHONHASHSEED=seed)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_digest_covers_what_code_does_not_where_it_is():
     base = "def f(x):\n    return x * 2 if x in {'a', 'b', 'c', 1.5} else g(x)\n"
-    same = digest_of(base, "f")
-    # Line numbers, comments and the hash seed (set order) do not count.
-    assert digest_of("\n\n# moved\n" + base, "f") == same
-    assert digest_of(base.replace("return", "# note\n    return"), "f") == same
-    assert digest_of(base, "f", seed="12345") == same
-    # What the code does counts: a constant, a name read, a nested function.
-    assert digest_of(base.replace("x * 2", "x * 3"), "f") != same
-    assert digest_of(base.replace("x * 2", "x * 2.0"), "f") != same
-    assert digest_of(base.replace("g(x)", "h(x)"), "f") != same
-    assert digest_of(base.replace("'c'", "'d'"), "f") != same
     nested = "def f(x):\n    def g(y):\n        return y + 1\n    return g(x)\n"
-    assert digest_of(nested.replace("y + 1", "y + 2"), "f") != digest_of(nested, "f")
+    sources = {
+        "base": base,
+        # Line numbers and comments do not count.
+        "moved": "\n\n# moved\n" + base,
+        "commented": base.replace("return", "# note\n    return"),
+        # What the code does counts: a constant, a name read, a nested
+        # function's code.
+        "constant": base.replace("x * 2", "x * 3"),
+        "float": base.replace("x * 2", "x * 2.0"),
+        "name": base.replace("g(x)", "h(x)"),
+        "set member": base.replace("'c'", "'d'"),
+        "nested": nested,
+        "nested edited": nested.replace("y + 1", "y + 2"),
+    }
+    first = digests(sources, seed="0")
+    # The hash seed (a frozenset constant's iteration order) does not count.
+    assert digests({"base": base}, seed="12345")["base"] == first["base"]
+    assert first["moved"] == first["base"]
+    assert first["commented"] == first["base"]
+    for changed in ("constant", "float", "name", "set member"):
+        assert first[changed] != first["base"], changed
+    assert first["nested edited"] != first["nested"]

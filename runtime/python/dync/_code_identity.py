@@ -152,15 +152,17 @@ def _nested_codes(code, into):
 def fingerprints(functions):
     """Fingerprints of the functions capture ran.
 
-    `functions` is a sequence of (code, globals) pairs in the order capture
-    first ran them. Returns a list of (module, qualname, file, first_line,
-    digest) tuples: one per distinct code object, leaving out torch's and the
-    standard library's, and code nested in another listed function's code
-    (its digest covers it)."""
+    `functions` is a sequence of (code, globals, qualname) in the order
+    capture first ran them, qualname being the function's __qualname__ (a
+    decorator's wrapper or a generated method, such as a dataclass's
+    __init__, has one its code's co_qualname does not say). Returns a list
+    of (module, qualname, file, first_line, digest) tuples: one per distinct
+    code object, leaving out torch's and the standard library's, and code
+    nested in another listed function's code (its digest covers it)."""
     roots = _covered_roots()
     listed = []
     seen = set()
-    for code, globals_ in functions:
+    for code, globals_, qualname in functions:
         if id(code) in seen:
             continue
         seen.add(id(code))
@@ -169,12 +171,12 @@ def fingerprints(functions):
             module = ""
         if _is_covered(module, code.co_filename, roots):
             continue
-        listed.append((code, module))
+        listed.append((code, module, qualname or code.co_qualname))
     nested = set()
-    for code, _ in listed:
+    for code, _, _ in listed:
         _nested_codes(code, nested)
-    return [(module, code.co_qualname, code.co_filename, code.co_firstlineno, digest(code))
-            for code, module in listed if id(code) not in nested]
+    return [(module, qualname, code.co_filename, code.co_firstlineno, digest(code))
+            for code, module, qualname in listed if id(code) not in nested]
 
 
 def _walk(root, parts):
@@ -190,19 +192,22 @@ def _walk(root, parts):
     return obj
 
 
-def _function_code(obj, qualname):
-    """The code of the function `obj` names: staticmethods and classmethods
-    unwrapped, decorator wrappers followed through __wrapped__ until a
-    function whose code has `qualname`."""
+def _function_codes(obj, qualname):
+    """The code objects of the functions `obj` names whose __qualname__ or
+    co_qualname is `qualname`: staticmethods and classmethods unwrapped,
+    decorator wrappers followed through __wrapped__ (a functools.wraps
+    wrapper and the function it wraps both count)."""
+    codes = []
     for _ in range(100):
         if isinstance(obj, (staticmethod, classmethod)):
             obj = obj.__func__
-        if isinstance(obj, types.FunctionType) and obj.__code__.co_qualname == qualname:
-            return obj.__code__
+        if isinstance(obj, types.FunctionType) and qualname in (obj.__qualname__,
+                                                                obj.__code__.co_qualname):
+            codes.append(obj.__code__)
         obj = getattr(obj, "__wrapped__", None)
         if obj is None:
-            return None
-    return None
+            break
+    return codes
 
 
 def _codes_named(code, qualname, into):
@@ -214,23 +219,22 @@ def _codes_named(code, qualname, into):
 
 
 def find_live_code(module, qualname):
-    """The live code objects `qualname` names in `module`: one for a
-    function reachable through __dict__s; for a local function
+    """The live code objects `qualname` names in `module`: those of a
+    function reachable through __dict__s (and of the functions it wraps);
+    for a local function
     (`f.<locals>.g`) the code objects of that name nested in the live `f`;
     for a module-level lambda, the module's functions of that qualname.
     Empty when there is none."""
     parts = qualname.split(".")
     if "<locals>" in parts:
         outer = parts[:parts.index("<locals>")]
-        code = _function_code(_walk(module, outer), ".".join(outer))
         found = []
-        if code is not None:
+        for code in _function_codes(_walk(module, outer), ".".join(outer)):
             _codes_named(code, qualname, found)
         return found
-    code = _function_code(_walk(module, parts), qualname)
-    if code is not None:
-        return [code]
-    found = []
+    found = _function_codes(_walk(module, parts), qualname)
+    if found:
+        return found
     for value in list(getattr(module, "__dict__", {}).values()):
         if isinstance(value, types.FunctionType) and value.__code__.co_qualname == qualname:
             found.append(value.__code__)
