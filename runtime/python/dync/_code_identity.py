@@ -157,8 +157,9 @@ def fingerprints(functions):
     decorator's wrapper or a generated method, such as a dataclass's
     __init__, has one its code's co_qualname does not say). Returns a list
     of (module, qualname, file, first_line, digest) tuples: one per distinct
-    code object, leaving out torch's and the standard library's, and code
-    nested in another listed function's code (its digest covers it)."""
+    code object, leaving out torch's and the standard library's, code whose
+    globals are not an imported module's, and code nested in another listed
+    function's code (its digest covers it)."""
     roots = _covered_roots()
     listed = []
     seen = set()
@@ -170,6 +171,11 @@ def fingerprints(functions):
         if not isinstance(module, str):
             module = ""
         if _is_covered(module, code.co_filename, roots):
+            continue
+        if module not in sys.modules:
+            # Code generated with globals of no module (a namedtuple's
+            # __new__, made by eval): no process can look it up by name, so
+            # listing it would only keep the entry from ever being served.
             continue
         listed.append((code, module, qualname or code.co_qualname))
     nested = set()
