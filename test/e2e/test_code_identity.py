@@ -58,6 +58,10 @@ WRAPPER = textwrap.dedent("""\
     seq = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.ReLU(), torch.nn.Linear(5, 2))
 
 
+    def head(x):
+        return model(x).sum(dim=1)
+
+
     def example_inputs():
         return (torch.randn(3, 4),)
 """)
@@ -73,7 +77,8 @@ RUNNER = textwrap.dedent("""
     import wrapper
 
     x = torch.randn(3, 4)
-    models = {{"Net.forward": wrapper.model, "Sequential.forward": wrapper.seq}}
+    models = {{"Net.forward": wrapper.model, "Sequential.forward": wrapper.seq,
+               "head": wrapper.head}}
     report = {{}}
     # Grad mode as at export, so the guards hold.
     expected = {{name: m(x) for name, m in models.items()}}
@@ -114,7 +119,8 @@ def exported(tmp_path_factory):
     (folder / "wrapper.py").write_text(WRAPPER)
     done = subprocess.run([os.path.join(BUILD, "bin", "dync"), "export",
                            f"{folder}/wrapper.py:model.forward", f"{folder}/wrapper.py:seq.forward",
-                           "-o", str(folder / "art.so")], capture_output=True, text=True)
+                           f"{folder}/wrapper.py:head", "-o", str(folder / "art.so")],
+                          capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return folder
 
@@ -145,7 +151,7 @@ def test_entries_resolve_in_their_defining_module(exported, tmp_path):
     report = load_and_call(copy_of(exported, tmp_path))
     assert "error" not in report, report
     assert report["warnings"] == []
-    for name in ("Net.forward", "Sequential.forward"):
+    for name in ("Net.forward", "Sequential.forward", "head"):
         assert report[name]["close"] is True, report[name]
         assert (report[name]["hits"], report[name]["misses"]) == (2, 0), report[name]
 
@@ -182,8 +188,12 @@ def test_edited_forward_is_not_served(exported, tmp_path):
     assert (net["hits"], net["misses"]) == (0, 2)
     assert net["reason"].startswith("stale code: lib.Net.forward (")
     assert "lib.py) changed since export" in net["reason"]
-    assert list(report["stale"]) == ["Net.forward"]
-    [warning] = report["warnings"]
+    # head's capture inlined Net.forward: it is not served either.
+    assert sorted(report["stale"]) == ["Net.forward", "head"]
+    assert report["head"]["close"] is True and report["head"]["hits"] == 0, report["head"]
+    assert "lib.Net.forward (" in report["head"]["reason"]
+    warning = report["warnings"][0]
+    assert len(report["warnings"]) == 2, report["warnings"]
     assert "Net.forward is not served" in warning and "lib.Net.forward" in warning
     assert "lib.py" in warning
     # The other entry's code did not change: still served.
@@ -209,7 +219,7 @@ def test_edited_comments_keep_entries_served(exported, tmp_path):
     edit(folder / "wrapper.py", "import torch\n", "import torch  # the exported file, edited\n")
     report = load_and_call(folder)
     assert report["warnings"] == [], report
-    for name in ("Net.forward", "Sequential.forward"):
+    for name in ("Net.forward", "Sequential.forward", "head"):
         assert report[name]["close"] is True, report[name]
         assert report[name]["hits"] == 2, report[name]
 
@@ -233,6 +243,41 @@ def test_removed_helper_is_not_served(exported, tmp_path):
     net = report["Net.forward"]
     assert net["close"] is True and net["hits"] == 0, net
     assert "helpers.act (" in net["reason"] and "no longer exists" in net["reason"]
+
+
+def test_module_argument_stands_for_the_exported_file(exported, tmp_path):
+    # A deployed copy whose exported file is imported under another name:
+    # module= finds head (defined in the exported file) there; lib's and
+    # helpers' functions are still found in their own modules.
+    folder = copy_of(exported, tmp_path)
+    (folder / "wrapper.py").rename(folder / "deployed.py")
+    source = textwrap.dedent(f"""
+        import importlib.util, json, sys
+        sys.path[:0] = [{PACKAGE_DIR!r}, {str(folder)!r}]
+        import torch, dync
+        spec = importlib.util.spec_from_file_location("deployed", {str(folder / "deployed.py")!r})
+        deployed = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(deployed)
+        report = {{}}
+        try:
+            dync.load({str(folder / "art.so")!r})
+        except dync.ArtifactError as e:
+            report["without"] = [e.kind, str(e)]
+        x = torch.randn(3, 4)
+        expected = deployed.head(x)
+        with dync.load({str(folder / "art.so")!r}, module=deployed) as art:
+            got = deployed.head(x)
+            report["hits"] = art.stats()["head"]["hits"]
+        report["close"] = bool(torch.allclose(got, expected, rtol=1e-5, atol=1e-6))
+        print(json.dumps(report))
+    """)
+    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    kind, message = report["without"]
+    assert kind == "module-not-found"
+    assert "head is defined in module wrapper" in message and "not imported" in message
+    assert report["hits"] == 1 and report["close"] is True, report
 
 
 def digests(sources, seed):
