@@ -56,8 +56,14 @@ public:
     descriptorType_ = llvm::StructType::create(ctx,
                                                {i32_, i32_, i32_, i32_,
                                                 llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), 4),
-                                                ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, i32_, ptr_},
+                                                ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, i32_, ptr_,
+                                                // Code identity: entry_origins.
+                                                ptr_},
                                                "dync_artifact_descriptor");
+    functionType_ =
+        llvm::StructType::create(ctx, {ptr_, ptr_, ptr_, i32_, ptr_}, "dync_artifact_function");
+    originType_ =
+        llvm::StructType::create(ctx, {ptr_, ptr_, i32_, ptr_}, "dync_artifact_entry_origin");
   }
 
   llvm::Error checkLayout() const {
@@ -72,8 +78,15 @@ public:
       return e;
     if (llvm::Error e = check(entryType_, sizeof(dync_artifact_entry), "dync_artifact_entry"))
       return e;
+    if (llvm::Error e =
+            check(functionType_, sizeof(dync_artifact_function), "dync_artifact_function"))
+      return e;
+    if (llvm::Error e =
+            check(originType_, sizeof(dync_artifact_entry_origin), "dync_artifact_entry_origin"))
+      return e;
     const llvm::StructLayout* layout = dl.getStructLayout(descriptorType_);
     if (layout->getElementOffset(12) != offsetof(dync_artifact_descriptor, entries) ||
+        layout->getElementOffset(13) != offsetof(dync_artifact_descriptor, entry_origins) ||
         layout->getElementOffset(4) != offsetof(dync_artifact_descriptor, python_magic))
       return llvm::createStringError("the target's layout of dync_artifact_descriptor differs "
                                      "from dync_artifact.h's");
@@ -103,6 +116,26 @@ public:
                                             llvm::GlobalValue::PrivateLinkage, init, name);
     global->setAlignment(llvm::Align(1));
     return global;
+  }
+
+  /// The code identity of \p entry (number \p e): its origin struct.
+  llvm::Constant* emitOrigin(const ArtifactEntry& entry, size_t e) {
+    std::vector<llvm::Constant*> functions;
+    for (const CodeFingerprint& f : entry.functions)
+      functions.push_back(llvm::ConstantStruct::get(
+          functionType_,
+          {shim_.string(f.moduleName, "function.module"),
+           shim_.string(f.qualifiedName, "function.name"), shim_.string(f.file, "function.file"),
+           llvm::ConstantInt::get(i32_, f.firstLine),
+           shim_.string(f.codeSha256, "function.sha256")}));
+    auto* functionsType = llvm::ArrayType::get(functionType_, functions.size());
+    auto* functionsGlobal = new llvm::GlobalVariable(
+        module_, functionsType, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(functionsType, functions), "functions." + std::to_string(e));
+    return llvm::ConstantStruct::get(originType_, {shim_.string(entry.moduleName, "entry.module"),
+                                                   shim_.string(entry.definingFile, "entry.file"),
+                                                   llvm::ConstantInt::get(i32_, functions.size()),
+                                                   functionsGlobal});
   }
 
   llvm::Error emit(llvm::ArrayRef<ArtifactEntry> entries, const ArtifactOptions& options) {
@@ -166,6 +199,13 @@ public:
     auto* entriesGlobal =
         new llvm::GlobalVariable(module_, entriesType, true, llvm::GlobalValue::PrivateLinkage,
                                  llvm::ConstantArray::get(entriesType, entryValues), "entries");
+    std::vector<llvm::Constant*> originValues;
+    for (size_t e = 0; e < entries.size(); ++e)
+      originValues.push_back(emitOrigin(entries[e], e));
+    auto* originsType = llvm::ArrayType::get(originType_, originValues.size());
+    auto* originsGlobal = new llvm::GlobalVariable(
+        module_, originsType, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(originsType, originValues), "entry_origins");
 
     llvm::Function* init = shim_.emitInit();
     llvm::Constant* magic = llvm::ConstantDataArray::get(
@@ -182,7 +222,7 @@ public:
          shim_.string(targetCpu_, "target_cpu"), shim_.string(cpuFeatures_, "cpu_features"),
          shim_.string(options.sourcePath, "source_path"),
          shim_.string(options.sourceSha256, "source_sha256"), init,
-         llvm::ConstantInt::get(i32_, entryValues.size()), entriesGlobal});
+         llvm::ConstantInt::get(i32_, entryValues.size()), entriesGlobal, originsGlobal});
     auto* descriptorGlobal =
         new llvm::GlobalVariable(module_, descriptorType_, true, llvm::GlobalValue::PrivateLinkage,
                                  descriptor, "descriptor");
@@ -225,6 +265,8 @@ private:
   llvm::StructType* graphType_;
   llvm::StructType* entryType_;
   llvm::StructType* descriptorType_;
+  llvm::StructType* functionType_;
+  llvm::StructType* originType_;
   std::string targetCpu_;
   std::string cpuFeatures_;
 };

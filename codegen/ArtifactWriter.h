@@ -38,6 +38,17 @@ struct ArtifactGraph {
   std::string name;
 };
 
+/// A Python function whose code capture ran, and the digest of that code
+/// (dync_artifact_function; docs/artifact.md, "Code identity").
+struct CodeFingerprint {
+  std::string moduleName;
+  std::string qualifiedName;
+  std::string file;
+  uint32_t firstLine = 0;
+  /// SHA-256 of the code object, 64 lowercase hex digits.
+  std::string codeSha256;
+};
+
 /// One captured function.
 struct ArtifactEntry {
   std::string qualifiedName;
@@ -47,6 +58,15 @@ struct ArtifactEntry {
   /// because the descriptor format requires code bytes.
   std::vector<uint8_t> code;
   std::vector<ArtifactGraph> graphs;
+
+  // ---- code identity ----
+  /// The entry function's module (its __module__) and defining file; empty
+  /// when unknown.
+  std::string moduleName;
+  std::string definingFile;
+  /// What capture ran for this entry, torch and the standard library left
+  /// out.
+  std::vector<CodeFingerprint> functions;
 };
 
 struct ArtifactOptions {

@@ -34,6 +34,13 @@ std::string codegen::renderManifest(llvm::ArrayRef<ArtifactEntry> entries,
     for (const ArtifactGraph& graph : entry.graphs)
       os << ' ' << graph.name;
     os << '\n';
+    // Code identity: where the entry is defined, and what its capture ran.
+    if (!entry.moduleName.empty())
+      os << "module " << entry.moduleName << " file "
+         << (entry.definingFile.empty() ? "-" : entry.definingFile) << '\n';
+    for (const CodeFingerprint& f : entry.functions)
+      os << "ran " << f.moduleName << ':' << f.qualifiedName << " file " << f.file << " line "
+         << f.firstLine << " code_sha256 " << f.codeSha256 << '\n';
     for (const ArtifactGraph& graph : entry.graphs) {
       os << '\n';
       graph.graph->print(os);

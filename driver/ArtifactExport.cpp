@@ -2,6 +2,7 @@
 #include "driver/ArtifactExport.h"
 
 #include "codegen/ArtifactWriter.h"
+#include "frontend/oracle/EmbeddedModules.h"
 #include "frontend/oracle/OperatorSchemas.h"
 #include "frontend/python/PyStrings.h"
 #include "frontend/python/PythonError.h"
@@ -50,6 +51,51 @@ llvm::Expected<std::string> fileSha256(llvm::StringRef path) {
   std::array<uint8_t, 32> digest =
       llvm::SHA256::hash(llvm::arrayRefFromStringRef((*buffer)->getBuffer()));
   return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+/// The module \p function is defined in: its __module__, else its globals'
+/// __name__; empty when neither is a str.
+std::string moduleOf(PyObject* function) {
+  if (!function)
+    return "";
+  PyRef module = PyRef::steal(PyObject_GetAttrString(function, "__module__"));
+  if (module && PyUnicode_Check(module.get()))
+    return python::utf8Of(module.get()).value_or("");
+  PyErr_Clear();
+  PyObject* globals = PyFunction_Check(function) ? PyFunction_GetGlobals(function) : nullptr;
+  PyObject* name = globals ? PyDict_GetItemString(globals, "__name__") : nullptr;
+  return name && PyUnicode_Check(name) ? python::utf8Of(name).value_or("") : "";
+}
+
+/// The code identity of what \p entry's capture ran, computed by the
+/// runtime package's own module (embedded as dync__code_identity), so that
+/// dync.load hashes code objects exactly as export did.
+llvm::Expected<std::vector<codegen::CodeFingerprint>> fingerprintsOf(const CapturedEntry& entry) {
+  llvm::Expected<PyRef> identity = oracle::importEmbeddedModule("dync__code_identity");
+  if (!identity)
+    return identity.takeError();
+  PyRef ran = PyRef::steal(PyList_New(0));
+  for (const CapturedEntry::FunctionRun& function : entry.functionsRun) {
+    PyObject* globals = function.globals ? function.globals.get() : Py_None;
+    PyRef record = PyRef::steal(
+        Py_BuildValue("(OOs)", function.code.get(), globals, function.qualname.c_str()));
+    if (!ran || !record || PyList_Append(ran.get(), record.get()) != 0)
+      return python::takePythonError("listing the functions capture ran");
+  }
+  PyRef records =
+      PyRef::steal(PyObject_CallMethod(identity->get(), "fingerprints", "O", ran.get()));
+  if (!records || !PyList_Check(records.get()))
+    return python::takePythonError("fingerprinting the functions capture ran");
+  std::vector<codegen::CodeFingerprint> fingerprints;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(records.get()); ++i) {
+    PyObject* record = PyList_GET_ITEM(records.get(), i);
+    const char *module, *qualname, *file, *digest;
+    unsigned int line;
+    if (!PyArg_ParseTuple(record, "sssIs", &module, &qualname, &file, &line, &digest))
+      return python::takePythonError("reading a code fingerprint");
+    fingerprints.push_back({module, qualname, file, line, digest});
+  }
+  return fingerprints;
 }
 
 /// Times the rest of the scope under \p phase when \p times is given.
@@ -160,6 +206,12 @@ llvm::Error writeArtifact(llvm::ArrayRef<CapturedEntry> entries, llvm::StringRef
     codegen::ArtifactEntry artifactEntry;
     artifactEntry.qualifiedName = python::utf8Of(code->co_qualname).value_or("");
     artifactEntry.firstLine = static_cast<uint32_t>(code->co_firstlineno);
+    artifactEntry.moduleName = moduleOf(entry.function.get());
+    artifactEntry.definingFile = python::utf8Of(code->co_filename).value_or("");
+    llvm::Expected<std::vector<codegen::CodeFingerprint>> fingerprints = fingerprintsOf(entry);
+    if (!fingerprints)
+      return nameError(artifactEntry, fingerprints.takeError());
+    artifactEntry.functions = std::move(*fingerprints);
     std::string global = rewrite::graphGlobalName(*entry.graph, i);
     llvm::Expected<std::vector<uint8_t>> rewritten =
         rewrite::rewriteWholeFunction(entry.code.get(), *entry.graph, global);

@@ -26,6 +26,19 @@ struct CapturedEntry {
   const ir::Graph* graph = nullptr;
   /// The entry function's code object.
   python::PyRef code;
+
+  // ---- code identity ----
+  /// The entry function, for its __module__.
+  python::PyRef function;
+  /// Every Python function whose code capture ran, as
+  /// capture::FunctionRun has it (code, globals, __qualname__),
+  /// fingerprinted into the artifact.
+  struct FunctionRun {
+    python::PyRef code;
+    python::PyRef globals;
+    std::string qualname;
+  };
+  std::vector<FunctionRun> functionsRun;
 };
 
 /// What to build and how; the defaults build for this machine with the

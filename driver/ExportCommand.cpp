@@ -427,6 +427,10 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
       std::string sourcePath;
       /// Whether --emit shows it: the first variant of each entry.
       bool shown = true;
+      /// The entry function and what its capture ran, for the artifact's
+      /// code identity.
+      python::PyRef function;
+      std::vector<capture::FunctionRun> functionsRun;
     };
     std::vector<Exported> exported;
     // The passes run for what compiles or shows the optimized graph; the
@@ -452,6 +456,8 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         // Captures one variant of the entry into \p into, named with
         // \p nameSuffix, under \p gradEnabled with \p decomposition; with
         // \p frozen no input requires grad. Returns its graph.
+        // What each variant's capture ran, by graph, for the code identity.
+        std::map<const ir::Graph*, std::vector<capture::FunctionRun>> functionsRun;
         auto captureVariant = [&](bool gradEnabled, llvm::StringRef decomposition,
                                   llvm::StringRef nameSuffix, Autograd autograd,
                                   ir::Module* into = nullptr) -> llvm::Expected<ir::Graph*> {
@@ -465,9 +471,10 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           capture::CaptureOptions variantOptions = entryOptions;
           variantOptions.noAutograd = autograd == Autograd::None || autograd == Autograd::Frozen;
           llvm::Error captured = withGradMode(gradEnabled, [&] {
-            return capture::captureGraph(*module, *entry, variantOptions, graph, [&](ir::Graph& g) {
-              return oracle::TensorOracle::create(g, oracleOptions);
-            });
+            return capture::captureGraph(
+                *module, *entry, variantOptions, graph,
+                [&](ir::Graph& g) { return oracle::TensorOracle::create(g, oracleOptions); },
+                &functionsRun[&graph]);
           });
           (*python)->flushStdio();
           if (captured)
@@ -526,8 +533,9 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
                                                ": " + llvm::toString(code.takeError()));
               text = std::move(*code);
             }
-            exported.push_back(
-                {spec.text, &graph, std::move(text), entry->code, module->absolutePath, first});
+            exported.push_back({spec.text, &graph, std::move(text), entry->code,
+                                module->absolutePath, first, entry->function,
+                                std::move(functionsRun[&graph])});
             first = false;
             return llvm::Error::success();
           };
@@ -614,8 +622,9 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
                                            llvm::toString(text.takeError()));
           rewritten = std::move(*text);
         }
-        exported.push_back(
-            {spec.text, &graph, std::move(rewritten), entry->code, module->absolutePath});
+        exported.push_back({spec.text, &graph, std::move(rewritten), entry->code,
+                            module->absolutePath, true, entry->function,
+                            std::move(functionsRun[&graph])});
         return llvm::Error::success();
       }();
       if (error) {
@@ -634,7 +643,12 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           return llvm::make_error<UsageError>(
               "-o writes the entries of one file, but " + entry.spec + " is not in " +
               exported.front().sourcePath + "; export each file to its own library");
-        captured.push_back({entry.graph, entry.code});
+        CapturedEntry& added = captured.emplace_back();
+        added.graph = entry.graph;
+        added.code = entry.code;
+        added.function = entry.function;
+        for (const capture::FunctionRun& run : entry.functionsRun)
+          added.functionsRun.push_back({run.code, run.globals, run.qualname});
       }
       ArtifactRequest request;
       request.outputPath = output_;

@@ -31,8 +31,10 @@ The file is imported as a module named after its stem, so an
   dync inspect model.dync.so
       print the manifest of an artifact written by 'dync export -o': the
       versions and CPU it was built for, the source file and its hash, and
-      each entry's graph and guards. The library is read, never loaded, and
-      its seal is checked first: a corrupt or truncated file is an error.)";
+      each entry's module, the functions its capture ran with the digests
+      of their code, and its graph and guards. The library is read, never
+      loaded, and its seal is checked first: a corrupt or truncated file is
+      an error.)";
 
 class InspectCommand : public Command {
 public:

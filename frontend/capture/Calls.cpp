@@ -249,6 +249,11 @@ llvm::Expected<ValuePtr> Interpreter::runFunction(const ValuePtr& function,
   if (!body)
     return body.takeError();
 
+  // A class body's code is a constant of the function that runs the class
+  // statement, so that function's fingerprint covers it.
+  if (!names)
+    functionsRun_.push_back({function->code, function->globals, function->qualname});
+
   Frame frame;
   frame.code = code;
   frame.decoded = *body;

@@ -211,7 +211,7 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
 
 llvm::Error captureGraph(const python::LoadedModule& module, const python::ResolvedEntry& entry,
                          const CaptureOptions& options, ir::Graph& graph,
-                         const OracleFactory& makeOracle) {
+                         const OracleFactory& makeOracle, std::vector<FunctionRun>* functionsRun) {
   llvm::Expected<bytecode::OpcodeTable> opcodes = bytecode::OpcodeTable::fromInterpreter();
   if (!opcodes)
     return opcodes.takeError();
@@ -472,6 +472,9 @@ llvm::Error captureGraph(const python::LoadedModule& module, const python::Resol
 
   if (llvm::Error error = ir::verify(graph))
     return captureError("the captured graph does not verify: " + llvm::toString(std::move(error)));
+  if (functionsRun)
+    for (const Interpreter::RanFunction& ran : interp.functionsRun())
+      functionsRun->push_back({ran.code, ran.globals, ran.qualname});
   return llvm::Error::success();
 }
 

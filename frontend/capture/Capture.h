@@ -41,13 +41,24 @@ struct CaptureOptions {
 using OracleFactory =
     std::function<llvm::Expected<std::unique_ptr<oracle::TensorOracle>>(ir::Graph&)>;
 
+/// A Python function whose bytecode capture ran: its code, globals and
+/// __qualname__.
+struct FunctionRun {
+  python::PyRef code;
+  python::PyRef globals;
+  std::string qualname;
+};
+
 /// Captures \p entry of \p module into \p graph (which must be empty): its
 /// nodes, symbols and relations, and in graph.guards() what it was captured
-/// under, over the entry's local names. Errors are CaptureErrors (with the
+/// under, over the entry's local names. When \p functionsRun is given it
+/// receives every Python function whose code capture ran, the entry first,
+/// for the artifact's code identity. Errors are CaptureErrors (with the
 /// user's file and line when capture stopped inside the program) or plain
 /// messages about the inputs. GIL held.
 llvm::Error captureGraph(const python::LoadedModule& module, const python::ResolvedEntry& entry,
                          const CaptureOptions& options, ir::Graph& graph,
-                         const OracleFactory& makeOracle);
+                         const OracleFactory& makeOracle,
+                         std::vector<FunctionRun>* functionsRun = nullptr);
 
 } // namespace dync::capture

@@ -180,6 +180,18 @@ public:
 
   /// The tensors made graph inputs, in the order they were made.
   const std::vector<ValuePtr>& tensorInputs() const { return inputOrder_; }
+  /// A Python function whose bytecode capture ran: its code, globals and
+  /// __qualname__ (which a decorator or a generated method may set apart
+  /// from its code's co_qualname).
+  struct RanFunction {
+    python::PyRef code;
+    python::PyRef globals;
+    std::string qualname;
+  };
+  /// The functions capture ran (the entry, and every function and method
+  /// it inlined), in the order they first ran; repeats are kept. The
+  /// artifact fingerprints them (docs/artifact.md, "Code identity").
+  const std::vector<RanFunction>& functionsRun() const { return functionsRun_; }
 
   oracle::TensorOracle& oracle() { return oracle_; }
   /// The frame executing, or null outside any (for zero-argument super()).
@@ -249,6 +261,8 @@ private:
   std::map<const Value*, std::pair<ValuePtr, python::PyRef>> realCells_;
   /// Classes made by buildClass, kept alive.
   std::map<PyObject*, python::PyRef> localClasses_;
+  /// See functionsRun().
+  std::vector<RanFunction> functionsRun_;
   /// torch.autograd.Function.apply's function, once looked up.
   python::PyRef autogradApply_;
   /// The class of the context autograd.Function.forward gets.

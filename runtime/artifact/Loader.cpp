@@ -341,6 +341,38 @@ private:
                        "corrupt descriptor: " + graph + " has no function");
       }
     }
+    return checkOrigins();
+  }
+
+  // Code identity: each entry's origin and the functions its capture ran.
+  bool checkOrigins() {
+    const dync_artifact_descriptor* d = descriptor_;
+    if (!d->entry_origins)
+      return true;
+    for (uint32_t i = 0; i < d->num_entries; ++i) {
+      const dync_artifact_entry_origin& o = d->entry_origins[i];
+      std::string where = "entry " + std::to_string(i) + " origin";
+      if (!inLibrary(&o) || !inLibrary(reinterpret_cast<const char*>(&o + 1) - 1))
+        return error(LoadErrorKind::BadDescriptor,
+                     "corrupt descriptor: " + where + " not in the file");
+      if (!checkString(o.module_name, (where + " module_name").c_str()) ||
+          !checkString(o.defining_file, (where + " defining_file").c_str()))
+        return false;
+      if (o.num_functions &&
+          (!inLibrary(o.functions) ||
+           !inLibrary(reinterpret_cast<const char*>(o.functions + o.num_functions) - 1)))
+        return error(LoadErrorKind::BadDescriptor,
+                     "corrupt descriptor: " + where + " functions not in the file");
+      for (uint32_t f = 0; f < o.num_functions; ++f) {
+        const dync_artifact_function& fn = o.functions[f];
+        std::string function = where + " function " + std::to_string(f);
+        if (!checkString(fn.module_name, (function + " module_name").c_str()) ||
+            !checkString(fn.qualified_name, (function + " qualified_name").c_str(), false) ||
+            !checkString(fn.file, (function + " file").c_str()) ||
+            !checkString(fn.code_sha256, (function + " code_sha256").c_str(), false))
+          return false;
+      }
+    }
     return true;
   }
 
@@ -371,7 +403,8 @@ private:
       return error(LoadErrorKind::CpuFeatureMissing,
                    "compiled for CPU features this machine lacks: " + list + target);
     }
-    checkSource();
+    if (options_.warnOnSourceChange)
+      checkSource();
     return true;
   }
 

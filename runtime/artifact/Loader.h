@@ -59,6 +59,11 @@ struct LoadOptions {
   /// The table the artifact's init receives; null means the shim's core
   /// table (no Python functions). Must outlive the artifact.
   const dync_shim_api* api = nullptr;
+  /// Whether a source file whose hash differs from the one recorded at
+  /// export is a warning. The Python runtime turns it off: it checks the
+  /// code identity of every function instead (docs/artifact.md), which an
+  /// edit elsewhere in the file does not change.
+  bool warnOnSourceChange = true;
 };
 
 /// A loaded, validated, initialized artifact. Unloads the library when

@@ -139,6 +139,39 @@ typedef struct dync_artifact_entry {
   const dync_artifact_graph* graphs;
 } dync_artifact_entry;
 
+/* ---- code identity (format version 2) ----
+ * What each entry's capture ran, so that a runtime can tell whether the
+ * functions a process has are still that code (docs/artifact.md, "Code
+ * identity"). */
+
+/* One Python function whose bytecode capture ran. */
+typedef struct dync_artifact_function {
+  /* Where it is defined: its module's __name__ ("lib", "pkg.layers") and
+   * __qualname__ ("Net.forward", "make.<locals>.act"). */
+  const char* module_name;
+  const char* qualified_name;
+  /* co_filename and co_firstlineno at export, for messages. */
+  const char* file;
+  uint32_t first_line;
+  /* The SHA-256 (64 lowercase hex digits) of the code object: bytecode,
+   * constants (nested code recursively), names, variable names, flags,
+   * argument counts and exception table; not line numbers. */
+  const char* code_sha256;
+} dync_artifact_function;
+
+/* Where an entry's function is defined and what its capture ran. */
+typedef struct dync_artifact_entry_origin {
+  /* The entry function's module (__module__ of the function, not of the
+   * exported file) and the file defining it (co_filename at export). */
+  const char* module_name;
+  const char* defining_file;
+  /* Every function capture ran for this entry (the entry itself, the
+   * functions and methods it inlined), except torch's and the standard
+   * library's, which the version checks cover. */
+  uint32_t num_functions;
+  const dync_artifact_function* functions;
+} dync_artifact_entry_origin;
+
 typedef struct dync_artifact_descriptor {
   /* ---- stable across every format version ---- */
   uint32_t magic;           /* DYNC_ARTIFACT_MAGIC */
@@ -163,6 +196,11 @@ typedef struct dync_artifact_descriptor {
   dync_init_fn init;
   uint32_t num_entries;
   const dync_artifact_entry* entries;
+
+  /* ---- code identity (format version 2) ---- */
+  /* num_entries origins, in the entries' order; NULL when the artifact
+   * records none (an artifact not built from Python functions). */
+  const dync_artifact_entry_origin* entry_origins;
 } dync_artifact_descriptor;
 
 typedef const dync_artifact_descriptor* (*dync_artifact_get_descriptor_fn)(void);

@@ -217,10 +217,13 @@ PyObject* dyncEvalFrame(PyThreadState* tstate, _PyInterpreterFrame* frame, int t
   std::shared_ptr<Binding> binding = it->second;
   Binding& b = *binding;
   ++b.stats.calls;
-  if (view.globals != b.globals) {
-    // The graphs are bound in the module the entry was loaded for.
+  if (!b.staleReason.empty() || view.globals != b.globals) {
+    // Changed code is never served (docs/runtime.md, "Code identity"); the
+    // graphs are bound in the module the entry was loaded for.
     const char* reason =
-        "the function's globals are not those of the module the artifact was loaded for";
+        !b.staleReason.empty()
+            ? b.staleReason.c_str()
+            : "the function's globals are not those of the module the artifact was loaded for";
     recordMiss(b, reason);
     if (b.strict)
       return raiseGuardError(b, reason);

@@ -75,6 +75,10 @@ struct Binding {
   std::vector<std::pair<PyObject*, PyObject*>> boundGlobals; // (name, graph)
   bool strict = false;
   EntryStats stats;
+  /// Non-empty when the entry is not served because the code it was
+  /// captured from changed (docs/runtime.md, "Code identity"): every call
+  /// runs the original code and counts as a miss with this reason.
+  std::string staleReason;
 };
 
 /// The exception a strict-mode guard miss raises (set by the module).

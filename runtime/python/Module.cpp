@@ -278,6 +278,34 @@ const dync_artifact_descriptor& descriptorOf(ArtifactObject* a) {
   return (*a->library)->artifact->descriptor();
 }
 
+// Code identity: an entry's "module", "defining_file" and "functions" (a
+// list of {module, qualified_name, file, first_line, code_sha256}); None
+// for each when the artifact records no origin.
+bool addOrigin(PyObject* entry, const dync_artifact_entry_origin* origin) {
+  if (!origin)
+    return setItem(entry, "module", Py_NewRef(Py_None)) &&
+           setItem(entry, "defining_file", Py_NewRef(Py_None)) &&
+           setItem(entry, "functions", Py_NewRef(Py_None));
+  PyObject* functions = PyList_New(0);
+  bool ok = functions != nullptr;
+  for (uint32_t f = 0; ok && f < origin->num_functions; ++f) {
+    const dync_artifact_function& fn = origin->functions[f];
+    PyObject* record =
+        Py_BuildValue("{s:s,s:s,s:N,s:I,s:s}", "module", fn.module_name, "qualified_name",
+                      fn.qualified_name, "file", PyUnicode_DecodeFSDefault(fn.file), "first_line",
+                      fn.first_line, "code_sha256", fn.code_sha256);
+    ok = record && PyList_Append(functions, record) == 0;
+    Py_XDECREF(record);
+  }
+  if (!ok) {
+    Py_XDECREF(functions);
+    return false;
+  }
+  return setItem(entry, "module", str(origin->module_name)) &&
+         setItem(entry, "defining_file", PyUnicode_DecodeFSDefault(origin->defining_file)) &&
+         setItem(entry, "functions", functions);
+}
+
 PyObject* Artifact_manifest(PyObject* self, PyObject*) {
   auto* a = asArtifact(self);
   if (!requireLoaded(a))
@@ -305,7 +333,8 @@ PyObject* Artifact_manifest(PyObject* self, PyObject*) {
     PyObject* graphs = entry ? PyList_New(0) : nullptr;
     ok = graphs && setItem(entry, "qualified_name", str(e.qualified_name)) &&
          setItem(entry, "first_line", PyLong_FromUnsignedLong(e.first_line)) &&
-         setItem(entry, "code_size", PyLong_FromSize_t(e.code_size));
+         setItem(entry, "code_size", PyLong_FromSize_t(e.code_size)) &&
+         addOrigin(entry, d.entry_origins ? &d.entry_origins[i] : nullptr);
     for (uint32_t g = 0; ok && g < e.num_graphs; ++g) {
       const dync_artifact_graph& graph = e.graphs[g];
       PyObject* gd =
@@ -370,24 +399,57 @@ PyObject* Artifact_entry_code(PyObject* self, PyObject* arg) {
                                    static_cast<Py_ssize_t>(e.code_size));
 }
 
-// bind(indices, function, rewritten_codes, strict): serves calls of
-// `function` with the entries `indices`, the function's variants in the
-// order their guards are tried, entry indices[i] running rewritten_codes[i]
-// on a hit. The caller (dync.load) has resolved the function and checked
-// each code's signature.
+// Binds `function` for its entry `e` without serving it: see Artifact_bind.
+PyObject* bindStale(ArtifactObject* a, const dync_artifact_entry& e, PyObject* function, int strict,
+                    const char* reason) {
+  auto b = std::make_shared<Binding>();
+  b->library = *a->library;
+  b->artifactPath = *a->path;
+  b->qualifiedName = e.qualified_name;
+  b->originalCode = Py_NewRef(PyFunction_GetCode(function));
+  b->function = Py_NewRef(function);
+  b->globals = Py_NewRef(PyFunction_GetGlobals(function));
+  b->strict = strict;
+  b->staleReason = reason;
+  const char* kind = "";
+  std::string error;
+  if (!registerBinding(b, kind, error))
+    return raiseArtifactError(kind, *a->path, *a->path + ": " + error);
+  a->bindings->push_back(std::move(b));
+  Py_RETURN_NONE;
+}
+
+// bind(indices, function, rewritten_codes, strict, stale_reason=None):
+// serves calls of `function` with the entries `indices`, the function's
+// variants in the order their guards are tried, entry indices[i] running
+// rewritten_codes[i] on a hit. The caller (dync.load) has resolved the
+// function and checked each code's signature. With a stale_reason (code
+// capture ran has changed since), the function is bound only to be
+// counted: every call runs the original code and is a miss for that
+// reason; rewritten_codes is then None and no graph is bound.
 PyObject* Artifact_bind(PyObject* self, PyObject* args) {
   auto* a = asArtifact(self);
   PyObject *indices, *function, *codes;
   int strict;
-  if (!PyArg_ParseTuple(args, "O!O!O!p", &PyTuple_Type, &indices, &PyFunction_Type, &function,
-                        &PyTuple_Type, &codes, &strict))
+  const char* staleReason = nullptr;
+  if (!PyArg_ParseTuple(args, "O!O!Op|z", &PyTuple_Type, &indices, &PyFunction_Type, &function,
+                        &codes, &strict, &staleReason))
     return nullptr;
   if (!requireLoaded(a))
     return nullptr;
   Py_ssize_t count = PyTuple_GET_SIZE(indices);
-  if (count == 0 || PyTuple_GET_SIZE(codes) != count) {
-    PyErr_SetString(PyExc_ValueError,
-                    "bind() needs one rewritten code object per entry index, and at least one");
+  if (count == 0) {
+    PyErr_SetString(PyExc_ValueError, "bind() needs at least one entry index");
+    return nullptr;
+  }
+  if (staleReason) {
+    uint32_t index;
+    if (!entryIndex(a, PyTuple_GET_ITEM(indices, 0), index))
+      return nullptr;
+    return bindStale(a, descriptorOf(a).entries[index], function, strict, staleReason);
+  }
+  if (!PyTuple_Check(codes) || PyTuple_GET_SIZE(codes) != count) {
+    PyErr_SetString(PyExc_ValueError, "bind() needs one rewritten code object per entry index");
     return nullptr;
   }
 
@@ -517,7 +579,8 @@ PyMethodDef ArtifactMethods[] = {
     {"manifest", Artifact_manifest, METH_NOARGS, "The descriptor as a dict."},
     {"warnings", Artifact_warnings, METH_NOARGS, "The loader's warnings."},
     {"entry_code", Artifact_entry_code, METH_O, "The marshalled rewritten code of an entry."},
-    {"bind", Artifact_bind, METH_VARARGS, "bind(indices, function, codes, strict)"},
+    {"bind", Artifact_bind, METH_VARARGS,
+     "bind(indices, function, codes, strict, stale_reason=None)"},
     {"unload", Artifact_unload, METH_NOARGS, "Unbinds every entry and releases the library."},
     {"stats", Artifact_stats, METH_NOARGS, "{qualified_name: stats} of the bound entries."},
     {nullptr, nullptr, 0, nullptr}};
@@ -564,6 +627,9 @@ PyObject* dync_open(PyObject*, PyObject* args) {
   std::memcpy(options.pythonMagic->data(), magic, 4);
   options.torchVersion = torchVersion;
   options.api = shimApi();
+  // dync.load checks each function's code identity instead of the file's
+  // hash: an edit elsewhere in the file leaves the entries served.
+  options.warnOnSourceChange = false;
 
   dync::runtime::LoadResult result;
   // File checks, dlopen and the artifact's init run no Python code.

@@ -154,7 +154,9 @@ def test_no_grad_runs_compiled(export):
     assert (results["x"]["hits"], results["x"]["misses"]) == (1, 0), results["x"]["reason"]
 
 
-def test_changed_source_warns(export, tmp_path):
+def test_comment_added_to_source_is_not_reported(export, tmp_path):
+    # The artifact checks the code capture ran, not the file's bytes
+    # (test_code_identity.py has the cases where the code changes).
     folder = tmp_path / "src"
     shutil.copytree(os.path.join(EXAMPLES, "mlp"), folder)
     out = tmp_path / "copy.so"
@@ -176,7 +178,7 @@ def test_changed_source_warns(export, tmp_path):
                           if issubclass(w.category, dync.ArtifactWarning)]))
     """)
     messages = run_python(source)
-    assert len(messages) == 1 and "changed" in messages[0], messages
+    assert messages == [], messages
 
 
 def test_truncated_artifact_is_refused(export, tmp_path):

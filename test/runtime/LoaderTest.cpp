@@ -226,7 +226,23 @@ TEST_F(LoaderTest, NotADyncArtifact) {
 
 TEST_F(LoaderTest, UnknownFormatVersion) {
   expectRefused(artifactPath("artifact_format99"), LoadErrorKind::UnknownFormatVersion,
-                "artifact format version 99, but this runtime reads version 2");
+                "artifact format version 99, but this runtime reads version " +
+                    std::to_string(DYNC_ARTIFACT_FORMAT_VERSION));
+}
+
+TEST_F(LoaderTest, CodeIdentityIsReadAndChecked) {
+  LoadResult result = loadArtifact(artifactPath("artifact_valid"), thisInterpreter());
+  ASSERT_TRUE(result) << result.message;
+  const dync_artifact_descriptor& d = result.artifact->descriptor();
+  ASSERT_NE(d.entry_origins, nullptr);
+  const dync_artifact_entry_origin& origin = d.entry_origins[0];
+  EXPECT_STREQ(origin.module_name, "model");
+  ASSERT_EQ(origin.num_functions, 1u);
+  EXPECT_STREQ(origin.functions[0].qualified_name, "f");
+  EXPECT_EQ(origin.functions[0].first_line, 5u);
+  // Every string of a fingerprint must lie in the file, like the rest.
+  expectRefused(artifactPath("artifact_bad_origin"), LoadErrorKind::BadDescriptor,
+                "entry 0 origin function 0 code_sha256 does not point into the file");
 }
 
 TEST_F(LoaderTest, OtherPythonMagic) {
@@ -265,6 +281,12 @@ TEST_F(LoaderTest, ChangedSourceIsAWarning) {
   ASSERT_TRUE(result) << result.message;
   ASSERT_EQ(result.artifact->warnings().size(), 1u);
   EXPECT_TRUE(contains(result.artifact->warnings()[0], "model.py changed since it was exported"));
+  // The Python runtime checks code identity instead, and turns it off.
+  LoadOptions quiet = thisInterpreter();
+  quiet.warnOnSourceChange = false;
+  LoadResult checked = loadArtifact(artifactPath("artifact_stale_source"), quiet);
+  ASSERT_TRUE(checked) << checked.message;
+  EXPECT_TRUE(checked.artifact->warnings().empty());
 }
 
 TEST_F(LoaderTest, InitFailure) {

@@ -6,11 +6,13 @@ compiled code whenever its guards hold.
         model(x)            # runs the compiled path when the guards hold
 
 `load` validates the artifact (see docs/artifact.md), finds the live function
-each entry replaces, and installs a PEP 523 frame hook that runs the entry's
-native guard on every call of that function: on a hit the artifact's
-rewritten bytecode runs instead of the original; on a miss the original runs
-and `stats()` records which guard failed (or `GuardError` is raised, with
-`strict=True`).
+each entry replaces (in the module that defines it), checks that every
+function the entry's capture ran is still the same code, and installs a PEP
+523 frame hook that runs the entry's native guard on every call of that
+function: on a hit the artifact's rewritten bytecode runs instead of the
+original; on a miss the original runs and `stats()` records which guard
+failed (or `GuardError` is raised, with `strict=True`). An entry whose code
+changed since export is not served (docs/runtime.md, "Code identity").
 
 Environment:
 
@@ -21,6 +23,7 @@ Environment:
 """
 
 import atexit
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -35,7 +38,7 @@ import warnings
 # registers with the shim; the extension also links torch's libraries.
 import torch
 
-from . import _dync
+from . import _code_identity, _dync
 from ._dync import ArtifactError, GuardError
 
 __all__ = ["Artifact", "ArtifactError", "ArtifactWarning", "GuardError", "load", "reset_stats",
@@ -43,7 +46,8 @@ __all__ = ["Artifact", "ArtifactError", "ArtifactWarning", "GuardError", "load",
 
 
 class ArtifactWarning(UserWarning):
-    """An artifact loaded with a caveat, e.g. its source changed since export."""
+    """An artifact loaded with a caveat: an entry is not served because the
+    code it was captured from changed, or is a generator."""
 
 
 # Code flags of functions whose frames are resumed rather than called, which
@@ -72,6 +76,10 @@ class Artifact:
         self.entries = tuple(manifest["entries"])
         #: Entries that were not bound (generators), with the reason.
         self.skipped = {}
+        #: Entries bound but not served because code their capture ran
+        #: changed since export, with the reason (also each call's miss
+        #: reason in stats()).
+        self.stale = {}
 
     @property
     def loaded(self):
@@ -136,7 +144,90 @@ def _module_for(source_path, module, path):
                  "the artifact, or pass module=")
 
 
-def _resolve(module, qualname, first_line, path):
+def _same_file(a, b):
+    return bool(a) and bool(b) and os.path.realpath(a) == os.path.realpath(b)
+
+
+def _module_finder(manifest, module, path):
+    """module_for(name, file): the module that defines functions of module
+    `name` from `file`. Functions defined in the exported file are looked up
+    in `module=` when it is given; all others in their own module, found in
+    sys.modules by name, else by the file it was loaded from (a program run
+    as __main__). Nothing is imported but a module=name."""
+    source_path = manifest["source_path"]
+    override = []
+
+    def module_for(name, file):
+        if module is not None and (_same_file(file, source_path) or not name):
+            if not override:
+                override.append(_module_for(source_path, module, path))
+            return override[0]
+        if not name:
+            try:
+                return _module_for(source_path, None, path)
+            except ArtifactError:
+                return None
+        return _code_identity.module_named(name, file or "")
+
+    return module_for
+
+
+def _entry_module(entry, module_for, manifest, module, path):
+    """The module an entry's function is found in: the module that defines
+    it, which need not be the exported file's (a class imported from a
+    library, torch's own nn classes)."""
+    name = entry.get("module")
+    if name is None:
+        # An artifact that records no origin: the exported file's module.
+        return _module_for(manifest["source_path"], module, path)
+    found = module_for(name, entry.get("defining_file"))
+    if found is None:
+        raise _error("module-not-found", path,
+                     f"{entry['qualified_name']} is defined in module {name} "
+                     f"({entry.get('defining_file') or 'no file'}), which is not imported; "
+                     "import it before loading the artifact, or pass module=")
+    return found
+
+
+def _stale_reason(entry, module_for):
+    """Which functions `entry`'s capture ran are not the same code in this
+    process, and how, or None when every fingerprinted function is
+    unchanged."""
+    functions = entry.get("functions")
+    if not functions:
+        return None
+    records = [(f["module"], f["qualified_name"], f["file"], f["first_line"], f["code_sha256"])
+               for f in functions]
+    problems = _code_identity.check(records, module_for)
+    if not problems:
+        return None
+    what = {"changed": "changed since export", "missing": "no longer exists",
+            "not-imported": "is in a module that is not imported"}
+    return "; ".join(f"{module}.{qualname} ({file}) {what[problem]}"
+                     for (module, qualname, file, _, _), problem in problems)
+
+
+def _own_fingerprint(entry, module_name):
+    """Whether the entry's own function is among its fingerprints (its code
+    digest then decides whether it is the same code, not its first line)."""
+    return any(f["qualified_name"] == entry["qualified_name"] and f["module"] == module_name
+               for f in entry.get("functions") or ())
+
+
+def _source_changed(manifest):
+    """For an artifact that records no code identity: whether the exported
+    file exists and its SHA-256 differs from the one recorded."""
+    source = manifest["source_path"]
+    if not source or not os.path.isfile(source):
+        return False
+    try:
+        with open(source, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest() != manifest["source_sha256"]
+    except OSError:
+        return False
+
+
+def _resolve(module, qualname, first_line, path, check_line=True):
     """The live function an entry replaces.
 
     The qualified name is walked from the module one dotted part at a time
@@ -169,7 +260,7 @@ def _resolve(module, qualname, first_line, path):
                          f"{module.__name__}.{qualname} is not a Python function")
         obj, seen = wrapped, seen + 1
     line = obj.__code__.co_firstlineno
-    if line != first_line:
+    if check_line and line != first_line:
         raise _error("entry-mismatch", path,
                      f"{qualname} in {module.__name__} starts at line {line}, but the artifact "
                      f"was exported from a {qualname} at line {first_line}; re-export it")
@@ -212,12 +303,20 @@ def _rewritten_code(native, index, function, qualname, path):
 def load(path, *, strict=False, module=None):
     """Loads the artifact at `path` and serves its entries.
 
+    Each entry's function is found in the module that defines it (recorded
+    at export), which must be imported; `module` (a module or a name, imported
+    if need be) stands for the exported file's module instead.
+
     Raises ArtifactError (with `kind` and `path`) when the artifact cannot run
     in this process: a missing, truncated or corrupt file, another format,
     CPython or torch version, missing CPU features, an entry whose function
-    is not found, or another frame evaluator being active. A source file that
-    changed since export is an ArtifactWarning. With strict=True a guard miss
-    raises GuardError instead of running the original code."""
+    or module is not found, or another frame evaluator being active. An
+    entry whose captured code changed since export (the entry's function or
+    any function its capture ran) is not served: an ArtifactWarning, and
+    each call runs the original code with that miss reason in stats(); with
+    strict=True it is an ArtifactError of kind "stale" instead. With
+    strict=True a guard miss raises GuardError instead of running the
+    original code."""
     path = os.fspath(path)
     with _lock:
         native = _dync.open(path, importlib.util.MAGIC_NUMBER, torch.__version__)
@@ -226,16 +325,21 @@ def load(path, *, strict=False, module=None):
             artifact = Artifact(native, manifest, strict)
             for message in native.warnings():
                 warnings.warn(message, ArtifactWarning, stacklevel=2)
-            owner = None
+            entries = manifest["entries"]
+            if any(e["functions"] is None for e in entries) and _source_changed(manifest):
+                warnings.warn(f"{manifest['source_path']} changed since it was exported; the "
+                              "artifact runs the code as it was then", ArtifactWarning,
+                              stacklevel=2)
+            module_for = _module_finder(manifest, module, path)
             # A function's entries are its variants (one per grad mode, say),
             # in the order their guards are tried: {code: [function, indices,
-            # codes]}, in the order functions first appear.
+            # codes, stale reason]}, in the order functions first appear.
             variants = {}
-            for index, entry in enumerate(manifest["entries"]):
+            for index, entry in enumerate(entries):
                 qualname = entry["qualified_name"]
-                if owner is None:
-                    owner = _module_for(manifest["source_path"], module, path)
-                function = _resolve(owner, qualname, entry["first_line"], path)
+                owner = _entry_module(entry, module_for, manifest, module, path)
+                function = _resolve(owner, qualname, entry["first_line"], path,
+                                    check_line=not _own_fingerprint(entry, entry["module"]))
                 if function.__code__.co_flags & _RESUMABLE:
                     if qualname not in artifact.skipped:
                         reason = (f"{qualname} is a generator or coroutine function; dync runs "
@@ -243,12 +347,26 @@ def load(path, *, strict=False, module=None):
                         artifact.skipped[qualname] = reason
                         warnings.warn(reason, ArtifactWarning, stacklevel=2)
                     continue
-                code = _rewritten_code(native, index, function, qualname, path)
-                bound = variants.setdefault(function.__code__, [function, [], []])
-                bound[1].append(index)
-                bound[2].append(code)
-            for function, indices, codes in variants.values():
-                native.bind(tuple(indices), function, tuple(codes), strict)
+                group = variants.setdefault(function.__code__, [function, [], [], None])
+                group[1].append(index)
+                changed = _stale_reason(entry, module_for)
+                if changed is not None:
+                    # One changed function is enough: none of the variants
+                    # is served.
+                    message = (f"{qualname} is not served: the code captured for it changed: "
+                               f"{changed}; re-export the artifact")
+                    if strict:
+                        raise _error("stale", path, message)
+                    if group[3] is None:
+                        group[3] = f"stale code: {changed}; the original code runs"
+                        artifact.stale[qualname] = group[3]
+                        warnings.warn(f"{path}: {message}; the original code runs",
+                                      ArtifactWarning, stacklevel=2)
+                    continue
+                group[2].append(_rewritten_code(native, index, function, qualname, path))
+            for function, indices, codes, stale in variants.values():
+                native.bind(tuple(indices), function, None if stale else tuple(codes), strict,
+                            stale)
         except BaseException:
             native.unload()
             raise

@@ -82,6 +82,23 @@ static const dync_artifact_entry entries[] = {
     {"f", 5, test_code, sizeof(test_code), guard_f, 1, graphs_f},
 };
 
+/* Code identity: where f is defined and the one function its capture ran.
+ * TEST_BAD_ORIGIN points the digest outside the file (at libc's stderr),
+ * which the loader must refuse. */
+static const dync_artifact_function functions_f[] = {
+    {"model", "f", TEST_SOURCE_PATH, 5,
+#ifdef TEST_BAD_ORIGIN
+     (const char*)&stderr
+#else
+     "0000000000000000000000000000000000000000000000000000000000000000"
+#endif
+    },
+};
+
+static const dync_artifact_entry_origin origins[] = {
+    {"model", TEST_SOURCE_PATH, 1, functions_f},
+};
+
 static const dync_artifact_descriptor descriptor = {
     DYNC_ARTIFACT_MAGIC,
     TEST_FORMAT_VERSION,
@@ -96,6 +113,7 @@ static const dync_artifact_descriptor descriptor = {
     init,
     1,
     entries,
+    origins,
 };
 
 /* The manifest's first lines, in the section codegen puts it in. */
