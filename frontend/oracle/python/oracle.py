@@ -474,6 +474,12 @@ class _Recorder(TorchDispatchMode):
                 return out
         if self.fusion is not None and func not in self.decomposing:
             decomposition = self.fusion.get(func, args, kwargs)
+            expected = None
+            if decomposition is not None and self._keeps_operator_layout(func):
+                # The operator itself, on fake tensors alone: not recorded.
+                expected = func(*args, **kwargs)
+                if not _kernel_layout_known(func, args, kwargs, expected):
+                    decomposition = None
             if decomposition is not None:
                 self.decomposing.add(func)
                 try:
@@ -482,7 +488,7 @@ class _Recorder(TorchDispatchMode):
                 finally:
                     self.decomposing.discard(func)
                 if out is not NotImplemented:
-                    return self._operator_layout(func, args, kwargs, out)
+                    return self._operator_layout(func, out, expected)
         if self.fusion is not None and func._opname in _STORAGE_READS:
             _check_storage_read(func, args, kwargs)
         out = func(*args, **kwargs)
@@ -494,7 +500,10 @@ class _Recorder(TorchDispatchMode):
         self.session._note_constant(func, args, kwargs, out)
         return out
 
-    def _operator_layout(self, func, args, kwargs, out):
+    def _keeps_operator_layout(self, func):
+        return func not in self.fusion.layout_choosers and not _writes_an_argument(func)
+
+    def _operator_layout(self, func, out, expected):
         """A fusion decomposition's result, laid out as the operator lays
         its own out. torch's decompositions compute the operator's values,
         but not always in its strides (a softmax over the channels of a
@@ -504,11 +513,10 @@ class _Recorder(TorchDispatchMode):
         computing the result). Layout choices (channels-last convolutions)
         are the exception: the oracle follows them as such ("Layout
         choices"). Operators writing an argument are left as they are: a
-        copy would not be the argument."""
-        if func in self.fusion.layout_choosers or _writes_an_argument(func):
+        copy would not be the argument. `expected` is the operator's own
+        result on fake tensors, or None for those two kinds."""
+        if expected is None:
             return out
-        # The operator itself, on fake tensors alone: not recorded.
-        expected = func(*args, **kwargs)
         got, got_spec = torch.utils._pytree.tree_flatten(out)
         want = torch.utils._pytree.tree_leaves(expected)
         if len(got) != len(want):
@@ -667,6 +675,88 @@ def _follow_eager_twins(func, args, kwargs, out):
             and _same_value(tuple(result.shape), tuple(twin.shape))
         ):
             _set_twin(result, twin, origins)
+
+
+# Decomposing an operator of tensors in another layout than contiguous or
+# channels-last runs the operator's CPU kernel once on real tensors of the
+# same sizes and strides, when they hold at most this many elements all
+# told; above it, the operator stays whole.
+_KERNEL_LAYOUT_MAX_NUMEL = 1 << 16
+
+# (operator, sizes, strides, dtypes, other arguments) -> whether the
+# kernel lays its results out as the fake operator does.
+_kernel_layouts = {}
+
+
+def _standard_layout(t):
+    """Whether `t` is contiguous or channels-last, known without a guard:
+    the layouts an operator's meta function and its CPU kernel lay results
+    out alike for (both follow the input's suggested memory format)."""
+    fusion = _fusion_module()
+    if fusion.statically_contiguous(t):
+        return True
+    if t.dim() not in (4, 5) or t._has_symbolic_sizes_strides:
+        return False
+    fmt = torch.channels_last if t.dim() == 4 else torch.channels_last_3d
+    return t.is_contiguous(memory_format=fmt)
+
+
+def _kernel_layout_known(func, args, kwargs, expected):
+    """Whether the results of `func`'s CPU kernel are laid out as
+    `expected`, the fake operator's (its meta function's) results. The graph
+    takes a decomposition's strides from the meta function, and a kernel of
+    the decomposition writes them; eager mode runs the operator's kernel,
+    and the two differ at times (batch norm of a transposed input: the
+    meta function keeps the input's strides, the kernel returns a contiguous
+    result). For inputs contiguous or channels-last they agree; for others,
+    the kernel runs once on real tensors of the same sizes and strides
+    (zeros), if they are static and small, and the decomposition is used
+    only if the layouts agree. Else the operator stays whole, as at -O0."""
+    flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
+    tensors = [a for a in flat if isinstance(a, torch.Tensor)]
+    if all(_standard_layout(t) for t in tensors):
+        return True
+    if any(t._has_symbolic_sizes_strides for t in tensors):
+        return False
+    if sum(t.numel() for t in tensors) > _KERNEL_LAYOUT_MAX_NUMEL:
+        return False
+    try:
+        key = (func, str(spec)) + tuple(
+            (tuple(a.shape), a.stride(), a.dtype) if isinstance(a, torch.Tensor) else repr(a)
+            for a in flat
+        )
+    except Exception:
+        return False
+    known = _kernel_layouts.get(key)
+    if known is None:
+        known = _run_kernel_for_layout(func, flat, spec, expected)
+        _kernel_layouts[key] = known
+    return known
+
+
+def _run_kernel_for_layout(func, flat, spec, expected):
+    with _disable_current_modes(), torch._C._DisablePythonDispatcher():
+        try:
+            real = [
+                torch.empty_strided(a.shape, a.stride(), dtype=a.dtype, device=a.device).zero_()
+                if isinstance(a, torch.Tensor)
+                else a
+                for a in flat
+            ]
+            real_args, real_kwargs = torch.utils._pytree.tree_unflatten(real, spec)
+            out = func(*real_args, **real_kwargs)
+        except Exception:
+            return False
+    got = torch.utils._pytree.tree_leaves(out)
+    want = torch.utils._pytree.tree_leaves(expected)
+    if len(got) != len(want):
+        return False
+    for kernel, meta in zip(got, want):
+        if isinstance(kernel, torch.Tensor) != isinstance(meta, torch.Tensor):
+            return False
+        if isinstance(kernel, torch.Tensor) and not _fusion_module().same_layout(kernel, meta):
+            return False
+    return True
 
 
 def _check_storage_read(func, args, kwargs):
