@@ -6,7 +6,7 @@ Each program below observes the convolution's result other than through its
 values: view() after flatten, stride() and is_contiguous() steering a
 branch, contiguous() after a permute (a copy in eager mode only if the
 permuted tensor is not contiguous), a returned view sharing storage with
-another result, a write through a view. Every entry is exported at -O1 and
+another result, a write through a view, as_strided reading storage. Every entry is exported at -O1 and
 at -O0 (both must export), loaded in a fresh interpreter and compared with
 eager: values within float32 tolerance, dtypes, shapes, strides exactly,
 and, where the entry says so, which results share storage. The compiled
@@ -122,6 +122,12 @@ MODEL = textwrap.dedent("""
         return y
 
 
+    def storage_read(x):
+        # as_strided reads elements by where they lie in storage.
+        y = F.conv2d(x, W, padding=1)
+        return y.as_strided((2, 16), (7, 3)) * 1
+
+
     def unobserved(x):
         # Nothing reads the layout: the result is copied to eager mode's
         # strides at the return only.
@@ -133,7 +139,8 @@ MODEL = textwrap.dedent("""
 """)
 
 ENTRIES = ["PatchEmbed.forward", "Flattened.forward", "Pooled.forward", "flat_linear", "strides",
-           "permute_contiguous", "pool_view", "returned_views", "write_through_view", "unobserved"]
+           "permute_contiguous", "pool_view", "returned_views", "write_through_view", "storage_read",
+           "unobserved"]
 
 SETUP = """
     import torch
@@ -160,6 +167,7 @@ SETUP = """
         "pool_view": lambda: layouts.pool_view(*args),
         "returned_views": lambda: sharing(layouts.returned_views(*args)),
         "write_through_view": lambda: layouts.write_through_view(*args),
+        "storage_read": lambda: layouts.storage_read(*args),
         "unobserved": lambda: layouts.unobserved(*args),
     }
 """
@@ -194,8 +202,7 @@ def test_matches_eager(exported, level, entry):
 # the return, and those where a convolution's result is converted back to
 # eager mode's layout right after it because the program observes it.
 KEPT = ["PatchEmbed.forward", "Pooled.forward", "unobserved"]
-CONVERTED_BACK = ["flat_linear", "strides", "pool_view",
-                  "write_through_view"]
+CONVERTED_BACK = ["flat_linear", "strides", "pool_view", "write_through_view", "storage_read"]
 
 
 @pytest.mark.parametrize("entry", KEPT + CONVERTED_BACK)

@@ -36,7 +36,7 @@ Anything else keeps the operator whole: `addmm`'s decomposition reaches
 `mm`. Each verdict follows what the decomposition really does for that
 argument signature.
 
-dync writes two decompositions itself (`OWN`). Variance: torch's
+dync writes decompositions of its own too (`OWN`). Variance: torch's
 registered one for `var_mean` and `var` (torch._refs) reaches `prims.var`,
 which graphs do not hold, and torch has no other. Layer norm, group norm
 and batch norm all reach `var_mean`, so without it their statistics stay an
@@ -61,6 +61,19 @@ values leaves the call without uses, and dead-code elimination removes it.
 cannot express the pool (padding, ceil-mode windows past the input), where
 it would gain nothing (one offset, more than 16) and where the result could
 differ or guards would narrow the graph (see `_max_pool_with_indices`).
+
+Convolutions are the fourth (`_convolution_channels_last`): not for a
+fuser, but for a layout. A 2-d float32 convolution runs on channels-last
+copies, and what follows it computes channels-last. That layout is a choice
+no program may see: the oracle follows eager mode's layout beside it and,
+where the program observes the difference, captures again with that
+convolution converting its result back (oracle.py, "Layout choices").
+Every other decomposition must give its operator's sizes, dtypes and
+strides: the trial compares sizes and dtypes with the operator's own result,
+and the oracle copies a decomposed result to the operator's strides where
+they differ, decomposing inputs laid out neither contiguous nor
+channels-last only where the operator's CPU kernel agrees with its meta
+function on the result's layout.
 
 The trial runs in a fake mode of its own, without the capture's ShapeEnv,
 so it adds no guards to the capture; verdicts are kept per operator and
