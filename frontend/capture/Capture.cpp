@@ -207,11 +207,11 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
                       " value, which a graph cannot return");
 }
 
-} // namespace
-
-llvm::Error captureGraph(const python::LoadedModule& module, const python::ResolvedEntry& entry,
-                         const CaptureOptions& options, ir::Graph& graph,
-                         const OracleFactory& makeOracle, std::vector<FunctionRun>* functionsRun) {
+/// One attempt at capturing \p entry into the empty \p graph; what it
+/// ran goes to \p functionsRun.
+llvm::Error captureOnce(const python::LoadedModule& module, const python::ResolvedEntry& entry,
+                        const CaptureOptions& options, ir::Graph& graph,
+                        const OracleFactory& makeOracle, std::vector<FunctionRun>* functionsRun) {
   llvm::Expected<bytecode::OpcodeTable> opcodes = bytecode::OpcodeTable::fromInterpreter();
   if (!opcodes)
     return opcodes.takeError();
@@ -476,6 +476,43 @@ llvm::Error captureGraph(const python::LoadedModule& module, const python::Resol
     for (const Interpreter::RanFunction& ran : interp.functionsRun())
       functionsRun->push_back({ran.code, ran.globals, ran.qualname});
   return llvm::Error::success();
+}
+
+/// Empties \p graph of what a failed attempt left in it.
+void clearGraph(ir::Graph& graph) {
+  while (!graph.nodes().empty())
+    graph.erase(&graph.nodes().back());
+  graph.symbols().clear();
+  graph.relations().clear();
+  graph.guards() = GuardSet();
+}
+
+} // namespace
+
+llvm::Error captureGraph(const python::LoadedModule& module, const python::ResolvedEntry& entry,
+                         const CaptureOptions& options, ir::Graph& graph,
+                         const OracleFactory& makeOracle, std::vector<FunctionRun>* functionsRun) {
+  // A layout the fusion decompositions chose (channels-last convolutions)
+  // is speculation: when the program observes it (its strides, view(),
+  // aliasing), the attempt stops, the oracle notes the choices behind what
+  // was observed, and capture runs again with those converted back to eager
+  // mode's layout. Each retry converts at least one more choice, so this
+  // ends; the last attempt's graph is the one kept
+  // (frontend/oracle/python/oracle.py, "Layout choices").
+  while (true) {
+    if (functionsRun)
+      functionsRun->clear();
+    llvm::Error error = captureOnce(module, entry, options, graph, makeOracle, functionsRun);
+    if (!error)
+      return error;
+    llvm::Expected<bool> retry = oracle::takeLayoutRetry();
+    if (!retry)
+      return llvm::joinErrors(std::move(error), retry.takeError());
+    if (!*retry)
+      return error;
+    llvm::consumeError(std::move(error));
+    clearGraph(graph);
+  }
 }
 
 } // namespace dync::capture

@@ -596,6 +596,16 @@ llvm::StringRef spelling(Decompositions decompositions) {
   llvm_unreachable("unknown decompositions setting");
 }
 
+llvm::Expected<bool> takeLayoutRetry() {
+  llvm::Expected<PyRef> module = importEmbeddedModule("dync_oracle");
+  if (!module)
+    return module.takeError();
+  PyRef retry = PyRef::steal(PyObject_CallMethod(module->get(), "take_layout_retry", nullptr));
+  if (!retry)
+    return python::takePythonError("reading the oracle's layout choices");
+  return retry.get() == Py_True;
+}
+
 std::optional<Decompositions> parseDecompositions(llvm::StringRef text) {
   for (Decompositions d : {Decompositions::Core, Decompositions::Fusion})
     if (text == spelling(d))

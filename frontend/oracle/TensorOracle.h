@@ -57,6 +57,14 @@ enum class Decompositions : uint8_t {
 llvm::StringRef spelling(Decompositions decompositions);
 std::optional<Decompositions> parseDecompositions(llvm::StringRef text);
 
+/// Whether the capture that just failed stopped because the program
+/// observed a layout the fusion decompositions chose (a channels-last
+/// convolution's strides, through view(), stride(), aliasing, ...). Then
+/// the oracle has noted which choices to convert back to eager mode's
+/// layout, and the next session runs the capture again with them; the
+/// failed attempt's graph must be discarded. GIL held.
+llvm::Expected<bool> takeLayoutRetry();
+
 struct OracleOptions {
   Decompositions decompositions = Decompositions::Core;
   /// False: inputs are captured as tensors that do not require grad,

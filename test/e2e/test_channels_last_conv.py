@@ -3,7 +3,10 @@
 With the fusion decompositions (-O1, the default), a 2-d float32
 convolution of NCHW tensors runs on channels-last copies, and everything
 computed from its result is channels-last too; each tensor the graph
-returns is copied back to the layout eager mode gives it. Every entry below
+returns is copied back to the layout eager mode gives it, unless the program
+observes the layout (`views` returns views of one result, which share
+storage as eager's do: that convolution converts its result back to NCHW
+right after it; test_conv_layout_observed.py has more). Every entry below
 is exported into one artifact, loaded with `dync.load` in a fresh
 interpreter, and compared with eager: values within float32 tolerance (the
 convolution sums in another order), strides exactly, and every call must
@@ -44,8 +47,8 @@ MODEL = textwrap.dedent("""
 
 
     def views(x):
-        # Outputs that are views of a channels-last result, and one reduced
-        # over channels.
+        # Outputs that are views of one result (sharing its storage, as in
+        # eager mode), and one reduced over channels.
         y = torch.relu(F.conv2d(x, W, padding=1))
         return y, y.transpose(1, 2), y[:, :, ::2], y.sum(1), y.flatten(1)
 
@@ -85,7 +88,15 @@ SETUP = """
     torch.manual_seed(0)
     block = convs.Block()
     args = convs.images()
-    calls = {"Block.forward": lambda: block(*args), "views": lambda: convs.views(*args),
+
+
+    def sharing(results):
+        # Which results share storage with the first, as eager mode's do.
+        first = results[0].untyped_storage().data_ptr()
+        return results, [r.untyped_storage().data_ptr() == first for r in results[1:]]
+
+
+    calls = {"Block.forward": lambda: block(*args), "views": lambda: sharing(convs.views(*args)),
              "chain": lambda: convs.chain(*args),
              "channels_last_input": lambda: convs.channels_last_input(*args),
              "pixels": lambda: convs.pixels(*args)}

@@ -36,7 +36,7 @@ Anything else keeps the operator whole: `addmm`'s decomposition reaches
 `mm`. Each verdict follows what the decomposition really does for that
 argument signature.
 
-dync writes two decompositions itself (`OWN`). Variance: torch's
+dync writes decompositions of its own too (`OWN`). Variance: torch's
 registered one for `var_mean` and `var` (torch._refs) reaches `prims.var`,
 which graphs do not hold, and torch has no other. Layer norm, group norm
 and batch norm all reach `var_mean`, so without it their statistics stay an
@@ -61,6 +61,19 @@ values leaves the call without uses, and dead-code elimination removes it.
 cannot express the pool (padding, ceil-mode windows past the input), where
 it would gain nothing (one offset, more than 16) and where the result could
 differ or guards would narrow the graph (see `_max_pool_with_indices`).
+
+Convolutions are the fourth (`_convolution_channels_last`): not for a
+fuser, but for a layout. A 2-d float32 convolution runs on channels-last
+copies, and what follows it computes channels-last. That layout is a choice
+no program may see: the oracle follows eager mode's layout beside it and,
+where the program observes the difference, captures again with that
+convolution converting its result back (oracle.py, "Layout choices").
+Every other decomposition must give its operator's sizes, dtypes and
+strides: the trial compares sizes and dtypes with the operator's own result,
+and the oracle copies a decomposed result to the operator's strides where
+they differ, decomposing inputs laid out neither contiguous nor
+channels-last only where the operator's CPU kernel agrees with its meta
+function on the result's layout.
 
 The trial runs in a fake mode of its own, without the capture's ShapeEnv,
 so it adds no guards to the capture; verdicts are kept per operator and
@@ -316,7 +329,7 @@ def statically_contiguous(x):
 def same_layout(a, b):
     """Whether `a` and `b` have one layout: equal strides wherever the size
     is not 1, known without adding a guard. The oracle's eager twins
-    (_convolution_channels_last) are compared by it too."""
+    (oracle.py, "Layout choices") are compared by it too."""
     from torch.fx.experimental.symbolic_shapes import statically_known_true
 
     for size, sa, sb in zip(a.shape, a.stride(), b.stride()):
@@ -404,6 +417,44 @@ def _max_pool_with_indices(spatial, op):
     return decomposition
 
 
+class LayoutChoices:
+    """The layout choices of one capture attempt (see oracle.py, "Layout
+    choices"): each channels-last convolution is a choice, numbered in the
+    order capture makes them; `pinned` are those an earlier attempt saw the
+    program observe, which convert their result back to eager mode's layout.
+    `made` are the choices made during the oracle call running."""
+
+    def __init__(self, pinned):
+        self.pinned = frozenset(pinned)
+        self.count = 0
+        self.made = []
+
+    def choose(self):
+        ordinal = self.count
+        self.count += 1
+        self.made.append(ordinal)
+        return ordinal
+
+
+# The choices of the capture whose oracle call is running; None outside
+# calls and while a decomposition is only tried.
+layout_choices = None
+
+
+def to_layout_of(tensor, model):
+    """`tensor`, or a copy of it laid out as `model` (a fake tensor of the
+    same sizes: its eager twin). The usual case, a contiguous model, is a
+    clone: a copy fusion can fold into the kernel computing the tensor."""
+    if same_layout(tensor, model):
+        return tensor
+    if statically_contiguous(model):
+        return aten.clone.default(tensor, memory_format=torch.contiguous_format)
+    copy = aten.empty_strided.default(
+        model.shape, model.stride(), dtype=tensor.dtype, device=tensor.device
+    )
+    return aten.copy_.default(copy, tensor)
+
+
 def _convolution_channels_last(x, weight, bias, stride, padding, dilation, transposed,
                                output_padding, groups):
     """A 2-d convolution of contiguous (NCHW) float32 tensors, run on
@@ -415,14 +466,14 @@ def _convolution_channels_last(x, weight, bias, stride, padding, dilation, trans
     innermost loop runs along channels: contiguous vectors, where NCHW
     pooling reads every other element. torch computes the strides of
     everything downstream from that result, as eager mode would for a
-    channels-last input. The conversions are copies; fusion folds one into
-    the kernel that produces its input when there is one.
+    channels-last input.
 
-    Each copy is marked with the tensor it copies as its eager twin
-    (`_dync_eager`). The oracle runs every later operator on twins too, so
-    that a graph output knows the layout eager mode gives it and is copied
-    back to that layout (oracle.eager_layout): values are the same either
-    way, only where they lie in memory differs.
+    The result's layout is a choice (oracle.py, "Layout choices"): the
+    oracle follows eager mode's layout beside it, and if the program
+    observes the difference (view(), stride(), aliasing), capture runs again
+    with this convolution pinned: it still computes channels-last, and
+    converts its result back to eager mode's layout here, so that nothing
+    after it differs from eager mode.
 
     An input already channels-last (the result of an earlier convolution,
     pooled) is used as it is; only the weight is copied.
@@ -442,17 +493,43 @@ def _convolution_channels_last(x, weight, bias, stride, padding, dilation, trans
     layouts = [_layout_2d(t) for t in (x, weight)]
     if None in layouts or layouts == ["channels_last", "channels_last"]:
         return NotImplemented
-    copies = []
-    for t, layout in zip((x, weight), layouts):
-        if layout == "channels_last":
-            copies.append(t)
-            continue
-        copy = aten.clone.default(t, memory_format=torch.channels_last)
-        copy._dync_eager = t.__dict__.get("_dync_eager", t)
-        copies.append(copy)
-    return aten.convolution.default(
+    choices = layout_choices
+    ordinal = choices.choose() if choices is not None else None
+    copies = [
+        t if layout == "channels_last" else aten.clone.default(t, memory_format=torch.channels_last)
+        for t, layout in zip((x, weight), layouts)
+    ]
+    out = aten.convolution.default(
         copies[0], copies[1], bias, stride, padding, dilation, transposed, output_padding, groups
     )
+    if ordinal is None or ordinal not in choices.pinned:
+        return out
+    # Pinned: eager mode's result is the convolution of the eager twins,
+    # computed on fake tensors alone (not recorded) for its strides.
+    from torch.utils._python_dispatch import _pop_mode_temporarily
+
+    eager_x = x.__dict__.get("_dync_eager", x)
+    with _pop_mode_temporarily():
+        eager = aten.convolution.default(
+            eager_x, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+        )
+    return to_layout_of(out, eager)
+
+
+def _same_types(got, want):
+    """Whether two results have as many leaves, and tensors of the same
+    sizes and dtypes where either has a tensor. (A decomposition may return
+    a named tuple where the operator returns a tuple.)"""
+    got = torch.utils._pytree.tree_leaves(got)
+    want = torch.utils._pytree.tree_leaves(want)
+    if len(got) != len(want):
+        return False
+    for a, b in zip(got, want):
+        if isinstance(a, torch.Tensor) != isinstance(b, torch.Tensor):
+            return False
+        if isinstance(a, torch.Tensor) and (a.dtype != b.dtype or a.shape != b.shape):
+            return False
+    return True
 
 
 def _layout_2d(t):
@@ -486,11 +563,16 @@ class FusionDecompositions:
     `trace(decomposition, args, kwargs)` is the oracle's: it runs the
     decomposition with the oracle's own decomposition rules under whatever
     fake mode is current and returns the (func, args, kwargs) of each call
-    that reached the bottom, which is what capture would record.
+    that reached the bottom, which is what capture would record, and the
+    decomposition's result.
     """
 
     def __init__(self, trace):
         self.registered = torch._decomp.decomposition_table
+        # Decompositions whose result's layout is a choice of dync's, which
+        # the oracle follows (oracle.py, "Layout choices"); every other
+        # result is copied to the operator's own strides where they differ.
+        self.layout_choosers = frozenset((aten.convolution.default,))
         self.trace = trace
         self.verdicts = {}
         # A fake mode of static sizes, apart from any capture's ShapeEnv.
@@ -523,11 +605,11 @@ class FusionDecompositions:
             # Settled as "whole" while the trial runs: a decomposition that
             # calls its own operator again records it as it is.
             self.verdicts[key] = False
-            verdict = self._try(decomposition, flat, spec, func if own else None)
+            verdict = self._try(func, decomposition, flat, spec, func if own else None)
             self.verdicts[key] = verdict
         return decomposition if verdict else None
 
-    def _try(self, decomposition, flat, spec, itself=None):
+    def _try(self, func, decomposition, flat, spec, itself=None):
         """Whether `decomposition` bottoms out in fusible calls only. Calls
         of `itself`, the operator one of dync's own decompositions stands
         for, are accepted too: such a decomposition computes its main result
@@ -540,16 +622,27 @@ class FusionDecompositions:
             except Exception:
                 return False
         args, kwargs = torch.utils._pytree.tree_unflatten(twins, spec)
+        # A trial makes no layout choice of the capture's.
+        global layout_choices
+        choices, layout_choices = layout_choices, None
         with _disable_current_modes():
             try:
                 with self.trial_mode, enable_python_dispatcher():
-                    calls = self.trace(decomposition, args, kwargs)
+                    calls, out = self.trace(decomposition, args, kwargs)
+                    expected = func(*args, **kwargs)
             except Exception:
                 # A decomposition that fails on the trial's fakes is not one
                 # to rely on; the operator stays whole.
                 return False
+            finally:
+                layout_choices = choices
         # Something must be left to fuse: a decomposition into views and
         # factories alone gains nothing.
+        # The decomposition must give the operator's results: sizes and
+        # dtypes. Strides may differ (the oracle copies a result to the
+        # operator's where they do, _Recorder._operator_layout).
+        if not _same_types(out, expected):
+            return False
         computes = any(
             torch.Tag.pointwise in f.tags or torch.Tag.reduction in f.tags for f, _, _ in calls
         )

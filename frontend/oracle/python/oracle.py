@@ -200,6 +200,7 @@ try:
         _disable_current_modes,
         autograd_would_have_decomposed,
     )
+    from torch.multiprocessing.reductions import StorageWeakRef
     from torch.utils._sympy import functions as sympy_fns
     from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity, int_oo
     from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
@@ -473,6 +474,12 @@ class _Recorder(TorchDispatchMode):
                 return out
         if self.fusion is not None and func not in self.decomposing:
             decomposition = self.fusion.get(func, args, kwargs)
+            expected = None
+            if decomposition is not None and self._keeps_operator_layout(func):
+                # The operator itself, on fake tensors alone: not recorded.
+                expected = func(*args, **kwargs)
+                if not _kernel_layout_known(func, args, kwargs, expected):
+                    decomposition = None
             if decomposition is not None:
                 self.decomposing.add(func)
                 try:
@@ -481,10 +488,11 @@ class _Recorder(TorchDispatchMode):
                 finally:
                     self.decomposing.discard(func)
                 if out is not NotImplemented:
-                    return out
+                    return self._operator_layout(func, out, expected)
+        if self.fusion is not None and func._opname in _STORAGE_READS:
+            _check_storage_read(func, args, kwargs)
         out = func(*args, **kwargs)
         if self.fusion is not None:
-            # Only fusion decompositions choose layouts, and so make twins.
             _follow_eager_twins(func, args, kwargs, out)
         if self.session._folded(args, kwargs, out):
             return out
@@ -492,60 +500,347 @@ class _Recorder(TorchDispatchMode):
         self.session._note_constant(func, args, kwargs, out)
         return out
 
+    def _keeps_operator_layout(self, func):
+        return func not in self.fusion.layout_choosers and not _writes_an_argument(func)
+
+    def _operator_layout(self, func, out, expected):
+        """A fusion decomposition's result, laid out as the operator lays
+        its own out. torch's decompositions compute the operator's values,
+        but not always in its strides (a softmax over the channels of a
+        channels-last tensor), and a program can observe strides; where
+        they differ, the result is copied to the operator's strides, inside
+        the decomposition's boundary (fusion folds the copy into the kernel
+        computing the result). Layout choices (channels-last convolutions)
+        are the exception: the oracle follows them as such ("Layout
+        choices"). Operators writing an argument are left as they are: a
+        copy would not be the argument. `expected` is the operator's own
+        result on fake tensors, or None for those two kinds."""
+        if expected is None:
+            return out
+        got, got_spec = torch.utils._pytree.tree_flatten(out)
+        want = torch.utils._pytree.tree_leaves(expected)
+        if len(got) != len(want):
+            raise OracleError(f"the fusion decomposition of {func} gives results of another structure")
+        fusion = _fusion_module()
+        laid_out = []
+        for result, model in zip(got, want):
+            if (
+                isinstance(result, torch.Tensor)
+                and isinstance(model, torch.Tensor)
+                and result.shape == model.shape
+                and result.dtype == model.dtype
+                and not fusion.same_layout(result, model)
+            ):
+                with self:
+                    result = fusion.to_layout_of(result, model)
+            laid_out.append(result)
+        return torch.utils._pytree.tree_unflatten(laid_out, got_spec)
+
+
+# Layout choices ----------------------------------------------------------
+#
+# A fusion decomposition may choose a layout other than eager mode's for
+# speed: _convolution_channels_last runs a convolution on channels-last
+# copies, and its result, and everything computed from it, then has
+# channels-last strides where eager mode's are NCHW. That is invisible to
+# values, but not to a program that reads strides: `y.view(n, -1)` fails on
+# the channels-last result, `y.stride()` and `y.is_contiguous()` answer
+# otherwise, `y.reshape(...)` and `y.contiguous()` copy where eager mode
+# returns a view (a later write through it would not reach `y`), and
+# as_strided reads other elements. Eager semantics must not depend on -O.
+#
+# So a layout choice is speculation, checked at every place a program can
+# observe it. Each tensor whose layout a choice changed carries its eager
+# twin (`_dync_eager`: the fake tensor eager mode would have, same sizes and
+# dtype, eager mode's strides) and the choices behind the difference
+# (`_dync_origins`, ordinals of the choices in the capture). Every call the
+# interpreter makes on such a tensor (all it does with tensors goes through
+# Session.call: methods, attribute reads, torch functions, operators) runs a
+# second time on the twins, under the fake mode alone (nothing is
+# recorded), and the two runs must agree on everything but strides: the
+# same results, where they are not tensors (stride(), is_contiguous(),
+# sizes); tensors of the same sizes and dtypes; the same aliasing between
+# results and arguments; and an error in both or in neither. Results whose
+# strides differ from their twins' carry those twins on. Recorded operators
+# that read storage directly (as_strided, set_) on such a tensor, and
+# returned tensors that are views or share storage with another returned
+# tensor, count as observations too; any other returned tensor is copied to
+# its twin's strides (eager_layout).
+#
+# An observation stops the attempt (LayoutObserved). The choices behind it
+# are "pinned", and capture runs again (take_layout_retry, called by the C++
+# capture loop): a pinned convolution still runs channels-last, but converts
+# its result back to eager mode's layout at its boundary, so nothing
+# downstream of it differs. Every retry pins at least one more choice, so
+# capture ends; it then accepts exactly the programs captured without
+# fusion decompositions, with the strides eager mode gives.
+
+
+class LayoutObserved(OracleError):
+    """The program observed a layout a fusion decomposition chose; capture
+    runs again with the choices behind it converted back."""
+
+
+# The pinned choices for the next session (take_layout_retry), and those a
+# LayoutObserved asked for.
+_carried_pins = frozenset()
+_pending_pins = None
+
+# The operators whose results depend on where elements lie in storage, not
+# only on the input's values: recorded on a tensor whose layout a choice
+# changed, they observe it.
+_STORAGE_READS = frozenset(
+    ("as_strided", "as_strided_", "as_strided_copy", "as_strided_scatter", "_reshape_alias",
+     "set_", "resize_", "resize_as_")
+)
+
+
+def take_layout_retry():
+    """Whether the capture that failed observed a layout choice; if so, the
+    next session pins the choices it noted. Called by the C++ capture loop
+    after each failed attempt."""
+    global _pending_pins, _carried_pins
+    pins, _pending_pins = _pending_pins, None
+    if pins is None:
+        return False
+    _carried_pins = pins
+    return True
+
+
+def _writes_an_argument(func):
+    return any(a.alias_info is not None and a.alias_info.is_write for a in func._schema.arguments)
+
 
 def _eager_twin(value):
-    """What eager mode computes for a tensor a layout choice changed (see
-    fusion_decompositions._convolution_channels_last), or None."""
+    """What eager mode computes for a tensor a layout choice changed, or
+    None."""
     if type(value) is FakeTensor:
         return value.__dict__.get("_dync_eager")
     return None
 
 
+def _origins(value):
+    return value.__dict__.get("_dync_origins", frozenset())
+
+
+def _set_twin(result, twin, origins):
+    if _fusion_module().same_layout(result, twin):
+        result.__dict__.pop("_dync_eager", None)
+        result.__dict__.pop("_dync_origins", None)
+    else:
+        result._dync_eager = twin
+        result._dync_origins = origins
+
+
+def _layout_observed(what, origins):
+    """Stops the attempt: `what` observed the layout the choices `origins`
+    gave."""
+    global _pending_pins
+    choices = _fusion_module().layout_choices
+    pinned = choices.pinned if choices is not None else frozenset()
+    if not origins - pinned:
+        raise OracleError(
+            f"{what}, yet no layout choice left to convert back explains it "
+            f"(choices {sorted(origins)}, all converted back already)"
+        )
+    _pending_pins = pinned | origins
+    raise LayoutObserved(f"{what}; capture runs again with eager mode's layout there")
+
+
 def _follow_eager_twins(func, args, kwargs, out):
-    """Runs a recorded call again on the eager twins of its arguments, when
-    it has any, and marks each result whose layout differs with its twin:
-    after a convolution in channels-last, torch gives everything downstream
-    channels-last strides, and the twins carry the ones eager mode gives.
-    The call runs under the fake mode alone, so nothing is recorded. Only
-    the fusion decompositions make twins, so their module is loaded."""
-    if not any(_eager_twin(a) is not None for a in _leaves((args, kwargs))):
+    """Runs a recorded operator again on the eager twins of its arguments,
+    when it has any, under the fake mode alone, and gives its results their
+    twins: so that an operator reading storage (_check_storage_read) on an
+    intermediate of a call, which the call's own check does not see, knows
+    whether its layout differs from eager mode's."""
+    laid_out = [a for a in _leaves((args, kwargs)) if _eager_twin(a) is not None]
+    if not laid_out:
         return
     flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
     twins = [twin if (twin := _eager_twin(a)) is not None else a for a in flat]
     twin_args, twin_kwargs = torch.utils._pytree.tree_unflatten(twins, spec)
-    twin_out = func(*twin_args, **twin_kwargs)
-    results = _leaves(out)
-    twin_results = _leaves(twin_out)
+    try:
+        twin_out = func(*twin_args, **twin_kwargs)
+    except Exception:
+        # The call's own check runs the whole call on twins and compares.
+        return
+    results, twin_results = _leaves(out), _leaves(twin_out)
     if len(results) != len(twin_results):
-        raise OracleError(f"{func} gave eager mode's layout a different number of results")
-    same_layout = _fusion_module().same_layout
+        return
+    origins = frozenset().union(*(_origins(a) for a in laid_out))
     for result, twin in zip(results, twin_results):
-        if type(result) is not FakeTensor or not isinstance(twin, torch.Tensor):
+        if (
+            type(result) is FakeTensor
+            and type(twin) is FakeTensor
+            and _same_value(tuple(result.shape), tuple(twin.shape))
+        ):
+            _set_twin(result, twin, origins)
+
+
+# Decomposing an operator of tensors in another layout than contiguous or
+# channels-last runs the operator's CPU kernel once on real tensors of the
+# same sizes and strides, when they hold at most this many elements all
+# told; above it, the operator stays whole.
+_KERNEL_LAYOUT_MAX_NUMEL = 1 << 16
+
+# (operator, sizes, strides, dtypes, other arguments) -> whether the
+# kernel lays its results out as the fake operator does.
+_kernel_layouts = {}
+
+
+def _standard_layout(t):
+    """Whether `t` is contiguous or channels-last, known without a guard:
+    the layouts an operator's meta function and its CPU kernel lay results
+    out alike for (both follow the input's suggested memory format)."""
+    fusion = _fusion_module()
+    if fusion.statically_contiguous(t):
+        return True
+    if t.dim() not in (4, 5) or t._has_symbolic_sizes_strides:
+        return False
+    fmt = torch.channels_last if t.dim() == 4 else torch.channels_last_3d
+    return t.is_contiguous(memory_format=fmt)
+
+
+def _kernel_layout_known(func, args, kwargs, expected):
+    """Whether the results of `func`'s CPU kernel are laid out as
+    `expected`, the fake operator's (its meta function's) results. The graph
+    takes a decomposition's strides from the meta function, and a kernel of
+    the decomposition writes them; eager mode runs the operator's kernel,
+    and the two differ at times (batch norm of a transposed input: the
+    meta function keeps the input's strides, the kernel returns a contiguous
+    result). For inputs contiguous or channels-last they agree; for others,
+    the kernel runs once on real tensors of the same sizes and strides
+    (zeros), if they are static and small, and the decomposition is used
+    only if the layouts agree. Else the operator stays whole, as at -O0."""
+    flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
+    tensors = [a for a in flat if isinstance(a, torch.Tensor)]
+    if all(_standard_layout(t) for t in tensors):
+        return True
+    if any(t._has_symbolic_sizes_strides for t in tensors):
+        return False
+    if sum(t.numel() for t in tensors) > _KERNEL_LAYOUT_MAX_NUMEL:
+        return False
+    try:
+        key = (func, str(spec)) + tuple(
+            (tuple(a.shape), a.stride(), a.dtype) if isinstance(a, torch.Tensor) else repr(a)
+            for a in flat
+        )
+    except Exception:
+        return False
+    known = _kernel_layouts.get(key)
+    if known is None:
+        known = _run_kernel_for_layout(func, flat, spec, expected)
+        _kernel_layouts[key] = known
+    return known
+
+
+def _run_kernel_for_layout(func, flat, spec, expected):
+    with _disable_current_modes(), torch._C._DisablePythonDispatcher():
+        try:
+            real = [
+                torch.empty_strided(a.shape, a.stride(), dtype=a.dtype, device=a.device).zero_()
+                if isinstance(a, torch.Tensor)
+                else a
+                for a in flat
+            ]
+            real_args, real_kwargs = torch.utils._pytree.tree_unflatten(real, spec)
+            out = func(*real_args, **real_kwargs)
+        except Exception:
+            return False
+    got = torch.utils._pytree.tree_leaves(out)
+    want = torch.utils._pytree.tree_leaves(expected)
+    if len(got) != len(want):
+        return False
+    for kernel, meta in zip(got, want):
+        if isinstance(kernel, torch.Tensor) != isinstance(meta, torch.Tensor):
+            return False
+        if isinstance(kernel, torch.Tensor) and not _fusion_module().same_layout(kernel, meta):
+            return False
+    return True
+
+
+def _check_storage_read(func, args, kwargs):
+    """An operator reading storage directly (as_strided) on a tensor whose
+    layout a choice changed, or after a choice in the same call (whose
+    result has no twin yet), observes the layout."""
+    origins = frozenset().union(*(_origins(a) for a in _leaves((args, kwargs))
+                                  if _eager_twin(a) is not None))
+    choices = _fusion_module().layout_choices
+    if choices is not None:
+        origins |= frozenset(choices.made) - choices.pinned
+    if origins:
+        _layout_observed(f"{func} reads storage laid out by a layout choice", origins)
+
+
+def _storage_key(t):
+    try:
+        return StorageWeakRef(t.untyped_storage())
+    except Exception:
+        return ("tensor", id(t))
+
+
+def _aliases(results, arguments):
+    """For each tensor result, the argument positions and earlier result
+    positions whose storage it shares."""
+    keys = {}
+    for i, a in enumerate(arguments):
+        if isinstance(a, torch.Tensor):
+            keys.setdefault(_storage_key(a), []).append(("argument", i))
+    found = []
+    for i, r in enumerate(results):
+        if not isinstance(r, torch.Tensor):
+            found.append(None)
             continue
-        if same_layout(result, twin):
-            result.__dict__.pop("_dync_eager", None)
-        else:
-            result._dync_eager = twin
+        key = _storage_key(r)
+        found.append(tuple(keys.get(key, ())))
+        keys.setdefault(key, []).append(("result", i))
+    return found
+
+
+def _same_value(a, b):
+    """Whether two non-tensor results are the same value: numbers, symbolic
+    ones compared as expressions, and containers of them."""
+    symbolic = (torch.SymInt, torch.SymFloat, torch.SymBool)
+    if isinstance(a, symbolic) or isinstance(b, symbolic):
+        return type(a) is type(b) and str(a.node.expr) == str(b.node.expr)
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return (
+            type(a) is type(b)
+            and len(a) == len(b)
+            and all(_same_value(x, y) for x, y in zip(a, b))
+        )
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return a is b
+
+
+def _callable_name(fn):
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
 
 
 def eager_layout(tensor):
     """`tensor` as eager mode lays it out: itself, or, when a layout choice
     changed it (its eager twin lies otherwise), a copy in the twin's strides.
-    Capture calls it, through Session.call, on each tensor a graph returns."""
+    Capture calls it, through Session.call, on each tensor a graph returns,
+    in order. A copy would not share storage where eager mode's result
+    does, so a returned view, or a tensor sharing storage with another
+    returned one, observes the layout instead."""
+    session = _active_session
+    returned = session.returned if session is not None else {}
+    key = _storage_key(tensor)
     twin = _eager_twin(tensor)
+    earlier = returned.get(key)
     if twin is None:
+        if earlier:
+            _layout_observed("the program returns tensors sharing storage", earlier)
+        returned.setdefault(key, frozenset())
         return tensor
-    fusion = _fusion_module()
-    if fusion.same_layout(tensor, twin):
-        return tensor
-    # The usual case, a contiguous result, is a clone: a pointwise copy that
-    # fusion can fold into the kernel computing the tensor.
-    if fusion.statically_contiguous(twin):
-        return torch.clone(tensor, memory_format=torch.contiguous_format)
-    copy = torch.empty_strided(
-        twin.shape, twin.stride(), dtype=tensor.dtype, device=tensor.device
-    )
-    return copy.copy_(tensor)
+    origins = _origins(tensor)
+    if key in returned or twin._is_view():
+        _layout_observed("the program returns a view of a tensor a layout choice laid out", origins)
+    returned[key] = origins
+    return _fusion_module().to_layout_of(tensor, twin)
 
 
 class _Leaves:
@@ -593,13 +888,13 @@ def _fusion_table():
 def _trace_decomposition(decomposition, args, kwargs):
     """The calls `decomposition` would have recorded, decomposed as a
     session with the fusion setting decomposes them, under the current fake
-    mode."""
+    mode, and its result."""
     leaves = _Leaves()
     with _Recorder(leaves, _fusion_table()):
         out = decomposition(*args, **kwargs)
     if out is NotImplemented:
         raise OracleError("the decomposition declined the call")
-    return leaves.calls
+    return leaves.calls, out
 
 
 def _leaves(tree):
@@ -750,6 +1045,20 @@ class _KernelCheck:
         )
 
 
+# The session whose call is running (eager_layout reads its returns).
+_active_session = None
+
+
+def _run(fn, args, kwargs):
+    if kwargs:
+        return fn(*args, **kwargs)
+    if callable(fn):
+        return fn(*args)
+    # A property getter such as Tensor.T, given as its descriptor: read it
+    # from the one argument.
+    return fn.__get__(args[0], type(args[0]))
+
+
 class Session:
     """One capture: a ShapeEnv, a fake mode over it, and the calls recorded.
 
@@ -796,6 +1105,16 @@ class Session:
         # grad may run in another (see call()).
         self.records_autograd = False
         self.grad_mode = torch.is_grad_enabled()
+        # Layout choices of the fusion decompositions (see "Layout
+        # choices"): those this attempt converts back, carried from the
+        # attempt that observed them, and the storages of returned tensors.
+        global _carried_pins, _pending_pins
+        self.layout = None
+        if decompositions == "fusion":
+            self.layout = _fusion_module().LayoutChoices(_carried_pins)
+        _carried_pins = frozenset()
+        _pending_pins = None
+        self.returned = {}
 
     # Inputs ----------------------------------------------------------------
 
@@ -907,7 +1226,7 @@ class Session:
     @_while_busy
     def call(self, fn, args, kwargs):
         """Runs fn(*args, **kwargs) on fake values: (result, records)."""
-        global _calls_running
+        global _calls_running, _active_session
         if self.records_autograd and torch.is_grad_enabled() != self.grad_mode:
             leaves = torch.utils._pytree.tree_leaves((args, kwargs))
             if any(isinstance(t, torch.Tensor) and t.requires_grad for t in leaves):
@@ -924,17 +1243,28 @@ class Session:
         guards = len(self.env.guards)
         replacements = len(self.env.replacements)
         _calls_running += 1
+        _active_session = self
         prepared = self.kernel_check.prepare(fn, args, kwargs)
+        layout = self.layout if fn is not eager_layout else None
+        fusion = None
+        if layout is not None:
+            fusion = _fusion_module()
+            laid_out = [a for a in _leaves((args, kwargs or {})) if _eager_twin(a) is not None]
+            layout.made = []
+            fusion.layout_choices = layout
         try:
-            with self.fake, enable_python_dispatcher(), self.recorder:
-                if kwargs:
-                    out = fn(*args, **kwargs)
-                elif callable(fn):
-                    out = fn(*args)
-                else:
-                    # A property getter such as Tensor.T, given as its
-                    # descriptor: read it from the one argument.
-                    out = fn.__get__(args[0], type(args[0]))
+            try:
+                with self.fake, enable_python_dispatcher(), self.recorder:
+                    out = _run(fn, args, kwargs)
+            except LayoutObserved:
+                raise
+            except BaseException as error:
+                # Whether eager mode's layout would have failed too.
+                if layout is not None and (laid_out or layout.made):
+                    self._follow_eager_layout(fn, args, kwargs, None, laid_out, error)
+                raise
+            if layout is not None and (laid_out or layout.made):
+                self._follow_eager_layout(fn, args, kwargs, out, laid_out, None)
             self.kernel_check.check(fn, prepared, out)
         except BaseException:
             self.undo()
@@ -942,10 +1272,72 @@ class Session:
             raise
         finally:
             _calls_running -= 1
+            _active_session = None
+            if fusion is not None:
+                fusion.layout_choices = None
             self._note_origins(guards, replacements)
             self.calling = None
         records, self.records = self.records, []
         return out, records
+
+    def _follow_eager_layout(self, fn, args, kwargs, out, laid_out, error):
+        """Runs `fn` again on the eager twins of its arguments (see "Layout
+        choices"), unrecorded, and checks that it agrees with the call as
+        made on everything but strides; results whose strides differ carry
+        their twins on. `error` is what the call as made raised, if it did."""
+        # A choice made in the call (a convolution) lays out its result
+        # whatever its input's layout was, and converts it back when pinned:
+        # the call's own choices explain a difference first. Once they are
+        # all pinned, the arguments' choices do.
+        origins = frozenset(self.layout.made) - self.layout.pinned
+        if not origins:
+            origins = frozenset(self.layout.made).union(*(_origins(a) for a in laid_out))
+        name = _callable_name(fn)
+        flat, spec = torch.utils._pytree.tree_flatten((args, kwargs or {}))
+        twin_flat = [twin if (twin := _eager_twin(a)) is not None else a for a in flat]
+        twin_args, twin_kwargs = torch.utils._pytree.tree_unflatten(twin_flat, spec)
+        try:
+            with self.fake, enable_python_dispatcher():
+                eager = _run(fn, twin_args, twin_kwargs)
+        except Exception as eager_error:
+            if error is not None:
+                return
+            _layout_observed(
+                f"{name} succeeds on the chosen layout but raises on eager mode's "
+                f"({type(eager_error).__name__})",
+                origins,
+            )
+        if error is not None:
+            _layout_observed(
+                f"{name} raises on the chosen layout but not on eager mode's "
+                f"({type(error).__name__}: {error})",
+                origins,
+            )
+        got, got_spec = torch.utils._pytree.tree_flatten(out)
+        want, want_spec = torch.utils._pytree.tree_flatten(eager)
+        if got_spec != want_spec:
+            _layout_observed(f"{name} gives results of another structure", origins)
+        if _aliases(got, flat) != _aliases(want, twin_flat):
+            _layout_observed(
+                f"{name} shares storage differently on the chosen layout (a view in one, "
+                "a copy in the other)",
+                origins,
+            )
+        for result, twin in zip(got, want):
+            if isinstance(result, torch.Tensor) != isinstance(twin, torch.Tensor):
+                _layout_observed(f"{name} gives results of another kind", origins)
+            if not isinstance(result, torch.Tensor):
+                if not _same_value(result, twin):
+                    _layout_observed(
+                        f"{name} gives {result!r} on the chosen layout, {twin!r} on eager mode's",
+                        origins,
+                    )
+                continue
+            if type(result) is not FakeTensor or type(twin) is not FakeTensor:
+                continue
+            if result.dtype != twin.dtype or not _same_value(tuple(result.shape), tuple(twin.shape)):
+                _layout_observed(f"{name} gives another type on the chosen layout", origins)
+            _set_twin(result, twin, origins)
 
     def undo(self):
         """Forgets the ids the last call gave: its results belong to no node,
