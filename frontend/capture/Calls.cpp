@@ -310,6 +310,7 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
       return captureError(std::string("global module hooks (") + hooks +
                           ") are registered; modules with hooks are not supported");
   }
+  guardNoModuleHooks(module);
   if (module->source)
     guards_.add(typeGuard(module->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
   // The training flag changes what many modules compute: guard it.
