@@ -310,13 +310,13 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
       return captureError(std::string("global module hooks (") + hooks +
                           ") are registered; modules with hooks are not supported");
   }
-  guardNoModuleHooks(module);
   if (module->source)
     guards_.add(typeGuard(module->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
   // The training flag changes what many modules compute: guard it.
   llvm::Expected<ValuePtr> training = moduleAttr(module, "training");
   if (!training)
     return training.takeError();
+  guardNoModuleHooks(module);
 
   PyRef callName = PyRef::steal(python::newStr("__call__"));
   PyObject* ownCall = _PyType_Lookup(Py_TYPE(object), callName.get());
