@@ -92,9 +92,17 @@ const ShimFnInfo shimFns[] = {
     {DYNC_FIELD(tensor_info), 'i', "pp"},
     {DYNC_FIELD(py_length), 'l', "p"},
     {DYNC_FIELD(py_dict_keys_are), 'i', "pppl"},
+    {DYNC_FIELD(py_tensor_info), 'i', "pp"},
+    {DYNC_FIELD(py_module), 'p', "p"},
+    {DYNC_FIELD(py_class_attr), 'p', "pp"},
+    {DYNC_FIELD(py_closure_cell), 'p', "pl"},
+    {DYNC_FIELD(py_is_empty_dict), 'i', "p"},
+    {DYNC_FIELD(py_instance_attr_absent), 'i', "pp"},
+    {DYNC_FIELD(py_function_is), 'i', "pppl"},
+    {DYNC_FIELD(py_builtin_is), 'i', "ppp"},
 };
 #undef DYNC_FIELD
-static_assert(std::size(shimFns) == static_cast<size_t>(ShimFn::PyDictKeysAre) + 1,
+static_assert(std::size(shimFns) == static_cast<size_t>(ShimFn::PyBuiltinIs) + 1,
               "one entry per ShimFn, in order");
 
 /// The table's size before fields were first appended (ABI version 1 as
@@ -167,7 +175,8 @@ static_assert(offsetof(dync_tensor_info, strides) == 8 && offsetof(dync_tensor_i
                   offsetof(dync_tensor_info, device_type) == 28 &&
                   offsetof(dync_tensor_info, device_index) == 32 &&
                   offsetof(dync_tensor_info, requires_grad) == 36 &&
-                  offsetof(dync_tensor_info, is_contiguous) == 40 && sizeof(dync_tensor_info) == 48,
+                  offsetof(dync_tensor_info, is_contiguous) == 40 &&
+                  offsetof(dync_tensor_info, flags) == 44 && sizeof(dync_tensor_info) == 48,
               "dync_tensor_info's layout");
 
 llvm::Value* ShimModule::readTensorInfo(IRBuilder<>& b, llvm::Value* tensor, llvm::Value* info) {

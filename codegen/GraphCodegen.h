@@ -89,6 +89,17 @@ enum class ShimFn {
   PyLength,
   // The keys of an exact dict, in order, for `keys` guards.
   PyDictKeysAre,
+  // A complete guard set: exact tensor types and dispatch keys, sys.modules
+  // roots, class attributes, closure cells, hook tables, shadowing and
+  // functions.
+  PyTensorInfo,
+  PyModule,
+  PyClassAttr,
+  PyClosureCell,
+  PyIsEmptyDict,
+  PyInstanceAttrAbsent,
+  PyFunctionIs,
+  PyBuiltinIs,
 };
 
 /// The fields of dync_tensor_info (runtime/shim/dync_shim.h), in order.
@@ -100,7 +111,8 @@ enum class TensorInfoField {
   DeviceType,
   DeviceIndex,
   RequiresGrad,
-  IsContiguous
+  IsContiguous,
+  Flags
 };
 
 /// State every graph of one artifact shares: the global holding the shim

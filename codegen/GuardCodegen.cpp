@@ -199,6 +199,22 @@ llvm::Expected<Value*> GuardEmitter::read(const ir::Source& source, llvm::String
     object = shim_.call(b_, ShimFn::PyDictItem,
                         {fn_->getArg(1), shim_.string(source.name(), "guard.name")}, "global");
     break;
+  case ir::Source::Kind::Module:
+    object =
+        shim_.call(b_, ShimFn::PyModule, {shim_.string(source.name(), "guard.name")}, "module");
+    break;
+  case ir::Source::Kind::ClassAttr:
+  case ir::Source::Kind::Cell: {
+    llvm::Expected<Value*> base = read(*source.base(), guardText);
+    if (!base)
+      return base.takeError();
+    object = source.kind() == ir::Source::Kind::Cell
+                 ? shim_.call(b_, ShimFn::PyClosureCell, {*base, b_.getInt64(source.indexValue())},
+                              "cell")
+                 : shim_.call(b_, ShimFn::PyClassAttr,
+                              {*base, shim_.string(source.name(), "guard.name")}, "class_attr");
+    break;
+  }
   case ir::Source::Kind::Attr:
   case ir::Source::Kind::Item: {
     llvm::Expected<Value*> base = read(*source.base(), guardText);
@@ -336,12 +352,23 @@ llvm::Error GuardEmitter::emitTensor(const ir::Guard& guard, Value* object,
   const ir::Type& type = *guard.tensorType;
   std::string source = guard.source->str();
 
-  Value* t = shim_.call(b_, ShimFn::TensorBorrowFromPyObject, {object}, "tensor");
-  require(b_.CreateIsNotNull(t), text + ": not a tensor");
-  // Every field checked below comes from this one call.
+  // Every field checked below comes from this one call, which also checks
+  // the exact type (torch.Tensor or nn.Parameter: a subclass may override
+  // what operations do).
   Value* info = infoAlloca();
-  require(b_.CreateICmpNE(shim_.readTensorInfo(b_, t, info), b_.getInt32(0)),
-          text + ": not a tensor with plain sizes and strides");
+  require(b_.CreateICmpNE(shim_.call(b_, ShimFn::PyTensorInfo, {object, info}, "info.ok"),
+                          b_.getInt32(0)),
+          text + ": not exactly a torch.Tensor or nn.Parameter with plain sizes and strides");
+  // Negative and conjugate views hold data that is not what they mean
+  // until resolved; other keys route operations elsewhere.
+  Value* flags = shim_.tensorInfoField(b_, info, TensorInfoField::Flags, "flags");
+  require(b_.CreateICmpEQ(b_.CreateAnd(flags, b_.getInt32(DYNC_TENSOR_NEG)), b_.getInt32(0)),
+          text + ": the negative bit is set");
+  require(b_.CreateICmpEQ(b_.CreateAnd(flags, b_.getInt32(DYNC_TENSOR_CONJ)), b_.getInt32(0)),
+          text + ": the conjugate bit is set");
+  require(b_.CreateICmpEQ(b_.CreateAnd(flags, b_.getInt32(DYNC_TENSOR_OTHER_KEYS)), b_.getInt32(0)),
+          text + ": dispatch keys beyond a plain dense tensor's (Python, functorch, "
+                 "functionalization or zero tensor)");
 
   int dtype = dtypeNumber(type.dtype());
   if (dtype < 0)
@@ -505,6 +532,20 @@ llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
 
   if (!guard.source)
     return error(text + ": this guard needs a source");
+  if (guard.kind == ir::GuardKind::Absent) {
+    // The attribute itself is not read: base's dict must not hold it.
+    if (guard.source->kind() != ir::Source::Kind::Attr)
+      return error(text + ": an absent guard names an attribute");
+    llvm::Expected<Value*> base = read(*guard.source->base(), text);
+    if (!base)
+      return base.takeError();
+    if (guard.source->name().find('\0') != std::string::npos)
+      return error(text + ": a name has a NUL character");
+    Value* absent = shim_.call(b_, ShimFn::PyInstanceAttrAbsent,
+                               {*base, shim_.string(guard.source->name(), "guard.name")}, "absent");
+    require(b_.CreateICmpNE(absent, b_.getInt32(0)), text);
+    return llvm::Error::success();
+  }
   llvm::Expected<Value*> object = read(*guard.source, text);
   if (!object)
     return object.takeError();
@@ -536,6 +577,26 @@ llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
     return llvm::Error::success();
   case ir::GuardKind::Keys:
     return emitKeys(guard, *object, text);
+  case ir::GuardKind::Empty:
+    require(b_.CreateICmpNE(shim_.call(b_, ShimFn::PyIsEmptyDict, {*object}, "is_empty"),
+                            b_.getInt32(0)),
+            text);
+    return llvm::Error::success();
+  case ir::GuardKind::Function:
+  case ir::GuardKind::Builtin: {
+    if (guard.typeModule.find('\0') != std::string::npos ||
+        guard.typeQualname.find('\0') != std::string::npos)
+      return error(text + ": a function name has a NUL character");
+    Value* module = shim_.string(guard.typeModule, "guard.module");
+    Value* name = shim_.string(guard.typeQualname, "guard.qualname");
+    Value* same =
+        guard.kind == ir::GuardKind::Function
+            ? shim_.call(b_, ShimFn::PyFunctionIs,
+                         {*object, module, name, b_.getInt64(guard.firstLine)}, "function_is")
+            : shim_.call(b_, ShimFn::PyBuiltinIs, {*object, module, name}, "builtin_is");
+    require(b_.CreateICmpNE(same, b_.getInt32(0)), text);
+    return llvm::Error::success();
+  }
   default:
     return error(text + ": unknown guard kind");
   }

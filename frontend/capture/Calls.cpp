@@ -321,6 +321,7 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
   llvm::Expected<ValuePtr> training = moduleAttr(module, "training");
   if (!training)
     return training.takeError();
+  guardNoModuleHooks(module);
 
   PyRef callName = PyRef::steal(python::newStr("__call__"));
   PyObject* ownCall = _PyType_Lookup(Py_TYPE(object), callName.get());

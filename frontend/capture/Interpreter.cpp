@@ -204,7 +204,36 @@ bool isImmutableConstant(PyObject* object) {
          PySlice_Check(object);
 }
 
+/// Whether a guard pins \p object by itself, so that giving it a source
+/// only adds guards: constants (equals, none, type), functions (function,
+/// builtin). Tensors and containers of them would become graph inputs.
+bool isGuardPinnable(PyObject* object) {
+  return isImmutableConstant(object) || Py_IS_TYPE(object, &PyFunction_Type) ||
+         Py_IS_TYPE(object, &PyCFunction_Type);
+}
+
 } // namespace
+
+SourcePtr Interpreter::classReadSource(const SourcePtr& base, llvm::StringRef name,
+                                       PyObject* classValue) {
+  if (!base)
+    return nullptr;
+  // An instance attribute of that name would be found first.
+  guards_.add(Guard::absent(Source::attr(base, name)));
+  return classValue && isGuardPinnable(classValue) ? Source::classAttr(base, name) : nullptr;
+}
+
+void Interpreter::guardNoModuleHooks(const ValuePtr& module) {
+  // What nn.Module._call_impl consults before calling forward directly.
+  if (module->source)
+    for (const char* table :
+         {"_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks"})
+      guards_.add(Guard::empty(Source::attr(module->source, table)));
+  SourcePtr torchModule = Source::module("torch.nn.modules.module");
+  for (const char* table : {"_global_forward_hooks", "_global_forward_pre_hooks",
+                            "_global_backward_hooks", "_global_backward_pre_hooks"})
+    guards_.add(Guard::empty(Source::attr(torchModule, table)));
+}
 
 void Interpreter::guardConstant(PyObject* object, const SourcePtr& source) {
   if (!source)
@@ -242,6 +271,23 @@ llvm::Expected<ValuePtr> Interpreter::tensorInput(PyObject* real, SourcePtr sour
   if (!source)
     return captureError("a tensor that was not reached from the frame's inputs (" +
                         describeObject(real) + ") cannot be a graph input");
+  // The tensor guard checks these: the graph computes on plain dense
+  // tensors of exactly torch.Tensor or nn.Parameter.
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(real));
+  if (type != types_.tensor.get() && type != types_.parameter.get())
+    return captureError(source->str() + " is a tensor of class '" + qualifiedTypeName(type) +
+                        "', a subclass of torch.Tensor; tensor subclasses are not supported as "
+                        "inputs yet");
+  for (const char* bit : {"is_neg", "is_conj"}) {
+    PyRef set = PyRef::steal(PyObject_CallMethod(real, bit, nullptr));
+    if (!set)
+      return pythonError(std::string("reading ") + bit + "() of " + source->str());
+    if (set.get() == Py_True)
+      return captureError(source->str() + " has its " +
+                          (llvm::StringRef(bit) == "is_neg" ? "negative" : "conjugate") +
+                          " bit set; resolve it first (x.resolve_neg(), x.resolve_conj()): lazy "
+                          "negative and conjugate views are not supported as inputs yet");
+  }
   llvm::Expected<PyRef> fake =
       oracle_.addTensorInput(real, source->valueName(), source->str(), dims);
   if (!fake)
@@ -260,6 +306,21 @@ llvm::Expected<ValuePtr> Interpreter::functionFromReal(PyObject* function, Sourc
   if (auto it = realFunctions_.find(function); it != realFunctions_.end())
     return it->second;
   auto* fn = reinterpret_cast<PyFunctionObject*>(function);
+  // A function read through a source is pinned by what the guards can
+  // compare in any process: an exact function with the same module, code
+  // qualname and first line (the code is then the one capture ran, unless
+  // the module was reloaded from another file).
+  if (source) {
+    auto* code = reinterpret_cast<PyCodeObject*>(fn->func_code);
+    std::optional<std::string> module = fn->func_module && PyUnicode_CheckExact(fn->func_module)
+                                            ? python::utf8Of(fn->func_module)
+                                            : std::nullopt;
+    std::optional<std::string> qualname = python::utf8Of(code->co_qualname);
+    if (Py_IS_TYPE(function, &PyFunction_Type) && module && !module->empty() && qualname)
+      guards_.add(Guard::function(source, *module, *qualname, code->co_firstlineno));
+    else
+      guards_.add(typeGuard(source, reinterpret_cast<PyObject*>(Py_TYPE(function))));
+  }
   ValuePtr value = makeValue(ValueKind::Function, PyRef::borrow(function), source);
   functionsBeingWrapped_[function] = value;
   auto done = llvm::make_scope_exit([&] { functionsBeingWrapped_.erase(function); });
@@ -290,7 +351,11 @@ llvm::Expected<ValuePtr> Interpreter::functionFromReal(PyObject* function, Sourc
       PyObject* contents = PyCell_GET(PyTuple_GET_ITEM(fn->func_closure, i));
       ValuePtr cellValue;
       if (contents) {
-        llvm::Expected<ValuePtr> wrapped = wrapReal(contents, nullptr);
+        // What the cell holds is guarded like any value read through a
+        // source, when a guard can pin it without it becoming an input.
+        SourcePtr cellSource =
+            source && isGuardPinnable(contents) ? Source::cell(source, i) : nullptr;
+        llvm::Expected<ValuePtr> wrapped = wrapReal(contents, cellSource);
         if (!wrapped)
           return wrapped.takeError();
         cellValue = *wrapped;
@@ -397,6 +462,21 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
     ValuePtr value = makeValue(ValueKind::BoundMethod, PyRef::borrow(object), source);
     value->items = {*self, *function};
     return value;
+  }
+  if (source && (builtins_.count(object) || PyCFunction_Check(object))) {
+    // A built-in function read through a source: pinned by module and name.
+    PyObject* moduleName = Py_IS_TYPE(object, &PyCFunction_Type)
+                               ? reinterpret_cast<PyCFunctionObject*>(object)->m_module
+                               : nullptr;
+    std::optional<std::string> module =
+        moduleName && PyUnicode_CheckExact(moduleName) ? python::utf8Of(moduleName) : std::nullopt;
+    const char* name = Py_IS_TYPE(object, &PyCFunction_Type)
+                           ? reinterpret_cast<PyCFunctionObject*>(object)->m_ml->ml_name
+                           : nullptr;
+    if (module && name)
+      guards_.add(Guard::builtin(source, *module, name));
+    else
+      guards_.add(typeGuard(source, type));
   }
   if (builtins_.count(object))
     return makeValue(ValueKind::Builtin, PyRef::borrow(object), source);

@@ -99,6 +99,15 @@ public:
   };
   llvm::Expected<PythonCallArguments> toPythonArguments(const std::vector<ValuePtr>& args,
                                                         const KeywordArgs& kwargs);
+  /// The source to read \p classValue through, a value read from the class
+  /// of \p base (found there under \p name by the MRO, not in base's
+  /// instance dict): guards that base's instance dict does not shadow it,
+  /// and gives `type(base).name` when the value is one a guard can pin
+  /// without making it a graph input (a constant, a function); else null.
+  SourcePtr classReadSource(const SourcePtr& base, llvm::StringRef name, PyObject* classValue);
+  /// Guards that nn.Module \p module and the process have no hooks that
+  /// nn.Module.__call__ would run (capture found none).
+  void guardNoModuleHooks(const ValuePtr& module);
   /// A real tensor made a graph input: the oracle's fake for it, once per
   /// object.
   llvm::Expected<ValuePtr> tensorInput(PyObject* real, SourcePtr source,

@@ -260,8 +260,11 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
       return wrapReal(value, source);
   }
   if (classAttr) {
+    // Read from the class: the instance must not shadow it, and what the
+    // class holds is pinned where a guard can (classReadSource).
+    SourcePtr classSource = classReadSource(module->source, name, classAttr);
     if (PyFunction_Check(classAttr)) {
-      llvm::Expected<ValuePtr> function = functionFromReal(classAttr, nullptr);
+      llvm::Expected<ValuePtr> function = functionFromReal(classAttr, classSource);
       if (!function)
         return function.takeError();
       ValuePtr method = makeValue(ValueKind::BoundMethod);
@@ -276,7 +279,7 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
     }
     if (Py_TYPE(classAttr)->tp_descr_get)
       return readReal();
-    return wrapReal(classAttr, nullptr);
+    return wrapReal(classAttr, classSource);
   }
   return readReal();
 }
@@ -303,8 +306,13 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     PyObject* object = base->object.get();
     SourcePtr source = instanceDictSource(base->source, object, nameObject.get(), value.get());
     if (base->source && !source && base->kind != ValueKind::Constant && !PyModule_Check(object) &&
-        !PyType_Check(object))
+        !PyType_Check(object)) {
       guards_.add(typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
+      // A plain class attribute (the object the class holds, as is).
+      if (Py_TYPE(object)->tp_getattro == PyObject_GenericGetAttr &&
+          _PyType_Lookup(Py_TYPE(object), nameObject.get()) == value.get())
+        source = classReadSource(base->source, name, value.get());
+    }
     // Methods of constants stay calls on constants (see callObject). What
     // torch's own modules hold (torch.float32, torch.nn.functional) is
     // torch's API, not the program's state: no sources, so no guards.

@@ -264,6 +264,12 @@ llvm::Error Emitter::loadSource(const ir::Source& source, const ir::Node& input)
       return key;
     return emit("BINARY_SUBSCR");
   }
+  case ir::Source::Kind::Module:
+  case ir::Source::Kind::ClassAttr:
+  case ir::Source::Kind::Cell:
+    // Capture names only guarded values so; a graph input never is.
+    return fail("input %" + input.name() + " is read from " + source.str() +
+                ", a source only guards read");
   }
   return fail("input %" + input.name() + " has a source of unknown kind");
 }

@@ -27,6 +27,14 @@ llvm::StringRef spelling(GuardKind kind) {
     return "length";
   case GuardKind::Keys:
     return "keys";
+  case GuardKind::Empty:
+    return "empty";
+  case GuardKind::Absent:
+    return "absent";
+  case GuardKind::Function:
+    return "function";
+  case GuardKind::Builtin:
+    return "builtin";
   }
   return "?";
 }
@@ -104,6 +112,34 @@ Guard Guard::keysAre(SourcePtr source, const std::vector<std::string>& keys) {
   return guard;
 }
 
+Guard Guard::empty(SourcePtr source) {
+  Guard guard;
+  guard.kind = GuardKind::Empty;
+  guard.source = std::move(source);
+  return guard;
+}
+
+Guard Guard::absent(SourcePtr source) {
+  Guard guard;
+  guard.kind = GuardKind::Absent;
+  guard.source = std::move(source);
+  return guard;
+}
+
+Guard Guard::function(SourcePtr source, std::string module, std::string qualname,
+                      int64_t firstLine) {
+  Guard guard = type(std::move(source), std::move(module), std::move(qualname));
+  guard.kind = GuardKind::Function;
+  guard.firstLine = firstLine;
+  return guard;
+}
+
+Guard Guard::builtin(SourcePtr source, std::string module, std::string name) {
+  Guard guard = type(std::move(source), std::move(module), std::move(name));
+  guard.kind = GuardKind::Builtin;
+  return guard;
+}
+
 /// One part of a `module:qualname` type name: bare when it is made of the
 /// characters Python's dotted names (and `<locals>`) use, else quoted.
 static void printTypeNamePart(llvm::raw_ostream& os, llvm::StringRef part) {
@@ -126,16 +162,22 @@ void Guard::print(llvm::raw_ostream& os) const {
       tensorType->print(os);
     return;
   case GuardKind::Type:
+  case GuardKind::Function:
+  case GuardKind::Builtin:
     os << " : ";
     printTypeNamePart(os, typeModule);
     os << ':';
     printTypeNamePart(os, typeQualname);
+    if (kind == GuardKind::Function)
+      os << " line " << firstLine;
     return;
   case GuardKind::Equals:
     os << " : ";
     (constant ? *constant : Argument::none()).print(os);
     return;
   case GuardKind::None:
+  case GuardKind::Empty:
+  case GuardKind::Absent:
     return;
   case GuardKind::GradMode:
     os << (flag ? " true" : " false");

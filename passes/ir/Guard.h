@@ -17,6 +17,11 @@
 //     equals L['self']._modules['attn'].heads : 4
 //     equals L['mode'] : "fast"
 //     none L['mask']
+//     empty L['self']._forward_hooks
+//     absent L['self'].scale
+//     equals type(L['self']).scale : 0.5
+//     function type(L['self']).forward : model:MLP.forward line 12
+//     builtin G['act'] : torch:relu
 //     grad_mode true
 //     default_dtype f32
 //     version torch "2.13.0+cpu"
@@ -26,7 +31,11 @@
 // `tensor` checks the type exactly as the IR spells it: dtype, device, rank,
 // each size (a static size must match; a symbol binds on first sight and
 // must match after), strides when the type lists them (else contiguous), and
-// requires_grad. The graph's symbol ranges and relations are then checked
+// requires_grad; the object must be exactly a torch.Tensor or an
+// nn.Parameter (a subclass may override what operations do) whose
+// dispatch keys are a plain dense tensor's: no negative or conjugate bit
+// (lazy views whose data is not what they mean), no Python, functorch,
+// functionalization or zero-tensor keys. The graph's symbol ranges and relations are then checked
 // on the bound values. `equals` compares with a constant of the type the
 // literal has (bool, int, float, str: an exact type check, then the value).
 // `length` compares len() of an exact list, tuple or dict (any other type
@@ -36,6 +45,16 @@
 // `module:qualname` as entry points are (each part quoted when it is not made
 // of `[A-Za-z0-9_.<>$]`). A source that cannot be evaluated (a missing key, an
 // index out of range, a container of another type) fails its guard.
+//
+// `empty` holds for an exact dict or collections.OrderedDict without
+// entries (nn.Module's hook tables). `absent` is written with an attribute
+// source `base.name` and holds when base's instance __dict__ has no key
+// `name` (or base has no __dict__): a value capture read from the class is
+// not shadowed by the instance. `function` holds for a Python function
+// (exactly types.FunctionType) whose __module__ and code's __qualname__
+// and first line are the ones given, `builtin` for a built-in function
+// (exactly types.BuiltinFunctionType) with that __module__ and __name__:
+// what a function, method or helper capture inlined or called still is.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -75,10 +94,20 @@ enum class GuardKind : uint8_t {
   /// `constant` (a list of strings): what iterating it yields, and which
   /// entry each position names.
   Keys,
+  /// The value is an exact dict or OrderedDict with no entries.
+  Empty,
+  /// The source is `base.name` and base's instance dict has no key `name`.
+  Absent,
+  /// A Python function with `typeModule`, code qualname `typeQualname` and
+  /// first line `firstLine`.
+  Function,
+  /// A built-in function with __module__ `typeModule` and __name__
+  /// `typeQualname`.
+  Builtin,
 };
 
 /// `tensor`, `type`, `equals`, `none`, `grad_mode`, `default_dtype`,
-/// `version`, `length`, `keys`.
+/// `version`, `length`, `keys`, `empty`, `absent`, `function`, `builtin`.
 llvm::StringRef spelling(GuardKind kind);
 
 struct Guard {
@@ -92,12 +121,21 @@ struct Guard {
   static Guard versionIs(std::string of, std::string version);
   static Guard lengthIs(SourcePtr source, int64_t length);
   static Guard keysAre(SourcePtr source, const std::vector<std::string>& keys);
+  static Guard empty(SourcePtr source);
+  /// \p source is an Attr source.
+  static Guard absent(SourcePtr source);
+  static Guard function(SourcePtr source, std::string module, std::string qualname,
+                        int64_t firstLine);
+  static Guard builtin(SourcePtr source, std::string module, std::string name);
 
   GuardKind kind = GuardKind::None;
   /// Null for GradMode, DefaultDType and Version.
   SourcePtr source;
   std::optional<Type> tensorType;
+  /// Type, Function and Builtin: the module and qualified name.
   std::string typeModule, typeQualname;
+  /// Function: the code's first line.
+  int64_t firstLine = 0;
   /// Equals: the constant; Keys: the list of keys.
   std::optional<Argument> constant;
   bool flag = false;

@@ -497,8 +497,8 @@ bool Parser::parseGuards(Module& module) {
 bool Parser::parseGuard(GuardSet& guards) {
   llvm::SMLoc loc = tok_.loc();
   if (!tok_.is(Token::Identifier))
-    return expected("a guard (tensor, type, equals, none, length, keys, grad_mode, "
-                    "default_dtype, version) or '}'"),
+    return expected("a guard (tensor, type, equals, none, length, keys, empty, absent, "
+                    "function, builtin, grad_mode, default_dtype, version) or '}'"),
            false;
   llvm::StringRef word = tok_.spelling;
   auto guardSource = [&]() -> SourcePtr {
@@ -514,7 +514,8 @@ bool Parser::parseGuard(GuardSet& guards) {
 
   Guard guard;
   if (word == "tensor" || word == "type" || word == "equals" || word == "none" ||
-      word == "length" || word == "keys") {
+      word == "length" || word == "keys" || word == "empty" || word == "absent" ||
+      word == "function" || word == "builtin") {
     SourcePtr source = guardSource();
     if (!source)
       return false;
@@ -547,18 +548,40 @@ bool Parser::parseGuard(GuardSet& guards) {
       guard = Guard::lengthIs(std::move(source), *length);
     } else if (word == "none") {
       guard = Guard::none(std::move(source));
-    } else if (word == "type") {
+    } else if (word == "empty") {
+      guard = Guard::empty(std::move(source));
+    } else if (word == "absent") {
+      if (source->kind() != Source::Kind::Attr)
+        return error(loc, "an absent guard names an attribute, like L['self'].scale"), false;
+      guard = Guard::absent(std::move(source));
+    } else if (word == "type" || word == "function" || word == "builtin") {
       if (!tok_.is(Token::Colon))
-        return expected("':' and the type, like ': torch.nn.modules.linear:Linear'"), false;
+        return expected(word == "type" ? "':' and the type, like ': torch.nn.modules.linear:Linear'"
+                                       : "':' and the function, like ': model:helper'"),
+               false;
       std::optional<std::string> module = parseTypeNamePart();
       if (!module)
         return false;
       if (!tok_.is(Token::Colon))
-        return expected("':' between the type's module and qualified name"), false;
+        return expected("':' between the module and the qualified name"), false;
       std::optional<std::string> qualname = parseTypeNamePart();
       if (!qualname)
         return false;
-      guard = Guard::type(std::move(source), std::move(*module), std::move(*qualname));
+      if (word == "type") {
+        guard = Guard::type(std::move(source), std::move(*module), std::move(*qualname));
+      } else if (word == "builtin") {
+        guard = Guard::builtin(std::move(source), std::move(*module), std::move(*qualname));
+      } else {
+        if (!tok_.isKeyword("line"))
+          return expected("'line' and the function's first line"), false;
+        consume();
+        if (!tok_.is(Token::Integer))
+          return expected("the function's first line, a non-negative integer"), false;
+        std::optional<int64_t> line = parseIntegerLiteral(/*negative=*/false);
+        if (!line)
+          return false;
+        guard = Guard::function(std::move(source), std::move(*module), std::move(*qualname), *line);
+      }
     } else {
       if (!expect(Token::Colon, ":"))
         return false;
@@ -619,8 +642,8 @@ bool Parser::parseGuard(GuardSet& guards) {
     consume();
   } else {
     return error(loc, "unknown guard '" + word +
-                          "' (expected tensor, type, equals, none, length, grad_mode, "
-                          "default_dtype or version)"),
+                          "' (expected tensor, type, equals, none, length, keys, empty, "
+                          "absent, function, builtin, grad_mode, default_dtype or version)"),
            false;
   }
   guard.loc = loc;

@@ -44,27 +44,61 @@ public:
 
   /// The longest source at the start of the text.
   llvm::Expected<SourcePtr> read(size_t& length) {
+    llvm::Expected<SourcePtr> source = readSource(length);
+    if (source)
+      length = pos_;
+    return source;
+  }
+
+private:
+  llvm::Expected<SourcePtr> readSource(size_t& length) {
     SourcePtr source;
-    if (text_.starts_with("L[") || text_.starts_with("G[")) {
-      bool local = text_.front() == 'L';
-      pos_ = 2;
+    llvm::StringRef rest = text_.substr(pos_);
+    if (rest.starts_with("L[") || rest.starts_with("G[") || rest.starts_with("M[")) {
+      char root = rest.front();
+      pos_ += 2;
       std::optional<std::string> name = readString();
       if (!name)
         return fail(length);
       if (!consume(']'))
         return fail(length, "expected ']'");
-      source = local ? Source::local(*name) : Source::global(*name);
+      source = root == 'L'   ? Source::local(*name)
+               : root == 'G' ? Source::global(*name)
+                             : Source::module(*name);
+    } else if (rest.starts_with("type(")) {
+      pos_ += 5;
+      llvm::Expected<SourcePtr> base = readSource(length);
+      if (!base)
+        return base.takeError();
+      if (!consume(')'))
+        return fail(length, "expected ')'");
+      if (!consume('.'))
+        return fail(length, "expected '.' and an attribute name after type(...)");
+      std::optional<llvm::StringRef> name = readName();
+      if (!name)
+        return fail(length, "expected an attribute name after '.'");
+      source = Source::classAttr(*base, *name);
     } else {
-      return fail(length, "expected L['name'] or G['name']");
+      return fail(length, "expected L['name'], G['name'], M['name'] or type(...)");
     }
     while (pos_ < text_.size()) {
       if (consume('.')) {
-        size_t start = pos_;
-        if (pos_ >= text_.size() || !isNameStart(text_[pos_]))
+        std::optional<llvm::StringRef> name = readName();
+        if (!name)
           return fail(length, "expected an attribute name after '.'");
-        while (pos_ < text_.size() && isNameChar(text_[pos_]))
-          ++pos_;
-        source = Source::attr(source, text_.slice(start, pos_));
+        if (*name == "__closure__") {
+          // `.__closure__[i].cell_contents` is one step: a cell's contents.
+          if (!consume('['))
+            return fail(length, "expected '[' after __closure__");
+          std::optional<int64_t> index = readInteger();
+          if (!index)
+            return fail(length);
+          if (!consume(']') || !consume('.') || readName() != llvm::StringRef("cell_contents"))
+            return fail(length, "expected '].cell_contents' after __closure__[i");
+          source = Source::cell(source, *index);
+          continue;
+        }
+        source = Source::attr(source, *name);
       } else if (consume('[')) {
         if (pos_ < text_.size() && (text_[pos_] == '\'' || text_[pos_] == '"')) {
           std::optional<std::string> key = readString();
@@ -83,11 +117,18 @@ public:
         break;
       }
     }
-    length = pos_;
     return source;
   }
 
-private:
+  std::optional<llvm::StringRef> readName() {
+    size_t start = pos_;
+    if (pos_ >= text_.size() || !isNameStart(text_[pos_]))
+      return std::nullopt;
+    while (pos_ < text_.size() && isNameChar(text_[pos_]))
+      ++pos_;
+    return text_.slice(start, pos_);
+  }
+
   bool consume(char c) {
     if (pos_ < text_.size() && text_[pos_] == c) {
       ++pos_;
@@ -202,6 +243,15 @@ SourcePtr Source::index(SourcePtr base, int64_t index) {
 SourcePtr Source::key(SourcePtr base, llvm::StringRef key) {
   return SourcePtr(new Source(Kind::Item, std::move(base), key.str(), 0, false));
 }
+SourcePtr Source::module(llvm::StringRef name) {
+  return SourcePtr(new Source(Kind::Module, nullptr, name.str(), 0, false));
+}
+SourcePtr Source::classAttr(SourcePtr base, llvm::StringRef name) {
+  return SourcePtr(new Source(Kind::ClassAttr, std::move(base), name.str(), 0, false));
+}
+SourcePtr Source::cell(SourcePtr base, int64_t index) {
+  return SourcePtr(new Source(Kind::Cell, std::move(base), "", index, true));
+}
 
 llvm::Expected<SourcePtr> Source::parsePrefix(llvm::StringRef text, size_t& length) {
   return SourceReader(text).read(length);
@@ -240,9 +290,23 @@ void Source::print(llvm::raw_ostream& os) const {
     printQuoted(os, name_);
     os << ']';
     return;
+  case Kind::Module:
+    os << "M[";
+    printQuoted(os, name_);
+    os << ']';
+    return;
   case Kind::Attr:
     base_->print(os);
     os << '.' << name_;
+    return;
+  case Kind::ClassAttr:
+    os << "type(";
+    base_->print(os);
+    os << ")." << name_;
+    return;
+  case Kind::Cell:
+    base_->print(os);
+    os << ".__closure__[" << index_ << "].cell_contents";
     return;
   case Kind::Item:
     base_->print(os);
@@ -283,6 +347,12 @@ std::string Source::valueName() const {
     return part;
   case Kind::Global:
     return "G_" + part;
+  case Kind::Module:
+    return "M_" + part;
+  case Kind::ClassAttr:
+    return base_->valueName() + "_class_" + part;
+  case Kind::Cell:
+    return base_->valueName() + "_cell_" + part;
   case Kind::Attr:
     if (isModuleTable(*this))
       return base_->valueName();

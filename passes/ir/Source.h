@@ -16,6 +16,18 @@
 //   base[i]      item i of an exact list or tuple (negative counts from
 //                the end)
 //   base['key']  the str key of an exact dict
+//   M['name']    the module `name` in sys.modules (torch's global hook
+//                tables: `M['torch.nn.modules.module']._global_forward_hooks`)
+//   type(base).name
+//                the attribute `name` of type(base) as the method resolution
+//                order finds it in the classes' own __dict__s: the function
+//                or value stored there, never bound or run (class attributes
+//                and methods capture read from the class)
+//   base.__closure__[i].cell_contents
+//                what cell i of the exact function base's closure holds
+//
+// The last three only name values guards check: no graph input is read
+// through them, so the rewritten bytecode never evaluates them.
 //
 // The text form above is the one the IR prints and parses.
 //
@@ -37,13 +49,16 @@ using SourcePtr = std::shared_ptr<const Source>;
 
 class Source {
 public:
-  enum class Kind : uint8_t { Local, Global, Attr, Item };
+  enum class Kind : uint8_t { Local, Global, Attr, Item, Module, ClassAttr, Cell };
 
   static SourcePtr local(llvm::StringRef name);
   static SourcePtr global(llvm::StringRef name);
   static SourcePtr attr(SourcePtr base, llvm::StringRef name);
   static SourcePtr index(SourcePtr base, int64_t index);
   static SourcePtr key(SourcePtr base, llvm::StringRef key);
+  static SourcePtr module(llvm::StringRef name);
+  static SourcePtr classAttr(SourcePtr base, llvm::StringRef name);
+  static SourcePtr cell(SourcePtr base, int64_t index);
 
   /// Parses the text form, all of \p text; errors say where it is
   /// malformed.
@@ -55,11 +70,11 @@ public:
 
   Kind kind() const { return kind_; }
   const SourcePtr& base() const { return base_; }
-  /// The root Local or Global source.
+  /// The root Local, Global or Module source.
   const Source& root() const;
   /// The local, global, attribute or string key name.
   const std::string& name() const { return name_; }
-  /// For Item sources with an integer index.
+  /// For Item sources with an integer index, and Cell sources.
   bool hasIndex() const { return hasIndex_; }
   int64_t indexValue() const { return index_; }
 

@@ -414,7 +414,9 @@ private:
       os << "'";
       bool sourced = guard.kind == GuardKind::Tensor || guard.kind == GuardKind::Type ||
                      guard.kind == GuardKind::Equals || guard.kind == GuardKind::None ||
-                     guard.kind == GuardKind::Length || guard.kind == GuardKind::Keys;
+                     guard.kind == GuardKind::Length || guard.kind == GuardKind::Keys ||
+                     guard.kind == GuardKind::Empty || guard.kind == GuardKind::Absent ||
+                     guard.kind == GuardKind::Function || guard.kind == GuardKind::Builtin;
       if (sourced != bool(guard.source)) {
         report(loc, what + (sourced ? " has no source" : " takes no source"));
       } else if (guard.source) {
@@ -434,8 +436,16 @@ private:
           checkGuardType(*guard.tensorType, loc, what);
         break;
       case GuardKind::Type:
+      case GuardKind::Function:
+      case GuardKind::Builtin:
         if (guard.typeModule.empty() || guard.typeQualname.empty())
           report(loc, what + " needs a module and a qualified name");
+        if (guard.kind == GuardKind::Function && guard.firstLine < 0)
+          report(loc, what + ": a first line is not negative");
+        break;
+      case GuardKind::Absent:
+        if (guard.source && guard.source->kind() != Source::Kind::Attr)
+          report(loc, what + ": an absent guard names an attribute, base.name");
         break;
       case GuardKind::Equals: {
         Argument::Kind kind = guard.constant ? guard.constant->kind() : Argument::Kind::None;
@@ -463,6 +473,7 @@ private:
         break;
       }
       case GuardKind::None:
+      case GuardKind::Empty:
       case GuardKind::GradMode:
       case GuardKind::DefaultDType:
         break;

@@ -794,7 +794,23 @@ int dync_tensor_info_of(const dync_tensor* t, dync_tensor_info* out) {
     out->device_index = static_cast<int32_t>(device.index());
     out->requires_grad = impl->requires_grad() ? 1 : 0;
     out->is_contiguous = impl->is_contiguous() ? 1 : 0;
-    out->reserved = 0;
+    // Keys a graph does not model: data that is not what the tensor means
+    // until resolved (negative, conjugate), or operations routed elsewhere.
+    static const c10::DispatchKeySet otherKeys({
+        c10::DispatchKey::Python,
+        c10::DispatchKey::PythonTLSSnapshot,
+        c10::DispatchKey::Functionalize,
+        c10::DispatchKey::ZeroTensor,
+        c10::DispatchKey::FuncTorchBatched,
+        c10::DispatchKey::FuncTorchGradWrapper,
+        c10::DispatchKey::FuncTorchDynamicLayerFrontMode,
+        c10::DispatchKey::FuncTorchDynamicLayerBackMode,
+        c10::DispatchKey::Batched,
+        c10::DispatchKey::BatchedNestedTensor,
+    });
+    c10::DispatchKeySet keys = impl->key_set();
+    out->flags = (impl->is_neg() ? DYNC_TENSOR_NEG : 0) | (impl->is_conj() ? DYNC_TENSOR_CONJ : 0) |
+                 ((keys & otherKeys).empty() ? 0 : DYNC_TENSOR_OTHER_KEYS);
     return 1;
   } catch (...) {
     return 0;

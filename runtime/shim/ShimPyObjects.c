@@ -127,9 +127,11 @@ static PyObject* dict_lookup(PyObject* dict, const char* key) {
   return NULL;
 }
 
-PyObject* dync_py_instance_attr(PyObject* obj, const char* name) {
-  if (!obj || !name)
-    return NULL;
+/* The instance-dict read of dync_py_instance_attr; sets *unknown when the
+ * dict's layout cannot be read without running code, so that "no such key"
+ * and "cannot tell" stay apart. */
+static PyObject* instance_attr(PyObject* obj, const char* name, int* unknown) {
+  *unknown = 0;
   PyTypeObject* type = Py_TYPE(obj);
   PyObject* dict;
   if (type->tp_flags & Py_TPFLAGS_MANAGED_DICT) {
@@ -139,8 +141,10 @@ PyObject* dync_py_instance_attr(PyObject* obj, const char* name) {
        * keys (all exact str, never removed; a deleted attribute has a NULL
        * value). */
       PyDictKeysObject* keys = ((PyHeapTypeObject*)type)->ht_cached_keys;
-      if (!keys || keys->dk_kind == DICT_KEYS_GENERAL)
+      if (!keys || keys->dk_kind == DICT_KEYS_GENERAL) {
+        *unknown = 1;
         return NULL;
+      }
       PyDictUnicodeEntry* entries = DK_UNICODE_ENTRIES(keys);
       Py_ssize_t size = (Py_ssize_t)strlen(name);
       for (Py_ssize_t i = 0; i < keys->dk_nentries; ++i)
@@ -157,9 +161,20 @@ PyObject* dync_py_instance_attr(PyObject* obj, const char* name) {
   }
   /* A dict subclass assigned to __dict__ is read as attribute lookup reads
    * it: as a dict, ignoring its methods. */
-  if (!dict || !PyDict_Check(dict))
+  if (!dict)
     return NULL;
+  if (!PyDict_Check(dict)) {
+    *unknown = 1;
+    return NULL;
+  }
   return dict_lookup(dict, name);
+}
+
+PyObject* dync_py_instance_attr(PyObject* obj, const char* name) {
+  if (!obj || !name)
+    return NULL;
+  int unknown;
+  return instance_attr(obj, name, &unknown);
 }
 
 PyObject* dync_py_dict_item(PyObject* dict, const char* key) {
@@ -271,4 +286,85 @@ int dync_py_equals_str(PyObject* obj, const char* utf8, size_t size) {
   if (!utf8)
     return 0;
   return str_equals(obj, utf8, (Py_ssize_t)size);
+}
+
+/* ---- A complete guard set ---------------------------------------------- */
+
+PyObject* dync_py_module(const char* name) {
+  if (!name)
+    return NULL;
+  /* The interpreter's modules dict; a lookup compares str keys only. */
+  PyObject* modules = PyImport_GetModuleDict();
+  if (!modules || !PyDict_Check(modules))
+    return NULL;
+  return dict_lookup(modules, name);
+}
+
+PyObject* dync_py_class_attr(PyObject* obj, const char* name) {
+  if (!obj || !name)
+    return NULL;
+  /* type.__mro__ as CPython stores it: a tuple of classes, each with its
+   * own dict. */
+  PyObject* mro = Py_TYPE(obj)->tp_mro;
+  if (!mro || !PyTuple_Check(mro))
+    return NULL;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); ++i) {
+    PyObject* base = PyTuple_GET_ITEM(mro, i);
+    PyObject* dict = PyType_Check(base) ? ((PyTypeObject*)base)->tp_dict : NULL;
+    if (!dict || !PyDict_Check(dict))
+      continue;
+    PyObject* value = dict_lookup(dict, name);
+    if (value)
+      return value;
+  }
+  return NULL;
+}
+
+PyObject* dync_py_closure_cell(PyObject* fn, int64_t index) {
+  if (!fn || !PyFunction_Check(fn) || Py_TYPE(fn) != &PyFunction_Type)
+    return NULL;
+  PyObject* closure = ((PyFunctionObject*)fn)->func_closure;
+  if (!closure || !PyTuple_Check(closure) || index < 0 || index >= PyTuple_GET_SIZE(closure))
+    return NULL;
+  PyObject* cell = PyTuple_GET_ITEM(closure, index);
+  return cell && PyCell_Check(cell) ? PyCell_GET(cell) : NULL;
+}
+
+int dync_py_is_empty_dict(PyObject* obj) {
+  if (!obj)
+    return 0;
+  /* collections.OrderedDict is a dict subclass in C whose entries are the
+   * dict's own; its truth is the dict's size. */
+  if (!PyDict_CheckExact(obj) && !PyODict_CheckExact(obj))
+    return 0;
+  return PyDict_GET_SIZE(obj) == 0;
+}
+
+int dync_py_instance_attr_absent(PyObject* obj, const char* name) {
+  if (!obj || !name)
+    return 0;
+  int unknown;
+  PyObject* value = instance_attr(obj, name, &unknown);
+  return !value && !unknown;
+}
+
+int dync_py_function_is(PyObject* obj, const char* module, const char* qualname,
+                        int64_t first_line) {
+  if (!obj || !module || !qualname || Py_TYPE(obj) != &PyFunction_Type)
+    return 0;
+  PyFunctionObject* fn = (PyFunctionObject*)obj;
+  PyCodeObject* code = (PyCodeObject*)fn->func_code;
+  if (!code || !PyCode_Check(code) || code->co_firstlineno != first_line)
+    return 0;
+  return str_equals(code->co_qualname, qualname, (Py_ssize_t)strlen(qualname)) &&
+         str_equals(fn->func_module, module, (Py_ssize_t)strlen(module));
+}
+
+int dync_py_builtin_is(PyObject* obj, const char* module, const char* name) {
+  if (!obj || !module || !name || Py_TYPE(obj) != &PyCFunction_Type)
+    return 0;
+  PyCFunctionObject* fn = (PyCFunctionObject*)obj;
+  if (!fn->m_ml || !fn->m_ml->ml_name || strcmp(fn->m_ml->ml_name, name) != 0)
+    return 0;
+  return str_equals(fn->m_module, module, (Py_ssize_t)strlen(module));
 }

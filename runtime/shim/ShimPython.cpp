@@ -52,6 +52,17 @@ const dync_tensor* dync_tensor_borrow_from_pyobject(PyObject* obj) {
   return t.defined() ? reinterpret_cast<const dync_tensor*>(t.unsafeGetTensorImpl()) : nullptr;
 }
 
+int dync_py_tensor_info(PyObject* obj, dync_tensor_info* out) {
+  // Tensor or Parameter only: THPVariable_CheckExact reads the type
+  // pointer, nothing else.
+  if (!obj || !out || !THPVariableClass || !THPVariable_CheckExact(obj))
+    return 0;
+  const at::Tensor& t = THPVariable_Unpack(obj);
+  if (!t.defined())
+    return 0;
+  return dync_tensor_info_of(reinterpret_cast<const dync_tensor*>(t.unsafeGetTensorImpl()), out);
+}
+
 PyObject* dync_tensor_to_pyobject(const dync_tensor* t) {
   if (!t) {
     PyErr_SetString(PyExc_ValueError, "dync_tensor_to_pyobject: NULL tensor handle");
@@ -83,6 +94,14 @@ void dync_shim_fill_python_api(dync_shim_api* api) {
   api->py_equals_str = dync_py_equals_str;
   api->py_length = dync_py_length;
   api->py_dict_keys_are = dync_py_dict_keys_are;
+  api->py_tensor_info = dync_py_tensor_info;
+  api->py_module = dync_py_module;
+  api->py_class_attr = dync_py_class_attr;
+  api->py_closure_cell = dync_py_closure_cell;
+  api->py_is_empty_dict = dync_py_is_empty_dict;
+  api->py_instance_attr_absent = dync_py_instance_attr_absent;
+  api->py_function_is = dync_py_function_is;
+  api->py_builtin_is = dync_py_builtin_is;
 }
 
 } // extern "C"

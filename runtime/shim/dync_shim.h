@@ -248,8 +248,16 @@ typedef struct dync_tensor_info {
   int32_t device_index;  /* -1 when the device has no index */
   int32_t requires_grad; /* 0 or 1 */
   int32_t is_contiguous; /* 0 or 1, in the default memory format */
-  int32_t reserved;      /* 0 */
+  int32_t flags;         /* DYNC_TENSOR_* bits; 0 for a plain dense tensor */
 } dync_tensor_info;
+
+/* dync_tensor_info.flags: what makes a tensor other than the plain dense one
+ * a graph computes on. A negative or conjugate view's data is not what it
+ * means until resolved; the other keys route operations elsewhere. */
+#define DYNC_TENSOR_NEG 1
+#define DYNC_TENSOR_CONJ 2
+/* Python (subclass dispatch), functorch, functionalization, zero tensor. */
+#define DYNC_TENSOR_OTHER_KEYS 4
 
 /* Fills *out and returns 1 for a strided tensor whose sizes and strides are
  * plain integers; returns 0, leaving *out unspecified, for NULL arguments
@@ -353,6 +361,38 @@ DYNC_SHIM_EXPORT int64_t dync_py_length(struct _object* obj);
 DYNC_SHIM_EXPORT int dync_py_dict_keys_are(struct _object* obj, const char* const* keys,
                                            const int64_t* sizes, int64_t count);
 
+/* Appended for a complete guard set. */
+
+/* dync_tensor_info_of for the tensor in `obj` when `obj` is exactly a
+ * torch.Tensor or an nn.Parameter (a subclass may override what operations
+ * do) holding a defined tensor; 0 otherwise. One call for everything a
+ * tensor guard reads. */
+DYNC_SHIM_EXPORT int dync_py_tensor_info(struct _object* obj, dync_tensor_info* out);
+/* sys.modules[name] (the interpreter's module dict read as a dict), or
+ * NULL. */
+DYNC_SHIM_EXPORT struct _object* dync_py_module(const char* name);
+/* The attribute `name` of type(obj) as the MRO finds it in each class's own
+ * __dict__: the stored object (a function, not a bound method), never a
+ * descriptor's result. NULL if no class has it. */
+DYNC_SHIM_EXPORT struct _object* dync_py_class_attr(struct _object* obj, const char* name);
+/* The contents of cell `index` of an exact function's closure; NULL for
+ * other objects, an index out of range or an empty cell. */
+DYNC_SHIM_EXPORT struct _object* dync_py_closure_cell(struct _object* fn, int64_t index);
+/* 1 if `obj` is an exact dict or collections.OrderedDict with no entries. */
+DYNC_SHIM_EXPORT int dync_py_is_empty_dict(struct _object* obj);
+/* 1 if `obj`'s instance __dict__ (read as dync_py_instance_attr reads it)
+ * has no key `name`, or `obj` has no instance dict; 0 if it has, or if the
+ * dict cannot be read without running code. */
+DYNC_SHIM_EXPORT int dync_py_instance_attr_absent(struct _object* obj, const char* name);
+/* 1 if `obj` is exactly a Python function whose __module__ is the str
+ * `module`, whose code's co_qualname is `qualname` and co_firstlineno
+ * `first_line`. */
+DYNC_SHIM_EXPORT int dync_py_function_is(struct _object* obj, const char* module,
+                                         const char* qualname, int64_t first_line);
+/* 1 if `obj` is exactly a built-in function (types.BuiltinFunctionType)
+ * whose __module__ is the str `module` and __name__ `name`. */
+DYNC_SHIM_EXPORT int dync_py_builtin_is(struct _object* obj, const char* module, const char* name);
+
 /* ---- The function table artifacts receive -------------------------------
  * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the
  * runtime filled it, so an artifact can tell whether a later field exists.
@@ -446,6 +486,18 @@ typedef struct dync_shim_api {
 
   /* Appended for guards on the keys of dicts and module tables. */
   int (*py_dict_keys_are)(struct _object*, const char* const*, const int64_t*, int64_t);
+
+  /* Appended for a complete guard set (Python fields): exact tensor types
+   * and dispatch keys, hook tables, class attributes, closure cells and
+   * functions. */
+  int (*py_tensor_info)(struct _object*, dync_tensor_info*);
+  struct _object* (*py_module)(const char*);
+  struct _object* (*py_class_attr)(struct _object*, const char*);
+  struct _object* (*py_closure_cell)(struct _object*, int64_t);
+  int (*py_is_empty_dict)(struct _object*);
+  int (*py_instance_attr_absent)(struct _object*, const char*);
+  int (*py_function_is)(struct _object*, const char*, const char*, int64_t);
+  int (*py_builtin_is)(struct _object*, const char*, const char*);
 } dync_shim_api;
 
 /* Fills every field but the Python ones (tensor_from_pyobject,

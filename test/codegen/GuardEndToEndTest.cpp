@@ -218,9 +218,18 @@ TEST_F(GuardEndToEnd, SymbolsRangesAndRelations) {
   expectMiss("sq=torch.randn(17, 17)", std::string(kSq) + ": size(0) (n) is outside [1, 16]");
 }
 
+constexpr const char* kNotATensor =
+    ": not exactly a torch.Tensor or nn.Parameter with plain sizes and strides";
+
 TEST_F(GuardEndToEnd, NotATensor) {
-  expectMiss("x=[1.0]", std::string(kX) + ": not a tensor");
-  expectMiss("x=None", std::string(kX) + ": not a tensor");
+  expectMiss("x=[1.0]", std::string(kX) + kNotATensor);
+  expectMiss("x=None", std::string(kX) + kNotATensor);
+  // A subclass may change what operations do, even without overriding
+  // __torch_function__ (results keep its class).
+  exec("class Sub(torch.Tensor): pass");
+  expectMiss("x=torch.randn(4, 8).as_subclass(Sub)", std::string(kX) + kNotATensor);
+  // Lazy negative and conjugate views hold data that is not what they mean.
+  expectMiss("x=torch._neg_view(torch.randn(4, 8))", std::string(kX) + ": the negative bit is set");
   expectMiss("x=torch.nn.Parameter(torch.randn(4, 8))",
              std::string(kX) + ": requires_grad is not false");
 }
@@ -231,7 +240,7 @@ TEST_F(GuardEndToEnd, ModuleAttributes) {
   exec("m = Model(); del m._modules['fc']");
   expectMiss("self=m", std::string(kWeight) + ": L['self']._modules['fc'] could not be read");
   exec("m = Model(); m.fc.weight = None");
-  expectMiss("self=m", std::string(kWeight) + ": not a tensor");
+  expectMiss("self=m", std::string(kWeight) + kNotATensor);
   exec("m = Model(); m.fc.weight.requires_grad_(False)");
   expectMiss("self=m", std::string(kWeight) + ": requires_grad is not true");
   exec("m = Model(); m.fc = torch.nn.Linear(8, 5, bias=False)");

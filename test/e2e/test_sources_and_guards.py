@@ -3,8 +3,12 @@ and every guard's source, evaluated against the real frame with exactly the
 semantics ir/Source.h gives them (`.name` is a key of the instance __dict__,
 `[i]` an item of an exact list or tuple, `['k']` a str key of an exact dict),
 reaches a value; tensor inputs are the very objects the module holds; and
-every guard holds on the example inputs capture ran with."""
+every guard holds on the example inputs capture ran with. Guard-only
+sources are read as their text says too: `M['name']` from sys.modules,
+`type(SRC).name` through the class's MRO, `SRC.__closure__[i].cell_contents`
+from the function's closure."""
 import ast
+import collections
 import importlib.util
 import inspect
 import math
@@ -83,8 +87,8 @@ def evaluate(source, L, G):
             else:
                 index = key.value
             if isinstance(node.value, ast.Name):
-                assert type(index) is str and node.value.id in ("L", "G"), source
-                frame = L if node.value.id == "L" else G
+                assert type(index) is str and node.value.id in ("L", "G", "M"), source
+                frame = {"L": L, "G": G, "M": sys.modules}[node.value.id]
                 if index not in frame:
                     raise SourceError(f"{source}: no {node.value.id}[{index!r}]")
                 return frame[index]
@@ -96,6 +100,22 @@ def evaluate(source, L, G):
             if type(base) is not dict:
                 raise SourceError(f"{source}: [{index!r}] of a {type(base).__name__}")
             return base[index]
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
+            # type(BASE).name: the class attribute as the MRO finds it, as
+            # stored.
+            assert node.value.func.id == "type", source
+            for cls in type(walk(node.value.args[0])).__mro__:
+                if node.attr in vars(cls):
+                    return vars(cls)[node.attr]
+            raise SourceError(f"{source}: no class has {node.attr!r}")
+        if (isinstance(node, ast.Attribute) and node.attr == "cell_contents"
+                and isinstance(node.value, ast.Subscript)
+                and isinstance(node.value.value, ast.Attribute)
+                and node.value.value.attr == "__closure__"):
+            function = walk(node.value.value.value)
+            if type(function) is not type(walk):
+                raise SourceError(f"{source}: not a function")
+            return function.__closure__[node.value.slice.value].cell_contents
         if isinstance(node, ast.Attribute):
             base = walk(node.value)
             try:
@@ -206,7 +226,8 @@ def ir_constant(text):
 # --- Checking guards --------------------------------------------------------
 
 def check_tensor(value, type_text, symbols, ranges):
-    assert isinstance(value, torch.Tensor), type_text
+    assert type(value) in (torch.Tensor, torch.nn.Parameter), type_text
+    assert not value.is_neg() and not value.is_conj(), type_text
     parts = split_top(type_text[len("tensor<"):-1])
     assert value.dtype == DTYPES[parts[0]], type_text
     lists = [p for p in parts[1:] if p.startswith("[")]
@@ -247,6 +268,10 @@ def check_guard(line, L, G, symbols, ranges):
         assert ir_string(version) == actual, line
         return
     source, _, operand = rest.partition(" : ")
+    if kind == "absent":
+        base, _, name = source.rpartition(".")
+        assert name not in vars(evaluate(base, L, G)), line
+        return
     value = evaluate(source, L, G)
     if kind == "tensor":
         check_tensor(value, operand, symbols, ranges)
@@ -261,6 +286,19 @@ def check_guard(line, L, G, symbols, ranges):
                                      and math.isnan(constant)), line
     elif kind == "none":
         assert value is None, line
+    elif kind == "empty":
+        assert type(value) in (dict, collections.OrderedDict) and not value, line
+    elif kind in ("function", "builtin"):
+        names, _, first_line = operand.partition(" line ")
+        module, _, qualname = names.partition(":")
+        module, qualname = (ir_string(p) if p.startswith('"') else p for p in (module, qualname))
+        if kind == "function":
+            assert type(value) is type(check_guard), line
+            assert (value.__module__, value.__code__.co_qualname,
+                    value.__code__.co_firstlineno) == (module, qualname, int(first_line)), line
+        else:
+            assert type(value) is type(len), line
+            assert (value.__module__, value.__name__) == (module, qualname), line
     elif kind == "length":
         assert len(value) == int(operand), line
     elif kind == "keys":

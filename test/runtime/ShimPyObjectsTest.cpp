@@ -23,6 +23,8 @@ namespace {
 // __module__ is that.
 constexpr const char* kPrelude = R"PY(
 import collections
+import math
+import sys
 import torch
 
 calls = []
@@ -435,6 +437,81 @@ TEST_F(ShimPyObjectsTest, DictKeysInOrder) {
   EXPECT_EQ(dync_py_dict_keys_are(eval("DictSub(a=1)"), keys, sizes, 1), 0);
   EXPECT_EQ(dync_py_dict_keys_are(eval("{1: 1}"), keys, sizes, 1), 0);
   EXPECT_EQ(dync_py_dict_keys_are(nullptr, keys, sizes, 0), 0);
+}
+
+// The readers of a complete guard set: each agrees with Python where the
+// two agree and runs no Python code.
+TEST_F(ShimPyObjectsTest, TensorInfoOfExactTensorsOnly) {
+  dync_tensor_info info;
+  EXPECT_EQ(dync_py_tensor_info(eval("torch.randn(2, 3)"), &info), 1);
+  EXPECT_EQ(info.dim, 2);
+  EXPECT_EQ(info.flags, 0);
+  EXPECT_EQ(dync_py_tensor_info(eval("torch.nn.Parameter(torch.randn(2))"), &info), 1);
+  exec("class TensorSub(torch.Tensor): pass");
+  EXPECT_EQ(dync_py_tensor_info(eval("torch.randn(2).as_subclass(TensorSub)"), &info), 0);
+  EXPECT_EQ(dync_py_tensor_info(eval("[1.0]"), &info), 0);
+  EXPECT_EQ(dync_py_tensor_info(eval("torch.randn(2).conj()"), &info), 1);
+  EXPECT_EQ(info.flags, 0);
+  EXPECT_EQ(dync_py_tensor_info(eval("torch.randn(2, dtype=torch.complex64).conj()"), &info), 1);
+  EXPECT_EQ(info.flags, DYNC_TENSOR_CONJ);
+  EXPECT_EQ(dync_py_tensor_info(eval("torch._neg_view(torch.randn(2))"), &info), 1);
+  EXPECT_EQ(info.flags, DYNC_TENSOR_NEG);
+  EXPECT_EQ(dync_py_tensor_info(nullptr, &info), 0);
+}
+
+TEST_F(ShimPyObjectsTest, ModulesClassAttributesAndCells) {
+  EXPECT_EQ(dync_py_module("torch.nn.modules.module"),
+            eval("sys.modules['torch.nn.modules.module']"));
+  EXPECT_EQ(dync_py_module("no.such.module"), nullptr);
+  exec("class Base:\n    scale = 0.5\n    def f(self): pass\n"
+       "class Derived(Base):\n    @property\n    def g(self): calls.append('g')\n"
+       "d = Derived()\nd.scale = 2.0");
+  // The class's attribute, through the MRO, as stored: not the instance's,
+  // not a bound method, not a property's result.
+  EXPECT_EQ(dync_py_class_attr(eval("d"), "scale"), eval("Base.__dict__['scale']"));
+  EXPECT_EQ(dync_py_class_attr(eval("d"), "f"), eval("Base.__dict__['f']"));
+  EXPECT_EQ(dync_py_class_attr(eval("d"), "g"), eval("Derived.__dict__['g']"));
+  EXPECT_EQ(dync_py_class_attr(eval("d"), "missing"), nullptr);
+  exec("def make(k):\n    def inner(): return k\n    return inner\nclosed = make(7)");
+  EXPECT_EQ(dync_py_closure_cell(eval("closed"), 0), eval("closed.__closure__[0].cell_contents"));
+  EXPECT_EQ(dync_py_closure_cell(eval("closed"), 1), nullptr);
+  EXPECT_EQ(dync_py_closure_cell(eval("closed"), -1), nullptr);
+  EXPECT_EQ(dync_py_closure_cell(eval("make"), 0), nullptr);
+}
+
+TEST_F(ShimPyObjectsTest, EmptyTablesAndAbsentAttributes) {
+  EXPECT_EQ(dync_py_is_empty_dict(eval("{}")), 1);
+  EXPECT_EQ(dync_py_is_empty_dict(eval("collections.OrderedDict()")), 1);
+  EXPECT_EQ(dync_py_is_empty_dict(eval("collections.OrderedDict(a=1)")), 0);
+  EXPECT_EQ(dync_py_is_empty_dict(eval("DictSub()")), 0);
+  EXPECT_EQ(dync_py_is_empty_dict(eval("[]")), 0);
+  EXPECT_EQ(dync_py_is_empty_dict(eval("torch.nn.Linear(2, 2)._forward_hooks")), 1);
+  exec("p2 = Plain()");
+  EXPECT_EQ(dync_py_instance_attr_absent(eval("p2"), "a"), 0);
+  EXPECT_EQ(dync_py_instance_attr_absent(eval("p2"), "zzz"), 1);
+  EXPECT_EQ(dync_py_instance_attr_absent(eval("torch.nn.Linear(2, 2)"), "forward"), 1);
+  exec("lin = torch.nn.Linear(2, 2)\nlin.forward = lambda x: x");
+  EXPECT_EQ(dync_py_instance_attr_absent(eval("lin"), "forward"), 0);
+  // Objects without an instance dict have no attribute there.
+  EXPECT_EQ(dync_py_instance_attr_absent(eval("5"), "real"), 1);
+}
+
+TEST_F(ShimPyObjectsTest, FunctionsByModuleNameAndLine) {
+  exec("def helper():\n    pass");
+  PyObject* helper = eval("helper");
+  const char* module = "__main__";
+  PyObject* name = eval("helper.__module__");
+  std::string actual = PyUnicode_AsUTF8(name);
+  long line = PyLong_AsLong(eval("helper.__code__.co_firstlineno"));
+  EXPECT_EQ(dync_py_function_is(helper, actual.c_str(), "helper", line), 1);
+  EXPECT_EQ(dync_py_function_is(helper, actual.c_str(), "helper", line + 1), 0);
+  EXPECT_EQ(dync_py_function_is(helper, actual.c_str(), "other", line), 0);
+  EXPECT_EQ(dync_py_function_is(helper, actual == module ? "x" : module, "helper", line), 0);
+  EXPECT_EQ(dync_py_function_is(eval("torch.relu"), "torch", "relu", 0), 0);
+  EXPECT_EQ(dync_py_builtin_is(eval("torch.relu"), "torch", "relu"), 1);
+  EXPECT_EQ(dync_py_builtin_is(eval("torch.tanh"), "torch", "relu"), 0);
+  EXPECT_EQ(dync_py_builtin_is(eval("math.tanh"), "torch", "tanh"), 0);
+  EXPECT_EQ(dync_py_builtin_is(helper, "torch", "relu"), 0);
 }
 
 } // namespace

@@ -9,6 +9,8 @@
 #include "runtime/shim/ShimInternal.h"
 #include "runtime/shim/dync_shim.h"
 
+#include <ATen/ops/_efficientzerotensor.h>
+#include <ATen/ops/_neg_view.h>
 #include <ATen/ops/_softmax.h>
 #include <ATen/ops/_to_copy.h>
 #include <ATen/ops/addmm.h>
@@ -473,7 +475,8 @@ TEST(ShimApiTest, TensorInfoAgreesWithTheAccessors) {
     EXPECT_EQ(info.device_index, dync_tensor_device_index(t));
     EXPECT_EQ(info.requires_grad, dync_tensor_requires_grad(t));
     EXPECT_EQ(info.is_contiguous, dync_tensor_is_contiguous(t));
-    EXPECT_EQ(info.reserved, 0);
+    // A plain dense tensor has none of the flags.
+    EXPECT_EQ(info.flags, 0);
     dync_tensor_release(t);
   };
   check(at::randn({3, 4}));
@@ -483,6 +486,18 @@ TEST(ShimApiTest, TensorInfoAgreesWithTheAccessors) {
   check(at::randn({5, 1, 2}).expand({5, 7, 2}));
 
   dync_tensor_info info;
+  // Negative and conjugate views, and a zero tensor, are flagged; the
+  // conjugate of a real tensor is the tensor itself.
+  auto flags = [&](const at::Tensor& tensor) {
+    dync_tensor* t = dync::shim::releaseToHandle(at::Tensor(tensor));
+    EXPECT_EQ(dync_tensor_info_of(t, &info), 1);
+    dync_tensor_release(t);
+    return info.flags;
+  };
+  EXPECT_EQ(flags(at::_neg_view(at::randn({3}))), DYNC_TENSOR_NEG);
+  EXPECT_EQ(flags(at::randn({3}, at::kComplexFloat).conj()), DYNC_TENSOR_CONJ);
+  EXPECT_EQ(flags(at::randn({3}).conj()), 0);
+  EXPECT_EQ(flags(at::_efficientzerotensor({3}, at::kFloat)), DYNC_TENSOR_OTHER_KEYS);
   EXPECT_EQ(dync_tensor_info_of(nullptr, &info), 0);
   // A sparse tensor has no plain strides.
   dync_tensor* sparse = dync::shim::releaseToHandle(at::randn({3, 3}).to_sparse());

@@ -61,6 +61,31 @@ TEST(IrSource, ParsesWhatItPrints) {
   EXPECT_EQ(parsed("L[\"x\"][\"k\"]")->str(), "L['x']['k']");
 }
 
+// Sources only guards read: a module in sys.modules, what a class holds (by
+// the MRO), what a closure cell holds.
+TEST(IrSource, GuardOnlyKinds) {
+  SourcePtr module = parsed("M['torch.nn.modules.module']._global_forward_hooks");
+  ASSERT_TRUE(module);
+  EXPECT_EQ(module->root().kind(), Source::Kind::Module);
+  EXPECT_EQ(module->root().name(), "torch.nn.modules.module");
+  SourcePtr classAttr = parsed("type(L['self']._modules['fc']).forward");
+  ASSERT_TRUE(classAttr);
+  EXPECT_EQ(classAttr->kind(), Source::Kind::ClassAttr);
+  EXPECT_EQ(classAttr->name(), "forward");
+  EXPECT_EQ(classAttr->base()->str(), "L['self']._modules['fc']");
+  SourcePtr cell = parsed("G['helper'].__closure__[1].cell_contents.x");
+  ASSERT_TRUE(cell);
+  EXPECT_EQ(cell->base()->kind(), Source::Kind::Cell);
+  EXPECT_EQ(cell->base()->indexValue(), 1);
+  for (llvm::StringRef text :
+       {"M['torch.nn.modules.module']._global_forward_hooks",
+        "type(L['self']._modules['fc']).forward", "type(type(L['x']).y).z['k'][0]",
+        "G['helper'].__closure__[1].cell_contents.x"})
+    EXPECT_EQ(parsed(text)->str(), text.str());
+  EXPECT_FALSE(*parsed("type(L['x']).y") == *parsed("L['x'].y"));
+  EXPECT_EQ(parsed("type(L['self']).scale")->valueName(), "self_class_scale");
+}
+
 TEST(IrSource, RootAndEquality) {
   SourcePtr a = parsed("L['self']._modules['fc'].training");
   SourcePtr b = parsed("L['self']._modules['fc'].training");
@@ -73,7 +98,14 @@ TEST(IrSource, RootAndEquality) {
 }
 
 TEST(IrSource, ErrorsSayWhere) {
-  EXPECT_EQ(parseError("x"), "malformed source 'x': expected L['name'] or G['name'] at column 1");
+  EXPECT_EQ(parseError("x"), "malformed source 'x': expected L['name'], G['name'], M['name'] or "
+                             "type(...) at column 1");
+  EXPECT_EQ(parseError("type(L['x']"), "malformed source 'type(L['x']': expected ')' at column 12");
+  EXPECT_EQ(parseError("type(L['x'])"), "malformed source 'type(L['x'])': expected '.' and an "
+                                        "attribute name after type(...) at column 13");
+  EXPECT_EQ(parseError("G['f'].__closure__[0].x"),
+            "malformed source 'G['f'].__closure__[0].x': expected '].cell_contents' after "
+            "__closure__[i at column 24");
   EXPECT_EQ(parseError("L['x'"), "malformed source 'L['x'': expected ']' at column 6");
   EXPECT_EQ(parseError("L['x]"), "malformed source 'L['x]': unterminated string at column 6");
   EXPECT_EQ(parseError("L['x'].w("), "malformed source 'L['x'].w(': unexpected '(' at column 9");
