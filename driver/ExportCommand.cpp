@@ -469,7 +469,10 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           oracleOptions.inputsRequireGrad = autograd != Autograd::Frozen;
           oracleOptions.recordsAutograd = autograd == Autograd::Records;
           capture::CaptureOptions variantOptions = entryOptions;
-          variantOptions.noAutograd = autograd == Autograd::None || autograd == Autograd::Frozen;
+          // Under no_grad nothing records autograd, and what requires grad
+          // is an input, a view of one, or a tensor made so, as in eager.
+          variantOptions.noAutograd =
+              gradEnabled && (autograd == Autograd::None || autograd == Autograd::Frozen);
           llvm::Error captured = withGradMode(gradEnabled, [&] {
             return capture::captureGraph(
                 *module, *entry, variantOptions, graph,
