@@ -10,12 +10,11 @@ from conftest import BUILD, REPO
 
 SCRIPT = os.path.join(REPO, "utils", "soundness")
 
-# Cases of three model files (one export each): hits, guards on a tensor's
-# dtype and shape and on attributes, an unrelated attribute, no_grad.
+# Cases of two model files (one export each): hits, guards on a tensor's
+# dtype, shape and strides and on attributes, an unrelated attribute added.
 SLICE = [
-    "tensor/same-properties", "tensor/float64", "tensor/size",
+    "tensor/same-properties", "tensor/float64", "tensor/size", "tensor/transposed",
     "attrs/as-exported", "attrs/int", "attrs/str", "attrs/unrelated-added",
-    "grad/no-grad",
 ]
 
 
