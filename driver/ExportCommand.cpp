@@ -30,8 +30,8 @@
 #include "frontend/rewrite/RewrittenCode.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -529,11 +529,11 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
                 return error;
             if (first && (emit_ == "bytecode" || emit_ == "code")) {
               llvm::Expected<std::string> code =
-                  rewrittenCode(entry->codeObject(), graph,
-                                rewrite::graphGlobalName(graph, index), emit_ == "code");
+                  rewrittenCode(entry->codeObject(), graph, rewrite::graphGlobalName(graph, index),
+                                emit_ == "code");
               if (!code)
-                return llvm::createStringError(module->displayPath + ": " + entry->qualname +
-                                               ": " + llvm::toString(code.takeError()));
+                return llvm::createStringError(module->displayPath + ": " + entry->qualname + ": " +
+                                               llvm::toString(code.takeError()));
               text = std::move(*code);
             }
             exported.push_back({spec.text, &graph, std::move(text), entry->code,

@@ -496,7 +496,7 @@ TEST_F(ShimPyObjectsTest, EmptyTablesAndAbsentAttributes) {
   EXPECT_EQ(dync_py_instance_attr_absent(eval("5"), "real"), 1);
 }
 
-TEST_F(ShimPyObjectsTest, FunctionsByModuleNameAndLine) {
+TEST_F(ShimPyObjectsTest, FunctionsByModuleAndName) {
   exec("def helper():\n    pass");
   PyObject* helper = eval("helper");
   const char* module = "__main__";
@@ -504,7 +504,8 @@ TEST_F(ShimPyObjectsTest, FunctionsByModuleNameAndLine) {
   std::string actual = PyUnicode_AsUTF8(name);
   long line = PyLong_AsLong(eval("helper.__code__.co_firstlineno"));
   EXPECT_EQ(dync_py_function_is(helper, actual.c_str(), "helper", line), 1);
-  EXPECT_EQ(dync_py_function_is(helper, actual.c_str(), "helper", line + 1), 0);
+  // The line moves with edits above the function; load checks the code.
+  EXPECT_EQ(dync_py_function_is(helper, actual.c_str(), "helper", line + 1), 1);
   EXPECT_EQ(dync_py_function_is(helper, actual.c_str(), "other", line), 0);
   EXPECT_EQ(dync_py_function_is(helper, actual == module ? "x" : module, "helper", line), 0);
   EXPECT_EQ(dync_py_function_is(eval("torch.relu"), "torch", "relu", 0), 0);
