@@ -508,6 +508,33 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           return unfused ? llvm::Error::success() : unfused.takeError();
         };
 
+        // Optimizes a variant and records it; --emit shows the first one
+        // (the graph as captured, or the rewritten bytecode).
+        bool first = true;
+        auto addVariant = [&](ir::Graph& graph) -> llvm::Error {
+          std::string text;
+          if (first && emit_ == "graph") {
+            llvm::raw_string_ostream os(text);
+            graph.print(os);
+            os << '\n';
+          }
+          if (optimize)
+            if (llvm::Error error = optimizeVariant(graph))
+              return error;
+          if (first && (emit_ == "bytecode" || emit_ == "code")) {
+            llvm::Expected<std::string> code =
+                rewrittenCode(entry->codeObject(), graph, rewrite::graphGlobalName(graph, index),
+                              emit_ == "code");
+            if (!code)
+              return llvm::createStringError(module->displayPath + ": " + entry->qualname + ": " +
+                                             llvm::toString(code.takeError()));
+            text = std::move(*code);
+          }
+          exported.push_back({spec.text, &graph, std::move(text), entry->code, module->absolutePath,
+                              first, entry->function, std::move(functionsRun[&graph])});
+          first = false;
+          return llvm::Error::success();
+        };
         if (buildArtifact) {
           // The artifact serves an entry with one variant per grad mode
           // (docs/capture.md, "Grad mode and autograd"), tried in order.
@@ -515,33 +542,6 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           // fused. Captured with grad mode on, a graph in which something
           // requires grad runs as the ATen calls eager makes, which
           // autograd records as eager's do.
-          // --emit shows the first variant, as the other path would.
-          bool first = true;
-          auto addVariant = [&](ir::Graph& graph) -> llvm::Error {
-            std::string text;
-            if (first && emit_ == "graph") {
-              llvm::raw_string_ostream os(text);
-              graph.print(os);
-              os << '\n';
-            }
-            if (optimize)
-              if (llvm::Error error = optimizeVariant(graph))
-                return error;
-            if (first && (emit_ == "bytecode" || emit_ == "code")) {
-              llvm::Expected<std::string> code =
-                  rewrittenCode(entry->codeObject(), graph, rewrite::graphGlobalName(graph, index),
-                                emit_ == "code");
-              if (!code)
-                return llvm::createStringError(module->displayPath + ": " + entry->qualname + ": " +
-                                               llvm::toString(code.takeError()));
-              text = std::move(*code);
-            }
-            exported.push_back({spec.text, &graph, std::move(text), entry->code,
-                                module->absolutePath, first, entry->function,
-                                std::move(functionsRun[&graph])});
-            first = false;
-            return llvm::Error::success();
-          };
           auto notCompiled = [&](llvm::StringRef calls, llvm::Error why) {
             if (options.verbose)
               llvm::errs() << "dync: " << entry->qualname << ": " << calls
@@ -607,28 +607,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
                            optimize ? Autograd::None : Autograd::Any);
         if (!captured)
           return captured.takeError();
-        ir::Graph& graph = **captured;
-        if (optimize)
-          if (llvm::Error error = optimizeVariant(graph))
-            return error;
-        std::string rewritten;
-        if (emit_ == "graph") {
-          llvm::raw_string_ostream os(rewritten);
-          graph.print(os);
-          os << '\n';
-        }
-        if (emit_ == "bytecode" || emit_ == "code") {
-          llvm::Expected<std::string> text = rewrittenCode(
-              entry->codeObject(), graph, rewrite::graphGlobalName(graph, index), emit_ == "code");
-          if (!text)
-            return llvm::createStringError(module->displayPath + ": " + entry->qualname + ": " +
-                                           llvm::toString(text.takeError()));
-          rewritten = std::move(*text);
-        }
-        exported.push_back({spec.text, &graph, std::move(rewritten), entry->code,
-                            module->absolutePath, true, entry->function,
-                            std::move(functionsRun[&graph])});
-        return llvm::Error::success();
+        return addVariant(**captured);
       }();
       if (error) {
         if (!keepGoing_)
