@@ -516,10 +516,10 @@ def _convolution_channels_last(x, weight, bias, stride, padding, dilation, trans
     return to_layout_of(out, eager)
 
 
-def _same_types(got, want):
-    """Whether two results have as many leaves, and tensors of the same
-    sizes and dtypes where either has a tensor. (A decomposition may return
-    a named tuple where the operator returns a tuple.)"""
+def tensors_agree(got, want, same):
+    """Whether two results have as many leaves, a tensor where the other has
+    one, and `same(a, b)` for each pair of tensors. (A decomposition may
+    return a named tuple where the operator returns a tuple.)"""
     got = torch.utils._pytree.tree_leaves(got)
     want = torch.utils._pytree.tree_leaves(want)
     if len(got) != len(want):
@@ -527,9 +527,14 @@ def _same_types(got, want):
     for a, b in zip(got, want):
         if isinstance(a, torch.Tensor) != isinstance(b, torch.Tensor):
             return False
-        if isinstance(a, torch.Tensor) and (a.dtype != b.dtype or a.shape != b.shape):
+        if isinstance(a, torch.Tensor) and not same(a, b):
             return False
     return True
+
+
+def _same_types(got, want):
+    """Whether two results hold tensors of the same sizes and dtypes."""
+    return tensors_agree(got, want, lambda a, b: a.dtype == b.dtype and a.shape == b.shape)
 
 
 def _layout_2d(t):

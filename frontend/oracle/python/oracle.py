@@ -747,16 +747,8 @@ def _run_kernel_for_layout(func, flat, spec, expected):
             out = func(*real_args, **real_kwargs)
         except Exception:
             return False
-    got = torch.utils._pytree.tree_leaves(out)
-    want = torch.utils._pytree.tree_leaves(expected)
-    if len(got) != len(want):
-        return False
-    for kernel, meta in zip(got, want):
-        if isinstance(kernel, torch.Tensor) != isinstance(meta, torch.Tensor):
-            return False
-        if isinstance(kernel, torch.Tensor) and not _fusion_module().same_layout(kernel, meta):
-            return False
-    return True
+    fusion = _fusion_module()
+    return fusion.tensors_agree(out, expected, fusion.same_layout)
 
 
 def _check_storage_read(func, args, kwargs):
