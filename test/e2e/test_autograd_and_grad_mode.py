@@ -239,3 +239,20 @@ def test_what_cannot_record_autograd_runs_eagerly(run_dync, tmp_path):
                           stats["hits"], stats["misses"]]))
     """))
     assert report == [True, True, False, 1, 1]
+
+
+def test_grad_mode_switch_in_a_recording_graph_is_named(run_dync, tmp_path):
+    # A no_grad block over a parameter cannot be replayed by a graph that
+    # records autograd: -v says so, and the other variants are still written.
+    out = tmp_path / "switch.dync.so"
+    done = run_dync("-v", "export", os.path.join(FOLDER, "model.py") + ":NoGradInside.forward",
+                    "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert ("NoGradInside.forward: calls with grad mode on are not compiled (they run the "
+            "original code):") in done.stderr
+    assert ("runs with grad mode switched off inside the program, on tensors that require "
+            "grad") in done.stderr
+    listing = run_dync("inspect", out).stdout
+    assert "\nentry NoGradInside.forward " in listing
+    assert "graph @NoGradInside.forward$grad" not in listing
+    assert "graph @NoGradInside.forward$frozen" in listing
