@@ -10,6 +10,7 @@
 
 #include "codegen/GuardCodegen.h"
 
+#include "codegen/SymLowering.h"
 #include "runtime/artifact/dync_artifact.h"
 #include "runtime/shim/dync_shim.h"
 
@@ -113,7 +114,18 @@ private:
 
   llvm::StringMap<Value*> objects_;
   llvm::StringMap<Binding> bindings_;
-  llvm::DenseMap<ir::SymExpr, Value*> symValues_;
+  /// Reads bound symbols and turns failed checks of size arithmetic into
+  /// misses naming the guard being emitted.
+  struct SizeHooks final : SymLowering::Hooks {
+    explicit SizeHooks(GuardEmitter& emitter) : emitter(emitter) {}
+    llvm::Expected<Value*> symbol(ir::SymExpr expr) override;
+    void require(llvm::IRBuilder<>& b, Value* holds, SymCheck check, ir::SymExpr expr) override;
+    GuardEmitter& emitter;
+    llvm::StringRef context;
+  };
+  SizeHooks sizeHooks_{*this};
+  // Guards run on any input: overflow and zero divisors are misses.
+  SymLowering sizes_{SymLowering::Arithmetic::Checked, /*checkDivisor=*/true, sizeHooks_};
   std::vector<DeferredCheck> deferred_;
 };
 
@@ -243,93 +255,25 @@ bool GuardEmitter::isBound(ir::SymExpr expr) const {
   return bound;
 }
 
-llvm::Expected<Value*> GuardEmitter::sym(ir::SymExpr expr, llvm::StringRef context) {
-  if (Value* known = symValues_.lookup(expr))
-    return known;
-  llvm::SmallVector<Value*, 4> operands;
-  for (ir::SymExpr operand : expr.operands()) {
-    llvm::Expected<Value*> v = sym(operand, context);
-    if (!v)
-      return v.takeError();
-    operands.push_back(*v);
-  }
-  std::string overflow = (context + ": overflow computing " + expr.str()).str();
-  // A checked operation: a miss when the true result does not fit int64,
-  // where SymExpr::evaluate fails too.
-  auto checked = [&](llvm::Intrinsic::ID id, Value* a, Value* c) {
-    Value* pair = b_.CreateBinaryIntrinsic(id, a, c);
-    require(b_.CreateNot(b_.CreateExtractValue(pair, 1)), overflow);
-    return b_.CreateExtractValue(pair, 0);
-  };
+llvm::Expected<Value*> GuardEmitter::SizeHooks::symbol(ir::SymExpr expr) {
+  auto it = emitter.bindings_.find(expr.symbolName());
+  if (it == emitter.bindings_.end())
+    return emitter.error("the symbol " + expr.symbolName() +
+                         " is used before a tensor guard binds it");
+  return it->second.value;
+}
 
-  Value* result = nullptr;
-  switch (expr.kind()) {
-  case ir::SymKind::Const:
-    result = b_.getInt64(expr.constantValue());
-    break;
-  case ir::SymKind::Symbol: {
-    auto it = bindings_.find(expr.symbolName());
-    if (it == bindings_.end())
-      return error("the symbol " + expr.symbolName() + " is used before a tensor guard binds it");
-    result = it->second.value;
-    break;
-  }
-  case ir::SymKind::Add:
-    result = operands[0];
-    for (Value* v : llvm::drop_begin(operands))
-      result = checked(llvm::Intrinsic::sadd_with_overflow, result, v);
-    break;
-  case ir::SymKind::Mul:
-    result = operands[0];
-    for (Value* v : llvm::drop_begin(operands))
-      result = checked(llvm::Intrinsic::smul_with_overflow, result, v);
-    break;
-  case ir::SymKind::Min:
-  case ir::SymKind::Max: {
-    bool isMin = expr.kind() == ir::SymKind::Min;
-    result = operands[0];
-    for (Value* v : llvm::drop_begin(operands))
-      result = b_.CreateSelect(isMin ? b_.CreateICmpSLT(v, result) : b_.CreateICmpSGT(v, result), v,
-                               result);
-    break;
-  }
-  case ir::SymKind::FloorDiv:
-  case ir::SymKind::Mod: {
-    Value* a = operands[0];
-    Value* d = operands[1];
-    ir::SymExpr divisor = expr.operands()[1];
-    if (!divisor.isConstant() || divisor.constantValue() == 0)
-      require(b_.CreateICmpNE(d, b_.getInt64(0)),
-              context + ": division by zero computing " + expr.str());
-    bool isFloorDiv = expr.kind() == ir::SymKind::FloorDiv;
-    // Python's semantics: the quotient rounds toward negative infinity and
-    // the remainder takes the divisor's sign. A divisor of -1 is special
-    // cased so INT64_MIN / -1 cannot trap; INT64_MIN // -1 does not fit.
-    bool mayBeMinusOne = !divisor.isConstant() || divisor.constantValue() == -1;
-    Value* minusOne = mayBeMinusOne ? b_.CreateICmpEQ(d, b_.getInt64(-1)) : nullptr;
-    if (isFloorDiv && mayBeMinusOne)
-      require(b_.CreateNot(b_.CreateAnd(
-                  minusOne, b_.CreateICmpEQ(a, b_.getInt64(std::numeric_limits<int64_t>::min())))),
-              overflow);
-    Value* safeD = minusOne ? b_.CreateSelect(minusOne, b_.getInt64(1), d) : d;
-    Value* q = b_.CreateSDiv(a, safeD);
-    Value* r = b_.CreateSRem(a, safeD);
-    Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, b_.getInt64(0)),
-                                 b_.CreateICmpSLT(b_.CreateXor(r, d), b_.getInt64(0)));
-    if (isFloorDiv) {
-      result = b_.CreateSelect(adjust, b_.CreateSub(q, b_.getInt64(1)), q, "floordiv");
-      if (minusOne)
-        result = b_.CreateSelect(minusOne, b_.CreateNeg(a), result, "floordiv");
-    } else {
-      result = b_.CreateSelect(adjust, b_.CreateAdd(r, d), r, "mod");
-      if (minusOne)
-        result = b_.CreateSelect(minusOne, b_.getInt64(0), result, "mod");
-    }
-    break;
-  }
-  }
-  symValues_[expr] = result;
-  return result;
+void GuardEmitter::SizeHooks::require(llvm::IRBuilder<>&, Value* holds, SymCheck check,
+                                      ir::SymExpr expr) {
+  emitter.require(holds, context +
+                             (check == SymCheck::Overflow ? ": overflow computing "
+                                                          : ": division by zero computing ") +
+                             expr.str());
+}
+
+llvm::Expected<Value*> GuardEmitter::sym(ir::SymExpr expr, llvm::StringRef context) {
+  sizeHooks_.context = context;
+  return sizes_.lower(b_, expr);
 }
 
 llvm::Error GuardEmitter::checkEquals(Value* actual, ir::SymExpr expected,

@@ -14,6 +14,7 @@
 
 #include "codegen/ElementLowering.h"
 #include "codegen/KernelSchedule.h"
+#include "codegen/SymLowering.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -127,7 +128,21 @@ private:
   llvm::IRBuilder<> entryB_;
   llvm::Function* fn_ = nullptr;
   llvm::StringMap<Value*> symbols_;
-  llvm::DenseMap<ir::SymExpr, Value*> symValues_;
+  /// The kernel's symbols are its parameters; its sizes and strides were
+  /// bounded by capture and computed by the graph function before the call
+  /// (which failed on a zero divisor), so nothing wraps or is reported here.
+  struct SizeHooks final : SymLowering::Hooks {
+    explicit SizeHooks(KernelEmitter& emitter) : emitter(emitter) {}
+    llvm::Expected<Value*> symbol(ir::SymExpr expr) override {
+      return emitter.symbols_.lookup(expr.symbolName());
+    }
+    void require(llvm::IRBuilder<>&, Value*, SymCheck, ir::SymExpr) override {
+      llvm_unreachable("kernel sizes are never checked");
+    }
+    KernelEmitter& emitter;
+  };
+  SizeHooks sizeHooks_{*this};
+  SymLowering sizes_{SymLowering::Arithmetic::NoSignedWrap, /*checkDivisor=*/false, sizeHooks_};
   llvm::DenseMap<const ir::Node*, Value*> inputPointers_;
   llvm::SmallVector<Value*, 2> outputPointers_;
   /// The current index of each loop dimension in scope.
@@ -143,65 +158,9 @@ private:
 };
 
 Value* KernelEmitter::emitSym(ir::SymExpr expr) {
-  if (Value* known = symValues_.lookup(expr))
-    return known;
-  llvm::IRBuilder<>& b = entryB_;
-  llvm::SmallVector<Value*, 4> operands;
-  if (!expr.isConstant() && !expr.isSymbol())
-    for (ir::SymExpr operand : expr.operands())
-      operands.push_back(emitSym(operand));
-  Value* result = nullptr;
-  switch (expr.kind()) {
-  case ir::SymKind::Const:
-    result = b.getInt64(expr.constantValue());
-    break;
-  case ir::SymKind::Symbol:
-    result = symbols_.lookup(expr.symbolName());
-    break;
-  // Sizes and strides: capture bounded them, so nothing wraps.
-  case ir::SymKind::Add:
-    result = operands[0];
-    for (Value* v : llvm::drop_begin(operands))
-      result = b.CreateNSWAdd(result, v);
-    break;
-  case ir::SymKind::Mul:
-    result = operands[0];
-    for (Value* v : llvm::drop_begin(operands))
-      result = b.CreateNSWMul(result, v);
-    break;
-  case ir::SymKind::Min:
-  case ir::SymKind::Max:
-    result = operands[0];
-    for (Value* v : llvm::drop_begin(operands))
-      result = b.CreateBinaryIntrinsic(expr.kind() == ir::SymKind::Min ? llvm::Intrinsic::smin
-                                                                       : llvm::Intrinsic::smax,
-                                       result, v);
-    break;
-  case ir::SymKind::FloorDiv:
-  case ir::SymKind::Mod: {
-    // Python's floor semantics. The graph function computed the same
-    // expressions before calling (and failed on a zero divisor), so a zero
-    // here is only made safe, not reported.
-    Value* a = operands[0];
-    Value* d = operands[1];
-    Value* bad = b.CreateOr(b.CreateICmpEQ(d, b.getInt64(0)), b.CreateICmpEQ(d, b.getInt64(-1)));
-    Value* safeD = b.CreateSelect(bad, b.getInt64(1), d);
-    Value* q = b.CreateSDiv(a, safeD);
-    Value* r = b.CreateSRem(a, safeD);
-    Value* adjust = b.CreateAnd(b.CreateICmpNE(r, b.getInt64(0)),
-                                b.CreateICmpSLT(b.CreateXor(r, d), b.getInt64(0)));
-    Value* minusOne = b.CreateICmpEQ(d, b.getInt64(-1));
-    if (expr.kind() == ir::SymKind::FloorDiv)
-      result = b.CreateSelect(minusOne, b.CreateNeg(a),
-                              b.CreateSelect(adjust, b.CreateSub(q, b.getInt64(1)), q));
-    else
-      result =
-          b.CreateSelect(minusOne, b.getInt64(0), b.CreateSelect(adjust, b.CreateAdd(r, d), r));
-    break;
-  }
-  }
-  symValues_[expr] = result;
-  return result;
+  // Symbols are the kernel's parameters, all bound before the body is
+  // emitted, so lowering cannot fail.
+  return llvm::cantFail(sizes_.lower(entryB_, expr));
 }
 
 llvm::Expected<llvm::SmallVector<Value*, 2>> KernelEmitter::emitLoops(llvm::ArrayRef<unsigned> dims,

@@ -886,58 +886,11 @@ void dync_shim_fill_api(dync_shim_api* api) {
     return;
   api->size = sizeof(dync_shim_api);
   api->abi_version = DYNC_SHIM_ABI_VERSION;
-  api->last_error = dync_last_error;
-  api->op_lookup = dync_op_lookup;
-  api->op_schema = dync_op_schema;
-  api->op_call = dync_op_call;
-  api->stack_new = dync_stack_new;
-  api->stack_free = dync_stack_free;
-  api->stack_clear = dync_stack_clear;
-  api->stack_push_tensor = dync_stack_push_tensor;
-  api->stack_push_int = dync_stack_push_int;
-  api->stack_push_symint = dync_stack_push_symint;
-  api->stack_push_double = dync_stack_push_double;
-  api->stack_push_bool = dync_stack_push_bool;
-  api->stack_push_none = dync_stack_push_none;
-  api->stack_push_default = dync_stack_push_default;
-  api->stack_push_int_list = dync_stack_push_int_list;
-  api->stack_push_double_list = dync_stack_push_double_list;
-  api->stack_push_bool_list = dync_stack_push_bool_list;
-  api->stack_push_tensor_list = dync_stack_push_tensor_list;
-  api->stack_push_optional_tensor_list = dync_stack_push_optional_tensor_list;
-  api->stack_push_dtype = dync_stack_push_dtype;
-  api->stack_push_layout = dync_stack_push_layout;
-  api->stack_push_memory_format = dync_stack_push_memory_format;
-  api->stack_push_device = dync_stack_push_device;
-  api->stack_push_string = dync_stack_push_string;
-  api->stack_num_results = dync_stack_num_results;
-  api->stack_result_kind = dync_stack_result_kind;
-  api->stack_take_tensor = dync_stack_take_tensor;
-  api->stack_take_int = dync_stack_take_int;
-  api->stack_take_double = dync_stack_take_double;
-  api->stack_take_bool = dync_stack_take_bool;
-  api->stack_take_tensor_list = dync_stack_take_tensor_list;
-  api->tensor_retain = dync_tensor_retain;
-  api->tensor_release = dync_tensor_release;
-  api->tensor_dim = dync_tensor_dim;
-  api->tensor_sizes = dync_tensor_sizes;
-  api->tensor_strides = dync_tensor_strides;
-  api->tensor_storage_offset = dync_tensor_storage_offset;
-  api->tensor_dtype = dync_tensor_dtype;
-  api->tensor_device_type = dync_tensor_device_type;
-  api->tensor_device_index = dync_tensor_device_index;
-  api->tensor_requires_grad = dync_tensor_requires_grad;
-  api->tensor_is_contiguous = dync_tensor_is_contiguous;
-  api->tensor_data_ptr = dync_tensor_data_ptr;
-  api->grad_mode_enabled = dync_grad_mode_enabled;
-  api->default_dtype = dync_default_dtype;
-  api->stack_push_wrapped_double = dync_stack_push_wrapped_double;
-  api->stack_push_wrapped_int = dync_stack_push_wrapped_int;
-  api->stack_push_wrapped_bool = dync_stack_push_wrapped_bool;
-  api->tensor_empty_strided = dync_tensor_empty_strided;
-  api->parallel_for = dync_parallel_for;
-  api->tensor_view_storage = dync_tensor_view_storage;
-  api->tensor_info = dync_tensor_info_of;
+
+  // Assigning each function to its field checks its declaration against the
+  // table's row.
+#define DYNC_SHIM_CORE_FN(Name, field, function, Result, Params) api->field = function;
+#include "runtime/shim/ShimApi.def"
 }
 
 } // extern "C"

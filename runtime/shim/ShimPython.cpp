@@ -79,29 +79,11 @@ PyObject* dync_tensor_to_pyobject(const dync_tensor* t) {
 void dync_shim_fill_python_api(dync_shim_api* api) {
   if (!api)
     return;
-  api->tensor_from_pyobject = dync_tensor_from_pyobject;
-  api->tensor_borrow_from_pyobject = dync_tensor_borrow_from_pyobject;
-  api->tensor_to_pyobject = dync_tensor_to_pyobject;
-  // The guard readers, in ShimPyObjects.c.
-  api->py_instance_attr = dync_py_instance_attr;
-  api->py_dict_item = dync_py_dict_item;
-  api->py_sequence_item = dync_py_sequence_item;
-  api->py_type_is = dync_py_type_is;
-  api->py_is_none = dync_py_is_none;
-  api->py_equals_bool = dync_py_equals_bool;
-  api->py_equals_int = dync_py_equals_int;
-  api->py_equals_float = dync_py_equals_float;
-  api->py_equals_str = dync_py_equals_str;
-  api->py_length = dync_py_length;
-  api->py_dict_keys_are = dync_py_dict_keys_are;
-  api->py_tensor_info = dync_py_tensor_info;
-  api->py_module = dync_py_module;
-  api->py_class_attr = dync_py_class_attr;
-  api->py_closure_cell = dync_py_closure_cell;
-  api->py_is_empty_dict = dync_py_is_empty_dict;
-  api->py_instance_attr_absent = dync_py_instance_attr_absent;
-  api->py_function_is = dync_py_function_is;
-  api->py_builtin_is = dync_py_builtin_is;
+
+  // Assigning each function to its field checks its declaration against the
+  // table's row.
+#define DYNC_SHIM_PYTHON_FN(Name, field, function, Result, Params) api->field = function;
+#include "runtime/shim/ShimApi.def"
 }
 
 } // extern "C"

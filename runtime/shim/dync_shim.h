@@ -396,108 +396,16 @@ DYNC_SHIM_EXPORT int dync_py_builtin_is(struct _object* obj, const char* module,
 /* ---- The function table artifacts receive -------------------------------
  * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the
  * runtime filled it, so an artifact can tell whether a later field exists.
+ * The fields, their order and signatures are listed once, in ShimApi.def,
+ * with the function each holds (declared above).
  * The Python fields are NULL in a process without the Python runtime. */
 typedef struct dync_shim_api {
   uint32_t size;
   uint32_t abi_version;
 
-  const char* (*last_error)(void);
-  dync_status (*op_lookup)(const char*, const char*, dync_op**);
-  const char* (*op_schema)(const dync_op*);
-  dync_status (*op_call)(const dync_op*, dync_stack*);
-
-  dync_stack* (*stack_new)(void);
-  void (*stack_free)(dync_stack*);
-  void (*stack_clear)(dync_stack*);
-  dync_status (*stack_push_tensor)(dync_stack*, const dync_tensor*);
-  dync_status (*stack_push_int)(dync_stack*, int64_t);
-  dync_status (*stack_push_symint)(dync_stack*, int64_t);
-  dync_status (*stack_push_double)(dync_stack*, double);
-  dync_status (*stack_push_bool)(dync_stack*, int);
-  dync_status (*stack_push_none)(dync_stack*);
-  dync_status (*stack_push_default)(dync_stack*);
-  dync_status (*stack_push_int_list)(dync_stack*, const int64_t*, size_t);
-  dync_status (*stack_push_double_list)(dync_stack*, const double*, size_t);
-  dync_status (*stack_push_bool_list)(dync_stack*, const int*, size_t);
-  dync_status (*stack_push_tensor_list)(dync_stack*, const dync_tensor* const*, size_t);
-  dync_status (*stack_push_optional_tensor_list)(dync_stack*, const dync_tensor* const*, size_t);
-  dync_status (*stack_push_dtype)(dync_stack*, int);
-  dync_status (*stack_push_layout)(dync_stack*, int);
-  dync_status (*stack_push_memory_format)(dync_stack*, int);
-  dync_status (*stack_push_device)(dync_stack*, int, int);
-  dync_status (*stack_push_string)(dync_stack*, const char*);
-
-  size_t (*stack_num_results)(const dync_stack*);
-  dync_value_kind (*stack_result_kind)(const dync_stack*, size_t);
-  dync_status (*stack_take_tensor)(dync_stack*, size_t, dync_tensor**);
-  dync_status (*stack_take_int)(dync_stack*, size_t, int64_t*);
-  dync_status (*stack_take_double)(dync_stack*, size_t, double*);
-  dync_status (*stack_take_bool)(dync_stack*, size_t, int*);
-  dync_status (*stack_take_tensor_list)(dync_stack*, size_t, dync_tensor**, size_t, size_t*);
-
-  void (*tensor_retain)(const dync_tensor*);
-  void (*tensor_release)(const dync_tensor*);
-  int64_t (*tensor_dim)(const dync_tensor*);
-  const int64_t* (*tensor_sizes)(const dync_tensor*);
-  const int64_t* (*tensor_strides)(const dync_tensor*);
-  int64_t (*tensor_storage_offset)(const dync_tensor*);
-  int (*tensor_dtype)(const dync_tensor*);
-  int (*tensor_device_type)(const dync_tensor*);
-  int (*tensor_device_index)(const dync_tensor*);
-  int (*tensor_requires_grad)(const dync_tensor*);
-  int (*tensor_is_contiguous)(const dync_tensor*);
-  void* (*tensor_data_ptr)(const dync_tensor*);
-
-  dync_status (*tensor_from_pyobject)(struct _object*, dync_tensor**);
-  const dync_tensor* (*tensor_borrow_from_pyobject)(struct _object*);
-  struct _object* (*tensor_to_pyobject)(const dync_tensor*);
-
-  /* Appended for guards; an artifact that calls them checks `size`. */
-  int (*grad_mode_enabled)(void);
-  int (*default_dtype)(void);
-  /* Python fields. */
-  struct _object* (*py_instance_attr)(struct _object*, const char*);
-  struct _object* (*py_dict_item)(struct _object*, const char*);
-  struct _object* (*py_sequence_item)(struct _object*, int64_t);
-  int (*py_type_is)(struct _object*, const char*, const char*);
-  int (*py_is_none)(struct _object*);
-  int (*py_equals_bool)(struct _object*, int);
-  int (*py_equals_int)(struct _object*, int64_t);
-  int (*py_equals_float)(struct _object*, double);
-  int (*py_equals_str)(struct _object*, const char*, size_t);
-
-  /* Appended for numbers given for Tensor parameters. */
-  dync_status (*stack_push_wrapped_double)(dync_stack*, double);
-  dync_status (*stack_push_wrapped_int)(dync_stack*, int64_t);
-  dync_status (*stack_push_wrapped_bool)(dync_stack*, int);
-
-  /* Appended for generated kernels. */
-  dync_status (*tensor_empty_strided)(const int64_t*, const int64_t*, size_t, int, dync_tensor**);
-  dync_status (*parallel_for)(int64_t, int64_t, int64_t, dync_parallel_fn, void*);
-  dync_status (*tensor_view_storage)(const dync_tensor*, const int64_t*, const int64_t*, size_t,
-                                     int, dync_tensor**);
-
-  /* Appended for cheaper guards and layout checks. */
-  int (*tensor_info)(const dync_tensor*, dync_tensor_info*);
-
-  /* Appended for guards on the length of container inputs (a Python
-   * field). */
-  int64_t (*py_length)(struct _object*);
-
-  /* Appended for guards on the keys of dicts and module tables. */
-  int (*py_dict_keys_are)(struct _object*, const char* const*, const int64_t*, int64_t);
-
-  /* Appended for a complete guard set (Python fields): exact tensor types
-   * and dispatch keys, hook tables, class attributes, closure cells and
-   * functions. */
-  int (*py_tensor_info)(struct _object*, dync_tensor_info*);
-  struct _object* (*py_module)(const char*);
-  struct _object* (*py_class_attr)(struct _object*, const char*);
-  struct _object* (*py_closure_cell)(struct _object*, int64_t);
-  int (*py_is_empty_dict)(struct _object*);
-  int (*py_instance_attr_absent)(struct _object*, const char*);
-  int (*py_function_is)(struct _object*, const char*, const char*, int64_t);
-  int (*py_builtin_is)(struct _object*, const char*, const char*);
+  /* One function pointer per row of ShimApi.def, in its order. */
+#define DYNC_SHIM_FN(Name, field, function, Result, Params) Result(*field) Params;
+#include "ShimApi.def"
 } dync_shim_api;
 
 /* Fills every field but the Python ones (tensor_from_pyobject,

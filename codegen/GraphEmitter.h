@@ -1,0 +1,170 @@
+//===- GraphEmitter.h - The state of one graph function's lowering -*- C++ -*-===//
+//
+// Internal to codegen: the class that lowers one ir::Graph to a graph
+// function (GraphCodegen.h), shared by the files that implement its parts:
+// GraphCodegen.cpp lowers inputs, ATen calls and the output;
+// KernelCallLowering.cpp lowers calls of generated kernels (docs/kernels.md,
+// "Calling kernels").
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/GraphCodegen.h"
+#include "codegen/SymLowering.h"
+#include "runtime/artifact/dync_artifact.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dync::codegen::detail {
+
+using llvm::IRBuilder;
+using llvm::Value;
+
+/// What a value of the graph is at run time.
+enum class SlotKind { Tensor, Int, Double, Bool, None };
+
+/// One value: a tensor lives in a pointer-sized cell (so the cleanup code can
+/// release whatever is still held), scalars are SSA values.
+struct Slot {
+  SlotKind kind = SlotKind::None;
+  Value* cell = nullptr;  // Tensor: address of the handle
+  Value* value = nullptr; // Int, Double, Bool; Tensor inputs: the handle
+  bool borrowed = false;  // a graph input: never released here
+};
+
+/// The run-time values of one node: one slot for a single result, one per
+/// element for a tuple or list result.
+struct NodeValues {
+  std::vector<Slot> slots;
+  bool sequence = false;
+};
+
+class GraphEmitter {
+public:
+  GraphEmitter(ShimModule& shim, const ir::Graph& graph, const OpSchemas* schemas)
+      : shim_(shim), graph_(graph), schemas_(schemas), ctx_(shim.context()), b_(ctx_),
+        allocas_(ctx_) {}
+
+  llvm::Expected<GraphSignature> emit(llvm::StringRef functionName);
+
+private:
+  // Errors for what codegen cannot compile yet, naming the node.
+  llvm::Error unsupported(const ir::Node* node, const llvm::Twine& what) {
+    std::string where;
+    llvm::raw_string_ostream os(where);
+    os << "graph @" << graph_.name();
+    if (node && node->isCall())
+      os << ", %" << node->name() << " = " << node->op();
+    else if (node && node->isOutput())
+      os << ", return";
+    else if (node)
+      os << ", input %" << node->name();
+    return llvm::createStringError(where + ": " + what + " is not supported by codegen yet");
+  }
+
+  llvm::Error classifyInputs();
+  void computeLastUses();
+  llvm::Error emitCall(const ir::Node& node, unsigned position);
+  /// Releases the tensors \p node (at \p position) was the last to read, and
+  /// its own results nobody reads.
+  void releaseDead(const ir::Node& node, unsigned position);
+
+  // Kernel calls (docs/kernels.md, "Calling kernels").
+  llvm::Error planBuffers();
+  llvm::Error emitKernelCall(const ir::Node& node, unsigned position);
+  /// Fails the call unless \p handle is a CPU tensor of exactly \p type
+  /// (dtype, sizes, and strides but those of dimensions of size 1).
+  llvm::Error checkLayout(const ir::Node& node, unsigned index, Value* handle,
+                          const ir::Type& type);
+  /// An i64 array holding \p exprs, computed at run time.
+  llvm::Expected<Value*> symArray(const ir::Node& node, llvm::ArrayRef<ir::SymExpr> exprs,
+                                  const llvm::Twine& name);
+  /// The handle of buffer \p slot, allocated at its first member's call.
+  llvm::Expected<Value*> bufferHandle(const ir::Node& node, unsigned slot);
+  /// `void(void* ctx, int64 begin, int64 end)` calling kernel \p symbol with
+  /// the buffers and symbols ctx points to; one per kernel per module.
+  llvm::Function* trampoline(const std::string& symbol);
+  /// How many outer iterations one thread takes at least.
+  llvm::Expected<Value*> grainSize(const ir::Node& node, const ir::Graph& kernel, Value* extent);
+  llvm::AllocaInst* newCell(const llvm::Twine& name);
+  llvm::Error pushArgument(const ir::Node& node, const ir::Argument& arg);
+  /// A number (int, symbolic int, float or bool) for a Tensor parameter.
+  llvm::Error pushWrappedNumber(const ir::Node& node, const ir::Argument& arg);
+  llvm::Error pushList(const ir::Node& node, const std::vector<ir::Argument>& elements);
+  llvm::Error takeResults(const ir::Node& node, Value* stack, llvm::BasicBlock* fail);
+  llvm::Expected<Value*> emitSym(const ir::Node* node, ir::SymExpr expr);
+  llvm::Expected<const Slot*> slotOf(const ir::Node* node, const ir::ValueRef& ref);
+  Value* tensorHandle(const Slot& slot);
+
+  /// A block that reports \p prefix followed by \p detail (or the shim's last
+  /// error when \p detail is null) and jumps to the cleanup.
+  llvm::BasicBlock* failBlock(const llvm::Twine& prefix, Value* detailOrNull,
+                              bool shimError = false, int status = DYNC_ARTIFACT_ERROR);
+  /// Continues in a new block when \p failed is false; branches to a failure
+  /// block otherwise.
+  void checkOrFail(Value* failed, llvm::BasicBlock* failure, const llvm::Twine& name);
+  llvm::AllocaInst* entryAlloca(llvm::Type* type, Value* count, const llvm::Twine& name);
+  std::string nodePrefix(const ir::Node& node) const {
+    return "graph " + graph_.name() + ", %" + node.name() + " = " + node.op() + ": ";
+  }
+
+  ShimModule& shim_;
+  const ir::Graph& graph_;
+  const OpSchemas* schemas_;
+  llvm::LLVMContext& ctx_;
+  IRBuilder<> b_;
+  IRBuilder<> allocas_;
+  llvm::Function* fn_ = nullptr;
+  llvm::BasicBlock* cleanup_ = nullptr;
+  llvm::AllocaInst* status_ = nullptr;
+  llvm::AllocaInst* stackCell_ = nullptr;
+  Value* stack_ = nullptr;
+
+  std::vector<const ir::Node*> tensorInputs_;
+  std::vector<const ir::Node*> intInputs_;
+  llvm::DenseMap<const ir::Node*, NodeValues> values_;
+  // For each tensor cell a call defines, the position of the last node that
+  // reads it; cells the output reads are held to the end.
+  llvm::DenseMap<std::pair<const ir::Node*, unsigned>, unsigned> lastUse_;
+  llvm::DenseSet<std::pair<const ir::Node*, unsigned>> returned_;
+  // Where each symbol can be read at run time: a dimension of a tensor input,
+  // or an int input.
+  struct SymbolSource {
+    int tensorInput = -1;
+    unsigned dim = 0;
+    int intInput = -1;
+  };
+  llvm::StringMap<SymbolSource> symbolSources_;
+  /// Reads symbols and reports zero divisors for sizes_, naming the node
+  /// that needed the size.
+  struct SizeHooks final : SymLowering::Hooks {
+    explicit SizeHooks(GraphEmitter& emitter) : emitter(emitter) {}
+    llvm::Expected<Value*> symbol(ir::SymExpr expr) override;
+    void require(IRBuilder<>& b, Value* holds, SymCheck check, ir::SymExpr expr) override;
+    GraphEmitter& emitter;
+    const ir::Node* node = nullptr;
+  };
+  SizeHooks sizeHooks_{*this};
+  SymLowering sizes_{SymLowering::Arithmetic::Wrapping, /*checkDivisor=*/true, sizeHooks_};
+  llvm::DenseMap<unsigned, Value*> inputSizes_;
+  std::vector<Value*> allCells_;
+
+  // Memory planning's buffers: the bytes each must hold (the most any
+  // member needs), the member whose call releases the graph's reference to
+  // it (its views keep the storage alive), and its cell once allocated.
+  struct Buffer {
+    ir::SymExpr bytes;
+    std::pair<const ir::Node*, unsigned> lastMember;
+    Value* cell = nullptr;
+  };
+  std::map<unsigned, Buffer> buffers_;
+};
+
+} // namespace dync::codegen::detail
