@@ -543,10 +543,11 @@ llvm::Error GraphEmitter::emitCall(const ir::Node& node, unsigned position) {
     if (!index)
       return llvm::createStringError("graph @" + graph_.name() + ", %" + node.name() + " = " +
                                      node.op() + ": the operator has no argument named '" +
-                                     kw.name + "'");
+                                     kw.name + "'" + node.location().suffix());
     if (*index < node.args().size() || (*index < ordered.size() && ordered[*index]))
       return llvm::createStringError("graph @" + graph_.name() + ", %" + node.name() + " = " +
-                                     node.op() + ": argument '" + kw.name + "' is given twice");
+                                     node.op() + ": argument '" + kw.name + "' is given twice" +
+                                     node.location().suffix());
     if (ordered.size() <= *index)
       ordered.resize(*index + 1, nullptr);
     ordered[*index] = &kw.value;

@@ -66,7 +66,9 @@ private:
       os << ", return";
     else if (node)
       os << ", input %" << node->name();
-    return llvm::createStringError(where + ": " + what + " is not supported by codegen yet");
+    // The user's line the node came from, when capture recorded it.
+    std::string at = node ? node->location().suffix() : "";
+    return llvm::createStringError(where + ": " + what + " is not supported by codegen yet" + at);
   }
 
   llvm::Error classifyInputs();

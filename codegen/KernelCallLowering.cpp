@@ -246,7 +246,7 @@ llvm::Error GraphEmitter::emitKernelCall(const ir::Node& node, unsigned position
   if (!kernel)
     return llvm::createStringError("graph @" + graph_.name() + ", %" + node.name() + " = " +
                                    node.op() + ": no kernel @" + node.kernelName().str() +
-                                   " in the graph's module");
+                                   " in the graph's module" + node.location().suffix());
   std::vector<const ir::Node*> inputs;
   for (const ir::Node& input : kernel->inputs())
     inputs.push_back(&input);

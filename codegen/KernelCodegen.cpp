@@ -34,7 +34,9 @@ using llvm::Value;
 std::string codegen::kernelSymbol(const ir::Graph& kernel) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  kernel.print(os);
+  // What the kernel computes, not where its nodes were written: an edit
+  // that only moves the user's lines keeps the symbol (and cached objects).
+  kernel.print(os, /*withLocations=*/false);
   // The name appears once, in the header: `kernel @NAME(`.
   std::string header = "@" + kernel.name() + "(";
   size_t at = text.find(header);
@@ -73,7 +75,9 @@ private:
     std::string where = "kernel @" + kernel_.name();
     if (node)
       where += ", %" + node->name();
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), where + ": " + why);
+    // The user's line the node came from, when capture recorded it.
+    std::string at = node ? node->location().suffix() : "";
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), where + ": " + why + at);
   }
 
   Value* emitSym(ir::SymExpr expr);

@@ -14,7 +14,9 @@ llvm::Error fail(const ir::Graph& kernel, const ir::Node* node, const llvm::Twin
   std::string where = "kernel @" + kernel.name();
   if (node)
     where += ", %" + node->name();
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), where + ": " + why);
+  // The user's line the node came from, when capture recorded it.
+  std::string at = node ? node->location().suffix() : "";
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), where + ": " + why + at);
 }
 
 bool isOne(ir::SymExpr size) { return size.isConstant() && size.constantValue() == 1; }

@@ -224,6 +224,15 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   if (!created)
     return created.takeError();
   Interpreter& interp = **created;
+  // Every call records the user's line capture is executing when it is made;
+  // one made before the entry runs, its `def` line.
+  PyCodeObject* entryCode = entry.codeObject();
+  ir::Location definition({{python::utf8Of(entryCode->co_filename).value_or(""),
+                            static_cast<unsigned>(std::max(entryCode->co_firstlineno, 0)), 0}});
+  (*oracle)->builder().setLocationSource([&interp, definition] {
+    ir::Location location = interp.nodeLocation();
+    return location.empty() ? definition : location;
+  });
 
   // The parameters the example arguments bind to.
   PyCodeObject* code = entry.codeObject();

@@ -121,11 +121,21 @@ llvm::Expected<ValuePtr> Interpreter::run(Frame& frame) {
     return captureError("calls nested more than " + llvm::Twine(MaxDepth) +
                         " deep (unbounded recursion?)");
   frames_.push_back(&frame);
-  auto popFrame = llvm::make_scope_exit([&] { frames_.pop_back(); });
+  size_t executing = frame.pc;
+  auto popFrame = llvm::make_scope_exit([&] {
+    // The entry's return is where its graph's output node was written.
+    if (frames_.size() == 1) {
+      size_t after = std::exchange(frame.pc, executing);
+      returnLocation_ = nodeLocation();
+      frame.pc = after;
+    }
+    frames_.pop_back();
+  });
   const std::vector<bytecode::Instruction>& instructions = frame.decoded->instructions;
   while (!frame.done) {
     if (frame.pc >= instructions.size())
       return locate(captureError("execution ran past the end of the code"));
+    executing = frame.pc;
     const bytecode::Instruction& ins = instructions[frame.pc];
     frame.next = frame.pc + 1;
     const OpcodeEntry* entry = dispatch_[ins.opcode];

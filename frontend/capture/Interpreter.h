@@ -217,6 +217,9 @@ public:
 
   /// The Python call stack capture is in, innermost first, for errors.
   std::vector<struct CaptureFrame> callStack() const;
+  /// The location of a node made now (NodeLocation.cpp): the line each
+  /// frame is at, innermost first; after the entry returned, its return.
+  ir::Location nodeLocation() const;
 
   //===--------------------------------------------------------------------===//
   // Classes defined while capturing and autograd.Function.apply
@@ -348,6 +351,8 @@ private:
   std::vector<ValuePtr> inputOrder_;
   std::vector<DynamicWatch> watches_;
   std::vector<Frame*> frames_;
+  /// Where the entry function returned, for the graph's output node.
+  ir::Location returnLocation_;
   size_t steps_ = 0;
 
   friend llvm::Error registerBuiltinHandlers(Interpreter& interp);

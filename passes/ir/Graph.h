@@ -19,6 +19,7 @@
 #include "passes/ir/Argument.h"
 #include "passes/ir/Assumptions.h"
 #include "passes/ir/Guard.h"
+#include "passes/ir/Location.h"
 #include "passes/ir/Type.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -97,8 +98,15 @@ public:
   llvm::SMLoc loc() const { return loc_; }
   void setLoc(llvm::SMLoc loc) { loc_ = loc; }
 
-  /// One line of the text form, without indentation or newline.
-  void print(llvm::raw_ostream& os) const;
+  /// The user's Python line that made the node (and the calls it was
+  /// inlined through); empty when unknown, as for nodes written by hand.
+  /// Passes that replace a node give its replacements its location.
+  const Location& location() const { return location_; }
+  void setLocation(Location location) { location_ = std::move(location); }
+
+  /// One line of the text form, without indentation or newline; the
+  /// location, if any, is appended unless \p withLocation is false.
+  void print(llvm::raw_ostream& os, bool withLocation = true) const;
 
 private:
   explicit Node(NodeKind kind) : kind_(kind) {}
@@ -110,6 +118,7 @@ private:
   std::vector<Argument> args_;
   std::vector<KeywordArgument> kwargs_;
   llvm::SMLoc loc_;
+  Location location_;
 };
 
 class Graph {
@@ -161,7 +170,9 @@ public:
   void setLoc(llvm::SMLoc loc) { loc_ = loc; }
 
   /// The canonical text form, which the parser reads back unchanged.
-  void print(llvm::raw_ostream& os) const;
+  /// \p withLocations false leaves the nodes' locations out, for a text
+  /// that names what the graph computes only (a kernel's cache key).
+  void print(llvm::raw_ostream& os, bool withLocations = true) const;
 
 private:
   friend class Module;

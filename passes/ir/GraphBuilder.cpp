@@ -36,18 +36,26 @@ void GraphBuilder::addRelation(SymExpr lhs, RelationKind kind, SymExpr rhs) {
 
 Node* GraphBuilder::addInput(llvm::StringRef name, Type type, llvm::StringRef source) {
   auto after = llvm::find_if(graph_.nodes(), [](const Node& n) { return !n.isInput(); });
+  // Inputs are not stamped: an input is a read of the frame, not a line of
+  // the program, and the header of a graph stays as it was.
   return graph_.insert(after, Node::input(uniqueName(name), std::move(type), source.str()));
 }
 
 Node* GraphBuilder::addCall(llvm::StringRef op, std::vector<Argument> args,
                             std::vector<KeywordArgument> kwargs, Type result,
                             llvm::StringRef name) {
-  return graph_.append(Node::call(uniqueName(name), op.str(), std::move(args), std::move(kwargs),
-                                  std::move(result)));
+  return located(graph_.append(Node::call(uniqueName(name), op.str(), std::move(args),
+                                          std::move(kwargs), std::move(result))));
 }
 
 Node* GraphBuilder::setOutput(Argument result) {
-  return graph_.append(Node::output(std::move(result)));
+  return located(graph_.append(Node::output(std::move(result))));
+}
+
+Node* GraphBuilder::located(Node* node) {
+  if (locationSource_)
+    node->setLocation(locationSource_());
+  return node;
 }
 
 } // namespace dync::ir

@@ -4,7 +4,9 @@
 // sizes are written in, add inputs with their sources, append operator calls
 // in program order, set the output. It names values (`%0`, `%1`, ... unless
 // given a name) and keeps inputs ahead of calls; it checks nothing else, so
-// run the verifier on the finished graph.
+// run the verifier on the finished graph. Every call and output it makes
+// gets the location its location source gives (the user's line capture is
+// at).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -12,6 +14,8 @@
 #include "passes/ir/Graph.h"
 
 #include "llvm/ADT/StringSet.h"
+
+#include <functional>
 
 namespace dync::ir {
 
@@ -22,6 +26,12 @@ public:
 
   Graph& graph() const { return graph_; }
   Context& context() const { return graph_.context(); }
+
+  /// Asked for the location of every call and output added from now on
+  /// (inputs are reads of the frame and get none); capture
+  /// answers with the Python line it is executing and the calls it inlined.
+  using LocationSource = std::function<Location()>;
+  void setLocationSource(LocationSource source) { locationSource_ = std::move(source); }
 
   /// Declares symbol \p name with \p range and returns it as an expression.
   SymExpr declareSymbol(llvm::StringRef name, SymbolRange range);
@@ -51,10 +61,12 @@ public:
 
 private:
   std::string uniqueName(llvm::StringRef hint);
+  Node* located(Node* node);
 
   Graph& graph_;
   llvm::StringSet<> names_;
   unsigned nextNumber_ = 0;
+  LocationSource locationSource_;
 };
 
 } // namespace dync::ir

@@ -81,6 +81,9 @@ private:
   bool parseSymbolDecl(Graph& graph);
   std::optional<Relation> parseRelation();
   bool parseStatement(Graph& graph);
+  /// An optional trailing `loc("file":line[:column] at ...)` (Location.h):
+  /// nullopt after an error, an empty location when there is none.
+  std::optional<Location> parseOptionalLocation();
   bool parseGuards(Module& module);
   bool parseGuard(GuardSet& guards);
   std::optional<std::string> parseTypeNamePart();
@@ -312,11 +315,16 @@ bool Parser::parseInput(Graph& graph) {
     consume();
   }
 
+  std::optional<Location> location = parseOptionalLocation();
+  if (!location)
+    return false;
+
   // Nothing can have used an input yet, so it needs no placeholder.
   if (!checkNotDefined(name, loc))
     return false;
   std::unique_ptr<Node> input = Node::input(name.str(), std::move(*type), std::move(sourceText));
   input->setLoc(loc);
+  input->setLocation(std::move(*location));
   values_[name] = graph.append(std::move(input));
   return true;
 }
@@ -402,8 +410,12 @@ bool Parser::parseStatement(Graph& graph) {
     std::optional<Argument> result = parseArgument();
     if (!result)
       return false;
+    std::optional<Location> location = parseOptionalLocation();
+    if (!location)
+      return false;
     std::unique_ptr<Node> output = Node::output(std::move(*result));
     output->setLoc(loc);
+    output->setLocation(std::move(*location));
     graph.append(std::move(output));
     return true;
   }
@@ -431,6 +443,9 @@ bool Parser::parseStatement(Graph& graph) {
   std::optional<Type> type = parseType();
   if (!type)
     return false;
+  std::optional<Location> location = parseOptionalLocation();
+  if (!location)
+    return false;
 
   std::unique_ptr<Node> node = defineValue(name, loc);
   if (!node)
@@ -440,8 +455,43 @@ bool Parser::parseStatement(Graph& graph) {
   node->kwargs() = std::move(kwargs);
   node->setType(std::move(*type));
   node->setLoc(loc);
+  node->setLocation(std::move(*location));
   graph.append(std::move(node));
   return true;
+}
+
+std::optional<Location> Parser::parseOptionalLocation() {
+  if (!tok_.isKeyword("loc"))
+    return Location();
+  consume();
+  if (!expect(Token::LParen, "("))
+    return std::nullopt;
+  std::vector<LocationFrame> frames;
+  do {
+    if (!tok_.is(Token::String))
+      return expected("a file name in quotes, as in loc(\"model.py\":12:16)");
+    LocationFrame frame;
+    frame.file = unescapeString(tok_.spelling);
+    consume();
+    auto parsePosition = [&](unsigned& out) -> bool {
+      if (!tok_.is(Token::Integer))
+        return expected("a line or column number"), false;
+      uint64_t value;
+      if (tok_.spelling.getAsInteger(10, value) || value > std::numeric_limits<unsigned>::max())
+        return error(tok_.loc(), "line or column number out of range"), false;
+      out = static_cast<unsigned>(value);
+      consume();
+      return true;
+    };
+    if (!expect(Token::Colon, ":") || !parsePosition(frame.line))
+      return std::nullopt;
+    if (consumeIf(Token::Colon) && !parsePosition(frame.column))
+      return std::nullopt;
+    frames.push_back(std::move(frame));
+  } while (consumeKeywordIf("at"));
+  if (!expect(Token::RParen, ")"))
+    return std::nullopt;
+  return Location(std::move(frames));
 }
 
 //===----------------------------------------------------------------------===//

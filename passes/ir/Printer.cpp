@@ -11,6 +11,7 @@
 //     return <arg>
 //   }
 //
+// Any node may end with its location, `loc("model.py":12:16)` (Location.h).
 // Inputs are aligned under the first; empty symbol and relation blocks are
 // left out. A kernel is written the same way after `kernel`, its inputs
 // without `= <source>`. Module::print writes the kernels first, so a reader
@@ -43,14 +44,14 @@ static void printArguments(llvm::raw_ostream& os, const Node& node) {
   os << ')';
 }
 
-void Node::print(llvm::raw_ostream& os) const {
+void Node::print(llvm::raw_ostream& os, bool withLocation) const {
   switch (kind_) {
   case NodeKind::Input:
     // A kernel's inputs have no source.
     os << '%' << name_ << ": " << type_;
     if (!target_.empty())
       os << " = " << target_;
-    return;
+    break;
   case NodeKind::Call:
     os << '%' << name_ << " = ";
     if (isKernelCall())
@@ -59,16 +60,21 @@ void Node::print(llvm::raw_ostream& os) const {
       os << target_;
     printArguments(os, *this);
     os << " : " << type_;
-    return;
+    break;
   case NodeKind::Output:
     // The one returned value, as written: `return %3`, `return (%3,)`.
     os << "return ";
     llvm::interleaveComma(args_, os, [&](const Argument& arg) { arg.print(os); });
-    return;
+    break;
+  }
+  // The user's line, last: `... : tensor<f32, [8]> loc("model.py":12:16)`.
+  if (withLocation && !location_.empty()) {
+    os << ' ';
+    location_.print(os);
   }
 }
 
-void Graph::print(llvm::raw_ostream& os) const {
+void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
   std::string header;
   llvm::raw_string_ostream headerOs(header);
   headerOs << (isKernel() ? "kernel " : "graph ");
@@ -82,7 +88,7 @@ void Graph::print(llvm::raw_ostream& os) const {
     if (!first)
       os << ",\n" << indent;
     first = false;
-    input.print(os);
+    input.print(os, withLocations);
   }
   os << ')';
 
@@ -104,7 +110,7 @@ void Graph::print(llvm::raw_ostream& os) const {
     if (node.isInput())
       continue;
     os << "  ";
-    node.print(os);
+    node.print(os, withLocations);
     os << '\n';
   }
   os << "}\n";

@@ -54,6 +54,10 @@ size_t scanSource(llvm::StringRef text) {
       break;
     if (closers.empty() && (c == ',' || c == ')' || text.substr(i).starts_with("//")))
       break;
+    // A node's trailing location, `%x: <type> = L['x'] loc("m.py":3:7)`.
+    if (closers.empty() && i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t') &&
+        text.substr(i).starts_with("loc("))
+      break;
     if (c == '\'' || c == '"') {
       // A Python string literal: skip to its closing quote, honouring escapes.
       size_t j = i + 1;

@@ -57,6 +57,10 @@ public:
 
 private:
   void report(llvm::SMLoc loc, const llvm::Twine& message) { sink_.report(graph_, loc, message); }
+  /// A problem with \p node, naming the user's line it came from when known.
+  void report(const Node& node, const llvm::Twine& message) {
+    sink_.report(graph_, node.loc(), message + node.location().suffix());
+  }
 
   static std::string label(const Node& node) {
     return node.isOutput() ? std::string("return") : "%" + node.name();
@@ -80,12 +84,13 @@ private:
   }
 
   /// Reports each undeclared symbol of \p e once per \p what.
+  /// \p suffix ends each message (a node's location).
   void checkSymbolsDeclared(SymExpr e, llvm::SMLoc loc, llvm::StringRef what,
-                            llvm::StringSet<>& reported) {
+                            llvm::StringSet<>& reported, llvm::StringRef suffix = "") {
     e.walkSymbols([&](SymExpr symbol) {
       llvm::StringRef name = symbol.symbolName();
       if (!declared_.contains(name) && reported.insert(name).second)
-        report(loc, what + ": symbol '" + name + "' is not declared");
+        report(loc, what + ": symbol '" + name + "' is not declared" + suffix);
     });
   }
 
@@ -115,20 +120,20 @@ private:
     for (const Node& node : graph_.nodes()) {
       position_[&node] = position++;
       if (node.isInput() && seenOperation)
-        report(node.loc(), "input " + label(node) + " comes after an operation; inputs come first");
+        report(node, "input " + label(node) + " comes after an operation; inputs come first");
       if (!node.isInput())
         seenOperation = true;
       if (node.isOutput()) {
         if (&node != &graph_.nodes().back())
-          report(node.loc(), "'return' must be the last node of the graph");
+          report(node, "'return' must be the last node of the graph");
         continue;
       }
       if (!isValueName(node.name())) {
-        report(node.loc(), "'%" + node.name() + "' is not a valid value name");
+        report(node, "'%" + node.name() + "' is not a valid value name");
         continue;
       }
       if (!names.try_emplace(node.name(), &node).second)
-        report(node.loc(), "value " + label(node) + " is defined more than once");
+        report(node, "value " + label(node) + " is defined more than once");
     }
     // A misplaced 'return' was reported above; this is for a missing one.
     if (llvm::none_of(graph_.nodes(), [](const Node& n) { return n.isOutput(); }))
@@ -141,42 +146,43 @@ private:
       if (graph_.isKernel()) {
         // The caller passes a kernel's inputs as buffers.
         if (!node.source().empty())
-          report(node.loc(),
-                 "kernel input " + label(node) + " has a source; kernel inputs have none");
+          report(node, "kernel input " + label(node) + " has a source; kernel inputs have none");
         if (!node.type().isTensor())
-          report(node.loc(),
+          report(node,
                  "kernel input " + label(node) + " must be a tensor, not " + node.type().str());
       } else if (!isWellFormedSource(node.source()))
-        report(node.loc(), "input " + label(node) + " has a malformed source '" + node.source() +
-                               "' (it must be one line with balanced brackets and quotes)");
+        report(node, "input " + label(node) + " has a malformed source '" + node.source() +
+                         "' (it must be one line with balanced brackets and quotes)");
       else if (llvm::Expected<SourcePtr> source = Source::parse(node.source()); !source)
-        report(node.loc(), "input " + label(node) + ": " + llvm::toString(source.takeError()));
+        report(node, "input " + label(node) + ": " + llvm::toString(source.takeError()));
       break;
     case NodeKind::Call:
       if (node.isKernelCall())
         checkKernelCall(node);
       else if (!isOperatorName(node.op()))
-        report(node.loc(), label(node) + ": operator '" + node.op() +
-                               "' is not of the form namespace::name.overload");
+        report(node, label(node) + ": operator '" + node.op() +
+                         "' is not of the form namespace::name.overload");
       else if (graph_.isKernel())
         checkKernelOp(node);
       break;
     case NodeKind::Output:
       // The function's one return value; a returned tuple is one argument.
       if (node.args().size() != 1)
-        report(node.loc(),
+        report(node,
                "'return' must hold exactly one value, not " + llvm::Twine(node.args().size()));
       if (!node.kwargs().empty())
-        report(node.loc(), "'return' takes no keyword arguments");
+        report(node, "'return' takes no keyword arguments");
       break;
     }
     checkType(node, node.type());
 
     llvm::StringSet<> reportedSymbols;
+    std::string nodeSuffix = node.location().suffix();
     auto checkArgument = [&](const Argument& arg) {
       checkTupleTypes(node, arg);
-      arg.forEachSym(
-          [&](SymExpr e) { checkSymbolsDeclared(e, node.loc(), label(node), reportedSymbols); });
+      arg.forEachSym([&](SymExpr e) {
+        checkSymbolsDeclared(e, node.loc(), label(node), reportedSymbols, nodeSuffix);
+      });
       arg.forEachValue([&](const ValueRef& use) { checkUse(node, use); });
     };
     for (const Argument& arg : node.args())
@@ -184,10 +190,10 @@ private:
     llvm::StringSet<> kwargNames;
     for (const KeywordArgument& kwarg : node.kwargs()) {
       if (!isIdentifier(kwarg.name))
-        report(node.loc(),
+        report(node,
                label(node) + ": keyword argument name '" + kwarg.name + "' is not an identifier");
       if (!kwargNames.insert(kwarg.name).second)
-        report(node.loc(), label(node) + ": keyword argument '" + kwarg.name + "' is given twice");
+        report(node, label(node) + ": keyword argument '" + kwarg.name + "' is given twice");
       checkArgument(kwarg.value);
     }
   }
@@ -200,12 +206,12 @@ private:
     if (arg.kind() != Argument::Kind::List && arg.kind() != Argument::Kind::Tuple)
       return;
     if (arg.hasTupleType() && node.kind() != NodeKind::Output)
-      report(node.loc(), label(node) + ": a tuple of type " + arg.tupleTypeModule() + ":" +
-                             arg.tupleTypeQualname() +
-                             " can only be returned; operators take plain tuples");
+      report(node, label(node) + ": a tuple of type " + arg.tupleTypeModule() + ":" +
+                       arg.tupleTypeQualname() +
+                       " can only be returned; operators take plain tuples");
     if (arg.hasTupleType() && arg.tupleTypeQualname().empty())
-      report(node.loc(), label(node) + ": the tuple type '" + arg.tupleTypeModule() +
-                             ":' has no qualified name");
+      report(node, label(node) + ": the tuple type '" + arg.tupleTypeModule() +
+                       ":' has no qualified name");
     for (const Argument& element : arg.elements())
       checkTupleTypes(node, element);
   }
@@ -216,13 +222,13 @@ private:
   void checkKernelCall(const Node& node) {
     std::string what = label(node) + ": call of kernel @" + node.kernelName().str();
     if (graph_.isKernel()) {
-      report(node.loc(), what + ": a kernel cannot call kernels");
+      report(node, what + ": a kernel cannot call kernels");
       return;
     }
     const Graph* kernel =
         graph_.module() ? graph_.module()->findKernel(node.kernelName()) : nullptr;
     if (!kernel) {
-      report(node.loc(), label(node) + ": no kernel @" + node.kernelName() + " in the module");
+      report(node, label(node) + ": no kernel @" + node.kernelName() + " in the module");
       return;
     }
     checkBufferPlan(node, what);
@@ -230,27 +236,26 @@ private:
     for (const Node& input : kernel->inputs())
       inputs.push_back(&input);
     if (node.args().size() != inputs.size())
-      report(node.loc(), what + " has " + llvm::Twine(node.args().size()) + " arguments, but @" +
-                             kernel->name() + " takes " + llvm::Twine(inputs.size()));
+      report(node, what + " has " + llvm::Twine(node.args().size()) + " arguments, but @" +
+                       kernel->name() + " takes " + llvm::Twine(inputs.size()));
     for (auto [i, arg, input] : llvm::enumerate(node.args(), inputs)) {
       const Type* type = nullptr;
       if (arg.isValue() && arg.valueRef().node)
         type = arg.valueRef().node->resultType(arg.valueRef().index);
       if (!arg.isValue())
-        report(node.loc(), what + ": argument " + llvm::Twine(i) + " is not a value");
+        report(node, what + ": argument " + llvm::Twine(i) + " is not a value");
       else if (type && *type != input->type())
-        report(node.loc(), what + ": argument " + llvm::Twine(i) + " has type " + type->str() +
-                               ", but input %" + input->name() + " has type " +
-                               input->type().str());
+        report(node, what + ": argument " + llvm::Twine(i) + " has type " + type->str() +
+                         ", but input %" + input->name() + " has type " + input->type().str());
     }
     std::optional<Type> result = kernelResultType(*kernel);
     if (result && node.type() != *result)
-      report(node.loc(), what + " has type " + node.type().str() + ", but @" + kernel->name() +
-                             " returns " + result->str());
+      report(node, what + " has type " + node.type().str() + ", but @" + kernel->name() +
+                       " returns " + result->str());
     for (const SymbolDecl& decl : kernel->symbols()) {
       const SymbolDecl* own = graph_.findSymbol(decl.name);
       if (!own) {
-        report(node.loc(),
+        report(node,
                what + ": the kernel's symbol '" + decl.name + "' is not declared in this graph");
         continue;
       }
@@ -264,7 +269,7 @@ private:
         own->range.print(os);
         os << ", but the kernel accepts ";
         decl.range.print(os);
-        report(node.loc(), what + ": symbol '" + decl.name + "' ranges over " + ranges);
+        report(node, what + ": symbol '" + decl.name + "' ranges over " + ranges);
       }
     }
   }
@@ -276,10 +281,10 @@ private:
   void checkBufferPlan(const Node& node, const std::string& what) {
     for (const KeywordArgument& kw : node.kwargs()) {
       if (kw.name != "buffers") {
-        report(node.loc(), what +
-                               " has keyword arguments; kernels take positional ones only "
-                               "(and memory planning's 'buffers'), not '" +
-                               kw.name + "'");
+        report(node, what +
+                         " has keyword arguments; kernels take positional ones only "
+                         "(and memory planning's 'buffers'), not '" +
+                         kw.name + "'");
         continue;
       }
       size_t outputs = node.type().isSequence() ? node.type().elements().size() : 1;
@@ -291,8 +296,8 @@ private:
                  slot.symValue().constantValue() >= 0 &&
                  slot.symValue().constantValue() <= std::numeric_limits<int32_t>::max());
       if (!ok)
-        report(node.loc(), what + ": 'buffers' must be a list of " + llvm::Twine(outputs) +
-                               " entries, each a buffer number or none");
+        report(node, what + ": 'buffers' must be a list of " + llvm::Twine(outputs) +
+                         " entries, each a buffer number or none");
     }
   }
 
@@ -304,14 +309,13 @@ private:
     if (viewOffset(node, graph_.context())) {
       const Node* operand = node.args()[0].valueRef().node;
       if (operand && !operand->isInput() && !viewOffset(*operand, graph_.context()))
-        report(node.loc(), "kernel @" + graph_.name() + ": the view " + label(node) +
-                               " must view a kernel input or a view of one, not %" +
-                               operand->name());
+        report(node, "kernel @" + graph_.name() + ": the view " + label(node) +
+                         " must view a kernel input or a view of one, not %" + operand->name());
       return;
     }
     llvm::Expected<ElementDescription> desc = describeElement(node);
     if (!desc)
-      report(node.loc(),
+      report(node,
              "kernel @" + graph_.name() + " cannot compute " + llvm::toString(desc.takeError()));
   }
 
@@ -321,46 +325,46 @@ private:
     if (!output || output->args().size() != 1)
       return;
     if (!kernelResultType(graph_)) {
-      report(output->loc(), "kernel @" + graph_.name() +
-                                " must return a tensor value or a tuple of tensor values");
+      report(*output, "kernel @" + graph_.name() +
+                          " must return a tensor value or a tuple of tensor values");
       return;
     }
     // Outputs are fresh buffers the kernel writes; a view writes nothing.
     output->forEachUse([&](const ValueRef& ref) {
       if (ref.node && (ref.node->isInput() || viewOffset(*ref.node, graph_.context())))
-        report(output->loc(), "kernel @" + graph_.name() + " returns %" + ref.node->name() +
-                                  ", which it does not compute; a kernel returns values "
-                                  "its nodes compute");
+        report(*output, "kernel @" + graph_.name() + " returns %" + ref.node->name() +
+                            ", which it does not compute; a kernel returns values "
+                            "its nodes compute");
     });
   }
 
   void checkUse(const Node& user, const ValueRef& use) {
     if (!use.node) {
-      report(user.loc(), label(user) + ": uses a null value");
+      report(user, label(user) + ": uses a null value");
       return;
     }
     auto def = position_.find(use.node);
     if (def == position_.end()) {
-      report(user.loc(),
+      report(user,
              label(user) + ": uses %" + use.node->name() + ", which is not a node of this graph");
       return;
     }
     if (use.node->isOutput()) {
-      report(user.loc(), label(user) + ": uses the graph's 'return', which has no value");
+      report(user, label(user) + ": uses the graph's 'return', which has no value");
       return;
     }
     if (def->second >= position_.lookup(&user))
-      report(user.loc(), label(user) + ": uses %" + use.node->name() + " before its definition");
+      report(user, label(user) + ": uses %" + use.node->name() + " before its definition");
     if (use.index && !use.node->resultType(use.index)) {
       const Type& type = use.node->type();
       if (type.isSequence())
-        report(user.loc(), label(user) + ": %" + use.node->name() + "#" + llvm::Twine(*use.index) +
-                               " is out of range; %" + use.node->name() + " has " +
-                               llvm::Twine(type.elements().size()) + " elements");
+        report(user, label(user) + ": %" + use.node->name() + "#" + llvm::Twine(*use.index) +
+                         " is out of range; %" + use.node->name() + " has " +
+                         llvm::Twine(type.elements().size()) + " elements");
       else
-        report(user.loc(), label(user) + ": %" + use.node->name() + "#" + llvm::Twine(*use.index) +
-                               " indexes a value of type " + type.str() +
-                               ", which is not a tuple or list");
+        report(user, label(user) + ": %" + use.node->name() + "#" + llvm::Twine(*use.index) +
+                         " indexes a value of type " + type.str() +
+                         ", which is not a tuple or list");
     }
   }
 
@@ -372,15 +376,15 @@ private:
   void checkTypeRecursive(const Node& node, const Type& type, llvm::StringSet<>& reported) {
     if (type.isTensor()) {
       if (type.sizes().size() != type.strides().size())
-        report(node.loc(), label(node) + ": tensor type has " + llvm::Twine(type.sizes().size()) +
-                               " sizes but " + llvm::Twine(type.strides().size()) + " strides");
+        report(node, label(node) + ": tensor type has " + llvm::Twine(type.sizes().size()) +
+                         " sizes but " + llvm::Twine(type.strides().size()) + " strides");
       auto checkExtents = [&](llvm::ArrayRef<SymExpr> exprs, llvm::StringRef what) {
         for (SymExpr e : exprs) {
           if (!e)
-            report(node.loc(), label(node) + ": tensor type has a missing " + what);
+            report(node, label(node) + ": tensor type has a missing " + what);
           else if (e.isConstant() && e.constantValue() < 0)
-            report(node.loc(), label(node) + ": tensor type has negative " + what + " " +
-                                   llvm::Twine(e.constantValue()));
+            report(node, label(node) + ": tensor type has negative " + what + " " +
+                             llvm::Twine(e.constantValue()));
         }
       };
       checkExtents(type.sizes(), "size");
@@ -392,7 +396,7 @@ private:
     else
       type.walkSymExprs([&](SymExpr e) {
         if (e)
-          checkSymbolsDeclared(e, node.loc(), label(node), reported);
+          checkSymbolsDeclared(e, node.loc(), label(node), reported, node.location().suffix());
       });
   }
 

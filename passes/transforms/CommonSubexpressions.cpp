@@ -7,6 +7,9 @@
 // result's storage, and never when both results (or views of them) are
 // returned: the caller would get one tensor where eager gives two.
 //
+// The earlier call is the one kept, with its location: an error about the
+// merged value names the first line that computed it.
+//
 //===----------------------------------------------------------------------===//
 #include "passes/transforms/CallEffects.h"
 #include "passes/transforms/Passes.h"

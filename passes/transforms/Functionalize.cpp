@@ -120,6 +120,7 @@ void rewrite(ir::Graph& graph, ir::Node& write, ir::Node& temporary) {
   ir::Node* twin =
       graph.insert(write.getIterator(), ir::Node::call(write.name(), twinName(write.op()),
                                                        write.args(), write.kwargs(), write.type()));
+  twin->setLocation(write.location());
   auto redirect = [&](ir::Argument& arg) {
     arg.forEachValue([&](ir::ValueRef& ref) {
       if (ref.node == &temporary || ref.node == &write)

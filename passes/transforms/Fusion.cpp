@@ -389,6 +389,9 @@ void Fusion::outline(llvm::ArrayRef<Node*> members) {
     node->type().walkSymExprs(noteSymbols);
     clones[node] = kernel.append(
         Node::call(std::move(name), node->op(), std::move(args), std::move(kwargs), node->type()));
+    // Each node keeps the user's line it came from, so kernel codegen can
+    // name it.
+    clones[node]->setLocation(node->location());
   };
   for (auto [i, view] : llvm::enumerate(views)) {
     clone(view, "v" + std::to_string(i));
@@ -399,8 +402,9 @@ void Fusion::outline(llvm::ArrayRef<Node*> members) {
   std::vector<Argument> results;
   for (Node* output : outputs)
     results.push_back(Argument::value(clones.lookup(output)));
-  kernel.append(Node::output(results.size() == 1 ? std::move(results.front())
-                                                 : Argument::tuple(std::move(results))));
+  Node* kernelOutput = kernel.append(Node::output(
+      results.size() == 1 ? std::move(results.front()) : Argument::tuple(std::move(results))));
+  kernelOutput->setLocation(members.back()->location());
   for (const SymbolDecl& decl : graph_.symbols())
     if (symbols.contains(decl.name))
       kernel.symbols().push_back({decl.name, decl.range, llvm::SMLoc()});
@@ -415,6 +419,8 @@ void Fusion::outline(llvm::ArrayRef<Node*> members) {
   Node* call =
       graph_.insert(last->getIterator(), Node::call(name, "@" + kernel.name(), std::move(args), {},
                                                     *kernelResultType(kernel)));
+  // The call stands where the last member stood, and takes its location.
+  call->setLocation(last->location());
   position_[call] = position_.lookup(last);
   segment_[call] = segment_.lookup(last);
   for (Node& node : graph_.nodes()) {

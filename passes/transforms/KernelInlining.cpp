@@ -25,7 +25,8 @@ llvm::Error inlineCall(ir::Graph& graph, ir::Node& call, const ir::Graph& kernel
       continue;
     if (inputIndex >= call.args().size() || !call.args()[inputIndex].isValue())
       return llvm::createStringError("the call of kernel @" + kernel.name() +
-                                     " does not pass a value for each of its inputs");
+                                     " does not pass a value for each of its inputs" +
+                                     call.location().suffix());
     mapped[&node] = call.args()[inputIndex++].valueRef();
   }
   unsigned counter = 0;
@@ -76,6 +77,9 @@ llvm::Error inlineCall(ir::Graph& graph, ir::Node& call, const ir::Graph& kernel
     ir::Node* copy =
         graph.insert(call.getIterator(), ir::Node::call(freshName(), node.op(), std::move(args),
                                                         std::move(kwargs), node.type()));
+    // The kernel's node remembers the user's line; a kernel written by hand
+    // has none, and its nodes take the call's.
+    copy->setLocation(node.location().empty() ? call.location() : node.location());
     mapped[&node] = ir::ValueRef{copy, std::nullopt};
   }
   const ir::Node* output = kernel.output();

@@ -166,13 +166,14 @@ llvm::Error dync::transforms::checkMemoryPlan(const ir::Graph& graph) {
     if (life.escapes)
       return llvm::createStringError(
           "graph @" + graph.name() + ": kernel output " + label(*life.call, life.output) +
-          " is in buffer " + std::to_string(*slot) + ", but the graph returns it or a view of it");
+          " is in buffer " + std::to_string(*slot) + ", but the graph returns it or a view of it" +
+          life.call->location().suffix());
     for (const Lifetime* other : bySlot[*slot])
       if (other->def <= life.end && life.def <= other->end)
-        return llvm::createStringError("graph @" + graph.name() + ": kernel outputs " +
-                                       label(*other->call, other->output) + " and " +
-                                       label(*life.call, life.output) + " share buffer " +
-                                       std::to_string(*slot) + " but are live at the same time");
+        return llvm::createStringError(
+            "graph @" + graph.name() + ": kernel outputs " + label(*other->call, other->output) +
+            " and " + label(*life.call, life.output) + " share buffer " + std::to_string(*slot) +
+            " but are live at the same time" + life.call->location().suffix());
     bySlot[*slot].push_back(&life);
   }
   return llvm::Error::success();
