@@ -53,14 +53,11 @@ llvm::Expected<Value*> SymLowering::lower(llvm::IRBuilder<>& b, ir::SymExpr expr
 }
 
 Value* SymLowering::combine(llvm::IRBuilder<>& b, ir::SymExpr expr, Value* lhs, Value* rhs) {
-  switch (expr.kind()) {
-  case ir::SymKind::Min:
-    return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, lhs, rhs);
-  case ir::SymKind::Max:
-    return b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, lhs, rhs);
-  default:
-    break;
-  }
+  // A compare and a select, which LLVM's combiner turns into smin/smax.
+  if (expr.kind() == ir::SymKind::Min)
+    return b.CreateSelect(b.CreateICmpSLT(rhs, lhs), rhs, lhs);
+  if (expr.kind() == ir::SymKind::Max)
+    return b.CreateSelect(b.CreateICmpSGT(rhs, lhs), rhs, lhs);
   bool isAdd = expr.kind() == ir::SymKind::Add;
   switch (arithmetic_) {
   case Arithmetic::Wrapping:

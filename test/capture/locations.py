@@ -26,7 +26,7 @@ def example_inputs():
     return (torch.randn(2, 4),)
 
 # CHECK-LABEL: graph @Model.forward(%x: tensor<f32, [2, 4]> = L['x']) {
-# CHECK:         = aten::relu.default(%x) : tensor<f32, [2, 4]> loc("{{.*}}locations.py":19:13)
-# CHECK-NEXT:    = aten::mul.Tensor({{.*}}, 2.0) : tensor<f32, [2, 4]> loc("{{.*}}locations.py":10:12 at "{{.*}}locations.py":20:13)
-# CHECK-NEXT:    = aten::add.Tensor({{.*}}) : tensor<f32, [2, 4]> loc("{{.*}}locations.py":21:16)
-# CHECK-NEXT:    return %{{[0-9]+}} loc("{{.*}}locations.py":21:9)
+# CHECK:         = aten::relu.default(%x) : tensor<f32, [2, 4]> loc("{{.*}}locations.py":20:13)
+# CHECK-NEXT:    = aten::mul.Tensor({{.*}}, 2.0) : tensor<f32, [2, 4]> loc("{{.*}}locations.py":11:12 at "{{.*}}locations.py":21:13)
+# CHECK-NEXT:    = aten::add.Tensor({{.*}}) : tensor<f32, [2, 4]> loc("{{.*}}locations.py":22:16)
+# CHECK-NEXT:    return %{{[0-9]+}} loc("{{.*}}locations.py":22:9)
