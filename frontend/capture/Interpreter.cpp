@@ -207,9 +207,32 @@ bool isImmutableConstant(PyObject* object) {
 /// Whether a guard pins \p object by itself, so that giving it a source
 /// only adds guards: constants (equals, none, type), functions (function,
 /// builtin). Tensors and containers of them would become graph inputs.
-bool isGuardPinnable(PyObject* object) {
-  return isImmutableConstant(object) || Py_IS_TYPE(object, &PyFunction_Type) ||
-         Py_IS_TYPE(object, &PyCFunction_Type);
+/// Exact lists, tuples and str-keyed dicts of such values are pinnable too,
+/// item by item (type, length or keys, then each item): a closure cell or a
+/// class attribute holding a list of constants is guarded, not assumed
+/// unchanged. The depth bound keeps a self-referencing list finite.
+bool isGuardPinnable(PyObject* object, int depth = 0) {
+  if (isImmutableConstant(object) || Py_IS_TYPE(object, &PyFunction_Type) ||
+      Py_IS_TYPE(object, &PyCFunction_Type))
+    return true;
+  if (depth > 8)
+    return false;
+  if (PyList_CheckExact(object) || PyTuple_CheckExact(object)) {
+    PyObject* fast = object;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i)
+      if (!isGuardPinnable(PySequence_Fast_GET_ITEM(fast, i), depth + 1))
+        return false;
+    return true;
+  }
+  if (PyDict_CheckExact(object)) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(object, &pos, &key, &value))
+      if (!PyUnicode_CheckExact(key) || !isGuardPinnable(value, depth + 1))
+        return false;
+    return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -221,6 +244,49 @@ SourcePtr Interpreter::classReadSource(const SourcePtr& base, llvm::StringRef na
   // An instance attribute of that name would be found first.
   guards_.add(Guard::absent(Source::attr(base, name)));
   return classValue && isGuardPinnable(classValue) ? Source::classAttr(base, name) : nullptr;
+}
+
+SourcePtr Interpreter::moduleReadSource(const SourcePtr& source, PyObject* module,
+                                        PyObject* value) {
+  if (!source || !PyModule_Check(module))
+    return source;
+  const char* name = PyModule_GetName(module);
+  if (!name)
+    PyErr_Clear();
+  llvm::StringRef moduleName(name ? name : "");
+  bool library = moduleName == "torch" || moduleName.starts_with("torch.");
+  bool guardOnly = source->root().kind() == Source::Kind::Module;
+  if (!library && !guardOnly)
+    return source;
+  // A function replaced on the module (`torch.relu = torch.sigmoid`,
+  // `F.gelu = ...`) changes what the program computes: the function or
+  // builtin guard pins it. Modules carry the source on to their reads.
+  // torch's constants (dtypes, torch.pi) and its other objects are its API,
+  // not the program's state: no guard.
+  if (PyModule_Check(value) || Py_IS_TYPE(value, &PyFunction_Type) ||
+      Py_IS_TYPE(value, &PyCFunction_Type))
+    return source;
+  if (!library && isGuardPinnable(value))
+    return source;
+  return nullptr;
+}
+
+SourcePtr Interpreter::moduleGlobalSource(PyObject* globals, llvm::StringRef global,
+                                          PyObject* value) {
+  PyObject* nameObject = PyDict_GetItemString(globals, "__name__");
+  if (!nameObject || !PyUnicode_CheckExact(nameObject))
+    return nullptr;
+  PyObject* module = PyImport_GetModule(nameObject);
+  if (!module) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  PyRef owned = PyRef::steal(module);
+  if (!PyModule_Check(module) || PyModule_GetDict(module) != globals)
+    return nullptr;
+  std::optional<std::string> name = python::utf8Of(nameObject);
+  return name ? moduleReadSource(Source::attr(Source::module(*name), global), module, value)
+              : nullptr;
 }
 
 void Interpreter::guardNoModuleHooks(const ValuePtr& module) {
