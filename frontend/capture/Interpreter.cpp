@@ -299,6 +299,25 @@ void Interpreter::guardNoModuleHooks(const ValuePtr& module) {
   for (const char* table : {"_global_forward_hooks", "_global_forward_pre_hooks",
                             "_global_backward_hooks", "_global_backward_pre_hooks"})
     guards_.add(Guard::empty(Source::attr(torchModule, table)));
+  if (!module->source)
+    return;
+  // The path from a call to forward: type(m).__call__ (nn.Module's
+  // _wrapped_call_impl), which runs m._compiled_call_impl when the instance
+  // has one (nn.Module.compile sets it) and else m._call_impl. Capture
+  // inlined forward as torch's own functions would reach it; any of them
+  // replaced, on the class or the instance, must miss.
+  guards_.add(Guard::absent(Source::attr(module->source, "_compiled_call_impl")));
+  PyTypeObject* type = Py_TYPE(module->object.get());
+  for (const char* name : {"__call__", "_call_impl"}) {
+    PyRef nameObject = PyRef::steal(PyUnicode_FromString(name));
+    PyObject* classAttr = nameObject ? _PyType_Lookup(type, nameObject.get()) : nullptr;
+    if (!classAttr || !PyFunction_Check(classAttr))
+      continue;
+    llvm::Expected<ValuePtr> pinned =
+        functionFromReal(classAttr, classReadSource(module->source, name, classAttr));
+    if (!pinned)
+      llvm::consumeError(pinned.takeError());
+  }
 }
 
 void Interpreter::guardConstant(PyObject* object, const SourcePtr& source) {

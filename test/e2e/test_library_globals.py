@@ -30,9 +30,10 @@ PROGRAM = textwrap.dedent("""
     import library_globals_helper as helper
 
     def set_attr(owner, name, value):
-        old = getattr(owner, name)
+        own = name in vars(owner)
+        old = vars(owner).get(name)
         setattr(owner, name, value)
-        return lambda: setattr(owner, name, old)
+        return lambda: setattr(owner, name, old) if own else delattr(owner, name)
 
     CASES = [
         ("as exported", None),
@@ -43,6 +44,9 @@ PROGRAM = textwrap.dedent("""
         ("helper's constant", lambda: set_attr(helper, "OFFSET", 4.0)),
         ("unread torch function", lambda: set_attr(torch, "cosh", torch.sinh)),
         ("unread helper function", lambda: set_attr(helper, "unused", torch.sinh)),
+        ("submodule compiled", lambda: set_attr(model.act, "_compiled_call_impl", lambda v: v * 0)),
+        ("submodule _call_impl", lambda: set_attr(model.act, "_call_impl", lambda v: v * 0 + 2)),
+        ("nn.GELU.__call__", lambda: set_attr(torch.nn.GELU, "__call__", lambda self, v: v * 3)),
     ]
     x = m.example_inputs()[0]
     loaded = contextlib.nullcontext()
@@ -50,8 +54,8 @@ PROGRAM = textwrap.dedent("""
         import dync
         loaded = dync.load({artifact!r})
     results = []
+    model = m.Library()
     with loaded as art, torch.no_grad():
-        model = m.Library()
         for what, change in CASES:
             undo = change() if change else None
             before = art.stats()["Library.forward"]["hits"] if art else 0
@@ -70,6 +74,10 @@ MISSES = {
     "F.gelu in nn.GELU": "builtin M['torch.nn.modules.activation'].F.gelu : torch._C._nn:gelu",
     "helper's function": "function M['library_globals_helper'].inner : library_globals_helper:inner",
     "helper's constant": "equals M['library_globals_helper'].OFFSET : 0.5",
+    "submodule compiled": "absent L['self']._modules['act']._compiled_call_impl",
+    "submodule _call_impl": "absent L['self']._modules['act']._call_impl",
+    "nn.GELU.__call__": "function type(L['self']._modules['act']).__call__ : "
+                        "torch.nn.modules.module:Module._wrapped_call_impl",
 }
 
 
