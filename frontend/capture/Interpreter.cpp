@@ -313,8 +313,12 @@ void Interpreter::guardNoModuleHooks(const ValuePtr& module) {
     PyObject* classAttr = nameObject ? _PyType_Lookup(type, nameObject.get()) : nullptr;
     if (!classAttr || !PyFunction_Check(classAttr))
       continue;
-    llvm::Expected<ValuePtr> pinned =
-        functionFromReal(classAttr, classReadSource(module->source, name, classAttr));
+    // Python looks special methods up on the type alone: no `absent` for
+    // __call__.
+    SourcePtr source = llvm::StringRef(name) == "__call__"
+                           ? Source::classAttr(module->source, name)
+                           : classReadSource(module->source, name, classAttr);
+    llvm::Expected<ValuePtr> pinned = functionFromReal(classAttr, source);
     if (!pinned)
       llvm::consumeError(pinned.takeError());
   }
