@@ -217,9 +217,32 @@ bool isImmutableConstant(PyObject* object) {
 /// Whether a guard pins \p object by itself, so that giving it a source
 /// only adds guards: constants (equals, none, type), functions (function,
 /// builtin). Tensors and containers of them would become graph inputs.
-bool isGuardPinnable(PyObject* object) {
-  return isImmutableConstant(object) || Py_IS_TYPE(object, &PyFunction_Type) ||
-         Py_IS_TYPE(object, &PyCFunction_Type);
+/// Exact lists, tuples and str-keyed dicts of such values are pinnable too,
+/// item by item (type, length or keys, then each item): a closure cell or a
+/// class attribute holding a list of constants is guarded, not assumed
+/// unchanged. The depth bound keeps a self-referencing list finite.
+bool isGuardPinnable(PyObject* object, int depth = 0) {
+  if (isImmutableConstant(object) || Py_IS_TYPE(object, &PyFunction_Type) ||
+      Py_IS_TYPE(object, &PyCFunction_Type))
+    return true;
+  if (depth > 8)
+    return false;
+  if (PyList_CheckExact(object) || PyTuple_CheckExact(object)) {
+    PyObject* fast = object;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i)
+      if (!isGuardPinnable(PySequence_Fast_GET_ITEM(fast, i), depth + 1))
+        return false;
+    return true;
+  }
+  if (PyDict_CheckExact(object)) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(object, &pos, &key, &value))
+      if (!PyUnicode_CheckExact(key) || !isGuardPinnable(value, depth + 1))
+        return false;
+    return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -233,6 +256,49 @@ SourcePtr Interpreter::classReadSource(const SourcePtr& base, llvm::StringRef na
   return classValue && isGuardPinnable(classValue) ? Source::classAttr(base, name) : nullptr;
 }
 
+SourcePtr Interpreter::moduleReadSource(const SourcePtr& source, PyObject* module,
+                                        PyObject* value) {
+  if (!source || !PyModule_Check(module))
+    return source;
+  const char* name = PyModule_GetName(module);
+  if (!name)
+    PyErr_Clear();
+  llvm::StringRef moduleName(name ? name : "");
+  bool library = moduleName == "torch" || moduleName.starts_with("torch.");
+  bool guardOnly = source->root().kind() == Source::Kind::Module;
+  if (!library && !guardOnly)
+    return source;
+  // A function replaced on the module (`torch.relu = torch.sigmoid`,
+  // `F.gelu = ...`) changes what the program computes: the function or
+  // builtin guard pins it. Modules carry the source on to their reads.
+  // torch's constants (dtypes, torch.pi) and its other objects are its API,
+  // not the program's state: no guard.
+  if (PyModule_Check(value) || Py_IS_TYPE(value, &PyFunction_Type) ||
+      Py_IS_TYPE(value, &PyCFunction_Type))
+    return source;
+  if (!library && isGuardPinnable(value))
+    return source;
+  return nullptr;
+}
+
+SourcePtr Interpreter::moduleGlobalSource(PyObject* globals, llvm::StringRef global,
+                                          PyObject* value) {
+  PyObject* nameObject = PyDict_GetItemString(globals, "__name__");
+  if (!nameObject || !PyUnicode_CheckExact(nameObject))
+    return nullptr;
+  PyObject* module = PyImport_GetModule(nameObject);
+  if (!module) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  PyRef owned = PyRef::steal(module);
+  if (!PyModule_Check(module) || PyModule_GetDict(module) != globals)
+    return nullptr;
+  std::optional<std::string> name = python::utf8Of(nameObject);
+  return name ? moduleReadSource(Source::attr(Source::module(*name), global), module, value)
+              : nullptr;
+}
+
 void Interpreter::guardNoModuleHooks(const ValuePtr& module) {
   // What nn.Module._call_impl consults before calling forward directly.
   if (module->source)
@@ -243,6 +309,29 @@ void Interpreter::guardNoModuleHooks(const ValuePtr& module) {
   for (const char* table : {"_global_forward_hooks", "_global_forward_pre_hooks",
                             "_global_backward_hooks", "_global_backward_pre_hooks"})
     guards_.add(Guard::empty(Source::attr(torchModule, table)));
+  if (!module->source)
+    return;
+  // The path from a call to forward: type(m).__call__ (nn.Module's
+  // _wrapped_call_impl), which runs m._compiled_call_impl when the instance
+  // has one (nn.Module.compile sets it) and else m._call_impl. Capture
+  // inlined forward as torch's own functions would reach it; any of them
+  // replaced, on the class or the instance, must miss.
+  guards_.add(Guard::absent(Source::attr(module->source, "_compiled_call_impl")));
+  PyTypeObject* type = Py_TYPE(module->object.get());
+  for (const char* name : {"__call__", "_call_impl"}) {
+    PyRef nameObject = PyRef::steal(PyUnicode_FromString(name));
+    PyObject* classAttr = nameObject ? _PyType_Lookup(type, nameObject.get()) : nullptr;
+    if (!classAttr || !PyFunction_Check(classAttr))
+      continue;
+    // Python looks special methods up on the type alone: no `absent` for
+    // __call__.
+    SourcePtr source = llvm::StringRef(name) == "__call__"
+                           ? Source::classAttr(module->source, name)
+                           : classReadSource(module->source, name, classAttr);
+    llvm::Expected<ValuePtr> pinned = functionFromReal(classAttr, source);
+    if (!pinned)
+      llvm::consumeError(pinned.takeError());
+  }
 }
 
 void Interpreter::guardConstant(PyObject* object, const SourcePtr& source) {

@@ -105,6 +105,20 @@ public:
   /// and gives `type(base).name` when the value is one a guard can pin
   /// without making it a graph input (a constant, a function); else null.
   SourcePtr classReadSource(const SourcePtr& base, llvm::StringRef name, PyObject* classValue);
+  /// The source of \p value, read from Python module \p module through
+  /// \p source (a module attribute, or a global of a function defined in
+  /// that module), as far as guards may pin it. A library module's state
+  /// (torch's, `torch.relu`) and anything read through `M['name']` (which
+  /// the rewritten bytecode cannot evaluate) keep their source only where a
+  /// guard pins the value by itself and no graph input can come of it:
+  /// functions and built-in functions, modules (whose reads are filtered
+  /// in turn), and, for a program's own modules, constants. Everything else
+  /// is a constant of the graph, as before.
+  SourcePtr moduleReadSource(const SourcePtr& source, PyObject* module, PyObject* value);
+  /// `M['name'].global` for \p value, global \p global of a function whose
+  /// globals are the dict of module `name` in sys.modules, as far as
+  /// moduleReadSource keeps it; null for any other dict.
+  SourcePtr moduleGlobalSource(PyObject* globals, llvm::StringRef global, PyObject* value);
   /// Guards that nn.Module \p module and the process have no hooks that
   /// nn.Module.__call__ would run (capture found none).
   void guardNoModuleHooks(const ValuePtr& module);
@@ -309,6 +323,13 @@ private:
   llvm::Expected<ValuePtr> run(Frame& frame);
   llvm::Error locate(llvm::Error error);
   llvm::Expected<ValuePtr> moduleAttr(const ValuePtr& module, llvm::StringRef name);
+  /// `object.name` for a user object read through a source (an instance of
+  /// a Python class) when its class provides `name`: a property's getter
+  /// runs symbolically and a method is bound to the class's function read
+  /// through a guarded `type(...)` source. Nothing when the plain read
+  /// applies (Semantics.cpp).
+  llvm::Expected<std::optional<ValuePtr>> userObjectClassRead(const ValuePtr& object,
+                                                              llvm::StringRef name);
   llvm::Expected<ValuePtr> tensorAttr(const ValuePtr& tensor, llvm::StringRef name);
   llvm::Expected<ValuePtr> functionFromReal(PyObject* function, SourcePtr source);
   void guardConstant(PyObject* object, const SourcePtr& source);

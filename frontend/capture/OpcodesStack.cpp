@@ -95,7 +95,11 @@ llvm::Error Interpreter::op_DELETE_FAST(Frame& f, const Instruction& ins) {
 llvm::Expected<ValuePtr> Interpreter::loadGlobal(Frame& f, PyObject* name) {
   std::string text = python::utf8Of(name).value_or("?");
   PyObject* value = PyDict_GetItemWithError(f.globals, name);
+  // A global of another module (a helper module's, torch's) is read through
+  // sys.modules: guards pin it where they can (moduleReadSource).
   SourcePtr source = f.entryGlobals ? Source::global(text) : nullptr;
+  if (!f.entryGlobals && value)
+    source = moduleGlobalSource(f.globals, text, value);
   if (!value) {
     if (PyErr_Occurred())
       return pythonError("reading global '" + text + "'");

@@ -284,6 +284,59 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
   return readReal();
 }
 
+llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const ValuePtr& object,
+                                                                         llvm::StringRef name) {
+  PyObject* real = object->object.get();
+  PyTypeObject* type = Py_TYPE(real);
+  // Only Python's generic lookup on an instance of a Python class: modules,
+  // classes and objects written in C keep the plain read.
+  if (PyModule_Check(real) || PyType_Check(real) || type->tp_getattro != PyObject_GenericGetAttr ||
+      !(type->tp_flags & Py_TPFLAGS_HEAPTYPE))
+    return std::nullopt;
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  PyObject* classAttr = _PyType_Lookup(type, nameObject.get());
+  if (!classAttr)
+    return std::nullopt;
+  // The class decides what the read gives; pin it.
+  guards_.add(typeGuard(object->source, reinterpret_cast<PyObject*>(type)));
+  if (Py_IS_TYPE(classAttr, &PyProperty_Type)) {
+    // A property's getter runs symbolically, like an nn.Module's, so what
+    // it reads from the object is read through its source and guarded,
+    // rather than its result becoming an unguarded constant.
+    PyRef fget = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
+    if (!fget)
+      return pythonError("reading property '" + name + "'");
+    if (!PyFunction_Check(fget.get()))
+      return std::nullopt;
+    llvm::Expected<ValuePtr> function = functionFromReal(fget.get(), nullptr);
+    if (!function)
+      return function.takeError();
+    llvm::Expected<ValuePtr> result = call(*function, {object});
+    if (!result) {
+      // A getter capture cannot run symbolically runs for real, as before:
+      // its result is a constant, with the class pinned.
+      llvm::consumeError(result.takeError());
+      return std::nullopt;
+    }
+    return std::optional<ValuePtr>(*result);
+  }
+  if (!PyFunction_Check(classAttr))
+    return std::nullopt;
+  // A method: the instance must not shadow it and the class must still hold
+  // this function (classReadSource), as for an nn.Module's methods.
+  PyObject** dictPointer = _PyObject_GetDictPtr(real);
+  if (dictPointer && *dictPointer && PyDict_Check(*dictPointer) &&
+      PyDict_GetItem(*dictPointer, nameObject.get()))
+    return std::nullopt;
+  llvm::Expected<ValuePtr> function =
+      functionFromReal(classAttr, classReadSource(object->source, name, classAttr));
+  if (!function)
+    return function.takeError();
+  ValuePtr method = makeValue(ValueKind::BoundMethod);
+  method->items = {object, *function};
+  return std::optional<ValuePtr>(method);
+}
+
 llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::StringRef name) {
   switch (base->kind) {
   case ValueKind::Tensor:
@@ -296,6 +349,13 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
   case ValueKind::Object:
   case ValueKind::Builtin:
   case ValueKind::TorchCallable: {
+    if (base->kind == ValueKind::Object && base->source) {
+      llvm::Expected<std::optional<ValuePtr>> read = userObjectClassRead(base, name);
+      if (!read)
+        return read.takeError();
+      if (*read)
+        return **read;
+    }
     PyRef nameObject = PyRef::steal(python::newStr(name));
     PyRef value = PyRef::steal(PyObject_GetAttr(base->object.get(), nameObject.get()));
     if (!value)
@@ -314,18 +374,11 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
         source = classReadSource(base->source, name, value.get());
     }
     // Methods of constants stay calls on constants (see callObject). What
-    // torch's own modules hold (torch.float32, torch.nn.functional) is
-    // torch's API, not the program's state: no sources, so no guards.
+    // torch's own modules hold is guarded only where it is a function
+    // (moduleReadSource).
     if (base->kind == ValueKind::Constant)
       source = nullptr;
-    if (source && PyModule_Check(base->object.get())) {
-      const char* module = PyModule_GetName(base->object.get());
-      if (!module)
-        PyErr_Clear();
-      llvm::StringRef moduleName(module ? module : "");
-      if (moduleName == "torch" || moduleName.starts_with("torch."))
-        source = nullptr;
-    }
+    source = moduleReadSource(source, object, value.get());
     return wrapReal(value.get(), source);
   }
   case ValueKind::Function:

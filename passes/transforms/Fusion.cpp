@@ -251,24 +251,48 @@ bool Fusion::hasOneIterationSpace(llvm::ArrayRef<Node*> members) const {
 
 bool Fusion::isConvex(llvm::ArrayRef<Node*> members) const {
   // Walk from the first member to the last, marking the outside nodes that
-  // depend on the group; a member reading one closes a cycle.
+  // depend on the group; a member reading one closes a cycle. Every other
+  // group becomes one kernel call too, which runs after all that any of its
+  // members reads: when one member depends on the group, so do all the
+  // others' values. The walk marks the whole group then, and when that
+  // marks a node it has passed, walks again from there, until nothing new
+  // is marked. (Without this, two groups that each read the other through
+  // different members, each convex on its own, form a cycle of kernels.)
   llvm::DenseSet<const Node*> inGroup(members.begin(), members.end());
   llvm::DenseSet<const Node*> dependent;
-  for (auto it = members.front()->getIterator();; ++it) {
-    const Node& node = *it;
-    bool member = inGroup.contains(&node);
-    bool readsGroup = false, readsDependent = false;
-    forEachOperand(node, [&](Node* producer) {
-      readsGroup |= inGroup.contains(producer);
-      readsDependent |= dependent.contains(producer);
-    });
-    if (member && readsDependent)
-      return false;
-    if (!member && (readsGroup || readsDependent))
-      dependent.insert(&node);
-    if (&node == members.back())
-      return true;
+  const Node* start = members.front();
+  while (start) {
+    const Node* restart = nullptr;
+    unsigned restartAt = 0;
+    for (auto it = start->getIterator();; ++it) {
+      const Node& node = *it;
+      bool member = inGroup.contains(&node);
+      bool readsGroup = false, readsDependent = false;
+      forEachOperand(node, [&](Node* producer) {
+        readsGroup |= inGroup.contains(producer);
+        readsDependent |= dependent.contains(producer);
+      });
+      if (member && readsDependent)
+        return false;
+      if (!member && (readsGroup || readsDependent) && dependent.insert(&node).second) {
+        auto group = groupOf_.find(&node);
+        if (group != groupOf_.end())
+          for (const Node* other : groups_[group->second]) {
+            if (inGroup.contains(other) || !dependent.insert(other).second)
+              continue;
+            unsigned at = position_.lookup(other);
+            if (at < position_.lookup(&node) && (!restart || at < restartAt)) {
+              restart = other;
+              restartAt = at;
+            }
+          }
+      }
+      if (&node == members.back())
+        break;
+    }
+    start = restart;
   }
+  return true;
 }
 
 bool Fusion::isLegal(llvm::ArrayRef<Node*> members) const {

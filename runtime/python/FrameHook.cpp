@@ -77,6 +77,32 @@ void recordMiss(Binding& b, const char* reason) {
   b.stats.lastMissReason = std::move(why);
 }
 
+// Whether autocast is enabled for any device type. The graphs are captured
+// with autocast off, and autocast changes the dtype the ATen calls a graph
+// makes compute in (a matmul in bfloat16), which the graph's kernels and
+// types do not follow: such a call runs the original code. The query is
+// torch's own C function, looked up once; -1 when it cannot be read.
+int autocastEnabled() {
+  static PyObject* query = [] {
+    PyObject* torchC = PyImport_ImportModule("torch._C");
+    PyObject* function =
+        torchC ? PyObject_GetAttrString(torchC, "_is_any_autocast_enabled") : nullptr;
+    Py_XDECREF(torchC);
+    PyErr_Clear();
+    return function;
+  }();
+  if (!query)
+    return -1;
+  PyObject* result = PyObject_CallNoArgs(query);
+  if (!result) {
+    PyErr_Clear();
+    return -1;
+  }
+  int enabled = result == Py_True;
+  Py_DECREF(result);
+  return enabled;
+}
+
 PyObject* raiseGuardError(const Binding& b, const char* reason) {
   return raiseWithAttributes(GuardErrorType, b.qualifiedName + ": guard failed: " + reason,
                              {"entry", b.qualifiedName.c_str()}, {"reason", reason});
@@ -224,6 +250,15 @@ PyObject* dyncEvalFrame(PyThreadState* tstate, _PyInterpreterFrame* frame, int t
         !b.staleReason.empty()
             ? b.staleReason.c_str()
             : "the function's globals are not those of the module the artifact was loaded for";
+    recordMiss(b, reason);
+    if (b.strict)
+      return raiseGuardError(b, reason);
+    return evalDefault(tstate, frame, throwFlag);
+  }
+  if (int autocast = autocastEnabled(); autocast != 0) {
+    const char* reason = autocast > 0 ? "autocast is enabled; the graphs were captured without it"
+                                      : "autocast state cannot be read (torch._C."
+                                        "_is_any_autocast_enabled); assuming it is enabled";
     recordMiss(b, reason);
     if (b.strict)
       return raiseGuardError(b, reason);

@@ -54,7 +54,7 @@ class DictMix(nn.Module):
 # DICT-NEXT:   tensor L['d']['bb'] : tensor<f32, [3]>
 # DICT:        type L['d'] : builtins:dict
 # DICT-NEXT:   keys L['d'] : ["a", "bb"]
-# DICT-NEXT:   grad_mode true
+# DICT:        grad_mode true
 
 
 def nested(batch):

@@ -80,8 +80,13 @@ def negative_inputs():
 # CHECK-NEXT:   empty M['torch.nn.modules.module']._global_forward_pre_hooks
 # CHECK-NEXT:   empty M['torch.nn.modules.module']._global_backward_hooks
 # CHECK-NEXT:   empty M['torch.nn.modules.module']._global_backward_pre_hooks
+# CHECK-NEXT:   absent L['self']._modules['fc']._compiled_call_impl
+# CHECK-NEXT:   function type(L['self']._modules['fc']).__call__ : torch.nn.modules.module:Module._wrapped_call_impl line {{[0-9]+}}
+# CHECK-NEXT:   absent L['self']._modules['fc']._call_impl
+# CHECK-NEXT:   function type(L['self']._modules['fc'])._call_impl : torch.nn.modules.module:Module._call_impl line {{[0-9]+}}
 # CHECK-NEXT:   absent L['self']._modules['fc'].forward
 # CHECK-NEXT:   function type(L['self']._modules['fc']).forward : torch.nn.modules.linear:Linear.forward line {{[0-9]+}}
+# CHECK-NEXT:   builtin M['torch.nn.modules.linear'].F.linear : torch._C._nn:linear
 # CHECK-NEXT:   absent L['self'].scale
 # CHECK-NEXT:   equals type(L['self']).scale : 0.5
 # CHECK:      }

@@ -51,7 +51,7 @@ def broadcast(x, y):
 # BGUARDS:      guards @broadcast(x, y, shape) {
 # BGUARDS-NEXT:   tensor L['x'] : tensor<f32, [n, 1]>
 # BGUARDS-NEXT:   tensor L['y'] : tensor<f32, [n, m]>
-# BGUARDS-NEXT:   grad_mode true
+# BGUARDS:        grad_mode true
 
 
 def size_methods(x):

@@ -32,3 +32,27 @@ class Attrs(nn.Module):
 
 def example_inputs():
     return (torch.randn(4, 5),)
+
+
+class Config:
+    """A user object (not an nn.Module) with a method and a property."""
+
+    def __init__(self):
+        self._factor = 2.0
+
+    @property
+    def factor(self):
+        return self._factor * 1.5
+
+    def scaled(self, x):
+        return x * self._factor - 1
+
+
+class WithConfig(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(5, 5)
+        self.cfg = Config()
+
+    def forward(self, x):
+        return self.cfg.scaled(self.fc(x)) * self.cfg.factor

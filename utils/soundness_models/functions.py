@@ -1,6 +1,7 @@
 """Functions a forward calls: module-level helpers, closures, a function of
 another module, submodules' forward methods."""
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 import functions_other as other
@@ -28,6 +29,34 @@ class Calls(nn.Module):
         y = helper(self.fc(x))
         y = add_bias(y)
         return other.shift(torch.relu(y))
+
+
+def make_table(values):
+    def from_table(x):
+        return x * values[0] + values[-1]
+    return from_table
+
+
+from_table = make_table([2.0, 0.25])
+
+
+def with_default(x, factor=2.0):
+    return x * factor
+
+
+class Library(nn.Module):
+    """Functions read through modules: torch's (in the program and inside
+    nn.GELU's forward), a helper module's function and constants read by its
+    own code, a closure cell holding a list, a function's default."""
+
+    def __init__(self):
+        super().__init__()
+        self.act = nn.GELU()
+
+    def forward(self, x):
+        y = torch.sigmoid(x) + F.silu(x)
+        y = other.scaled(self.act(y))
+        return with_default(from_table(y))
 
 
 def example_inputs():

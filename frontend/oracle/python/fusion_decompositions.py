@@ -229,6 +229,23 @@ def _var(x, dim=None, *, correction=None, keepdim=False):
     return out if out is NotImplemented else out[0]
 
 
+def _native_layer_norm(x, normalized_shape, weight, bias, eps):
+    """torch's registered decomposition, plus eager's sign of zero: ATen's
+    CPU kernel always ends in `* gamma + beta`, with beta 0 when there is no
+    bias, so an output of zero is +0.0 where the decomposition's
+    `(x - mean) * rstd * weight` gives -0.0 (a zero input of -0.0, or a
+    negative weight). Adding +0.0 when there is no bias gives eager's +0.0
+    and leaves every other value bitwise as it was (`x + 0` is not folded,
+    see passes.md)."""
+    registered = torch._decomp.decomposition_table.get(aten.native_layer_norm.default)
+    if registered is None:
+        return NotImplemented
+    out, mean, rstd = registered(x, normalized_shape, weight, bias, eps)
+    if bias is None and out.is_floating_point():
+        out = aten.add.Tensor(out, 0.0)
+    return out, mean, rstd
+
+
 def _pool_arguments(x, spatial, kernel_size, stride, padding, dilation):
     """kernel_size, stride, padding and dilation of a `spatial`-d max pool,
     one entry per pooled dimension, as torch expands them (an empty stride
@@ -552,6 +569,7 @@ def _layout_2d(t):
 OWN = {
     aten.var_mean.correction: _var_mean,
     aten.var.correction: _var,
+    aten.native_layer_norm.default: _native_layer_norm,
     aten.max_pool2d_with_indices.default: _max_pool_with_indices(
         2, aten.max_pool2d_with_indices.default
     ),

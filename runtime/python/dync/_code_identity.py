@@ -202,11 +202,14 @@ def _function_codes(obj, qualname):
     """The code objects of the functions `obj` names whose __qualname__ or
     co_qualname is `qualname`: staticmethods and classmethods unwrapped,
     decorator wrappers followed through __wrapped__ (a functools.wraps
-    wrapper and the function it wraps both count)."""
+    wrapper and the function it wraps both count), a property's getter
+    (capture runs it, named by the property's qualname)."""
     codes = []
     for _ in range(100):
         if isinstance(obj, (staticmethod, classmethod)):
             obj = obj.__func__
+        if isinstance(obj, property):
+            obj = obj.fget
         if isinstance(obj, types.FunctionType) and qualname in (obj.__qualname__,
                                                                 obj.__code__.co_qualname):
             codes.append(obj.__code__)
