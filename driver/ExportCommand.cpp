@@ -192,8 +192,9 @@ private:
 
 /// Prints the structure of a graph's return value, one line per element:
 /// `result: tuple`, then `result 0: tensor<f32, [32, 10]>` for its elements
-/// (`result 1.0: ...` for nested ones), or a single `result: <type>` for a
-/// value that is not a tuple or list. What an eager run can be compared with.
+/// (`result 1.0: ...` for nested ones; a dict's or object's entries by key
+/// or attribute, `result "logits": ...`), or a single `result: <type>` for
+/// a value that is not a container. What an eager run can be compared with.
 void printSignature(llvm::raw_ostream& os, const ir::Graph& graph) {
   const ir::Node* output = graph.output();
   if (!output || output->args().size() != 1)
@@ -215,6 +216,26 @@ void printSignature(llvm::raw_ostream& os, const ir::Graph& graph) {
           unsigned i = 0;
           for (const ir::Argument& element : arg.elements())
             print(element, (path.empty() ? "" : path + ".") + std::to_string(i++));
+          return;
+        }
+        case ir::Argument::Kind::Dict:
+        case ir::Argument::Kind::Object: {
+          // `result: dict`, `result: object model:Out`, then each entry
+          // named by its key (printed as the IR does) or attribute.
+          bool isObject = arg.kind() == ir::Argument::Kind::Object;
+          os << (isObject ? "object" : "dict");
+          if (arg.hasTypeName())
+            os << ' ' << arg.typeModule() << ':' << arg.typeQualname();
+          os << '\n';
+          for (size_t i = 0; i < arg.elements().size(); ++i) {
+            std::string name;
+            llvm::raw_string_ostream ns(name);
+            if (isObject)
+              ns << arg.attributeNames()[i];
+            else
+              arg.dictKeys()[i].print(ns);
+            print(arg.elements()[i], (path.empty() ? "" : path + ".") + name);
+          }
           return;
         }
         default:
