@@ -107,7 +107,8 @@ llvm::Expected<ExampleCall> exampleArguments(const python::LoadedModule& module,
     }
   }
   if (!function) {
-    if ((wanted == 0 || kwFunction) && options.example.empty()) {
+    // Keywords alone are a whole example call.
+    if (kwFunction || (wanted == 0 && options.example.empty())) {
       example.args = PyRef::steal(PyTuple_New(0));
       return example;
     }
