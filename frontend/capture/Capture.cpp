@@ -252,11 +252,18 @@ llvm::Expected<ir::Argument> structuredResult(Interpreter& interp, ir::Context& 
       names.push_back(std::move(*name));
     } else {
       std::optional<ir::Argument> spelled = dictKeyArgument(ctx, key);
-      if (!spelled)
-        return captureError("the function returns a dict with the key " +
-                            (key->isConstant() ? reprOf(key->object.get())
-                                               : "a " + spelling(key->kind) + " value") +
+      if (!spelled) {
+        std::string text = "a " + spelling(key->kind).str() + " value";
+        if (isKnown(key)) {
+          llvm::Expected<PyRef> real = interp.toPython(key);
+          if (real)
+            text = reprOf(real->get());
+          else
+            llvm::consumeError(real.takeError());
+        }
+        return captureError("the function returns a dict with the key " + text +
                             "; returned dicts may have str, int, bool, float and None keys");
+      }
       keys.push_back(std::move(*spelled));
     }
     llvm::Expected<ir::Argument> arg = resultArgument(interp, ctx, item);
