@@ -60,6 +60,7 @@ llvm::Error Interpreter::readTypes() {
       {&TorchTypes::opOverloadPacket, "torch._ops.OpOverloadPacket"},
       {&TorchTypes::operatorModule, "operator"},
       {&TorchTypes::builtinsModule, "builtins"},
+      {&TorchTypes::orderedDict, "collections.OrderedDict"},
   };
   for (const Row& row : rows) {
     llvm::Expected<PyRef> object = importObject(row.name);
@@ -605,6 +606,13 @@ llvm::Expected<PyRef> Interpreter::toPython(const ValuePtr& value) {
       if (PyDict_SetItem(dict.get(), k->get(), v->get()) < 0)
         return pythonError("building a dict");
     }
+    if (value->object && PyType_Check(value->object.get())) {
+      // An OrderedDict: the same entries, in the same order.
+      PyRef typed = PyRef::steal(PyObject_CallOneArg(value->object.get(), dict.get()));
+      if (!typed)
+        return pythonError("building a " + qualifiedTypeName(value->object.get()));
+      return typed;
+    }
     return dict;
   }
   case ValueKind::Slice: {
@@ -666,6 +674,9 @@ llvm::Expected<PyRef> Interpreter::pythonType(const ValuePtr& value) {
   case ValueKind::List:
     return PyRef::borrow(reinterpret_cast<PyObject*>(&PyList_Type));
   case ValueKind::Dict:
+    // An OrderedDict keeps its class in `object`.
+    if (value->object && PyType_Check(value->object.get()))
+      return value->object;
     return PyRef::borrow(reinterpret_cast<PyObject*>(&PyDict_Type));
   case ValueKind::Set:
     return PyRef::borrow(reinterpret_cast<PyObject*>(&PySet_Type));

@@ -19,7 +19,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 MODULE = os.path.join(INPUTS, "pytree_io.py")
-RESULTS = ["dict_result", "dataclass_result", "frozen_result", "object_result"]
+RESULTS = ["dict_result", "ordered_result", "dataclass_result", "frozen_result", "object_result"]
 
 CHILD = """
 import json, sys

@@ -43,7 +43,9 @@ def ordered_result(x):
     out = collections.OrderedDict()
     out["second"] = x * 2
     out["first"] = x + 1
-    return out
+    total = sum(value for key, value in out.items() if key in out)
+    assert type(out) is collections.OrderedDict and isinstance(out, dict)
+    return {"ordered": out, "copy": collections.OrderedDict(out, extra=total), "keys": list(out)}
 
 
 def dataclass_result(x):
