@@ -65,7 +65,9 @@ constexpr const char* ExportFooter = R"(Examples:
 ENTRY is FILE.py:QUALNAME, as for 'dync inspect'; several entries are captured
 in one run. For Class.method entries, self is --init's expression, else the
 module-level instance of that class, else Class(). The example arguments come
-from --example's function, else the module's example_inputs().
+from --example's function, else the module's example_inputs(); keyword
+arguments from the module's example_kwargs() (for --example NAME_inputs,
+NAME_kwargs(); for another NAME, NAME_kwargs()), a dict by parameter name.
 --example QUALNAME=NAME gives one entry its own function, so that entries with
 different parameters can be captured in one run; it repeats, and wins over a
 plain --example NAME for that entry.

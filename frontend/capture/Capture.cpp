@@ -574,8 +574,10 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       }
       return interp.wrapReal(binding.object, binding.source);
     }();
+    // Nothing has run yet: the error is about the example, placed at the
+    // module.
     if (!arg)
-      return arg.takeError();
+      return inputError(module, llvm::toString(arg.takeError()));
     if (binding.keyword)
       keywords.emplace_back(binding.name, *arg);
     else

@@ -387,6 +387,23 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
   if (source && (PyTuple_Check(object) || PyList_Check(object)) && !PyTuple_CheckExact(object) &&
       !PyList_CheckExact(object))
     guards_.add(typeGuard(source, type));
+  // A tensor in such a container (a named tuple, an OrderedDict) would be a
+  // graph input without a source; say what to pass instead.
+  if (source && !PyTuple_CheckExact(object) && !PyList_CheckExact(object) &&
+      !PyDict_CheckExact(object) &&
+      (PyTuple_Check(object) || PyList_Check(object) || PyDict_Check(object))) {
+    PyRef values =
+        PyRef::steal(PyDict_Check(object) ? PyDict_Values(object) : PySequence_List(object));
+    if (!values)
+      return pythonError("reading the items of " + source->str());
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(values.get()); ++i)
+      if (PyObject_IsInstance(PyList_GET_ITEM(values.get(), i), types_.tensor.get()) == 1)
+        return captureError(source->str() + " is a " + qualifiedTypeName(type) +
+                            " holding tensors; tensors in subclasses of tuple, list and dict "
+                            "(named tuples, OrderedDicts) are not supported as inputs yet: pass "
+                            "a plain " +
+                            (PyDict_Check(object) ? "dict" : "tuple") + " instead");
+  }
   SourcePtr itemsSource =
       PyTuple_CheckExact(object) || PyList_CheckExact(object) ? source : nullptr;
   // Capture reads an exact container's items one by one, each through its

@@ -24,8 +24,14 @@
 # RUN:   | FileCheck %s --check-prefix=POSONLY
 # RUN: not %dync export %s:Model.forward --example badkey_inputs --emit=graph 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=BADKEY
+# RUN: not %dync export %s:named_tuple --example named_tuple_inputs --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=NAMEDTUPLE
+# RUN: not %dync export %s:named_tuple --example ordered_inputs --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=ORDEREDDICT
 # RUN: not %dync export %s:Model.forward --example dynamic_inputs --emit=graph \
 # RUN:   --dynamic 'mask:0=b' 2>&1 | FileCheck %s --check-prefix=NODYN
+import collections
+
 import torch
 from torch import nn
 
@@ -165,3 +171,23 @@ def dynamic_kwargs():
 
 
 # NODYN: keyword-inputs.py: error: --dynamic 'mask:0=b' names 'mask', which is not an example argument of Model.forward
+
+
+# Containers whose items the guards cannot read yet.
+Pair = collections.namedtuple("Pair", "a b")
+
+
+def named_tuple(p):
+    return p[0] + p[1]
+
+
+def named_tuple_inputs():
+    return (Pair(torch.ones(2), torch.ones(2)),)
+
+
+def ordered_kwargs():
+    return {"p": collections.OrderedDict(a=torch.ones(2))}
+
+
+# NAMEDTUPLE: keyword-inputs.py: error: L['p'] is a keyword-inputs.Pair holding tensors; tensors in subclasses of tuple, list and dict (named tuples, OrderedDicts) are not supported as inputs yet: pass a plain tuple instead
+# ORDEREDDICT: keyword-inputs.py: error: L['p'] is a collections.OrderedDict holding tensors; {{.*}}: pass a plain dict instead
