@@ -484,8 +484,8 @@ llvm::Error Emitter::rebuildObject(const ir::Argument& arg) {
     base = base->tp_base;
   if (base != &PyBaseObject_Type)
     return fail("the function returns a " + arg.typeModule() + ":" + arg.typeQualname() +
-                ", whose objects object.__new__ cannot make (it derives from " +
-                (base ? std::string(base->tp_name) : std::string("?")) + ")");
+                ", whose objects object.__new__ cannot make (they are laid out as " +
+                (base ? std::string(base->tp_name) : std::string("?")) + "'s)");
   auto loadObjectMethod = [&](llvm::StringRef method) -> llvm::Error {
     if (llvm::Error error = emit("PUSH_NULL"))
       return error;
