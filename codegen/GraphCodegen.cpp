@@ -423,6 +423,10 @@ llvm::Error GraphEmitter::pushArgument(const ir::Node& node, const ir::Argument&
     // ATen schemas take lists; a tuple literal (`(1, 1)`) is Python's
     // spelling of the same int[].
     return pushList(node, arg.elements());
+  case Kind::Dict:
+  case Kind::Object:
+    // Only a graph's return value holds these (the verifier checks).
+    break;
   }
   return unsupported(&node, "this argument");
 }

@@ -65,7 +65,9 @@ constexpr const char* ExportFooter = R"(Examples:
 ENTRY is FILE.py:QUALNAME, as for 'dync inspect'; several entries are captured
 in one run. For Class.method entries, self is --init's expression, else the
 module-level instance of that class, else Class(). The example arguments come
-from --example's function, else the module's example_inputs().
+from --example's function, else the module's example_inputs(); keyword
+arguments from the module's example_kwargs() (for --example NAME_inputs,
+NAME_kwargs(); for another NAME, NAME_kwargs()), a dict by parameter name.
 --example QUALNAME=NAME gives one entry its own function, so that entries with
 different parameters can be captured in one run; it repeats, and wins over a
 plain --example NAME for that entry.
@@ -192,8 +194,9 @@ private:
 
 /// Prints the structure of a graph's return value, one line per element:
 /// `result: tuple`, then `result 0: tensor<f32, [32, 10]>` for its elements
-/// (`result 1.0: ...` for nested ones), or a single `result: <type>` for a
-/// value that is not a tuple or list. What an eager run can be compared with.
+/// (`result 1.0: ...` for nested ones; a dict's or object's entries by key
+/// or attribute, `result "logits": ...`), or a single `result: <type>` for
+/// a value that is not a container. What an eager run can be compared with.
 void printSignature(llvm::raw_ostream& os, const ir::Graph& graph) {
   const ir::Node* output = graph.output();
   if (!output || output->args().size() != 1)
@@ -215,6 +218,26 @@ void printSignature(llvm::raw_ostream& os, const ir::Graph& graph) {
           unsigned i = 0;
           for (const ir::Argument& element : arg.elements())
             print(element, (path.empty() ? "" : path + ".") + std::to_string(i++));
+          return;
+        }
+        case ir::Argument::Kind::Dict:
+        case ir::Argument::Kind::Object: {
+          // `result: dict`, `result: object model:Out`, then each entry
+          // named by its key (printed as the IR does) or attribute.
+          bool isObject = arg.kind() == ir::Argument::Kind::Object;
+          os << (isObject ? "object" : "dict");
+          if (arg.hasTypeName())
+            os << ' ' << arg.typeModule() << ':' << arg.typeQualname();
+          os << '\n';
+          for (size_t i = 0; i < arg.elements().size(); ++i) {
+            std::string name;
+            llvm::raw_string_ostream ns(name);
+            if (isObject)
+              ns << arg.attributeNames()[i];
+            else
+              arg.dictKeys()[i].print(ns);
+            print(arg.elements()[i], (path.empty() ? "" : path + ".") + name);
+          }
           return;
         }
         default:

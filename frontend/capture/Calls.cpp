@@ -387,6 +387,19 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
   }
   if (object == types_.size.get())
     return constructSize(*this, args, kwargs);
+  if (object == types_.orderedDict.get()) {
+    // An OrderedDict is a dict that keeps its type: built as dict() builds
+    // one, it is a Dict value whose `object` is the class (Semantics.cpp
+    // reads its methods from dict where they behave the same).
+    auto dict = builtins_.find(reinterpret_cast<PyObject*>(&PyDict_Type));
+    if (dict == builtins_.end())
+      return captureError("dict() has no handler");
+    llvm::Expected<ValuePtr> made = dict->second.second(*this, callee, args, kwargs);
+    if (!made)
+      return made.takeError();
+    (*made)->object = types_.orderedDict;
+    return made;
+  }
   if (PyType_Check(object)) {
     if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
                          reinterpret_cast<PyTypeObject*>(types_.module.get())))

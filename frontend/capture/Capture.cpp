@@ -59,30 +59,77 @@ llvm::Expected<PyRef> findSelf(const python::LoadedModule& module,
   return made;
 }
 
-/// The example arguments: --example's function or example_inputs().
-llvm::Expected<PyRef> exampleArguments(const python::LoadedModule& module,
-                                       const CaptureOptions& options, size_t wanted) {
-  std::string name = options.example.empty() ? "example_inputs" : options.example;
+/// The example call: positional arguments from --example's function or
+/// example_inputs(), keyword arguments from the function of the same name
+/// with `_kwargs` in place of `_inputs` (example_kwargs()), or with
+/// `_kwargs` appended for a name that does not end in `_inputs`.
+struct ExampleCall {
+  PyRef args;   ///< a tuple
+  PyRef kwargs; ///< a dict with str keys, possibly empty
+  std::string argsName, kwargsName;
+};
+
+/// The name of the keyword-argument function paired with \p positional.
+std::string kwargsFunctionName(llvm::StringRef positional) {
+  if (positional.consume_back("_inputs"))
+    return (positional + "_kwargs").str();
+  return (positional + "_kwargs").str();
+}
+
+llvm::Expected<ExampleCall> exampleArguments(const python::LoadedModule& module,
+                                             const CaptureOptions& options, size_t wanted) {
+  ExampleCall example;
+  example.argsName = options.example.empty() ? "example_inputs" : options.example;
+  example.kwargsName = kwargsFunctionName(example.argsName);
   PyObject* globals = PyModule_GetDict(module.module.get());
-  PyObject* function = PyDict_GetItemString(globals, name.c_str());
+  PyObject* function = PyDict_GetItemString(globals, example.argsName.c_str());
+  PyObject* kwFunction = PyDict_GetItemString(globals, example.kwargsName.c_str());
+  example.kwargs = PyRef::steal(PyDict_New());
+  if (kwFunction) {
+    PyRef kwargs = PyRef::steal(PyObject_CallNoArgs(kwFunction));
+    if (!kwargs)
+      return inputError(module,
+                        llvm::toString(pythonError("calling " + example.kwargsName + "()")));
+    if (!PyDict_Check(kwargs.get()))
+      return inputError(module,
+                        example.kwargsName + "() returned a " +
+                            qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(kwargs.get()))) +
+                            "; it must return a dict of keyword arguments by "
+                            "parameter name, such as {\"attention_mask\": mask}");
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargs.get(), &pos, &key, &value)) {
+      if (!PyUnicode_Check(key))
+        return inputError(module, example.kwargsName + "() returned a dict with the key " +
+                                      reprOf(key) + "; keyword arguments are named by str keys");
+      if (PyDict_SetItem(example.kwargs.get(), key, value) < 0)
+        return pythonError("copying " + example.kwargsName + "()");
+    }
+  }
   if (!function) {
-    if (wanted == 0 && options.example.empty())
-      return PyRef::steal(PyTuple_New(0));
+    // Keywords alone are a whole example call.
+    if (kwFunction || (wanted == 0 && options.example.empty())) {
+      example.args = PyRef::steal(PyTuple_New(0));
+      return example;
+    }
     return inputError(module, options.example.empty()
                                   ? llvm::Twine("no example inputs: define example_inputs() in "
-                                                "the module returning the arguments as a "
-                                                "tuple, or name a function with --example")
-                                  : llvm::Twine("--example names '" + name +
+                                                "the module returning the positional arguments "
+                                                "as a tuple (and example_kwargs() returning the "
+                                                "keyword arguments as a dict), or name a "
+                                                "function with --example")
+                                  : llvm::Twine("--example names '" + example.argsName +
                                                 "', which the module does not define"));
   }
   PyRef result = PyRef::steal(PyObject_CallNoArgs(function));
   if (!result)
-    return inputError(module, llvm::toString(pythonError("calling " + name + "()")));
+    return inputError(module, llvm::toString(pythonError("calling " + example.argsName + "()")));
   if (PyList_Check(result.get()))
     result = PyRef::steal(PyList_AsTuple(result.get()));
   if (!PyTuple_Check(result.get()))
     result = PyRef::steal(PyTuple_Pack(1, result.get()));
-  return result;
+  example.args = std::move(result);
+  return example;
 }
 
 /// The IR's dtype for a torch.dtype object, if it has one.
@@ -128,11 +175,117 @@ llvm::Expected<bool> resultRequiresGrad(const ValuePtr& value) {
       if (!inItem || *inItem)
         return inItem;
     }
+  if (value->kind == ValueKind::Dict || value->kind == ValueKind::Instance)
+    for (const auto& [key, item] : value->entries) {
+      llvm::Expected<bool> inItem = resultRequiresGrad(item);
+      if (!inItem || *inItem)
+        return inItem;
+    }
   return false;
 }
 
+llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ctx,
+                                            const ValuePtr& value);
+
+//===----------------------------------------------------------------------===//
+// Results that are dicts and objects (ResultStructure)
+//===----------------------------------------------------------------------===//
+
+/// A dict key as the IR spells it: a str, an int that fits in 64 bits, a
+/// bool, None or a float (what the rewritten code can load as a constant).
+std::optional<ir::Argument> dictKeyArgument(ir::Context& ctx, const ValuePtr& key) {
+  if (!key->isConstant())
+    return std::nullopt;
+  PyObject* object = key->object.get();
+  if (object == Py_None)
+    return ir::Argument::none();
+  if (PyBool_Check(object))
+    return ir::Argument::boolean(object == Py_True);
+  if (PyLong_CheckExact(object)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(object, &overflow);
+    if (!overflow)
+      return ir::Argument::sym(ctx.constant(v));
+    return std::nullopt;
+  }
+  if (PyFloat_CheckExact(object))
+    return ir::Argument::floating(PyFloat_AsDouble(object));
+  if (PyUnicode_CheckExact(object))
+    if (std::optional<std::string> text = python::utf8Of(object))
+      return ir::Argument::string(std::move(*text));
+  return std::nullopt;
+}
+
+/// The module and qualified name a returned value's class is imported by.
+llvm::Expected<std::pair<std::string, std::string>> importableName(PyObject* type) {
+  PyRef module = PyRef::steal(PyObject_GetAttrString(type, "__module__"));
+  PyRef qualname = PyRef::steal(PyObject_GetAttrString(type, "__qualname__"));
+  std::optional<std::string> moduleName =
+      module && PyUnicode_Check(module.get()) ? python::utf8Of(module.get()) : std::nullopt;
+  std::optional<std::string> qualifiedName =
+      qualname && PyUnicode_Check(qualname.get()) ? python::utf8Of(qualname.get()) : std::nullopt;
+  PyErr_Clear();
+  if (!moduleName || moduleName->empty() || !qualifiedName || qualifiedName->empty())
+    return captureError("the function returns a " + qualifiedTypeName(type) +
+                        ", whose type has no __module__ and __qualname__ to rebuild it by");
+  return std::make_pair(std::move(*moduleName), std::move(*qualifiedName));
+}
+
+/// A returned dict (its keys, in order, and its values) or an object of a
+/// class written in Python made while capturing (its type and instance
+/// attributes, in the order they were set): the rewritten code builds the
+/// same dict, or an object of the same type with the same attributes, around
+/// the graph's tensors.
+llvm::Expected<ir::Argument> structuredResult(Interpreter& interp, ir::Context& ctx,
+                                              const ValuePtr& value) {
+  std::vector<ir::Argument> keys, values;
+  std::vector<std::string> names;
+  bool isObject = value->kind == ValueKind::Instance;
+  for (const auto& [key, item] : value->entries) {
+    if (isObject) {
+      std::optional<std::string> name = key->isConstant() && PyUnicode_CheckExact(key->object.get())
+                                            ? python::utf8Of(key->object.get())
+                                            : std::nullopt;
+      if (!name)
+        return captureError("the function returns an object with an attribute whose name is "
+                            "not a str");
+      names.push_back(std::move(*name));
+    } else {
+      std::optional<ir::Argument> spelled = dictKeyArgument(ctx, key);
+      if (!spelled) {
+        std::string text = "a " + spelling(key->kind).str() + " value";
+        if (isKnown(key)) {
+          llvm::Expected<PyRef> real = interp.toPython(key);
+          if (real)
+            text = reprOf(real->get());
+          else
+            llvm::consumeError(real.takeError());
+        }
+        return captureError("the function returns a dict with the key " + text +
+                            "; returned dicts may have str, int, bool, float and None keys");
+      }
+      keys.push_back(std::move(*spelled));
+    }
+    llvm::Expected<ir::Argument> arg = resultArgument(interp, ctx, item);
+    if (!arg)
+      return arg.takeError();
+    values.push_back(std::move(*arg));
+  }
+  PyObject* type = value->object.get();
+  if (!isObject && (!type || type == reinterpret_cast<PyObject*>(&PyDict_Type)))
+    return ir::Argument::dict(std::move(keys), std::move(values));
+  llvm::Expected<std::pair<std::string, std::string>> name = importableName(type);
+  if (!name)
+    return name.takeError();
+  if (!isObject)
+    return ir::Argument::typedDict(std::move(name->first), std::move(name->second), std::move(keys),
+                                   std::move(values));
+  return ir::Argument::object(std::move(name->first), std::move(name->second), std::move(names),
+                              std::move(values));
+}
+
 /// The graph's results: values, symbolic integers and constants, nested in
-/// tuples and lists as the function returned them.
+/// tuples, lists, dicts and objects as the function returned them.
 llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ctx,
                                             const ValuePtr& value) {
   switch (value->kind) {
@@ -182,6 +335,9 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
     return ir::Argument::typedTuple(std::move(*moduleName), std::move(*qualifiedName),
                                     std::move(items));
   }
+  case ValueKind::Dict:
+  case ValueKind::Instance:
+    return structuredResult(interp, ctx, value);
   case ValueKind::Constant: {
     PyObject* object = value->object.get();
     if (object == Py_None)
@@ -259,24 +415,122 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   if (self && parameters.empty())
     return inputError(module, entry.qualname + " takes no 'self' parameter");
   size_t firstExample = self ? 1 : 0;
-  llvm::Expected<PyRef> examples =
+  llvm::Expected<ExampleCall> examples =
       exampleArguments(module, options, parameters.size() - firstExample);
   if (!examples)
     return examples.takeError();
-  size_t exampleCount = static_cast<size_t>(PyTuple_GET_SIZE(examples->get()));
+  PyObject* exampleArgs = examples->args.get();
+  PyObject* exampleKwargs = examples->kwargs.get();
+  size_t exampleCount = static_cast<size_t>(PyTuple_GET_SIZE(exampleArgs));
   if (firstExample + exampleCount > parameters.size() && !(code->co_flags & CO_VARARGS))
     return inputError(module, "the example inputs are " + llvm::Twine(exampleCount) +
                                   " arguments, but " + entry.qualname + " takes " +
                                   llvm::Twine(parameters.size() - firstExample));
 
-  // --dynamic names arguments; check them against the examples first.
+  // Where each example argument binds, as CPython binds the call
+  // f(*examples, **keywords): its name (for --dynamic), its source in the
+  // frame and its object. Positional arguments past the parameters land in
+  // *args, keywords that name no parameter in **kwargs.
+  struct ExampleBinding {
+    std::string name;
+    SourcePtr source;
+    PyObject* object;
+    bool keyword;
+  };
+  std::vector<ExampleBinding> bindings;
+  size_t kwOnly = static_cast<size_t>(code->co_kwonlyargcount);
+  bool hasVarargs = code->co_flags & CO_VARARGS, hasVarkw = code->co_flags & CO_VARKEYWORDS;
+  auto localName = [&](size_t i) {
+    return python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)).value_or("?");
+  };
+  std::string varargsName = hasVarargs ? localName(parameters.size() + kwOnly) : "";
+  std::string varkwName =
+      hasVarkw ? localName(parameters.size() + kwOnly + (hasVarargs ? 1 : 0)) : "";
+  for (size_t i = 0; i < exampleCount; ++i) {
+    PyObject* value = PyTuple_GET_ITEM(exampleArgs, i);
+    size_t parameter = firstExample + i;
+    if (parameter < parameters.size()) {
+      bindings.push_back(
+          {parameters[parameter], Source::local(parameters[parameter]), value, false});
+    } else {
+      size_t extra = parameter - parameters.size();
+      bindings.push_back({varargsName + "_" + std::to_string(extra),
+                          Source::index(Source::local(varargsName), static_cast<int64_t>(extra)),
+                          value, false});
+    }
+  }
+  std::vector<std::string> extraKeywords;
+  {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(exampleKwargs, &pos, &key, &value)) {
+      std::string name = python::utf8Of(key).value_or("?");
+      size_t index = 0;
+      while (index < parameters.size() + kwOnly && localName(index) != name)
+        ++index;
+      bool named = index < parameters.size() + kwOnly;
+      if (named && index < firstExample)
+        return inputError(module, examples->kwargsName + "() gives '" + name + "', which is " +
+                                      entry.qualname + "'s 'self'");
+      if (named && index < static_cast<size_t>(code->co_posonlyargcount))
+        return inputError(module, examples->kwargsName + "() gives '" + name +
+                                      "', a positional-only parameter of " + entry.qualname +
+                                      "; give it in " + examples->argsName + "()");
+      if (named && index < firstExample + exampleCount)
+        return inputError(module, examples->kwargsName + "() gives '" + name + "', which " +
+                                      examples->argsName + "() already gives as argument " +
+                                      llvm::Twine(index - firstExample));
+      if (!named && !hasVarkw)
+        return inputError(module, examples->kwargsName + "() gives '" + name +
+                                      "', which is not a parameter of " + entry.qualname);
+      if (named) {
+        bindings.push_back({name, Source::local(name), value, true});
+      } else {
+        bindings.push_back({name, Source::key(Source::local(varkwName), name), value, true});
+        extraKeywords.push_back(name);
+      }
+    }
+  }
+  // A parameter without a default that the examples leave out: say where
+  // to give it, rather than letting the call fail.
+  PyObject* defaults = PyFunction_Check(entry.function.get())
+                           ? PyFunction_GetDefaults(entry.function.get())
+                           : nullptr;
+  PyObject* kwDefaults = PyFunction_Check(entry.function.get())
+                             ? PyFunction_GetKwDefaults(entry.function.get())
+                             : nullptr;
+  size_t defaultCount = defaults ? static_cast<size_t>(PyTuple_GET_SIZE(defaults)) : 0;
+  auto givenByExample = [&](const std::string& name) {
+    return llvm::any_of(bindings, [&](const ExampleBinding& b) { return b.name == name; });
+  };
+  if (PyFunction_Check(entry.function.get())) {
+    for (size_t i = firstExample; i < parameters.size() + kwOnly; ++i) {
+      std::string name = localName(i);
+      bool hasDefault = i < parameters.size()
+                            ? i + defaultCount >= parameters.size()
+                            : kwDefaults && PyDict_GetItemString(kwDefaults, name.c_str());
+      if (!hasDefault && !givenByExample(name))
+        return inputError(
+            module, entry.qualname + "() needs the " +
+                        (i < parameters.size() ? "argument" : "keyword-only argument") + " '" +
+                        name + "', which the examples do not give: return it " +
+                        (i < parameters.size() && i >= static_cast<size_t>(code->co_posonlyargcount)
+                             ? "from " + examples->argsName + "() or " + examples->kwargsName + "()"
+                         : i < parameters.size() ? "from " + examples->argsName + "()"
+                                                 : "from " + examples->kwargsName + "()"));
+    }
+    PyErr_Clear();
+  }
+
+  // --dynamic names arguments, positional or keyword; check them against
+  // the examples first.
   for (const DynamicSpec& spec : options.dynamic) {
-    auto it = llvm::find(parameters, spec.argument);
-    size_t index = static_cast<size_t>(it - parameters.begin());
-    if (it == parameters.end() || index < firstExample || index - firstExample >= exampleCount)
+    auto it =
+        llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == spec.argument; });
+    if (it == bindings.end())
       return inputError(module, "--dynamic '" + spec.text + "' names '" + spec.argument +
                                     "', which is not an example argument of " + entry.qualname);
-    PyObject* value = PyTuple_GET_ITEM(examples->get(), index - firstExample);
+    PyObject* value = it->object;
     if (PyObject_IsInstance(value, interp.types().tensor.get()) != 1)
       return inputError(module, "--dynamic '" + spec.text + "': argument '" + spec.argument +
                                     "' is not a tensor");
@@ -296,6 +550,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
 
   // The frame's arguments, each with its source.
   std::vector<ValuePtr> args;
+  KeywordArgs keywords;
   if (self) {
     llvm::Expected<ValuePtr> value = interp.wrapReal(self.get(), Source::local(parameters[0]));
     if (!value)
@@ -311,68 +566,72 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     }
     args.push_back(*value);
   }
-  for (size_t i = 0; i < exampleCount; ++i) {
-    PyObject* value = PyTuple_GET_ITEM(examples->get(), i);
-    size_t parameter = firstExample + i;
-    // Arguments past the positional parameters land in *args.
-    std::string name;
-    SourcePtr source;
-    if (parameter < parameters.size()) {
-      name = parameters[parameter];
-      source = Source::local(name);
-    } else {
-      std::string varargs =
-          python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames,
-                                          code->co_argcount + code->co_kwonlyargcount))
-              .value_or("args");
-      name = varargs + "_" + std::to_string(parameter - parameters.size());
-      source = Source::index(Source::local(varargs),
-                             static_cast<int64_t>(parameter - parameters.size()));
-    }
+  for (const ExampleBinding& binding : bindings) {
     llvm::Expected<ValuePtr> arg = [&]() -> llvm::Expected<ValuePtr> {
-      if (PyObject_IsInstance(value, interp.types().tensor.get()) == 1) {
+      if (PyObject_IsInstance(binding.object, interp.types().tensor.get()) == 1) {
         std::vector<oracle::DynamicDim> dims;
         for (const DynamicSpec& spec : options.dynamic)
-          if (spec.argument == name)
+          if (spec.argument == binding.name)
             dims.push_back({spec.dim, spec.symbol, spec.range});
-        llvm::Expected<ValuePtr> tensor = interp.tensorInput(value, source, dims);
+        llvm::Expected<ValuePtr> tensor = interp.tensorInput(binding.object, binding.source, dims);
         if (tensor)
           for (const DynamicSpec& spec : options.dynamic)
-            if (spec.argument == name)
+            if (spec.argument == binding.name)
               interp.watchDynamic(
-                  {(*tensor)->object, spec.dim, spec.text, source->str(), spec.range});
+                  {(*tensor)->object, spec.dim, spec.text, binding.source->str(), spec.range});
         return tensor;
       }
-      return interp.wrapReal(value, source);
+      return interp.wrapReal(binding.object, binding.source);
     }();
+    // Nothing has run yet: the error is about the example, placed at the
+    // module.
     if (!arg)
-      return arg.takeError();
-    args.push_back(*arg);
+      return inputError(module, llvm::toString(arg.takeError()));
+    if (binding.keyword)
+      keywords.emplace_back(binding.name, *arg);
+    else
+      args.push_back(*arg);
+  }
+  // *args and **kwargs are what the call left over: their length and keys
+  // decide what the program iterates and finds there, so a call with other
+  // extra arguments misses.
+  if (hasVarargs) {
+    recorded.add(typeGuard(Source::local(varargsName), reinterpret_cast<PyObject*>(&PyTuple_Type)));
+    recorded.add(
+        Guard::lengthIs(Source::local(varargsName),
+                        static_cast<int64_t>(firstExample + exampleCount > parameters.size()
+                                                 ? firstExample + exampleCount - parameters.size()
+                                                 : 0)));
+  }
+  if (hasVarkw) {
+    recorded.add(typeGuard(Source::local(varkwName), reinterpret_cast<PyObject*>(&PyDict_Type)));
+    recorded.add(Guard::keysAre(Source::local(varkwName), extraKeywords));
   }
   // Parameters the examples leave to their defaults are read from the frame
   // like the others, so that they are guarded: a call that passes a mask
   // must not run a graph captured without one.
-  KeywordArgs keywords;
   if (PyFunction_Check(entry.function.get())) {
-    PyObject* defaults = PyFunction_GetDefaults(entry.function.get());
-    size_t defaultCount = defaults ? static_cast<size_t>(PyTuple_GET_SIZE(defaults)) : 0;
     for (size_t i = firstExample + exampleCount; i < parameters.size(); ++i) {
-      if (i + defaultCount < parameters.size())
-        break; // no default: binding the call reports the missing argument
+      if (i + defaultCount < parameters.size() || givenByExample(parameters[i]))
+        continue;
       llvm::Expected<ValuePtr> arg =
           interp.wrapReal(PyTuple_GET_ITEM(defaults, i + defaultCount - parameters.size()),
                           Source::local(parameters[i]));
       if (!arg)
         return arg.takeError();
-      args.push_back(*arg);
+      // Positional-only parameters cannot be passed by name; they come
+      // first, so the ones left to their defaults follow the examples.
+      if (i < static_cast<size_t>(code->co_posonlyargcount))
+        args.push_back(*arg);
+      else
+        keywords.emplace_back(parameters[i], *arg);
     }
-    PyObject* kwDefaults = PyFunction_GetKwDefaults(entry.function.get());
-    for (int i = 0; kwDefaults && i < code->co_kwonlyargcount; ++i) {
+    for (size_t i = 0; kwDefaults && i < kwOnly; ++i) {
       PyObject* name = PyTuple_GET_ITEM(code->co_localsplusnames, code->co_argcount + i);
-      PyObject* value = PyDict_GetItemWithError(kwDefaults, name);
-      if (!value)
-        continue;
       std::string text = python::utf8Of(name).value_or("?");
+      PyObject* value = PyDict_GetItemWithError(kwDefaults, name);
+      if (!value || givenByExample(text))
+        continue;
       llvm::Expected<ValuePtr> arg = interp.wrapReal(value, Source::local(text));
       if (!arg)
         return arg.takeError();
@@ -420,8 +679,10 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   // A dimension declared dynamic must still be a symbol, over at least the
   // declared range: otherwise the program decided something about it.
   for (const DynamicSpec& spec : options.dynamic) {
+    auto binding =
+        llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == spec.argument; });
     for (const ValuePtr& input : interp.tensorInputs()) {
-      if (!input->source || *input->source != *Source::local(spec.argument))
+      if (!input->source || binding == bindings.end() || *input->source != *binding->source)
         continue;
       llvm::Expected<ir::Type> type = (*oracle)->typeOf(input->object.get());
       if (!type)

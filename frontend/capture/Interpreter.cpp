@@ -60,6 +60,7 @@ llvm::Error Interpreter::readTypes() {
       {&TorchTypes::opOverloadPacket, "torch._ops.OpOverloadPacket"},
       {&TorchTypes::operatorModule, "operator"},
       {&TorchTypes::builtinsModule, "builtins"},
+      {&TorchTypes::orderedDict, "collections.OrderedDict"},
   };
   for (const Row& row : rows) {
     llvm::Expected<PyRef> object = importObject(row.name);
@@ -485,6 +486,23 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
   if (source && (PyTuple_Check(object) || PyList_Check(object)) && !PyTuple_CheckExact(object) &&
       !PyList_CheckExact(object))
     guards_.add(typeGuard(source, type));
+  // A tensor in such a container (a named tuple, an OrderedDict) would be a
+  // graph input without a source; say what to pass instead.
+  if (source && !PyTuple_CheckExact(object) && !PyList_CheckExact(object) &&
+      !PyDict_CheckExact(object) &&
+      (PyTuple_Check(object) || PyList_Check(object) || PyDict_Check(object))) {
+    PyRef values =
+        PyRef::steal(PyDict_Check(object) ? PyDict_Values(object) : PySequence_List(object));
+    if (!values)
+      return pythonError("reading the items of " + source->str());
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(values.get()); ++i)
+      if (PyObject_IsInstance(PyList_GET_ITEM(values.get(), i), types_.tensor.get()) == 1)
+        return captureError(source->str() + " is a " + qualifiedTypeName(type) +
+                            " holding tensors; tensors in subclasses of tuple, list and dict "
+                            "(named tuples, OrderedDicts) are not supported as inputs yet: pass "
+                            "a plain " +
+                            (PyDict_Check(object) ? "dict" : "tuple") + " instead");
+  }
   SourcePtr itemsSource =
       PyTuple_CheckExact(object) || PyList_CheckExact(object) ? source : nullptr;
   // Capture reads an exact container's items one by one, each through its
@@ -704,6 +722,13 @@ llvm::Expected<PyRef> Interpreter::toPython(const ValuePtr& value) {
       if (PyDict_SetItem(dict.get(), k->get(), v->get()) < 0)
         return pythonError("building a dict");
     }
+    if (value->object && PyType_Check(value->object.get())) {
+      // An OrderedDict: the same entries, in the same order.
+      PyRef typed = PyRef::steal(PyObject_CallOneArg(value->object.get(), dict.get()));
+      if (!typed)
+        return pythonError("building a " + qualifiedTypeName(value->object.get()));
+      return typed;
+    }
     return dict;
   }
   case ValueKind::Slice: {
@@ -765,6 +790,9 @@ llvm::Expected<PyRef> Interpreter::pythonType(const ValuePtr& value) {
   case ValueKind::List:
     return PyRef::borrow(reinterpret_cast<PyObject*>(&PyList_Type));
   case ValueKind::Dict:
+    // An OrderedDict keeps its class in `object`.
+    if (value->object && PyType_Check(value->object.get()))
+      return value->object;
     return PyRef::borrow(reinterpret_cast<PyObject*>(&PyDict_Type));
   case ValueKind::Set:
     return PyRef::borrow(reinterpret_cast<PyObject*>(&PySet_Type));

@@ -413,6 +413,15 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     PyRef nameObject = PyRef::steal(python::newStr(name));
     PyObject* attribute =
         _PyType_Lookup(reinterpret_cast<PyTypeObject*>(type->get()), nameObject.get());
+    // OrderedDict overrides these in C with dict's behaviour (order is
+    // insertion order for both); its own methods (move_to_end, popitem,
+    // copy, which keeps the class) are not modelled.
+    if (base->kind == ValueKind::Dict && type->get() == types_.orderedDict.get() &&
+        llvm::is_contained({"keys", "values", "items", "get", "setdefault", "pop", "update",
+                            "clear", "__contains__", "__getitem__", "__setitem__", "__delitem__",
+                            "__len__", "__iter__"},
+                           name))
+      attribute = _PyType_Lookup(&PyDict_Type, nameObject.get());
     if (attribute && builtins_.count(attribute)) {
       ValuePtr method = makeValue(ValueKind::BoundMethod);
       method->items = {base, makeValue(ValueKind::Builtin, PyRef::borrow(attribute))};

@@ -84,8 +84,7 @@ ir::Type SymSubstitution::apply(const ir::Type& type) {
 void SymSubstitution::apply(ir::Argument& argument) {
   if (argument.kind() == ir::Argument::Kind::Sym)
     argument = ir::Argument::sym(apply(argument.symValue()));
-  else if (argument.kind() == ir::Argument::Kind::List ||
-           argument.kind() == ir::Argument::Kind::Tuple)
+  else if (argument.isContainer())
     for (ir::Argument& element : argument.elements())
       apply(element);
 }

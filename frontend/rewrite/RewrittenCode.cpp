@@ -89,6 +89,10 @@ private:
   llvm::Error loadSource(const ir::Source& source, const ir::Node& input);
   llvm::Error rebuild(const ir::Argument& arg);
   llvm::Error rebuildTypedTuple(const ir::Argument& arg);
+  llvm::Error rebuildDict(const ir::Argument& arg);
+  llvm::Error rebuildObject(const ir::Argument& arg);
+  llvm::Error loadLiteral(const ir::Argument& arg);
+  llvm::Expected<PyRef> importType(const std::string& module, const std::string& qualname);
   llvm::Error loadType(llvm::StringRef module, llvm::StringRef qualname);
   llvm::Error rebuildValue(const ir::ValueRef& ref);
   llvm::Error loadSym(ir::SymExpr expr);
@@ -306,6 +310,10 @@ llvm::Error Emitter::rebuild(const ir::Argument& arg) {
         return error;
     return emit(arg.kind() == Kind::List ? "BUILD_LIST" : "BUILD_TUPLE",
                 uint32_t(arg.elements().size()));
+  case Kind::Dict:
+    return rebuildDict(arg);
+  case Kind::Object:
+    return rebuildObject(arg);
   case Kind::DType:
   case Kind::Device:
   case Kind::Layout:
@@ -317,7 +325,7 @@ llvm::Error Emitter::rebuild(const ir::Argument& arg) {
   arg.print(os);
   return fail("the function returns '" + text +
               "', which the rewritten code cannot rebuild (it returns tensors, tuples, lists, "
-              "None, bools, ints, floats, strings and symbolic sizes)");
+              "dicts, objects, None, bools, ints, floats, strings and symbolic sizes)");
 }
 
 /// Tuples of another type are built the way each kind of type is:
@@ -374,6 +382,145 @@ llvm::Error Emitter::rebuildTypedTuple(const ir::Argument& arg) {
   if (llvm::Error error = emit("PRECALL", 1))
     return error;
   return emit("CALL", 1);
+}
+
+/// A literal: a dict key. Constant ints are symbolic integers of one term.
+llvm::Error Emitter::loadLiteral(const ir::Argument& arg) {
+  if (arg.kind() == ir::Argument::Kind::Sym && !arg.symValue().isConstant())
+    return fail("a dict key is not a constant");
+  return rebuild(arg);
+}
+
+/// The class \p module:\p qualname names, imported now, at export, to
+/// decide how to build its objects; the code resolves the same name at
+/// run time.
+llvm::Expected<PyRef> Emitter::importType(const std::string& module, const std::string& qualname) {
+  PyRef type = PyRef::steal(PyImport_ImportModule(module.c_str()));
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(qualname).split(parts, '.');
+  for (llvm::StringRef part : parts)
+    if (type)
+      type = PyRef::steal(PyObject_GetAttrString(type.get(), part.str().c_str()));
+  if (!type || !PyType_Check(type.get())) {
+    std::string why =
+        type ? "it is not a class" : llvm::toString(python::takePythonError("importing it"));
+    return fail("the function returns a " + module + ":" + qualname +
+                ", whose type the rewritten code cannot import by its module and qualified "
+                "name (" +
+                why + ")");
+  }
+  return type;
+}
+
+/// Dicts are built as the program built them, keys in order:
+///
+///   dict:                 <k0> <v0> ... BUILD_MAP n
+///   collections.OrderedDict (exactly):
+///     PUSH_NULL; <type>; <k0> <v0> BUILD_TUPLE 2 ...; BUILD_TUPLE n; PRECALL 1; CALL 1
+///
+/// i.e. `OrderedDict(((k0, v0), ...))`, which inserts in that order.
+llvm::Error Emitter::rebuildDict(const ir::Argument& arg) {
+  const std::vector<ir::Argument>& keys = arg.dictKeys();
+  const std::vector<ir::Argument>& values = arg.elements();
+  bool ordered = false;
+  if (arg.hasTypeName()) {
+    llvm::Expected<PyRef> type = importType(arg.typeModule(), arg.typeQualname());
+    if (!type)
+      return type.takeError();
+    PyRef orderedDict = PyRef::steal(PyImport_ImportModule("collections"));
+    if (orderedDict)
+      orderedDict = PyRef::steal(PyObject_GetAttrString(orderedDict.get(), "OrderedDict"));
+    if (!orderedDict)
+      return python::takePythonError("importing collections.OrderedDict");
+    if (type->get() != orderedDict.get())
+      return fail("the function returns a " + arg.typeModule() + ":" + arg.typeQualname() +
+                  ", a dict type the rewritten code does not know how to construct (it "
+                  "rebuilds dict and collections.OrderedDict)");
+    ordered = true;
+    if (llvm::Error error = emit("PUSH_NULL"))
+      return error;
+    if (llvm::Error error = loadType(arg.typeModule(), arg.typeQualname()))
+      return error;
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (llvm::Error error = loadLiteral(keys[i]))
+      return error;
+    if (llvm::Error error = rebuild(values[i]))
+      return error;
+    if (ordered)
+      if (llvm::Error error = emit("BUILD_TUPLE", 2))
+        return error;
+  }
+  if (!ordered)
+    return emit("BUILD_MAP", uint32_t(values.size()));
+  if (llvm::Error error = emit("BUILD_TUPLE", uint32_t(values.size())))
+    return error;
+  if (llvm::Error error = emit("PRECALL", 1))
+    return error;
+  return emit("CALL", 1);
+}
+
+/// An object made while capturing gets back its class and its instance
+/// attributes, set in the order the program set them, without running its
+/// __init__ again (which ran, symbolically, while capturing):
+///
+///   PUSH_NULL; builtins.object.__new__; <type>; PRECALL 1; CALL 1
+///   per attribute:
+///     PUSH_NULL; builtins.object.__setattr__; COPY <object>; <name>; <value>;
+///     PRECALL 3; CALL 3; POP_TOP
+///
+/// `object.__setattr__` stores past a frozen dataclass's __setattr__ and
+/// into __slots__, as the class's own __init__ did; `builtins.object` is
+/// imported, since the module could rebind the name `object`.
+llvm::Error Emitter::rebuildObject(const ir::Argument& arg) {
+  llvm::Expected<PyRef> type = importType(arg.typeModule(), arg.typeQualname());
+  if (!type)
+    return type.takeError();
+  auto* cls = reinterpret_cast<PyTypeObject*>(type->get());
+  // object.__new__(T) requires T's instances to be laid out as object's
+  // (classes written in Python over object, which capture models).
+  PyTypeObject* base = cls;
+  while (base && (base->tp_flags & Py_TPFLAGS_HEAPTYPE))
+    base = base->tp_base;
+  if (base != &PyBaseObject_Type)
+    return fail("the function returns a " + arg.typeModule() + ":" + arg.typeQualname() +
+                ", whose objects object.__new__ cannot make (they are laid out as " +
+                (base ? std::string(base->tp_name) : std::string("?")) + "'s)");
+  auto loadObjectMethod = [&](llvm::StringRef method) -> llvm::Error {
+    if (llvm::Error error = emit("PUSH_NULL"))
+      return error;
+    if (llvm::Error error = loadType("builtins", "object"))
+      return error;
+    return emit("LOAD_ATTR", nameIndex(method));
+  };
+  if (llvm::Error error = loadObjectMethod("__new__"))
+    return error;
+  if (llvm::Error error = loadType(arg.typeModule(), arg.typeQualname()))
+    return error;
+  if (llvm::Error error = emit("PRECALL", 1))
+    return error;
+  if (llvm::Error error = emit("CALL", 1))
+    return error;
+  int objectDepth = depth_;
+  for (size_t i = 0; i < arg.elements().size(); ++i) {
+    if (llvm::Error error = loadObjectMethod("__setattr__"))
+      return error;
+    if (llvm::Error error = emit("COPY", uint32_t(depth_ - objectDepth + 1)))
+      return error;
+    const std::string& name = arg.attributeNames()[i];
+    if (llvm::Error error = loadConstant(
+            PyRef::steal(PyUnicode_FromStringAndSize(name.data(), name.size())), "s" + name))
+      return error;
+    if (llvm::Error error = rebuild(arg.elements()[i]))
+      return error;
+    if (llvm::Error error = emit("PRECALL", 3))
+      return error;
+    if (llvm::Error error = emit("CALL", 3))
+      return error;
+    if (llvm::Error error = emit("POP_TOP"))
+      return error;
+  }
+  return llvm::Error::success();
 }
 
 /// `import <module>` pushes its top-level package; the rest of the dotted

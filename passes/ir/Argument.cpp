@@ -95,10 +95,37 @@ Argument Argument::typedTuple(std::string module, std::string qualname,
   return a;
 }
 
+Argument Argument::dict(std::vector<Argument> keys, std::vector<Argument> values) {
+  Argument a;
+  a.kind_ = Kind::Dict;
+  a.data_ = std::move(values);
+  a.keys_ = std::move(keys);
+  return a;
+}
+
+Argument Argument::typedDict(std::string module, std::string qualname, std::vector<Argument> keys,
+                             std::vector<Argument> values) {
+  Argument a = dict(std::move(keys), std::move(values));
+  a.tupleModule_ = std::move(module);
+  a.tupleQualname_ = std::move(qualname);
+  return a;
+}
+
+Argument Argument::object(std::string module, std::string qualname, std::vector<std::string> names,
+                          std::vector<Argument> values) {
+  Argument a;
+  a.kind_ = Kind::Object;
+  a.data_ = std::move(values);
+  a.attributes_ = std::move(names);
+  a.tupleModule_ = std::move(module);
+  a.tupleQualname_ = std::move(qualname);
+  return a;
+}
+
 void Argument::forEachValue(llvm::function_ref<void(const ValueRef&)> fn) const {
   if (kind_ == Kind::Value)
     fn(valueRef());
-  else if (kind_ == Kind::List || kind_ == Kind::Tuple)
+  else if (isContainer())
     for (const Argument& element : elements())
       element.forEachValue(fn);
 }
@@ -106,7 +133,7 @@ void Argument::forEachValue(llvm::function_ref<void(const ValueRef&)> fn) const 
 void Argument::forEachValue(llvm::function_ref<void(ValueRef&)> fn) {
   if (kind_ == Kind::Value)
     fn(valueRef());
-  else if (kind_ == Kind::List || kind_ == Kind::Tuple)
+  else if (isContainer())
     for (Argument& element : elements())
       element.forEachValue(fn);
 }
@@ -114,7 +141,7 @@ void Argument::forEachValue(llvm::function_ref<void(ValueRef&)> fn) {
 void Argument::forEachSym(llvm::function_ref<void(SymExpr)> fn) const {
   if (kind_ == Kind::Sym)
     fn(symValue());
-  else if (kind_ == Kind::List || kind_ == Kind::Tuple)
+  else if (isContainer())
     for (const Argument& element : elements())
       element.forEachSym(fn);
 }
@@ -203,6 +230,37 @@ void Argument::print(llvm::raw_ostream& os) const {
     if (!isList && !hasTupleType() && elements().size() == 1)
       os << ',';
     os << (isList ? ']' : ')');
+    return;
+  }
+  case Kind::Dict:
+  case Kind::Object: {
+    bool isObject = kind_ == Kind::Object;
+    if (isObject)
+      os << "object ";
+    if (hasTypeName()) {
+      printTypeNamePart(os, tupleModule_);
+      os << ':';
+      printTypeNamePart(os, tupleQualname_);
+    }
+    os << '{';
+    for (size_t i = 0; i < elements().size(); ++i) {
+      if (i)
+        os << ", ";
+      if (isObject) {
+        // Attribute names are identifiers, quoted when they are not
+        // (setattr accepts any string).
+        if (isIdentifier(attributes_[i]))
+          os << attributes_[i];
+        else
+          printQuoted(os, attributes_[i]);
+        os << " = ";
+      } else {
+        keys_[i].print(os);
+        os << ": ";
+      }
+      elements()[i].print(os);
+    }
+    os << '}';
     return;
   }
   }

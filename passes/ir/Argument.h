@@ -9,7 +9,11 @@
 // A returned tuple may name the Python type it is an instance of when that
 // is not `tuple` (a structseq such as torch.return_types.max, torch.Size, a
 // named tuple class), so the caller gets back the type the function
-// returned: `torch.return_types:max(%3#0, %3#1)`.
+// returned: `torch.return_types:max(%3#0, %3#1)`. A returned value may also
+// be a dict, `{"logits": %3, 0: none}`, of a named dict type when it is
+// not `dict` (`collections:OrderedDict{"a": %3}`), or an object of a class
+// with its attributes in the order they were set
+// (`object model:Out{logits = %3, loss = none}`).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -51,7 +55,12 @@ public:
     Layout,
     MemoryFormat,
     List,
-    Tuple
+    Tuple,
+    /// Keys (literals) in dictKeys(), values in elements().
+    Dict,
+    /// An object of a named class: attribute names in attributeNames(),
+    /// values in elements().
+    Object
   };
 
   /// `none`.
@@ -96,6 +105,33 @@ public:
   const std::string& tupleTypeModule() const { return tupleModule_; }
   const std::string& tupleTypeQualname() const { return tupleQualname_; }
 
+  /// A dict `{k: v, ...}`: \p keys are literals (strings, ints, bools, none,
+  /// floats), one per value, in insertion order.
+  static Argument dict(std::vector<Argument> keys, std::vector<Argument> values);
+  /// A dict that is an instance of the dict subclass \p qualname of module
+  /// \p module (collections:OrderedDict).
+  static Argument typedDict(std::string module, std::string qualname, std::vector<Argument> keys,
+                            std::vector<Argument> values);
+  /// An object of class \p qualname of module \p module whose instance
+  /// attributes are \p names, set in that order, holding \p values.
+  static Argument object(std::string module, std::string qualname, std::vector<std::string> names,
+                         std::vector<Argument> values);
+  /// Whether elements() holds nested arguments: a list, tuple, dict or
+  /// object.
+  bool isContainer() const {
+    return kind_ == Kind::List || kind_ == Kind::Tuple || kind_ == Kind::Dict ||
+           kind_ == Kind::Object;
+  }
+  /// Whether this is a dict or object with a named type (for objects,
+  /// always); then typeModule() and typeQualname() name it.
+  bool hasTypeName() const { return !tupleModule_.empty(); }
+  const std::string& typeModule() const { return tupleModule_; }
+  const std::string& typeQualname() const { return tupleQualname_; }
+  /// A dict's keys, one per element.
+  const std::vector<Argument>& dictKeys() const { return keys_; }
+  /// An object's attribute names, one per element.
+  const std::vector<std::string>& attributeNames() const { return attributes_; }
+
   /// Calls \p fn on every value use inside, in lists and tuples too.
   void forEachValue(llvm::function_ref<void(const ValueRef&)> fn) const;
   void forEachValue(llvm::function_ref<void(ValueRef&)> fn);
@@ -104,7 +140,8 @@ public:
 
   /// `%3#1`, `2*s0`, `1e-05`, `true`, `none`, `"tanh"`, `f16`, `cuda:0`,
   /// `strided`, `contiguous_format`, `[%a, %b]`, `(%a,)`,
-  /// `torch.return_types:max(%a, %b)`.
+  /// `torch.return_types:max(%a, %b)`, `{"a": %a}`,
+  /// `collections:OrderedDict{"a": %a}`, `object model:Out{logits = %a}`.
   void print(llvm::raw_ostream& os) const;
 
 private:
@@ -112,9 +149,14 @@ private:
   std::variant<std::monostate, ValueRef, SymExpr, double, bool, std::string, DType, Device, Layout,
                MemoryFormat, std::vector<Argument>>
       data_;
-  /// A typed tuple's type; both empty for everything else.
+  /// A typed tuple's, typed dict's or object's type; both empty for
+  /// everything else.
   std::string tupleModule_;
   std::string tupleQualname_;
+  /// A dict's keys.
+  std::vector<Argument> keys_;
+  /// An object's attribute names.
+  std::vector<std::string> attributes_;
 };
 
 /// `name=value` after the positional arguments of a call.

@@ -92,6 +92,8 @@ private:
   std::optional<Argument> parseParenthesized();
   bool atTypedTuple() const;
   std::optional<Argument> parseTypedTuple();
+  std::optional<Argument> parseDictBody(std::string module, std::string qualname);
+  std::optional<Argument> parseObject();
   std::optional<Type> parseType();
   std::optional<Type> parseTensorType();
   std::optional<Device> parseDevice();
@@ -846,10 +848,14 @@ std::optional<Argument> Parser::parseArgument() {
   }
   case Token::LParen:
     return parseParenthesized();
+  case Token::LBrace:
+    return parseDictBody("", "");
   case Token::Identifier:
   case Token::String:
     if (atTypedTuple())
       return parseTypedTuple();
+    if (tok_.isKeyword("object"))
+      return parseObject();
     break;
   default:
     break;
@@ -930,7 +936,8 @@ bool Parser::atTypedTuple() const {
   if (ahead.lexTypeNamePart().is(Token::Error) || !ahead.lex().is(Token::Colon) ||
       ahead.lexTypeNamePart().is(Token::Error))
     return false;
-  return ahead.lex().is(Token::LParen);
+  Token open = ahead.lex();
+  return open.is(Token::LParen) || open.is(Token::LBrace);
 }
 
 /// `module:qualname(a, ...)`, a tuple of that Python type.
@@ -944,10 +951,78 @@ std::optional<Argument> Parser::parseTypedTuple() {
   std::optional<std::string> qualname = parseTypeNamePart();
   if (!qualname)
     return std::nullopt;
+  if (tok_.is(Token::LBrace))
+    return parseDictBody(std::move(module), std::move(*qualname));
   std::vector<Argument> elements;
   if (!parseArgumentList(elements, /*kwargs=*/nullptr))
     return std::nullopt;
   return Argument::typedTuple(std::move(module), std::move(*qualname), std::move(elements));
+}
+
+/// `{key: value, ...}`, a dict (of the type \p module:\p qualname when
+/// given); the current token is the `{`.
+std::optional<Argument> Parser::parseDictBody(std::string module, std::string qualname) {
+  consume(); // {
+  std::vector<Argument> keys, values;
+  if (!tok_.is(Token::RBrace)) {
+    do {
+      std::optional<Argument> key = parseArgument();
+      if (!key)
+        return std::nullopt;
+      if (!expect(Token::Colon, ":"))
+        return std::nullopt;
+      std::optional<Argument> value = parseArgument();
+      if (!value)
+        return std::nullopt;
+      keys.push_back(std::move(*key));
+      values.push_back(std::move(*value));
+    } while (consumeIf(Token::Comma) && !tok_.is(Token::RBrace));
+  }
+  if (!expect(Token::RBrace, "}"))
+    return std::nullopt;
+  if (module.empty())
+    return Argument::dict(std::move(keys), std::move(values));
+  return Argument::typedDict(std::move(module), std::move(qualname), std::move(keys),
+                             std::move(values));
+}
+
+/// `object module:qualname{name = value, ...}`, an object of that class with
+/// those attributes; the current token is `object`.
+std::optional<Argument> Parser::parseObject() {
+  consume(); // object
+  lexer_ = Lexer(llvm::StringRef(tok_.start, bufferEnd_ - tok_.start));
+  Token part = lexer_.lexTypeNamePart();
+  if (part.is(Token::Error))
+    return error(part.loc(), "expected the object's type, module:qualname");
+  std::string module = part.is(Token::String) ? unescapeString(part.spelling) : part.spelling.str();
+  consume(); // the module; the ':' is current
+  if (!tok_.is(Token::Colon))
+    return expected("':' between the module and the qualified name");
+  std::optional<std::string> qualname = parseTypeNamePart();
+  if (!qualname)
+    return std::nullopt;
+  if (!expect(Token::LBrace, "{"))
+    return std::nullopt;
+  std::vector<std::string> names;
+  std::vector<Argument> values;
+  if (!tok_.is(Token::RBrace)) {
+    do {
+      if (!tok_.is(Token::Identifier) && !tok_.is(Token::String))
+        return expected("an attribute name");
+      names.push_back(tok_.is(Token::String) ? unescapeString(tok_.spelling) : tok_.spelling.str());
+      consume();
+      if (!expect(Token::Equal, "="))
+        return std::nullopt;
+      std::optional<Argument> value = parseArgument();
+      if (!value)
+        return std::nullopt;
+      values.push_back(std::move(*value));
+    } while (consumeIf(Token::Comma) && !tok_.is(Token::RBrace));
+  }
+  if (!expect(Token::RBrace, "}"))
+    return std::nullopt;
+  return Argument::object(std::move(module), std::move(*qualname), std::move(names),
+                          std::move(values));
 }
 
 /// `()` and `(a, ...)` are tuples, `(a,)` a one-element tuple, and `(a)` is

@@ -203,8 +203,12 @@ private:
   /// operators take plain tuples. Both parts of the name are needed to
   /// import the type.
   void checkTupleTypes(const Node& node, const Argument& arg) {
-    if (arg.kind() != Argument::Kind::List && arg.kind() != Argument::Kind::Tuple)
+    if (!arg.isContainer())
       return;
+    if (arg.kind() == Argument::Kind::Dict || arg.kind() == Argument::Kind::Object) {
+      checkDictOrObject(node, arg);
+      return;
+    }
     if (arg.hasTupleType() && node.kind() != NodeKind::Output)
       report(node, label(node) + ": a tuple of type " + arg.tupleTypeModule() + ":" +
                        arg.tupleTypeQualname() +
@@ -212,6 +216,39 @@ private:
     if (arg.hasTupleType() && arg.tupleTypeQualname().empty())
       report(node, label(node) + ": the tuple type '" + arg.tupleTypeModule() +
                        ":' has no qualified name");
+    for (const Argument& element : arg.elements())
+      checkTupleTypes(node, element);
+  }
+
+  /// Dicts and objects are what a function returns, rebuilt by the
+  /// rewritten code: only the return value holds them. Dict keys are
+  /// literals Python can hash; object attributes are named once each.
+  void checkDictOrObject(const Node& node, const Argument& arg) {
+    bool isObject = arg.kind() == Argument::Kind::Object;
+    const char* what = isObject ? "an object" : "a dict";
+    if (node.kind() != NodeKind::Output)
+      report(node.loc(), label(node) + ": " + what + " can only be returned");
+    if (arg.hasTypeName() && arg.typeQualname().empty())
+      report(node.loc(),
+             label(node) + ": the type '" + arg.typeModule() + ":' has no qualified name");
+    if (isObject) {
+      if (!arg.hasTypeName())
+        report(node.loc(), label(node) + ": an object needs its type");
+      llvm::StringSet<> seen;
+      for (const std::string& name : arg.attributeNames())
+        if (!seen.insert(name).second)
+          report(node.loc(), label(node) + ": attribute '" + name + "' is set twice");
+    } else {
+      for (const Argument& key : arg.dictKeys()) {
+        using Kind = Argument::Kind;
+        bool literal = key.kind() == Kind::String || key.kind() == Kind::Bool ||
+                       key.kind() == Kind::None || key.kind() == Kind::Float ||
+                       (key.kind() == Kind::Sym && key.symValue().isConstant());
+        if (!literal)
+          report(node.loc(), label(node) + ": a dict key must be a string, int, bool, float "
+                                           "or none literal");
+      }
+    }
     for (const Argument& element : arg.elements())
       checkTupleTypes(node, element);
   }

@@ -12,7 +12,7 @@ namespace {
 /// Calls \p fn on \p arg and, for lists and tuples, on every element inside.
 void walkArgument(Argument& arg, llvm::function_ref<void(Argument&)> fn) {
   fn(arg);
-  if (arg.kind() == Argument::Kind::List || arg.kind() == Argument::Kind::Tuple)
+  if (arg.isContainer())
     for (Argument& element : arg.elements())
       walkArgument(element, fn);
 }

@@ -216,8 +216,24 @@ TEST_F(RewrittenCodeTest, UnsupportedCasesAreErrors) {
             "and int inputs");
   EXPECT_EQ(rewriteError("plain", "graph @plain(%x: tensor<f32, [1]> = L['x']) { return f32 }"),
             "cannot rewrite plain: the function returns 'f32', which the rewritten code cannot "
-            "rebuild (it returns tensors, tuples, lists, None, bools, ints, floats, strings and "
-            "symbolic sizes)");
+            "rebuild (it returns tensors, tuples, lists, dicts, objects, None, bools, ints, "
+            "floats, strings and symbolic sizes)");
+  // Dicts of other types, and objects object.__new__ cannot make.
+  EXPECT_EQ(rewriteError("plain", "graph @plain(%x: tensor<f32, [1]> = L['x']) "
+                                  "{ return collections:defaultdict{\"a\": %x} }"),
+            "cannot rewrite plain: the function returns a collections:defaultdict, a dict type "
+            "the rewritten code does not know how to construct (it rebuilds dict and "
+            "collections.OrderedDict)");
+  EXPECT_EQ(rewriteError("plain", "graph @plain(%x: tensor<f32, [1]> = L['x']) "
+                                  "{ return object collections:OrderedDict{a = %x} }"),
+            "cannot rewrite plain: the function returns a collections:OrderedDict, whose objects "
+            "object.__new__ cannot make (they are laid out as collections.OrderedDict's)");
+  EXPECT_EQ(rewriteError("plain", "graph @plain(%x: tensor<f32, [1]> = L['x']) "
+                                  "{ return object collections:Nope{a = %x} }")
+                .rfind("cannot rewrite plain: the function returns a collections:Nope, whose type "
+                       "the rewritten code cannot import by its module and qualified name",
+                       0),
+            0u);
   // 2*s0 is a size, but s0 alone is not, so nothing binds it.
   EXPECT_EQ(rewriteError("plain", "graph @plain(%x: tensor<f32, [2*s0]> = L['x']) "
                                   "symbols { s0: [1, 8] } { return (%x, s0) }"),

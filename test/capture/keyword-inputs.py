@@ -1,0 +1,193 @@
+# Example inputs with keywords: example_inputs() gives the positional
+# arguments and example_kwargs() the keyword arguments, by parameter name
+# (with --example NAME, NAME's `_inputs` becomes `_kwargs`: NAME_kwargs()).
+# Keywords bind as CPython binds them: to parameters by name (keyword-only
+# ones too), the rest into **kwargs, whose keys are guarded; parameters left
+# out keep their defaults and are guarded; --dynamic names keyword arguments
+# like positional ones.
+# RUN: %dync export %s:Model.forward --emit=guards | FileCheck %s --check-prefix=GUARDS
+# RUN: %dync export %s:Model.forward --emit=graph --dynamic 'attention_mask:0=b[2,8]' \
+# RUN:   --dynamic 'input_ids:0=b[2,8]' | FileCheck %s --check-prefix=DYNAMIC
+# RUN: %dync export %s:only_keywords --example only_keywords_inputs --emit=graph \
+# RUN:   | FileCheck %s --check-prefix=ONLY
+# RUN: %dync export %s:varargs --example varargs_inputs --emit=guards \
+# RUN:   | FileCheck %s --check-prefix=VARARGS
+# RUN: not %dync export %s:Model.forward --example not_dict_inputs --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=NOTDICT
+# RUN: not %dync export %s:Model.forward --example unknown_inputs --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=UNKNOWN
+# RUN: not %dync export %s:Model.forward --example twice_inputs --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=TWICE
+# RUN: not %dync export %s:Model.forward --example missing_inputs --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=MISSING
+# RUN: not %dync export %s:positional_only --example posonly_inputs --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=POSONLY
+# RUN: not %dync export %s:Model.forward --example badkey_inputs --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=BADKEY
+# RUN: not %dync export %s:named_tuple --example named_tuple_inputs --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=NAMEDTUPLE
+# RUN: not %dync export %s:named_tuple --example ordered_inputs --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=ORDEREDDICT
+# RUN: not %dync export %s:Model.forward --example dynamic_inputs --emit=graph \
+# RUN:   --dynamic 'mask:0=b' 2>&1 | FileCheck %s --check-prefix=NODYN
+import collections
+
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, input_ids, attention_mask=None, *, scale, eps=1e-5, **kwargs):
+        h = input_ids.float() * scale + eps
+        if attention_mask is not None:
+            h = h * attention_mask
+        for name, value in kwargs.items():
+            h = h + value
+        return h
+
+
+model = Model()
+
+
+def example_inputs():
+    return (torch.ones(4, 3, dtype=torch.long),)
+
+
+def example_kwargs():
+    return {"attention_mask": torch.ones(4, 3), "scale": 2.0, "extra": torch.ones(3)}
+
+
+# GUARDS-LABEL: guards @Model.forward(self, input_ids, attention_mask, scale, eps, kwargs
+# GUARDS-NEXT:    tensor L['input_ids'] : tensor<i64, [4, 3]>
+# GUARDS-NEXT:    tensor L['attention_mask'] : tensor<f32, [4, 3]>
+# GUARDS-NEXT:    tensor L['kwargs']['extra'] : tensor<f32, [3]>
+# GUARDS:         equals L['scale'] : 2.0
+# GUARDS:         type L['kwargs'] : builtins:dict
+# GUARDS-NEXT:    keys L['kwargs'] : ["extra"]
+# GUARDS-NEXT:    equals L['eps'] : 1e-05
+
+# DYNAMIC:      graph @Model.forward(%input_ids: tensor<i64, [b, 3]> = L['input_ids'],
+# DYNAMIC-NEXT:   %attention_mask: tensor<f32, [b, 3]> = L['attention_mask'],
+# DYNAMIC-NEXT:   %kwargs_extra: tensor<f32, [3]> = L['kwargs']['extra'])
+# DYNAMIC-NEXT:   symbols { b: [2, 8] }
+
+
+def only_keywords(*, x, y=None):
+    return x * 2 if y is None else x * y
+
+
+def only_keywords_kwargs():
+    return {"x": torch.ones(2)}
+
+
+# ONLY: graph @only_keywords(%x: tensor<f32, [2]> = L['x'])
+# ONLY:   return %0
+
+
+def varargs(a, *rest):
+    return a + sum(rest)
+
+
+def varargs_inputs():
+    return (torch.ones(2), torch.ones(2), torch.ones(2))
+
+
+# VARARGS:      type L['rest'] : builtins:tuple
+# VARARGS-NEXT: length L['rest'] : 2
+
+
+def not_dict_inputs():
+    return example_inputs()
+
+
+def not_dict_kwargs():
+    return [("scale", 2.0)]
+
+
+# NOTDICT: keyword-inputs.py: error: not_dict_kwargs() returned a list; it must return a dict of keyword arguments by parameter name, such as {"attention_mask": mask}
+
+
+def unknown_inputs():
+    return example_inputs()
+
+
+def unknown_kwargs():
+    return {"scale": 1.0, "self": 3}
+
+
+# UNKNOWN: keyword-inputs.py: error: unknown_kwargs() gives 'self', which is Model.forward's 'self'
+
+
+def twice_inputs():
+    return example_inputs()
+
+
+def twice_kwargs():
+    return {"scale": 1.0, "input_ids": torch.ones(4, 3)}
+
+
+# TWICE: keyword-inputs.py: error: twice_kwargs() gives 'input_ids', which twice_inputs() already gives as argument 0
+
+
+def missing_inputs():
+    return example_inputs()
+
+
+# MISSING: keyword-inputs.py: error: Model.forward() needs the keyword-only argument 'scale', which the examples do not give: return it from missing_kwargs()
+
+
+def positional_only(x, /, y):
+    return x + y
+
+
+def posonly_inputs():
+    return ()
+
+
+def posonly_kwargs():
+    return {"x": torch.ones(2), "y": torch.ones(2)}
+
+
+# POSONLY: keyword-inputs.py: error: posonly_kwargs() gives 'x', a positional-only parameter of positional_only; give it in posonly_inputs()
+
+
+def badkey_inputs():
+    return example_inputs()
+
+
+def badkey_kwargs():
+    return {1: 2.0}
+
+
+# BADKEY: keyword-inputs.py: error: badkey_kwargs() returned a dict with the key 1; keyword arguments are named by str keys
+
+
+def dynamic_inputs():
+    return example_inputs()
+
+
+def dynamic_kwargs():
+    return {"scale": 1.0}
+
+
+# NODYN: keyword-inputs.py: error: --dynamic 'mask:0=b' names 'mask', which is not an example argument of Model.forward
+
+
+# Containers whose items the guards cannot read yet.
+Pair = collections.namedtuple("Pair", "a b")
+
+
+def named_tuple(p):
+    return p[0] + p[1]
+
+
+def named_tuple_inputs():
+    return (Pair(torch.ones(2), torch.ones(2)),)
+
+
+def ordered_kwargs():
+    return {"p": collections.OrderedDict(a=torch.ones(2))}
+
+
+# NAMEDTUPLE: keyword-inputs.py: error: L['p'] is a keyword-inputs.Pair holding tensors; tensors in subclasses of tuple, list and dict (named tuples, OrderedDicts) are not supported as inputs yet: pass a plain tuple instead
+# ORDEREDDICT: keyword-inputs.py: error: L['p'] is a collections.OrderedDict holding tensors; {{.*}}: pass a plain dict instead
