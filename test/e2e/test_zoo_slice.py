@@ -1,0 +1,137 @@
+"""A slice of utils/zoo, the corpus of Hugging Face transformers models
+(docs/testing.md, "Real models: utils/zoo"): one model run through the whole
+harness, whatever its outcome today, checked for a consistent row and summary
+line; a step that times out; and the harness's comparison with eager, which
+must see each kind of difference it claims to see."""
+import collections
+import importlib.machinery
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import BUILD, REPO
+
+torch = pytest.importorskip("torch")
+ZOO = os.path.join(REPO, "utils", "zoo")
+SUMMARY = re.compile(r"zoo: (\d+) passed, (\d+) failed \(torch\.export accepts (\d+) of (\d+)\)")
+
+
+def load_zoo():
+    loader = importlib.machinery.SourceFileLoader("dync_zoo", ZOO)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
+
+
+def run_zoo(*args):
+    return subprocess.run([sys.executable, ZOO, "--build-dir", BUILD, *args], capture_output=True,
+                          text=True, timeout=600)
+
+
+def rows(stdout):
+    """{model: cells} of the table printed before the summary."""
+    lines = stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("model "))
+    table = {}
+    for line in lines[header + 1:]:
+        if not line.strip():
+            break
+        cells = line.split(None, 5)
+        table[cells[0]] = cells
+    return table
+
+
+def test_convnext_row_and_summary_agree(tmp_path):
+    """ConvNeXt, the quickest model: torch.export accepts it; dync either
+    passes it (exported, matched, hit, exit 0) or gives a failure row whose
+    reason is the one listed by reason, and exits 1."""
+    ran = run_zoo("--models", "convnext", "--no-time", "--keep", str(tmp_path))
+    last = ran.stdout.strip().splitlines()[-1]
+    summary = SUMMARY.fullmatch(last)
+    assert summary, ran.stdout + ran.stderr
+    passed, failed, accepted, total = map(int, summary.groups())
+    assert (passed + failed, accepted, total) == (1, 1, 1), last
+    row = rows(ran.stdout)["convnext"]
+    assert row[1] == "yes"  # torch.export
+    if passed:
+        assert row[2:5] == ["yes", "yes", "yes"] and ran.returncode == 0, ran.stdout
+        assert os.path.exists(tmp_path / "convnext.dync.so")
+        return
+    assert ran.returncode == 1
+    assert "no" in row[2:5], row
+    reason = row[5]
+    assert reason, ran.stdout
+    grouped = ran.stdout.split("failures by reason:\n", 1)[1].splitlines()[0]
+    assert re.fullmatch(r"\s+1  .+ \(convnext\)", grouped), grouped
+    assert load_zoo().reason_group(reason) in grouped
+    # The progress line names the same failure.
+    assert f"convnext failed: {reason}" in ran.stderr
+    if row[2] == "no" and "keywords are not supported" not in reason:
+        # The reason is dync's own first line of error for this export.
+        export = subprocess.run(
+            [os.path.join(BUILD, "bin", "dync"), "export",
+             os.path.join(REPO, "utils", "zoo_models", "convnext.py")
+             + ":ConvNextForImageClassification.forward", "-o", str(tmp_path / "again.dync.so")],
+            capture_output=True, text=True, cwd=tmp_path,
+            env=dict(os.environ, HF_HUB_OFFLINE="1"))
+        assert export.returncode != 0
+        assert reason.split(" error: ", 1)[-1] in export.stderr
+
+
+def test_a_step_that_times_out_fails_its_model_only():
+    ran = run_zoo("--models", "vit", "--no-time", "--timeout", "1")
+    lines = ran.stdout.strip().splitlines()
+    assert lines[-1] == "zoo: 0 passed, 1 failed (torch.export accepts 0 of 1)", ran.stdout
+    assert ran.returncode == 1
+    assert "did not finish in 1 s" in rows(ran.stdout)["vit"][5]
+
+
+def test_list_names_every_model_file_once():
+    ran = subprocess.run([sys.executable, ZOO, "--list"], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    names = [line.split()[0] for line in ran.stdout.splitlines()]
+    files = sorted(f[:-3] for f in os.listdir(os.path.join(REPO, "utils", "zoo_models"))
+                   if f.endswith(".py"))
+    assert sorted(names) == files and len(set(names)) == len(names)
+    assert len(names) >= 25
+
+
+def test_unknown_model_is_a_usage_error():
+    ran = run_zoo("--models", "gpt2,no_such_model")
+    assert ran.returncode == 2
+    assert "unknown model(s) no_such_model" in ran.stderr
+
+
+class Output(collections.OrderedDict):
+    """A result type like transformers' ModelOutput, an OrderedDict."""
+
+
+def test_comparison_sees_each_difference():
+    zoo = load_zoo()
+
+    def output(**items):
+        return Output(items)
+
+    logits = torch.randn(2, 3)
+    hidden = torch.randn(2, 4)
+    expected = output(logits=logits, hidden=hidden)
+    assert zoo.difference(output(logits=logits.clone(), hidden=hidden.clone()), expected) is None
+    assert zoo.difference(output(logits=logits + 1e-7, hidden=hidden), expected) is None
+    cases = {
+        "values differ": output(logits=logits + 1e-2, hidden=hidden),
+        "torch.float64": output(logits=logits.double(), hidden=hidden),
+        "[3, 2]": output(logits=logits.t().contiguous(), hidden=hidden),
+        "eager a Output of ('logits', 'hidden')": output(logits=logits),
+        "a tuple": (logits, hidden),
+        "a Output of ('hidden', 'logits')": output(hidden=hidden, logits=logits),
+        "None": output(logits=logits, hidden=None),
+    }
+    for expect, actual in cases.items():
+        why = zoo.difference(actual, expected)
+        assert why is not None and expect in why, (expect, why)
+    nan = torch.tensor([float("nan"), 1.0])
+    assert zoo.difference((nan.clone(),), (nan,)) is None
