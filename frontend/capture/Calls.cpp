@@ -6,6 +6,7 @@
 // itself go to their handlers; pure functions of constants run in CPython.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -341,6 +342,11 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
   // making it for real is not a side effect.
   if (isDescriptorFactory(object))
     return callForReal(object, args, kwargs);
+  // Methods of builtin types reached as real objects (`dict.fromkeys`,
+  // `str.maketrans`): the method table.
+  if (std::optional<llvm::Expected<ValuePtr>> called =
+          callTableFunction(*this, object, args, kwargs))
+    return std::move(*called);
   bool constantArgs = allConstant(args) &&
                       llvm::all_of(kwargs, [](const auto& kw) { return allConstant({kw.second}); });
   // Pure functions of constants run in CPython: math functions, and
