@@ -690,7 +690,8 @@ llvm::Expected<StandInClasses> standInClasses() {
 /// when the call has none).
 llvm::Expected<ValuePtr> runOnRealValues(Interpreter& interp, const MethodRow* row,
                                          PyObject* callable, const ValuePtr& receiver,
-                                         const Args& args, const KeywordArgs& kwargs) {
+                                         const Args& args, const KeywordArgs& kwargs,
+                                         bool makesText = false) {
   std::string what = row ? row->spelling() : describeObject(callable);
   bool mutates = row && row->effect == MethodEffect::MutatesReceiver;
   if (row && row->effect == MethodEffect::Refused)
@@ -705,7 +706,7 @@ llvm::Expected<ValuePtr> runOnRealValues(Interpreter& interp, const MethodRow* r
       return captureError("calling " + what + " on a " + spelling(receiver->kind) +
                           " value, which capture cannot change");
   }
-  Realizer realizer(interp, row && row->type == "str");
+  Realizer realizer(interp, makesText || (row && row->type == "str"));
   PyRef tuple = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(args.size())));
   if (!tuple)
     return pythonError("building call arguments");
@@ -826,8 +827,8 @@ std::optional<llvm::Expected<ValuePtr>> callTableFunction(Interpreter& interp, P
 
 llvm::Expected<ValuePtr> callWithRealValues(Interpreter& interp, PyObject* callable,
                                             const std::vector<ValuePtr>& args,
-                                            const KeywordArgs& kwargs) {
-  return runOnRealValues(interp, nullptr, callable, nullptr, args, kwargs);
+                                            const KeywordArgs& kwargs, bool makesText) {
+  return runOnRealValues(interp, nullptr, callable, nullptr, args, kwargs, makesText);
 }
 
 } // namespace dync::capture

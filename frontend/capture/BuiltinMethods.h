@@ -42,8 +42,10 @@ std::optional<llvm::Expected<ValuePtr>> callTableFunction(Interpreter& interp, P
 /// Calls the real builtin \p callable on values capture holds, made real as
 /// the methods' receivers and arguments are (see above); for builtins such
 /// as `sorted` that call back into what they are given (a key function).
+/// \p makesText: the call makes text (`repr`), so a symbolic number's text is
+/// refused rather than spelled as its symbol.
 llvm::Expected<ValuePtr> callWithRealValues(Interpreter& interp, PyObject* callable,
                                             const std::vector<ValuePtr>& args,
-                                            const KeywordArgs& kwargs);
+                                            const KeywordArgs& kwargs, bool makesText = false);
 
 } // namespace dync::capture

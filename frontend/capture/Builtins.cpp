@@ -367,6 +367,17 @@ llvm::Expected<ValuePtr> builtinSorted(Interpreter& interp, const ValuePtr& self
   return callWithRealValues(interp, self->object.get(), args, kwargs);
 }
 
+/// repr(): CPython's, on the value made real as a builtin method's
+/// arguments are; the text of a tensor or a symbolic size is refused.
+llvm::Expected<ValuePtr> builtinRepr(Interpreter& interp, const ValuePtr& self, Args& args,
+                                     KeywordArgs& kwargs) {
+  if (auto e = arity("repr", args, 1, 1))
+    return e;
+  if (auto e = noKeywords("repr", kwargs))
+    return e;
+  return callWithRealValues(interp, self->object.get(), args, kwargs, /*makesText=*/true);
+}
+
 llvm::Expected<ValuePtr> builtinIter(Interpreter& interp, const ValuePtr&, Args& args,
                                      KeywordArgs&) {
   if (auto e = arity("iter", args, 1, 1))
@@ -732,6 +743,7 @@ const Row Rows[] = {
     {"builtins.zip", builtinZip},
     {"builtins.reversed", builtinReversed},
     {"builtins.sorted", builtinSorted},
+    {"builtins.repr", builtinRepr},
     {"builtins.iter", builtinIter},
     {"builtins.next", builtinNext},
     {"builtins.all", builtinAllAny},
