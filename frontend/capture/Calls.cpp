@@ -335,6 +335,39 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
   return call(*target, std::move(args), std::move(kwargs));
 }
 
+llvm::Expected<ValuePtr> Interpreter::constructModule(const ValuePtr& cls,
+                                                      const std::vector<ValuePtr>& args,
+                                                      const KeywordArgs& kwargs) {
+  PyObject* type = cls->object.get();
+  std::string name = "module " + describeObject(type);
+  // `nn.Softmax(dim=-1)(x)`: a module of constants without state is made for
+  // real, as eager makes it on every call; its forward is then inlined like
+  // any module's. A fresh module is in training mode, as in eager.
+  if (!allConstant(args) ||
+      !llvm::all_of(kwargs, [](const auto& kw) { return allConstant({kw.second}); }))
+    return captureError("constructing " + name +
+                        " while capturing from values that are not constants is not "
+                        "supported; build it in __init__");
+  llvm::Expected<PythonCallArguments> call = toPythonArguments(args, kwargs);
+  if (!call)
+    return call.takeError();
+  PyRef module = PyRef::steal(PyObject_Call(type, call->args.get(), call->kwargs.get()));
+  if (!module)
+    return pythonError("constructing " + name);
+  // Parameters and buffers made on every call (randomly initialized ones
+  // among them) are tensors no graph input names.
+  for (const char* tensors : {"parameters", "buffers"}) {
+    PyRef iterator = PyRef::steal(PyObject_CallMethod(module.get(), tensors, nullptr));
+    PyRef first = iterator ? PyRef::steal(PyIter_Next(iterator.get())) : PyRef();
+    if (PyErr_Occurred())
+      return pythonError("reading the " + llvm::Twine(tensors) + " of " + name);
+    if (first)
+      return captureError("constructing " + name + " while capturing is not supported: it has " +
+                          tensors + ", made anew on every call; build it in __init__");
+  }
+  return makeValue(ValueKind::NNModule, module);
+}
+
 llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
                                                  KeywordArgs kwargs) {
   PyObject* object = callee->object.get();
@@ -396,8 +429,7 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
   if (PyType_Check(object)) {
     if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
                          reinterpret_cast<PyTypeObject*>(types_.module.get())))
-      return captureError("constructing module " + describeObject(object) +
-                          " while capturing is not supported; build modules in __init__");
+      return constructModule(callee, args, kwargs);
     return construct(callee, std::move(args), std::move(kwargs));
   }
   // A callable instance of a Python class: inline its __call__.

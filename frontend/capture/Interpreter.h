@@ -335,6 +335,9 @@ private:
                                       KeywordArgs kwargs);
   llvm::Expected<ValuePtr> callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
                                       KeywordArgs kwargs);
+  /// `nn.Softmax(dim=-1)` in forward: an nn.Module subclass called (Calls.cpp).
+  llvm::Expected<ValuePtr> constructModule(const ValuePtr& cls, const std::vector<ValuePtr>& args,
+                                           const KeywordArgs& kwargs);
   llvm::Expected<ValuePtr> run(Frame& frame);
   llvm::Error locate(llvm::Error error);
   llvm::Expected<ValuePtr> moduleAttr(const ValuePtr& module, llvm::StringRef name);
@@ -349,6 +352,9 @@ private:
   llvm::Error jumpIf(Frame& f, const bytecode::Instruction& ins, bool popped, bool onTrue);
   llvm::Error jumpIfNone(Frame& f, const bytecode::Instruction& ins, bool onNone);
   llvm::Expected<ValuePtr> loadGlobal(Frame& f, PyObject* name);
+  /// BEFORE_WITH on a context manager written in Python: enters it and
+  /// pushes its __exit__ and what __enter__ gave; false when it is not one.
+  llvm::Expected<bool> enterPythonContext(Frame& f, const ValuePtr& manager);
 
   //===--------------------------------------------------------------------===//
   // Data-dependent branches whose one side only raises (RaiseOnlyBranch.cpp).
