@@ -368,6 +368,56 @@ llvm::Expected<ValuePtr> Interpreter::constructModule(const ValuePtr& cls,
   return makeValue(ValueKind::NNModule, module);
 }
 
+llvm::Expected<ValuePtr> Interpreter::callNumpyOnConstants(const ValuePtr& callee,
+                                                           const std::vector<ValuePtr>& args,
+                                                           const KeywordArgs& kwargs) {
+  PyObject* object = callee->object.get();
+  PyRef module = PyRef::steal(PyObject_GetAttrString(object, "__module__"));
+  if (!module)
+    PyErr_Clear();
+  std::string name = module && PyUnicode_Check(module.get())
+                         ? python::utf8Of(module.get()).value_or("")
+                         : std::string();
+  if (name != "numpy" && !llvm::StringRef(name).starts_with("numpy."))
+    return nullptr;
+  // NumPy's functions of numbers (`np.sqrt(d)`) are pure; its random
+  // numbers are not, and an array would be a tensor constant, which graphs
+  // do not hold yet.
+  if (llvm::StringRef(name).starts_with("numpy.random"))
+    return captureError("NumPy's random numbers (" + describeObject(object) +
+                        ") differ from call to call; use torch's random functions");
+  // Constants, and read-only objects such as NumPy's dtypes.
+  auto known = [](const ValuePtr& value) {
+    return value->kind == ValueKind::Object || allConstant({value});
+  };
+  if (!llvm::all_of(args, known) ||
+      !llvm::all_of(kwargs, [&](const auto& kw) { return known(kw.second); }))
+    return captureError("calling NumPy's " + describeObject(object) +
+                        " on values that are not constants is not supported; use torch's");
+  llvm::Expected<PythonCallArguments> call = toPythonArguments(args, kwargs);
+  if (!call)
+    return call.takeError();
+  PyRef result = PyRef::steal(PyObject_Call(object, call->args.get(), call->kwargs.get()));
+  if (!result)
+    return pythonError("calling " + describeObject(object));
+  // A NumPy scalar is a number to torch: the Python number it holds.
+  llvm::Expected<PyRef> generic = importObject("numpy.generic");
+  if (!generic)
+    return generic.takeError();
+  if (PyObject_IsInstance(result.get(), generic->get()) == 1) {
+    PyRef item = PyRef::steal(PyObject_CallMethod(result.get(), "item", nullptr));
+    if (!item)
+      return pythonError("reading a NumPy scalar");
+    return wrapReal(item.get(), nullptr);
+  }
+  if (PyType_Check(result.get()) || PyCallable_Check(result.get()) == 0)
+    if (PyObject_HasAttrString(result.get(), "__array_interface__"))
+      return captureError("NumPy's " + describeObject(object) +
+                          " makes an array, which would be a tensor constant; graphs hold only "
+                          "constants that are one number yet");
+  return wrapReal(result.get(), nullptr);
+}
+
 llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
                                                  KeywordArgs kwargs) {
   PyObject* object = callee->object.get();
@@ -426,6 +476,18 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
   }
   if (object == types_.size.get())
     return constructSize(*this, args, kwargs);
+  if (llvm::Expected<ValuePtr> numpy = callNumpyOnConstants(callee, args, kwargs); !numpy || *numpy)
+    return numpy;
+  // torch.autograd.Variable(x): torch's legacy tensor constructor, in C, is a
+  // tensor operation like any other.
+  if (PyType_Check(object)) {
+    llvm::Expected<PyRef> legacy = importObject("torch._C._LegacyVariableBase");
+    if (!legacy)
+      return legacy.takeError();
+    if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
+                         reinterpret_cast<PyTypeObject*>(legacy->get())))
+      return callOracle(object, args, kwargs);
+  }
   if (PyType_Check(object)) {
     if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
                          reinterpret_cast<PyTypeObject*>(types_.module.get())))

@@ -335,6 +335,11 @@ private:
                                       KeywordArgs kwargs);
   llvm::Expected<ValuePtr> callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
                                       KeywordArgs kwargs);
+  /// A NumPy function called on constants (Calls.cpp); null when \p callee
+  /// is not NumPy's.
+  llvm::Expected<ValuePtr> callNumpyOnConstants(const ValuePtr& callee,
+                                                const std::vector<ValuePtr>& args,
+                                                const KeywordArgs& kwargs);
   /// `nn.Softmax(dim=-1)` in forward: an nn.Module subclass called (Calls.cpp).
   llvm::Expected<ValuePtr> constructModule(const ValuePtr& cls, const std::vector<ValuePtr>& args,
                                            const KeywordArgs& kwargs);
