@@ -204,7 +204,14 @@ llvm::Error writeArtifact(llvm::ArrayRef<CapturedEntry> entries, llvm::StringRef
     const CapturedEntry& entry = entries[i];
     auto* code = reinterpret_cast<PyCodeObject*>(entry.code.get());
     codegen::ArtifactEntry artifactEntry;
-    artifactEntry.qualifiedName = python::utf8Of(code->co_qualname).value_or("");
+    // The function's __qualname__, which is its code's except for a
+    // decorator's wrapper made with functools.wraps: that one names the
+    // function it wraps, the path `dync.load` finds the wrapper by.
+    PyObject* qualname =
+        PyFunction_Check(entry.function.get())
+            ? reinterpret_cast<PyFunctionObject*>(entry.function.get())->func_qualname
+            : code->co_qualname;
+    artifactEntry.qualifiedName = python::utf8Of(qualname).value_or("");
     artifactEntry.firstLine = static_cast<uint32_t>(code->co_firstlineno);
     artifactEntry.moduleName = moduleOf(entry.function.get());
     artifactEntry.definingFile = python::utf8Of(code->co_filename).value_or("");

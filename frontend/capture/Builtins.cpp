@@ -6,6 +6,7 @@
 // capture with a reason instead of being guessed at.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -190,6 +191,12 @@ llvm::Expected<ValuePtr> builtinNumeric(Interpreter& interp, const ValuePtr& sel
     // abs(tensor) is the tensor's __abs__.
     return interp.callOracle(self->object.get(), args, {});
   }
+  // The text of a class (`str(model.__class__)`, a registry's key) is its
+  // qualified name: type's own __repr__, no code of the program.
+  if (self->object.get() == reinterpret_cast<PyObject*>(&PyUnicode_Type) && args.size() == 1 &&
+      args[0]->kind == ValueKind::Object && PyType_Check(args[0]->object.get()) &&
+      Py_TYPE(args[0]->object.get())->tp_repr == PyType_Type.tp_repr)
+    return applyToConstants(interp, self->object.get(), args);
   if (!llvm::all_of(args, numeric))
     return captureError(describeObject(self->object.get()) + " of a non-constant value");
   return applyToConstants(interp, self->object.get(), args);
@@ -350,36 +357,25 @@ llvm::Expected<ValuePtr> builtinReversed(Interpreter& interp, const ValuePtr&, A
   return makeEagerIterator(std::move(*items));
 }
 
-/// sorted() of constants (keys and order decided by CPython); a key
-/// function, if any, must itself be a builtin of constants.
+/// sorted(): CPython's own, on the items made real as a builtin method's
+/// arguments are; a key function written in Python runs inlined, and
+/// comparing tensors is a data-dependent branch (BuiltinMethods.h).
 llvm::Expected<ValuePtr> builtinSorted(Interpreter& interp, const ValuePtr& self, Args& args,
                                        KeywordArgs& kwargs) {
   if (auto e = arity("sorted", args, 1, 1))
     return e;
-  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
-  if (!items)
-    return items.takeError();
-  if (!Interpreter::allConstant(*items))
-    return captureError("sorted() of values that are not constants");
-  PyRef list = PyRef::steal(PyList_New(0));
-  for (const ValuePtr& item : *items) {
-    llvm::Expected<PyRef> object = interp.toPython(item);
-    if (!object)
-      return object.takeError();
-    PyList_Append(list.get(), object->get());
-  }
-  PyRef dict = PyRef::steal(PyDict_New());
-  for (auto& [name, value] : kwargs) {
-    if (value->kind != ValueKind::Constant && value->kind != ValueKind::Builtin &&
-        value->kind != ValueKind::Object)
-      return captureError("sorted() with a " + spelling(value->kind) + " " + name);
-    PyDict_SetItemString(dict.get(), name.c_str(), value->object.get());
-  }
-  PyRef tuple = PyRef::steal(PyTuple_Pack(1, list.get()));
-  PyRef result = PyRef::steal(PyObject_Call(self->object.get(), tuple.get(), dict.get()));
-  if (!result)
-    return pythonError("sorted()");
-  return interp.wrapFake(result.get());
+  return callWithRealValues(interp, self->object.get(), args, kwargs);
+}
+
+/// repr(): CPython's, on the value made real as a builtin method's
+/// arguments are; the text of a tensor or a symbolic size is refused.
+llvm::Expected<ValuePtr> builtinRepr(Interpreter& interp, const ValuePtr& self, Args& args,
+                                     KeywordArgs& kwargs) {
+  if (auto e = arity("repr", args, 1, 1))
+    return e;
+  if (auto e = noKeywords("repr", kwargs))
+    return e;
+  return callWithRealValues(interp, self->object.get(), args, kwargs, /*makesText=*/true);
 }
 
 llvm::Expected<ValuePtr> builtinIter(Interpreter& interp, const ValuePtr&, Args& args,
@@ -677,161 +673,6 @@ llvm::Expected<ValuePtr> builtinSideEffect(Interpreter&, const ValuePtr& self, A
                       "tensors)");
 }
 
-//===----------------------------------------------------------------------===//
-// Methods of containers built during capture.
-//===----------------------------------------------------------------------===//
-
-llvm::Error checkMutable(const ValuePtr& self, llvm::StringRef method) {
-  if (!self->source)
-    return llvm::Error::success();
-  return captureError("calling " + method + "() on " + self->source->str() +
-                      " (mutating an input is a side effect outside the graph)");
-}
-
-llvm::Expected<ValuePtr> listAppend(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
-  if (auto e = arity("append", args, 2, 2))
-    return e;
-  if (auto e = checkMutable(args[0], "append"))
-    return e;
-  args[0]->items.push_back(args[1]);
-  return makeNone();
-}
-
-llvm::Expected<ValuePtr> listExtend(Interpreter& interp, const ValuePtr&, Args& args,
-                                    KeywordArgs&) {
-  if (auto e = arity("extend", args, 2, 2))
-    return e;
-  if (auto e = checkMutable(args[0], "extend"))
-    return e;
-  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[1]);
-  if (!items)
-    return items.takeError();
-  args[0]->items.insert(args[0]->items.end(), items->begin(), items->end());
-  return makeNone();
-}
-
-llvm::Expected<ValuePtr> listInsert(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
-  if (auto e = arity("insert", args, 3, 3))
-    return e;
-  if (auto e = checkMutable(args[0], "insert"))
-    return e;
-  if (!args[1]->isConstant() || !PyLong_Check(args[1]->object.get()))
-    return captureError("insert() index must be a constant int");
-  long long size = static_cast<long long>(args[0]->items.size());
-  long long index = PyLong_AsLongLong(args[1]->object.get());
-  if (index < 0)
-    index = std::max(0LL, index + size);
-  index = std::min(index, size);
-  args[0]->items.insert(args[0]->items.begin() + index, args[2]);
-  return makeNone();
-}
-
-llvm::Expected<ValuePtr> listPop(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
-  if (auto e = arity("pop", args, 1, 2))
-    return e;
-  if (auto e = checkMutable(args[0], "pop"))
-    return e;
-  std::vector<ValuePtr>& items = args[0]->items;
-  long long size = static_cast<long long>(items.size());
-  long long index = size - 1;
-  if (args.size() == 2) {
-    if (!args[1]->isConstant() || !PyLong_Check(args[1]->object.get()))
-      return captureError("pop() index must be a constant int");
-    index = PyLong_AsLongLong(args[1]->object.get());
-    if (index < 0)
-      index += size;
-  }
-  if (index < 0 || index >= size)
-    return captureError("pop index out of range");
-  ValuePtr value = items[index];
-  items.erase(items.begin() + index);
-  return value;
-}
-
-llvm::Expected<ValuePtr> sequenceIndexCount(Interpreter& interp, const ValuePtr& self, Args& args,
-                                            KeywordArgs&) {
-  if (auto e = arity("index", args, 2, 2))
-    return e;
-  bool isCount = nameOf(self->object.get(), "") == "count";
-  long long count = 0;
-  for (size_t i = 0; i < args[0]->items.size(); ++i) {
-    llvm::Expected<bool> match = interp.contains(makeTuple({args[0]->items[i]}), args[1]);
-    if (!match)
-      return match.takeError();
-    if (*match && !isCount)
-      return makeInt(static_cast<long long>(i));
-    count += *match;
-  }
-  if (isCount)
-    return makeInt(count);
-  return captureError("the program raises ValueError: value is not in the sequence");
-}
-
-llvm::Expected<ValuePtr> dictView(Interpreter&, const ValuePtr& self, Args& args, KeywordArgs&) {
-  if (auto e = arity("keys/values/items", args, 1, 1))
-    return e;
-  std::string name = nameOf(self->object.get(), "");
-  std::vector<ValuePtr> items;
-  for (const auto& [key, value] : args[0]->entries) {
-    if (name == "keys")
-      items.push_back(key);
-    else if (name == "values")
-      items.push_back(value);
-    else
-      items.push_back(makeTuple({key, value}));
-  }
-  return makeList(std::move(items));
-}
-
-llvm::Expected<ValuePtr> dictGet(Interpreter& interp, const ValuePtr&, Args& args, KeywordArgs&) {
-  if (auto e = arity("get", args, 2, 3))
-    return e;
-  for (const auto& [key, value] : args[0]->entries) {
-    llvm::Expected<bool> match = interp.contains(makeTuple({key}), args[1]);
-    if (!match)
-      return match.takeError();
-    if (*match)
-      return value;
-  }
-  return args.size() == 3 ? args[2] : makeNone();
-}
-
-llvm::Expected<ValuePtr> setAdd(Interpreter& interp, const ValuePtr&, Args& args, KeywordArgs&) {
-  if (auto e = arity("add", args, 2, 2))
-    return e;
-  if (auto e = checkMutable(args[0], "add"))
-    return e;
-  if (llvm::Error error = interp.addToSet(args[0], args[1]))
-    return error;
-  return makeNone();
-}
-
-llvm::Expected<ValuePtr> dictUpdate(Interpreter&, const ValuePtr&, Args& args,
-                                    KeywordArgs& kwargs) {
-  if (auto e = arity("update", args, 1, 2))
-    return e;
-  if (auto e = checkMutable(args[0], "update"))
-    return e;
-  auto set = [&](const ValuePtr& key, const ValuePtr& value) {
-    for (auto& [k, v] : args[0]->entries)
-      if (k->isConstant() && key->isConstant() &&
-          PyObject_RichCompareBool(k->object.get(), key->object.get(), Py_EQ) == 1) {
-        v = value;
-        return;
-      }
-    args[0]->entries.emplace_back(key, value);
-  };
-  if (args.size() == 2) {
-    if (args[1]->kind != ValueKind::Dict)
-      return captureError("dict.update() from a " + spelling(args[1]->kind) + " value");
-    for (const auto& [key, value] : args[1]->entries)
-      set(key, value);
-  }
-  for (auto& [name, value] : kwargs)
-    set(makeConstantSteal(python::newStr(name)), value);
-  return makeNone();
-}
-
 /// operator.xxx(a, b) is the same operation as the operator syntax.
 llvm::Expected<ValuePtr> operatorFunction(Interpreter& interp, const ValuePtr& self, Args& args,
                                           KeywordArgs&) {
@@ -902,6 +743,7 @@ const Row Rows[] = {
     {"builtins.zip", builtinZip},
     {"builtins.reversed", builtinReversed},
     {"builtins.sorted", builtinSorted},
+    {"builtins.repr", builtinRepr},
     {"builtins.iter", builtinIter},
     {"builtins.next", builtinNext},
     {"builtins.all", builtinAllAny},
@@ -929,20 +771,6 @@ const Row Rows[] = {
     {"torch._C._has_torch_function_unary", builtinHasTorchFunction},
     {"torch._C._has_torch_function_variadic", builtinHasTorchFunction},
     {"torch._C._get_tracing_state", builtinReturnsNone},
-    {"list.append", listAppend},
-    {"list.extend", listExtend},
-    {"list.insert", listInsert},
-    {"list.pop", listPop},
-    {"list.index", sequenceIndexCount},
-    {"list.count", sequenceIndexCount},
-    {"tuple.index", sequenceIndexCount},
-    {"tuple.count", sequenceIndexCount},
-    {"dict.keys", dictView},
-    {"dict.values", dictView},
-    {"dict.items", dictView},
-    {"dict.get", dictGet},
-    {"dict.update", dictUpdate},
-    {"set.add", setAdd},
     {"operator.add", operatorFunction},
     {"operator.sub", operatorFunction},
     {"operator.mul", operatorFunction},
@@ -968,21 +796,33 @@ const Row Rows[] = {
 
 void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler) {
   interp.builtins_[object] = {PyRef::borrow(object), handler};
+  if (Py_IS_TYPE(object, &PyMethodDescr_Type))
+    interp.builtinMethodDefs_[reinterpret_cast<PyMethodDescrObject*>(object)->d_method] = object;
+}
+
+ValuePtr Interpreter::boundBuiltinMethod(const ValuePtr& base, PyObject* bound) const {
+  if (!PyCFunction_Check(bound) || PyCFunction_GET_SELF(bound) != base->object.get())
+    return nullptr;
+  auto it = builtinMethodDefs_.find(reinterpret_cast<PyCFunctionObject*>(bound)->m_ml);
+  if (it == builtinMethodDefs_.end())
+    return nullptr;
+  ValuePtr method = makeValue(ValueKind::BoundMethod);
+  method->items = {base, makeValue(ValueKind::Builtin, PyRef::borrow(it->second))};
+  return method;
 }
 
 llvm::Error registerBuiltinHandlers(Interpreter& interp) {
   for (const Row& row : Rows) {
     llvm::StringRef name(row.name);
-    llvm::Expected<PyRef> object = name.starts_with("list.") || name.starts_with("tuple.") ||
-                                           name.starts_with("dict.") || name.starts_with("set.")
-                                       ? importObject("builtins." + name.str())
-                                       : importObject(name);
+    llvm::Expected<PyRef> object = importObject(name);
     if (!object)
       return object.takeError();
-    // Methods are looked up on the type's dict, so register the descriptor
-    // itself.
     addBuiltin(interp, object->get(), row.handler);
   }
+  if (llvm::Error error = registerBuiltinMethods(interp))
+    return error;
+  if (llvm::Error error = registerContextVarHandlers(interp))
+    return error;
   if (llvm::Error error = registerSizeHandlers(interp))
     return error;
   if (llvm::Error error = registerClassHandlers(interp))

@@ -6,6 +6,7 @@
 // itself go to their handlers; pure functions of constants run in CPython.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -334,6 +335,89 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
   return call(*target, std::move(args), std::move(kwargs));
 }
 
+llvm::Expected<ValuePtr> Interpreter::constructModule(const ValuePtr& cls,
+                                                      const std::vector<ValuePtr>& args,
+                                                      const KeywordArgs& kwargs) {
+  PyObject* type = cls->object.get();
+  std::string name = "module " + describeObject(type);
+  // `nn.Softmax(dim=-1)(x)`: a module of constants without state is made for
+  // real, as eager makes it on every call; its forward is then inlined like
+  // any module's. A fresh module is in training mode, as in eager.
+  if (!allConstant(args) ||
+      !llvm::all_of(kwargs, [](const auto& kw) { return allConstant({kw.second}); }))
+    return captureError("constructing " + name +
+                        " while capturing from values that are not constants is not "
+                        "supported; build it in __init__");
+  llvm::Expected<PythonCallArguments> call = toPythonArguments(args, kwargs);
+  if (!call)
+    return call.takeError();
+  PyRef module = PyRef::steal(PyObject_Call(type, call->args.get(), call->kwargs.get()));
+  if (!module)
+    return pythonError("constructing " + name);
+  // Parameters and buffers made on every call (randomly initialized ones
+  // among them) are tensors no graph input names.
+  for (const char* tensors : {"parameters", "buffers"}) {
+    PyRef iterator = PyRef::steal(PyObject_CallMethod(module.get(), tensors, nullptr));
+    PyRef first = iterator ? PyRef::steal(PyIter_Next(iterator.get())) : PyRef();
+    if (PyErr_Occurred())
+      return pythonError("reading the " + llvm::Twine(tensors) + " of " + name);
+    if (first)
+      return captureError("constructing " + name + " while capturing is not supported: it has " +
+                          tensors + ", made anew on every call; build it in __init__");
+  }
+  return makeValue(ValueKind::NNModule, module);
+}
+
+llvm::Expected<ValuePtr> Interpreter::callNumpyOnConstants(const ValuePtr& callee,
+                                                           const std::vector<ValuePtr>& args,
+                                                           const KeywordArgs& kwargs) {
+  PyObject* object = callee->object.get();
+  PyRef module = PyRef::steal(PyObject_GetAttrString(object, "__module__"));
+  if (!module)
+    PyErr_Clear();
+  std::string name = module && PyUnicode_Check(module.get())
+                         ? python::utf8Of(module.get()).value_or("")
+                         : std::string();
+  if (name != "numpy" && !llvm::StringRef(name).starts_with("numpy."))
+    return nullptr;
+  // NumPy's functions of numbers (`np.sqrt(d)`) are pure; its random
+  // numbers are not, and an array would be a tensor constant, which graphs
+  // do not hold yet.
+  if (llvm::StringRef(name).starts_with("numpy.random"))
+    return captureError("NumPy's random numbers (" + describeObject(object) +
+                        ") differ from call to call; use torch's random functions");
+  // Constants, and read-only objects such as NumPy's dtypes.
+  auto known = [](const ValuePtr& value) {
+    return value->kind == ValueKind::Object || allConstant({value});
+  };
+  if (!llvm::all_of(args, known) ||
+      !llvm::all_of(kwargs, [&](const auto& kw) { return known(kw.second); }))
+    return captureError("calling NumPy's " + describeObject(object) +
+                        " on values that are not constants is not supported; use torch's");
+  llvm::Expected<PythonCallArguments> call = toPythonArguments(args, kwargs);
+  if (!call)
+    return call.takeError();
+  PyRef result = PyRef::steal(PyObject_Call(object, call->args.get(), call->kwargs.get()));
+  if (!result)
+    return pythonError("calling " + describeObject(object));
+  // A NumPy scalar is a number to torch: the Python number it holds.
+  llvm::Expected<PyRef> generic = importObject("numpy.generic");
+  if (!generic)
+    return generic.takeError();
+  if (PyObject_IsInstance(result.get(), generic->get()) == 1) {
+    PyRef item = PyRef::steal(PyObject_CallMethod(result.get(), "item", nullptr));
+    if (!item)
+      return pythonError("reading a NumPy scalar");
+    return wrapReal(item.get(), nullptr);
+  }
+  if (PyType_Check(result.get()) || PyCallable_Check(result.get()) == 0)
+    if (PyObject_HasAttrString(result.get(), "__array_interface__"))
+      return captureError("NumPy's " + describeObject(object) +
+                          " makes an array, which would be a tensor constant; graphs hold only "
+                          "constants that are one number yet");
+  return wrapReal(result.get(), nullptr);
+}
+
 llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
                                                  KeywordArgs kwargs) {
   PyObject* object = callee->object.get();
@@ -341,6 +425,11 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
   // making it for real is not a side effect.
   if (isDescriptorFactory(object))
     return callForReal(object, args, kwargs);
+  // Methods of builtin types reached as real objects (`dict.fromkeys`,
+  // `str.maketrans`): the method table.
+  if (std::optional<llvm::Expected<ValuePtr>> called =
+          callTableFunction(*this, object, args, kwargs))
+    return std::move(*called);
   bool constantArgs = allConstant(args) &&
                       llvm::all_of(kwargs, [](const auto& kw) { return allConstant({kw.second}); });
   // Pure functions of constants run in CPython: math functions, and
@@ -400,11 +489,22 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     (*made)->object = types_.orderedDict;
     return made;
   }
+  if (llvm::Expected<ValuePtr> numpy = callNumpyOnConstants(callee, args, kwargs); !numpy || *numpy)
+    return numpy;
+  // torch.autograd.Variable(x): torch's legacy tensor constructor, in C, is a
+  // tensor operation like any other.
+  if (PyType_Check(object)) {
+    llvm::Expected<PyRef> legacy = importObject("torch._C._LegacyVariableBase");
+    if (!legacy)
+      return legacy.takeError();
+    if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
+                         reinterpret_cast<PyTypeObject*>(legacy->get())))
+      return callOracle(object, args, kwargs);
+  }
   if (PyType_Check(object)) {
     if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
                          reinterpret_cast<PyTypeObject*>(types_.module.get())))
-      return captureError("constructing module " + describeObject(object) +
-                          " while capturing is not supported; build modules in __init__");
+      return constructModule(callee, args, kwargs);
     return construct(callee, std::move(args), std::move(kwargs));
   }
   // A callable instance of a Python class: inline its __call__.

@@ -412,9 +412,12 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   default:
     break;
   }
-  if (self && parameters.empty())
+  // A decorator's wrapper (`def wrapper(*args, **kwargs)`, torch.no_grad()'s)
+  // receives `self` in its *args, as every positional argument.
+  bool selfInVarargs = self && parameters.empty() && (code->co_flags & CO_VARARGS);
+  if (self && parameters.empty() && !selfInVarargs)
     return inputError(module, entry.qualname + " takes no 'self' parameter");
-  size_t firstExample = self ? 1 : 0;
+  size_t firstExample = self && !selfInVarargs ? 1 : 0;
   llvm::Expected<ExampleCall> examples =
       exampleArguments(module, options, parameters.size() - firstExample);
   if (!examples)
@@ -453,7 +456,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       bindings.push_back(
           {parameters[parameter], Source::local(parameters[parameter]), value, false});
     } else {
-      size_t extra = parameter - parameters.size();
+      // A decorator's wrapper holds `self` first in *args.
+      size_t extra = parameter - parameters.size() + (selfInVarargs ? 1 : 0);
       bindings.push_back({varargsName + "_" + std::to_string(extra),
                           Source::index(Source::local(varargsName), static_cast<int64_t>(extra)),
                           value, false});
@@ -552,7 +556,9 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   std::vector<ValuePtr> args;
   KeywordArgs keywords;
   if (self) {
-    llvm::Expected<ValuePtr> value = interp.wrapReal(self.get(), Source::local(parameters[0]));
+    SourcePtr selfSource =
+        selfInVarargs ? Source::index(Source::local(varargsName), 0) : Source::local(parameters[0]);
+    llvm::Expected<ValuePtr> value = interp.wrapReal(self.get(), selfSource);
     if (!value)
       return value.takeError();
     PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(self.get()));
@@ -599,9 +605,10 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     recorded.add(typeGuard(Source::local(varargsName), reinterpret_cast<PyObject*>(&PyTuple_Type)));
     recorded.add(
         Guard::lengthIs(Source::local(varargsName),
-                        static_cast<int64_t>(firstExample + exampleCount > parameters.size()
-                                                 ? firstExample + exampleCount - parameters.size()
-                                                 : 0)));
+                        static_cast<int64_t>((selfInVarargs ? 1 : 0) +
+                                             (firstExample + exampleCount > parameters.size()
+                                                  ? firstExample + exampleCount - parameters.size()
+                                                  : 0))));
   }
   if (hasVarkw) {
     recorded.add(typeGuard(Source::local(varkwName), reinterpret_cast<PyObject*>(&PyDict_Type)));
@@ -640,6 +647,33 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     PyErr_Clear();
   }
 
+  // The entry's own *args tuple and **kwargs dict hold what the call passed
+  // beyond its parameters: a call with more arguments, or other keywords (a
+  // decorator's wrapper pops one), must miss rather than run this graph.
+  if (code->co_flags & CO_VARARGS) {
+    SourcePtr source = Source::local(varargsName);
+    size_t positional = static_cast<size_t>(code->co_argcount);
+    recorded.add(typeGuard(source, reinterpret_cast<PyObject*>(&PyTuple_Type)));
+    recorded.add(Guard::lengthIs(
+        source, static_cast<int64_t>(args.size() > positional ? args.size() - positional : 0)));
+  }
+  if (code->co_flags & CO_VARKEYWORDS) {
+    size_t slot = static_cast<size_t>(code->co_argcount + code->co_kwonlyargcount) +
+                  ((code->co_flags & CO_VARARGS) ? 1 : 0);
+    SourcePtr source = Source::local(
+        python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, slot)).value_or("kwargs"));
+    std::vector<std::string> extra;
+    for (const auto& [name, value] : keywords) {
+      bool named = false;
+      for (int i = 0; i < code->co_argcount + code->co_kwonlyargcount; ++i)
+        named |= python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)) == name;
+      if (!named)
+        extra.push_back(name);
+    }
+    recorded.add(typeGuard(source, reinterpret_cast<PyObject*>(&PyDict_Type)));
+    recorded.add(Guard::keysAre(source, extra));
+  }
+
   // Grad-mode blocks switch the mode for real while capture is inside them;
   // whatever the program leaves it at, it is restored, and the guards name
   // the mode capture started in.
@@ -660,6 +694,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   llvm::Expected<ValuePtr> result = interp.call(*function, std::move(args), std::move(keywords));
   if (!result)
     return result.takeError();
+  if (llvm::Error error = interp.checkContextVarsRestored())
+    return error;
 
   if (options.noAutograd)
     if (llvm::Expected<bool> recorded = resultRequiresGrad(*result); !recorded || *recorded)

@@ -181,6 +181,12 @@ public:
   llvm::Expected<ValuePtr> callSpecial(const ValuePtr& self, llvm::StringRef name,
                                        std::vector<ValuePtr> args);
 
+  /// A method of a real object (\p base) that capture handles as a builtin:
+  /// \p bound is a C method bound to base's object whose descriptor is
+  /// registered, and the result is that builtin bound to \p base; null when
+  /// it is not one.
+  ValuePtr boundBuiltinMethod(const ValuePtr& base, PyObject* bound) const;
+
   /// Runs \p callable on fake values through the oracle.
   llvm::Expected<ValuePtr> callOracle(PyObject* callable, const std::vector<ValuePtr>& args,
                                       const KeywordArgs& kwargs);
@@ -268,7 +274,33 @@ public:
   /// (args[0]), without recording autograd (AutogradFunctions.cpp).
   llvm::Expected<ValuePtr> applyAutogradFunction(std::vector<ValuePtr> args, KeywordArgs kwargs);
 
+  //===--------------------------------------------------------------------===//
+  // Context variables (ContextVars.cpp).
+
+  /// What `ContextVar.set` gave a variable while capturing, and the token
+  /// that undoes it. The real variables are never set: a set and its reset
+  /// happen in capture's own state, so the run changes nothing outside.
+  struct ContextVarSetting {
+    python::PyRef variable;
+    ValuePtr value;
+  };
+  struct ContextVarToken {
+    python::PyRef variable;
+    /// The setting before the set; none when the variable had none here.
+    std::optional<ContextVarSetting> previous;
+  };
+  std::map<PyObject*, ContextVarSetting>& contextVarSettings() { return contextVarSettings_; }
+  std::map<PyObject*, std::pair<python::PyRef, ContextVarToken>>& contextVarTokens() {
+    return contextVarTokens_;
+  }
+  /// Fails when the program leaves a context variable set: a change the
+  /// graph cannot make.
+  llvm::Error checkContextVarsRestored() const;
+
 private:
+  std::map<PyObject*, ContextVarSetting> contextVarSettings_;
+  std::map<PyObject*, std::pair<python::PyRef, ContextVarToken>> contextVarTokens_;
+
   llvm::Expected<python::PyRef> materialize(const ValuePtr& value,
                                             std::map<const Value*, python::PyRef>& made);
   llvm::Expected<python::PyRef> materializeCell(const ValuePtr& cell);
@@ -320,6 +352,14 @@ private:
                                       KeywordArgs kwargs);
   llvm::Expected<ValuePtr> callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
                                       KeywordArgs kwargs);
+  /// A NumPy function called on constants (Calls.cpp); null when \p callee
+  /// is not NumPy's.
+  llvm::Expected<ValuePtr> callNumpyOnConstants(const ValuePtr& callee,
+                                                const std::vector<ValuePtr>& args,
+                                                const KeywordArgs& kwargs);
+  /// `nn.Softmax(dim=-1)` in forward: an nn.Module subclass called (Calls.cpp).
+  llvm::Expected<ValuePtr> constructModule(const ValuePtr& cls, const std::vector<ValuePtr>& args,
+                                           const KeywordArgs& kwargs);
   llvm::Expected<ValuePtr> run(Frame& frame);
   llvm::Error locate(llvm::Error error);
   llvm::Expected<ValuePtr> moduleAttr(const ValuePtr& module, llvm::StringRef name);
@@ -341,6 +381,9 @@ private:
   llvm::Error jumpIf(Frame& f, const bytecode::Instruction& ins, bool popped, bool onTrue);
   llvm::Error jumpIfNone(Frame& f, const bytecode::Instruction& ins, bool onNone);
   llvm::Expected<ValuePtr> loadGlobal(Frame& f, PyObject* name);
+  /// BEFORE_WITH on a context manager written in Python: enters it and
+  /// pushes its __exit__ and what __enter__ gave; false when it is not one.
+  llvm::Expected<bool> enterPythonContext(Frame& f, const ValuePtr& manager);
 
   //===--------------------------------------------------------------------===//
   // Data-dependent branches whose one side only raises (RaiseOnlyBranch.cpp).
@@ -363,6 +406,9 @@ private:
   std::map<PyObject*, std::pair<python::PyRef, std::unique_ptr<bytecode::DecodedCode>>> codes_;
   /// Builtin handlers by the builtin object; the PyRef keeps it alive.
   std::map<PyObject*, std::pair<python::PyRef, BuiltinHandler>> builtins_;
+  /// The method descriptors among them, by their C method definition, which
+  /// a method bound to a real object shares (see boundBuiltinMethod).
+  std::map<const PyMethodDef*, PyObject*> builtinMethodDefs_;
   /// Graph inputs made from real tensors, by the real object.
   std::map<PyObject*, std::pair<python::PyRef, ValuePtr>> tensorInputs_;
   /// Functions functionFromReal is wrapping: a closure cell that holds one
@@ -387,6 +433,8 @@ llvm::Error registerBuiltinHandlers(Interpreter& interp);
 llvm::Error registerInstanceHandlers(Interpreter& interp);
 /// Registers `__build_class__` (ClassBodies.cpp).
 llvm::Error registerClassHandlers(Interpreter& interp);
+/// Registers ContextVar's get, set and reset (ContextVars.cpp).
+llvm::Error registerContextVarHandlers(Interpreter& interp);
 void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);
 
 } // namespace dync::capture

@@ -303,7 +303,11 @@ llvm::Error Interpreter::op_SEND(Frame& f, const Instruction& ins) {
 
 llvm::Error Interpreter::op_BEFORE_WITH(Frame& f, const Instruction&) {
   ValuePtr manager = pop(f);
-  if (manager->kind != ValueKind::Object || !isGradModeManager(manager->object.get()))
+  bool gradMode = manager->kind == ValueKind::Object && isGradModeManager(manager->object.get());
+  if (!gradMode)
+    if (llvm::Expected<bool> entered = enterPythonContext(f, manager); !entered || *entered)
+      return entered ? llvm::Error::success() : entered.takeError();
+  if (!gradMode)
     return captureError("'with' on " +
                         (manager->kind == ValueKind::Instance
                              ? "an object of class '" + qualifiedTypeName(manager->object.get()) +
@@ -311,7 +315,8 @@ llvm::Error Interpreter::op_BEFORE_WITH(Frame& f, const Instruction&) {
                          : manager->object ? describeObject(manager->object.get())
                                            : "a " + spelling(manager->kind).str()) +
                         " is not supported; only torch.no_grad(), torch.enable_grad(), "
-                        "torch.set_grad_enabled() and torch.inference_mode() blocks are");
+                        "torch.set_grad_enabled() and torch.inference_mode() blocks are, and "
+                        "context managers whose __enter__ and __exit__ are written in Python");
   PyRef exit = PyRef::steal(PyObject_GetAttrString(manager->object.get(), "__exit__"));
   if (!exit)
     return pythonError("entering a 'with' block");
@@ -324,6 +329,48 @@ llvm::Error Interpreter::op_BEFORE_WITH(Frame& f, const Instruction&) {
     return value.takeError();
   f.stack.push_back(*value);
   return llvm::Error::success();
+}
+
+llvm::Expected<bool> Interpreter::enterPythonContext(Frame& f, const ValuePtr& manager) {
+  // A context manager whose class writes __enter__ and __exit__ in Python
+  // (contextlib.nullcontext, the program's own): both run inlined, __exit__
+  // when the block's end calls it with (None, None, None).
+  llvm::Expected<PyRef> type = pythonType(manager);
+  if (!type) {
+    llvm::consumeError(type.takeError());
+    return false;
+  }
+  auto* cls = reinterpret_cast<PyTypeObject*>(type->get());
+  PyRef enterName = PyRef::steal(python::newStr("__enter__"));
+  PyRef exitName = PyRef::steal(python::newStr("__exit__"));
+  PyObject* enterFunction = _PyType_Lookup(cls, enterName.get());
+  PyObject* exitFunction = _PyType_Lookup(cls, exitName.get());
+  if (!enterFunction || !exitFunction || !PyFunction_Check(enterFunction) ||
+      !PyFunction_Check(exitFunction))
+    return false;
+  // @contextlib.contextmanager: its generator would have to pause at its
+  // yield while the block runs; capture runs generators to their end.
+  llvm::Expected<PyRef> generatorBase = importObject("contextlib._GeneratorContextManagerBase");
+  if (!generatorBase)
+    return generatorBase.takeError();
+  if (PyType_IsSubtype(cls, reinterpret_cast<PyTypeObject*>(generatorBase->get())))
+    return captureError("'with' on a context manager made by @contextlib.contextmanager is not "
+                        "supported: its generator would have to pause at its yield while the "
+                        "block runs; write it as a class with __enter__ and __exit__");
+  if (manager->kind != ValueKind::Instance && manager->kind != ValueKind::Object)
+    return false;
+  llvm::Expected<ValuePtr> exit = getAttr(manager, "__exit__");
+  if (!exit)
+    return exit.takeError();
+  llvm::Expected<ValuePtr> enter = getAttr(manager, "__enter__");
+  if (!enter)
+    return enter.takeError();
+  llvm::Expected<ValuePtr> entered = call(*enter, {});
+  if (!entered)
+    return entered.takeError();
+  f.stack.push_back(*exit);
+  f.stack.push_back(*entered);
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

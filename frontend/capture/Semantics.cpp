@@ -6,6 +6,7 @@
 // structurally here.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictReads.h"
 #include "frontend/capture/Interpreter.h"
@@ -356,11 +357,18 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
       if (*read)
         return **read;
     }
+    // Methods of str, int, float and frozenset values: the method table.
+    if (base->kind == ValueKind::Constant || base->kind == ValueKind::Object)
+      if (std::optional<llvm::Expected<ValuePtr>> method = constantMethodAttr(*this, base, name))
+        return std::move(*method);
     PyRef nameObject = PyRef::steal(python::newStr(name));
     PyRef value = PyRef::steal(PyObject_GetAttr(base->object.get(), nameObject.get()));
     if (!value)
       return pythonError("reading attribute '" + name + "' of " +
                          (base->source ? base->source->str() : typeNameOf(base)));
+    // A method of an object's C class that capture models (ContextVar.set).
+    if (ValuePtr method = boundBuiltinMethod(base, value.get()))
+      return method;
     // Only a read of the instance dict (a module's, a class's) has a source;
     // what an object's class gives is a constant, with the class pinned.
     PyObject* object = base->object.get();
@@ -458,6 +466,9 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     }
     if (isSymbolicSize(*this, base))
       return symbolicSizeMethod(*this, base, name);
+    if (!attribute)
+      return captureError("AttributeError: '" + qualifiedTypeName(type->get()) +
+                          "' object has no attribute '" + name + "'");
     return captureError("method '" + name + "' of " + qualifiedTypeName(type->get()) +
                         " is not supported");
   }

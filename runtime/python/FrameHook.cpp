@@ -22,6 +22,7 @@
 
 #include "runtime/python/FrameAccess.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iterator>
 #include <unordered_map>
@@ -48,7 +49,24 @@ PyObject* raiseWithAttributes(PyObject* type, const std::string& message,
 
 namespace {
 
-using Registry = std::unordered_map<PyObject*, std::shared_ptr<Binding>>;
+// Bindings by the code object they replace. A code with free variables is
+// a closure's, which every function made from it shares (a decorator's
+// wrapper around each function it decorates): its bindings serve only frames
+// of their own function, and several may share the code.
+using Registry = std::unordered_map<PyObject*, std::vector<std::shared_ptr<Binding>>>;
+
+bool servesOnlyItsFunction(const Binding& binding) {
+  return reinterpret_cast<PyCodeObject*>(binding.originalCode)->co_nfreevars > 0;
+}
+
+// The binding that serves a frame of `function` running `bindings`' code.
+std::shared_ptr<Binding> bindingFor(const std::vector<std::shared_ptr<Binding>>& bindings,
+                                    PyObject* function) {
+  for (const std::shared_ptr<Binding>& binding : bindings)
+    if (!servesOnlyItsFunction(*binding) || binding->function == function)
+      return binding;
+  return nullptr;
+}
 
 // Allocated once and never destroyed: it holds Python references, and
 // static destructors run after the interpreter has finalized.
@@ -240,7 +258,9 @@ PyObject* dyncEvalFrame(PyThreadState* tstate, _PyInterpreterFrame* frame, int t
 
   // Holds the binding alive across the rewritten call, during which another
   // thread may unload the artifact.
-  std::shared_ptr<Binding> binding = it->second;
+  std::shared_ptr<Binding> binding = bindingFor(it->second, view.function);
+  if (!binding)
+    return evalDefault(tstate, frame, throwFlag);
   Binding& b = *binding;
   ++b.stats.calls;
   if (!b.staleReason.empty() || view.globals != b.globals) {
@@ -319,12 +339,14 @@ bool hookInstalled() {
 bool registerBinding(std::shared_ptr<Binding> binding, const char*& kind, std::string& error) {
   Registry& table = registry();
   auto existing = table.find(binding->originalCode);
-  if (existing != table.end()) {
-    kind = "entry-in-use";
-    error = binding->qualifiedName + " is already served by " + existing->second->artifactPath +
-            "; unload that artifact first";
-    return false;
-  }
+  if (existing != table.end())
+    for (const std::shared_ptr<Binding>& other : existing->second)
+      if (!servesOnlyItsFunction(*binding) || other->function == binding->function) {
+        kind = "entry-in-use";
+        error = binding->qualifiedName + " is already served by " + other->artifactPath +
+                "; unload that artifact first";
+        return false;
+      }
   PyInterpreterState* interp = PyInterpreterState_Get();
   _PyFrameEvalFunction current = _PyInterpreterState_GetEvalFrameFunc(interp);
   if (current != dyncEvalFrame) {
@@ -340,19 +362,27 @@ bool registerBinding(std::shared_ptr<Binding> binding, const char*& kind, std::s
     previousEval = current;
     _PyInterpreterState_SetEvalFrameFunc(interp, dyncEvalFrame);
   }
-  table.emplace(binding->originalCode, std::move(binding));
+  PyObject* code = binding->originalCode;
+  table[code].push_back(std::move(binding));
   return true;
 }
 
 void unregisterBinding(const Binding& binding) {
   Registry& table = registry();
   auto it = table.find(binding.originalCode);
-  if (it == table.end() || it->second.get() != &binding)
+  if (it == table.end())
+    return;
+  std::vector<std::shared_ptr<Binding>>& bindings = it->second;
+  auto found = std::find_if(bindings.begin(), bindings.end(),
+                            [&](const auto& b) { return b.get() == &binding; });
+  if (found == bindings.end())
     return;
   // Erasing may drop the last reference; keep it past the erase so the
   // destructor does not run while the table is being modified.
-  std::shared_ptr<Binding> keep = std::move(it->second);
-  table.erase(it);
+  std::shared_ptr<Binding> keep = std::move(*found);
+  bindings.erase(found);
+  if (bindings.empty())
+    table.erase(it);
   if (table.empty()) {
     PyInterpreterState* interp = PyInterpreterState_Get();
     // If another evaluator was installed on top of the hook it chains to
@@ -366,8 +396,8 @@ void unregisterBinding(const Binding& binding) {
 
 std::vector<std::shared_ptr<Binding>> registeredBindings() {
   std::vector<std::shared_ptr<Binding>> all;
-  for (auto& [code, binding] : registry())
-    all.push_back(binding);
+  for (auto& [code, bindings] : registry())
+    all.insert(all.end(), bindings.begin(), bindings.end());
   return all;
 }
 

@@ -227,16 +227,20 @@ def _source_changed(manifest):
         return False
 
 
-def _resolve(module, qualname, first_line, path, check_line=True):
+def _resolve(module, qualname, first_line, path, check_line=True, code_qualname=None):
     """The live function an entry replaces.
 
     The qualified name is walked from the module one dotted part at a time
     through each object's __dict__ (classes and modules), so no descriptor or
     __getattr__ runs; a staticmethod or classmethod is unwrapped to its
     function, and decorator wrappers are followed through __wrapped__ until
-    a function whose code has this co_qualname. Local functions
+    a function whose code has the co_qualname of the code that was captured
+    (`code_qualname`; the entry's own name when not given). A decorated
+    function captured through its wrapper (`functools.wraps` names the
+    wrapper after the function) is the wrapper itself. Local functions
     (`f.<locals>.g`) have no such path and cannot be served. The code's
     co_firstlineno must equal the entry's first line."""
+    wanted = code_qualname or qualname
     if "<locals>" in qualname.split("."):
         raise _error("entry-not-found", path,
                      f"{qualname} is a local function; dync serves functions reachable from "
@@ -252,7 +256,7 @@ def _resolve(module, qualname, first_line, path, check_line=True):
     while True:
         if isinstance(obj, (staticmethod, classmethod)):
             obj = obj.__func__
-        if isinstance(obj, types.FunctionType) and obj.__code__.co_qualname == qualname:
+        if isinstance(obj, types.FunctionType) and obj.__code__.co_qualname == wanted:
             break
         wrapped = getattr(obj, "__wrapped__", None) if seen < 100 else None
         if wrapped is None:
@@ -270,10 +274,8 @@ def _resolve(module, qualname, first_line, path, check_line=True):
 _SIGNATURE_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
 
-def _rewritten_code(native, index, function, qualname, path):
-    """Unmarshals an entry's rewritten code and checks that it takes exactly
-    the arguments of the function it replaces, which the hook passes on
-    unchanged."""
+def _unmarshal_code(native, index, qualname, path):
+    """An entry's rewritten code object."""
     blob = native.entry_code(index)
     try:
         code = marshal.loads(blob)
@@ -283,6 +285,14 @@ def _rewritten_code(native, index, function, qualname, path):
         raise _error("bad-code", path,
                      f"{qualname}: the rewritten code is a {type(code).__name__}, not a code "
                      "object")
+    return code
+
+
+def _rewritten_code(native, index, function, qualname, path):
+    """Unmarshals an entry's rewritten code and checks that it takes exactly
+    the arguments of the function it replaces, which the hook passes on
+    unchanged."""
+    code = _unmarshal_code(native, index, qualname, path)
     original = function.__code__
     nargs = (original.co_argcount + original.co_kwonlyargcount +
              bool(original.co_flags & inspect.CO_VARARGS) +
@@ -332,14 +342,17 @@ def load(path, *, strict=False, module=None):
                               stacklevel=2)
             module_for = _module_finder(manifest, module, path)
             # A function's entries are its variants (one per grad mode, say),
-            # in the order their guards are tried: {code: [function, indices,
-            # codes, stale reason]}, in the order functions first appear.
+            # in the order their guards are tried: {function: [function,
+            # indices, codes, stale reason]}, in the order functions first
+            # appear.
             variants = {}
             for index, entry in enumerate(entries):
                 qualname = entry["qualified_name"]
                 owner = _entry_module(entry, module_for, manifest, module, path)
+                captured = _unmarshal_code(native, index, qualname, path).co_qualname
                 function = _resolve(owner, qualname, entry["first_line"], path,
-                                    check_line=not _own_fingerprint(entry, entry["module"]))
+                                    check_line=not _own_fingerprint(entry, entry["module"]),
+                                    code_qualname=captured)
                 if function.__code__.co_flags & _RESUMABLE:
                     if qualname not in artifact.skipped:
                         reason = (f"{qualname} is a generator or coroutine function; dync runs "
@@ -347,7 +360,9 @@ def load(path, *, strict=False, module=None):
                         artifact.skipped[qualname] = reason
                         warnings.warn(reason, ArtifactWarning, stacklevel=2)
                     continue
-                group = variants.setdefault(function.__code__, [function, [], [], None])
+                # Keyed by the function: decorated functions share their
+                # wrapper's code.
+                group = variants.setdefault(function, [function, [], [], None])
                 group[1].append(index)
                 changed = _stale_reason(entry, module_for)
                 if changed is not None:
