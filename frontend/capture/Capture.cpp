@@ -279,6 +279,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       return inputError(module, "--dynamic '" + spec.text + "': '" + spec.argument + "' has " +
                                     llvm::Twine(rank) + " dimensions");
     long long size = PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), spec.dim));
+    if (auto hint = options.sizeHints.find(spec.symbol); hint != options.sizeHints.end())
+      size = hint->second;
     if (!spec.range.contains(size))
       return inputError(module, "--dynamic '" + spec.text + "': the example's size " +
                                     llvm::Twine(size) + " of '" + spec.argument + "' dimension " +
@@ -324,10 +326,15 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       if (PyObject_IsInstance(value, interp.types().tensor.get()) == 1) {
         std::vector<oracle::DynamicDim> dims;
         for (const DynamicSpec& spec : options.dynamic)
-          if (spec.argument == name)
-            dims.push_back({spec.dim, spec.symbol, spec.range});
+          if (spec.argument == name) {
+            std::optional<int64_t> hint;
+            if (auto it = options.sizeHints.find(spec.symbol); it != options.sizeHints.end())
+              hint = it->second;
+            dims.push_back({spec.dim, spec.symbol, spec.range, hint});
+          }
         llvm::Expected<ValuePtr> tensor = interp.tensorInput(value, source, dims);
-        if (tensor)
+        // A specialization may narrow or pin what it was asked to serve.
+        if (tensor && options.sizeHints.empty())
           for (const DynamicSpec& spec : options.dynamic)
             if (spec.argument == name)
               interp.watchDynamic(
@@ -409,8 +416,10 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   (*oracle)->builder().setOutput(std::move(*output));
 
   // A dimension declared dynamic must still be a symbol, over at least the
-  // declared range: otherwise the program decided something about it.
-  for (const DynamicSpec& spec : options.dynamic) {
+  // declared range: otherwise the program decided something about it. A
+  // specialization serves only part of the range.
+  for (const DynamicSpec& spec :
+       options.sizeHints.empty() ? options.dynamic : std::vector<DynamicSpec>{}) {
     for (const ValuePtr& input : interp.tensorInputs()) {
       if (!input->source || *input->source != *Source::local(spec.argument))
         continue;
