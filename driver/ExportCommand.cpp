@@ -654,15 +654,15 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
             // grad mode: one graph serves both modes.
             dropGradModeGuard(**inference);
             if (llvm::Error error = addVariant(**inference))
-              return std::move(error);
+              return error;
             return firstVariant;
           }
           if (llvm::Error error = addVariant(**inference))
-            return std::move(error);
+            return error;
           if (!grad)
             notCompiled("calls with grad mode on", grad.takeError());
           else if (llvm::Error error = addVariant(**grad))
-            return std::move(error);
+            return error;
           if (!anyRequiresGrad)
             return firstVariant;
 
@@ -685,7 +685,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           else if (sameButGradMode(**frozen, **frozenNoGrad))
             dropGradModeGuard(**frozen);
           if (llvm::Error error = addVariant(**frozen))
-            return std::move(error);
+            return error;
           return firstVariant;
         };
         if (buildArtifact)

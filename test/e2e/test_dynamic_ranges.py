@@ -3,7 +3,7 @@ included, runs compiled and matches eager. Where torch's graph leaves single
 sizes out (sizes 0 and 1; a slice covering a whole buffer, which is
 contiguous only then), the artifact holds a graph captured at that size,
 selected by guards, and export notes each one."""
-import textwrap
+import re
 
 from conftest import PACKAGE_DIR, run_reporting_script
 
@@ -113,6 +113,26 @@ def test_gpt_block_every_declared_size_hits_and_matches(tmp_path, run_dync):
     # Each graph is listed with the ranges it serves.
     listing = run_dync("inspect", artifact)
     assert listing.returncode == 0, listing.stderr
-    headers = [line for line in listing.stdout.splitlines() if line.startswith("graph @")]
-    print(listing.stdout)
-    assert 0, headers
+    listing = listing.stdout
+    # The graph for the example's sizes, then one per size it leaves out,
+    # each with its input type and the ranges and relations it serves.
+    expected = {
+        "Block.forward": ("[batch, seq, 32]", "symbols { batch: [2, 64], seq: [2, 32] }",
+                          "relations { seq != 32 }"),
+        "Block.forward$batch_1": ("[1, seq, 32]", "symbols { seq: [2, 32] }",
+                                  "relations { seq != 32 }"),
+        "Block.forward$seq_32": ("[batch, 32, 32]", "symbols { batch: [2, 64] }", None),
+        "Block.forward$batch_1$seq_32": ("[1, 32, 32]", None, None),
+    }
+    for name, (sizes, symbols, relations) in expected.items():
+        header = f"graph @{name}(%x: tensor<f32, {sizes}> = L['x'],"
+        assert header in listing, header
+        graph = listing[listing.index(header):]
+        # The header runs up to the first node.
+        header_text = re.split(r"\n  %\d+ = ", graph, maxsplit=1)[0]
+        if symbols:
+            assert symbols in header_text, (name, header_text)
+        else:
+            assert "symbols {" not in header_text, (name, header_text)
+        assert (relations in header_text) if relations else "relations {" not in header_text, \
+            (name, header_text)
