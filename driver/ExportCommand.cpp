@@ -75,6 +75,9 @@ plain --example NAME for that entry.
 --dynamic ARG:DIM=SYMBOL[LO,HI] makes dimension DIM of tensor argument ARG
 the symbol SYMBOL, optionally within [LO, HI] (either bound may be empty or
 inf); the same SYMBOL on two dimensions declares them equal. Repeatable.
+--dynamic auto makes every dimension of every tensor argument symbolic
+(ARG_DIM), then notes on stderr which ones the program specialized, at which
+line, and the --dynamic spellings that hold.
 With -o, every size of a declared range is served: where the graph leaves
 single sizes out (sizes 0 and 1, which torch specializes; a size the program
 treats apart, such as a slice covering a whole buffer), the artifact also
@@ -123,7 +126,8 @@ public:
         ->type_name("FILE");
     command
         ->add_option("--dynamic", dynamic_,
-                     "Keep a tensor dimension symbolic: ARG:DIM=SYMBOL or ARG:DIM=SYMBOL[LO,HI]")
+                     "Keep a tensor dimension symbolic: ARG:DIM=SYMBOL or ARG:DIM=SYMBOL[LO,HI]; "
+                     "'auto' tries every dimension and reports which stay dynamic")
         ->type_name("SPEC")
         // One value per occurrence, so that entries after it stay entries.
         ->allow_extra_args(false);
@@ -429,6 +433,10 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
     entryExamples[qualname] = name;
   }
   for (const std::string& text : dynamic_) {
+    if (text == "auto") {
+      captureOptions.autoDynamic = true;
+      continue;
+    }
     llvm::Expected<capture::DynamicSpec> spec = capture::parseDynamicSpec(text);
     if (!spec)
       return asUsageError(spec.takeError());
@@ -537,6 +545,12 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         // The sizes the variants being captured serve part of the declared
         // ranges at (empty: the examples'); see RangeSpecializations.h.
         SizePoint sizePoint;
+        std::vector<std::string> autoReport;
+        auto printAutoReport = llvm::make_scope_exit([&] {
+          for (const std::string& line : autoReport)
+            llvm::WithColor::note(llvm::errs(), "dync")
+                << entry->qualname << ": --dynamic auto: " << line << '\n';
+        });
         auto captureVariant = [&](bool gradEnabled, llvm::StringRef decomposition,
                                   llvm::StringRef nameSuffix, Autograd autograd,
                                   ir::Module* into = nullptr) -> llvm::Expected<ir::Graph*> {
@@ -551,6 +565,8 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           oracleOptions.recordsAutograd = autograd == Autograd::Records;
           capture::CaptureOptions variantOptions = entryOptions;
           variantOptions.sizeHints = sizePoint;
+          // --dynamic auto reports what the first capture found.
+          variantOptions.autoReport = autoReport.empty() ? &autoReport : nullptr;
           // Under no_grad nothing records autograd, and what requires grad
           // is an input, a view of one, or a tensor made so, as in eager.
           variantOptions.noAutograd =

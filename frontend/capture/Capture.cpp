@@ -207,6 +207,61 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
                       " value, which a graph cannot return");
 }
 
+/// What `--dynamic auto` found: for each dimension it made symbolic, one
+/// line saying it stayed dynamic or where the program specialized it, then
+/// the `--dynamic` spellings that hold.
+llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
+                              const ir::Graph& graph, llvm::ArrayRef<DynamicSpec> autoSpecs,
+                              std::vector<std::string>& report) {
+  std::vector<std::string> holds;
+  for (const DynamicSpec& spec : autoSpecs)
+    for (const ValuePtr& input : interp.tensorInputs()) {
+      if (!input->source || *input->source != *Source::local(spec.argument))
+        continue;
+      llvm::Expected<ir::Type> type = oracle.typeOf(input->object.get());
+      if (!type)
+        return type.takeError();
+      ir::SymExpr size = type->sizes()[spec.dim];
+      std::string where = "dimension " + std::to_string(spec.dim) + " of " + input->source->str();
+      if (size.isConstant()) {
+        std::string line = where + " is static: the program specialized it to " +
+                           std::to_string(size.constantValue());
+        for (const Interpreter::AutoFinding& finding : interp.autoFindings())
+          if (finding.source == input->source->str() && finding.dim == spec.dim) {
+            line += " at " + finding.where;
+            if (!finding.lineText.empty())
+              line += " (" + finding.lineText + ")";
+            break;
+          }
+        if (line.find(" at ") == std::string::npos)
+          line += " (decided inside torch)";
+        report.push_back(std::move(line));
+        continue;
+      }
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      size.print(os);
+      std::string spelling = spec.argument + ":" + std::to_string(spec.dim) + "=" + text;
+      if (const ir::SymbolDecl* decl = graph.findSymbol(text)) {
+        std::string range;
+        llvm::raw_string_ostream rs(range);
+        decl->range.print(rs);
+        spelling += range;
+        report.push_back(where + " is dynamic: " + text + " in " + range +
+                         (text != spec.symbol ? " (equal to " + text + ")" : ""));
+      } else {
+        report.push_back(where + " is dynamic: " + text);
+      }
+      if (size.isSymbol())
+        holds.push_back("--dynamic '" + spelling + "'");
+    }
+  std::string line = "these hold:";
+  for (const std::string& spelling : holds)
+    line += " " + spelling;
+  report.push_back(holds.empty() ? "no dimension stays dynamic" : line);
+  return llvm::Error::success();
+}
+
 /// One attempt at capturing \p entry into the empty \p graph; what it
 /// ran goes to \p functionsRun.
 llvm::Error captureOnce(const python::LoadedModule& module, const python::ResolvedEntry& entry,
@@ -260,8 +315,42 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
                                   " arguments, but " + entry.qualname + " takes " +
                                   llvm::Twine(parameters.size() - firstExample));
 
+  // --dynamic auto: every dimension of every tensor argument, named
+  // ARG_DIM, without a range; specializations are noted, not errors.
+  std::vector<DynamicSpec> dynamic = options.dynamic;
+  std::vector<DynamicSpec> autoSpecs;
+  if (options.autoDynamic)
+    for (size_t i = 0; i < exampleCount && firstExample + i < parameters.size(); ++i) {
+      PyObject* value = PyTuple_GET_ITEM(examples->get(), i);
+      if (PyObject_IsInstance(value, interp.types().tensor.get()) != 1)
+        continue;
+      PyRef shape = PyRef::steal(PyObject_GetAttrString(value, "shape"));
+      Py_ssize_t rank = shape ? PyObject_Length(shape.get()) : -1;
+      if (rank < 0)
+        return pythonError("reading the shape of '" + parameters[firstExample + i] + "'");
+      for (Py_ssize_t d = 0; d < rank; ++d) {
+        const std::string& name = parameters[firstExample + i];
+        if (llvm::any_of(dynamic, [&](const DynamicSpec& s) {
+              return s.argument == name && s.dim == static_cast<unsigned>(d);
+            }))
+          continue;
+        if (PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), d)) < 2)
+          continue; // torch specializes 0 and 1
+        DynamicSpec spec;
+        spec.argument = name;
+        spec.dim = static_cast<unsigned>(d);
+        spec.symbol = name + "_" + std::to_string(d);
+        spec.text = name + ":" + std::to_string(d) + "=" + spec.symbol;
+        autoSpecs.push_back(spec);
+        dynamic.push_back(std::move(spec));
+      }
+    }
+  auto isAuto = [&](const DynamicSpec& spec) {
+    return llvm::any_of(autoSpecs, [&](const DynamicSpec& a) { return a.text == spec.text; });
+  };
+
   // --dynamic names arguments; check them against the examples first.
-  for (const DynamicSpec& spec : options.dynamic) {
+  for (const DynamicSpec& spec : dynamic) {
     auto it = llvm::find(parameters, spec.argument);
     size_t index = static_cast<size_t>(it - parameters.begin());
     if (it == parameters.end() || index < firstExample || index - firstExample >= exampleCount)
@@ -325,20 +414,26 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     llvm::Expected<ValuePtr> arg = [&]() -> llvm::Expected<ValuePtr> {
       if (PyObject_IsInstance(value, interp.types().tensor.get()) == 1) {
         std::vector<oracle::DynamicDim> dims;
-        for (const DynamicSpec& spec : options.dynamic)
+        for (const DynamicSpec& spec : dynamic)
           if (spec.argument == name) {
             std::optional<int64_t> hint;
             if (auto it = options.sizeHints.find(spec.symbol); it != options.sizeHints.end())
               hint = it->second;
+            // Capturing at the example's own size lets torch pin the
+            // symbol, which --dynamic auto reports rather than refuses.
+            if (isAuto(spec)) {
+              PyRef shape = PyRef::steal(PyObject_GetAttrString(value, "shape"));
+              hint = shape ? PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), spec.dim)) : 2;
+            }
             dims.push_back({spec.dim, spec.symbol, spec.range, hint});
           }
         llvm::Expected<ValuePtr> tensor = interp.tensorInput(value, source, dims);
         // A specialization may narrow or pin what it was asked to serve.
         if (tensor && options.sizeHints.empty())
-          for (const DynamicSpec& spec : options.dynamic)
+          for (const DynamicSpec& spec : dynamic)
             if (spec.argument == name)
-              interp.watchDynamic(
-                  {(*tensor)->object, spec.dim, spec.text, source->str(), spec.range});
+              interp.watchDynamic({(*tensor)->object, spec.dim, spec.text, source->str(),
+                                   spec.range, isAuto(spec)});
         return tensor;
       }
       return interp.wrapReal(value, source);
@@ -419,7 +514,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   // declared range: otherwise the program decided something about it. A
   // specialization serves only part of the range.
   for (const DynamicSpec& spec :
-       options.sizeHints.empty() ? options.dynamic : std::vector<DynamicSpec>{}) {
+       options.sizeHints.empty() && !options.autoDynamic ? dynamic : std::vector<DynamicSpec>{}) {
     for (const ValuePtr& input : interp.tensorInputs()) {
       if (!input->source || *input->source != *Source::local(spec.argument))
         continue;
@@ -453,6 +548,11 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       }
     }
   }
+
+  if (options.autoDynamic && options.autoReport)
+    if (llvm::Error error =
+            reportAutoDynamic(interp, **oracle, graph, autoSpecs, *options.autoReport))
+      return error;
 
   // Guards: tensor inputs first, then what the program's run assumed, then
   // global state and versions.

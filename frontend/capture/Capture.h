@@ -42,6 +42,12 @@ struct CaptureOptions {
   /// specialization, see docs/capture.md "Specializations of a declared
   /// range") and may pin those symbols to constants.
   std::map<std::string, int64_t> sizeHints;
+  /// `--dynamic auto`: every dimension of every tensor argument (of size 2
+  /// or more) starts symbolic, and capture reports in \p autoReport, one
+  /// line each, which the program specialized and where, and the
+  /// `--dynamic` spellings that hold.
+  bool autoDynamic = false;
+  std::vector<std::string>* autoReport = nullptr;
 };
 
 using OracleFactory =
