@@ -13,6 +13,7 @@
 #include "driver/EmitBytecode.h"
 #include "driver/OutputPath.h"
 #include "driver/PhaseTimes.h"
+#include "driver/RangeSpecializations.h"
 #include "driver/VersionCommand.h"
 #include "passes/transforms/KernelInlining.h"
 #include "passes/transforms/Pipeline.h"
@@ -27,6 +28,7 @@
 #include "frontend/python/ModuleLoader.h"
 #include "frontend/python/PyRef.h"
 #include "frontend/python/PythonError.h"
+#include "frontend/python/SourceError.h"
 #include "frontend/rewrite/RewrittenCode.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -75,6 +77,14 @@ plain --example NAME for that entry.
 --dynamic ARG:DIM=SYMBOL[LO,HI] makes dimension DIM of tensor argument ARG
 the symbol SYMBOL, optionally within [LO, HI] (either bound may be empty or
 inf); the same SYMBOL on two dimensions declares them equal. Repeatable.
+--dynamic auto makes every dimension of every tensor argument symbolic
+(ARG_DIM), then notes on stderr which ones the program specialized, at which
+line, and the --dynamic spellings that hold.
+With -o, every size of a declared range is served: where the graph leaves
+single sizes out (sizes 0 and 1, which torch specializes; a size the program
+treats apart, such as a slice covering a whole buffer), the artifact also
+holds a graph captured at that size, and export notes each one on stderr;
+--strict-dynamic makes that an error instead.
 
 The artifact's modules (the main one, one per kernel) compile in parallel
 (-j N threads, default one per core); compiled objects are cached in
@@ -118,10 +128,14 @@ public:
         ->type_name("FILE");
     command
         ->add_option("--dynamic", dynamic_,
-                     "Keep a tensor dimension symbolic: ARG:DIM=SYMBOL or ARG:DIM=SYMBOL[LO,HI]")
+                     "Keep a tensor dimension symbolic: ARG:DIM=SYMBOL or ARG:DIM=SYMBOL[LO,HI]; "
+                     "'auto' tries every dimension and reports which stay dynamic")
         ->type_name("SPEC")
         // One value per occurrence, so that entries after it stay entries.
         ->allow_extra_args(false);
+    command->add_flag("--strict-dynamic", strictDynamic_,
+                      "With -o, stop with an error where the graph for a --dynamic range "
+                      "leaves sizes of it out, instead of adding a graph for those sizes");
     command->add_option("--init", init_, "A Python expression giving self for Class.method")
         ->type_name("EXPR");
     command
@@ -179,6 +193,7 @@ private:
   std::string emit_;
   std::string output_;
   std::vector<std::string> dynamic_;
+  bool strictDynamic_ = false;
   std::string init_;
   std::vector<std::string> examples_;
   bool fullgraph_ = false;
@@ -356,6 +371,69 @@ void dropGradModeGuard(ir::Graph& graph) {
   graph.guards() = std::move(kept);
 }
 
+/// Exports the variants of an entry at the examples' sizes, then at each
+/// size of a declared range their graph leaves out (sizes 0 and 1, single
+/// sizes the program treats apart), until every declared size is served or
+/// \p MaxSpecializations graphs were made. Each specialization is noted on
+/// stderr; with \p strict, the first size left out is the error instead. A
+/// specialization that cannot be captured means the program does not run at
+/// that size: the range contradicts it.
+llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>()> exportFamily,
+                                  SizePoint& sizePoint,
+                                  const std::vector<capture::DynamicSpec>& specs, bool strict,
+                                  const python::LoadedModule& module, llvm::StringRef qualname) {
+  constexpr size_t MaxSpecializations = 8;
+  std::vector<UncoveredSize> queue;
+  std::vector<SizePoint> done;
+  for (size_t next = 0;; ++next) {
+    if (next > 0) {
+      if (next > queue.size())
+        return llvm::Error::success();
+      sizePoint = queue[next - 1].point;
+    }
+    llvm::Expected<ir::Graph*> first = exportFamily();
+    if (!first) {
+      if (next == 0)
+        return first.takeError();
+      // The program does not run (or cannot be captured) at that size.
+      const UncoveredSize& why = queue[next - 1];
+      std::string prefix = "--dynamic '" + why.spec + "' contradicts the program: at " +
+                           describePoint(sizePoint) + " (" + why.why + "), ";
+      return llvm::handleErrors(
+          first.takeError(),
+          [&](const python::SourceError& error) {
+            return llvm::make_error<python::SourceError>(error.location(), prefix + error.text());
+          },
+          [&](const llvm::ErrorInfoBase& error) {
+            return llvm::createStringError(prefix + error.message());
+          });
+    }
+    done.push_back(sizePoint);
+    for (UncoveredSize& size : uncoveredSizes(**first, specs, sizePoint)) {
+      if (llvm::is_contained(done, size.point) ||
+          llvm::any_of(queue, [&](const UncoveredSize& q) { return q.point == size.point; }))
+        continue;
+      if (strict)
+        return llvm::make_error<python::SourceError>(
+            python::SourceLocation{module.displayPath, 0, 0, 0, ""},
+            "--dynamic '" + size.spec +
+                "' is not served whole by one graph (--strict-dynamic): " + size.why + ", so " +
+                size.symbol + " = " + std::to_string(size.size) + " would need a graph of its own");
+      if (queue.size() + 1 >= MaxSpecializations) {
+        llvm::WithColor::warning(llvm::errs(), "dync")
+            << qualname << ": --dynamic '" << size.spec << "': " << size.symbol << " = "
+            << size.size << " is not served (" << size.why << "); the artifact already holds "
+            << MaxSpecializations << " graphs for its ranges\n";
+        continue;
+      }
+      llvm::WithColor::note(llvm::errs(), "dync")
+          << qualname << ": --dynamic '" << size.spec << "': " << size.why
+          << "; adding a graph for " << describePoint(size.point) << '\n';
+      queue.push_back(std::move(size));
+    }
+  }
+}
+
 llvm::Error ExportCommand::run(const GlobalOptions& options) {
   if (emit_.empty() && output_.empty())
     return llvm::make_error<UsageError>(
@@ -378,11 +456,17 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
     entryExamples[qualname] = name;
   }
   for (const std::string& text : dynamic_) {
+    if (text == "auto") {
+      captureOptions.autoDynamic = true;
+      continue;
+    }
     llvm::Expected<capture::DynamicSpec> spec = capture::parseDynamicSpec(text);
     if (!spec)
       return asUsageError(spec.takeError());
     captureOptions.dynamic.push_back(std::move(*spec));
   }
+  if (llvm::Error error = capture::checkDynamicSpecs(captureOptions.dynamic))
+    return asUsageError(std::move(error));
   std::vector<python::EntrySpec> specs;
   for (const std::string& text : entries_) {
     llvm::Expected<python::EntrySpec> spec = python::parseEntrySpec(text);
@@ -481,17 +565,31 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         // \p frozen no input requires grad. Returns its graph.
         // What each variant's capture ran, by graph, for the code identity.
         std::map<const ir::Graph*, std::vector<capture::FunctionRun>> functionsRun;
+        // The sizes the variants being captured serve part of the declared
+        // ranges at (empty: the examples'); see RangeSpecializations.h.
+        SizePoint sizePoint;
+        std::vector<std::string> autoReport;
+        auto printAutoReport = llvm::make_scope_exit([&] {
+          for (const std::string& line : autoReport)
+            llvm::WithColor::note(llvm::errs(), "dync")
+                << entry->qualname << ": --dynamic auto: " << line << '\n';
+        });
         auto captureVariant = [&](bool gradEnabled, llvm::StringRef decomposition,
                                   llvm::StringRef nameSuffix, Autograd autograd,
                                   ir::Module* into = nullptr) -> llvm::Expected<ir::Graph*> {
           (*python)->flushStdio();
-          ir::Graph& graph = (into ? *into : graphs).addGraph(entry->qualname + nameSuffix.str());
+          ir::Graph& graph =
+              (into ? *into : graphs)
+                  .addGraph(entry->qualname + specializationSuffix(sizePoint) + nameSuffix.str());
           PhaseTimes::Scope capturing(times, "capture");
           oracle::OracleOptions oracleOptions;
           oracleOptions.decompositions = *oracle::parseDecompositions(decomposition);
           oracleOptions.inputsRequireGrad = autograd != Autograd::Frozen;
           oracleOptions.recordsAutograd = autograd == Autograd::Records;
           capture::CaptureOptions variantOptions = entryOptions;
+          variantOptions.sizeHints = sizePoint;
+          // --dynamic auto reports what the first capture found.
+          variantOptions.autoReport = autoReport.empty() ? &autoReport : nullptr;
           // Under no_grad nothing records autograd, and what requires grad
           // is an input, a view of one, or a tensor made so, as in eager.
           variantOptions.noAutograd =
@@ -558,7 +656,9 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           first = false;
           return llvm::Error::success();
         };
-        if (buildArtifact) {
+        // The variants of one point of the declared ranges; returns the
+        // first, which decides which sizes it leaves out.
+        auto exportFamily = [&]() -> llvm::Expected<ir::Graph*> {
           // The artifact serves an entry with one variant per grad mode
           // (docs/capture.md, "Grad mode and autograd"), tried in order.
           // Captured under no_grad, a graph records no autograd and is
@@ -578,6 +678,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
               captureVariant(false, decompose, "", Autograd::None);
           if (!inference)
             return inference.takeError();
+          ir::Graph* firstVariant = *inference;
           // Composite operators are decomposed for fusion only where fusion
           // can run: autograd must record eager's operators, not pieces.
           bool anyRequiresGrad =
@@ -591,7 +692,9 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
             // Nothing requires grad and the program never looked at the
             // grad mode: one graph serves both modes.
             dropGradModeGuard(**inference);
-            return addVariant(**inference);
+            if (llvm::Error error = addVariant(**inference))
+              return error;
+            return firstVariant;
           }
           if (llvm::Error error = addVariant(**inference))
             return error;
@@ -600,7 +703,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           else if (llvm::Error error = addVariant(**grad))
             return error;
           if (!anyRequiresGrad)
-            return llvm::Error::success();
+            return firstVariant;
 
           // Parameters frozen for inference (requires_grad_(False)): the
           // variants above pin requires_grad as the example had it, so a
@@ -611,7 +714,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
               captureVariant(true, decompose, "$frozen", Autograd::Frozen);
           if (!frozen) {
             notCompiled("calls with frozen parameters", frozen.takeError());
-            return llvm::Error::success();
+            return firstVariant;
           }
           ir::Module scratch(context);
           llvm::Expected<ir::Graph*> frozenNoGrad =
@@ -620,8 +723,13 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
             llvm::consumeError(frozenNoGrad.takeError());
           else if (sameButGradMode(**frozen, **frozenNoGrad))
             dropGradModeGuard(**frozen);
-          return addVariant(**frozen);
-        }
+          if (llvm::Error error = addVariant(**frozen))
+            return error;
+          return firstVariant;
+        };
+        if (buildArtifact)
+          return exportSpecializations(exportFamily, sizePoint, captureOptions.dynamic,
+                                       strictDynamic_, *module, entry->qualname);
 
         // What --emit prints: a capture in the current grad mode, or for the
         // optimized graph, the artifact's first variant (under no_grad).

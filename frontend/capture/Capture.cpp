@@ -363,6 +363,61 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
                       " value, which a graph cannot return");
 }
 
+/// What `--dynamic auto` found: for each dimension it made symbolic, one
+/// line saying it stayed dynamic or where the program specialized it, then
+/// the `--dynamic` spellings that hold.
+llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
+                              const ir::Graph& graph, llvm::ArrayRef<DynamicSpec> autoSpecs,
+                              std::vector<std::string>& report) {
+  std::vector<std::string> holds;
+  for (const DynamicSpec& spec : autoSpecs)
+    for (const ValuePtr& input : interp.tensorInputs()) {
+      if (!input->source || *input->source != *Source::local(spec.argument))
+        continue;
+      llvm::Expected<ir::Type> type = oracle.typeOf(input->object.get());
+      if (!type)
+        return type.takeError();
+      ir::SymExpr size = type->sizes()[spec.dim];
+      std::string where = "dimension " + std::to_string(spec.dim) + " of " + input->source->str();
+      if (size.isConstant()) {
+        std::string line = where + " is static: the program specialized it to " +
+                           std::to_string(size.constantValue());
+        for (const Interpreter::AutoFinding& finding : interp.autoFindings())
+          if (finding.source == input->source->str() && finding.dim == spec.dim) {
+            line += " at " + finding.where;
+            if (!finding.lineText.empty())
+              line += " (" + finding.lineText + ")";
+            break;
+          }
+        if (line.find(" at ") == std::string::npos)
+          line += " (decided inside torch)";
+        report.push_back(std::move(line));
+        continue;
+      }
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      size.print(os);
+      std::string spelling = spec.argument + ":" + std::to_string(spec.dim) + "=" + text;
+      if (const ir::SymbolDecl* decl = graph.findSymbol(text)) {
+        std::string range;
+        llvm::raw_string_ostream rs(range);
+        decl->range.print(rs);
+        spelling += range;
+        report.push_back(where + " is dynamic: " + text + " in " + range +
+                         (text != spec.symbol ? " (equal to " + text + ")" : ""));
+      } else {
+        report.push_back(where + " is dynamic: " + text);
+      }
+      if (size.isSymbol())
+        holds.push_back("--dynamic '" + spelling + "'");
+    }
+  std::string line = "these hold:";
+  for (const std::string& spelling : holds)
+    line += " " + spelling;
+  report.push_back(holds.empty() ? "no dimension stays dynamic" : line);
+  return llvm::Error::success();
+}
+
 /// One attempt at capturing \p entry into the empty \p graph; what it
 /// ran goes to \p functionsRun.
 llvm::Error captureOnce(const python::LoadedModule& module, const python::ResolvedEntry& entry,
@@ -526,9 +581,41 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     PyErr_Clear();
   }
 
+  // --dynamic auto: every dimension of every tensor argument, named
+  // ARG_DIM, without a range; specializations are noted, not errors.
+  std::vector<DynamicSpec> dynamic = options.dynamic;
+  std::vector<DynamicSpec> autoSpecs;
+  if (options.autoDynamic)
+    for (const ExampleBinding& binding : bindings) {
+      if (PyObject_IsInstance(binding.object, interp.types().tensor.get()) != 1)
+        continue;
+      PyRef shape = PyRef::steal(PyObject_GetAttrString(binding.object, "shape"));
+      Py_ssize_t rank = shape ? PyObject_Length(shape.get()) : -1;
+      if (rank < 0)
+        return pythonError("reading the shape of '" + binding.name + "'");
+      for (Py_ssize_t d = 0; d < rank; ++d) {
+        if (llvm::any_of(dynamic, [&](const DynamicSpec& s) {
+              return s.argument == binding.name && s.dim == static_cast<unsigned>(d);
+            }))
+          continue;
+        if (PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), d)) < 2)
+          continue; // torch specializes 0 and 1
+        DynamicSpec spec;
+        spec.argument = binding.name;
+        spec.dim = static_cast<unsigned>(d);
+        spec.symbol = binding.name + "_" + std::to_string(d);
+        spec.text = binding.name + ":" + std::to_string(d) + "=" + spec.symbol;
+        autoSpecs.push_back(spec);
+        dynamic.push_back(std::move(spec));
+      }
+    }
+  auto isAuto = [&](const DynamicSpec& spec) {
+    return llvm::any_of(autoSpecs, [&](const DynamicSpec& a) { return a.text == spec.text; });
+  };
+
   // --dynamic names arguments, positional or keyword; check them against
   // the examples first.
-  for (const DynamicSpec& spec : options.dynamic) {
+  for (const DynamicSpec& spec : dynamic) {
     auto it =
         llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == spec.argument; });
     if (it == bindings.end())
@@ -546,6 +633,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       return inputError(module, "--dynamic '" + spec.text + "': '" + spec.argument + "' has " +
                                     llvm::Twine(rank) + " dimensions");
     long long size = PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), spec.dim));
+    if (auto hint = options.sizeHints.find(spec.symbol); hint != options.sizeHints.end())
+      size = hint->second;
     if (!spec.range.contains(size))
       return inputError(module, "--dynamic '" + spec.text + "': the example's size " +
                                     llvm::Twine(size) + " of '" + spec.argument + "' dimension " +
@@ -576,15 +665,26 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     llvm::Expected<ValuePtr> arg = [&]() -> llvm::Expected<ValuePtr> {
       if (PyObject_IsInstance(binding.object, interp.types().tensor.get()) == 1) {
         std::vector<oracle::DynamicDim> dims;
-        for (const DynamicSpec& spec : options.dynamic)
-          if (spec.argument == binding.name)
-            dims.push_back({spec.dim, spec.symbol, spec.range});
+        for (const DynamicSpec& spec : dynamic)
+          if (spec.argument == binding.name) {
+            std::optional<int64_t> hint;
+            if (auto it = options.sizeHints.find(spec.symbol); it != options.sizeHints.end())
+              hint = it->second;
+            // Capturing at the example's own size lets torch pin the
+            // symbol, which --dynamic auto reports rather than refuses.
+            if (isAuto(spec)) {
+              PyRef shape = PyRef::steal(PyObject_GetAttrString(binding.object, "shape"));
+              hint = shape ? PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), spec.dim)) : 2;
+            }
+            dims.push_back({spec.dim, spec.symbol, spec.range, hint});
+          }
         llvm::Expected<ValuePtr> tensor = interp.tensorInput(binding.object, binding.source, dims);
-        if (tensor)
-          for (const DynamicSpec& spec : options.dynamic)
+        // A specialization may narrow or pin what it was asked to serve.
+        if (tensor && options.sizeHints.empty())
+          for (const DynamicSpec& spec : dynamic)
             if (spec.argument == binding.name)
-              interp.watchDynamic(
-                  {(*tensor)->object, spec.dim, spec.text, binding.source->str(), spec.range});
+              interp.watchDynamic({(*tensor)->object, spec.dim, spec.text,
+                                   binding.source->str(), spec.range, isAuto(spec)});
         return tensor;
       }
       return interp.wrapReal(binding.object, binding.source);
@@ -713,8 +813,10 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   (*oracle)->builder().setOutput(std::move(*output));
 
   // A dimension declared dynamic must still be a symbol, over at least the
-  // declared range: otherwise the program decided something about it.
-  for (const DynamicSpec& spec : options.dynamic) {
+  // declared range: otherwise the program decided something about it. A
+  // specialization serves only part of the range.
+  for (const DynamicSpec& spec :
+       options.sizeHints.empty() && !options.autoDynamic ? dynamic : std::vector<DynamicSpec>{}) {
     auto binding =
         llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == spec.argument; });
     for (const ValuePtr& input : interp.tensorInputs()) {
@@ -750,6 +852,11 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       }
     }
   }
+
+  if (options.autoDynamic && options.autoReport)
+    if (llvm::Error error =
+            reportAutoDynamic(interp, **oracle, graph, autoSpecs, *options.autoReport))
+      return error;
 
   // Guards: tensor inputs first, then what the program's run assumed, then
   // global state and versions.

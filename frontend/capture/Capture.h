@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +37,17 @@ struct CaptureOptions {
   /// (a tensor made with requires_grad=True, an enable_grad() block over
   /// parameters), stops capture.
   bool noAutograd = false;
+  /// Sizes to capture at instead of the examples', by symbol: the graph
+  /// then serves the part of the declared ranges around them (a
+  /// specialization, see docs/capture.md "Specializations of a declared
+  /// range") and may pin those symbols to constants.
+  std::map<std::string, int64_t> sizeHints;
+  /// `--dynamic auto`: every dimension of every tensor argument (of size 2
+  /// or more) starts symbolic, and capture reports in \p autoReport, one
+  /// line each, which the program specialized and where, and the
+  /// `--dynamic` spellings that hold.
+  bool autoDynamic = false;
+  std::vector<std::string>* autoReport = nullptr;
 };
 
 using OracleFactory =

@@ -2,6 +2,7 @@
 #include "frontend/capture/DynamicSpec.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace dync::capture {
 
@@ -74,6 +75,35 @@ llvm::Expected<DynamicSpec> parseDynamicSpec(llvm::StringRef text) {
       return malformed(text, "the range is empty");
   }
   return spec;
+}
+
+llvm::Error checkDynamicSpecs(llvm::ArrayRef<DynamicSpec> specs) {
+  auto rangeText = [](const DynamicSpec& spec) {
+    if (!spec.range.lo && !spec.range.hi)
+      return std::string("no range");
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    spec.range.print(os);
+    return text;
+  };
+  for (size_t i = 0; i < specs.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      const DynamicSpec& first = specs[j];
+      const DynamicSpec& second = specs[i];
+      if (first.argument == second.argument && first.dim == second.dim)
+        return llvm::createStringError("--dynamic '" + second.text + "' declares dimension " +
+                                       llvm::Twine(second.dim) + " of '" + second.argument +
+                                       "' again, after --dynamic '" + first.text +
+                                       "'; declare each dimension once");
+      if (first.symbol == second.symbol &&
+          (first.range.lo != second.range.lo || first.range.hi != second.range.hi))
+        return llvm::createStringError(
+            "--dynamic '" + first.text + "' and --dynamic '" + second.text + "' give symbol " +
+            first.symbol + " different ranges (" + rangeText(first) + " and " + rangeText(second) +
+            "); a symbol is one size with one range: write the same range on both, or name "
+            "two symbols");
+    }
+  return llvm::Error::success();
 }
 
 } // namespace dync::capture

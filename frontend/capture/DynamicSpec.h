@@ -3,6 +3,7 @@
 
 #include "passes/ir/Assumptions.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -25,5 +26,10 @@ struct DynamicSpec {
 
 /// Parses one `--dynamic` value; errors say what is malformed.
 llvm::Expected<DynamicSpec> parseDynamicSpec(llvm::StringRef text);
+
+/// Checks that \p specs agree with each other: a symbol has one range
+/// (every declaration of it writes the same one), and a dimension is
+/// declared once.
+llvm::Error checkDynamicSpecs(llvm::ArrayRef<DynamicSpec> specs);
 
 } // namespace dync::capture

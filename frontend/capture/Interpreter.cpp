@@ -871,7 +871,9 @@ void Interpreter::reportLocation() {
 }
 
 llvm::Error Interpreter::checkDynamic() {
-  for (const DynamicWatch& watch : watches_) {
+  for (DynamicWatch& watch : watches_) {
+    if (watch.spec.empty())
+      continue; // a noted specialization, reported once
     // A SymInt's expression reads through the ShapeEnv's replacements, so
     // once a decision pinned the symbol it is a number.
     PyRef shape = PyRef::steal(PyObject_GetAttrString(watch.fake.get(), "shape"));
@@ -887,6 +889,21 @@ llvm::Error Interpreter::checkDynamic() {
     PyRef isNumber = expr ? PyRef::steal(PyObject_GetAttrString(expr.get(), "is_number")) : PyRef();
     if (!isNumber) {
       PyErr_Clear();
+      continue;
+    }
+    if (isNumber.get() == Py_True && watch.noteOnly) {
+      // The line that matters is the innermost one in the entry's module.
+      AutoFinding finding{watch.source, watch.dim, reprOf(expr.get()), "", ""};
+      for (const CaptureFrame& frame : callStack())
+        if (frame.location.line > 0) {
+          finding.where = llvm::sys::path::filename(frame.location.file).str() + ":" +
+                          std::to_string(frame.location.line);
+          finding.lineText = llvm::StringRef(frame.location.lineText).trim().str();
+          if (!frames_.empty() && frame.location.file == frames_.front()->filename)
+            break;
+        }
+      autoFindings_.push_back(std::move(finding));
+      watch.spec.clear();
       continue;
     }
     if (isNumber.get() == Py_True)

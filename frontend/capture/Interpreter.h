@@ -204,7 +204,20 @@ public:
     std::string spec;
     std::string source;
     ir::SymbolRange range;
+    /// Under `--dynamic auto`: a specialization is noted (in
+    /// autoFindings()) rather than an error.
+    bool noteOnly = false;
   };
+  /// What `--dynamic auto` learned while capturing: a dimension the
+  /// program specialized, and the user's line that did it.
+  struct AutoFinding {
+    std::string source;
+    unsigned dim = 0;
+    std::string value;
+    std::string where;
+    std::string lineText;
+  };
+  const std::vector<AutoFinding>& autoFindings() const { return autoFindings_; }
   void watchDynamic(DynamicWatch watch) { watches_.push_back(std::move(watch)); }
 
   /// The tensors made graph inputs, in the order they were made.
@@ -417,6 +430,7 @@ private:
   std::map<PyObject*, ValuePtr> functionsBeingWrapped_;
   std::vector<ValuePtr> inputOrder_;
   std::vector<DynamicWatch> watches_;
+  std::vector<AutoFinding> autoFindings_;
   std::vector<Frame*> frames_;
   /// Where the entry function returned, for the graph's output node.
   ir::Location returnLocation_;

@@ -238,8 +238,9 @@ llvm::Expected<PyRef> PythonTensorOracle::addTensorInput(PyObject* real, llvm::S
     std::optional<int64_t> ends[2] = {dim.range.lo, dim.range.hi};
     for (int i = 0; i < 2; ++i)
       bound[i] = ends[i] ? PyLong_FromLongLong(*ends[i]) : Py_NewRef(Py_None);
-    PyRef item =
-        PyRef::steal(Py_BuildValue("(IsNN)", dim.dim, dim.symbol.c_str(), bound[0], bound[1]));
+    PyObject* hint = dim.hint ? PyLong_FromLongLong(*dim.hint) : Py_NewRef(Py_None);
+    PyRef item = PyRef::steal(
+        Py_BuildValue("(IsNNN)", dim.dim, dim.symbol.c_str(), bound[0], bound[1], hint));
     if (!item || PyList_Append(dims.get(), item.get()) < 0)
       return python::takePythonError("adding input " + source);
   }

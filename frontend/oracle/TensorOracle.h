@@ -38,6 +38,10 @@ struct DynamicDim {
   unsigned dim = 0;
   std::string symbol;
   ir::SymbolRange range;
+  /// The size capture assumes instead of the example's, for a graph that
+  /// serves part of the declared range; the graph may then pin the symbol
+  /// to a constant (0 and 1 are constants from the start, as in torch).
+  std::optional<int64_t> hint;
 };
 
 /// Which of torch's decompositions a call's operators go through before

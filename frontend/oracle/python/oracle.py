@@ -1078,6 +1078,10 @@ class Session:
         self.recorder = _Recorder(self, _fusion_table() if decompositions == "fusion" else None)
         self.kernel_check = _KernelCheck()
         self.dims = {}  # user symbol name -> _Dim
+        # Whether this capture serves part of a declared range (inputs with
+        # size hints): then a symbol torch pins to a constant is that
+        # constant in the graph rather than an error.
+        self.specializing = False
         self.names = {}  # sympy symbol -> user symbol name
         self.texts = {}  # sympy expression -> IR text
         self.op_names = {}  # OpOverload -> "aten::name.overload"
@@ -1114,8 +1118,11 @@ class Session:
     def add_input(self, real, source, dynamic_dims):
         """The fake twin of `real`, with the listed dims symbolic.
 
-        `dynamic_dims` is a sequence of (dim, name, lo, hi), lo/hi None when
-        unbounded. Returns (fake, meta) where meta is TensorMeta.
+        `dynamic_dims` is a sequence of (dim, name, lo, hi, hint), lo/hi None
+        when unbounded; hint, when not None, is the size capture assumes
+        instead of the example's (a specialization of the declared range:
+        0 and 1 make the dimension that constant, as torch would). Returns
+        (fake, meta) where meta is TensorMeta.
         """
         if not isinstance(real, torch.Tensor) or isinstance(real, FakeTensor):
             raise OracleError(f"{source} is a {type(real).__qualname__}, not a real tensor")
@@ -1126,7 +1133,7 @@ class Session:
         shape = list(real.shape)
         sizes = list(shape)
         seen = set()
-        for dim, name, lo, hi in dynamic_dims:
+        for dim, name, lo, hi, hint in dynamic_dims:
             if dim >= len(shape):
                 raise OracleError(
                     f"{source} has {len(shape)} dimensions; it has no dimension {dim} to make dynamic"
@@ -1134,7 +1141,7 @@ class Session:
             if dim in seen:
                 raise OracleError(f"dimension {dim} of {source} is declared dynamic twice")
             seen.add(dim)
-            sizes[dim] = self._dim(real, source, dim, name, lo, hi)
+            sizes[dim] = self._dim(real, source, dim, name, lo, hi, hint)
         strides = self._strides(real, source, shape, sizes, bool(dynamic_dims))
         with self.fake:
             fake = torch.empty_strided(
@@ -1146,9 +1153,19 @@ class Session:
             )
         return fake, self._meta(fake, fresh=True)
 
-    def _dim(self, real, source, dim, name, lo, hi):
-        size = real.shape[dim]
+    def _dim(self, real, source, dim, name, lo, hi, hint=None):
+        size = real.shape[dim] if hint is None else hint
         where = f"dimension {dim} of {source} ({name})"
+        if hint is not None:
+            # A specialization of the declared range may pin the symbol.
+            self.specializing = True
+            if hint in (0, 1):
+                known = self.dims.get(name)
+                if known is None:
+                    self.dims[name] = _Dim(None, hint, hint, lo, hi, [(source, dim)])
+                else:
+                    known.places.append((source, dim))
+                return hint
         if size in (0, 1):
             raise OracleError(
                 f"{where} has example size {size}; torch specializes sizes 0 and 1, so a "
@@ -1580,8 +1597,13 @@ class Session:
         symbols capture rewrote in terms of others, and the guards."""
         symbols, substitutions = [], []
         for name, dim in self.dims.items():
+            if dim.symbol is None:
+                continue  # pinned by its size hint: a constant from the start
             replaced = self.env.replace(dim.symbol)
             if replaced != dim.symbol:
+                if replaced.is_number and self.specializing:
+                    substitutions.append((name, str(int(replaced))))
+                    continue
                 if replaced.is_number:
                     raise OracleError(
                         self._specialized(name, dim, int(replaced), self.replacement_origins.get(dim.symbol),
@@ -1591,6 +1613,9 @@ class Session:
                 continue
             vr = self.env.var_to_range.get(dim.symbol, ValueRanges(-int_oo, int_oo))
             lo, hi = _bound(vr.lower), _bound(vr.upper)
+            if lo is not None and lo == hi and self.specializing:
+                substitutions.append((name, str(lo)))
+                continue
             if lo is not None and lo == hi:
                 raise OracleError(self._specialized(name, dim, lo, None, None))
             symbols.append((name, lo, hi))

@@ -1,0 +1,52 @@
+//===- RangeSpecializations.h - Sizes a graph leaves out of its ranges ----===//
+//
+// A graph captured for `--dynamic` ranges serves the sizes its symbols'
+// ranges and relations admit. torch assumes sizes 0 and 1 away, and some
+// programs decide things about one size (a slice that covers a whole buffer
+// is contiguous), so a graph may leave single sizes of a declared range out;
+// the artifact then holds a specialization captured at each such size
+// (docs/capture.md, "Specializations of a declared range").
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/capture/DynamicSpec.h"
+#include "passes/ir/Graph.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dync::driver {
+
+/// Sizes to capture a specialization at, by symbol.
+using SizePoint = std::map<std::string, int64_t>;
+
+/// One size of a declared range that a graph does not serve.
+struct UncoveredSize {
+  /// Where to capture next: the graph's own sizes with this one added.
+  SizePoint point;
+  /// The --dynamic text that declared the range, and why the graph leaves
+  /// the size out ("torch specializes sizes 0 and 1", "the graph assumes
+  /// seq != 32").
+  std::string spec;
+  std::string symbol;
+  int64_t size = 0;
+  std::string why;
+};
+
+/// The single sizes of \p specs' declared ranges that \p graph, captured at
+/// \p at, leaves out: declared sizes 0 and 1 below its symbol's range, and
+/// constants c of relations `symbol != c` inside the declared range.
+std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
+                                          const std::vector<capture::DynamicSpec>& specs,
+                                          const SizePoint& at);
+
+/// A graph-name suffix for a specialization: `$batch_1$seq_32`.
+std::string specializationSuffix(const SizePoint& point);
+
+/// `batch = 1, seq = 32`, for messages.
+std::string describePoint(const SizePoint& point);
+
+} // namespace dync::driver
