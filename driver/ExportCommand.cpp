@@ -384,7 +384,8 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
                                   const python::LoadedModule& module, llvm::StringRef qualname) {
   constexpr size_t MaxSpecializations = 8;
   std::vector<UncoveredSize> queue;
-  std::vector<SizePoint> done;
+  // Each graph made so far, with the sizes it was captured at.
+  std::vector<std::pair<const ir::Graph*, SizePoint>> done;
   for (size_t next = 0;; ++next) {
     if (next > 0) {
       if (next > queue.size())
@@ -408,9 +409,13 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
             return llvm::createStringError(prefix + error.message());
           });
     }
-    done.push_back(sizePoint);
+    done.emplace_back(*first, sizePoint);
     for (UncoveredSize& size : uncoveredSizes(**first, specs, sizePoint)) {
-      if (llvm::is_contained(done, size.point) ||
+      if (llvm::any_of(done,
+                       [&](const auto& made) {
+                         return made.second == size.point ||
+                                servesPoint(*made.first, made.second, size.point);
+                       }) ||
           llvm::any_of(queue, [&](const UncoveredSize& q) { return q.point == size.point; }))
         continue;
       if (strict)
@@ -588,6 +593,9 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           oracleOptions.recordsAutograd = autograd == Autograd::Records;
           capture::CaptureOptions variantOptions = entryOptions;
           variantOptions.sizeHints = sizePoint;
+          // An artifact serves a range the program cuts with a graph per
+          // part (exportSpecializations); --strict-dynamic refuses the cut.
+          variantOptions.splitRanges = buildArtifact && !strictDynamic_;
           // --dynamic auto reports what the first capture found.
           variantOptions.autoReport = autoReport.empty() ? &autoReport : nullptr;
           // Under no_grad nothing records autograd, and what requires grad
