@@ -82,9 +82,10 @@ inf); the same SYMBOL on two dimensions declares them equal. Repeatable.
 line, and the --dynamic spellings that hold.
 With -o, every size of a declared range is served: where the graph leaves
 single sizes out (sizes 0 and 1, which torch specializes; a size the program
-treats apart, such as a slice covering a whole buffer), the artifact also
-holds a graph captured at that size, and export notes each one on stderr;
---strict-dynamic makes that an error instead.
+treats apart, such as a slice covering a whole buffer) or the program cuts
+the range at a boundary (if n > 4), the artifact also holds a graph captured
+at that size or past the cut, and export notes each one on stderr with the
+line that made it; --strict-dynamic makes that an error instead.
 
 The artifact's modules (the main one, one per kernel) compile in parallel
 (-j N threads, default one per core); compiled objects are cached in
