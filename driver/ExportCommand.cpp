@@ -82,9 +82,10 @@ inf); the same SYMBOL on two dimensions declares them equal. Repeatable.
 line, and the --dynamic spellings that hold.
 With -o, every size of a declared range is served: where the graph leaves
 single sizes out (sizes 0 and 1, which torch specializes; a size the program
-treats apart, such as a slice covering a whole buffer), the artifact also
-holds a graph captured at that size, and export notes each one on stderr;
---strict-dynamic makes that an error instead.
+treats apart, such as a slice covering a whole buffer) or the program cuts
+the range at a boundary (if n > 4), the artifact also holds a graph captured
+at that size or past the cut, and export notes each one on stderr with the
+line that made it; --strict-dynamic makes that an error instead.
 
 The artifact's modules (the main one, one per kernel) compile in parallel
 (-j N threads, default one per core); compiled objects are cached in
@@ -384,7 +385,8 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
                                   const python::LoadedModule& module, llvm::StringRef qualname) {
   constexpr size_t MaxSpecializations = 8;
   std::vector<UncoveredSize> queue;
-  std::vector<SizePoint> done;
+  // Each graph made so far, with the sizes it was captured at.
+  std::vector<std::pair<const ir::Graph*, SizePoint>> done;
   for (size_t next = 0;; ++next) {
     if (next > 0) {
       if (next > queue.size())
@@ -408,9 +410,13 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
             return llvm::createStringError(prefix + error.message());
           });
     }
-    done.push_back(sizePoint);
+    done.emplace_back(*first, sizePoint);
     for (UncoveredSize& size : uncoveredSizes(**first, specs, sizePoint)) {
-      if (llvm::is_contained(done, size.point) ||
+      if (llvm::any_of(done,
+                       [&](const auto& made) {
+                         return made.second == size.point ||
+                                servesPoint(*made.first, made.second, size.point);
+                       }) ||
           llvm::any_of(queue, [&](const UncoveredSize& q) { return q.point == size.point; }))
         continue;
       if (strict)
@@ -588,6 +594,9 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
           oracleOptions.recordsAutograd = autograd == Autograd::Records;
           capture::CaptureOptions variantOptions = entryOptions;
           variantOptions.sizeHints = sizePoint;
+          // An artifact serves a range the program cuts with a graph per
+          // part (exportSpecializations); --strict-dynamic refuses the cut.
+          variantOptions.splitRanges = buildArtifact && !strictDynamic_;
           // --dynamic auto reports what the first capture found.
           variantOptions.autoReport = autoReport.empty() ? &autoReport : nullptr;
           // Under no_grad nothing records autograd, and what requires grad

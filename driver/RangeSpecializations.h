@@ -37,11 +37,19 @@ struct UncoveredSize {
 };
 
 /// The single sizes of \p specs' declared ranges that \p graph, captured at
-/// \p at, leaves out: declared sizes 0 and 1 below its symbol's range, and
-/// constants c of relations `symbol != c` inside the declared range.
+/// \p at, leaves out: declared sizes 0 and 1 below its symbol's range,
+/// the first size past each boundary at which the program cut the declared
+/// range (`batch < 16`), and constants c of relations `symbol != c` inside
+/// the declared range.
 std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
                                           const std::vector<capture::DynamicSpec>& specs,
                                           const SizePoint& at);
+
+/// Whether \p graph, captured at \p capturedAt, serves the sizes of
+/// \p point: each is in its symbol's range and no `symbol != size`
+/// relation leaves it out, or the symbol is pinned to it. Symbols \p point
+/// does not name are not checked.
+bool servesPoint(const ir::Graph& graph, const SizePoint& capturedAt, const SizePoint& point);
 
 /// A graph-name suffix for a specialization: `$batch_1$seq_32`.
 std::string specializationSuffix(const SizePoint& point);

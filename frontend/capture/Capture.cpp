@@ -683,8 +683,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
         if (tensor && options.sizeHints.empty())
           for (const DynamicSpec& spec : dynamic)
             if (spec.argument == binding.name)
-              interp.watchDynamic({(*tensor)->object, spec.dim, spec.text,
-                                   binding.source->str(), spec.range, isAuto(spec)});
+              interp.watchDynamic({(*tensor)->object, spec.dim, spec.text, binding.source->str(),
+                                   spec.range, isAuto(spec), options.splitRanges});
         return tensor;
       }
       return interp.wrapReal(binding.object, binding.source);
@@ -841,7 +841,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
         int64_t wantedLo = std::max<int64_t>(spec.range.lo.value_or(2), 2);
         bool narrower = (decl->range.lo && *decl->range.lo > wantedLo) ||
                         (spec.range.hi && decl->range.hi && *decl->range.hi < *spec.range.hi);
-        if (narrower && (spec.range.lo || spec.range.hi)) {
+        // The caller splits a range cut at a boundary into graphs.
+        if (narrower && (spec.range.lo || spec.range.hi) && !options.splitRanges) {
           std::string range;
           llvm::raw_string_ostream rs(range);
           decl->range.print(rs);

@@ -42,6 +42,11 @@ struct CaptureOptions {
   /// specialization, see docs/capture.md "Specializations of a declared
   /// range") and may pin those symbols to constants.
   std::map<std::string, int64_t> sizeHints;
+  /// Whether the caller splits a declared range the program cuts at a
+  /// boundary (`batch < 16`) into graphs of their own: then the graph may
+  /// serve part of the range, and its symbol's range and origin say which
+  /// part and why. Otherwise such a cut is an error at the line.
+  bool splitRanges = false;
   /// `--dynamic auto`: every dimension of every tensor argument (of size 2
   /// or more) starts symbolic, and capture reports in \p autoReport, one
   /// line each, which the program specialized and where, and the

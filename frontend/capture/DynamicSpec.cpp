@@ -40,6 +40,13 @@ llvm::Expected<DynamicSpec> parseDynamicSpec(llvm::StringRef text) {
     return malformed(text, "no '=SYMBOL'");
   auto [argument, dim] = target.split(':');
   argument = argument.trim();
+  // `n=SYMBOL[LO,HI]` would make a Python int argument symbolic.
+  if (!target.contains(':') && isIdentifier(argument))
+    return llvm::createStringError(
+        "--dynamic '" + text +
+        "' names no dimension: symbolic int arguments (ARG=SYMBOL) are not supported yet; a "
+        "Python int argument is specialized under an equals guard, so pass the size through a "
+        "tensor's shape instead, as in --dynamic 'x:0=n[1,64]'");
   dim = dim.trim();
   if (!isIdentifier(argument))
     return malformed(text, "'" + argument + "' is not an argument name");

@@ -944,8 +944,8 @@ llvm::Error Interpreter::checkDynamic() {
     int64_t wantedLo = std::max<int64_t>(watch.range.lo.value_or(2), 2);
     // Without a declared range any range the program needs is accepted.
     bool declared = watch.range.lo || watch.range.hi;
-    bool narrowed =
-        declared && ((lo && *lo > wantedLo) || (watch.range.hi && hi && *hi < *watch.range.hi));
+    bool narrowed = declared && !watch.cutAllowed &&
+                    ((lo && *lo > wantedLo) || (watch.range.hi && hi && *hi < *watch.range.hi));
     if (narrowed)
       return captureError("--dynamic '" + watch.spec +
                           "' contradicts the program: this line "

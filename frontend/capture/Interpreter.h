@@ -207,6 +207,9 @@ public:
     /// Under `--dynamic auto`: a specialization is noted (in
     /// autoFindings()) rather than an error.
     bool noteOnly = false;
+    /// The caller splits a range the program cuts at a boundary (see
+    /// CaptureOptions::splitRanges), so a narrowing is not an error.
+    bool cutAllowed = false;
   };
   /// What `--dynamic auto` learned while capturing: a dimension the
   /// program specialized, and the user's line that did it.

@@ -562,6 +562,8 @@ llvm::Error PythonTensorOracle::finalize() {
         (end == 0 ? range.lo : range.hi) = PyLong_AsLongLong(bound);
     }
     builder_.declareSymbol(python::utf8Of(PyTuple_GET_ITEM(item, 0)).value_or(""), range);
+    // What narrowed the declared range, for the driver's notes.
+    graph_.symbols().back().origin = python::utf8Of(PyTuple_GET_ITEM(item, 3)).value_or("");
   }
 
   for (Py_ssize_t i = 0, e = PyList_GET_SIZE(relations); i < e; ++i) {
@@ -581,6 +583,8 @@ llvm::Error PythonTensorOracle::finalize() {
                                 .Case(">", ir::RelationKind::Gt)
                                 .Default(ir::RelationKind::Ge);
     builder_.addRelation(substitution.apply(*lhs), kind, substitution.apply(*rhs));
+    // Where the program assumed it, for the driver's notes.
+    graph_.relations().back().origin = python::utf8Of(PyTuple_GET_ITEM(item, 3)).value_or("");
   }
   return llvm::Error::success();
 }

@@ -34,6 +34,10 @@ struct SymbolDecl {
   SymbolRange range;
   /// Where it was declared, when parsed from text.
   llvm::SMLoc loc;
+  /// For a captured graph, what narrowed the range below the one declared
+  /// (`batch < 16 by torch.conv2d at model.py:20`); messages only, not
+  /// part of the text form.
+  std::string origin = {};
 };
 
 enum class RelationKind : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
@@ -49,6 +53,10 @@ struct Relation {
   SymExpr rhs;
   /// Where it was written, when parsed from text.
   llvm::SMLoc loc;
+  /// For a captured graph, what made the program assume it (` by
+  /// torch.Tensor.__getitem__ at model.py:14`); messages only, not part of
+  /// the text form.
+  std::string origin = {};
 
   /// Whether it holds under \p values; fails as SymExpr::evaluate does.
   llvm::Expected<bool> evaluate(const SymbolValues& values) const;

@@ -102,7 +102,11 @@ def test_gpt_block_every_declared_size_hits_and_matches(tmp_path, run_dync):
     # Export says which sizes needed a graph of their own, and why.
     assert "torch specializes sizes 0 and 1" in notes
     assert "adding a graph for batch = 1" in notes
-    assert "the graph assumes seq != 32; adding a graph for seq = 32" in notes
+    # The relation's note names the line that made it: the mask's slice.
+    assert re.search(r"the graph assumes seq != 32 by \S+ at gpt\.py:(\d+)", notes), notes
+    line = int(re.search(r"seq != 32 by \S+ at gpt\.py:(\d+)", notes).group(1))
+    assert "self.mask[:, :, :T, :T]" in GPT_BLOCK.splitlines()[line - 1], line
+    assert "; adding a graph for seq = 32" in notes
     report = run_reporting_script(CALL_AT_SIZES.format(
         package=PACKAGE_DIR, folder=str(tmp_path), sizes=SIZES, artifact=str(artifact)))
     assert len(report) == len(SIZES)
@@ -136,3 +140,57 @@ def test_gpt_block_every_declared_size_hits_and_matches(tmp_path, run_dync):
             assert "symbols {" not in header_text, (name, header_text)
         assert (relations in header_text) if relations else "relations {" not in header_text, \
             (name, header_text)
+
+
+CUT = """
+import torch
+
+
+def cut(x):
+    if x.shape[0] > 4:
+        return x * 2
+    return x - 1
+
+
+def example_inputs():
+    return (torch.randn(8, 3),)
+"""
+
+CALL_CUT = """
+import json, sys
+sys.path[:0] = [{package!r}, {folder!r}]
+import torch
+import dync
+import cut
+
+inputs = [torch.randn(n, 3, generator=torch.Generator().manual_seed(n)) for n in {sizes!r}]
+expected = [cut.cut(x) for x in inputs]
+report = []
+with dync.load({artifact!r}) as artifact:
+    for n, x, want in zip({sizes!r}, inputs, expected):
+        dync.reset_stats()
+        got = cut.cut(x)
+        stats = artifact.stats()["cut"]
+        report.append([n, torch.equal(got, want), stats["hits"], stats["last_miss_reason"]])
+print(json.dumps(report))
+"""
+
+
+def test_range_cut_at_a_boundary_is_served_by_a_graph_per_part(tmp_path, run_dync):
+    # `if x.shape[0] > 4` cuts the declared [1, 100] at 5: the graph of the
+    # example's side serves [5, 100], one captured at 4 serves [2, 4], and
+    # one at 1 serves 1; each call runs the right one and matches eager.
+    (tmp_path / "cut.py").write_text(CUT)
+    artifact = tmp_path / "cut.dync.so"
+    exported = run_dync("export", f"{tmp_path / 'cut.py'}:cut", "-o", artifact,
+                        "--dynamic", "x:0=n[1,100]")
+    assert exported.returncode == 0, exported.stderr
+    assert "the program cuts the range at 5" in exported.stderr
+    assert "at cut.py:6); adding a graph for n = 4" in exported.stderr
+    sizes = [1, 2, 3, 4, 5, 6, 8, 99, 100]
+    report = run_reporting_script(CALL_CUT.format(
+        package=PACKAGE_DIR, folder=str(tmp_path), sizes=sizes, artifact=str(artifact)))
+    assert [n for n, *_ in report] == sizes
+    for n, same, hits, reason in report:
+        assert same, f"n = {n}: differs from eager"
+        assert hits == 1, f"n = {n} missed: {reason}"

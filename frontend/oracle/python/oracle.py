@@ -1358,6 +1358,20 @@ class Session:
                 tensor._dync_id = previous
         self.rebound = []
 
+    @property
+    def where(self):
+        return self._where
+
+    @where.setter
+    def where(self, where):
+        # Guards made since the last call (bool() of a SymBool in a branch)
+        # were made at the line being left, not the next one.
+        origins = getattr(self, "guard_origins", None)
+        if origins is not None:
+            while len(origins) < len(self.env.guards):
+                origins.append((None, self._where))
+        self._where = where
+
     def _note_origins(self, guards, replacements):
         origin = (self.calling, self.where)
         for _ in range(len(self.env.guards) - guards):
@@ -1618,15 +1632,37 @@ class Session:
                 continue
             if lo is not None and lo == hi:
                 raise OracleError(self._specialized(name, dim, lo, None, None))
-            symbols.append((name, lo, hi))
+            symbols.append((name, lo, hi, self._range_origin(dim, lo, hi)))
         relations, seen = [], set()
         for index, guard in enumerate(self.env.guards):
             expr = self.env.simplify(guard.expr)
             for relation in self._relations(expr, index, guard):
                 if relation not in seen:
                     seen.add(relation)
-                    relations.append(relation)
+                    relations.append(relation + (self._origin(index, guard),))
         return symbols, substitutions, relations
+
+    def _range_origin(self, dim, lo, hi):
+        """What narrowed `dim`'s range below its declared one: the guards on
+        that symbol alone, each with where it was decided (`batch < 16 by
+        torch.nn.functional.conv2d at model.py:20`); empty when none did."""
+        declared_lo = max(2, 0 if dim.lo is None else dim.lo)
+        if (lo is None or lo <= declared_lo) and (hi is None or dim.hi is None or hi >= dim.hi):
+            return ""
+        name = self.names.get(dim.symbol, str(dim.symbol))
+        found = []
+        for index, guard in enumerate(self.env.guards):
+            if guard.expr.free_symbols != {dim.symbol}:
+                continue
+            try:
+                text = self.text(guard.expr.lhs) + " " + _RELATION_TEXT[type(guard.expr)] + " "
+                text += self.text(guard.expr.rhs)
+            except (AttributeError, KeyError, _Unexpressible, OracleError):
+                text = str(guard.expr).replace(str(dim.symbol), name)
+            text += self._origin(index, guard)
+            if text not in found:
+                found.append(text)
+        return "; ".join(found)
 
     def _relations(self, expr, index, guard):
         if expr is sympy.true:
@@ -1676,6 +1712,16 @@ class Session:
         places = ", ".join(f"dimension {d} of {source}" for source, d in dim.places)
         fn, where = origin if origin is not None else (None, "")
         return f"{places} ({name}) was specialized to {value}{_describe(fn, where, sloc)}"
+
+
+_RELATION_TEXT = {
+    sympy.Eq: "==",
+    sympy.Ne: "!=",
+    sympy.StrictLessThan: "<",
+    sympy.LessThan: "<=",
+    sympy.StrictGreaterThan: ">",
+    sympy.GreaterThan: ">=",
+}
 
 
 class _Unexpressible(Exception):
