@@ -7,6 +7,7 @@
 # RUN: not %dync export %s:reraised --emit=graph 2>&1 | FileCheck %s --check-prefix=RERAISED
 # RUN: not %dync export %s:bad_except --emit=graph 2>&1 | FileCheck %s --check-prefix=BADCLASS
 # RUN: not %dync export %s:exception_group --emit=graph 2>&1 | FileCheck %s --check-prefix=GROUP
+# RUN: not %dync export %s:refusal --emit=graph 2>&1 | FileCheck %s --check-prefix=REFUSAL
 import torch
 
 
@@ -73,6 +74,18 @@ def exception_group(x):
     return x
 
 # GROUP: exception-errors.py:[[@LINE-4]]{{(:[0-9]+)?}}: error: unsupported opcode CHECK_EG_MATCH (exception groups ('except*'))
+
+
+def refusal(x):
+    # What capture cannot model is not an exception of the program: no
+    # handler sees it, `except Exception` included.
+    try:
+        y = x * float(x.sum())
+    except Exception:
+        y = x
+    return y
+
+# REFUSAL: exception-errors.py:[[@LINE-5]]:17: error: converting a tensor to a Python number depends on its values
 
 
 def example_inputs():
