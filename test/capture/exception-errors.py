@@ -1,13 +1,9 @@
 # Exceptions no handler catches still stop capture with what was raised, at
 # the line that raised it, whatever handlers and `with` blocks it passed
 # through on the way; forms capture does not model say so.
-# RUN: not %dync export %s:through_finally --emit=graph 2>&1 | FileCheck %s --check-prefix=FINALLY
-# RUN: not %dync export %s:through_with --emit=graph 2>&1 | FileCheck %s --check-prefix=WITH
-# RUN: not %dync export %s:unmatched --emit=graph 2>&1 | FileCheck %s --check-prefix=UNMATCHED
-# RUN: not %dync export %s:reraised --emit=graph 2>&1 | FileCheck %s --check-prefix=RERAISED
-# RUN: not %dync export %s:bad_except --emit=graph 2>&1 | FileCheck %s --check-prefix=BADCLASS
-# RUN: not %dync export %s:exception_group --emit=graph 2>&1 | FileCheck %s --check-prefix=GROUP
-# RUN: not %dync export %s:refusal --emit=graph 2>&1 | FileCheck %s --check-prefix=REFUSAL
+# RUN: not %dync export %s:through_finally %s:through_with %s:unmatched %s:reraised \
+# RUN:   %s:bad_except %s:exception_group %s:refusal --emit=graph --keep-going 2>&1 \
+# RUN:   | FileCheck %s
 import torch
 
 
@@ -26,15 +22,15 @@ def through_finally(x):
     finally:
         steps.append(1)
 
-# FINALLY: exception-errors.py:[[@LINE-4]]:9: error: the program raises ValueError: bad size 2
-# FINALLY-NEXT: {{^}}        raise ValueError
+# CHECK: exception-errors.py:[[@LINE-4]]:9: error: the program raises ValueError: bad size 2
+# CHECK-NEXT: {{^}}        raise ValueError
 
 
 def through_with(x):
     with Noting():
         return x.view(7)
 
-# WITH: exception-errors.py:[[@LINE-2]]:16: error: {{.*}}view{{.*}}RuntimeError: shape '[7]' is invalid for input of size 6
+# CHECK: exception-errors.py:[[@LINE-2]]:16: error: {{.*}}view{{.*}}RuntimeError: shape '[7]' is invalid for input of size 6
 
 
 def unmatched(x):
@@ -44,7 +40,7 @@ def unmatched(x):
         return x
     return x + 1
 
-# UNMATCHED: exception-errors.py:[[@LINE-5]]:9: error: KeyError: 'key'
+# CHECK: exception-errors.py:[[@LINE-5]]:9: error: KeyError: 'key'
 
 
 def reraised(x):
@@ -54,7 +50,7 @@ def reraised(x):
         saved = error
     raise saved
 
-# RERAISED: exception-errors.py:[[@LINE-2]]:5: error: the program raises KeyError: 'first'
+# CHECK: exception-errors.py:[[@LINE-2]]:5: error: the program raises KeyError: 'first'
 
 
 def bad_except(x):
@@ -63,7 +59,7 @@ def bad_except(x):
     except 3:
         return x
 
-# BADCLASS: exception-errors.py:[[@LINE-3]]: error: the program raises TypeError: catching classes that do not inherit from BaseException is not allowed
+# CHECK: exception-errors.py:[[@LINE-3]]: error: the program raises TypeError: catching classes that do not inherit from BaseException is not allowed
 
 
 def exception_group(x):
@@ -73,7 +69,7 @@ def exception_group(x):
         pass
     return x
 
-# GROUP: exception-errors.py:[[@LINE-4]]{{(:[0-9]+)?}}: error: unsupported opcode CHECK_EG_MATCH (exception groups ('except*'))
+# CHECK: exception-errors.py:[[@LINE-4]]{{(:[0-9]+)?}}: error: unsupported opcode CHECK_EG_MATCH (exception groups ('except*'))
 
 
 def refusal(x):
@@ -85,7 +81,7 @@ def refusal(x):
         y = x
     return y
 
-# REFUSAL: exception-errors.py:[[@LINE-5]]:17: error: converting a tensor to a Python number depends on its values
+# CHECK: exception-errors.py:[[@LINE-5]]:17: error: converting a tensor to a Python number depends on its values
 
 
 def example_inputs():
