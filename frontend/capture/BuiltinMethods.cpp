@@ -27,6 +27,7 @@
 #include "frontend/capture/BuiltinMethods.h"
 
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/python/PyStrings.h"
 
@@ -227,7 +228,7 @@ public:
       return std::move(pending_);
     }
     if (!result)
-      return pythonError(what);
+      return programError(what);
     return llvm::Error::success();
   }
 
@@ -795,7 +796,7 @@ constantMethodAttr(Interpreter& interp, const ValuePtr& base, llvm::StringRef na
     // A data attribute (`real`, `numerator`) of an immutable value.
     PyRef value = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
     if (!value)
-      return llvm::Expected<ValuePtr>(pythonError("reading attribute '" + name + "'"));
+      return llvm::Expected<ValuePtr>(programError("reading attribute '" + name + "'"));
     return interp.wrapReal(value.get(), nullptr);
   }
   ValuePtr function = makeValue(ValueKind::Builtin, PyRef::borrow(attribute));

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchSize.h"
@@ -48,7 +49,7 @@ llvm::Expected<ValuePtr> applyToConstants(Interpreter& interp, PyObject* object,
   }
   PyRef result = PyRef::steal(PyObject_Call(object, tuple.get(), nullptr));
   if (!result)
-    return pythonError("calling " + describeObject(object));
+    return programError("calling " + describeObject(object));
   return interp.wrapFake(result.get());
 }
 
@@ -121,7 +122,12 @@ llvm::Expected<ValuePtr> builtinGetattr(Interpreter& interp, const ValuePtr&, Ar
   if (value || args.size() == 2)
     return value;
   // With a default, only a missing attribute falls back to it.
-  std::string message = llvm::toString(value.takeError());
+  llvm::Error error = value.takeError();
+  if (catchRaised(error, PyExc_AttributeError))
+    return args[2];
+  if (error.isA<RaisedException>())
+    return error;
+  std::string message = llvm::toString(std::move(error));
   if (message.find("AttributeError") != std::string::npos ||
       message.find("has no attribute") != std::string::npos)
     return args[2];
@@ -140,7 +146,12 @@ llvm::Expected<ValuePtr> builtinHasattr(Interpreter& interp, const ValuePtr&, Ar
   llvm::Expected<ValuePtr> value = interp.getAttr(args[0], name);
   if (value)
     return makeBool(true);
-  std::string message = llvm::toString(value.takeError());
+  llvm::Error error = value.takeError();
+  if (catchRaised(error, PyExc_AttributeError))
+    return makeBool(false);
+  if (error.isA<RaisedException>())
+    return error;
+  std::string message = llvm::toString(std::move(error));
   if (message.find("AttributeError") != std::string::npos ||
       message.find("has no attribute") != std::string::npos)
     return makeBool(false);
@@ -197,6 +208,15 @@ llvm::Expected<ValuePtr> builtinNumeric(Interpreter& interp, const ValuePtr& sel
       args[0]->kind == ValueKind::Object && PyType_Check(args[0]->object.get()) &&
       Py_TYPE(args[0]->object.get())->tp_repr == PyType_Type.tp_repr)
     return applyToConstants(interp, self->object.get(), args);
+  // The text of an exception (`str(error)` in a handler) when its class
+  // writes no __str__ in Python: BaseException's own, on its arguments.
+  if (self->object.get() == reinterpret_cast<PyObject*>(&PyUnicode_Type) && args.size() == 1 &&
+      args[0]->kind == ValueKind::Object && PyExceptionInstance_Check(args[0]->object.get())) {
+    PyRef strName = PyRef::steal(python::newStr("__str__"));
+    PyObject* method = _PyType_Lookup(Py_TYPE(args[0]->object.get()), strName.get());
+    if (method && !PyFunction_Check(method))
+      return applyToConstants(interp, self->object.get(), args);
+  }
   if (!llvm::all_of(args, numeric))
     return captureError(describeObject(self->object.get()) + " of a non-constant value");
   return applyToConstants(interp, self->object.get(), args);
@@ -396,7 +416,7 @@ llvm::Expected<ValuePtr> builtinNext(Interpreter& interp, const ValuePtr&, Args&
     return *item;
   if (args.size() == 2)
     return args[1];
-  return captureError("the program raises StopIteration");
+  return raiseBuiltin(PyExc_StopIteration, "", "the program raises");
 }
 
 llvm::Expected<ValuePtr> builtinAllAny(Interpreter& interp, const ValuePtr& self, Args& args,

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchSize.h"
@@ -223,7 +224,7 @@ llvm::Expected<ValuePtr> Interpreter::callShapeFunction(const ValuePtr& function
   PyRef result = PyRef::steal(
       PyObject_Call(function->object.get(), arguments->args.get(), arguments->kwargs.get()));
   if (!result)
-    return pythonError("calling " + function->qualname);
+    return programError("calling " + function->qualname);
   if (llvm::Error error = checkDynamic())
     return error;
   return wrapFake(result.get());
@@ -399,7 +400,7 @@ llvm::Expected<ValuePtr> Interpreter::callNumpyOnConstants(const ValuePtr& calle
     return call.takeError();
   PyRef result = PyRef::steal(PyObject_Call(object, call->args.get(), call->kwargs.get()));
   if (!result)
-    return pythonError("calling " + describeObject(object));
+    return programError("calling " + describeObject(object));
   // A NumPy scalar is a number to torch: the Python number it holds.
   llvm::Expected<PyRef> generic = importObject("numpy.generic");
   if (!generic)
@@ -460,7 +461,7 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     auto& [tuple, dict] = *call;
     PyRef result = PyRef::steal(PyObject_Call(object, tuple.get(), dict.get()));
     if (!result)
-      return pythonError("calling " + describeObject(object));
+      return programError("calling " + describeObject(object));
     if (PyExceptionInstance_Check(result.get()))
       return makeValue(ValueKind::Object, result);
     return wrapReal(result.get(), nullptr);

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/python/PyStrings.h"
@@ -188,8 +189,8 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
       return function.takeError();
     return call(*function, {instance, makeConstantSteal(python::newStr(name))});
   }
-  return captureError("AttributeError: '" + className(type) + "' object has no attribute '" + name +
-                      "'");
+  return raiseBuiltin(PyExc_AttributeError,
+                      "'" + className(type) + "' object has no attribute '" + name + "'");
 }
 
 llvm::Error Interpreter::setInstanceAttr(const ValuePtr& instance, llvm::StringRef name,

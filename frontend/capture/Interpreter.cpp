@@ -1,6 +1,7 @@
 //===- Interpreter.cpp - Frames, values and the dispatch loop -------------===//
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/DictReads.h"
+#include "frontend/capture/Exceptions.h"
 
 #include "frontend/bytecode/CodeObject.h"
 #include "frontend/bytecode/Codec.h"
@@ -121,6 +122,11 @@ llvm::Expected<ValuePtr> Interpreter::run(Frame& frame) {
   if (frames_.size() >= MaxDepth)
     return captureError("calls nested more than " + llvm::Twine(MaxDepth) +
                         " deep (unbounded recursion?)");
+  if (frames_.empty()) {
+    // A new capture (or attempt) handles no exception yet.
+    raisedOrigins_.clear();
+    handledException_ = nullptr;
+  }
   frames_.push_back(&frame);
   size_t executing = frame.pc;
   auto popFrame = llvm::make_scope_exit([&] {
@@ -148,8 +154,16 @@ llvm::Expected<ValuePtr> Interpreter::run(Frame& frame) {
     if (++steps_ > MaxSteps)
       return locate(captureError("more than " + llvm::Twine(MaxSteps) +
                                  " instructions executed (a loop that does not end?)"));
-    if (llvm::Error error = (this->*entry->handler)(frame, ins))
-      return locate(std::move(error));
+    if (llvm::Error error = (this->*entry->handler)(frame, ins)) {
+      // An exception the program raised goes to this frame's handler, or
+      // on to the caller's; past the entry, capture stops.
+      error = unwindToHandler(frame, locate(std::move(error)));
+      if (!error)
+        continue;
+      if (frames_.size() == 1)
+        return uncaught(std::move(error));
+      return error;
+    }
     frame.pc = frame.next;
   }
   return frame.returnValue;
@@ -184,6 +198,12 @@ std::vector<CaptureFrame> Interpreter::callStack() const {
 llvm::Error Interpreter::locate(llvm::Error error) {
   if (!error)
     return error;
+  if (error.isA<RaisedException>())
+    return llvm::handleErrors(std::move(error), [&](std::unique_ptr<RaisedException> raised) {
+      if (!raised->hasLocation())
+        raised->setStack(callStack());
+      return llvm::Error(std::move(raised));
+    });
   std::string message;
   bool located = false;
   std::unique_ptr<CaptureError> capture;
@@ -844,10 +864,19 @@ llvm::Expected<ValuePtr> Interpreter::callOracle(PyObject* callable,
     return call.takeError();
   auto& [tuple, dict] = *call;
   reportLocation();
+  oracle_.takeRaisedException();
   llvm::Expected<PyRef> result = oracle_.call(callable, tuple.get(), dict.get());
   if (!result) {
-    // The oracle's message names the callable and torch's exception.
-    return captureError(llvm::toString(result.takeError()));
+    // The oracle's message names the callable and torch's exception. An
+    // exception torch raised on the program's shapes (a mismatch) is the
+    // program's: a handler may catch it. The shapes that led to it are
+    // pinned by the guards already, so another call with other shapes
+    // misses the artifact.
+    std::string message = llvm::toString(result.takeError());
+    PyRef raised = oracle_.takeRaisedException();
+    if (raised && isOracleProgramException(raised.get()))
+      return raiseObject(std::move(raised), message);
+    return captureError(message);
   }
   if (llvm::Error error = checkDynamic())
     return error;

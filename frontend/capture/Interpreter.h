@@ -14,6 +14,7 @@
 
 #include "frontend/bytecode/Instruction.h"
 #include "frontend/bytecode/OpcodeTable.h"
+#include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Frame.h"
 #include "frontend/capture/Value.h"
 #include "frontend/oracle/TensorOracle.h"
@@ -413,6 +414,29 @@ private:
   /// it only builds one and raises it; null otherwise. Changes nothing.
   llvm::Expected<python::PyRef> speculateRaise(const Frame& f, size_t start);
 
+  //===--------------------------------------------------------------------===//
+  // Exceptions raised in the program (OpcodesExceptions.cpp).
+
+  /// When \p error is a RaisedException and the exception table of \p f
+  /// has a handler for the instruction executing, unwinds the value stack
+  /// to the handler's depth, pushes lasti if it asks, pushes the exception
+  /// and moves \p f to the handler (success); else returns \p error.
+  llvm::Error unwindToHandler(Frame& f, llvm::Error error);
+  /// A RaisedException of exception value \p exception (an Object holding
+  /// a real exception instance), with what capture says when nothing
+  /// catches it: the words it was first raised with, when it was.
+  llvm::Error reraise(const ValuePtr& exception);
+  /// \p error as it leaves capture: a RaisedException nothing caught
+  /// becomes its CaptureError; the state of handling is reset.
+  llvm::Error uncaught(llvm::Error error);
+  /// What an exception first raised said when uncaught, and where, by the
+  /// exception object; kept while the exception is handled, for a re-raise.
+  struct RaisedOrigin {
+    python::PyRef object;
+    std::string reason;
+    std::vector<struct CaptureFrame> stack;
+  };
+
   oracle::TensorOracle& oracle_;
   GuardSet& guards_;
   const bytecode::OpcodeTable& opcodes_;
@@ -438,6 +462,11 @@ private:
   /// Where the entry function returned, for the graph's output node.
   ir::Location returnLocation_;
   size_t steps_ = 0;
+  /// See RaisedOrigin.
+  std::map<PyObject*, RaisedOrigin> raisedOrigins_;
+  /// The exception being handled (sys.exc_info()'s), null outside any
+  /// handler: PUSH_EXC_INFO saves it, POP_EXCEPT restores it.
+  ValuePtr handledException_;
 
   friend llvm::Error registerBuiltinHandlers(Interpreter& interp);
   friend void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);

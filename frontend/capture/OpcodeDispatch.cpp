@@ -27,15 +27,9 @@ const OpcodeEntry Entries[] = {
     {"STORE_GLOBAL", nullptr, "assigning a global variable (a side effect outside the graph)"},
     {"DELETE_GLOBAL", nullptr, "deleting a global variable (a side effect outside the graph)"},
     {"DELETE_ATTR", nullptr, "deleting an attribute (a side effect outside the graph)"},
-    // Exceptions: reached only once something raised, which already stopped
-    // capture, except for the handlers of try/finally and with blocks.
-    {"PUSH_EXC_INFO", nullptr, "exception handling"},
-    {"POP_EXCEPT", nullptr, "exception handling"},
-    {"CHECK_EXC_MATCH", nullptr, "exception handling"},
-    {"CHECK_EG_MATCH", nullptr, "exception groups (except*)"},
-    {"PREP_RERAISE_STAR", nullptr, "exception groups (except*)"},
-    {"RERAISE", nullptr, "re-raising an exception"},
-    {"WITH_EXCEPT_START", nullptr, "leaving a 'with' block by an exception"},
+    // Exception groups.
+    {"CHECK_EG_MATCH", nullptr, "exception groups ('except*')"},
+    {"PREP_RERAISE_STAR", nullptr, "exception groups ('except*')"},
     // Structural pattern matching.
     {"MATCH_CLASS", nullptr, "'match' statements"},
     {"MATCH_KEYS", nullptr, "'match' statements"},

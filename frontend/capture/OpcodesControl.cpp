@@ -1,5 +1,6 @@
 //===- OpcodesControl.cpp - Jumps, loops, returns, raises, calls ----------===//
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/python/PyStrings.h"
@@ -123,36 +124,6 @@ llvm::Error Interpreter::op_RETURN_VALUE(Frame& f, const Instruction&) {
 llvm::Error Interpreter::op_LOAD_ASSERTION_ERROR(Frame& f, const Instruction&) {
   f.stack.push_back(makeValue(ValueKind::Object, PyRef::borrow(PyExc_AssertionError)));
   return llvm::Error::success();
-}
-
-llvm::Error Interpreter::op_RAISE_VARARGS(Frame& f, const Instruction& ins) {
-  std::vector<ValuePtr> operands = popN(f, ins.arg);
-  if (operands.empty())
-    return captureError("re-raising an exception");
-  // Say what would have been raised: the class and, when the message is a
-  // constant, the message.
-  const ValuePtr& raised = operands.front();
-  std::string what = "an exception";
-  auto describe = [&](PyObject* type, const ValuePtr* message) {
-    what = qualifiedTypeName(type);
-    if (message && (*message)->isConstant())
-      what += ": " + python::strOf((*message)->object.get());
-  };
-  if (raised->kind == ValueKind::Object && PyExceptionClass_Check(raised->object.get()))
-    describe(raised->object.get(), nullptr);
-  else if (raised->kind == ValueKind::Object && PyExceptionInstance_Check(raised->object.get()))
-    what = qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(raised->object.get()))) + ": " +
-           python::strOf(raised->object.get());
-  else if (raised->kind == ValueKind::Constant)
-    what = python::strOf(raised->object.get());
-  if (raised->object && (raised->object.get() == PyExc_AssertionError ||
-                         PyObject_TypeCheck(raised->object.get(), reinterpret_cast<PyTypeObject*>(
-                                                                      PyExc_AssertionError)))) {
-    std::string message =
-        raised->object.get() == PyExc_AssertionError ? "" : python::strOf(raised->object.get());
-    return captureError("assertion failed" + (message.empty() ? "" : ": " + message));
-  }
-  return captureError("the program raises " + what);
 }
 
 //===----------------------------------------------------------------------===//
@@ -390,16 +361,37 @@ llvm::Error Interpreter::op_IMPORT_NAME(Frame& f, const Instruction& ins) {
       PyImport_ImportModuleLevelObject(name, f.globals, nullptr, names->get(),
                                        static_cast<int>(PyLong_AsLong(level->object.get()))));
   if (!module)
-    return pythonError("importing " + python::utf8Of(name).value_or("?"));
+    return programError("importing " + python::utf8Of(name).value_or("?"));
   f.stack.push_back(makeValue(ValueKind::Object, module));
   return llvm::Error::success();
 }
 
 llvm::Error Interpreter::op_IMPORT_FROM(Frame& f, const Instruction& ins) {
   std::string name = python::utf8Of(PyTuple_GET_ITEM(f.code->co_names, ins.arg)).value_or("?");
-  llvm::Expected<ValuePtr> value = getAttr(f.stack.back(), name);
-  if (!value)
-    return value.takeError();
+  const ValuePtr& module = f.stack.back();
+  llvm::Expected<ValuePtr> value = getAttr(module, name);
+  if (!value) {
+    // As CPython's import_from: a submodule not yet bound as an attribute
+    // is found in sys.modules; else `from m import name` raises ImportError,
+    // not the AttributeError of the read.
+    llvm::Error error = value.takeError();
+    PyObject* object = module->kind == ValueKind::Object ? module->object.get() : nullptr;
+    if (!object || !PyModule_Check(object) || !catchRaised(error, PyExc_AttributeError))
+      return error;
+    PyObject* moduleName = PyModule_GetNameObject(object);
+    std::string package = moduleName ? python::utf8Of(moduleName).value_or("?") : "?";
+    Py_XDECREF(moduleName);
+    PyErr_Clear();
+    PyObject* submodule =
+        PyDict_GetItemString(PyImport_GetModuleDict(), (package + "." + name).c_str());
+    if (submodule) {
+      f.stack.push_back(makeValue(ValueKind::Object, PyRef::borrow(submodule)));
+      return llvm::Error::success();
+    }
+    return raiseBuiltin(PyExc_ImportError,
+                        "cannot import name '" + name + "' from '" + package + "'",
+                        "the program raises");
+  }
   f.stack.push_back(*value);
   return llvm::Error::success();
 }

@@ -1,5 +1,6 @@
 //===- OpcodesStack.cpp - Stack, locals, attributes, containers -----------===//
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/python/PyStrings.h"
@@ -76,8 +77,8 @@ llvm::Error Interpreter::op_LOAD_CONST(Frame& f, const Instruction& ins) {
 llvm::Error Interpreter::op_LOAD_FAST(Frame& f, const Instruction& ins) {
   const ValuePtr& value = f.locals[ins.arg];
   if (!value)
-    return captureError("local variable '" + localName(f, ins.arg) +
-                        "' referenced before assignment");
+    return raiseBuiltin(PyExc_UnboundLocalError, "local variable '" + localName(f, ins.arg) +
+                                                     "' referenced before assignment");
   f.stack.push_back(value);
   return llvm::Error::success();
 }
@@ -102,7 +103,7 @@ llvm::Expected<ValuePtr> Interpreter::loadGlobal(Frame& f, PyObject* name) {
     source = moduleGlobalSource(f.globals, text, value);
   if (!value) {
     if (PyErr_Occurred())
-      return pythonError("reading global '" + text + "'");
+      return programError("reading global '" + text + "'");
     PyObject* builtins = PyDict_GetItemString(f.globals, "__builtins__");
     if (builtins && PyModule_Check(builtins))
       builtins = PyModule_GetDict(builtins);
@@ -232,7 +233,7 @@ llvm::Error Interpreter::op_STORE_SUBSCR(Frame& f, const Instruction&) {
     if (index < 0)
       index += size;
     if (index < 0 || index >= size)
-      return captureError("list assignment index out of range");
+      return raiseBuiltin(PyExc_IndexError, "list assignment index out of range");
     base->items[index] = value;
     return llvm::Error::success();
   }
@@ -263,7 +264,7 @@ llvm::Error Interpreter::op_DELETE_SUBSCR(Frame& f, const Instruction&) {
         base->entries.erase(it);
         return llvm::Error::success();
       }
-    return captureError("KeyError: " + reprOf(key->object.get()));
+    return raiseWith(PyExc_KeyError, key->object.get(), "KeyError: " + reprOf(key->object.get()));
   }
   if (!base->source && base->kind == ValueKind::List && key->isConstant() &&
       PyLong_Check(key->object.get())) {
@@ -272,7 +273,7 @@ llvm::Error Interpreter::op_DELETE_SUBSCR(Frame& f, const Instruction&) {
     if (index < 0)
       index += size;
     if (index < 0 || index >= size)
-      return captureError("list assignment index out of range");
+      return raiseBuiltin(PyExc_IndexError, "list assignment index out of range");
     base->items.erase(base->items.begin() + index);
     return llvm::Error::success();
   }

@@ -9,6 +9,7 @@
 #include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictReads.h"
+#include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchSize.h"
@@ -152,7 +153,7 @@ llvm::Expected<std::optional<size_t>> namedTupleField(PyObject* attribute) {
     return std::nullopt;
   PyRef reduced = PyRef::steal(PyObject_CallMethod(attribute, "__reduce__", nullptr));
   if (!reduced)
-    return pythonError("reading a named tuple field");
+    return programError("reading a named tuple field");
   PyObject* arguments = PyTuple_Check(reduced.get()) && PyTuple_GET_SIZE(reduced.get()) == 2
                             ? PyTuple_GET_ITEM(reduced.get(), 1)
                             : nullptr;
@@ -175,7 +176,7 @@ bool slicesItself(PyObject* type) {
 llvm::Expected<std::vector<size_t>> sliceIndices(PyObject* slice, size_t length) {
   Py_ssize_t start, stop, step;
   if (PySlice_Unpack(slice, &start, &stop, &step) < 0)
-    return pythonError("slicing");
+    return programError("slicing");
   Py_ssize_t count = PySlice_AdjustIndices(static_cast<Py_ssize_t>(length), &start, &stop, step);
   std::vector<size_t> indices;
   for (Py_ssize_t i = 0, index = start; i < count; ++i, index += step)
@@ -224,8 +225,8 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
   auto readReal = [&]() -> llvm::Expected<ValuePtr> {
     PyRef value = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
     if (!value)
-      return pythonError("reading attribute '" + name + "' of " +
-                         (module->source ? module->source->str() : typeNameOf(module)));
+      return programError("reading attribute '" + name + "' of " +
+                          (module->source ? module->source->str() : typeNameOf(module)));
     return wrapReal(value.get(), nullptr);
   };
   // The class and the instance dict come first, as Python looks them up.
@@ -233,7 +234,7 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
   if (classAttr && PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
     PyRef getter = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
     if (!getter)
-      return pythonError("reading property '" + name + "'");
+      return programError("reading property '" + name + "'");
     llvm::Expected<ValuePtr> function = wrapReal(getter.get(), nullptr);
     if (!function)
       return function.takeError();
@@ -275,7 +276,7 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
     if (Py_IS_TYPE(classAttr, &PyStaticMethod_Type) || Py_IS_TYPE(classAttr, &PyClassMethod_Type)) {
       PyRef bound = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
       if (!bound)
-        return pythonError("reading attribute '" + name + "'");
+        return programError("reading attribute '" + name + "'");
       return wrapReal(bound.get(), nullptr);
     }
     if (Py_TYPE(classAttr)->tp_descr_get)
@@ -306,7 +307,7 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const V
     // rather than its result becoming an unguarded constant.
     PyRef fget = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
     if (!fget)
-      return pythonError("reading property '" + name + "'");
+      return programError("reading property '" + name + "'");
     if (!PyFunction_Check(fget.get()))
       return std::nullopt;
     llvm::Expected<ValuePtr> function = functionFromReal(fget.get(), nullptr);
@@ -364,8 +365,8 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     PyRef nameObject = PyRef::steal(python::newStr(name));
     PyRef value = PyRef::steal(PyObject_GetAttr(base->object.get(), nameObject.get()));
     if (!value)
-      return pythonError("reading attribute '" + name + "' of " +
-                         (base->source ? base->source->str() : typeNameOf(base)));
+      return programError("reading attribute '" + name + "' of " +
+                          (base->source ? base->source->str() : typeNameOf(base)));
     // A method of an object's C class that capture models (ContextVar.set).
     if (ValuePtr method = boundBuiltinMethod(base, value.get()))
       return method;
@@ -393,7 +394,7 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     if (base->object) {
       PyRef value = PyRef::steal(PyObject_GetAttrString(base->object.get(), name.str().c_str()));
       if (!value)
-        return pythonError("reading attribute '" + name + "' of a function");
+        return programError("reading attribute '" + name + "' of a function");
       return wrapReal(value.get(), nullptr);
     }
     break;
@@ -461,14 +462,15 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
         return tuple.takeError();
       PyRef method = PyRef::steal(PyObject_GetAttrString(tuple->get(), name.str().c_str()));
       if (!method)
-        return pythonError("reading attribute '" + name + "' of " + qualifiedTypeName(type->get()));
+        return programError("reading attribute '" + name + "' of " +
+                            qualifiedTypeName(type->get()));
       return wrapReal(method.get(), nullptr);
     }
     if (isSymbolicSize(*this, base))
       return symbolicSizeMethod(*this, base, name);
     if (!attribute)
-      return captureError("AttributeError: '" + qualifiedTypeName(type->get()) +
-                          "' object has no attribute '" + name + "'");
+      return raiseBuiltin(PyExc_AttributeError, "'" + qualifiedTypeName(type->get()) +
+                                                    "' object has no attribute '" + name + "'");
     return captureError("method '" + name + "' of " + qualifiedTypeName(type->get()) +
                         " is not supported");
   }
@@ -543,11 +545,11 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
     if (key->isConstant() && PyIndex_Check(key->object.get())) {
       long long index = PyLong_AsLongLong(key->object.get());
       if (index == -1 && PyErr_Occurred())
-        return pythonError("indexing");
+        return programError("indexing");
       if (index < 0)
         index += static_cast<long long>(size);
       if (index < 0 || index >= static_cast<long long>(size))
-        return captureError(spelling(base->kind) + " index out of range");
+        return raiseBuiltin(PyExc_IndexError, spelling(base->kind) + " index out of range");
       return base->items[index];
     }
     PyRef slice;
@@ -587,8 +589,9 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
                     PyObject_RichCompareBool(k->object.get(), key->object.get(), Py_EQ) == 1))
         return v;
     }
-    return captureError(
-        "KeyError: " + (key->isConstant() ? reprOf(key->object.get()) : spelling(key->kind).str()));
+    if (key->isConstant() || key->kind == ValueKind::Object)
+      return raiseWith(PyExc_KeyError, key->object.get(), "KeyError: " + reprOf(key->object.get()));
+    return captureError("KeyError: " + spelling(key->kind).str());
   }
   if ((base->kind == ValueKind::NNModule || base->kind == ValueKind::Object ||
        base->kind == ValueKind::Constant) &&
@@ -597,7 +600,7 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
       return captureError("slicing a module container");
     PyRef value = PyRef::steal(PyObject_GetItem(base->object.get(), key->object.get()));
     if (!value)
-      return pythonError("indexing " + (base->source ? base->source->str() : typeNameOf(base)));
+      return programError("indexing " + (base->source ? base->source->str() : typeNameOf(base)));
     // A module container's child is named by the table entry it is;
     // items of other objects (which are not exact lists, tuples or dicts:
     // those are structural values) have no source. What an item is depends
@@ -621,7 +624,7 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
       return slice.takeError();
     ValuePtr value = makeConstantSteal(PyObject_GetItem(base->object.get(), slice->get()));
     if (!value)
-      return pythonError("slicing");
+      return programError("slicing");
     return value;
   }
   if (PyObject* real = base->realObject(); real && isAnnotationFactory(real)) {
@@ -634,7 +637,7 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
       return index.takeError();
     PyRef value = PyRef::steal(PyObject_GetItem(real, index->get()));
     if (!value)
-      return pythonError("subscripting " + typeNameOf(base));
+      return programError("subscripting " + typeNameOf(base));
     return wrapReal(value.get(), nullptr);
   }
   return captureError("indexing a " + typeNameOf(base) + " with a " + spelling(key->kind) +
@@ -660,7 +663,7 @@ llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
       reportLocation();
     int result = PyObject_IsTrue(value->object.get());
     if (result < 0)
-      return pythonError("deciding a condition");
+      return programError("deciding a condition");
     if (value->kind == ValueKind::SymNum)
       if (llvm::Error error = checkDynamic())
         return error;
@@ -742,8 +745,8 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
       return t.takeError();
     PyRef iterator = PyRef::steal(PyObject_GetIter(object));
     if (!iterator)
-      return pythonError("iterating over " +
-                         (value->source ? value->source->str() : typeNameOf(value)));
+      return programError("iterating over " +
+                          (value->source ? value->source->str() : typeNameOf(value)));
     bool keyed = PyObject_IsInstance(object, moduleDictType.get()) == 1;
     // Iteration is the container class's: pin it, and the entries it walks.
     if (value->source)
@@ -764,14 +767,14 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
       ++index;
     }
     if (PyErr_Occurred())
-      return pythonError("iterating over a module");
+      return programError("iterating over a module");
     return items;
   }
   case ValueKind::Constant:
   case ValueKind::Object: {
     PyRef iterator = PyRef::steal(PyObject_GetIter(value->object.get()));
     if (!iterator)
-      return pythonError("iterating over " + typeNameOf(value));
+      return programError("iterating over " + typeNameOf(value));
     std::vector<ValuePtr> items;
     while (PyRef item = PyRef::steal(PyIter_Next(iterator.get()))) {
       // What an object's iterator gives is not a read `[i]` spells (that
@@ -782,7 +785,7 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
       items.push_back(*wrapped);
     }
     if (PyErr_Occurred())
-      return pythonError("iterating");
+      return programError("iterating");
     return items;
   }
   default:
@@ -842,7 +845,7 @@ llvm::Expected<ValuePtr> Interpreter::length(const ValuePtr& value) {
       guardModuleTableKeys(value);
     Py_ssize_t size = PyObject_Length(value->object.get());
     if (size < 0)
-      return pythonError("len()");
+      return programError("len()");
     return makeInt(size);
   }
   default:
@@ -864,7 +867,7 @@ llvm::Expected<ValuePtr> Interpreter::binary(llvm::StringRef symbol, const Value
   if (isNumberLike(a) && isNumberLike(b)) {
     PyRef result = PyRef::steal(row->apply(a->object.get(), b->object.get()));
     if (!result)
-      return pythonError("computing '" + symbol + "'");
+      return programError("computing '" + symbol + "'");
     return wrapFake(result.get());
   }
   llvm::StringRef plain = symbol.drop_back(symbol.ends_with("=") ? 1 : 0);
@@ -902,7 +905,7 @@ llvm::Expected<ValuePtr> Interpreter::binary(llvm::StringRef symbol, const Value
       return converted.takeError();
     ValuePtr result = makeConstantSteal(PyNumber_Remainder(a->object.get(), converted->get()));
     if (!result)
-      return pythonError("formatting a string");
+      return programError("formatting a string");
     return result;
   }
   return captureError("unsupported operand types for " + symbol + ": '" + typeNameOf(a) +
@@ -933,7 +936,7 @@ llvm::Expected<ValuePtr> Interpreter::compare(llvm::StringRef symbol, const Valu
       return y.takeError();
     PyRef result = PyRef::steal(PyObject_RichCompare(x->get(), y->get(), row->op));
     if (!result)
-      return pythonError("comparing with '" + symbol + "'");
+      return programError("comparing with '" + symbol + "'");
     return wrapFake(result.get());
   }
   if (row->op == Py_EQ || row->op == Py_NE) {
@@ -959,7 +962,7 @@ llvm::Expected<ValuePtr> Interpreter::unary(llvm::StringRef operatorName, const 
   if (isNumberLike(a)) {
     PyRef result = PyRef::steal(PyObject_CallOneArg(function, a->object.get()));
     if (!result)
-      return pythonError("computing " + operatorName);
+      return programError("computing " + operatorName);
     return wrapFake(result.get());
   }
   return captureError("bad operand type for unary " + operatorName + ": '" + typeNameOf(a) + "'");
@@ -989,7 +992,7 @@ llvm::Expected<bool> Interpreter::contains(const ValuePtr& container, const Valu
     if (candidate->isConstant() && item->isConstant()) {
       int equal = PyObject_RichCompareBool(candidate->object.get(), item->object.get(), Py_EQ);
       if (equal < 0)
-        return pythonError("comparing");
+        return programError("comparing");
       return equal == 1;
     }
     return false;
@@ -1017,7 +1020,7 @@ llvm::Expected<bool> Interpreter::contains(const ValuePtr& container, const Valu
     if (item->isConstant()) {
       int result = PySequence_Contains(container->object.get(), item->object.get());
       if (result < 0)
-        return pythonError("'in'");
+        return programError("'in'");
       return result == 1;
     }
     break;

@@ -88,8 +88,11 @@ public:
   llvm::Expected<ir::SymExpr> symExprOf(PyObject* symInt) override;
   llvm::Expected<PyRef> eagerLayout(PyObject* fake) override;
   llvm::Error finalize() override;
+  PyRef takeRaisedException() override { return std::move(raised_); }
 
 private:
+  /// See takeRaisedException.
+  PyRef raised_;
   ir::Context& context() const { return graph_.context(); }
 
   /// The pending Python exception as an error: the oracle's own complaints
@@ -201,6 +204,14 @@ llvm::Error PythonTensorOracle::pythonError(const llvm::Twine& context) {
     PyErr_NormalizeException(&type, &value, &traceback);
     PyRef owned[] = {PyRef::steal(type), PyRef::steal(value), PyRef::steal(traceback)};
     return makeError(python::strOf(value));
+  }
+  if (PyErr_Occurred()) {
+    // Kept for the program's exception handlers; the error still says it.
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    raised_ = PyRef::borrow(value);
+    PyErr_Restore(type, value, traceback);
   }
   return python::takePythonError(context);
 }

@@ -140,6 +140,11 @@ public:
   /// the dimensions and what forced it, as is a guard the graph IR cannot
   /// state. Call once, after capture.
   virtual llvm::Error finalize() = 0;
+
+  /// The Python exception behind the last call's error, when torch raised
+  /// one (not the oracle's own complaints), and only once: what a program's
+  /// `try`/`except` around the call may catch. Null otherwise.
+  virtual python::PyRef takeRaisedException() { return {}; }
 };
 
 } // namespace dync::oracle
