@@ -350,6 +350,10 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
   case ValueKind::Object:
   case ValueKind::Builtin:
   case ValueKind::TorchCallable: {
+    // What the program assigned while capturing (RealAttributes.cpp).
+    if (base->kind == ValueKind::Object)
+      if (ValuePtr assigned = assignedRealAttr(base->object.get(), name))
+        return assigned;
     if (base->kind == ValueKind::Object && base->source) {
       llvm::Expected<std::optional<ValuePtr>> read = userObjectClassRead(base, name);
       if (!read)
