@@ -20,8 +20,6 @@
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/python/PyStrings.h"
 
-#include "llvm/Support/raw_ostream.h"
-
 namespace dync::capture {
 
 using python::PyRef;
@@ -84,9 +82,11 @@ llvm::Error Interpreter::setRealAttr(const ValuePtr& base, llvm::StringRef name,
     return refuse("an object capture cannot read back");
   if (std::string why = whyNotPlain(object, name); !why.empty())
     return refuse(why);
+  // The program's line, for the error if the attribute is left changed.
   std::string where;
-  llvm::raw_string_ostream os(where);
-  nodeLocation().print(os);
+  std::vector<CaptureFrame> stack = callStack();
+  if (!stack.empty())
+    where = stack.front().location.file + ":" + std::to_string(stack.front().location.line);
   for (RealAttrSetting& setting : realAttrSettings_)
     if (setting.object.get() == object && setting.name == name) {
       setting.value = std::move(value);

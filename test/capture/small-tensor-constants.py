@@ -13,7 +13,7 @@ def index_list(x):
 # CHECK-LABEL: graph @index_list(
 # CHECK:       %[[E:[0-9]+]] = aten::scalar_tensor.default(-2, dtype=i64
 # CHECK-NEXT:  %[[I:[0-9]+]] = aten::view.default(%[[E]], [1])
-# CHECK:       aten::index.Tensor(%x, [None, None, %[[I]]])
+# CHECK:       aten::index.Tensor(%x, [none, %[[I]]])
 
 
 def table(x):
