@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/CompilerQueries.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -168,12 +169,35 @@ bool isImmutableBuiltinType(PyTypeObject* type) {
          type == &PyComplex_Type || type == &PyFrozenSet_Type;
 }
 
+/// The function a functools.lru_cache wrapper \p object caches, to inline
+/// in its place; nullopt when \p object is not such a wrapper.
+llvm::Expected<std::optional<ValuePtr>> cachedFunction(Interpreter& interp, PyObject* object) {
+  static PyObject* cacheWrapperType = nullptr; // functools' C type, alive as long as Python
+  if (!cacheWrapperType) {
+    llvm::Expected<PyRef> type = importObject("functools._lru_cache_wrapper");
+    if (!type)
+      return type.takeError();
+    cacheWrapperType = type->get();
+  }
+  if (reinterpret_cast<PyObject*>(Py_TYPE(object)) != cacheWrapperType)
+    return std::nullopt;
+  PyRef function = PyRef::steal(PyObject_GetAttrString(object, "__wrapped__"));
+  if (!function)
+    return pythonError("reading the function " + describeObject(object) + " caches");
+  llvm::Expected<ValuePtr> wrapped = interp.wrapReal(function.get(), nullptr);
+  if (!wrapped)
+    return wrapped.takeError();
+  return std::optional<ValuePtr>(*wrapped);
+}
+
 } // namespace
 
 llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<ValuePtr> args,
                                            KeywordArgs kwargs) {
   switch (callee->kind) {
   case ValueKind::Function:
+    if (std::optional<bool> answer = compilerQueryAnswer(callee->object.get()))
+      return makeConstant(PyRef::borrow(*answer ? Py_True : Py_False));
     if (isShapeFunction(*callee) && numbersOnly(args) &&
         llvm::all_of(kwargs, [](const auto& kw) { return numbersOnly({kw.second}); }))
       return callShapeFunction(callee, args, kwargs);
@@ -508,6 +532,13 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
       return constructModule(callee, args, kwargs);
     return construct(callee, std::move(args), std::move(kwargs));
   }
+  // functools.lru_cache and functools.cache: a memo in front of a function
+  // its user declares pure, so calling through it is calling the function.
+  // The function is inlined; the memo is neither read nor filled.
+  if (llvm::Expected<std::optional<ValuePtr>> wrapped = cachedFunction(*this, object); !wrapped)
+    return wrapped.takeError();
+  else if (*wrapped)
+    return call(**wrapped, std::move(args), std::move(kwargs));
   // A callable instance of a Python class: inline its __call__.
   PyRef callName = PyRef::steal(python::newStr("__call__"));
   PyObject* dunderCall = _PyType_Lookup(Py_TYPE(object), callName.get());

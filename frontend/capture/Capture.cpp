@@ -796,6 +796,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     return result.takeError();
   if (llvm::Error error = interp.checkContextVarsRestored())
     return error;
+  if (llvm::Error error = interp.checkRealAttrsRestored())
+    return error;
 
   if (options.noAutograd)
     if (llvm::Expected<bool> recorded = resultRequiresGrad(*result); !recorded || *recorded)

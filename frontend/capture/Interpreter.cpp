@@ -299,6 +299,16 @@ SourcePtr Interpreter::moduleReadSource(const SourcePtr& source, PyObject* modul
     return source;
   if (!library && isGuardPinnable(value))
     return source;
+  // A library's state object (an instance of its own class with a plain
+  // instance dict): its reads are guarded through the module, and the
+  // attributes a call sets and restores are read back through it
+  // (RealAttributes.cpp).
+  PyTypeObject* type = Py_TYPE(value);
+  if (!library && (type->tp_flags & Py_TPFLAGS_HEAPTYPE) && !PyType_Check(value) &&
+      type->tp_setattro == PyObject_GenericSetAttr && type->tp_dictoffset != 0 &&
+      PyObject_IsInstance(value, types_.tensor.get()) == 0)
+    return source;
+  PyErr_Clear();
   return nullptr;
 }
 

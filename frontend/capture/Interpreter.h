@@ -314,9 +314,32 @@ public:
   /// graph cannot make.
   llvm::Error checkContextVarsRestored() const;
 
+  //===--------------------------------------------------------------------===//
+  // Attributes of real objects assigned while capturing (RealAttributes.cpp).
+
+  /// `base.name = value` on an object that exists outside capture (a
+  /// library's state object): kept in capture's own state, as ContextVar
+  /// settings are; reads of the attribute see it. Objects whose class
+  /// decides what assignment does (`__setattr__`, descriptors) are refused.
+  llvm::Error setRealAttr(const ValuePtr& base, llvm::StringRef name, ValuePtr value);
+  /// What the program last assigned to attribute \p name of \p object
+  /// while capturing, or null.
+  ValuePtr assignedRealAttr(PyObject* object, llvm::StringRef name) const;
+  /// Fails when the program leaves an attribute of a real object other than
+  /// it found it: a change after the graph the artifact would not make.
+  llvm::Error checkRealAttrsRestored() const;
+
 private:
   std::map<PyObject*, ContextVarSetting> contextVarSettings_;
   std::map<PyObject*, std::pair<python::PyRef, ContextVarToken>> contextVarTokens_;
+  /// An attribute assigned by setRealAttr: the object (kept alive), what it
+  /// held before (a guarded value) and what the program assigned last.
+  struct RealAttrSetting {
+    python::PyRef object;
+    std::string name, owner, where;
+    ValuePtr original, value;
+  };
+  std::vector<RealAttrSetting> realAttrSettings_;
 
   llvm::Expected<python::PyRef> materialize(const ValuePtr& value,
                                             std::map<const Value*, python::PyRef>& made);

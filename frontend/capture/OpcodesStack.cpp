@@ -200,6 +200,10 @@ llvm::Error Interpreter::op_STORE_ATTR(Frame& f, const Instruction& ins) {
   // attributes is visible to nothing else.
   if (base->kind == ValueKind::Instance)
     return setInstanceAttr(base, name, std::move(value));
+  // A library's state object: kept in capture's state, and it must be
+  // restored before the function returns (RealAttributes.cpp).
+  if (base->kind == ValueKind::Object)
+    return setRealAttr(base, name, std::move(value));
   std::string target = base->source ? base->source->str() : "a " + spelling(base->kind).str();
   return captureError("assigning attribute '" + name + "' of " + target +
                       " (a side effect outside the graph)");

@@ -351,6 +351,10 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
   case ValueKind::Object:
   case ValueKind::Builtin:
   case ValueKind::TorchCallable: {
+    // What the program assigned while capturing (RealAttributes.cpp).
+    if (base->kind == ValueKind::Object)
+      if (ValuePtr assigned = assignedRealAttr(base->object.get(), name))
+        return assigned;
     if (base->kind == ValueKind::Object && base->source) {
       llvm::Expected<std::optional<ValuePtr>> read = userObjectClassRead(base, name);
       if (!read)
@@ -370,6 +374,19 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     // A method of an object's C class that capture models (ContextVar.set).
     if (ValuePtr method = boundBuiltinMethod(base, value.get()))
       return method;
+    // A Python method bound to the object read: its `self` is that object
+    // with its source, so what the method reads of it is guarded and what
+    // it assigns can be read back (RealAttributes.cpp).
+    if (base->kind == ValueKind::Object && base->source && PyMethod_Check(value.get()) &&
+        PyMethod_GET_SELF(value.get()) == base->object.get() &&
+        PyFunction_Check(PyMethod_GET_FUNCTION(value.get()))) {
+      llvm::Expected<ValuePtr> function = wrapReal(PyMethod_GET_FUNCTION(value.get()), nullptr);
+      if (!function)
+        return function.takeError();
+      ValuePtr method = makeValue(ValueKind::BoundMethod, PyRef::borrow(value.get()));
+      method->items = {base, *function};
+      return method;
+    }
     // Only a read of the instance dict (a module's, a class's) has a source;
     // what an object's class gives is a constant, with the class pinned.
     PyObject* object = base->object.get();

@@ -1,19 +1,14 @@
 """BLOOM (decoder, ALiBi positions) for causal language modelling."""
-import torch
 from transformers import BloomConfig, BloomForCausalLM
 
-torch.manual_seed(0)
+from _examples import frozen, texts
+
 config = BloomConfig(n_layer=2, hidden_size=32, n_head=2, vocab_size=128, pad_token_id=0,
                      bos_token_id=1, eos_token_id=2)
-model = BloomForCausalLM(config).eval().requires_grad_(False)
+model = frozen(BloomForCausalLM, config)
 
 
-def example_inputs():
-    """What a tokenizer gives for two texts, the second padded, as keywords;
-    no key/value cache, as for export."""
-    torch.manual_seed(1)
-    input_ids = torch.randint(3, config.vocab_size, (2, 8))
-    attention_mask = torch.ones(2, 8, dtype=torch.long)
-    attention_mask[1, 5:] = 0
-    input_ids[1, 5:] = 0
-    return {"input_ids": input_ids, "attention_mask": attention_mask, "use_cache": False}
+def example_kwargs():
+    """What a tokenizer gives for two texts, the second padded; no key/value
+    cache, as for an export."""
+    return texts(config, use_cache=False)

@@ -2,7 +2,8 @@
 import torch
 from transformers import CLIPConfig, CLIPModel
 
-torch.manual_seed(0)
+from _examples import frozen
+
 config = CLIPConfig(
     text_config=dict(num_hidden_layers=2, hidden_size=32, num_attention_heads=2,
                      intermediate_size=64, max_position_embeddings=16, vocab_size=128,
@@ -10,12 +11,12 @@ config = CLIPConfig(
     vision_config=dict(num_hidden_layers=2, hidden_size=32, num_attention_heads=2,
                        intermediate_size=64, image_size=32, patch_size=8),
     projection_dim=16)
-model = CLIPModel(config).eval().requires_grad_(False)
+model = frozen(CLIPModel, config)
 
 
-def example_inputs():
+def example_kwargs():
     """What the processor gives for three captions (the last padded) and two
-    images, as keywords."""
+    images."""
     torch.manual_seed(1)
     input_ids = torch.randint(3, 128, (3, 7))
     input_ids[:, -1] = 2

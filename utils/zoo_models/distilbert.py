@@ -1,19 +1,14 @@
 """DistilBERT (encoder) with a sequence-classification head."""
-import torch
 from transformers import DistilBertConfig, DistilBertForSequenceClassification
 
-torch.manual_seed(0)
+from _examples import frozen, texts
+
 config = DistilBertConfig(n_layers=2, dim=32, n_heads=2, hidden_dim=64,
                           max_position_embeddings=64, vocab_size=128, num_labels=3,
                           pad_token_id=0)
-model = DistilBertForSequenceClassification(config).eval().requires_grad_(False)
+model = frozen(DistilBertForSequenceClassification, config)
 
 
-def example_inputs():
-    """What a tokenizer gives for two texts, the second padded, as keywords."""
-    torch.manual_seed(1)
-    input_ids = torch.randint(3, config.vocab_size, (2, 8))
-    attention_mask = torch.ones(2, 8, dtype=torch.long)
-    attention_mask[1, 5:] = 0
-    input_ids[1, 5:] = config.pad_token_id
-    return {"input_ids": input_ids, "attention_mask": attention_mask}
+def example_kwargs():
+    """What a tokenizer gives for two texts, the second padded."""
+    return texts(config)

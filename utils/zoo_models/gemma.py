@@ -1,21 +1,16 @@
 """Gemma (decoder, scaled embeddings, GeGLU) for causal language modelling."""
-import torch
 from transformers import GemmaConfig, GemmaForCausalLM
 
-torch.manual_seed(0)
+from _examples import frozen, texts
+
 config = GemmaConfig(num_hidden_layers=2, hidden_size=32, num_attention_heads=4,
                      num_key_value_heads=1, head_dim=8, intermediate_size=64,
                      max_position_embeddings=64, vocab_size=128, pad_token_id=0, bos_token_id=1,
                      eos_token_id=2)
-model = GemmaForCausalLM(config).eval().requires_grad_(False)
+model = frozen(GemmaForCausalLM, config)
 
 
-def example_inputs():
-    """What a tokenizer gives for two texts, the second padded, as keywords;
-    no key/value cache, as for export."""
-    torch.manual_seed(1)
-    input_ids = torch.randint(3, config.vocab_size, (2, 8))
-    attention_mask = torch.ones(2, 8, dtype=torch.long)
-    attention_mask[1, 5:] = 0
-    input_ids[1, 5:] = 0
-    return {"input_ids": input_ids, "attention_mask": attention_mask, "use_cache": False}
+def example_kwargs():
+    """What a tokenizer gives for two texts, the second padded; no key/value
+    cache, as for an export."""
+    return texts(config, use_cache=False)

@@ -1,23 +1,15 @@
 """T5 (encoder-decoder, relative position buckets) for conditional generation."""
-import torch
 from transformers import T5Config, T5ForConditionalGeneration
 
-torch.manual_seed(0)
+from _examples import frozen, texts
+
 config = T5Config(num_layers=2, num_decoder_layers=2, d_model=32, d_kv=8, d_ff=64, num_heads=4,
                   relative_attention_num_buckets=8, vocab_size=128, pad_token_id=0,
                   eos_token_id=1, decoder_start_token_id=0)
-model = T5ForConditionalGeneration(config).eval().requires_grad_(False)
+model = frozen(T5ForConditionalGeneration, config)
 
 
-def example_inputs():
-    """Two source texts (the second padded) and the decoder's input so far,
-    as keywords; no key/value cache, as for export."""
-    torch.manual_seed(1)
-    input_ids = torch.randint(3, config.vocab_size, (2, 8))
-    attention_mask = torch.ones(2, 8, dtype=torch.long)
-    attention_mask[1, 5:] = 0
-    input_ids[1, 5:] = config.pad_token_id
-    decoder_input_ids = torch.randint(3, config.vocab_size, (2, 4))
-    decoder_input_ids[:, 0] = config.decoder_start_token_id
-    return {"input_ids": input_ids, "attention_mask": attention_mask,
-            "decoder_input_ids": decoder_input_ids, "use_cache": False}
+def example_kwargs():
+    """Two source texts (the second padded) and the decoder's input so far;
+    no key/value cache, as for an export."""
+    return texts(config, decoder_length=4, use_cache=False)

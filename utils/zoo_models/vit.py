@@ -1,14 +1,13 @@
 """ViT (vision transformer) with an image-classification head."""
-import torch
 from transformers import ViTConfig, ViTForImageClassification
 
-torch.manual_seed(0)
+from _examples import frozen, images
+
 config = ViTConfig(num_hidden_layers=2, hidden_size=32, num_attention_heads=2, intermediate_size=64,
                    image_size=32, patch_size=8, num_labels=5)
-model = ViTForImageClassification(config).eval().requires_grad_(False)
+model = frozen(ViTForImageClassification, config)
 
 
-def example_inputs():
-    """Two images as the image processor gives them, as keywords."""
-    torch.manual_seed(1)
-    return {"pixel_values": torch.randn(2, 3, config.image_size, config.image_size)}
+def example_kwargs():
+    """Two images as the image processor gives them."""
+    return images(config.image_size)

@@ -2,16 +2,16 @@
 import torch
 from transformers import Wav2Vec2Config, Wav2Vec2ForCTC
 
-torch.manual_seed(0)
+from _examples import frozen
+
 config = Wav2Vec2Config(num_hidden_layers=2, hidden_size=32, num_attention_heads=2,
                         intermediate_size=64, conv_dim=(16, 16), conv_stride=(5, 2),
                         conv_kernel=(10, 3), num_conv_pos_embeddings=16,
                         num_conv_pos_embedding_groups=2, vocab_size=32, pad_token_id=0)
-model = Wav2Vec2ForCTC(config).eval().requires_grad_(False)
+model = frozen(Wav2Vec2ForCTC, config)
 
 
-def example_inputs():
-    """Two raw waveforms of 400 samples as the feature extractor gives them, as
-    keywords."""
+def example_kwargs():
+    """Two raw waveforms of 400 samples as the feature extractor gives them."""
     torch.manual_seed(1)
     return {"input_values": torch.randn(2, 400)}

@@ -1445,6 +1445,8 @@ class Session:
         )
 
     def _record_constant(self, real, out):
+        if real.dim() != 0 and not real.is_complex() and real.dtype in _DTYPES:
+            return self._record_small_constant(real, out)
         if real.dim() != 0 or real.is_complex() or real.dtype not in _DTYPES:
             raise OracleError(
                 f"a tensor constant of shape {tuple(real.shape)} and dtype {real.dtype} was "
@@ -1459,6 +1461,51 @@ class Session:
             value = real.item()
         self.records.append(
             ("aten::scalar_tensor.default", (value,), kwargs, self._encode_result(out))
+        )
+
+    # The most elements a tensor constant made in the program may have: each
+    # is one node of the graph.
+    _SMALL_CONSTANT_ELEMENTS = 64
+
+    def _record_small_constant(self, real, out):
+        """A tensor constant of a few elements (`torch.tensor([0, 2])`, the
+        index list of `x[..., [-2], :]`): graphs hold no tensor data, so it
+        is made from its numbers, one scalar_tensor each, stacked and viewed
+        to its shape."""
+        if real.numel() > self._SMALL_CONSTANT_ELEMENTS or not real.is_contiguous():
+            raise OracleError(
+                f"a tensor constant of shape {tuple(real.shape)} and dtype {real.dtype} was "
+                f"created; graphs can only hold constants of at most "
+                f"{self._SMALL_CONSTANT_ELEMENTS} elements, laid out contiguously: pass a "
+                f"larger one as an argument or keep it as a module's buffer"
+            )
+        kwargs = {
+            "dtype": _DTYPE_TAGS[real.dtype],
+            "layout": Layout("strided"),
+            "device": Device(str(real.device)),
+        }
+        with unset_fake_temporarily():
+            flat = real.reshape(-1).clone()
+            values = flat.tolist()
+            reals = [flat[i].clone() for i in range(len(values))]
+        elements = []
+        for value, element_real in zip(values, reals):
+            element = self.fake.from_tensor(element_real, static_shapes=True)
+            self.records.append(
+                ("aten::scalar_tensor.default", (value,), kwargs, self._encode_result(element))
+            )
+            elements.append(element)
+        if len(elements) == 1:
+            stacked = elements[0]
+        else:
+            stacked = self.fake.from_tensor(flat, static_shapes=True)
+            self.records.append(
+                ("aten::stack.default", (self._encode(elements), 0), None,
+                 self._encode_result(stacked))
+            )
+        self.records.append(
+            ("aten::view.default", (self._encode(stacked), list(real.shape)), None,
+             self._encode_result(out))
         )
 
     def _encode(self, a):

@@ -1,0 +1,116 @@
+"""Programs that ask whether they are being compiled, and that call through
+functools' memo decorators: the constructs real libraries use around their
+graphs, in a few lines each."""
+import functools
+
+import torch
+
+
+def is_tracing():
+    # How libraries ask: through a helper of their own.
+    return torch.compiler.is_compiling()
+
+
+def can_skip_mask(mask):
+    # Reading the mask's values is a data-dependent branch a graph cannot
+    # hold; compiled, the program builds the mask instead.
+    if is_tracing():
+        return False
+    return bool(mask.all())
+
+
+class Masked(torch.nn.Module):
+    def forward(self, x, mask):
+        if can_skip_mask(mask):
+            return x.softmax(-1)
+        return x.masked_fill(mask == 0, float("-inf")).softmax(-1)
+
+
+model = Masked()
+
+
+def example_inputs():
+    torch.manual_seed(0)
+    mask = torch.ones(2, 5, dtype=torch.long)
+    mask[1, 3:] = 0
+    return torch.randn(2, 5), mask
+
+
+@functools.lru_cache(maxsize=None)
+def inverse(n):
+    return 1.0 / n
+
+
+@functools.cache
+def offsets():
+    return (1.0, 2.0, 3.0)
+
+
+class Scaler:
+    @functools.lru_cache(maxsize=8)
+    def factor(self, n):
+        return float(n) ** 0.5
+
+
+scaler = Scaler()
+
+
+def cached(x):
+    return x * inverse(x.shape[-1]) + sum(offsets()) * scaler.factor(x.shape[0])
+
+
+def cached_inputs():
+    torch.manual_seed(1)
+    return (torch.randn(4, 3),)
+
+
+class CollectorState:
+    """A library's per-call state on an object of its own: set around the
+    call, read by the layers, cleared after."""
+
+    def __init__(self):
+        self.active = None
+        self.collecting = False
+
+    def set(self, value):
+        self.active = value
+        self.collecting = True
+
+    def reset(self):
+        self.active = None
+        self.collecting = False
+
+
+state = CollectorState()
+
+
+def layer(x):
+    y = x.relu() + 1
+    if state.collecting:
+        state.active["hidden"].append(y)
+    return y
+
+
+def collecting(x):
+    collected = {"hidden": []}
+    state.set(collected)
+    h = layer(layer(x))
+    state.reset()
+    return h, collected["hidden"]
+
+
+def collecting_inputs():
+    torch.manual_seed(2)
+    return (torch.randn(2, 3),)
+
+
+def small_constants(x):
+    # Falcon's split of fused heads indexes with lists; an offset table made
+    # in forward.
+    picked = x[..., [-2], :] + x[..., [0, 2], :].sum(-2, keepdim=True)
+    return picked * torch.tensor([[0.5, 1.0, 2.0, 4.0]]) + torch.tensor([3])
+
+
+def small_constants_inputs():
+    torch.manual_seed(3)
+    return (torch.randn(2, 3, 4),)

@@ -1,0 +1,42 @@
+"""What the zoo's model files share: building a model frozen from its config,
+and the example inputs its preprocessor (tokenizer, image processor, feature
+extractor) would give, as the keyword arguments of the model's call."""
+import torch
+
+
+def frozen(model_class, config):
+    """`model_class(config)` with seeded random weights, in eval mode, its
+    weights frozen."""
+    torch.manual_seed(0)
+    return model_class(config).eval().requires_grad_(False)
+
+
+def texts(config, *, token_type_ids=False, decoder_length=0, use_cache=None):
+    """What a tokenizer gives for two texts of 8 tokens, the second padded
+    after 5: `input_ids` and `attention_mask`; `token_type_ids` (all one
+    segment) when asked; with `decoder_length`, the decoder's input so far
+    (`decoder_input_ids`, starting with the decoder's start token); and
+    `use_cache` when given (False for an export: no key/value cache)."""
+    torch.manual_seed(1)
+    pad = config.pad_token_id if config.pad_token_id is not None else 0
+    input_ids = torch.randint(3, config.vocab_size, (2, 8))
+    attention_mask = torch.ones(2, 8, dtype=torch.long)
+    attention_mask[1, 5:] = 0
+    input_ids[1, 5:] = pad
+    kwargs = {"input_ids": input_ids, "attention_mask": attention_mask}
+    if token_type_ids:
+        kwargs["token_type_ids"] = torch.zeros(2, 8, dtype=torch.long)
+    if decoder_length:
+        decoder_input_ids = torch.randint(3, config.vocab_size, (2, decoder_length))
+        decoder_input_ids[:, 0] = config.decoder_start_token_id
+        kwargs["decoder_input_ids"] = decoder_input_ids
+    if use_cache is not None:
+        kwargs["use_cache"] = use_cache
+    return kwargs
+
+
+def images(size, count=2):
+    """`pixel_values` of `count` RGB images of size x size, as an image
+    processor gives them."""
+    torch.manual_seed(1)
+    return {"pixel_values": torch.randn(count, 3, size, size)}
