@@ -1,6 +1,7 @@
 //===- Interpreter.cpp - Frames, values and the dispatch loop -------------===//
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/DictReads.h"
+#include "frontend/capture/GuardedDefaults.h"
 
 #include "frontend/bytecode/CodeObject.h"
 #include "frontend/bytecode/Codec.h"
@@ -464,6 +465,41 @@ llvm::Expected<ValuePtr> Interpreter::functionFromReal(PyObject* function, Sourc
     }
   }
   return value;
+}
+
+void guardDefaultsRead(Interpreter& interp, const Value& function, const DefaultsRead& read) {
+  PyObject* real = function.object.get();
+  if (!function.source || !real || !Py_IS_TYPE(real, &PyFunction_Type) ||
+      (read.positional.empty() && read.keywordOnly.empty()))
+    return;
+  auto* fn = reinterpret_cast<PyFunctionObject*>(real);
+  // A default that holds a constant or a function is pinned by its guards;
+  // anything else keeps its type pinned, its state assumed unchanged (as a
+  // closure cell's).
+  auto guardItem = [&](PyObject* item, SourcePtr source) {
+    if (!isGuardPinnable(item)) {
+      interp.guards().add(typeGuard(source, reinterpret_cast<PyObject*>(Py_TYPE(item))));
+      return;
+    }
+    llvm::Expected<ValuePtr> pinned = interp.wrapReal(item, std::move(source));
+    if (!pinned)
+      llvm::consumeError(pinned.takeError());
+  };
+  if (!read.positional.empty() && fn->func_defaults) {
+    // The length decides which parameters the defaults fill.
+    SourcePtr defaults = Source::attr(function.source, "__defaults__");
+    interp.guards().add(Guard::lengthIs(defaults, PyTuple_GET_SIZE(fn->func_defaults)));
+    for (size_t index : read.positional)
+      if (static_cast<Py_ssize_t>(index) < PyTuple_GET_SIZE(fn->func_defaults))
+        guardItem(PyTuple_GET_ITEM(fn->func_defaults, static_cast<Py_ssize_t>(index)),
+                  Source::index(defaults, static_cast<int64_t>(index)));
+  }
+  if (!read.keywordOnly.empty() && fn->func_kwdefaults && PyDict_Check(fn->func_kwdefaults)) {
+    SourcePtr defaults = Source::attr(function.source, "__kwdefaults__");
+    for (const std::string& name : read.keywordOnly)
+      if (PyObject* item = PyDict_GetItemString(fn->func_kwdefaults, name.c_str()))
+        guardItem(item, Source::key(defaults, name));
+  }
 }
 
 llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr source) {
