@@ -247,6 +247,15 @@ bool isGuardPinnable(PyObject* object, int depth = 0) {
   return false;
 }
 
+/// Whether \p object read through a class attribute or a closure cell can
+/// keep the source: what a guard pins, or a tensor of exactly torch.Tensor
+/// or nn.Parameter, which becomes a graph input with its tensor guard (as a
+/// module global's does), read at each call rather than assumed unchanged.
+bool keepsReadSource(PyObject* object, PyObject* tensorType, PyObject* parameterType) {
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
+  return isGuardPinnable(object) || type == tensorType || type == parameterType;
+}
+
 } // namespace
 
 SourcePtr Interpreter::classReadSource(const SourcePtr& base, llvm::StringRef name,
@@ -255,7 +264,9 @@ SourcePtr Interpreter::classReadSource(const SourcePtr& base, llvm::StringRef na
     return nullptr;
   // An instance attribute of that name would be found first.
   guards_.add(Guard::absent(Source::attr(base, name)));
-  return classValue && isGuardPinnable(classValue) ? Source::classAttr(base, name) : nullptr;
+  return classValue && keepsReadSource(classValue, types_.tensor.get(), types_.parameter.get())
+             ? Source::classAttr(base, name)
+             : nullptr;
 }
 
 SourcePtr Interpreter::moduleReadSource(const SourcePtr& source, PyObject* module,
@@ -455,7 +466,9 @@ llvm::Expected<ValuePtr> Interpreter::functionFromReal(PyObject* function, Sourc
         // What the cell holds is guarded like any value read through a
         // source, when a guard can pin it without it becoming an input.
         SourcePtr cellSource =
-            source && isGuardPinnable(contents) ? Source::cell(source, i) : nullptr;
+            source && keepsReadSource(contents, types_.tensor.get(), types_.parameter.get())
+                ? Source::cell(source, i)
+                : nullptr;
         llvm::Expected<ValuePtr> wrapped = wrapReal(contents, cellSource);
         if (!wrapped)
           return wrapped.takeError();

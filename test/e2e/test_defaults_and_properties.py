@@ -3,7 +3,10 @@ positional default or a keyword-only default replaced after export, and a
 property replaced on its class (a user object's and an nn.Module's), each
 miss with a reason naming what changed, and the call returns what eager
 returns after the same change; the same defaults or getter put back, or a
-default the call does not read, still hit. A property whose getter capture
+default the call does not read, still hit. Tensors held by a closure cell
+and by a class attribute are graph inputs read through them: new values of
+the same type hit (and are used), another shape misses. A property whose
+getter capture
 cannot run is refused with a message saying so, rather than read once and
 kept as an unguarded constant."""
 import json
@@ -45,6 +48,12 @@ PROGRAM = textwrap.dedent("""
         ("Gained.forward", "object property", setter(m.Settings, "gain", property(lambda s: -1.0))),
         ("Gained.forward", "same getter", setter(m.Settings, "gain", property(getter))),
         ("Gained.forward", "module property", setter(m.Gained, "bias", property(lambda s: 9.0))),
+        ("Gained.forward", "class tensor values", setter(m.Gained, "rows", torch.ones(4))),
+        ("Gained.forward", "class tensor shape", setter(m.Gained, "rows", torch.ones(3, 4))),
+        ("with_defaults", "cell tensor values",
+         setter(m.add_bias.__closure__[0], "cell_contents", torch.ones(4))),
+        ("with_defaults", "cell tensor shape",
+         setter(m.add_bias.__closure__[0], "cell_contents", torch.ones(3, 1))),
     ]
     torch.manual_seed(0)
     x = m.example_inputs()[0]
@@ -73,6 +82,8 @@ MISSES = {
     "object property": "function type(L['self'].settings).gain.fget : "
                        "defaults_properties:Settings.gain",
     "module property": "function type(L['self']).bias.fget : defaults_properties:Gained.bias",
+    "class tensor shape": "tensor type(L['self']).rows : tensor<f32, [4]>",
+    "cell tensor shape": "tensor G['add_bias'].__closure__[0].cell_contents : tensor<f32, [4]>",
 }
 
 
@@ -106,9 +117,8 @@ def test_defaults_and_properties_are_guarded(artifact):
         torch.testing.assert_close(torch.tensor(result["out"]), torch.tensor(want["out"]),
                                    msg=result["what"])
     # Each change made eager compute something else, so a graph that ran
-    # anyway would have been caught above.
-    outs = {(r["what"]): r["out"] for r in expected}
-    for what in MISSES:
-        baseline = "as exported"
-        assert outs[what] != [r for r in expected if r["what"] == baseline][
-            0 if what in ("positional default", "keyword-only default") else 1]["out"], what
+    # anyway (or one that kept the old tensor) would have been caught above.
+    baselines = [r["out"] for r in expected if r["what"] == "as exported"]
+    for r in expected:
+        if r["what"] in MISSES or r["what"].endswith("tensor values"):
+            assert r["out"] not in baselines, r["what"]

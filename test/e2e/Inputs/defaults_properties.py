@@ -12,9 +12,19 @@ def shift(x, *, by=0.5):
     return x - by
 
 
+def make_add(bias):
+    def add(x):
+        return x + bias
+    return add
+
+
+# A closure cell holding a tensor: a graph input read through the cell.
+add_bias = make_add(torch.linspace(-1, 1, 4))
+
+
 def with_defaults(x):
     # `offset` and `by` come from the defaults; `factor` is passed.
-    return shift(scale(x, 3.0))
+    return add_bias(shift(scale(x, 3.0)))
 
 
 class Settings:
@@ -27,6 +37,9 @@ class Settings:
 
 
 class Gained(nn.Module):
+    # A class attribute holding a tensor, read through the instance.
+    rows = torch.tensor([2.0, -1.0, 0.5, 3.0])
+
     def __init__(self):
         super().__init__()
         self.settings = Settings()
@@ -37,7 +50,7 @@ class Gained(nn.Module):
         return self._bias + 1
 
     def forward(self, x):
-        return x * self.settings.gain + self.bias
+        return x * self.settings.gain * self.rows + self.bias
 
 
 def example_inputs():
