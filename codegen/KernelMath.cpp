@@ -659,55 +659,14 @@ Value* codegen::emitErf(llvm::IRBuilder<>& b, Value* x) {
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, r, x);
 }
 
-namespace {
-
-/// erfc(a) = e^(-a^2) erfcx(a) for 0 <= a <= erfcLimit, with erfcx as a
-/// polynomial in t = 1 / (1 + erfcxP a), t in (0, 1]: erfcx falls like
-/// 1 / (a sqrt pi), which is smooth in t up to t = 0, where no polynomial
-/// in a stays close for long. Beyond erfcLimit, e^(-a^2) rounds to 0 in f32.
-constexpr double erfcLimit = 10.3;
-constexpr double erfcxP = 1.0 / 3.0;
-
-/// erfcx((1/t - 1) / erfcxP) on the t of [0, erfcLimit]: degree 10 is
-/// within 2e-8 relatively.
-llvm::SmallVector<double, 16> erfcxInT() {
-  long double p = float(erfcxP); // the p the kernel computes t with
-  long double tLow = 1 / (1 + p * (long double)erfcLimit);
-  return chebyshevInterpolant([p](long double t) { return erfcx((1 / t - 1) / p); }, tLow, 1, 10);
-}
-
-} // namespace
-
 Value* codegen::emitGelu(llvm::IRBuilder<>& b, Value* x) {
+  // ATen's formula, in its order: x / 2 (1 + erf(x / sqrt 2)), with
+  // 1 + erf's cancellation for negative x. A more accurate form differs
+  // where the program can see it: below about -5.5, 1 + erf rounds to 0 in
+  // f32 and eager's gelu is -0.0, while the exact value is a tiny negative
+  // number that floor, sign or a comparison with 0 tell apart (and that
+  // bf16 and f16, which round the f32 result, keep).
   FloatFormat f = FloatFormat::of(b, x->getType());
-  if (!f.type->isFloatTy()) {
-    // Double has the bits to spare for 1 + erf's cancellation.
-    Value* e = emitErf(b, b.CreateFMul(x, f.constant(M_SQRT1_2)));
-    return b.CreateFMul(b.CreateFMul(f.constant(0.5), x), b.CreateFAdd(f.constant(1.0), e));
-  }
-  // gelu(x) = w for x < 0 and x - w from 0 on, w = x erfc(a) / 2 with
-  // a = |x| / sqrt 2, computed without cancellation on either side.
-  // e^(-a^2) is e^(-x^2 / 2) with x^2 = h + l exactly (an FMA gives l):
-  // rounding a^2 itself would cost up to 16 ulp near the limit.
-  Value* limit = f.constant(erfcLimit * M_SQRT2);
-  Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  // Clamped, so that h and l stay finite and inf gives inf or -0; NaN
-  // stays NaN through the comparison's false side.
-  Value* c = b.CreateSelect(b.CreateFCmpOGT(ax, limit), limit, ax);
-  Value* h = b.CreateFMul(c, c);
-  Value* l = b.CreateIntrinsic(llvm::Intrinsic::fma, {f.type}, {c, c, b.CreateFNeg(h)});
-  Value* a = b.CreateFMul(c, f.constant(M_SQRT1_2));
-  Value* t = boundedDivide(b, f, f.constant(1.0),
-                           b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f.type},
-                                             {a, f.constant(erfcxP), f.constant(1.0)}));
-  Value* q = horner(b, f, t, erfcxInT());
-  // e^(-(h + l)/2) = e^(-h/2) (1 - l/2), l/2 being below an ulp of h.
-  Value* lq = b.CreateFMul(b.CreateFMul(l, f.constant(-0.5)), q);
-  double lowest = -erfcLimit * erfcLimit * (1 + 0x1p-20); // -(limit^2) / 2, rounded out
-  Value* erfc = b.CreateFMul(emitExp(b, b.CreateFMul(h, f.constant(-0.5)), ValueRange{lowest, 0.0}),
-                             b.CreateFAdd(q, lq));
-  Value* w = b.CreateFMul(
-      b.CreateFMul(f.constant(0.5), b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, c, x)),
-      erfc);
-  return b.CreateSelect(b.CreateFCmpOLT(x, f.constant(0.0)), w, b.CreateFSub(x, w));
+  Value* e = emitErf(b, b.CreateFMul(x, f.constant(M_SQRT1_2)));
+  return b.CreateFMul(b.CreateFMul(x, f.constant(0.5)), b.CreateFAdd(f.constant(1.0), e));
 }

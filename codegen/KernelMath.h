@@ -33,9 +33,9 @@ llvm::Value* emitSigmoid(llvm::IRBuilder<>& b, llvm::Value* x,
 /// erf of a float or double; |x| >= 4 gives +-1 (the exact value differs
 /// by less than 1.6e-8 there, and rounds to +-1 in f32).
 llvm::Value* emitErf(llvm::IRBuilder<>& b, llvm::Value* x);
-/// x Phi(x) = x erfc(-x / sqrt 2) / 2 of a float or double: GELU. In f32
-/// it stays within a few ulp of the exact value on the negative side too,
-/// where 1 + erf(x / sqrt 2) would cancel to a few bits.
+/// GELU of a float or double as ATen computes it, x / 2 (1 + erf(x / sqrt
+/// 2)): on the negative side the cancellation is eager's too, down to the
+/// -0.0 it gives once 1 + erf rounds to 0.
 llvm::Value* emitGelu(llvm::IRBuilder<>& b, llvm::Value* x);
 
 } // namespace dync::codegen

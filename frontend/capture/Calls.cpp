@@ -10,6 +10,7 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/CompilerQueries.h"
 #include "frontend/capture/Exceptions.h"
+#include "frontend/capture/GuardedDefaults.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchSize.h"
@@ -24,8 +25,12 @@ namespace {
 /// Binds call arguments to a code object's parameters as CPython does:
 /// positional, then keywords, then defaults; extra ones into *args and
 /// **kwargs when the function takes them.
-llvm::Expected<std::vector<ValuePtr>>
-bindArguments(const Value& function, std::vector<ValuePtr> args, KeywordArgs kwargs) {
+/// \p defaultsRead receives the defaults the binding used: the index into
+/// __defaults__ of each positional one, and the name of each keyword-only
+/// one, so that what they hold can be guarded.
+llvm::Expected<std::vector<ValuePtr>> bindArguments(const Value& function,
+                                                    std::vector<ValuePtr> args, KeywordArgs kwargs,
+                                                    DefaultsRead& defaultsRead) {
   auto* code = reinterpret_cast<PyCodeObject*>(function.code.get());
   const size_t argCount = code->co_argcount, posOnly = code->co_posonlyargcount,
                kwOnly = code->co_kwonlyargcount;
@@ -75,6 +80,7 @@ bindArguments(const Value& function, std::vector<ValuePtr> args, KeywordArgs kwa
     size_t firstDefault = argCount - std::min(argCount, defaults.size());
     if (i >= firstDefault) {
       locals[i] = defaults[i - firstDefault];
+      defaultsRead.positional.push_back(i - firstDefault);
       continue;
     }
     return captureError(who + "() missing required argument '" + nameAt(i) + "'");
@@ -86,6 +92,8 @@ bindArguments(const Value& function, std::vector<ValuePtr> args, KeywordArgs kwa
     for (const auto& [key, value] : function.entries)
       if (key->isConstant() && python::utf8Of(key->object.get()).value_or("") == name)
         locals[i] = value;
+    if (locals[i])
+      defaultsRead.keywordOnly.push_back(name);
     if (!locals[i])
       return captureError(who + "() missing required keyword-only argument '" + name + "'");
   }
@@ -261,10 +269,12 @@ llvm::Expected<ValuePtr> Interpreter::inlineFunction(const ValuePtr& function,
   if (code->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE | CO_ASYNC_GENERATOR))
     return captureError("calling coroutine or async generator " + function->qualname +
                         "() is not supported");
+  DefaultsRead defaultsRead;
   llvm::Expected<std::vector<ValuePtr>> locals =
-      bindArguments(*function, std::move(args), std::move(kwargs));
+      bindArguments(*function, std::move(args), std::move(kwargs), defaultsRead);
   if (!locals)
     return locals.takeError();
+  guardDefaultsRead(*this, *function, defaultsRead);
   return runFunction(function, std::move(*locals), nullptr);
 }
 

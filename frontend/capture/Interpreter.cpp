@@ -2,6 +2,7 @@
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/DictReads.h"
 #include "frontend/capture/Exceptions.h"
+#include "frontend/capture/GuardedDefaults.h"
 
 #include "frontend/bytecode/CodeObject.h"
 #include "frontend/bytecode/Codec.h"
@@ -266,6 +267,15 @@ bool isGuardPinnable(PyObject* object, int depth = 0) {
   return false;
 }
 
+/// Whether \p object read through a class attribute or a closure cell can
+/// keep the source: what a guard pins, or a tensor of exactly torch.Tensor
+/// or nn.Parameter, which becomes a graph input with its tensor guard (as a
+/// module global's does), read at each call rather than assumed unchanged.
+bool keepsReadSource(PyObject* object, PyObject* tensorType, PyObject* parameterType) {
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
+  return isGuardPinnable(object) || type == tensorType || type == parameterType;
+}
+
 } // namespace
 
 SourcePtr Interpreter::classReadSource(const SourcePtr& base, llvm::StringRef name,
@@ -274,7 +284,9 @@ SourcePtr Interpreter::classReadSource(const SourcePtr& base, llvm::StringRef na
     return nullptr;
   // An instance attribute of that name would be found first.
   guards_.add(Guard::absent(Source::attr(base, name)));
-  return classValue && isGuardPinnable(classValue) ? Source::classAttr(base, name) : nullptr;
+  return classValue && keepsReadSource(classValue, types_.tensor.get(), types_.parameter.get())
+             ? Source::classAttr(base, name)
+             : nullptr;
 }
 
 SourcePtr Interpreter::moduleReadSource(const SourcePtr& source, PyObject* module,
@@ -484,7 +496,9 @@ llvm::Expected<ValuePtr> Interpreter::functionFromReal(PyObject* function, Sourc
         // What the cell holds is guarded like any value read through a
         // source, when a guard can pin it without it becoming an input.
         SourcePtr cellSource =
-            source && isGuardPinnable(contents) ? Source::cell(source, i) : nullptr;
+            source && keepsReadSource(contents, types_.tensor.get(), types_.parameter.get())
+                ? Source::cell(source, i)
+                : nullptr;
         llvm::Expected<ValuePtr> wrapped = wrapReal(contents, cellSource);
         if (!wrapped)
           return wrapped.takeError();
@@ -494,6 +508,41 @@ llvm::Expected<ValuePtr> Interpreter::functionFromReal(PyObject* function, Sourc
     }
   }
   return value;
+}
+
+void guardDefaultsRead(Interpreter& interp, const Value& function, const DefaultsRead& read) {
+  PyObject* real = function.object.get();
+  if (!function.source || !real || !Py_IS_TYPE(real, &PyFunction_Type) ||
+      (read.positional.empty() && read.keywordOnly.empty()))
+    return;
+  auto* fn = reinterpret_cast<PyFunctionObject*>(real);
+  // A default that holds a constant or a function is pinned by its guards;
+  // anything else keeps its type pinned, its state assumed unchanged (as a
+  // closure cell's).
+  auto guardItem = [&](PyObject* item, SourcePtr source) {
+    if (!isGuardPinnable(item)) {
+      interp.guards().add(typeGuard(source, reinterpret_cast<PyObject*>(Py_TYPE(item))));
+      return;
+    }
+    llvm::Expected<ValuePtr> pinned = interp.wrapReal(item, std::move(source));
+    if (!pinned)
+      llvm::consumeError(pinned.takeError());
+  };
+  if (!read.positional.empty() && fn->func_defaults) {
+    // The length decides which parameters the defaults fill.
+    SourcePtr defaults = Source::attr(function.source, "__defaults__");
+    interp.guards().add(Guard::lengthIs(defaults, PyTuple_GET_SIZE(fn->func_defaults)));
+    for (size_t index : read.positional)
+      if (static_cast<Py_ssize_t>(index) < PyTuple_GET_SIZE(fn->func_defaults))
+        guardItem(PyTuple_GET_ITEM(fn->func_defaults, static_cast<Py_ssize_t>(index)),
+                  Source::index(defaults, static_cast<int64_t>(index)));
+  }
+  if (!read.keywordOnly.empty() && fn->func_kwdefaults && PyDict_Check(fn->func_kwdefaults)) {
+    SourcePtr defaults = Source::attr(function.source, "__kwdefaults__");
+    for (const std::string& name : read.keywordOnly)
+      if (PyObject* item = PyDict_GetItemString(fn->func_kwdefaults, name.c_str()))
+        guardItem(item, Source::key(defaults, name));
+  }
 }
 
 llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr source) {

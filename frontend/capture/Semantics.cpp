@@ -235,7 +235,11 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
     PyRef getter = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
     if (!getter)
       return programError("reading property '" + name + "'");
-    llvm::Expected<ValuePtr> function = wrapReal(getter.get(), nullptr);
+    // The getter is pinned where the class holds it, so that a property
+    // replaced on the class misses.
+    llvm::Expected<ValuePtr> function = wrapReal(
+        getter.get(),
+        module->source ? Source::attr(Source::classAttr(module->source, name), "fget") : nullptr);
     if (!function)
       return function.takeError();
     return call(*function, {module});
@@ -310,15 +314,23 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const V
       return programError("reading property '" + name + "'");
     if (!PyFunction_Check(fget.get()))
       return std::nullopt;
-    llvm::Expected<ValuePtr> function = functionFromReal(fget.get(), nullptr);
+    // The getter is pinned where the class holds it (the property read
+    // through type(object)), so that a property replaced on the class
+    // misses.
+    llvm::Expected<ValuePtr> function =
+        functionFromReal(fget.get(), Source::attr(Source::classAttr(object->source, name), "fget"));
     if (!function)
       return function.takeError();
     llvm::Expected<ValuePtr> result = call(*function, {object});
     if (!result) {
-      // A getter capture cannot run symbolically runs for real, as before:
-      // its result is a constant, with the class pinned.
-      llvm::consumeError(result.takeError());
-      return std::nullopt;
+      // Run for real, the getter's result would be a constant that no guard
+      // checks (the getter may read anything): refuse rather than assume it.
+      std::string reason = llvm::toString(result.takeError());
+      return captureError("property '" + name + "' of '" +
+                          qualifiedTypeName(reinterpret_cast<PyObject*>(type)) +
+                          "' has a getter that cannot be captured (" + reason +
+                          "); its result read for real would be an unguarded constant, which is "
+                          "not supported: read the attributes it computes from directly");
     }
     return std::optional<ValuePtr>(*result);
   }

@@ -268,9 +268,28 @@ llvm::Error Emitter::loadSource(const ir::Source& source, const ir::Node& input)
       return key;
     return emit("BINARY_SUBSCR");
   }
-  case ir::Source::Kind::Module:
+  case ir::Source::Kind::Cell: {
+    // A tensor a closure cell holds: base.__closure__[i].cell_contents,
+    // the read the guard makes.
+    if (llvm::Error error = loadSource(*source.base(), input))
+      return error;
+    if (llvm::Error error = emit("LOAD_ATTR", nameIndex("__closure__")))
+      return error;
+    if (llvm::Error error = loadInt(source.indexValue()))
+      return error;
+    if (llvm::Error error = emit("BINARY_SUBSCR"))
+      return error;
+    return emit("LOAD_ATTR", nameIndex("cell_contents"));
+  }
   case ir::Source::Kind::ClassAttr:
-  case ir::Source::Kind::Cell:
+    // A tensor a class attribute holds: base.__class__.name, which finds
+    // it in the class's MRO as the guard's type(base) read does.
+    if (llvm::Error error = loadSource(*source.base(), input))
+      return error;
+    if (llvm::Error error = emit("LOAD_ATTR", nameIndex("__class__")))
+      return error;
+    return emit("LOAD_ATTR", nameIndex(source.name()));
+  case ir::Source::Kind::Module:
     // Capture names only guarded values so; a graph input never is.
     return fail("input %" + input.name() + " is read from " + source.str() +
                 ", a source only guards read");

@@ -170,9 +170,42 @@ static PyObject* instance_attr(PyObject* obj, const char* name, int* unknown) {
   return dict_lookup(dict, name);
 }
 
+/* The attributes a guard reads from the C fields of a function or a
+ * property (whose types are exact, so no Python-level code can be behind
+ * them): what capture read where the function's defaults filled parameters
+ * and where a property's getter ran. NULL when `obj` is not such an object
+ * or `name` not such a field; `*found` tells the two NULLs apart. */
+static PyObject* builtin_field(PyObject* obj, const char* name, int* found) {
+  *found = 0;
+  if (Py_IS_TYPE(obj, &PyFunction_Type)) {
+    PyFunctionObject* fn = (PyFunctionObject*)obj;
+    if (strcmp(name, "__defaults__") == 0 || strcmp(name, "__kwdefaults__") == 0) {
+      *found = 1;
+      PyObject* field = name[2] == 'd' ? fn->func_defaults : fn->func_kwdefaults;
+      return field ? field : Py_None;
+    }
+  } else if (Py_IS_TYPE(obj, &PyProperty_Type) && strcmp(name, "fget") == 0) {
+    *found = 1;
+    /* A member of the property's own struct: reading it runs no code, and
+     * the property keeps the getter alive, so a borrowed result is safe. */
+    PyObject* getter = PyObject_GetAttrString(obj, "fget");
+    if (!getter) {
+      PyErr_Clear();
+      return NULL;
+    }
+    Py_DECREF(getter);
+    return getter;
+  }
+  return NULL;
+}
+
 PyObject* dync_py_instance_attr(PyObject* obj, const char* name) {
   if (!obj || !name)
     return NULL;
+  int found;
+  PyObject* field = builtin_field(obj, name, &found);
+  if (found)
+    return field;
   int unknown;
   return instance_attr(obj, name, &unknown);
 }

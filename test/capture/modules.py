@@ -24,4 +24,5 @@
 # GUARDS-NEXT: type L['self'].cfg : attention:Config
 # GUARDS-NEXT: equals L['self'].cfg.dim : 32
 # GUARDS-NEXT: equals L['self'].cfg.heads : 4
+# GUARDS-NEXT: function type(L['self']).head_dim.fget : attention:Attn.head_dim line {{[0-9]+}}
 # GUARDS-NEXT: equals L['self'].cfg.causal : true

@@ -56,3 +56,19 @@ class WithConfig(nn.Module):
 
     def forward(self, x):
         return self.cfg.scaled(self.fc(x)) * self.cfg.factor
+
+
+class WithProperty(nn.Module):
+    """An nn.Module property the forward reads."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(5, 5)
+        self._gain = 3.0
+
+    @property
+    def gain(self):
+        return self._gain * 2
+
+    def forward(self, x):
+        return self.fc(x) * self.gain

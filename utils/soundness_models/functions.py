@@ -44,10 +44,15 @@ def with_default(x, factor=2.0):
     return x * factor
 
 
+def with_kwdefault(x, *, shift=0.5):
+    return x - shift
+
+
 class Library(nn.Module):
     """Functions read through modules: torch's (in the program and inside
     nn.GELU's forward), a helper module's function and constants read by its
-    own code, a closure cell holding a list, a function's default."""
+    own code, a closure cell holding a list, a function's positional and
+    keyword-only defaults."""
 
     def __init__(self):
         super().__init__()
@@ -56,7 +61,7 @@ class Library(nn.Module):
     def forward(self, x):
         y = torch.sigmoid(x) + F.silu(x)
         y = other.scaled(self.act(y))
-        return with_default(from_table(y))
+        return with_kwdefault(with_default(from_table(y)))
 
 
 def example_inputs():

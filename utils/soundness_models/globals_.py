@@ -18,3 +18,21 @@ def read_globals(x):
 
 def example_inputs():
     return (torch.randn(4, 3),)
+
+
+def make_shift(shift):
+    def add_shift(x):
+        return x + shift
+    return add_shift
+
+
+add_shift = make_shift(torch.linspace(0, 1, 3))
+
+
+class Table:
+    """A class attribute holding a tensor."""
+    rows = torch.tensor([1.0, -2.0, 0.5])
+
+
+def read_held_tensors(x):
+    return add_shift(x) * Table.rows
