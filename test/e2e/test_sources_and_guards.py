@@ -118,6 +118,11 @@ def evaluate(source, L, G):
             return function.__closure__[node.value.slice.value].cell_contents
         if isinstance(node, ast.Attribute):
             base = walk(node.value)
+            # Fields of functions and properties that live in C slots, not
+            # in an instance dict.
+            slots = {type(walk): ("__defaults__", "__kwdefaults__"), property: ("fget",)}
+            if node.attr in slots.get(type(base), ()):
+                return getattr(base, node.attr)
             try:
                 namespace = vars(base)
             except TypeError:
