@@ -60,6 +60,32 @@ def run_reporting_script(source):
     return json.loads(ran.stdout.strip().splitlines()[-1])
 
 
+def check_state_changes(program, artifact, misses):
+    """Runs `program` (a template with {package}, {inputs} and {artifact}) in
+    fresh interpreters, once with the artifact loaded and once eagerly; each
+    prints a list of {what, hit, reason, out}, one per change of state made
+    after export. A change named in `misses` must miss with that text in its
+    reason, every other call must hit, and every output must equal eager's.
+    Returns eager's results."""
+    import torch
+
+    def run(path):
+        return run_reporting_script(program.format(package=PACKAGE_DIR, inputs=INPUTS,
+                                                   artifact=path))
+    results, expected = run(str(artifact)), run("")
+    assert [r["what"] for r in results] == [r["what"] for r in expected]
+    for result, want in zip(results, expected):
+        if result["what"] in misses:
+            assert not result["hit"], result["what"]
+            assert misses[result["what"]] in (result["reason"] or ""), \
+                (result["what"], result["reason"])
+        else:
+            assert result["hit"], (result["what"], result["reason"])
+        torch.testing.assert_close(torch.tensor(result["out"]), torch.tensor(want["out"]),
+                                   msg=result["what"])
+    return expected
+
+
 def compare_with_eager(folder, artifact, setup):
     """Runs `setup` in a fresh interpreter whose path holds the built `dync`
     package, test/e2e/Inputs and `folder` (where the model module is), then

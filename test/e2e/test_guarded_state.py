@@ -8,13 +8,12 @@ or conjugate bit each miss, with a reason naming that state, and the call
 returns what eager returns after the same change."""
 import json
 import os
-import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from conftest import BUILD, REPO
+from conftest import REPO, check_state_changes
 
 torch = pytest.importorskip("torch")
 INPUTS = os.path.join(REPO, "test", "e2e", "Inputs")
@@ -130,31 +129,13 @@ MISSES = {
 }
 
 
-def child(source):
-    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def test_changed_state_misses_and_matches_eager(run_dync, tmp_path):
     artifact = tmp_path / "state.so"
     entries = [f"{MODULE}:{entry}" for entry in
                ("Hooked.forward", "Scaled.forward", "Helpers.forward", "affine", "rotate")]
     done = run_dync("export", *entries, "--example", "rotate=complex_inputs", "-o", artifact)
     assert done.returncode == 0, done.stderr
-    package = os.path.join(BUILD, "python")
-    results = child(PROGRAM.format(package=package, inputs=INPUTS, artifact=str(artifact)))
-    expected = child(PROGRAM.format(package=package, inputs=INPUTS, artifact=""))
-    assert [r["what"] for r in results] == [r["what"] for r in expected]
-    for result, want in zip(results, expected):
-        if result["what"] in MISSES:
-            assert not result["hit"], result["what"]
-            assert MISSES[result["what"]] in (result["reason"] or ""), \
-                (result["what"], result["reason"])
-        else:
-            assert result["hit"], (result["what"], result["reason"])
-        torch.testing.assert_close(torch.tensor(result["out"]), torch.tensor(want["out"]),
-                                   msg=result["what"])
+    expected = check_state_changes(PROGRAM, artifact, MISSES)
     # The changes made eager compute something else, so a graph that ran
     # anyway would have been caught above.
     outs = {r["what"]: r["out"] for r in expected}

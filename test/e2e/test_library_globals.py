@@ -8,13 +8,12 @@ a torch or helper function the program never reads may change without a
 miss. Also: a fused layer norm of zeros gives eager's +0.0."""
 import json
 import os
-import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from conftest import BUILD, REPO
+from conftest import BUILD, REPO, check_state_changes, run_reporting_script
 
 torch = pytest.importorskip("torch")
 INPUTS = os.path.join(REPO, "test", "e2e", "Inputs")
@@ -81,12 +80,6 @@ MISSES = {
 }
 
 
-def child(source):
-    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 @pytest.fixture(scope="module")
 def artifact(run_dync, tmp_path_factory):
     path = tmp_path_factory.mktemp("library") / "library.dync.so"
@@ -99,19 +92,7 @@ def artifact(run_dync, tmp_path_factory):
 
 
 def test_functions_read_through_modules_are_guarded(artifact):
-    package = os.path.join(BUILD, "python")
-    results = child(PROGRAM.format(package=package, inputs=INPUTS, artifact=str(artifact)))
-    expected = child(PROGRAM.format(package=package, inputs=INPUTS, artifact=""))
-    assert [r["what"] for r in results] == [r["what"] for r in expected]
-    for result, want in zip(results, expected):
-        if result["what"] in MISSES:
-            assert not result["hit"], result["what"]
-            assert MISSES[result["what"]] in (result["reason"] or ""), \
-                (result["what"], result["reason"])
-        else:
-            assert result["hit"], (result["what"], result["reason"])
-        torch.testing.assert_close(torch.tensor(result["out"]), torch.tensor(want["out"]),
-                                   msg=result["what"])
+    expected = check_state_changes(PROGRAM, artifact, MISSES)
     # Each change made eager compute something else, so a graph that ran
     # anyway would have been caught above.
     outs = {r["what"]: r["out"] for r in expected}
@@ -174,8 +155,8 @@ OTHER_MISSES = {
 
 def test_user_objects_autocast_and_signed_zeros(artifact):
     package = os.path.join(BUILD, "python")
-    results = child(OTHER.format(package=package, inputs=INPUTS, artifact=str(artifact)))
-    expected = child(OTHER.format(package=package, inputs=INPUTS, artifact=""))
+    results = run_reporting_script(OTHER.format(package=package, inputs=INPUTS, artifact=str(artifact)))
+    expected = run_reporting_script(OTHER.format(package=package, inputs=INPUTS, artifact=""))
     assert results.keys() == expected.keys()
     for what, result in results.items():
         want = expected[what]
