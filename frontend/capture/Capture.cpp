@@ -191,12 +191,14 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
 // Results that are dicts and objects (ResultStructure)
 //===----------------------------------------------------------------------===//
 
-/// A dict key as the IR spells it: a str, an int that fits in 64 bits, a
-/// bool, None or a float (what the rewritten code can load as a constant).
-std::optional<ir::Argument> dictKeyArgument(ir::Context& ctx, const ValuePtr& key) {
-  if (!key->isConstant())
+/// A constant as the IR spells it, for a returned value or a dict key: a
+/// str, an int that fits in 64 bits, a bool, None or a float (what the
+/// rewritten code can load as a constant). Only exact str, int and float:
+/// a subclass would come back as its base type.
+std::optional<ir::Argument> constantArgument(ir::Context& ctx, const ValuePtr& value) {
+  if (!value->isConstant())
     return std::nullopt;
-  PyObject* object = key->object.get();
+  PyObject* object = value->object.get();
   if (object == Py_None)
     return ir::Argument::none();
   if (PyBool_Check(object))
@@ -251,7 +253,7 @@ llvm::Expected<ir::Argument> structuredResult(Interpreter& interp, ir::Context& 
                             "not a str");
       names.push_back(std::move(*name));
     } else {
-      std::optional<ir::Argument> spelled = dictKeyArgument(ctx, key);
+      std::optional<ir::Argument> spelled = constantArgument(ctx, key);
       if (!spelled) {
         std::string text = "a " + spelling(key->kind).str() + " value";
         if (isKnown(key)) {
@@ -338,24 +340,10 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
   case ValueKind::Dict:
   case ValueKind::Instance:
     return structuredResult(interp, ctx, value);
-  case ValueKind::Constant: {
-    PyObject* object = value->object.get();
-    if (object == Py_None)
-      return ir::Argument::none();
-    if (PyBool_Check(object))
-      return ir::Argument::boolean(object == Py_True);
-    if (PyLong_CheckExact(object)) {
-      int overflow = 0;
-      long long v = PyLong_AsLongLongAndOverflow(object, &overflow);
-      if (!overflow)
-        return ir::Argument::sym(ctx.constant(v));
-    }
-    if (PyFloat_CheckExact(object))
-      return ir::Argument::floating(PyFloat_AsDouble(object));
-    if (PyUnicode_Check(object))
-      return ir::Argument::string(python::utf8Of(object).value_or(""));
+  case ValueKind::Constant:
+    if (std::optional<ir::Argument> constant = constantArgument(ctx, value))
+      return *constant;
     break;
-  }
   default:
     break;
   }
