@@ -1051,6 +1051,16 @@ def _run(fn, args, kwargs):
     return fn.__get__(args[0], type(args[0]))
 
 
+def _constant_kwargs(real):
+    """The dtype, layout and device arguments of a factory call that makes a
+    tensor constant like `real`."""
+    return {
+        "dtype": _DTYPE_TAGS[real.dtype],
+        "layout": Layout("strided"),
+        "device": Device(str(real.device)),
+    }
+
+
 class Session:
     """One capture: a ShapeEnv, a fake mode over it, and the calls recorded.
 
@@ -1452,11 +1462,7 @@ class Session:
                 f"a tensor constant of shape {tuple(real.shape)} and dtype {real.dtype} was "
                 f"created; graphs can only hold constants that are one real number"
             )
-        kwargs = {
-            "dtype": _DTYPE_TAGS[real.dtype],
-            "layout": Layout("strided"),
-            "device": Device(str(real.device)),
-        }
+        kwargs = _constant_kwargs(real)
         with unset_fake_temporarily():
             value = real.item()
         self.records.append(
@@ -1479,11 +1485,7 @@ class Session:
                 f"{self._SMALL_CONSTANT_ELEMENTS} elements, laid out contiguously: pass a "
                 f"larger one as an argument or keep it as a module's buffer"
             )
-        kwargs = {
-            "dtype": _DTYPE_TAGS[real.dtype],
-            "layout": Layout("strided"),
-            "device": Device(str(real.device)),
-        }
+        kwargs = _constant_kwargs(real)
         with unset_fake_temporarily():
             flat = real.reshape(-1).clone()
             values = flat.tolist()
