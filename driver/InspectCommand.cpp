@@ -1,6 +1,6 @@
 //===- InspectCommand.cpp - `dync inspect FILE.py:QUALNAME` ---------------===//
+#include "compiler/EmitBytecode.h"
 #include "driver/Command.h"
-#include "driver/EmitBytecode.h"
 #include "driver/EntrySession.h"
 
 #include "codegen/Manifest.h"

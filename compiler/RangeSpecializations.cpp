@@ -1,9 +1,9 @@
 //===- RangeSpecializations.cpp - Sizes a graph leaves out of its ranges --===//
-#include "driver/RangeSpecializations.h"
+#include "compiler/RangeSpecializations.h"
 
 #include "llvm/ADT/StringSet.h"
 
-namespace dync::driver {
+namespace dync::compiler {
 
 std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
                                           const std::vector<capture::DynamicSpec>& specs,
@@ -67,4 +67,4 @@ std::string describePoint(const SizePoint& point) {
   return text;
 }
 
-} // namespace dync::driver
+} // namespace dync::compiler
