@@ -67,7 +67,7 @@ public:
     os << "# entry: " << (*session)->spec.text << " (" << entry.describe() << ")\n";
     os << "# file: " << python::utf8Of(entry.codeObject()->co_filename).value_or("?") << "\n";
     os << "# first line: " << entry.codeObject()->co_firstlineno << "\n";
-    llvm::Error error = emitBytecode(os, entry);
+    llvm::Error error = compiler::emitBytecode(os, entry);
     os.flush();
     return error;
   }
