@@ -11,8 +11,6 @@
 
 namespace dync::driver {
 
-char UsageError::ID = 0;
-
 namespace {
 
 using python::PythonException;

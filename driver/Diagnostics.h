@@ -1,6 +1,8 @@
 //===- Diagnostics.h - Rendering errors the way a compiler does -----------===//
 #pragma once
 
+#include "compiler/UsageError.h"
+
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -18,16 +20,7 @@ enum ExitCode : int {
 };
 
 /// A command line that cannot be acted on; exits with ExitUsageError.
-class UsageError : public llvm::ErrorInfo<UsageError> {
-public:
-  static char ID;
-  explicit UsageError(std::string message) : message_(std::move(message)) {}
-  void log(llvm::raw_ostream& os) const override { os << message_; }
-  std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
-
-private:
-  std::string message_;
-};
+using compiler::UsageError;
 
 /// Re-labels every error in \p error as a usage error.
 llvm::Error asUsageError(llvm::Error error);

@@ -1,6 +1,6 @@
 //===- InspectCommand.cpp - `dync inspect FILE.py:QUALNAME` ---------------===//
+#include "compiler/EmitBytecode.h"
 #include "driver/Command.h"
-#include "driver/EmitBytecode.h"
 #include "driver/EntrySession.h"
 
 #include "codegen/Manifest.h"
@@ -67,7 +67,7 @@ public:
     os << "# entry: " << (*session)->spec.text << " (" << entry.describe() << ")\n";
     os << "# file: " << python::utf8Of(entry.codeObject()->co_filename).value_or("?") << "\n";
     os << "# first line: " << entry.codeObject()->co_firstlineno << "\n";
-    llvm::Error error = emitBytecode(os, entry);
+    llvm::Error error = compiler::emitBytecode(os, entry);
     os.flush();
     return error;
   }

@@ -27,6 +27,10 @@ for var in ["PATH", "HOME", "VIRTUAL_ENV", "PYTHONPATH"]:
 config.environment["DYNC_CACHE_DIR"] = os.path.join(config.test_exec_root, "dync-cache")
 
 # Longer names first: lit substitutes in order, and %dync is a prefix of them.
+# The source tree and the layering the build declared (cmake/DyncLayers.cmake).
+config.substitutions.append(("%dync_src", config.dync_source_root))
+config.substitutions.append(
+    ("%dync_layers", os.path.join(os.path.dirname(config.dync_bin_dir), "layers.txt")))
 config.substitutions.append(("%dync_opt", os.path.join(config.dync_bin_dir, "dync-opt")))
 config.substitutions.append(("%dync_llc", os.path.join(config.dync_bin_dir, "dync-llc")))
 config.substitutions.append(("%dync_kernel_llc", os.path.join(config.dync_bin_dir, "dync-kernel-llc")))

@@ -11,6 +11,7 @@
 
 #include "frontend/oracle/EmbeddedModules.h"
 #include "frontend/oracle/SymSubstitution.h"
+#include "frontend/oracle/TensorMetaSchema.h"
 #include "frontend/python/PyStrings.h"
 #include "frontend/python/PythonError.h"
 
@@ -132,6 +133,8 @@ private:
     return reinterpret_cast<PyObject*>(Py_TYPE(object)) == tags_[tag].get();
   }
   PyRef tags_[NumTags];
+  /// Where each field of a TensorMeta is, as the Python half declares them.
+  TensorMetaSchema metaSchema_;
   PyRef oracleError_;
   PyRef idName_;
   PyRef whereName_;
@@ -160,6 +163,14 @@ llvm::Error PythonTensorOracle::start() {
       return error;
   if (llvm::Error error = get(module_.get(), "OracleError", oracleError_))
     return error;
+  // TensorMeta's fields are declared once, on the Python side.
+  PyRef metaFields;
+  if (llvm::Error error = get(tags_[TensorMeta].get(), "FIELDS", metaFields))
+    return error;
+  llvm::Expected<TensorMetaSchema> metaSchema = readTensorMetaSchema(metaFields.get());
+  if (!metaSchema)
+    return metaSchema.takeError();
+  metaSchema_ = *metaSchema;
   if (llvm::Error error = get(module_.get(), "eager_layout", eagerLayoutFunction_))
     return error;
 
@@ -267,7 +278,8 @@ llvm::Expected<PyRef> PythonTensorOracle::addTensorInput(PyObject* real, llvm::S
   if (!type)
     return type.takeError();
   ir::Node* node = builder_.addInput(name, std::move(*type), source);
-  values_[PyLong_AsLongLong(PyTuple_GET_ITEM(meta, 0))] = ir::ValueRef{node, std::nullopt};
+  values_[PyLong_AsLongLong(PyTuple_GET_ITEM(meta, metaSchema_.id))] =
+      ir::ValueRef{node, std::nullopt};
   return PyRef::borrow(fake);
 }
 
@@ -423,7 +435,7 @@ llvm::Expected<ir::Type> PythonTensorOracle::resultType(PyObject* object,
   if (is(object, TensorMeta)) {
     llvm::Expected<ir::Type> tensor = tensorType(object);
     if (tensor)
-      bindings.push_back({PyLong_AsLongLong(PyTuple_GET_ITEM(object, 0)), index});
+      bindings.push_back({PyLong_AsLongLong(PyTuple_GET_ITEM(object, metaSchema_.id)), index});
     return tensor;
   }
   if (PyList_CheckExact(object) || PyTuple_CheckExact(object)) {
@@ -462,14 +474,16 @@ llvm::Expected<ir::Type> PythonTensorOracle::resultType(PyObject* object,
 }
 
 llvm::Expected<ir::Type> PythonTensorOracle::tensorType(PyObject* meta) {
-  // (id, dtype, sizes, strides, device, requires_grad)
-  std::string dtypeText = python::utf8Of(PyTuple_GET_ITEM(meta, 1)).value_or("");
+  if (PyTuple_GET_SIZE(meta) != metaSchema_.size)
+    return makeError("a TensorMeta of " + std::to_string(PyTuple_GET_SIZE(meta)) +
+                     " fields, not the " + std::to_string(metaSchema_.size) + " declared");
+  std::string dtypeText = python::utf8Of(PyTuple_GET_ITEM(meta, metaSchema_.dtype)).value_or("");
   std::optional<ir::DType> dtype = ir::parseDType(dtypeText);
   if (!dtype)
     return makeError("dtype '" + dtypeText + "' has no spelling in the graph IR");
   llvm::SmallVector<ir::SymExpr, 4> dims[2];
   for (int which = 0; which < 2; ++which) {
-    PyObject* list = PyTuple_GET_ITEM(meta, 2 + which);
+    PyObject* list = PyTuple_GET_ITEM(meta, which ? metaSchema_.strides : metaSchema_.sizes);
     for (Py_ssize_t i = 0, e = PyTuple_GET_SIZE(list); i < e; ++i) {
       llvm::Expected<ir::SymExpr> value = symExpr(PyTuple_GET_ITEM(list, i));
       if (!value)
@@ -477,11 +491,12 @@ llvm::Expected<ir::Type> PythonTensorOracle::tensorType(PyObject* meta) {
       dims[which].push_back(*value);
     }
   }
-  std::string deviceText = python::utf8Of(PyTuple_GET_ITEM(meta, 4)).value_or("");
+  std::string deviceText = python::utf8Of(PyTuple_GET_ITEM(meta, metaSchema_.device)).value_or("");
   std::optional<ir::Device> device = parseDevice(deviceText);
   if (!device)
     return makeError("device '" + deviceText + "' has no spelling in the graph IR");
-  return ir::Type::tensor(*dtype, dims[0], dims[1], *device, PyTuple_GET_ITEM(meta, 5) == Py_True);
+  return ir::Type::tensor(*dtype, dims[0], dims[1], *device,
+                          PyTuple_GET_ITEM(meta, metaSchema_.requiresGrad) == Py_True);
 }
 
 llvm::Expected<ir::SymExpr> PythonTensorOracle::symExpr(PyObject* object) {

@@ -244,9 +244,22 @@ class MemoryFormat(str):
 
 
 class TensorMeta(tuple):
-    """(id, dtype, sizes, strides, device, requires_grad) of a result tensor."""
+    """A result tensor's metadata: the fields FIELDS names, in that order.
+
+    FIELDS is the one declaration of the layout: the C++ half reads it when
+    the oracle starts and finds each field by name (TensorMetaSchema.cpp), so
+    a field added, renamed or moved here is either read where it now is or
+    stops the start-up with an error naming it.
+    """
 
     __slots__ = ()
+    FIELDS = ("id", "dtype", "sizes", "strides", "device", "requires_grad")
+
+    @classmethod
+    def of(cls, **fields):
+        if fields.keys() != set(cls.FIELDS):
+            raise OracleError(f"TensorMeta takes the fields {cls.FIELDS}, not {tuple(fields)}")
+        return cls(fields[name] for name in cls.FIELDS)
 
 
 _DTYPES = {
@@ -1566,15 +1579,13 @@ class Session:
         dtype = _DTYPES.get(t.dtype)
         if dtype is None:
             raise OracleError(f"dtype {t.dtype} cannot appear in a graph")
-        return TensorMeta(
-            (
-                tensor_id,
-                dtype,
-                tuple(self._size(s) for s in t.shape),
-                tuple(self._size(s) for s in t.stride()),
-                str(t.device),
-                t.requires_grad,
-            )
+        return TensorMeta.of(
+            id=tensor_id,
+            dtype=dtype,
+            sizes=tuple(self._size(s) for s in t.shape),
+            strides=tuple(self._size(s) for s in t.stride()),
+            device=str(t.device),
+            requires_grad=t.requires_grad,
         )
 
     @_while_busy

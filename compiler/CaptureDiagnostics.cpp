@@ -1,5 +1,5 @@
 //===- CaptureDiagnostics.cpp - Capture errors as compiler diagnostics ----===//
-#include "driver/CaptureDiagnostics.h"
+#include "compiler/CaptureDiagnostics.h"
 
 #include "frontend/capture/CaptureError.h"
 #include "frontend/python/SamePath.h"
@@ -7,7 +7,7 @@
 
 #include "llvm/Support/Path.h"
 
-namespace dync::driver {
+namespace dync::compiler {
 
 using capture::CaptureError;
 using capture::CaptureFrame;
@@ -42,4 +42,4 @@ llvm::Error placeCaptureErrors(llvm::Error error, const std::string& userFile,
   });
 }
 
-} // namespace dync::driver
+} // namespace dync::compiler

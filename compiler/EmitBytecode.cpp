@@ -6,12 +6,12 @@
 // included.
 //
 //===----------------------------------------------------------------------===//
-#include "driver/EmitBytecode.h"
+#include "compiler/EmitBytecode.h"
 
 #include "frontend/bytecode/Listing.h"
 #include "frontend/bytecode/OpcodeTable.h"
 
-namespace dync::driver {
+namespace dync::compiler {
 
 llvm::Error emitBytecode(llvm::raw_ostream& os, const python::ResolvedEntry& entry) {
   return emitBytecode(os, entry.codeObject());
@@ -28,4 +28,4 @@ llvm::Error emitBytecode(llvm::raw_ostream& os, PyCodeObject* code) {
   return printer.print(os, code);
 }
 
-} // namespace dync::driver
+} // namespace dync::compiler

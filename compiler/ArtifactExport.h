@@ -9,7 +9,7 @@
 #pragma once
 
 #include "codegen/TargetSpec.h"
-#include "driver/PhaseTimes.h"
+#include "compiler/PhaseTimes.h"
 #include "frontend/python/PyRef.h"
 #include "passes/ir/Graph.h"
 
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace dync::driver {
+namespace dync::compiler {
 
 /// One captured function: its graph (with guards) and the code it replaces.
 struct CapturedEntry {
@@ -72,4 +72,4 @@ struct ArtifactRequest {
 llvm::Error writeArtifact(llvm::ArrayRef<CapturedEntry> entries, llvm::StringRef sourcePath,
                           const ArtifactRequest& request, llvm::Error& skipped);
 
-} // namespace dync::driver
+} // namespace dync::compiler

@@ -3,15 +3,15 @@
 // The graph IR's test driver, in the mould of mlir-opt: it reads `.dync`
 // text, verifies it, runs the requested passes (verifying after each), and
 // prints the result in canonical form. Lit tests drive every IR feature and
-// every pass through it.
+// every pass through it. `--pipeline=export-O1` runs exactly what
+// `dync export` runs on each graph it captures (the registry of passes and
+// pipelines is passes/transforms/Pipeline.h), with codegen deciding which
+// kernels it can lower, so an exported graph can be replayed here.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/KernelCodegen.h"
 #include "passes/ir/Parser.h"
 #include "passes/ir/Verifier.h"
-#include "passes/transforms/Fusion.h"
-#include "passes/transforms/KernelInlining.h"
-#include "passes/transforms/MemoryPlan.h"
-#include "passes/transforms/Passes.h"
 #include "passes/transforms/Pipeline.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -22,69 +22,9 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace dync::ir;
+using namespace dync::transforms;
 
 namespace {
-
-/// A transformation `--pass=NAME` can run. Passes register here as they are
-/// written; each must leave a graph that still verifies.
-struct PassInfo {
-  llvm::StringLiteral name;
-  llvm::StringLiteral description;
-  llvm::Error (*run)(Module& module);
-};
-
-/// Runs \p pass on every entry graph of \p module.
-template <llvm::Error (*pass)(Graph&)> llvm::Error onEachGraph(Module& module) {
-  for (const std::unique_ptr<Graph>& graph : module.graphs())
-    if (llvm::Error error = pass(*graph))
-      return error;
-  return llvm::Error::success();
-}
-
-llvm::Error runPipeline(Module& module) {
-  for (const std::unique_ptr<Graph>& graph : module.graphs())
-    if (llvm::Error error = dync::transforms::optimizeGraph(module, *graph))
-      return error;
-  return llvm::Error::success();
-}
-
-/// Every kernel call back as the ATen calls its kernel holds: what export
-/// does to a kernel codegen cannot lower, here for all of them.
-llvm::Error runUnfuse(Module& module) {
-  for (const std::unique_ptr<Graph>& graph : module.graphs()) {
-    llvm::Expected<unsigned> inlined =
-        dync::transforms::inlineKernelCalls(module, *graph, [](const Graph&) { return true; });
-    if (!inlined)
-      return inlined.takeError();
-  }
-  return llvm::Error::success();
-}
-
-/// One line per pass, in the order --list-passes prints them.
-constexpr PassInfo kPasses[] = {
-    {"dce", "remove pure calls whose results are unused",
-     onEachGraph<dync::transforms::runDeadCodeElimination>},
-    {"cse", "merge pure calls equal to an earlier one",
-     onEachGraph<dync::transforms::runCommonSubexpressionElimination>},
-    {"fold", "replace known integers by literals and identities by their operand",
-     onEachGraph<dync::transforms::runConstantFolding>},
-    {"functionalize", "make in-place calls on private temporaries out-of-place",
-     onEachGraph<dync::transforms::runInPlaceToFunctional>},
-    {"fuse", "outline pointwise and reduction groups into kernels", dync::transforms::runFusion},
-    {"unfuse", "replace every kernel call by the calls its kernel holds", runUnfuse},
-    {"plan-memory", "let kernel outputs with disjoint lifetimes share buffers",
-     onEachGraph<dync::transforms::runMemoryPlanning>},
-    {"optimize", "the pipeline export runs (optimizeGraph)", runPipeline},
-};
-
-llvm::ArrayRef<PassInfo> registeredPasses() { return kPasses; }
-
-const PassInfo* findPass(llvm::StringRef name) {
-  for (const PassInfo& pass : registeredPasses())
-    if (pass.name == name)
-      return &pass;
-  return nullptr;
-}
 
 llvm::cl::OptionCategory category("dync-opt options");
 
@@ -103,11 +43,19 @@ llvm::cl::opt<bool> verifyOnly("verify-only",
 
 llvm::cl::list<std::string> passNames("pass",
                                       llvm::cl::desc("Passes to run, in order, comma-separated "
-                                                     "(see --list-passes)"),
+                                                     "(see --list-passes); a pipeline's name "
+                                                     "runs that pipeline"),
                                       llvm::cl::value_desc("name,..."), llvm::cl::CommaSeparated,
                                       llvm::cl::cat(category));
 
-llvm::cl::opt<bool> listPasses("list-passes", llvm::cl::desc("List the available passes and exit"),
+llvm::cl::opt<std::string>
+    pipelineName("pipeline",
+                 llvm::cl::desc("Run a named pipeline on every graph, after the --pass ones "
+                                "(see --list-passes); export-O1 is what 'dync export' runs"),
+                 llvm::cl::value_desc("name"), llvm::cl::cat(category));
+
+llvm::cl::opt<bool> listPasses("list-passes",
+                               llvm::cl::desc("List the available passes and pipelines and exit"),
                                llvm::cl::cat(category));
 
 constexpr const char* overview =
@@ -122,7 +70,34 @@ constexpr const char* overview =
     "  dync-opt model.dync                  print model.dync canonically\n"
     "  dync-opt --verify-only model.dync    check it; silent if it is valid\n"
     "  dync-opt model.dync -o out.dync      write the canonical form to out.dync\n"
-    "  cat model.dync | dync-opt -          read from stdin\n";
+    "  cat model.dync | dync-opt -          read from stdin\n"
+    "  dync-opt --pipeline=export-O1 g.dync what 'dync export' does to g.dync\n";
+
+/// What the passes ask of codegen: which kernels it can lower.
+PassOptions codegenPassOptions() {
+  PassOptions options;
+  options.checkKernel = dync::codegen::checkKernel;
+  return options;
+}
+
+/// A pass or a pipeline, as --pass names them.
+struct Step {
+  const PassInfo* pass = nullptr;
+  const PipelineInfo* pipeline = nullptr;
+  llvm::StringRef name() const { return pass ? pass->name : pipeline->name; }
+};
+
+/// Runs \p step on every entry graph of \p module (by index: fusion adds
+/// kernels to the module as it goes).
+llvm::Error runStep(const Step& step, Module& module, const PassOptions& options) {
+  for (size_t i = 0; i < module.graphs().size(); ++i) {
+    Graph& graph = *module.graphs()[i];
+    if (llvm::Error error = step.pass ? step.pass->run(module, graph, options)
+                                      : runPipeline(*step.pipeline, module, graph, options))
+      return error;
+  }
+  return llvm::Error::success();
+}
 
 } // namespace
 
@@ -134,17 +109,33 @@ int main(int argc, char** argv) {
   if (listPasses) {
     for (const PassInfo& pass : registeredPasses())
       llvm::outs() << "  " << pass.name << " - " << pass.description << '\n';
+    llvm::outs() << "pipelines:\n";
+    for (const PipelineInfo& pipeline : registeredPipelines()) {
+      llvm::outs() << "  " << pipeline.name << " - " << pipeline.description << "\n   ";
+      for (llvm::StringRef pass : pipeline.passes)
+        llvm::outs() << ' ' << pass;
+      llvm::outs() << '\n';
+    }
     return 0;
   }
 
-  llvm::SmallVector<const PassInfo*> pipeline;
+  llvm::SmallVector<Step> steps;
   for (const std::string& name : passNames) {
-    const PassInfo* pass = findPass(name);
-    if (!pass) {
+    Step step{findPass(name), findPipeline(name)};
+    if (!step.pass && !step.pipeline) {
       llvm::errs() << "dync-opt: error: unknown pass '" << name << "' (see --list-passes)\n";
       return 1;
     }
-    pipeline.push_back(pass);
+    steps.push_back(step);
+  }
+  if (!pipelineName.empty()) {
+    const PipelineInfo* pipeline = findPipeline(pipelineName);
+    if (!pipeline) {
+      llvm::errs() << "dync-opt: error: unknown pipeline '" << pipelineName
+                   << "' (see --list-passes)\n";
+      return 1;
+    }
+    steps.push_back({nullptr, pipeline});
   }
 
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
@@ -167,12 +158,13 @@ int main(int argc, char** argv) {
   if (llvm::Error error = verify(**module, &sm))
     return report(std::move(error));
 
-  for (const PassInfo* pass : pipeline) {
-    if (llvm::Error error = pass->run(**module))
+  PassOptions passOptions = codegenPassOptions();
+  for (const Step& step : steps) {
+    if (llvm::Error error = runStep(step, **module, passOptions))
       return report(std::move(error));
     // Nodes a pass creates have no location; diagnostics then name the node.
     if (llvm::Error error = verify(**module, &sm)) {
-      llvm::errs() << "dync-opt: error: the graph does not verify after pass '" << pass->name
+      llvm::errs() << "dync-opt: error: the graph does not verify after pass '" << step.name()
                    << "'\n";
       return report(std::move(error));
     }

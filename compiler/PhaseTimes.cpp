@@ -1,9 +1,9 @@
 //===- PhaseTimes.cpp - Wall-clock time spent in each phase of a command --===//
-#include "driver/PhaseTimes.h"
+#include "compiler/PhaseTimes.h"
 
 #include "llvm/Support/Format.h"
 
-namespace dync::driver {
+namespace dync::compiler {
 
 void PhaseTimes::add(llvm::StringRef phase, double seconds) {
   for (auto& [name, total] : phases_)
@@ -24,4 +24,4 @@ void PhaseTimes::print(llvm::raw_ostream& os) const {
   os << llvm::format("  %-12s %9.4f s\n", static_cast<const char*>("total:"), total);
 }
 
-} // namespace dync::driver
+} // namespace dync::compiler

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace dync::driver {
+namespace dync::compiler {
 
 /// Sizes to capture a specialization at, by symbol.
 using SizePoint = std::map<std::string, int64_t>;
@@ -57,4 +57,4 @@ std::string specializationSuffix(const SizePoint& point);
 /// `batch = 1, seq = 32`, for messages.
 std::string describePoint(const SizePoint& point);
 
-} // namespace dync::driver
+} // namespace dync::compiler

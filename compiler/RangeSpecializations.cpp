@@ -1,12 +1,12 @@
 //===- RangeSpecializations.cpp - Sizes a graph leaves out of its ranges --===//
-#include "driver/RangeSpecializations.h"
+#include "compiler/RangeSpecializations.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 
-namespace dync::driver {
+namespace dync::compiler {
 
 std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
                                           const std::vector<capture::DynamicSpec>& specs,
@@ -118,4 +118,4 @@ std::string describePoint(const SizePoint& point) {
   return text;
 }
 
-} // namespace dync::driver
+} // namespace dync::compiler

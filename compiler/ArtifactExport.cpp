@@ -1,5 +1,5 @@
 //===- ArtifactExport.cpp - Captured entries to a shared library ----------===//
-#include "driver/ArtifactExport.h"
+#include "compiler/ArtifactExport.h"
 
 #include "codegen/ArtifactWriter.h"
 #include "frontend/oracle/EmbeddedModules.h"
@@ -18,7 +18,7 @@
 #include <cstring>
 #include <optional>
 
-namespace dync::driver {
+namespace dync::compiler {
 
 using python::PyRef;
 
@@ -310,4 +310,4 @@ llvm::Error writeArtifact(llvm::ArrayRef<CapturedEntry> entries, llvm::StringRef
   return llvm::Error::success();
 }
 
-} // namespace dync::driver
+} // namespace dync::compiler

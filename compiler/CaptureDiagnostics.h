@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace dync::driver {
+namespace dync::compiler {
 
 /// Turns CaptureErrors in \p error into SourceErrors placed at the line of
 /// the user's file where capture stopped: the innermost frame in
@@ -16,4 +16,4 @@ namespace dync::driver {
 llvm::Error placeCaptureErrors(llvm::Error error, const std::string& userFile,
                                const std::string& displayPath);
 
-} // namespace dync::driver
+} // namespace dync::compiler

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace dync::driver {
+namespace dync::compiler {
 
 class PhaseTimes {
 public:
@@ -43,4 +43,4 @@ private:
   std::vector<std::pair<std::string, double>> phases_;
 };
 
-} // namespace dync::driver
+} // namespace dync::compiler

@@ -6,7 +6,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
-namespace dync::driver {
+namespace dync::compiler {
 
 /// Writes what `dync inspect --emit=bytecode` shows for \p entry, below the
 /// header that names it. GIL held.
@@ -15,4 +15,4 @@ llvm::Error emitBytecode(llvm::raw_ostream& os, const python::ResolvedEntry& ent
 /// Writes the listing of \p code, as `dis.dis` prints it. GIL held.
 llvm::Error emitBytecode(llvm::raw_ostream& os, PyCodeObject* code);
 
-} // namespace dync::driver
+} // namespace dync::compiler

@@ -1,0 +1,124 @@
+//===- Export.h - The export pipeline as a library -------------*- C++ -*-===//
+//
+// What `dync export` does, without its command line: start the embedded
+// interpreter, import each entry's module, capture the entry in each grad
+// mode variant (and at each size a declared range needs a graph for), run
+// the pass pipeline the optimization level names (passes/transforms/
+// Pipeline.h: export-O1 folds, fuses and plans memory, then gives kernels
+// codegen cannot lower back as ATen calls), rewrite the bytecode, generate
+// code and write the artifact. The driver parses options into ExportOptions
+// and prints what exported() and graphs() hold; nothing here prints but
+// notes and --verbose logs on stderr.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/TargetSpec.h"
+#include "compiler/PhaseTimes.h"
+#include "frontend/capture/Capture.h"
+#include "frontend/python/EmbeddedPython.h"
+#include "frontend/python/EntrySpec.h"
+#include "frontend/python/PyRef.h"
+#include "passes/ir/Graph.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dync::compiler {
+
+/// What to export and how; filled from `dync export`'s options.
+struct ExportOptions {
+  /// The entries, parsed and with their files checked; at least one.
+  std::vector<python::EntrySpec> entries;
+  /// Capture's options for every entry (--init, --example NAME, --dynamic).
+  capture::CaptureOptions capture;
+  /// --example QUALNAME=NAME: an entry's own example function.
+  std::map<std::string, std::string> entryExamples;
+  /// What the caller will show (--emit's kind, or empty): it decides what is
+  /// kept of each entry (the captured graph's text, the rewritten bytecode's
+  /// listing or marshalled code) and whether the pipeline runs without -o.
+  std::string emit;
+  /// The artifact to write; empty for none.
+  std::string output;
+  /// 0 runs no pass; 1 runs export-O1.
+  int optLevel = 1;
+  /// Which decompositions capture applies (core, fusion); empty: fusion,
+  /// or core at -O0.
+  std::string decompose;
+  /// Where a declared range is not served by one graph, an error instead of
+  /// a graph for the sizes left out.
+  bool strictDynamic = false;
+  /// codegen::resolveTarget of --target-cpu.
+  codegen::TargetSpec target;
+  /// Threads compiling modules; 0 is one per core.
+  unsigned jobs = 0;
+  bool useCache = true;
+  /// An entry that fails is reported and the others go on.
+  bool keepGoing = false;
+  /// --verbose: why kernels run as ATen calls, what compiled, what came from
+  /// the cache; null for quiet.
+  llvm::raw_ostream* log = nullptr;
+  /// Receives the time of each phase; required.
+  PhaseTimes* times = nullptr;
+};
+
+/// One graph the export made: an entry's variant, with what was kept of it
+/// for printing.
+struct ExportedGraph {
+  /// The entry as given on the command line.
+  std::string spec;
+  /// The graph, with the guards it was captured under.
+  const ir::Graph* graph;
+  /// --emit=graph's text, --emit=bytecode's listing or --emit=code's bytes.
+  std::string rewritten;
+  /// The entry's code object and file, for -o.
+  python::PyRef code;
+  std::string sourcePath;
+  /// Whether --emit shows it: the first variant of each entry.
+  bool shown = true;
+  /// The entry function and what its capture ran, for the artifact's
+  /// code identity.
+  python::PyRef function;
+  std::vector<capture::FunctionRun> functionsRun;
+};
+
+/// One export, in the mould of clang's CompilerInstance: it owns the
+/// interpreter, the graphs and what each entry produced, and destroys them
+/// in that order's reverse, so Python objects go before the interpreter is
+/// finalized.
+class ExportCompiler {
+public:
+  explicit ExportCompiler(ExportOptions options);
+  ~ExportCompiler();
+
+  /// Chooses and starts the interpreter (the "python" phase).
+  llvm::Error startPython();
+  /// The running interpreter; after startPython() succeeded.
+  python::EmbeddedPython& python() { return *python_; }
+
+  /// Exports every entry: capture, passes, rewrite, and with -o (or
+  /// --emit=llvm) codegen and the artifact. The errors of entries that
+  /// failed are joined into \p failed (with keepGoing: the others were
+  /// still exported); a returned error stops the export. GIL held.
+  llvm::Error run(llvm::Error& failed);
+
+  /// What run() made, in order: a failed entry leaves nothing here.
+  llvm::ArrayRef<ExportedGraph> exported() const { return exported_; }
+  /// The module holding every graph and kernel.
+  const ir::Module& graphs() const { return *graphs_; }
+
+private:
+  ExportOptions options_;
+  std::unique_ptr<python::EmbeddedPython> python_;
+  std::unique_ptr<ir::Context> context_;
+  std::unique_ptr<ir::Module> graphs_;
+  std::vector<ExportedGraph> exported_;
+};
+
+} // namespace dync::compiler
