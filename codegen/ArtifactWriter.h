@@ -15,7 +15,7 @@
 #include "codegen/ObjectCache.h"
 #include "codegen/OpSchemas.h"
 #include "codegen/TargetSpec.h"
-#include "passes/ir/Graph.h"
+#include "ir/Graph.h"
 
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"

@@ -1,6 +1,6 @@
 //===- ElementLowering.h - One element of a kernel node in LLVM IR -*- C++ -*-===//
 //
-// The codegen half of the kernel lowering table (passes/kernel/ElementOps.h):
+// The codegen half of the kernel lowering table (ir/kernel/ElementOps.h):
 // each ElementOp as scalar LLVM IR on values already loaded, and the
 // accumulators of reductions. Values are in their compute form: float,
 // double, i32, i64, or i1 for bool (stored as one byte). bf16 and f16
@@ -12,7 +12,7 @@
 #pragma once
 
 #include "codegen/ValueRange.h"
-#include "passes/kernel/ElementOps.h"
+#include "ir/kernel/ElementOps.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/Error.h"

@@ -13,7 +13,7 @@
 
 #include "codegen/OpSchemas.h"
 #include "codegen/ShimModule.h"
-#include "passes/ir/Graph.h"
+#include "ir/Graph.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"

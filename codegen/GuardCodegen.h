@@ -19,8 +19,8 @@
 #pragma once
 
 #include "codegen/GraphCodegen.h"
-#include "passes/ir/Graph.h"
-#include "passes/ir/Guard.h"
+#include "ir/Graph.h"
+#include "ir/Guard.h"
 
 #include "llvm/IR/Function.h"
 #include "llvm/Support/Error.h"

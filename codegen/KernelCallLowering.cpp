@@ -10,7 +10,7 @@
 
 #include "codegen/GraphEmitter.h"
 #include "codegen/KernelCodegen.h"
-#include "passes/transforms/MemoryPlan.h"
+#include "passes/MemoryPlan.h"
 
 using namespace dync;
 using namespace dync::codegen;

@@ -10,7 +10,7 @@
 #pragma once
 
 #include "codegen/VectorIsa.h"
-#include "passes/ir/Graph.h"
+#include "ir/Graph.h"
 
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"

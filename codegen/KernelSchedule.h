@@ -13,9 +13,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "passes/ir/Graph.h"
-#include "passes/kernel/ElementOps.h"
-#include "passes/kernel/KernelViews.h"
+#include "ir/Graph.h"
+#include "ir/kernel/ElementOps.h"
+#include "ir/kernel/KernelViews.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "passes/ir/TensorAttributes.h"
+#include "ir/TensorAttributes.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"

@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "passes/ir/SymExpr.h"
+#include "ir/SymExpr.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/IRBuilder.h"

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "passes/kernel/ElementOps.h"
+#include "ir/kernel/ElementOps.h"
 
 #include "llvm/ADT/ArrayRef.h"
 

@@ -2,10 +2,10 @@
 #include "compiler/ArtifactExport.h"
 
 #include "codegen/ArtifactWriter.h"
+#include "frontend/embedding/PyStrings.h"
+#include "frontend/embedding/PythonError.h"
 #include "frontend/oracle/EmbeddedModules.h"
 #include "frontend/oracle/OperatorSchemas.h"
-#include "frontend/python/PyStrings.h"
-#include "frontend/python/PythonError.h"
 #include "frontend/rewrite/RewrittenCode.h"
 
 #include "llvm/ADT/StringExtras.h"

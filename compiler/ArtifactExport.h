@@ -10,8 +10,8 @@
 
 #include "codegen/TargetSpec.h"
 #include "compiler/PhaseTimes.h"
-#include "frontend/python/PyRef.h"
-#include "passes/ir/Graph.h"
+#include "frontend/embedding/PyRef.h"
+#include "ir/Graph.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"

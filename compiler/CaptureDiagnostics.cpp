@@ -2,8 +2,8 @@
 #include "compiler/CaptureDiagnostics.h"
 
 #include "frontend/capture/CaptureError.h"
-#include "frontend/python/SamePath.h"
-#include "frontend/python/SourceError.h"
+#include "frontend/embedding/SamePath.h"
+#include "frontend/embedding/SourceError.h"
 
 #include "llvm/Support/Path.h"
 

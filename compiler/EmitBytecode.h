@@ -1,7 +1,7 @@
 //===- EmitBytecode.h - `--emit=bytecode` listings ------------------------===//
 #pragma once
 
-#include "frontend/python/EntryResolver.h"
+#include "frontend/embedding/EntryResolver.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"

@@ -3,9 +3,9 @@
 // What `dync export` does, without its command line: start the embedded
 // interpreter, import each entry's module, capture the entry in each grad
 // mode variant (and at each size a declared range needs a graph for), run
-// the pass pipeline the optimization level names (passes/transforms/
-// Pipeline.h: export-O1 folds, fuses and plans memory, then gives kernels
-// codegen cannot lower back as ATen calls), rewrite the bytecode, generate
+// the pass pipeline the optimization level names (passes/Pipeline.h:
+// export-O1 folds, fuses and plans memory, then gives kernels codegen
+// cannot lower back as ATen calls), rewrite the bytecode, generate
 // code and write the artifact. The driver parses options into ExportOptions
 // and prints what exported() and graphs() hold; nothing here prints but
 // notes and --verbose logs on stderr.
@@ -16,10 +16,10 @@
 #include "codegen/TargetSpec.h"
 #include "compiler/PhaseTimes.h"
 #include "frontend/capture/Capture.h"
-#include "frontend/python/EmbeddedPython.h"
-#include "frontend/python/EntrySpec.h"
-#include "frontend/python/PyRef.h"
-#include "passes/ir/Graph.h"
+#include "frontend/embedding/EmbeddedPython.h"
+#include "frontend/embedding/EntrySpec.h"
+#include "frontend/embedding/PyRef.h"
+#include "ir/Graph.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"

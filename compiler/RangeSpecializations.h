@@ -11,7 +11,7 @@
 #pragma once
 
 #include "frontend/capture/DynamicSpec.h"
-#include "passes/ir/Graph.h"
+#include "ir/Graph.h"
 
 #include <cstdint>
 #include <map>

@@ -1,8 +1,8 @@
 //===- Diagnostics.cpp - Rendering errors the way a compiler does ---------===//
 #include "driver/Diagnostics.h"
 
-#include "frontend/python/PythonError.h"
-#include "frontend/python/SourceError.h"
+#include "frontend/embedding/PythonError.h"
+#include "frontend/embedding/SourceError.h"
 
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"

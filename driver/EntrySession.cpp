@@ -4,7 +4,7 @@
 #include "driver/Diagnostics.h"
 #include "driver/VersionCommand.h"
 
-#include "frontend/python/InterpreterProbe.h"
+#include "frontend/embedding/InterpreterProbe.h"
 
 #include "llvm/Support/raw_ostream.h"
 

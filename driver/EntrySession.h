@@ -3,10 +3,10 @@
 
 #include "driver/Command.h"
 
-#include "frontend/python/EmbeddedPython.h"
-#include "frontend/python/EntryResolver.h"
-#include "frontend/python/EntrySpec.h"
-#include "frontend/python/ModuleLoader.h"
+#include "frontend/embedding/EmbeddedPython.h"
+#include "frontend/embedding/EntryResolver.h"
+#include "frontend/embedding/EntrySpec.h"
+#include "frontend/embedding/ModuleLoader.h"
 
 #include "llvm/Support/Error.h"
 

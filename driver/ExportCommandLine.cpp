@@ -15,8 +15,8 @@
 #include "driver/VersionCommand.h"
 
 #include "frontend/capture/DynamicSpec.h"
-#include "frontend/python/EntrySpec.h"
-#include "frontend/python/ModuleLoader.h"
+#include "frontend/embedding/EntrySpec.h"
+#include "frontend/embedding/ModuleLoader.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"

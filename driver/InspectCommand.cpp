@@ -4,7 +4,7 @@
 #include "driver/EntrySession.h"
 
 #include "codegen/Manifest.h"
-#include "frontend/python/PyStrings.h"
+#include "frontend/embedding/PyStrings.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -1,8 +1,8 @@
 //===- VersionCommand.cpp - `dync --version` ------------------------------===//
 #include "driver/VersionCommand.h"
 
-#include "frontend/python/EmbeddedPython.h"
-#include "frontend/python/InterpreterProbe.h"
+#include "frontend/embedding/EmbeddedPython.h"
+#include "frontend/embedding/InterpreterProbe.h"
 
 namespace dync::driver {
 

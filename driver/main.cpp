@@ -10,8 +10,8 @@
 #include "driver/ExportCommand.h"
 #include "driver/VersionCommand.h"
 
-#include "frontend/python/InterpreterProbe.h"
-#include "frontend/python/NameSuggestions.h"
+#include "frontend/embedding/InterpreterProbe.h"
+#include "frontend/embedding/NameSuggestions.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"

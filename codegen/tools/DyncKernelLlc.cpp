@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelCodegen.h"
 #include "codegen/TargetSpec.h"
-#include "passes/ir/Parser.h"
-#include "passes/ir/Verifier.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Verifier.h"

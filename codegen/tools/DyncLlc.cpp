@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/ArtifactWriter.h"
-#include "passes/ir/Parser.h"
-#include "passes/ir/Verifier.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"

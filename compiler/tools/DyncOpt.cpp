@@ -5,14 +5,14 @@
 // prints the result in canonical form. Lit tests drive every IR feature and
 // every pass through it. `--pipeline=export-O1` runs exactly what
 // `dync export` runs on each graph it captures (the registry of passes and
-// pipelines is passes/transforms/Pipeline.h), with codegen deciding which
+// pipelines is passes/Pipeline.h), with codegen deciding which
 // kernels it can lower, so an exported graph can be replayed here.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/KernelCodegen.h"
-#include "passes/ir/Parser.h"
-#include "passes/ir/Verifier.h"
-#include "passes/transforms/Pipeline.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
+#include "passes/Pipeline.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"

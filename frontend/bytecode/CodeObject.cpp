@@ -1,8 +1,8 @@
 //===- CodeObject.cpp - Between PyCodeObject and the toolkit --------------===//
 #include "frontend/bytecode/CodeObject.h"
 
-#include "frontend/python/PyRef.h"
-#include "frontend/python/PythonError.h"
+#include "frontend/embedding/PyRef.h"
+#include "frontend/embedding/PythonError.h"
 
 #include <algorithm>
 #include <limits>

@@ -4,9 +4,9 @@
 
 #include "frontend/bytecode/CodeObject.h"
 #include "frontend/bytecode/Codec.h"
-#include "frontend/python/ModuleAttributes.h"
-#include "frontend/python/PyRef.h"
-#include "frontend/python/PythonError.h"
+#include "frontend/embedding/ModuleAttributes.h"
+#include "frontend/embedding/PyRef.h"
+#include "frontend/embedding/PythonError.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallString.h"

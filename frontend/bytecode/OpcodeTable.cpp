@@ -6,10 +6,10 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/bytecode/OpcodeTable.h"
 
-#include "frontend/python/ModuleAttributes.h"
-#include "frontend/python/PyRef.h"
-#include "frontend/python/PyStrings.h"
-#include "frontend/python/PythonError.h"
+#include "frontend/embedding/ModuleAttributes.h"
+#include "frontend/embedding/PyRef.h"
+#include "frontend/embedding/PyStrings.h"
+#include "frontend/embedding/PythonError.h"
 
 #include "llvm/ADT/Twine.h"
 

@@ -29,7 +29,7 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
-#include "frontend/python/PyStrings.h"
+#include "frontend/embedding/PyStrings.h"
 
 #include "llvm/ADT/ScopeExit.h"
 

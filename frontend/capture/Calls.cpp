@@ -14,7 +14,7 @@
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchSize.h"
-#include "frontend/python/PyStrings.h"
+#include "frontend/embedding/PyStrings.h"
 
 namespace dync::capture {
 

@@ -5,8 +5,8 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
-#include "frontend/python/PyStrings.h"
-#include "passes/ir/Verifier.h"
+#include "frontend/embedding/PyStrings.h"
+#include "ir/Verifier.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -902,7 +902,7 @@ llvm::Error captureGraph(const python::LoadedModule& module, const python::Resol
   // was observed, and capture runs again with those converted back to eager
   // mode's layout. Each retry converts at least one more choice, so this
   // ends; the last attempt's graph is the one kept
-  // (frontend/oracle/python/oracle.py, "Layout choices").
+  // (frontend/oracle/embedded/oracle.py, "Layout choices").
   while (true) {
     if (functionsRun)
       functionsRun->clear();

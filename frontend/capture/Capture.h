@@ -8,10 +8,10 @@
 #pragma once
 
 #include "frontend/capture/DynamicSpec.h"
+#include "frontend/embedding/EntryResolver.h"
+#include "frontend/embedding/ModuleLoader.h"
 #include "frontend/oracle/TensorOracle.h"
-#include "frontend/python/EntryResolver.h"
-#include "frontend/python/ModuleLoader.h"
-#include "passes/ir/Graph.h"
+#include "ir/Graph.h"
 
 #include "llvm/Support/Error.h"
 

@@ -1,7 +1,7 @@
 //===- CaptureError.h - Why capture stopped, and where --------------------===//
 #pragma once
 
-#include "frontend/python/SourceError.h"
+#include "frontend/embedding/SourceError.h"
 
 #include "llvm/Support/Error.h"
 

@@ -1,8 +1,8 @@
 //===- DictReads.cpp - The dictionary reads sources are made of -----------===//
 #include "frontend/capture/DictReads.h"
 
-#include "frontend/python/PyRef.h"
-#include "frontend/python/PyStrings.h"
+#include "frontend/embedding/PyRef.h"
+#include "frontend/embedding/PyStrings.h"
 
 namespace dync::capture {
 

@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "passes/ir/Source.h"
+#include "ir/Source.h"
 
 #include <Python.h>
 

@@ -1,7 +1,7 @@
 //===- DynamicSpec.h - `--dynamic ARG:DIM=SYMBOL[LO,HI]` -------------------===//
 #pragma once
 
-#include "passes/ir/Assumptions.h"
+#include "ir/Assumptions.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"

@@ -2,7 +2,7 @@
 #include "frontend/capture/Exceptions.h"
 
 #include "frontend/capture/PythonHelpers.h"
-#include "frontend/python/PyStrings.h"
+#include "frontend/embedding/PyStrings.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"

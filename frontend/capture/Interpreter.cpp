@@ -8,7 +8,7 @@
 #include "frontend/bytecode/Codec.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/PythonHelpers.h"
-#include "frontend/python/PyStrings.h"
+#include "frontend/embedding/PyStrings.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Path.h"

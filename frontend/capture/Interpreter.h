@@ -18,7 +18,7 @@
 #include "frontend/capture/Frame.h"
 #include "frontend/capture/Value.h"
 #include "frontend/oracle/TensorOracle.h"
-#include "passes/ir/Guard.h"
+#include "ir/Guard.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Error.h"

@@ -2,7 +2,7 @@
 #include "frontend/capture/PythonHelpers.h"
 
 #include "frontend/capture/CaptureError.h"
-#include "frontend/python/PyStrings.h"
+#include "frontend/embedding/PyStrings.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"

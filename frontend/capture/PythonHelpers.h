@@ -1,8 +1,8 @@
 //===- PythonHelpers.h - Small C API conveniences for capture -------------===//
 #pragma once
 
-#include "frontend/python/PyRef.h"
-#include "passes/ir/Guard.h"
+#include "frontend/embedding/PyRef.h"
+#include "ir/Guard.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"

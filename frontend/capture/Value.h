@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/python/PyRef.h"
-#include "passes/ir/Source.h"
+#include "frontend/embedding/PyRef.h"
+#include "ir/Source.h"
 
 #include "llvm/ADT/StringRef.h"
 

@@ -1,7 +1,7 @@
 //===- EmbeddedModules.cpp - Python modules compiled into dync ------------===//
 #include "frontend/oracle/EmbeddedModules.h"
 
-#include "frontend/python/PythonError.h"
+#include "frontend/embedding/PythonError.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"

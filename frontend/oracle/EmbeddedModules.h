@@ -1,13 +1,13 @@
 //===- EmbeddedModules.h - Python modules compiled into dync ---*- C++ -*-===//
 //
-// The frontend's own Python code (frontend/oracle/python/*.py) is compiled
+// The frontend's own Python code (frontend/oracle/embedded/*.py) is compiled
 // into the binary, so dync needs no files beside it; each file becomes the
 // module `dync_<stem>`.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/python/PyRef.h"
+#include "frontend/embedding/PyRef.h"
 
 #include "llvm/Support/Error.h"
 

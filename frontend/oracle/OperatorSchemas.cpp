@@ -1,8 +1,8 @@
 //===- OperatorSchemas.cpp - torch's schemas of the operators a graph calls ===//
 #include "frontend/oracle/OperatorSchemas.h"
-#include "frontend/python/PyRef.h"
-#include "frontend/python/PyStrings.h"
-#include "frontend/python/PythonError.h"
+#include "frontend/embedding/PyRef.h"
+#include "frontend/embedding/PyStrings.h"
+#include "frontend/embedding/PythonError.h"
 
 #include "llvm/ADT/StringSet.h"
 

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "passes/ir/Graph.h"
+#include "ir/Graph.h"
 
 #include "llvm/Support/Error.h"
 

@@ -1,7 +1,7 @@
 //===- TensorMetaSchema.cpp - Where each TensorMeta field is --------------===//
 #include "frontend/oracle/TensorMetaSchema.h"
 
-#include "frontend/python/PyStrings.h"
+#include "frontend/embedding/PyStrings.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"

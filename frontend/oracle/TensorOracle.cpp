@@ -9,13 +9,13 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/oracle/TensorOracle.h"
 
+#include "frontend/embedding/PyStrings.h"
+#include "frontend/embedding/PythonError.h"
 #include "frontend/oracle/EmbeddedModules.h"
 #include "frontend/oracle/SymSubstitution.h"
 #include "frontend/oracle/TensorMetaSchema.h"
-#include "frontend/python/PyStrings.h"
-#include "frontend/python/PythonError.h"
 
-#include "passes/ir/Parser.h"
+#include "ir/Parser.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/ScopeExit.h"

@@ -17,11 +17,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/python/PyRef.h"
-#include "passes/ir/Assumptions.h"
-#include "passes/ir/Graph.h"
-#include "passes/ir/GraphBuilder.h"
-#include "passes/ir/Type.h"
+#include "frontend/embedding/PyRef.h"
+#include "ir/Assumptions.h"
+#include "ir/Graph.h"
+#include "ir/GraphBuilder.h"
+#include "ir/Type.h"
 
 #include "llvm/Support/Error.h"
 

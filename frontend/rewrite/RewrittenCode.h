@@ -20,7 +20,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "passes/ir/Graph.h"
+#include "ir/Graph.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

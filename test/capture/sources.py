@@ -1,4 +1,4 @@
-# Sources are the dictionary reads that find each value (passes/ir/Source.h):
+# Sources are the dictionary reads that find each value (ir/Source.h):
 # parameters, buffers and submodules in nn.Module's tables, children of
 # ModuleList, Sequential and ModuleDict by their `_modules` key (an int index
 # names the entry at that position, negative from the end), instance

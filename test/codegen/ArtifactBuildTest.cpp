@@ -9,8 +9,8 @@
 #include "codegen/ArtifactWriter.h"
 #include "codegen/ObjectCache.h"
 #include "codegen/TargetSpec.h"
-#include "passes/ir/Parser.h"
-#include "passes/ir/Verifier.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Object/ELFObjectFile.h"

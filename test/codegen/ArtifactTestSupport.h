@@ -10,8 +10,8 @@
 
 #include "codegen/ArtifactWriter.h"
 #include "codegen/TargetSpec.h"
-#include "passes/ir/Parser.h"
-#include "passes/ir/Verifier.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"

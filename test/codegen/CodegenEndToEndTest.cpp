@@ -11,8 +11,8 @@
 
 #include "EagerReference.h"
 
-#include "passes/ir/Parser.h"
-#include "passes/ir/Verifier.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
 #include "runtime/artifact/Loader.h"
 #include "runtime/shim/ShimInternal.h"
 

@@ -15,8 +15,8 @@
 #include "ArtifactTestSupport.h"
 #include "EagerReference.h"
 
-#include "passes/transforms/Fusion.h"
-#include "passes/transforms/MemoryPlan.h"
+#include "passes/Fusion.h"
+#include "passes/MemoryPlan.h"
 #include "runtime/artifact/Loader.h"
 #include "runtime/shim/ShimInternal.h"
 

@@ -1,6 +1,6 @@
 """RMS norm's composite kernel finishes its statistics in place
 (`mean(x^2).add_(eps)`); export turns that write into the out-of-place `add`
-(passes/transforms/Functionalize.cpp), so the whole norm is one kernel, and
+(passes/Functionalize.cpp), so the whole norm is one kernel, and
 the artifact must give eager's values."""
 import json
 import subprocess

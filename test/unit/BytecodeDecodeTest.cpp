@@ -8,7 +8,7 @@
 #include "frontend/bytecode/Codec.h"
 #include "frontend/bytecode/ExceptionTable.h"
 #include "frontend/bytecode/OpcodeTable.h"
-#include "frontend/python/PyRef.h"
+#include "frontend/embedding/PyRef.h"
 
 #include "test/unit/PythonTestSupport.h"
 

@@ -11,8 +11,8 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DynamicSpec.h"
 #include "frontend/capture/Interpreter.h"
-#include "frontend/python/PyStrings.h"
-#include "passes/ir/GraphBuilder.h"
+#include "frontend/embedding/PyStrings.h"
+#include "ir/GraphBuilder.h"
 
 #include "llvm/ADT/StringMap.h"
 

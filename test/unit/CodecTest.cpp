@@ -9,7 +9,7 @@
 #include "frontend/bytecode/CodeObject.h"
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/bytecode/StackEffect.h"
-#include "frontend/python/PyRef.h"
+#include "frontend/embedding/PyRef.h"
 
 #include "test/unit/PythonTestSupport.h"
 

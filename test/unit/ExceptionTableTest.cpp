@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/bytecode/ExceptionTable.h"
-#include "frontend/python/PyRef.h"
+#include "frontend/embedding/PyRef.h"
 
 #include "test/unit/PythonTestSupport.h"
 

@@ -1,7 +1,7 @@
 //===- IrGraphTest.cpp - Building, verifying, printing and parsing graphs -===//
-#include "passes/ir/GraphBuilder.h"
-#include "passes/ir/Parser.h"
-#include "passes/ir/Verifier.h"
+#include "ir/GraphBuilder.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
 
 #include <gtest/gtest.h>
 

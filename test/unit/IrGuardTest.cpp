@@ -1,7 +1,7 @@
 //===- IrGuardTest.cpp - Sources and guards as IR data and text -----------===//
-#include "passes/ir/GraphBuilder.h"
-#include "passes/ir/Parser.h"
-#include "passes/ir/Verifier.h"
+#include "ir/GraphBuilder.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 //===- IrSymExprTest.cpp - Symbolic integers: canonical form, evaluation --===//
-#include "passes/ir/Parser.h"
-#include "passes/ir/SymExpr.h"
+#include "ir/Parser.h"
+#include "ir/SymExpr.h"
 
 #include "llvm/Support/CheckedArithmetic.h"
 

@@ -6,7 +6,7 @@
 // ties them are all checked for every aten overload.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/ir/OpTraits.h"
+#include "ir/OpTraits.h"
 
 #include "test/unit/PythonTestSupport.h"
 

@@ -11,7 +11,7 @@
 #include "frontend/bytecode/Instruction.h"
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/bytecode/StackEffect.h"
-#include "frontend/python/PyRef.h"
+#include "frontend/embedding/PyRef.h"
 
 #include "llvm/Support/Error.h"
 

@@ -9,10 +9,10 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/rewrite/RewrittenCode.h"
 
-#include "frontend/python/PyRef.h"
-#include "frontend/python/PyStrings.h"
-#include "passes/ir/Parser.h"
-#include "passes/ir/Verifier.h"
+#include "frontend/embedding/PyRef.h"
+#include "frontend/embedding/PyStrings.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
 
 #include "test/unit/PythonTestSupport.h"
 

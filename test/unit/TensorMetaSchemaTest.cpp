@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/oracle/TensorMetaSchema.h"
+#include "frontend/embedding/PyRef.h"
+#include "frontend/embedding/PyStrings.h"
 #include "frontend/oracle/EmbeddedModules.h"
-#include "frontend/python/PyRef.h"
-#include "frontend/python/PyStrings.h"
 #include "test/unit/PythonTestSupport.h"
 
 #include <initializer_list>

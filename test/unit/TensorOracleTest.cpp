@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/oracle/TensorOracle.h"
 
-#include "frontend/python/PyStrings.h"
-#include "passes/ir/Parser.h"
-#include "passes/ir/Verifier.h"
+#include "frontend/embedding/PyStrings.h"
+#include "ir/Parser.h"
+#include "ir/Verifier.h"
 #include "test/unit/PythonTestSupport.h"
 
 #include <chrono>

@@ -11,9 +11,9 @@
 #include "frontend/bytecode/Codec.h"
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/bytecode/StackEffect.h"
-#include "frontend/python/PyRef.h"
-#include "frontend/python/PyStrings.h"
-#include "frontend/python/PythonError.h"
+#include "frontend/embedding/PyRef.h"
+#include "frontend/embedding/PyStrings.h"
+#include "frontend/embedding/PythonError.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"

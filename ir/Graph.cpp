@@ -1,0 +1,140 @@
+//===- Graph.cpp - Graphs of ATen operator calls --------------------------===//
+#include "ir/Graph.h"
+
+namespace dync::ir {
+
+std::unique_ptr<Node> Node::input(std::string name, Type type, std::string source) {
+  std::unique_ptr<Node> node(new Node(NodeKind::Input));
+  node->name_ = std::move(name);
+  node->type_ = std::move(type);
+  node->target_ = std::move(source);
+  return node;
+}
+
+std::unique_ptr<Node> Node::call(std::string name, std::string op, std::vector<Argument> args,
+                                 std::vector<KeywordArgument> kwargs, Type type) {
+  std::unique_ptr<Node> node(new Node(NodeKind::Call));
+  node->name_ = std::move(name);
+  node->target_ = std::move(op);
+  node->args_ = std::move(args);
+  node->kwargs_ = std::move(kwargs);
+  node->type_ = std::move(type);
+  return node;
+}
+
+std::unique_ptr<Node> Node::output(Argument result) {
+  std::unique_ptr<Node> node(new Node(NodeKind::Output));
+  node->args_.push_back(std::move(result));
+  return node;
+}
+
+const Type* Node::resultType(std::optional<unsigned> index) const {
+  if (!index)
+    return &type_;
+  if (!type_.isSequence() || *index >= type_.elements().size())
+    return nullptr;
+  return &type_.elements()[*index];
+}
+
+void Node::forEachUse(llvm::function_ref<void(const ValueRef&)> fn) const {
+  for (const Argument& arg : args_)
+    arg.forEachValue(fn);
+  for (const KeywordArgument& kwarg : kwargs_)
+    kwarg.value.forEachValue(fn);
+}
+
+Node* Graph::insert(NodeList::iterator before, std::unique_ptr<Node> node) {
+  Node* raw = node.release();
+  nodes_.insert(before, raw);
+  return raw;
+}
+
+const Node* Graph::output() const {
+  if (nodes_.empty() || !nodes_.back().isOutput())
+    return nullptr;
+  return &nodes_.back();
+}
+
+const SymbolDecl* Graph::findSymbol(llvm::StringRef name) const {
+  for (const SymbolDecl& decl : symbols_)
+    if (decl.name == name)
+      return &decl;
+  return nullptr;
+}
+
+std::vector<ValueRef> outputLeaves(const Graph& graph) {
+  std::vector<ValueRef> leaves;
+  const Node* output = graph.output();
+  if (!output)
+    return leaves;
+  // Values of other types (an int input, a symbolic size) are rebuilt by the
+  // rewritten bytecode, not returned by the compiled graph.
+  for (const Argument& arg : output->args())
+    arg.forEachValue([&](const ValueRef& ref) {
+      const Type* type = ref.node ? ref.node->resultType(ref.index) : nullptr;
+      if (type && type->isTensor())
+        leaves.push_back(ref);
+    });
+  return leaves;
+}
+
+std::optional<Type> kernelResultType(const Graph& kernel) {
+  const Node* output = kernel.output();
+  if (!output || output->args().size() != 1)
+    return std::nullopt;
+  auto tensorType = [](const Argument& arg) -> const Type* {
+    if (!arg.isValue() || !arg.valueRef().node)
+      return nullptr;
+    const Type* type = arg.valueRef().node->resultType(arg.valueRef().index);
+    return type && type->isTensor() ? type : nullptr;
+  };
+  const Argument& result = output->returnValue();
+  if (result.kind() != Argument::Kind::Tuple) {
+    const Type* type = tensorType(result);
+    return type ? std::optional<Type>(*type) : std::nullopt;
+  }
+  std::vector<Type> elements;
+  for (const Argument& element : result.elements()) {
+    const Type* type = tensorType(element);
+    if (!type)
+      return std::nullopt;
+    elements.push_back(*type);
+  }
+  return Type::tuple(elements);
+}
+
+Graph& Module::addGraph(std::string name) {
+  graphs_.push_back(std::make_unique<Graph>(ctx_, std::move(name)));
+  graphs_.back()->module_ = this;
+  return *graphs_.back();
+}
+
+Graph& Module::addKernel(std::string name) {
+  kernels_.push_back(std::make_unique<Graph>(ctx_, std::move(name), GraphKind::Kernel));
+  kernels_.back()->module_ = this;
+  return *kernels_.back();
+}
+
+Graph* Module::findKernel(llvm::StringRef name) const {
+  for (const std::unique_ptr<Graph>& kernel : kernels_)
+    if (kernel->name() == name)
+      return kernel.get();
+  return nullptr;
+}
+
+std::string Module::freshKernelName() const {
+  for (unsigned i = kernels_.size();; ++i) {
+    std::string name = "k" + std::to_string(i);
+    if (!findKernel(name) && !findGraph(name))
+      return name;
+  }
+}
+
+Graph* Module::findGraph(llvm::StringRef name) const {
+  for (const std::unique_ptr<Graph>& graph : graphs_)
+    if (graph->name() == name)
+      return graph.get();
+  return nullptr;
+}
+
+} // namespace dync::ir

@@ -1,0 +1,237 @@
+//===- Guard.cpp - What a graph assumed about the frame it was captured in ===//
+#include "ir/Guard.h"
+
+#include "ir/Syntax.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace dync::ir {
+
+llvm::StringRef spelling(GuardKind kind) {
+  switch (kind) {
+  case GuardKind::Tensor:
+    return "tensor";
+  case GuardKind::Type:
+    return "type";
+  case GuardKind::Equals:
+    return "equals";
+  case GuardKind::None:
+    return "none";
+  case GuardKind::GradMode:
+    return "grad_mode";
+  case GuardKind::DefaultDType:
+    return "default_dtype";
+  case GuardKind::Version:
+    return "version";
+  case GuardKind::Length:
+    return "length";
+  case GuardKind::Keys:
+    return "keys";
+  case GuardKind::Empty:
+    return "empty";
+  case GuardKind::Absent:
+    return "absent";
+  case GuardKind::Function:
+    return "function";
+  case GuardKind::Builtin:
+    return "builtin";
+  }
+  return "?";
+}
+
+Guard Guard::tensor(SourcePtr source, Type type) {
+  Guard guard;
+  guard.kind = GuardKind::Tensor;
+  guard.source = std::move(source);
+  guard.tensorType = std::move(type);
+  return guard;
+}
+
+Guard Guard::type(SourcePtr source, std::string module, std::string qualname) {
+  Guard guard;
+  guard.kind = GuardKind::Type;
+  guard.source = std::move(source);
+  guard.typeModule = std::move(module);
+  guard.typeQualname = std::move(qualname);
+  return guard;
+}
+
+Guard Guard::equals(SourcePtr source, Argument constant) {
+  Guard guard;
+  guard.kind = GuardKind::Equals;
+  guard.source = std::move(source);
+  guard.constant = std::move(constant);
+  return guard;
+}
+
+Guard Guard::none(SourcePtr source) {
+  Guard guard;
+  guard.kind = GuardKind::None;
+  guard.source = std::move(source);
+  return guard;
+}
+
+Guard Guard::gradMode(bool enabled) {
+  Guard guard;
+  guard.kind = GuardKind::GradMode;
+  guard.flag = enabled;
+  return guard;
+}
+
+Guard Guard::defaultDType(DType dtype) {
+  Guard guard;
+  guard.kind = GuardKind::DefaultDType;
+  guard.dtype = dtype;
+  return guard;
+}
+
+Guard Guard::versionIs(std::string of, std::string version) {
+  Guard guard;
+  guard.kind = GuardKind::Version;
+  guard.versionOf = std::move(of);
+  guard.version = std::move(version);
+  return guard;
+}
+
+Guard Guard::lengthIs(SourcePtr source, int64_t length) {
+  Guard guard;
+  guard.kind = GuardKind::Length;
+  guard.source = std::move(source);
+  guard.length = length;
+  return guard;
+}
+
+Guard Guard::keysAre(SourcePtr source, const std::vector<std::string>& keys) {
+  Guard guard;
+  guard.kind = GuardKind::Keys;
+  guard.source = std::move(source);
+  std::vector<Argument> names;
+  for (const std::string& key : keys)
+    names.push_back(Argument::string(key));
+  guard.constant = Argument::list(std::move(names));
+  return guard;
+}
+
+Guard Guard::empty(SourcePtr source) {
+  Guard guard;
+  guard.kind = GuardKind::Empty;
+  guard.source = std::move(source);
+  return guard;
+}
+
+Guard Guard::absent(SourcePtr source) {
+  Guard guard;
+  guard.kind = GuardKind::Absent;
+  guard.source = std::move(source);
+  return guard;
+}
+
+Guard Guard::function(SourcePtr source, std::string module, std::string qualname,
+                      int64_t firstLine) {
+  Guard guard = type(std::move(source), std::move(module), std::move(qualname));
+  guard.kind = GuardKind::Function;
+  guard.firstLine = firstLine;
+  return guard;
+}
+
+Guard Guard::builtin(SourcePtr source, std::string module, std::string name) {
+  Guard guard = type(std::move(source), std::move(module), std::move(name));
+  guard.kind = GuardKind::Builtin;
+  return guard;
+}
+
+/// One part of a `module:qualname` type name: bare when it is made of the
+/// characters Python's dotted names (and `<locals>`) use, else quoted.
+static void printTypeNamePart(llvm::raw_ostream& os, llvm::StringRef part) {
+  if (isBareGraphName(part))
+    os << part;
+  else
+    printQuoted(os, part);
+}
+
+void Guard::print(llvm::raw_ostream& os) const {
+  os << spelling(kind);
+  if (source) {
+    os << ' ';
+    source->print(os);
+  }
+  switch (kind) {
+  case GuardKind::Tensor:
+    os << " : ";
+    if (tensorType)
+      tensorType->print(os);
+    return;
+  case GuardKind::Type:
+  case GuardKind::Function:
+  case GuardKind::Builtin:
+    os << " : ";
+    printTypeNamePart(os, typeModule);
+    os << ':';
+    printTypeNamePart(os, typeQualname);
+    if (kind == GuardKind::Function)
+      os << " line " << firstLine;
+    return;
+  case GuardKind::Equals:
+    os << " : ";
+    (constant ? *constant : Argument::none()).print(os);
+    return;
+  case GuardKind::None:
+  case GuardKind::Empty:
+  case GuardKind::Absent:
+    return;
+  case GuardKind::GradMode:
+    os << (flag ? " true" : " false");
+    return;
+  case GuardKind::DefaultDType:
+    os << ' ' << spelling(dtype);
+    return;
+  case GuardKind::Version:
+    os << ' ' << versionOf << ' ';
+    printQuoted(os, version);
+    return;
+  case GuardKind::Length:
+    os << " : " << length;
+    return;
+  case GuardKind::Keys:
+    os << " : ";
+    (constant ? *constant : Argument::list({})).print(os);
+    return;
+  }
+}
+
+void GuardSet::add(Guard guard) {
+  bool present = llvm::any_of(guards_, [&](const Guard& g) {
+    if (g.kind != guard.kind)
+      return false;
+    if (g.source || guard.source)
+      return g.source && guard.source && *g.source == *guard.source;
+    // Process-wide state: one guard per subject.
+    return guard.kind != GuardKind::Version || g.versionOf == guard.versionOf;
+  });
+  if (!present)
+    guards_.push_back(std::move(guard));
+}
+
+void GuardSet::print(llvm::raw_ostream& os, llvm::StringRef graphName) const {
+  os << "guards @";
+  if (isBareGraphName(graphName))
+    os << graphName;
+  else
+    printQuoted(os, graphName);
+  os << '(';
+  llvm::interleaveComma(localNames_, os, [&](const std::string& name) {
+    if (isIdentifier(name))
+      os << name;
+    else
+      printQuoted(os, name);
+  });
+  os << ") {\n";
+  for (const Guard& guard : guards_) {
+    os << "  ";
+    guard.print(os);
+    os << '\n';
+  }
+  os << "}\n";
+}
+
+} // namespace dync::ir

@@ -1,0 +1,180 @@
+//===- Guard.h - What a graph assumed about the frame it was captured in --===//
+//
+// A guard is one assumption a captured graph was built under, about the
+// value at a source (or about process-wide state). A GuardSet belongs to one
+// graph; together with the graph's symbols, ranges and relations (which the
+// guards on tensors bind) it is everything the compiled guard function
+// checks before the graph may run (decision 5).
+//
+// Text form: a top-level block after the graph it guards, in the module
+// text, naming the frame's local variables in localsplus order (the guard
+// function reads L['name'] from that slot):
+//
+//   guards @MLP.forward(self, x) {
+//     tensor L['x'] : tensor<f32, [batch, 784]>
+//     type L['self'] : model:MLP
+//     equals L['self'].training : true
+//     equals L['self']._modules['attn'].heads : 4
+//     equals L['mode'] : "fast"
+//     none L['mask']
+//     empty L['self']._forward_hooks
+//     absent L['self'].scale
+//     equals type(L['self']).scale : 0.5
+//     function type(L['self']).forward : model:MLP.forward line 12
+//     builtin G['act'] : torch:relu
+//     grad_mode true
+//     default_dtype f32
+//     version torch "2.13.0+cpu"
+//     version python "3.11.7"
+//   }
+//
+// `tensor` checks the type exactly as the IR spells it: dtype, device, rank,
+// each size (a static size must match; a symbol binds on first sight and
+// must match after), strides when the type lists them (else contiguous), and
+// requires_grad; the object must be exactly a torch.Tensor or an
+// nn.Parameter (a subclass may override what operations do) whose
+// dispatch keys are a plain dense tensor's: no negative or conjugate bit
+// (lazy views whose data is not what they mean), no Python, functorch,
+// functionalization or zero-tensor keys. The graph's symbol ranges and relations are then checked
+// on the bound values. `equals` compares with a constant of the type the
+// literal has (bool, int, float, str: an exact type check, then the value).
+// `length` compares len() of an exact list, tuple or dict (any other type
+// fails), so that a container input that grew or shrank is not read as the
+// one captured. `type` compares the object's type's __module__ and
+// __qualname__, written
+// `module:qualname` as entry points are (each part quoted when it is not made
+// of `[A-Za-z0-9_.<>$]`). A source that cannot be evaluated (a missing key, an
+// index out of range, a container of another type) fails its guard.
+//
+// `empty` holds for an exact dict or collections.OrderedDict without
+// entries (nn.Module's hook tables). `absent` is written with an attribute
+// source `base.name` and holds when base's instance __dict__ has no key
+// `name` (or base has no __dict__): a value capture read from the class is
+// not shadowed by the instance. `function` holds for a Python function
+// (exactly types.FunctionType) whose __module__ and code's __qualname__
+// and first line are the ones given, `builtin` for a built-in function
+// (exactly types.BuiltinFunctionType) with that __module__ and __name__:
+// what a function, method or helper capture inlined or called still is.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/Argument.h"
+#include "ir/Source.h"
+#include "ir/Type.h"
+
+#include "llvm/Support/SMLoc.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dync::ir {
+
+enum class GuardKind : uint8_t {
+  /// The value is a tensor of exactly `tensorType`.
+  Tensor,
+  /// type(value) has `typeModule`.`typeQualname`.
+  Type,
+  /// The value equals `constant` (a bool, int, float or str Argument).
+  Equals,
+  /// The value is None.
+  None,
+  /// torch.is_grad_enabled() equals `flag`.
+  GradMode,
+  /// torch.get_default_dtype() equals `dtype`.
+  DefaultDType,
+  /// The `versionOf` component ("torch", "python") was `version` at
+  /// capture. Checked when the artifact loads, not per call.
+  Version,
+  /// The value is an exact list, tuple or dict of `length` items.
+  Length,
+  /// The value is an exact dict whose keys are, in order, the str keys in
+  /// `constant` (a list of strings): what iterating it yields, and which
+  /// entry each position names.
+  Keys,
+  /// The value is an exact dict or OrderedDict with no entries.
+  Empty,
+  /// The source is `base.name` and base's instance dict has no key `name`.
+  Absent,
+  /// A Python function with `typeModule`, code qualname `typeQualname` and
+  /// first line `firstLine`.
+  Function,
+  /// A built-in function with __module__ `typeModule` and __name__
+  /// `typeQualname`.
+  Builtin,
+};
+
+/// `tensor`, `type`, `equals`, `none`, `grad_mode`, `default_dtype`,
+/// `version`, `length`, `keys`, `empty`, `absent`, `function`, `builtin`.
+llvm::StringRef spelling(GuardKind kind);
+
+struct Guard {
+  static Guard tensor(SourcePtr source, Type type);
+  static Guard type(SourcePtr source, std::string module, std::string qualname);
+  /// \p constant is a bool, an int (a constant SymExpr), a float or a str.
+  static Guard equals(SourcePtr source, Argument constant);
+  static Guard none(SourcePtr source);
+  static Guard gradMode(bool enabled);
+  static Guard defaultDType(DType dtype);
+  static Guard versionIs(std::string of, std::string version);
+  static Guard lengthIs(SourcePtr source, int64_t length);
+  static Guard keysAre(SourcePtr source, const std::vector<std::string>& keys);
+  static Guard empty(SourcePtr source);
+  /// \p source is an Attr source.
+  static Guard absent(SourcePtr source);
+  static Guard function(SourcePtr source, std::string module, std::string qualname,
+                        int64_t firstLine);
+  static Guard builtin(SourcePtr source, std::string module, std::string name);
+
+  GuardKind kind = GuardKind::None;
+  /// Null for GradMode, DefaultDType and Version.
+  SourcePtr source;
+  std::optional<Type> tensorType;
+  /// Type, Function and Builtin: the module and qualified name.
+  std::string typeModule, typeQualname;
+  /// Function: the code's first line.
+  int64_t firstLine = 0;
+  /// Equals: the constant; Keys: the list of keys.
+  std::optional<Argument> constant;
+  bool flag = false;
+  DType dtype{};
+  std::string versionOf, version;
+  int64_t length = 0;
+  /// Where the guard was written, when parsed from text.
+  llvm::SMLoc loc;
+
+  /// One line of the text form, without indentation or newline.
+  void print(llvm::raw_ostream& os) const;
+};
+
+/// A graph's guards, in the order first recorded; each (kind, source) at
+/// most once.
+class GuardSet {
+public:
+  /// The frame's local names in localsplus order (co_varnames, then cell
+  /// and free variables).
+  std::vector<std::string>& localNames() { return localNames_; }
+  const std::vector<std::string>& localNames() const { return localNames_; }
+
+  /// Records \p guard unless one of its kind on the same source (or, for
+  /// sourceless guards, the same kind and subject) exists.
+  void add(Guard guard);
+  const std::vector<Guard>& guards() const { return guards_; }
+  bool empty() const { return guards_.empty(); }
+
+  /// Where the block was written, when parsed from text.
+  llvm::SMLoc loc() const { return loc_; }
+  void setLoc(llvm::SMLoc loc) { loc_ = loc; }
+
+  /// The block of the text form, `guards @NAME(locals) { ... }`.
+  void print(llvm::raw_ostream& os, llvm::StringRef graphName) const;
+
+private:
+  std::vector<std::string> localNames_;
+  std::vector<Guard> guards_;
+  llvm::SMLoc loc_;
+};
+
+} // namespace dync::ir

@@ -1,0 +1,137 @@
+//===- Printer.cpp - Canonical text form of graphs ------------------------===//
+//
+// One spelling per graph, so print -> parse -> print is the identity and
+// FileCheck patterns stay stable:
+//
+//   graph @name(%x: <type> = <source>,
+//               %w: <type> = <source>)
+//       symbols { s0: [2, 1024] }
+//       relations { s0 mod 8 == 0 } {
+//     %0 = aten::op.overload(<args>, kw=<arg>) : <type>
+//     return <arg>
+//   }
+//
+// Any node may end with its location, `loc("model.py":12:16)` (Location.h).
+// Inputs are aligned under the first; empty symbol and relation blocks are
+// left out. A kernel is written the same way after `kernel`, its inputs
+// without `= <source>`. Module::print writes the kernels first, so a reader
+// meets each kernel before the calls of it, then the entry graphs, each
+// followed by its guards block (GuardSet::print, in Guard.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Graph.h"
+#include "ir/Syntax.h"
+
+namespace dync::ir {
+
+static void printGraphName(llvm::raw_ostream& os, llvm::StringRef name) {
+  os << '@';
+  if (isBareGraphName(name))
+    os << name;
+  else
+    printQuoted(os, name);
+}
+
+static void printArguments(llvm::raw_ostream& os, const Node& node) {
+  os << '(';
+  llvm::interleaveComma(node.args(), os, [&](const Argument& arg) { arg.print(os); });
+  for (auto [i, kwarg] : llvm::enumerate(node.kwargs())) {
+    if (i > 0 || !node.args().empty())
+      os << ", ";
+    os << kwarg.name << '=';
+    kwarg.value.print(os);
+  }
+  os << ')';
+}
+
+void Node::print(llvm::raw_ostream& os, bool withLocation) const {
+  switch (kind_) {
+  case NodeKind::Input:
+    // A kernel's inputs have no source.
+    os << '%' << name_ << ": " << type_;
+    if (!target_.empty())
+      os << " = " << target_;
+    break;
+  case NodeKind::Call:
+    os << '%' << name_ << " = ";
+    if (isKernelCall())
+      printGraphName(os, kernelName());
+    else
+      os << target_;
+    printArguments(os, *this);
+    os << " : " << type_;
+    break;
+  case NodeKind::Output:
+    // The one returned value, as written: `return %3`, `return (%3,)`.
+    os << "return ";
+    llvm::interleaveComma(args_, os, [&](const Argument& arg) { arg.print(os); });
+    break;
+  }
+  // The user's line, last: `... : tensor<f32, [8]> loc("model.py":12:16)`.
+  if (withLocation && !location_.empty()) {
+    os << ' ';
+    location_.print(os);
+  }
+}
+
+void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
+  std::string header;
+  llvm::raw_string_ostream headerOs(header);
+  headerOs << (isKernel() ? "kernel " : "graph ");
+  printGraphName(headerOs, name_);
+  headerOs << '(';
+  os << header;
+
+  std::string indent(header.size(), ' ');
+  bool first = true;
+  for (const Node& input : inputs()) {
+    if (!first)
+      os << ",\n" << indent;
+    first = false;
+    input.print(os, withLocations);
+  }
+  os << ')';
+
+  if (!symbols_.empty()) {
+    os << "\n    symbols { ";
+    llvm::interleaveComma(symbols_, os, [&](const SymbolDecl& decl) {
+      os << decl.name << ": ";
+      decl.range.print(os);
+    });
+    os << " }";
+  }
+  if (!relations_.empty()) {
+    os << "\n    relations { ";
+    llvm::interleaveComma(relations_, os, [&](const Relation& r) { r.print(os); });
+    os << " }";
+  }
+  os << " {\n";
+  for (const Node& node : nodes_) {
+    if (node.isInput())
+      continue;
+    os << "  ";
+    node.print(os, withLocations);
+    os << '\n';
+  }
+  os << "}\n";
+}
+
+void Module::print(llvm::raw_ostream& os) const {
+  for (auto [i, kernel] : llvm::enumerate(kernels_)) {
+    if (i > 0)
+      os << '\n';
+    kernel->print(os);
+  }
+  for (auto [i, graph] : llvm::enumerate(graphs_)) {
+    if (i > 0 || !kernels_.empty())
+      os << '\n';
+    graph->print(os);
+    // A graph's guards follow it; a block with neither guards nor local
+    // names says nothing and is left out.
+    const GuardSet& guards = graph->guards();
+    if (!guards.empty() || !guards.localNames().empty())
+      guards.print(os, graph->name());
+  }
+}
+
+} // namespace dync::ir
