@@ -19,6 +19,60 @@ constexpr EmbeddedSource embeddedSources[] = {
 #include "frontend/EmbeddedPythonSources.inc"
 };
 
+/// The embedded module that lets the others import one another
+/// (embedded/embedded_modules.py); run from its source, as it cannot be
+/// imported before it is installed.
+constexpr llvm::StringLiteral finderModuleName = "dync_embedded_modules";
+
+const EmbeddedSource* findEmbeddedSource(llvm::StringRef name) {
+  const auto* entry =
+      llvm::find_if(embeddedSources, [&](const EmbeddedSource& e) { return name == e.name; });
+  return entry == std::end(embeddedSources) ? nullptr : entry;
+}
+
+/// Installs the finder of the embedded modules on sys.meta_path, once per
+/// interpreter: its module in sys.modules says it is.
+llvm::Error installEmbeddedModuleFinder() {
+  using python::PyRef;
+  PyObject* modules = PyImport_GetModuleDict();
+  if (PyDict_GetItemString(modules, finderModuleName.data()))
+    return llvm::Error::success();
+  const EmbeddedSource* finder = findEmbeddedSource(finderModuleName);
+  if (!finder)
+    return llvm::createStringError("dync has no embedded Python module '" + finderModuleName.str() +
+                                   "'");
+  // A "<dync ...>" file name marks the frames as dync's own, which
+  // tracebacks shown to the user leave out.
+  std::string fileName = "<dync " + finderModuleName.str() + ">";
+  PyRef code = PyRef::steal(Py_CompileString(finder->source, fileName.c_str(), Py_file_input));
+  if (!code)
+    return python::takePythonError("compiling " + llvm::Twine(finderModuleName));
+  PyRef module = PyRef::steal(
+      PyImport_ExecCodeModuleEx(finderModuleName.data(), code.get(), fileName.c_str()));
+  if (!module)
+    return python::takePythonError("loading " + llvm::Twine(finderModuleName));
+  // Until the finder is installed, the module is not kept: the next
+  // import tries again.
+  auto fail = [&](const char* what) {
+    llvm::Error error = python::takePythonError(what);
+    if (PyDict_DelItemString(modules, finderModuleName.data()) != 0)
+      PyErr_Clear();
+    return error;
+  };
+  PyRef sources = PyRef::steal(PyDict_New());
+  if (!sources)
+    return fail("collecting the embedded modules' sources");
+  for (const EmbeddedSource& entry : embeddedSources) {
+    PyRef text = PyRef::steal(PyUnicode_FromString(entry.source));
+    if (!text || PyDict_SetItemString(sources.get(), entry.name, text.get()) != 0)
+      return fail("collecting the embedded modules' sources");
+  }
+  PyRef installed = PyRef::steal(PyObject_CallMethod(module.get(), "install", "O", sources.get()));
+  if (!installed)
+    return fail("installing the embedded modules' finder");
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<python::PyRef> importEmbeddedModule(llvm::StringRef name) {
@@ -28,20 +82,14 @@ llvm::Expected<python::PyRef> importEmbeddedModule(llvm::StringRef name) {
   if (PyObject* loaded = PyDict_GetItemString(modules, moduleName.c_str()))
     return PyRef::borrow(loaded);
 
-  const auto* entry =
-      llvm::find_if(embeddedSources, [&](const EmbeddedSource& e) { return name == e.name; });
-  if (entry == std::end(embeddedSources))
+  if (!findEmbeddedSource(name))
     return llvm::createStringError("dync has no embedded Python module '" + moduleName + "'");
-  // A "<dync ...>" file name marks the frames as dync's own, which
-  // tracebacks shown to the user leave out.
-  std::string fileName = "<dync " + moduleName + ">";
-  PyRef code = PyRef::steal(Py_CompileString(entry->source, fileName.c_str(), Py_file_input));
-  if (!code)
-    return python::takePythonError("compiling " + llvm::Twine(moduleName));
-  // Registers the module in sys.modules before running it (dataclasses look
-  // their module up there) and removes it again if running fails.
-  PyRef module =
-      PyRef::steal(PyImport_ExecCodeModuleEx(moduleName.c_str(), code.get(), fileName.c_str()));
+  if (llvm::Error error = installEmbeddedModuleFinder())
+    return std::move(error);
+  // Imported as any module, through the finder: registered in sys.modules
+  // before it runs (dataclasses look their module up there), removed again
+  // if running fails, and free to import the other embedded modules.
+  PyRef module = PyRef::steal(PyImport_ImportModule(moduleName.c_str()));
   if (!module)
     return python::takePythonError("loading " + llvm::Twine(moduleName));
   return module;
