@@ -55,3 +55,36 @@ TEST(EmbeddedModulesTest, UnknownNameIsAnError) {
   test::expectFailure(oracle::importEmbeddedModule("dync_not_embedded"),
                       "dync has no embedded Python module 'dync_not_embedded'");
 }
+
+TEST(EmbeddedModulesTest, OracleIsMadeOfItsParts) {
+  ASSERT_SUCCEEDED(oracle::importEmbeddedModule("dync_oracle"));
+  test::PythonNamespace ns;
+  ASSERT_TRUE(ns.run(R"py(
+import sys
+import types
+
+import dync_oracle
+import dync_oracle_symbols
+
+# What the C++ half reads from dync_oracle, wherever it is defined.
+missing = [name for name in dync_oracle.__all__ if not hasattr(dync_oracle, name)]
+homes = sorted({sys.modules[getattr(dync_oracle, name).__module__].__file__
+                for name in dync_oracle.__all__})
+
+# A decision torch took in any of the oracle's frames adds nothing to a
+# message; one taken elsewhere, even in another embedded module, is named.
+def decided_in(filename):
+    frame = types.SimpleNamespace(filename=filename, lineno=3, name="f")
+    return dync_oracle_symbols._describe(None, "", types.SimpleNamespace(framework_loc=frame))
+
+in_parts = [decided_in(f"<dync {name}>") for name in ("dync_oracle", "dync_oracle_layout")]
+elsewhere = decided_in("<dync dync_fusion_decompositions>")
+)py"));
+  EXPECT_EQ(test::stringsOf(ns.global("missing")), std::vector<std::string>{});
+  EXPECT_EQ(test::stringsOf(ns.global("homes")),
+            (std::vector<std::string>{"<dync dync_oracle>", "<dync dync_oracle_layout>",
+                                      "<dync dync_oracle_wire>"}));
+  EXPECT_EQ(test::stringsOf(ns.global("in_parts")), (std::vector<std::string>{"", ""}));
+  EXPECT_EQ(python::utf8Of(ns.global("elsewhere")),
+            " (decided in <dync dync_fusion_decompositions>:3 in f)");
+}

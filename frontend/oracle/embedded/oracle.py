@@ -4,295 +4,92 @@ Runs torch builtins on torch's own fake tensors, over a ShapeEnv that holds
 the symbolic sizes, and records every ATen operator overload they dispatch to
 after torch's core-ATen decompositions. The C++ half (TensorOracle.cpp) turns
 the records into graph nodes, so what crosses over is kept plain: Python
-scalars, strings, lists and tuples, plus the small tag types below, which the
-C++ side recognizes by exact type.
+scalars, strings, lists and tuples, plus the small tag types of
+dync_oracle_wire, which the C++ side recognizes by exact type.
 
 Symbolic integers cross over as text in the graph IR's own language (`+ - *`,
 `floordiv`, `mod`, `min`, `max` over the user's symbol names), so nothing of
-sympy leaves this module.
+sympy leaves the oracle.
+
+This module holds the Session, the entry the C++ half calls, and imports the
+rest from modules of one concern each (docs/tensor-oracle.md, "The Python
+half"): dync_oracle_imports (how torch is imported; first, as it prepares
+torch's imports), dync_oracle_wire (what crosses over),
+dync_oracle_decompositions, dync_oracle_recorder (the dispatch mode),
+dync_oracle_layout (layout choices and eager twins),
+dync_oracle_kernel_layout and dync_oracle_kernel_check (what torch's CPU
+kernels say), dync_oracle_symbols (user symbols in messages and relations)
+and dync_oracle_leaves.
 """
 
-import dataclasses
-import functools
-import gc
-import importlib.util
 import itertools
 import logging
-import os
-import sys
-import warnings
 
 import torch
 
+# Before the rest of torch: it puts torch._dynamo's package body off and
+# loads the modules imported below with the collector frozen.
+from dync_oracle_imports import _while_busy
 
-# How many oracle entry points are running. torch._dynamo's package body is
-# put off only while one is; see _defer_dynamo_package.
-_busy = 0
-# Functions that torch._disable_dynamo let run unwrapped meanwhile.
-_disable_deferred = []
+import sympy
+from torch._dispatch.python import enable_python_dispatcher
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode, unset_fake_temporarily
+from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, StrictMinMaxConstraint
+from torch.utils._python_dispatch import _disable_current_modes
+from torch.utils._sympy import functions as sympy_fns
+from torch.utils._sympy.numbers import int_oo
+from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
+from dync_oracle_decompositions import _DECOMPOSITION_SETTINGS, _fusion_module
+from dync_oracle_kernel_check import _KernelCheck
+from dync_oracle_layout import (
+    LayoutObserved,
+    _aliases,
+    _callable_name,
+    _eager_twin,
+    _layout_observed,
+    _origins,
+    _same_value,
+    _set_twin,
+    _storage_key,
+    _take_carried_pins,
+    take_layout_retry,
+)
+from dync_oracle_leaves import _leaves
+from dync_oracle_recorder import _fusion_table, _Recorder
+from dync_oracle_symbols import _RELATION_TEXT, _bound, _describe, _Dim, _DimSource, _Unexpressible
+from dync_oracle_wire import (
+    _DTYPE_TAGS,
+    _DTYPES,
+    _LAYOUTS,
+    _MEMORY_FORMATS,
+    Device,
+    DType,
+    Layout,
+    MemoryFormat,
+    OracleError,
+    Ref,
+    Sym,
+    TensorMeta,
+)
 
-def _drop_disable_stand_ins():
-    for fn in _disable_deferred:
-        if getattr(fn, "__dynamo_disable", None) is fn:
-            delattr(fn, "__dynamo_disable")
-    _disable_deferred.clear()
+# What the C++ half reads from this module besides Session: the tags,
+# OracleError and TensorMeta above, eager_layout below, and
+# take_layout_retry, which the capture loop calls after a failed attempt.
+__all__ = [
+    "DType",
+    "Device",
+    "Layout",
+    "MemoryFormat",
+    "OracleError",
+    "Ref",
+    "Session",
+    "Sym",
+    "TensorMeta",
+    "eager_layout",
+    "take_layout_retry",
+]
 
-
-def _while_busy(method):
-    @functools.wraps(method)
-    def run(*args, **kwargs):
-        global _busy
-        collecting = not _busy and gc.isenabled()
-        if collecting:
-            gc.disable()
-        _busy += 1
-        try:
-            return method(*args, **kwargs)
-        finally:
-            _busy -= 1
-            if collecting:
-                gc.enable()
-            if not _busy and _disable_deferred:
-                # Outside the oracle, torch runs as if nothing had been put
-                # off: the next call of each such function asks for the real
-                # wrapper, which runs the package body.
-                _drop_disable_stand_ins()
-
-    return run
-
-
-# The torch._dynamo submodules that import without the package body: the
-# ones ShapeEnv() reaches through torch.fx.experimental.validator.
-_DYNAMO_ALONE = frozenset({"config", "exc", "graph_utils", "metrics_context", "utils"})
-
-
-def _defer_dynamo_package():
-    """Leaves torch._dynamo's package body unrun while the oracle works.
-
-    ShapeEnv() imports torch.fx.experimental.validator, which imports
-    torch._dynamo.exc and torch._dynamo.utils; importing any submodule first
-    runs the package's __init__, which pulls in all of dynamo, inductor and
-    much of torch.distributed: about 0.75 s, two thirds of a small capture,
-    for modules the oracle never uses. The submodules themselves are cheap.
-    So the package enters sys.modules as a module whose __path__ lets
-    submodules load, and whose body runs, complete and once, in its own
-    namespace, the first time anything reads an attribute the body defines,
-    or imports a new submodule from outside the oracle: whatever uses
-    torch._dynamo later sees the package, and the modules its body imports,
-    as it would have without this.
-    """
-    name = "torch._dynamo"
-    if name in sys.modules:
-        return
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
-        return
-    module = importlib.util.module_from_spec(spec)
-    directories = list(spec.submodule_search_locations)
-    state = {"unrun": True}
-
-    def run_body():
-        if not state["unrun"]:
-            return
-        state["unrun"] = False
-        del module.__dict__["__getattr__"]
-        if finder in sys.meta_path:
-            sys.meta_path.remove(finder)
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            # As a failed import: the half-run package is not kept.
-            if sys.modules.get(name) is module:
-                del sys.modules[name]
-            raise
-        finally:
-            _drop_disable_stand_ins()
-
-    def disable(fn=None, recursive=True, *, reason=None, wrapping=True):
-        # torch._disable_dynamo (on every dispatch mode's __torch_dispatch__,
-        # on meta kernels and decompositions) builds torch._dynamo.disable(fn)
-        # at fn's first call, with wrapping=False, and keeps it on fn as
-        # `__dynamo_disable`. The wrapper only clears dynamo's frame
-        # evaluation around fn, which nothing can have installed before the
-        # body has run; so inside the oracle fn stands for itself, until the
-        # oracle returns or the body runs.
-        if _busy and not wrapping and fn is not None and state["unrun"]:
-            _disable_deferred.append(fn)
-            return fn
-        run_body()
-        return module.disable(fn, recursive, reason=reason, wrapping=wrapping)
-
-    def load(attribute):
-        if attribute == "disable" and state["unrun"]:
-            return disable
-        # `from . import config` in a submodule reads the attribute before it
-        # imports the submodule: a submodule name imports that submodule.
-        if any(
-            os.path.isfile(os.path.join(d, attribute + ".py"))
-            or os.path.isfile(os.path.join(d, attribute, "__init__.py"))
-            for d in directories
-        ):
-            return importlib.import_module(f"{name}.{attribute}")
-        run_body()
-        try:
-            return module.__dict__[attribute]
-        except KeyError:
-            hook = module.__dict__.get("__getattr__")
-            if hook is not None:
-                return hook(attribute)
-            raise AttributeError(f"module {name!r} has no attribute {attribute!r}") from None
-
-    class _RunBodyFirst:
-        """A new torch._dynamo submodule is imported as import would, after
-        the package body, unless the oracle is running and it is one of those
-        the ShapeEnv and fake tensors import, which import on their own; the
-        rest of dynamo expects its body's import order (eval_frame, which
-        dynamic sizes bring in to tell torch's frames from the user's, fails
-        with a circular import without it)."""
-
-        @staticmethod
-        def find_spec(fullname, path=None, target=None):
-            if state["unrun"] and fullname.startswith(name + "."):
-                if not _busy or fullname[len(name) + 1 :] not in _DYNAMO_ALONE:
-                    run_body()
-            return None
-
-    finder = _RunBodyFirst()
-    module.__getattr__ = load
-    sys.modules[name] = module
-    torch._dynamo = module
-    sys.meta_path.insert(0, finder)
-
-
-# The cyclic garbage collector's full collections walk every object the
-# process holds, and `import torch` leaves a few hundred thousand of them.
-# Fake tensor dispatch allocates enough to set off a collection every few
-# calls, and so does importing sympy: about a third of a capture went to
-# walking torch's own module objects again and again. Those objects live as
-# long as the process, so they are frozen (moved out of the collector's
-# sight), once before the imports below and once after them; and the
-# collector waits while an oracle entry point runs (_while_busy), whose
-# garbage is collected after it returns. Nothing in torch depends on when a
-# cycle is collected.
-gc.freeze()
-_gc_enabled_before_import = gc.isenabled()
-gc.disable()
-try:
-    _defer_dynamo_package()
-
-    import sympy
-    import torch._decomp
-    from torch._dispatch.python import enable_python_dispatcher
-    from torch._guards import GuardSource, Source
-    from torch._subclasses.fake_tensor import (
-        FakeTensor,
-        FakeTensorMode,
-        unset_fake_temporarily,
-    )
-    from torch.fx.experimental.symbolic_shapes import (
-        DimDynamic,
-        ShapeEnv,
-        StrictMinMaxConstraint,
-    )
-    from torch.utils._python_dispatch import (
-        TorchDispatchMode,
-        _disable_current_modes,
-        autograd_would_have_decomposed,
-    )
-    from torch.multiprocessing.reductions import StorageWeakRef
-    from torch.utils._sympy import functions as sympy_fns
-    from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity, int_oo
-    from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
-finally:
-    gc.freeze()
-    if _gc_enabled_before_import:
-        gc.enable()
-
-
-class OracleError(Exception):
-    """A problem with what capture asked for, reported as its message alone."""
-
-
-# Tags for the values records carry; the C++ side dispatches on exact type.
-class Ref(int):
-    """A fake tensor, by its id."""
-
-    __slots__ = ()
-
-
-class Sym(str):
-    """A symbolic integer, as IR text."""
-
-    __slots__ = ()
-
-
-class DType(str):
-    __slots__ = ()
-
-
-class Device(str):
-    __slots__ = ()
-
-
-class Layout(str):
-    __slots__ = ()
-
-
-class MemoryFormat(str):
-    __slots__ = ()
-
-
-class TensorMeta(tuple):
-    """A result tensor's metadata: the fields FIELDS names, in that order.
-
-    FIELDS is the one declaration of the layout: the C++ half reads it when
-    the oracle starts and finds each field by name (TensorMetaSchema.cpp), so
-    a field added, renamed or moved here is either read where it now is or
-    stops the start-up with an error naming it.
-    """
-
-    __slots__ = ()
-    FIELDS = ("id", "dtype", "sizes", "strides", "device", "requires_grad")
-
-    @classmethod
-    def of(cls, **fields):
-        if fields.keys() != set(cls.FIELDS):
-            raise OracleError(f"TensorMeta takes the fields {cls.FIELDS}, not {tuple(fields)}")
-        return cls(fields[name] for name in cls.FIELDS)
-
-
-_DTYPES = {
-    torch.float32: "f32",
-    torch.float64: "f64",
-    torch.float16: "f16",
-    torch.bfloat16: "bf16",
-    torch.int64: "i64",
-    torch.int32: "i32",
-    torch.int16: "i16",
-    torch.int8: "i8",
-    torch.uint8: "u8",
-    torch.bool: "bool",
-    torch.complex64: "c64",
-    torch.complex128: "c128",
-}
-_DTYPE_TAGS = {dtype: DType(name) for dtype, name in _DTYPES.items()}
-_LAYOUTS = {
-    torch.strided: "strided",
-    torch.sparse_coo: "sparse_coo",
-    torch.sparse_csr: "sparse_csr",
-    torch.sparse_csc: "sparse_csc",
-    torch.sparse_bsr: "sparse_bsr",
-    torch.sparse_bsc: "sparse_bsc",
-    torch._mkldnn: "_mkldnn",
-    torch.jagged: "jagged",
-}
-_MEMORY_FORMATS = {
-    torch.contiguous_format: "contiguous_format",
-    torch.channels_last: "channels_last",
-    torch.channels_last_3d: "channels_last_3d",
-    torch.preserve_format: "preserve_format",
-}
 
 # How constants made by the call enter fake tensors.
 _LIFTS = (torch.ops.aten.lift_fresh.default, torch.ops.aten.lift_fresh_copy.default)
@@ -301,7 +98,6 @@ _LIFTS = (torch.ops.aten.lift_fresh.default, torch.ops.aten.lift_fresh_copy.defa
 # session can never be mistaken for a value of the current graph.
 _next_id = itertools.count()
 
-_decompositions = None
 
 # How many oracle calls are running (calls nest when a callable calls back).
 _calls_running = 0
@@ -316,512 +112,6 @@ class _QuietDuringCalls(logging.Filter):
 
 
 logging.getLogger("torch._subclasses.fake_tensor").addFilter(_QuietDuringCalls())
-
-
-def _unsafe_split_with_sizes(x, split_sizes, dim=0):
-    """aten::unsafe_split_with_sizes as one slice per piece.
-
-    torch's core-ATen table maps the unsafe splits to split_with_sizes,
-    which is right for the functional graphs torch.export makes, but dync's
-    graphs keep in-place calls: autograd refuses an in-place write to an
-    output of split_with_sizes (a multi-output view), which is exactly what
-    the unsafe variants exist to allow (LSTMCell's and GRUCell's C++ kernels
-    write their gates in place after unsafe_chunk). A slice is a view of its
-    own that autograd lets a write go through; the pieces have the same
-    sizes, strides and storage as split's."""
-    dim = torch._prims_common.canonicalize_dim(x.dim(), dim)
-    total = sum(split_sizes)
-    torch._check(
-        total == x.shape[dim],
-        lambda: f"split_with_sizes expects split_sizes to sum exactly to {x.shape[dim]} "
-        f"(input tensor's size at dimension {dim}), but got split_sizes={list(split_sizes)}",
-    )
-    pieces, start = [], 0
-    for size in split_sizes:
-        pieces.append(torch.ops.aten.slice.Tensor(x, dim, start, start + size))
-        start = start + size
-    return pieces
-
-
-def _unsafe_split(x, split_size, dim=0):
-    """aten::unsafe_split as _unsafe_split_with_sizes, with the piece sizes
-    split gives: split_size each, the last one what is left."""
-    dim = torch._prims_common.canonicalize_dim(x.dim(), dim)
-    length = x.shape[dim]
-    torch._check(split_size > 0 or length == 0, lambda: "split_size must be positive")
-    count = max((length + split_size - 1) // split_size, 1) if split_size > 0 else 1
-    sizes = [split_size] * (count - 1) + [length - split_size * (count - 1)]
-    return _unsafe_split_with_sizes(x, sizes, dim)
-
-
-# Operators dync decomposes in core ATen other than torch's table does.
-_OWN_CORE = {
-    torch.ops.aten.unsafe_split_with_sizes.default: _unsafe_split_with_sizes,
-    torch.ops.aten.unsafe_split.Tensor: _unsafe_split,
-}
-
-
-class _Decompositions:
-    """torch's core-ATen decomposition table, core_aten_decompositions(),
-    looked up one operator at a time.
-
-    Building the whole table walks every overload of every operator in every
-    torch.ops namespace, several times over (0.1 to 0.2 s, a tenth of a
-    small capture), to find the CompositeImplicitAutograd ones; a capture
-    meets a few dozen operators. An operator's entry is what the table would
-    hold: torch's listed core-ATen decomposition, else, for a preservable
-    CompositeImplicitAutograd operator (not one of the aten operators export
-    keeps whole), that kernel. Entries are kept once found; every session
-    uses the same ones.
-    """
-
-    def __init__(self):
-        self.listed = torch._decomp._core_aten_decompositions_post_autograd()
-        self.found = {}
-
-    def get(self, op):
-        try:
-            return self.found[op]
-        except KeyError:
-            pass
-        decomposition = _OWN_CORE.get(op) or self.listed.get(op)
-        if decomposition is None and isinstance(op, torch._ops.OpOverload):
-            from torch._export.utils import (
-                _get_decomp_for_cia,
-                _is_aten_op,
-                _is_preservable_cia_op,
-            )
-            from torch.export.decomp_utils import PRESERVED_ATEN_CIA_OPS
-
-            if _is_preservable_cia_op(op) and not (
-                _is_aten_op(op) and op in PRESERVED_ATEN_CIA_OPS
-            ):
-                decomposition = _get_decomp_for_cia(op)
-        self.found[op] = decomposition
-        return decomposition
-
-
-def _decomposition_table():
-    global _decompositions
-    if _decompositions is None:
-        _decompositions = _Decompositions()
-    return _decompositions
-
-
-@dataclasses.dataclass(frozen=True)
-class _DimSource(Source):
-    """Where a size comes from, e.g. `L['x'].size()[0]`, for torch's messages."""
-
-    text: str
-
-    @property
-    def _name_template(self):
-        return self.text
-
-    @property
-    def guard_source(self):
-        return GuardSource.LOCAL
-
-
-@dataclasses.dataclass
-class _Dim:
-    """A user symbol: its size in the example inputs and where it appears."""
-
-    symbol: sympy.Symbol
-    symint: torch.SymInt
-    hint: int
-    lo: object
-    hi: object
-    places: list  # (source, dim)
-
-
-class _Recorder(TorchDispatchMode):
-    """Records each ATen call that reaches the bottom of the decompositions.
-
-    Sits above the fake mode, as make_fx's proxy mode does: a call with a
-    core-ATen decomposition is replaced by it, run with this mode pushed again
-    so that its pieces are decomposed and recorded in turn; so is one that
-    `fusion` (fusion_decompositions.py), when given, decomposes. Any other
-    call runs on fake tensors and is recorded with its results, in
-    `session`, or in whatever stands for it (_Leaves, while a decomposition
-    is only tried).
-    """
-
-    def __init__(self, session, fusion=None):
-        super().__init__()
-        self.session = session
-        self.table = _decomposition_table()
-        # With the "fusion" setting: torch's further decompositions, for the
-        # operators they turn into pointwise operators and reductions.
-        self.fusion = fusion
-        # Per operator: whether to decompose it as autograd would have, which
-        # only applies to operators with a CompositeImplicitAutograd kernel.
-        self.implicit = {}
-        # The operators whose fusion decomposition is running: one that
-        # calls its own operator (max pool, for its indices) has that call
-        # recorded as it is, not decomposed again.
-        self.decomposing = set()
-
-    def __torch_dispatch__(self, func, types, args, kwargs=None):
-        kwargs = kwargs or {}
-        # TorchScript's prim namespace holds metadata queries (prim::device,
-        # prim::layout) that fake tensors answer; graphs never contain them.
-        if func.namespace == "prim":
-            return func(*args, **kwargs)
-        decomposition = self.table.get(func)
-        if decomposition is not None:
-            with self:
-                out = decomposition(*args, **kwargs)
-            if out is not NotImplemented:
-                return out
-        implicit = self.implicit.get(func)
-        if implicit is None:
-            implicit = torch._C._dispatch_has_kernel_for_dispatch_key(
-                func.name(), torch._C.DispatchKey.CompositeImplicitAutograd
-            )
-            self.implicit[func] = implicit
-        if implicit and autograd_would_have_decomposed(func, _tensors_of(args, kwargs)):
-            with self:
-                out = func.decompose(*args, **kwargs)
-            if out is not NotImplemented:
-                return out
-        if self.fusion is not None and func not in self.decomposing:
-            decomposition = self.fusion.get(func, args, kwargs)
-            expected = None
-            if decomposition is not None and self._keeps_operator_layout(func):
-                # The operator itself, on fake tensors alone: not recorded.
-                expected = func(*args, **kwargs)
-                if not _kernel_layout_known(func, args, kwargs, expected):
-                    decomposition = None
-            if decomposition is not None:
-                self.decomposing.add(func)
-                try:
-                    with self:
-                        out = decomposition(*args, **kwargs)
-                finally:
-                    self.decomposing.discard(func)
-                if out is not NotImplemented:
-                    return self._operator_layout(func, out, expected)
-        if self.fusion is not None and func._opname in _STORAGE_READS:
-            _check_storage_read(func, args, kwargs)
-        out = func(*args, **kwargs)
-        if self.fusion is not None:
-            _follow_eager_twins(func, args, kwargs, out)
-        if self.session._folded(args, kwargs, out):
-            return out
-        self.session._record(func, args, kwargs, out)
-        self.session._note_constant(func, args, kwargs, out)
-        return out
-
-    def _keeps_operator_layout(self, func):
-        return func not in self.fusion.layout_choosers and not _writes_an_argument(func)
-
-    def _operator_layout(self, func, out, expected):
-        """A fusion decomposition's result, laid out as the operator lays
-        its own out. torch's decompositions compute the operator's values,
-        but not always in its strides (a softmax over the channels of a
-        channels-last tensor), and a program can observe strides; where
-        they differ, the result is copied to the operator's strides, inside
-        the decomposition's boundary (fusion folds the copy into the kernel
-        computing the result). Layout choices (channels-last convolutions)
-        are the exception: the oracle follows them as such ("Layout
-        choices"). Operators writing an argument are left as they are: a
-        copy would not be the argument. `expected` is the operator's own
-        result on fake tensors, or None for those two kinds."""
-        if expected is None:
-            return out
-        got, got_spec = torch.utils._pytree.tree_flatten(out)
-        want = torch.utils._pytree.tree_leaves(expected)
-        if len(got) != len(want):
-            raise OracleError(f"the fusion decomposition of {func} gives results of another structure")
-        fusion = _fusion_module()
-        laid_out = []
-        for result, model in zip(got, want):
-            if (
-                isinstance(result, torch.Tensor)
-                and isinstance(model, torch.Tensor)
-                and result.shape == model.shape
-                and result.dtype == model.dtype
-                and not fusion.same_layout(result, model)
-            ):
-                with self:
-                    result = fusion.to_layout_of(result, model)
-            laid_out.append(result)
-        return torch.utils._pytree.tree_unflatten(laid_out, got_spec)
-
-
-# Layout choices ----------------------------------------------------------
-#
-# A fusion decomposition may choose a layout other than eager mode's for
-# speed: _convolution_channels_last runs a convolution on channels-last
-# copies, and its result, and everything computed from it, then has
-# channels-last strides where eager mode's are NCHW. That is invisible to
-# values, but not to a program that reads strides: `y.view(n, -1)` fails on
-# the channels-last result, `y.stride()` and `y.is_contiguous()` answer
-# otherwise, `y.reshape(...)` and `y.contiguous()` copy where eager mode
-# returns a view (a later write through it would not reach `y`), and
-# as_strided reads other elements. Eager semantics must not depend on -O.
-#
-# So a layout choice is speculation, checked at every place a program can
-# observe it. Each tensor whose layout a choice changed carries its eager
-# twin (`_dync_eager`: the fake tensor eager mode would have, same sizes and
-# dtype, eager mode's strides) and the choices behind the difference
-# (`_dync_origins`, ordinals of the choices in the capture). Every call the
-# interpreter makes on such a tensor (all it does with tensors goes through
-# Session.call: methods, attribute reads, torch functions, operators) runs a
-# second time on the twins, under the fake mode alone (nothing is
-# recorded), and the two runs must agree on everything but strides: the
-# same results, where they are not tensors (stride(), is_contiguous(),
-# sizes); tensors of the same sizes and dtypes; the same aliasing between
-# results and arguments; and an error in both or in neither. Results whose
-# strides differ from their twins' carry those twins on. Recorded operators
-# that read storage directly (as_strided, set_) on such a tensor, and
-# returned tensors that are views or share storage with another returned
-# tensor, count as observations too; any other returned tensor is copied to
-# its twin's strides (eager_layout).
-#
-# An observation stops the attempt (LayoutObserved). The choices behind it
-# are "pinned", and capture runs again (take_layout_retry, called by the C++
-# capture loop): a pinned convolution still runs channels-last, but converts
-# its result back to eager mode's layout at its boundary, so nothing
-# downstream of it differs. Every retry pins at least one more choice, so
-# capture ends; it then accepts exactly the programs captured without
-# fusion decompositions, with the strides eager mode gives.
-
-
-class LayoutObserved(OracleError):
-    """The program observed a layout a fusion decomposition chose; capture
-    runs again with the choices behind it converted back."""
-
-
-# The pinned choices for the next session (take_layout_retry), and those a
-# LayoutObserved asked for.
-_carried_pins = frozenset()
-_pending_pins = None
-
-# The operators whose results depend on where elements lie in storage, not
-# only on the input's values: recorded on a tensor whose layout a choice
-# changed, they observe it.
-_STORAGE_READS = frozenset(
-    ("as_strided", "as_strided_", "as_strided_copy", "as_strided_scatter", "_reshape_alias",
-     "set_", "resize_", "resize_as_")
-)
-
-
-def take_layout_retry():
-    """Whether the capture that failed observed a layout choice; if so, the
-    next session pins the choices it noted. Called by the C++ capture loop
-    after each failed attempt."""
-    global _pending_pins, _carried_pins
-    pins, _pending_pins = _pending_pins, None
-    if pins is None:
-        return False
-    _carried_pins = pins
-    return True
-
-
-def _writes_an_argument(func):
-    return any(a.alias_info is not None and a.alias_info.is_write for a in func._schema.arguments)
-
-
-def _eager_twin(value):
-    """What eager mode computes for a tensor a layout choice changed, or
-    None."""
-    if type(value) is FakeTensor:
-        return value.__dict__.get("_dync_eager")
-    return None
-
-
-def _origins(value):
-    return value.__dict__.get("_dync_origins", frozenset())
-
-
-def _set_twin(result, twin, origins):
-    if _fusion_module().same_layout(result, twin):
-        result.__dict__.pop("_dync_eager", None)
-        result.__dict__.pop("_dync_origins", None)
-    else:
-        result._dync_eager = twin
-        result._dync_origins = origins
-
-
-def _layout_observed(what, origins):
-    """Stops the attempt: `what` observed the layout the choices `origins`
-    gave."""
-    global _pending_pins
-    choices = _fusion_module().layout_choices
-    pinned = choices.pinned if choices is not None else frozenset()
-    if not origins - pinned:
-        raise OracleError(
-            f"{what}, yet no layout choice left to convert back explains it "
-            f"(choices {sorted(origins)}, all converted back already)"
-        )
-    _pending_pins = pinned | origins
-    raise LayoutObserved(f"{what}; capture runs again with eager mode's layout there")
-
-
-def _follow_eager_twins(func, args, kwargs, out):
-    """Runs a recorded operator again on the eager twins of its arguments,
-    when it has any, under the fake mode alone, and gives its results their
-    twins: so that an operator reading storage (_check_storage_read) on an
-    intermediate of a call, which the call's own check does not see, knows
-    whether its layout differs from eager mode's."""
-    laid_out = [a for a in _leaves((args, kwargs)) if _eager_twin(a) is not None]
-    if not laid_out:
-        return
-    flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
-    twins = [twin if (twin := _eager_twin(a)) is not None else a for a in flat]
-    twin_args, twin_kwargs = torch.utils._pytree.tree_unflatten(twins, spec)
-    try:
-        twin_out = func(*twin_args, **twin_kwargs)
-    except Exception:
-        # The call's own check runs the whole call on twins and compares.
-        return
-    results, twin_results = _leaves(out), _leaves(twin_out)
-    if len(results) != len(twin_results):
-        return
-    origins = frozenset().union(*(_origins(a) for a in laid_out))
-    for result, twin in zip(results, twin_results):
-        if (
-            type(result) is FakeTensor
-            and type(twin) is FakeTensor
-            and _same_value(tuple(result.shape), tuple(twin.shape))
-        ):
-            _set_twin(result, twin, origins)
-
-
-# Decomposing an operator of tensors in another layout than contiguous or
-# channels-last runs the operator's CPU kernel once on real tensors of the
-# same sizes and strides, when they hold at most this many elements all
-# told; above it, the operator stays whole.
-_KERNEL_LAYOUT_MAX_NUMEL = 1 << 16
-
-# (operator, sizes, strides, dtypes, other arguments) -> whether the
-# kernel lays its results out as the fake operator does.
-_kernel_layouts = {}
-
-
-def _standard_layout(t):
-    """Whether `t` is contiguous or channels-last, known without a guard:
-    the layouts an operator's meta function and its CPU kernel lay results
-    out alike for (both follow the input's suggested memory format)."""
-    fusion = _fusion_module()
-    if fusion.statically_contiguous(t):
-        return True
-    if t.dim() not in (4, 5) or t._has_symbolic_sizes_strides:
-        return False
-    fmt = torch.channels_last if t.dim() == 4 else torch.channels_last_3d
-    return t.is_contiguous(memory_format=fmt)
-
-
-def _kernel_layout_known(func, args, kwargs, expected):
-    """Whether the results of `func`'s CPU kernel are laid out as
-    `expected`, the fake operator's (its meta function's) results. The graph
-    takes a decomposition's strides from the meta function, and a kernel of
-    the decomposition writes them; eager mode runs the operator's kernel,
-    and the two differ at times (batch norm of a transposed input: the
-    meta function keeps the input's strides, the kernel returns a contiguous
-    result). For inputs contiguous or channels-last they agree; for others,
-    the kernel runs once on real tensors of the same sizes and strides
-    (zeros), if they are static and small, and the decomposition is used
-    only if the layouts agree. Else the operator stays whole, as at -O0."""
-    flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
-    tensors = [a for a in flat if isinstance(a, torch.Tensor)]
-    if all(_standard_layout(t) for t in tensors):
-        return True
-    if any(t._has_symbolic_sizes_strides for t in tensors):
-        return False
-    if sum(t.numel() for t in tensors) > _KERNEL_LAYOUT_MAX_NUMEL:
-        return False
-    try:
-        key = (func, str(spec)) + tuple(
-            (tuple(a.shape), a.stride(), a.dtype) if isinstance(a, torch.Tensor) else repr(a)
-            for a in flat
-        )
-    except Exception:
-        return False
-    known = _kernel_layouts.get(key)
-    if known is None:
-        known = _run_kernel_for_layout(func, flat, spec, expected)
-        _kernel_layouts[key] = known
-    return known
-
-
-def _run_kernel_for_layout(func, flat, spec, expected):
-    with _disable_current_modes(), torch._C._DisablePythonDispatcher():
-        try:
-            real = [
-                torch.empty_strided(a.shape, a.stride(), dtype=a.dtype, device=a.device).zero_()
-                if isinstance(a, torch.Tensor)
-                else a
-                for a in flat
-            ]
-            real_args, real_kwargs = torch.utils._pytree.tree_unflatten(real, spec)
-            out = func(*real_args, **real_kwargs)
-        except Exception:
-            return False
-    fusion = _fusion_module()
-    return fusion.tensors_agree(out, expected, fusion.same_layout)
-
-
-def _check_storage_read(func, args, kwargs):
-    """An operator reading storage directly (as_strided) on a tensor whose
-    layout a choice changed, or after a choice in the same call (whose
-    result has no twin yet), observes the layout."""
-    origins = frozenset().union(*(_origins(a) for a in _leaves((args, kwargs))
-                                  if _eager_twin(a) is not None))
-    choices = _fusion_module().layout_choices
-    if choices is not None:
-        origins |= frozenset(choices.made) - choices.pinned
-    if origins:
-        _layout_observed(f"{func} reads storage laid out by a layout choice", origins)
-
-
-def _storage_key(t):
-    try:
-        return StorageWeakRef(t.untyped_storage())
-    except Exception:
-        return ("tensor", id(t))
-
-
-def _aliases(results, arguments):
-    """For each tensor result, the argument positions and earlier result
-    positions whose storage it shares."""
-    keys = {}
-    for i, a in enumerate(arguments):
-        if isinstance(a, torch.Tensor):
-            keys.setdefault(_storage_key(a), []).append(("argument", i))
-    found = []
-    for i, r in enumerate(results):
-        if not isinstance(r, torch.Tensor):
-            found.append(None)
-            continue
-        key = _storage_key(r)
-        found.append(tuple(keys.get(key, ())))
-        keys.setdefault(key, []).append(("result", i))
-    return found
-
-
-def _same_value(a, b):
-    """Whether two non-tensor results are the same value: numbers, symbolic
-    ones compared as expressions, and containers of them."""
-    symbolic = (torch.SymInt, torch.SymFloat, torch.SymBool)
-    if isinstance(a, symbolic) or isinstance(b, symbolic):
-        return type(a) is type(b) and str(a.node.expr) == str(b.node.expr)
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-        return (
-            type(a) is type(b)
-            and len(a) == len(b)
-            and all(_same_value(x, y) for x, y in zip(a, b))
-        )
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except Exception:
-        return a is b
-
-
-def _callable_name(fn):
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
 
 
 def eager_layout(tensor):
@@ -846,208 +136,6 @@ def eager_layout(tensor):
         _layout_observed("the program returns a view of a tensor a layout choice laid out", origins)
     returned[key] = origins
     return _fusion_module().to_layout_of(tensor, twin)
-
-
-class _Leaves:
-    """Stands in for a session where a decomposition is only tried: keeps
-    the calls that would be recorded."""
-
-    def __init__(self):
-        self.calls = []
-
-    @staticmethod
-    def _folded(args, kwargs, out):
-        return False
-
-    def _record(self, func, args, kwargs, out):
-        self.calls.append((func, args, kwargs))
-
-    @staticmethod
-    def _note_constant(func, args, kwargs, out):
-        pass
-
-
-# Names of the `decompositions` setting: core ATen's alone, or also those
-# that help a loop fuser (fusion_decompositions.py).
-_DECOMPOSITION_SETTINGS = ("core", "fusion")
-
-_fusion_decompositions = None
-
-
-def _fusion_module():
-    """fusion_decompositions.py, which the C++ half has loaded as
-    dync_fusion_decompositions when a session asks for it."""
-    import dync_fusion_decompositions
-
-    return dync_fusion_decompositions
-
-
-def _fusion_table():
-    """The fusion decompositions, shared by every session that asks for them."""
-    global _fusion_decompositions
-    if _fusion_decompositions is None:
-        _fusion_decompositions = _fusion_module().FusionDecompositions(_trace_decomposition)
-    return _fusion_decompositions
-
-
-def _trace_decomposition(decomposition, args, kwargs):
-    """The calls `decomposition` would have recorded, decomposed as a
-    session with the fusion setting decomposes them, under the current fake
-    mode, and its result."""
-    leaves = _Leaves()
-    with _Recorder(leaves, _fusion_table()):
-        out = decomposition(*args, **kwargs)
-    if out is NotImplemented:
-        raise OracleError("the decomposition declined the call")
-    return leaves.calls, out
-
-
-def _leaves(tree):
-    """torch.utils._pytree.tree_leaves(tree), without its per-node registry
-    lookups for the containers operator arguments are made of (plain lists,
-    tuples and dicts); anything else goes to pytree. Called a few times for
-    every recorded operator, where pytree's generality cost a tenth of the
-    oracle's own time."""
-    kind = type(tree)
-    if kind is list or kind is tuple:
-        leaves = []
-        for item in tree:
-            item_kind = type(item)
-            if item_kind is list or item_kind is tuple or item_kind is dict:
-                leaves.extend(_leaves(item))
-            elif item_kind in torch.utils._pytree.SUPPORTED_NODES or isinstance(item, tuple):
-                # Another registered container, a named tuple or a
-                # torch.Size: pytree's own rules.
-                leaves.extend(torch.utils._pytree.tree_leaves(item))
-            else:
-                leaves.append(item)
-        return leaves
-    if kind is dict:
-        # pytree's order for a dict is its insertion order.
-        return _leaves(tuple(tree.values()))
-    return torch.utils._pytree.tree_leaves(tree)
-
-
-def _tensors_of(args, kwargs):
-    found = []
-    for a in itertools.chain(args, kwargs.values()):
-        if isinstance(a, torch.Tensor):
-            found.append(a)
-        elif isinstance(a, (list, tuple)):
-            found.extend(t for t in a if isinstance(t, torch.Tensor))
-    return found
-
-
-class _KernelCheck:
-    """Checks what fake tensors say a call gives against torch's CPU kernels.
-
-    Fake tensors take result types from torch's meta functions and Python
-    decompositions, which are written apart from the C++ kernels eager mode
-    runs. Where the two disagree, a graph would compute something other than
-    eager mode: torch's decomposition of aten::multilabel_margin_loss_forward
-    gives a 1-D input with reduction='none' a result of shape [1], where the
-    kernel gives []. Such bugs depend on ranks, dtypes and flags, not on how
-    large sizes are, so a call whose tensors are small and static also runs
-    for real, once per callable and argument signature, on zero-filled
-    tensors of the same sizes, strides and dtypes, with no mode and no Python
-    dispatcher; a difference in result shapes or dtypes stops capture. A call
-    the kernel refuses on zeros is not checked.
-    """
-
-    # Arguments of more elements than this, in all, are not checked.
-    MAX_NUMEL = 1 << 14
-
-    def __init__(self):
-        self.checked = {}  # (callable, signature) -> message or None
-
-    def prepare(self, fn, args, kwargs):
-        """What the check needs from the arguments as they are before the
-        call (an in-place call changes them), or None when it does not apply."""
-        flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
-        signature = []
-        numel = 0
-        for a in flat:
-            if isinstance(a, FakeTensor):
-                # Symbolic sizes first: comparing one would be a decision.
-                if (
-                    a._has_symbolic_sizes_strides
-                    or a.device.type != "cpu"
-                    or a.layout != torch.strided
-                ):
-                    return None
-                numel += a.numel()
-                if numel > self.MAX_NUMEL:
-                    return None
-                signature.append((tuple(a.shape), tuple(a.stride()), a.dtype))
-            elif isinstance(a, (torch.SymInt, torch.SymFloat, torch.SymBool, torch.Tensor)):
-                return None
-            else:
-                signature.append(a)
-        key = (fn, tuple(signature))
-        try:
-            hash(key)
-        except TypeError:
-            return None
-        return key, flat, spec, signature
-
-    def check(self, fn, prepared, out):
-        if prepared is None:
-            return
-        key, flat, spec, signature = prepared
-        got = self._types(out)
-        if not any(got):
-            return
-        if key not in self.checked:
-            self.checked[key] = self._compare(fn, flat, spec, signature, got)
-        if self.checked[key] is not None:
-            raise OracleError(self.checked[key])
-
-    @staticmethod
-    def _types(value):
-        return [
-            (tuple(t.shape), t.dtype) if isinstance(t, torch.Tensor) else None
-            for t in _leaves(value)
-        ]
-
-    def _compare(self, fn, flat, spec, signature, got):
-        def real(a, meta):
-            if not isinstance(a, FakeTensor):
-                return a
-            shape, stride, dtype = meta
-            return torch.empty_strided(shape, stride, dtype=dtype).zero_()
-
-        # What the kernel warns about zeros is not the program's business.
-        with _disable_current_modes(), torch._C._DisablePythonDispatcher(), torch.no_grad(), \
-                warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                probes = [real(a, m) for a, m in zip(flat, signature)]
-                args, kwargs = torch.utils._pytree.tree_unflatten(probes, spec)
-                kwargs = kwargs or {}
-                if kwargs or callable(fn):
-                    expected = fn(*args, **kwargs)
-                else:
-                    expected = fn.__get__(args[0], type(args[0]))
-            except Exception:
-                return None
-        want = self._types(expected)
-        if got == want:
-            return None
-
-        def show(found):
-            return ", ".join(
-                "?" if t is None else f"{_DTYPES.get(t[1], t[1])} {list(t[0])}" for t in found
-            )
-
-        module = getattr(fn, "__module__", None)
-        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-        if module and module != "builtins":
-            name = f"{module}.{name}"
-        return (
-            f"torch's meta functions give {name} a result of ({show(got)}) where its CPU "
-            f"kernel gives ({show(want)}); a graph of what they say would not compute what "
-            f"eager mode does"
-        )
 
 
 # The session whose call is running (eager_layout reads its returns).
@@ -1127,12 +215,10 @@ class Session:
         # Layout choices of the fusion decompositions (see "Layout
         # choices"): those this attempt converts back, carried from the
         # attempt that observed them, and the storages of returned tensors.
-        global _carried_pins, _pending_pins
+        pins = _take_carried_pins()
         self.layout = None
         if decompositions == "fusion":
-            self.layout = _fusion_module().LayoutChoices(_carried_pins)
-        _carried_pins = frozenset()
-        _pending_pins = None
+            self.layout = _fusion_module().LayoutChoices(pins)
         self.returned = {}
 
     # Inputs ----------------------------------------------------------------
@@ -1772,52 +858,3 @@ class Session:
         places = ", ".join(f"dimension {d} of {source}" for source, d in dim.places)
         fn, where = origin if origin is not None else (None, "")
         return f"{places} ({name}) was specialized to {value}{_describe(fn, where, sloc)}"
-
-
-_RELATION_TEXT = {
-    sympy.Eq: "==",
-    sympy.Ne: "!=",
-    sympy.StrictLessThan: "<",
-    sympy.LessThan: "<=",
-    sympy.StrictGreaterThan: ">",
-    sympy.GreaterThan: ">=",
-}
-
-
-class _Unexpressible(Exception):
-    def __init__(self, expr):
-        super().__init__(str(expr))
-        self.expr = expr
-
-
-def _bound(value):
-    if value in (int_oo, -int_oo) or isinstance(value, (IntInfinity, NegativeIntInfinity)):
-        return None
-    if value in (sympy.oo, -sympy.oo):
-        return None
-    return int(value)
-
-
-def _describe(fn, where, sloc):
-    """` by torch.nn.functional.linear at model.py:12 (decided in torch's
-    _refs/__init__.py:3965 in _reshape_view_helper)`, as far as known."""
-    parts = []
-    if fn is not None:
-        module = getattr(fn, "__module__", None)
-        qualname = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-        parts.append(f"by {module}.{qualname}" if module and module != "builtins" else f"by {qualname}")
-    if where:
-        parts.append(f"at {where}")
-    frame = getattr(sloc, "framework_loc", None)
-    if frame is not None:
-        if isinstance(frame, str):
-            parts.append(f"(decided in {frame})")
-        elif frame.filename != __file__:
-            # A decision taken in this module's own frame (bool() of a
-            # SymBool called directly) has nothing to add to `by`.
-            filename = frame.filename
-            root = torch.__path__[0] + "/"
-            if filename.startswith(root):
-                filename = "torch's " + filename[len(root):]
-            parts.append(f"(decided in {filename}:{frame.lineno} in {frame.name})")
-    return (" " + " ".join(parts)) if parts else ""

@@ -1,0 +1,115 @@
+"""Which decompositions the recorder applies.
+
+torch's core-ATen table, looked up one operator at a time, with dync's own
+entries; the names of the `decompositions` setting; and the module of the
+further decompositions the `fusion` setting applies.
+"""
+
+import torch
+import torch._decomp
+
+
+def _unsafe_split_with_sizes(x, split_sizes, dim=0):
+    """aten::unsafe_split_with_sizes as one slice per piece.
+
+    torch's core-ATen table maps the unsafe splits to split_with_sizes,
+    which is right for the functional graphs torch.export makes, but dync's
+    graphs keep in-place calls: autograd refuses an in-place write to an
+    output of split_with_sizes (a multi-output view), which is exactly what
+    the unsafe variants exist to allow (LSTMCell's and GRUCell's C++ kernels
+    write their gates in place after unsafe_chunk). A slice is a view of its
+    own that autograd lets a write go through; the pieces have the same
+    sizes, strides and storage as split's."""
+    dim = torch._prims_common.canonicalize_dim(x.dim(), dim)
+    total = sum(split_sizes)
+    torch._check(
+        total == x.shape[dim],
+        lambda: f"split_with_sizes expects split_sizes to sum exactly to {x.shape[dim]} "
+        f"(input tensor's size at dimension {dim}), but got split_sizes={list(split_sizes)}",
+    )
+    pieces, start = [], 0
+    for size in split_sizes:
+        pieces.append(torch.ops.aten.slice.Tensor(x, dim, start, start + size))
+        start = start + size
+    return pieces
+
+
+def _unsafe_split(x, split_size, dim=0):
+    """aten::unsafe_split as _unsafe_split_with_sizes, with the piece sizes
+    split gives: split_size each, the last one what is left."""
+    dim = torch._prims_common.canonicalize_dim(x.dim(), dim)
+    length = x.shape[dim]
+    torch._check(split_size > 0 or length == 0, lambda: "split_size must be positive")
+    count = max((length + split_size - 1) // split_size, 1) if split_size > 0 else 1
+    sizes = [split_size] * (count - 1) + [length - split_size * (count - 1)]
+    return _unsafe_split_with_sizes(x, sizes, dim)
+
+
+# Operators dync decomposes in core ATen other than torch's table does.
+_OWN_CORE = {
+    torch.ops.aten.unsafe_split_with_sizes.default: _unsafe_split_with_sizes,
+    torch.ops.aten.unsafe_split.Tensor: _unsafe_split,
+}
+
+
+class _Decompositions:
+    """torch's core-ATen decomposition table, core_aten_decompositions(),
+    looked up one operator at a time.
+
+    Building the whole table walks every overload of every operator in every
+    torch.ops namespace, several times over (0.1 to 0.2 s, a tenth of a
+    small capture), to find the CompositeImplicitAutograd ones; a capture
+    meets a few dozen operators. An operator's entry is what the table would
+    hold: torch's listed core-ATen decomposition, else, for a preservable
+    CompositeImplicitAutograd operator (not one of the aten operators export
+    keeps whole), that kernel. Entries are kept once found; every session
+    uses the same ones.
+    """
+
+    def __init__(self):
+        self.listed = torch._decomp._core_aten_decompositions_post_autograd()
+        self.found = {}
+
+    def get(self, op):
+        try:
+            return self.found[op]
+        except KeyError:
+            pass
+        decomposition = _OWN_CORE.get(op) or self.listed.get(op)
+        if decomposition is None and isinstance(op, torch._ops.OpOverload):
+            from torch._export.utils import (
+                _get_decomp_for_cia,
+                _is_aten_op,
+                _is_preservable_cia_op,
+            )
+            from torch.export.decomp_utils import PRESERVED_ATEN_CIA_OPS
+
+            if _is_preservable_cia_op(op) and not (
+                _is_aten_op(op) and op in PRESERVED_ATEN_CIA_OPS
+            ):
+                decomposition = _get_decomp_for_cia(op)
+        self.found[op] = decomposition
+        return decomposition
+
+
+_decompositions = None
+
+
+def _decomposition_table():
+    global _decompositions
+    if _decompositions is None:
+        _decompositions = _Decompositions()
+    return _decompositions
+
+
+# Names of the `decompositions` setting: core ATen's alone, or also those
+# that help a loop fuser (fusion_decompositions.py).
+_DECOMPOSITION_SETTINGS = ("core", "fusion")
+
+
+def _fusion_module():
+    """fusion_decompositions.py, which the C++ half has loaded as
+    dync_fusion_decompositions when a session asks for it."""
+    import dync_fusion_decompositions
+
+    return dync_fusion_decompositions
