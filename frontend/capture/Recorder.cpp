@@ -1,8 +1,8 @@
 //===- Recorder.cpp - Checkpoints of capture's state ----------------------===//
 #include "frontend/capture/Recorder.h"
 
-#include "passes/ir/Graph.h"
-#include "passes/ir/Guard.h"
+#include "ir/Graph.h"
+#include "ir/Guard.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -8,7 +8,7 @@
 #include "PythonTestSupport.h"
 
 #include "frontend/capture/Recorder.h"
-#include "passes/ir/GraphBuilder.h"
+#include "ir/GraphBuilder.h"
 
 #include <gtest/gtest.h>
 
