@@ -488,6 +488,20 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     // message.
     pure = true;
   }
+  // Run for real, an exception class written in Python runs the program's
+  // code and a grad-mode manager switches torch's mode: neither can be
+  // taken back from a speculated path.
+  if (pure && constantArgs && recorder_.speculating()) {
+    bool programClass =
+        PyType_Check(object) &&
+        (PyType_GetFlags(reinterpret_cast<PyTypeObject*>(object)) & Py_TPFLAGS_HEAPTYPE);
+    bool gradMode = isGradModeManager(object) ||
+                    (PyMethod_Check(object) && isGradModeManager(PyMethod_GET_SELF(object)));
+    if (programClass || gradMode)
+      if (llvm::Error refused =
+              recorder_.irreversible("calling " + describeObject(object) + " for real"))
+        return refused;
+  }
   if (pure && constantArgs) {
     llvm::Expected<PythonCallArguments> call = toPythonArguments(args, kwargs);
     if (!call)

@@ -37,6 +37,7 @@ Interpreter::create(oracle::TensorOracle& oracle, GuardSet& guards,
     return error;
   if (llvm::Error error = registerBuiltinHandlers(*interp))
     return error;
+  interp->trackState();
   return interp;
 }
 
@@ -410,6 +411,8 @@ llvm::Expected<ValuePtr> Interpreter::tensorInput(PyObject* real, SourcePtr sour
   auto it = tensorInputs_.find(real);
   if (it != tensorInputs_.end())
     return it->second.second;
+  if (llvm::Error refused = recorder_.irreversible("making a graph input"))
+    return refused;
   if (!source)
     return captureError("a tensor that was not reached from the frame's inputs (" +
                         describeObject(real) + ") cannot be a graph input");
@@ -918,6 +921,10 @@ Interpreter::toPythonArguments(const std::vector<ValuePtr>& args, const KeywordA
 llvm::Expected<ValuePtr> Interpreter::callOracle(PyObject* callable,
                                                  const std::vector<ValuePtr>& args,
                                                  const KeywordArgs& kwargs) {
+  // torch's ShapeEnv keeps what a call decided, and the oracle the ids it
+  // gave: nothing takes a call back.
+  if (llvm::Error refused = recorder_.irreversible("a call of the tensor oracle"))
+    return refused;
   llvm::Expected<PythonCallArguments> call = toPythonArguments(args, kwargs);
   if (!call)
     return call.takeError();

@@ -16,6 +16,7 @@
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Frame.h"
+#include "frontend/capture/Recorder.h"
 #include "frontend/capture/Value.h"
 #include "frontend/oracle/TensorOracle.h"
 #include "ir/Guard.h"
@@ -434,8 +435,25 @@ private:
   /// not of that form: the caller reports the data-dependent branch.
   llvm::Expected<bool> raiseOnlyBranch(Frame& f, const bytecode::Instruction& ins, bool onTrue);
   /// The exception the code from instruction \p start of \p f raises, when
-  /// it only builds one and raises it; null otherwise. Changes nothing.
-  llvm::Expected<python::PyRef> speculateRaise(const Frame& f, size_t start);
+  /// it only builds one and raises it; null otherwise. Runs the opcode
+  /// handlers on a checkpoint it rolls back, so it changes nothing; the
+  /// guards the run installed (what the exception's text was read from)
+  /// are left in \p guardsRead (Speculate.cpp).
+  llvm::Expected<python::PyRef> speculateRaise(Frame& f, size_t start,
+                                               std::vector<Guard>& guardsRead);
+
+  //===--------------------------------------------------------------------===//
+  // Checkpoints of capture's state (Speculate.cpp, Recorder.h).
+
+public:
+  /// What capture did that a speculated path must be able to take back.
+  Recorder& recorder() { return recorder_; }
+
+private:
+  /// Registers with the recorder the state a checkpoint saves: guards,
+  /// graph, frames, every value the interpreter holds and its own tables.
+  void trackState();
+  Recorder recorder_;
 
   //===--------------------------------------------------------------------===//
   // Exceptions raised in the program (OpcodesExceptions.cpp).

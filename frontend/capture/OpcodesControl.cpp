@@ -288,6 +288,8 @@ llvm::Error Interpreter::op_BEFORE_WITH(Frame& f, const Instruction&) {
                         " is not supported; only torch.no_grad(), torch.enable_grad(), "
                         "torch.set_grad_enabled() and torch.inference_mode() blocks are, and "
                         "context managers whose __enter__ and __exit__ are written in Python");
+  if (llvm::Error refused = recorder_.irreversible("switching torch's grad mode"))
+    return refused;
   PyRef exit = PyRef::steal(PyObject_GetAttrString(manager->object.get(), "__exit__"));
   if (!exit)
     return pythonError("entering a 'with' block");

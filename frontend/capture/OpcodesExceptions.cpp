@@ -131,6 +131,18 @@ llvm::Error Interpreter::op_RAISE_VARARGS(Frame& f, const Instruction& ins) {
     return raiseBuiltin(PyExc_TypeError, "exceptions must derive from BaseException",
                         "the program raises");
   }
+  // Raising chains the real exception object (its cause and context): a
+  // rollback puts its chain back as it was.
+  if (recorder_.speculating()) {
+    PyRef cause = PyRef::steal(PyException_GetCause(object));
+    PyRef context = PyRef::steal(PyException_GetContext(object));
+    char suppress = reinterpret_cast<PyBaseExceptionObject*>(object)->suppress_context;
+    recorder_.onRollback([raised = PyRef::borrow(object), cause, context, suppress] {
+      PyException_SetCause(raised.get(), Py_XNewRef(cause.get()));
+      PyException_SetContext(raised.get(), Py_XNewRef(context.get()));
+      reinterpret_cast<PyBaseExceptionObject*>(raised.get())->suppress_context = suppress;
+    });
+  }
   if (operands.size() == 2) {
     // `raise e from cause`: cause is None, an exception class or instance.
     const ValuePtr& causeValue = operands[1];

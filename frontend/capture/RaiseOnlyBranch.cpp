@@ -12,12 +12,10 @@
 // failure of it into the original exception (docs/capture.md, "Branches that
 // only raise").
 //
-// The raising side is run speculatively over a copy of the value stack by a
-// small evaluator that knows only what building an exception needs: loads,
-// constructing a builtin exception from constants, f-strings and operators
-// on constants. It never calls the oracle, never adds a guard and never
-// writes a value capture holds, so giving up leaves capture exactly as it
-// was, and the data-dependent-branch error stands.
+// Each side is run speculatively by the real opcode handlers on a
+// checkpoint of capture's state that is always rolled back
+// (Interpreter::speculateRaise, Speculate.cpp): giving up leaves capture
+// exactly as it was, and the data-dependent-branch error stands.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"
@@ -34,10 +32,6 @@ using python::PyRef;
 
 namespace {
 
-/// Building an exception takes a few instructions; a longer side is doing
-/// something else.
-constexpr size_t MaxSpeculatedInstructions = 64;
-
 /// Whether an exception raised at instruction \p index of \p frame would be
 /// caught by a handler of that frame (a `try` or a `with` block).
 bool handled(const Frame& frame, size_t index) {
@@ -45,19 +39,6 @@ bool handled(const Frame& frame, size_t index) {
     if (region.start <= index && index < region.end)
       return true;
   return false;
-}
-
-/// The Python object of a constant value, or null for any other kind.
-PyObject* constantObject(const ValuePtr& value) {
-  return value && value->isConstant() ? value->object.get() : nullptr;
-}
-
-/// Whether \p object is an exception class written in C: making one of
-/// those runs no code of the program's (a class written in Python could
-/// have an `__init__` with effects).
-bool isBuiltinExceptionClass(PyObject* object) {
-  return PyExceptionClass_Check(object) &&
-         !(PyType_GetFlags(reinterpret_cast<PyTypeObject*>(object)) & Py_TPFLAGS_HEAPTYPE);
 }
 
 /// What the check says when it fails: "Type" or "Type: message", for an
@@ -89,220 +70,6 @@ std::optional<std::string> checkText(PyObject* exception) {
 
 } // namespace
 
-llvm::Expected<PyRef> Interpreter::speculateRaise(const Frame& f, size_t start) {
-  const std::vector<Instruction>& instructions = f.decoded->instructions;
-  // The condition is popped on both sides of a POP_JUMP.
-  std::vector<ValuePtr> stack(f.stack.begin(), f.stack.end() - 1);
-  PyRef kwNames;
-  auto pop = [&]() -> ValuePtr {
-    ValuePtr top = std::move(stack.back());
-    stack.pop_back();
-    return top;
-  };
-  auto fail = [] { return PyRef(); };
-  size_t pc = start;
-  for (size_t step = 0; step < MaxSpeculatedInstructions; ++step) {
-    // An exception caught in this frame does not leave it.
-    if (pc >= instructions.size() || handled(f, pc))
-      return fail();
-    const Instruction& ins = instructions[pc++];
-    const OpcodeEntry* entry = dispatch_[ins.opcode];
-    if (!entry)
-      return fail();
-    llvm::StringRef name = entry->name;
-    if (name == "NOP" || name == "PRECALL")
-      continue;
-    if (name == "LOAD_CONST") {
-      stack.push_back(makeConstant(PyRef::borrow(PyTuple_GET_ITEM(f.code->co_consts, ins.arg))));
-    } else if (name == "LOAD_FAST") {
-      if (ins.arg >= f.locals.size() || !f.locals[ins.arg])
-        return fail();
-      stack.push_back(f.locals[ins.arg]);
-    } else if (name == "LOAD_DEREF") {
-      const ValuePtr& cell = ins.arg < f.locals.size() ? f.locals[ins.arg] : nullptr;
-      if (!cell || cell->kind != ValueKind::Cell || !cell->cell)
-        return fail();
-      stack.push_back(cell->cell);
-    } else if (name == "LOAD_GLOBAL") {
-      // Only an exception class: read as CPython would, without the guard
-      // a global of the entry's module gets, since nothing else of the
-      // program depends on it.
-      PyObject* global = PyTuple_GET_ITEM(f.code->co_names, ins.arg >> 1);
-      PyObject* value = PyDict_GetItemWithError(f.globals, global);
-      if (!value && !PyErr_Occurred()) {
-        PyObject* builtins = PyDict_GetItemString(f.globals, "__builtins__");
-        if (builtins && PyModule_Check(builtins))
-          builtins = PyModule_GetDict(builtins);
-        if (!builtins || !PyDict_Check(builtins))
-          builtins = PyModule_GetDict(types_.builtinsModule.get());
-        value = PyDict_GetItemWithError(builtins, global);
-      }
-      if (!value || !PyExceptionClass_Check(value)) {
-        PyErr_Clear();
-        return fail();
-      }
-      if (ins.arg & 1)
-        stack.push_back(makeValue(ValueKind::Null));
-      stack.push_back(makeValue(ValueKind::Object, PyRef::borrow(value)));
-    } else if (name == "LOAD_ASSERTION_ERROR") {
-      stack.push_back(makeValue(ValueKind::Object, PyRef::borrow(PyExc_AssertionError)));
-    } else if (name == "PUSH_NULL") {
-      stack.push_back(makeValue(ValueKind::Null));
-    } else if (name == "POP_TOP") {
-      if (stack.empty())
-        return fail();
-      pop();
-    } else if (name == "COPY" || name == "SWAP") {
-      if (ins.arg == 0 || ins.arg > stack.size())
-        return fail();
-      if (name == "COPY")
-        stack.push_back(stack[stack.size() - ins.arg]);
-      else
-        std::swap(stack.back(), stack[stack.size() - ins.arg]);
-    } else if (name == "FORMAT_VALUE") {
-      // Only constants: formatting a symbolic number could decide it.
-      bool hasSpec = ins.arg & 0x04;
-      if (stack.size() < (hasSpec ? 2u : 1u))
-        return fail();
-      ValuePtr spec = hasSpec ? pop() : nullptr;
-      PyObject* value = constantObject(pop());
-      if (!value || (spec && !constantObject(spec)))
-        return fail();
-      PyRef converted = PyRef::borrow(value);
-      switch (ins.arg & 0x03) {
-      case 1:
-        converted = PyRef::steal(PyObject_Str(value));
-        break;
-      case 2:
-        converted = PyRef::steal(PyObject_Repr(value));
-        break;
-      case 3:
-        converted = PyRef::steal(PyObject_ASCII(value));
-        break;
-      default:
-        break;
-      }
-      PyRef formatted = converted ? PyRef::steal(PyObject_Format(
-                                        converted.get(), spec ? constantObject(spec) : nullptr))
-                                  : PyRef();
-      if (!formatted) {
-        PyErr_Clear();
-        return fail();
-      }
-      stack.push_back(makeConstant(std::move(formatted)));
-    } else if (name == "BUILD_STRING") {
-      if (ins.arg > stack.size())
-        return fail();
-      PyRef parts = PyRef::steal(PyList_New(0));
-      for (size_t i = stack.size() - ins.arg; i < stack.size(); ++i) {
-        PyObject* part = constantObject(stack[i]);
-        if (!parts || !part || !PyUnicode_CheckExact(part) || PyList_Append(parts.get(), part) < 0)
-          return fail();
-      }
-      stack.resize(stack.size() - ins.arg);
-      PyRef empty = PyRef::steal(PyUnicode_FromString(""));
-      PyRef joined = empty ? PyRef::steal(PyUnicode_Join(empty.get(), parts.get())) : PyRef();
-      if (!joined) {
-        PyErr_Clear();
-        return fail();
-      }
-      stack.push_back(makeConstant(std::move(joined)));
-    } else if (name == "BINARY_OP") {
-      // `"expected " + kind`: CPython on constants, as capture computes it.
-      if (stack.size() < 2 || ins.arg >= opcodes_.binaryOps().size())
-        return fail();
-      ValuePtr b = pop();
-      ValuePtr a = pop();
-      if (!constantObject(a) || !constantObject(b))
-        return fail();
-      llvm::Expected<ValuePtr> value = binary(opcodes_.binaryOps()[ins.arg], a, b);
-      if (!value) {
-        llvm::consumeError(value.takeError());
-        return fail();
-      }
-      if (!(*value)->isConstant())
-        return fail();
-      stack.push_back(*value);
-    } else if (name == "KW_NAMES") {
-      kwNames = PyRef::borrow(PyTuple_GET_ITEM(f.code->co_consts, ins.arg));
-    } else if (name == "CALL") {
-      // [NULL, callable, args...] or [callable, self, args...], as
-      // callWithStack reads them; only an exception class is called.
-      size_t argc = ins.arg;
-      if (stack.size() < argc + 2)
-        return fail();
-      std::vector<ValuePtr> args(stack.end() - argc, stack.end());
-      stack.resize(stack.size() - argc);
-      ValuePtr second = pop();
-      ValuePtr first = pop();
-      ValuePtr callee = second;
-      if (first->kind != ValueKind::Null) {
-        callee = first;
-        args.insert(args.begin(), second);
-      }
-      if (callee->kind != ValueKind::Object || !isBuiltinExceptionClass(callee->object.get()))
-        return fail();
-      Py_ssize_t keywords = kwNames ? PyTuple_GET_SIZE(kwNames.get()) : 0;
-      if (static_cast<size_t>(keywords) > args.size())
-        return fail();
-      PyRef positional = PyRef::steal(PyTuple_New(Py_ssize_t(args.size()) - keywords));
-      PyRef named = keywords ? PyRef::steal(PyDict_New()) : PyRef();
-      if (!positional || (keywords && !named)) {
-        PyErr_Clear();
-        return fail();
-      }
-      for (size_t i = 0; i < args.size(); ++i) {
-        PyObject* arg = constantObject(args[i]);
-        if (!arg)
-          return fail();
-        Py_ssize_t index = static_cast<Py_ssize_t>(i);
-        Py_ssize_t firstKeyword = Py_ssize_t(args.size()) - keywords;
-        if (index < firstKeyword) {
-          PyTuple_SET_ITEM(positional.get(), index, Py_NewRef(arg));
-        } else if (PyDict_SetItem(named.get(),
-                                  PyTuple_GET_ITEM(kwNames.get(), index - firstKeyword), arg) < 0) {
-          PyErr_Clear();
-          return fail();
-        }
-      }
-      kwNames = PyRef();
-      PyRef exception =
-          PyRef::steal(PyObject_Call(callee->object.get(), positional.get(), named.get()));
-      if (!exception || !PyExceptionInstance_Check(exception.get())) {
-        PyErr_Clear();
-        return fail();
-      }
-      stack.push_back(makeValue(ValueKind::Object, std::move(exception)));
-    } else if (name == "RAISE_VARARGS") {
-      // `raise E`, `raise E(...)`, `raise E(...) from cause`: the cause
-      // does not change the exception's type or message.
-      if (ins.arg < 1 || ins.arg > 2 || stack.size() < ins.arg)
-        return fail();
-      if (ins.arg == 2)
-        pop();
-      ValuePtr raised = pop();
-      if (raised->kind != ValueKind::Object)
-        return fail();
-      PyObject* object = raised->object.get();
-      if (PyExceptionInstance_Check(object))
-        return PyRef::borrow(object);
-      if (!isBuiltinExceptionClass(object))
-        return fail();
-      PyRef made = PyRef::steal(PyObject_CallNoArgs(object));
-      if (!made || !PyExceptionInstance_Check(made.get())) {
-        PyErr_Clear();
-        return fail();
-      }
-      return made;
-    } else {
-      // A store, a call of anything else, a jump, a return: the side does
-      // more than raise.
-      return fail();
-    }
-  }
-  return fail();
-}
-
 llvm::Expected<bool> Interpreter::raiseOnlyBranch(Frame& f, const Instruction& ins, bool onTrue) {
   ValuePtr condition = f.stack.back();
   if (!condition->isTensor() || ins.jumpTarget < 0)
@@ -314,10 +81,11 @@ llvm::Expected<bool> Interpreter::raiseOnlyBranch(Frame& f, const Instruction& i
 
   size_t fallThrough = f.pc + 1;
   size_t target = static_cast<size_t>(ins.jumpTarget);
-  llvm::Expected<PyRef> fallRaises = speculateRaise(f, fallThrough);
+  std::vector<Guard> fallGuards, targetGuards;
+  llvm::Expected<PyRef> fallRaises = speculateRaise(f, fallThrough, fallGuards);
   if (!fallRaises)
     return fallRaises.takeError();
-  llvm::Expected<PyRef> targetRaises = speculateRaise(f, target);
+  llvm::Expected<PyRef> targetRaises = speculateRaise(f, target, targetGuards);
   if (!targetRaises)
     return targetRaises.takeError();
   // Both sides raising is a program that always raises.
@@ -359,6 +127,10 @@ llvm::Expected<bool> Interpreter::raiseOnlyBranch(Frame& f, const Instruction& i
   if (!checked)
     return checked.takeError();
 
+  // The check's text was read from the program's state: the guards the
+  // raising side installed pin it.
+  for (Guard& guard : *fallRaises ? fallGuards : targetGuards)
+    guards_.add(std::move(guard));
   pop(f);
   f.next = *fallRaises ? target : fallThrough;
   return true;

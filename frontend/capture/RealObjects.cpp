@@ -278,6 +278,9 @@ llvm::Expected<PyRef> Interpreter::materializeCell(const ValuePtr& cell) {
 llvm::Expected<ValuePtr> Interpreter::callForReal(PyObject* callable,
                                                   const std::vector<ValuePtr>& args,
                                                   const KeywordArgs& kwargs) {
+  if (llvm::Error refused =
+          recorder_.irreversible("calling " + describeObject(callable) + " for real"))
+    return refused;
   auto real = [&](const ValuePtr& value) -> llvm::Expected<PyRef> {
     if (std::optional<std::string> why = whyNotReal(value))
       return captureError("calling " + describeObject(callable) + " on " + *why +
@@ -310,6 +313,10 @@ llvm::Error Interpreter::syncRealCell(const ValuePtr& cell) {
   if (it == realCells_.end())
     return llvm::Error::success();
   PyObject* real = it->second.second.get();
+  // A rollback gives the real cell back what it held.
+  recorder_.onRollback([cell = it->second.second, held = PyRef::borrow(PyCell_GET(real))] {
+    PyCell_Set(cell.get(), held.get());
+  });
   // Capture reads the symbolic cell (see functionFromReal); the real one
   // holds the same value when it can be real, and is empty otherwise.
   if (!cell->cell || whyNotReal(cell->cell)) {

@@ -688,8 +688,11 @@ llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
   case ValueKind::NNModule: {
     // bool() of a SymBool asks torch's ShapeEnv, which records the decision
     // as a guard on the symbols.
-    if (value->kind == ValueKind::SymNum)
+    if (value->kind == ValueKind::SymNum) {
+      if (llvm::Error refused = recorder_.irreversible("deciding a symbolic condition"))
+        return refused;
       reportLocation();
+    }
     int result = PyObject_IsTrue(value->object.get());
     if (result < 0)
       return programError("deciding a condition");

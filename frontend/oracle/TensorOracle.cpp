@@ -90,6 +90,7 @@ public:
   llvm::Expected<PyRef> eagerLayout(PyObject* fake) override;
   llvm::Error finalize() override;
   PyRef takeRaisedException() override { return std::move(raised_); }
+  size_t shapeFactCount() override;
 
 private:
   /// See takeRaisedException.
@@ -302,6 +303,17 @@ llvm::Expected<PyRef> PythonTensorOracle::call(PyObject* callable, PyObject* arg
     return error;
   }
   return PyRef::borrow(PyTuple_GET_ITEM(result.get(), 0));
+}
+
+size_t PythonTensorOracle::shapeFactCount() {
+  PyRef count = PyRef::steal(PyObject_CallMethod(session_.get(), "fact_count", nullptr));
+  size_t facts = count ? PyLong_AsSize_t(count.get()) : size_t(-1);
+  if (PyErr_Occurred()) {
+    // Unknown counts as changed: speculation then gives up.
+    PyErr_Clear();
+    return size_t(-1);
+  }
+  return facts;
 }
 
 llvm::Expected<PyRef> PythonTensorOracle::eagerLayout(PyObject* fake) {

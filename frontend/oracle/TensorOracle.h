@@ -145,6 +145,12 @@ public:
   /// one (not the oracle's own complaints), and only once: what a program's
   /// `try`/`except` around the call may catch. Null otherwise.
   virtual python::PyRef takeRaisedException() { return {}; }
+
+  /// How many facts torch's ShapeEnv holds (guards, replacements, runtime
+  /// asserts, divisibilities): it only grows, and nothing can take a fact
+  /// back, so a capture that speculates compares it before and after to
+  /// know that the path it abandons decided no symbolic size.
+  virtual size_t shapeFactCount() { return 0; }
 };
 
 } // namespace dync::oracle

@@ -457,6 +457,15 @@ class Session:
                 _layout_observed(f"{name} gives another type on the chosen layout", origins)
             _set_twin(result, twin, origins)
 
+    def fact_count(self):
+        """How many facts the ShapeEnv holds; it only grows (see
+        TensorOracle::shapeFactCount)."""
+        env = self.env
+        asserts = sum(len(v) for v in env.deferred_runtime_asserts.values())
+        return (
+            len(env.guards) + len(env.replacements) + len(env.divisible) + len(env.axioms) + asserts
+        )
+
     def undo(self):
         """Forgets the ids the last call gave: its results belong to no node,
         and tensors it updated in place stand for their previous values."""

@@ -1,0 +1,147 @@
+//===- Speculate.cpp - Running a path that may be taken back --------------===//
+//
+// The interpreter's state as the recorder (Recorder.h) saves and restores
+// it, and the speculative run of one side of a data-dependent branch with
+// the real opcode handlers.
+//
+// A speculated run may do anything capture can take back: install guards,
+// read globals and attributes, store locals, mutate lists, dicts and
+// instances, inline the program's functions, raise and handle exceptions.
+// It may not do what nothing takes back: call the tensor oracle (torch's
+// ShapeEnv keeps what a call decided), make graph inputs, call the
+// program's code for real or switch torch's grad mode; those refuse while a
+// checkpoint is open (Recorder::irreversible) and the run fails there.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Exceptions.h"
+#include "frontend/capture/Interpreter.h"
+
+#include <tuple>
+
+namespace dync::capture {
+
+using bytecode::Instruction;
+using python::PyRef;
+
+namespace {
+
+/// Building an exception takes a few instructions; a longer side is doing
+/// something else.
+constexpr size_t MaxSpeculatedInstructions = 64;
+
+} // namespace
+
+void Interpreter::trackState() {
+  recorder_.trackGuards(guards_);
+  recorder_.trackGraph(oracle_.builder().graph());
+  // Every value the interpreter holds, and through them every value the
+  // program can reach: what a speculated path may mutate.
+  recorder_.trackValues([this](std::vector<ValuePtr>& roots) {
+    for (const Frame* frame : frames_) {
+      roots.insert(roots.end(), frame->locals.begin(), frame->locals.end());
+      roots.insert(roots.end(), frame->stack.begin(), frame->stack.end());
+      roots.insert(roots.end(), frame->yielded.begin(), frame->yielded.end());
+      roots.push_back(frame->names);
+      roots.push_back(frame->returnValue);
+    }
+    roots.push_back(handledException_);
+    for (const auto& [object, setting] : contextVarSettings_)
+      roots.push_back(setting.value);
+    for (const auto& [object, token] : contextVarTokens_)
+      if (token.second.previous)
+        roots.push_back(token.second.previous->value);
+    for (const RealAttrSetting& setting : realAttrSettings_) {
+      roots.push_back(setting.original);
+      roots.push_back(setting.value);
+    }
+    for (const auto& [object, function] : realFunctions_)
+      roots.push_back(function);
+    for (const auto& [value, cell] : realCells_)
+      roots.push_back(cell.first);
+    for (const auto& [object, function] : functionsBeingWrapped_)
+      roots.push_back(function);
+    for (const auto& [object, input] : tensorInputs_)
+      roots.push_back(input.second);
+  });
+  // The frames themselves (where they are, their stacks and locals as
+  // vectors) and the interpreter's own tables. The code cache is left out:
+  // what it holds does not depend on the path.
+  recorder_.track([this]() -> Recorder::Restore {
+    auto tables = [this] {
+      return std::tie(frames_, handledException_, raisedOrigins_, contextVarSettings_,
+                      contextVarTokens_, realAttrSettings_, realFunctions_, realCells_,
+                      localClasses_, functionsBeingWrapped_, tensorInputs_, inputOrder_,
+                      functionsRun_, watches_, autoFindings_, steps_, returnLocation_);
+    };
+    using Tables =
+        decltype(std::apply([](auto&... table) { return std::make_tuple(table...); }, tables()));
+    auto saved = std::make_shared<Tables>(tables());
+    auto frameStates = std::make_shared<std::vector<std::pair<Frame*, Frame>>>();
+    for (Frame* frame : frames_)
+      frameStates->emplace_back(frame, *frame);
+    return [tables, saved, frameStates] {
+      tables() = *saved;
+      for (const auto& [frame, state] : *frameStates)
+        *frame = state;
+    };
+  });
+}
+
+llvm::Expected<PyRef> Interpreter::speculateRaise(Frame& f, size_t start,
+                                                  std::vector<Guard>& guardsRead) {
+  const std::vector<Instruction>& instructions = f.decoded->instructions;
+  size_t factsBefore = oracle_.shapeFactCount();
+  size_t refusalsBefore = recorder_.refusals();
+  // GuardSet::add only appends.
+  size_t guardsBefore = guards_.guards().size();
+  Recorder::Checkpoint checkpoint = recorder_.checkpoint();
+  // The condition is popped on both sides of a POP_JUMP.
+  pop(f);
+  PyRef raised;
+  size_t pc = start;
+  for (size_t step = 0; step < MaxSpeculatedInstructions; ++step) {
+    // An exception caught in this frame does not leave it; a return is
+    // not a raise.
+    if (f.done || pc >= instructions.size() || findExceptionHandler(*f.decoded, pc))
+      break;
+    const Instruction& ins = instructions[pc];
+    // Straight-line code only: a branch inside the side decides something
+    // (a symbolic size, a tensor's values) before the run could know
+    // whether the side raises.
+    if (ins.jumpTarget >= 0)
+      break;
+    const OpcodeEntry* entry = dispatch_[ins.opcode];
+    if (!entry || !entry->handler)
+      break;
+    f.pc = pc;
+    f.next = pc + 1;
+    if (llvm::Error error = (this->*entry->handler)(f, ins)) {
+      llvm::handleAllErrors(
+          std::move(error),
+          [&](const RaisedException& exception) {
+            if (PyExceptionInstance_Check(exception.object()))
+              raised = PyRef::borrow(exception.object());
+          },
+          [](const llvm::ErrorInfoBase&) {});
+      break;
+    }
+    pc = f.next;
+  }
+  if (raised)
+    guardsRead.assign(guards_.guards().begin() + static_cast<std::ptrdiff_t>(guardsBefore),
+                      guards_.guards().end());
+  recorder_.rollback(checkpoint);
+  // A refused effect makes the run fail, whatever error the handlers made
+  // of the refusal.
+  if (recorder_.refusals() != refusalsBefore)
+    return PyRef();
+  size_t factsAfter = oracle_.shapeFactCount();
+  if (factsBefore == size_t(-1) || factsAfter != factsBefore)
+    return captureError("data-dependent branch: the condition depends on a tensor's values, and "
+                        "trying whether one side only raises decided a symbolic size, which "
+                        "capture cannot take back");
+  return raised;
+}
+
+} // namespace dync::capture
