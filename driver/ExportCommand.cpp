@@ -544,6 +544,9 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
       /// code identity.
       python::PyRef function;
       std::vector<capture::FunctionRun> functionsRun;
+      /// The captured graph's rangeFreeText, for merging equal graphs of a
+      /// split range; empty when not exported to an artifact.
+      std::string rangeFree = {};
     };
     std::vector<Exported> exported;
     // The passes run for what compiles or shows the optimized graph; the
@@ -648,6 +651,26 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
             graph.print(os);
             os << '\n';
           }
+          // Equal graphs of a split range: this one, over the union of the
+          // two ranges, takes the earlier one's place (its kernels go with
+          // it), so the artifact holds one graph and one set of kernels.
+          std::string rangeFree = buildArtifact ? rangeFreeText(graph) : std::string();
+          std::optional<size_t> replaces;
+          for (size_t i = 0; buildArtifact && i < exported.size() && !replaces; ++i) {
+            if (exported[i].spec != spec.text || exported[i].rangeFree != rangeFree)
+              continue;
+            std::optional<MergedRange> merged = mergedRange(*exported[i].graph, graph);
+            if (!merged)
+              continue;
+            for (ir::SymbolDecl& decl : graph.symbols())
+              if (decl.name == merged->symbol)
+                decl.range = merged->range;
+            llvm::WithColor::note(llvm::errs(), "dync")
+                << entry->qualname << ": the graphs for " << merged->what
+                << " are the same; one graph serves both\n";
+            replaces = i;
+            rangeFree = rangeFreeText(graph);
+          }
           if (optimize)
             if (llvm::Error error = optimizeVariant(graph))
               return error;
@@ -660,8 +683,21 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
                                              llvm::toString(code.takeError()));
             text = std::move(*code);
           }
-          exported.push_back({spec.text, &graph, std::move(text), entry->code, module->absolutePath,
-                              first, entry->function, std::move(functionsRun[&graph])});
+          Exported made{spec.text,
+                        &graph,
+                        std::move(text),
+                        entry->code,
+                        module->absolutePath,
+                        first,
+                        entry->function,
+                        std::move(functionsRun[&graph]),
+                        std::move(rangeFree)};
+          if (replaces) {
+            made.shown = exported[*replaces].shown;
+            exported[*replaces] = std::move(made);
+          } else {
+            exported.push_back(std::move(made));
+          }
           first = false;
           return llvm::Error::success();
         };

@@ -104,6 +104,65 @@ bool servesPoint(const ir::Graph& graph, const SizePoint& capturedAt, const Size
   return true;
 }
 
+std::string rangeFreeText(const ir::Graph& graph) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  graph.print(os);
+  for (const ir::Guard& guard : graph.guards().guards()) {
+    guard.print(os);
+    os << '\n';
+  }
+  // The header starts with the name; the symbols' block holds only names
+  // and ranges, and the names stay.
+  llvm::StringRef body = llvm::StringRef(text).drop_until([](char c) { return c == '('; });
+  std::string result;
+  size_t symbols = body.find("symbols {");
+  if (symbols == llvm::StringRef::npos)
+    return body.str();
+  size_t close = body.find('}', symbols);
+  result = body.take_front(symbols).str();
+  for (const ir::SymbolDecl& decl : graph.symbols())
+    result += decl.name + " ";
+  result += body.drop_front(close == llvm::StringRef::npos ? body.size() : close + 1).str();
+  return result;
+}
+
+std::optional<MergedRange> mergedRange(const ir::Graph& earlier, const ir::Graph& later) {
+  if (earlier.symbols().size() != later.symbols().size())
+    return std::nullopt;
+  std::optional<MergedRange> merged;
+  for (const ir::SymbolDecl& mine : later.symbols()) {
+    const ir::SymbolDecl* theirs = earlier.findSymbol(mine.name);
+    if (!theirs)
+      return std::nullopt;
+    const ir::SymbolRange &a = theirs->range, &b = mine.range;
+    if (a.lo == b.lo && a.hi == b.hi)
+      continue;
+    if (merged)
+      return std::nullopt; // two symbols differ: the union is no box
+    // Both ranges are one interval when each starts at most one past the
+    // other's end.
+    auto startsBy = [](const ir::SymbolRange& x, const ir::SymbolRange& y) {
+      return !x.lo || !y.hi || *x.lo <= *y.hi + 1;
+    };
+    if (!startsBy(a, b) || !startsBy(b, a))
+      return std::nullopt;
+    ir::SymbolRange range;
+    if (a.lo && b.lo)
+      range.lo = std::min(*a.lo, *b.lo);
+    if (a.hi && b.hi)
+      range.hi = std::max(*a.hi, *b.hi);
+    std::string what;
+    llvm::raw_string_ostream os(what);
+    os << mine.name << " in ";
+    a.print(os);
+    os << " and ";
+    b.print(os);
+    merged = MergedRange{mine.name, range, std::move(what)};
+  }
+  return merged;
+}
+
 std::string specializationSuffix(const SizePoint& point) {
   std::string suffix;
   for (const auto& [symbol, size] : point)
