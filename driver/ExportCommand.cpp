@@ -644,6 +644,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
         // Optimizes a variant and records it; --emit shows the first one
         // (the graph as captured, or the rewritten bytecode).
         bool first = true;
+        llvm::StringSet<> mergeNotes;
         auto addVariant = [&](ir::Graph& graph) -> llvm::Error {
           std::string text;
           if (first && emit_ == "graph") {
@@ -665,11 +666,19 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
             for (ir::SymbolDecl& decl : graph.symbols())
               if (decl.name == merged->symbol)
                 decl.range = merged->range;
-            llvm::WithColor::note(llvm::errs(), "dync")
-                << entry->qualname << ": the graphs for " << merged->what
-                << " are the same; one graph serves both\n";
+            // Once per entry, not per grad-mode variant.
+            if (mergeNotes.insert(merged->what).second)
+              llvm::WithColor::note(llvm::errs(), "dync")
+                  << entry->qualname << ": the graphs for " << merged->what
+                  << " are the same; one graph serves both\n";
+            // The merged graph takes the earlier one's name too (the
+            // earlier one stays in the module, unexported, under another).
+            if (ir::Graph* earlier = graphs.findGraph(exported[i].graph->name())) {
+              std::string name = earlier->name();
+              earlier->setName(name + "$merged");
+              graph.setName(name);
+            }
             replaces = i;
-            rangeFree = rangeFreeText(graph);
           }
           if (optimize)
             if (llvm::Error error = optimizeVariant(graph))

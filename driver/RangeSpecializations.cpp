@@ -112,9 +112,14 @@ std::string rangeFreeText(const ir::Graph& graph) {
     guard.print(os);
     os << '\n';
   }
-  // The header starts with the name; the symbols' block holds only names
-  // and ranges, and the names stay.
-  llvm::StringRef body = llvm::StringRef(text).drop_until([](char c) { return c == '('; });
+  // The header starts with the name (and its indentation follows the
+  // name's length); the symbols' block holds only names and ranges, and the
+  // names stay.
+  std::string normal;
+  for (char c : llvm::StringRef(text).drop_until([](char c) { return c == '('; }))
+    if (c != ' ' || normal.empty() || normal.back() != ' ')
+      normal.push_back(c);
+  llvm::StringRef body = normal;
   std::string result;
   size_t symbols = body.find("symbols {");
   if (symbols == llvm::StringRef::npos)
