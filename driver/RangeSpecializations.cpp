@@ -8,6 +8,67 @@
 
 namespace dync::driver {
 
+namespace {
+
+/// Whether \p relation is a `!=` over \p symbol alone (`seq != 32`,
+/// `8*n != 256`): it leaves single sizes of that symbol out.
+bool isSingleSymbolNe(const ir::Relation& relation, llvm::StringRef symbol) {
+  if (relation.kind != ir::RelationKind::Ne)
+    return false;
+  bool only = true, any = false;
+  auto check = [&](ir::SymExpr s) {
+    any = true;
+    only &= s.symbolName() == symbol;
+  };
+  relation.lhs.walkSymbols(check);
+  relation.rhs.walkSymbols(check);
+  return any && only;
+}
+
+/// Whether \p relation (see isSingleSymbolNe) leaves \p size of \p symbol
+/// out: it does not hold there.
+bool leavesOut(const ir::Relation& relation, llvm::StringRef symbol, int64_t size) {
+  ir::SymbolValues values;
+  values[symbol] = size;
+  llvm::Expected<bool> holds = relation.evaluate(values);
+  if (!holds) {
+    llvm::consumeError(holds.takeError());
+    return false;
+  }
+  return !*holds;
+}
+
+/// The sizes inside \p declared and \p served that \p relation leaves out:
+/// `symbol != c` leaves c out; another expression is evaluated at each size
+/// of a bounded range (up to 65536 of them).
+std::vector<int64_t> sizesLeftOut(const ir::Relation& relation, llvm::StringRef symbol,
+                                  const ir::SymbolRange& declared, const ir::SymbolRange& served) {
+  std::vector<int64_t> sizes;
+  const ir::SymExpr* bare = &relation.lhs;
+  const ir::SymExpr* constant = &relation.rhs;
+  if (!bare->isSymbol())
+    std::swap(bare, constant);
+  if (bare->isSymbol() && constant->isConstant()) {
+    int64_t size = constant->constantValue();
+    if (declared.contains(size) && served.contains(size))
+      sizes.push_back(size);
+    return sizes;
+  }
+  std::optional<int64_t> lo = declared.lo, hi = declared.hi;
+  if (served.lo && (!lo || *served.lo > *lo))
+    lo = served.lo;
+  if (served.hi && (!hi || *served.hi < *hi))
+    hi = served.hi;
+  if (!lo || !hi || *hi - *lo > 65535)
+    return sizes;
+  for (int64_t size = *lo; size <= *hi; ++size)
+    if (leavesOut(relation, symbol, size))
+      sizes.push_back(size);
+  return sizes;
+}
+
+} // namespace
+
 std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
                                           const std::vector<capture::DynamicSpec>& specs,
                                           const SizePoint& at) {
@@ -58,20 +119,15 @@ std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
           "the program cuts the range at " + std::to_string(*decl->range.hi + 1) +
               ", so the graph for " + spec.symbol + " serves " + spec.symbol + " in " + range +
               because);
-    // A relation that leaves out one size: `seq != 32`.
+    // A relation that leaves out single sizes: `seq != 32`, `8*n != 256`.
     for (const ir::Relation& relation : graph.relations()) {
-      if (relation.kind != ir::RelationKind::Ne)
+      if (!isSingleSymbolNe(relation, spec.symbol))
         continue;
-      const ir::SymExpr* symbol = &relation.lhs;
-      const ir::SymExpr* constant = &relation.rhs;
-      if (!symbol->isSymbol())
-        std::swap(symbol, constant);
-      if (!symbol->isSymbol() || symbol->symbolName() != spec.symbol || !constant->isConstant())
-        continue;
-      int64_t size = constant->constantValue();
-      if (spec.range.contains(size) && decl->range.contains(size))
-        add(spec, size,
-            "the graph assumes " + spec.symbol + " != " + std::to_string(size) + relation.origin);
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      relation.print(os);
+      for (int64_t size : sizesLeftOut(relation, spec.symbol, spec.range, decl->range))
+        add(spec, size, "the graph assumes " + text + relation.origin);
     }
   }
   return uncovered;
@@ -89,17 +145,9 @@ bool servesPoint(const ir::Graph& graph, const SizePoint& capturedAt, const Size
     }
     if (!decl->range.contains(size))
       return false;
-    for (const ir::Relation& relation : graph.relations()) {
-      if (relation.kind != ir::RelationKind::Ne)
-        continue;
-      const ir::SymExpr* lhs = &relation.lhs;
-      const ir::SymExpr* rhs = &relation.rhs;
-      if (!lhs->isSymbol())
-        std::swap(lhs, rhs);
-      if (lhs->isSymbol() && lhs->symbolName() == symbol && rhs->isConstant() &&
-          rhs->constantValue() == size)
+    for (const ir::Relation& relation : graph.relations())
+      if (isSingleSymbolNe(relation, symbol) && leavesOut(relation, symbol, size))
         return false;
-    }
   }
   return true;
 }

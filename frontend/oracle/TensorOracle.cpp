@@ -291,13 +291,14 @@ llvm::Expected<PyRef> PythonTensorOracle::addIntInput(PyObject* real, llvm::Stri
   for (int i = 0; i < 2; ++i)
     bound[i] = ends[i] ? PyLong_FromLongLong(*ends[i]) : Py_NewRef(Py_None);
   PyRef lo = PyRef::steal(bound[0]), hi = PyRef::steal(bound[1]);
-  PyRef value = symbol.hint ? PyRef::steal(PyLong_FromLongLong(*symbol.hint)) : PyRef::borrow(real);
+  PyRef hint =
+      symbol.hint ? PyRef::steal(PyLong_FromLongLong(*symbol.hint)) : PyRef::borrow(Py_None);
   PyRef sourceText = PyRef::steal(python::newStr(source));
   PyRef symbolText = PyRef::steal(python::newStr(symbol.symbol));
-  if (!lo || !hi || !value || !sourceText || !symbolText)
+  if (!lo || !hi || !hint || !sourceText || !symbolText)
     return python::takePythonError("adding input " + source);
-  PyRef symInt = callMethod(addIntInputMethod_.get(),
-                            {value.get(), sourceText.get(), symbolText.get(), lo.get(), hi.get()});
+  PyRef symInt = callMethod(addIntInputMethod_.get(), {real, sourceText.get(), symbolText.get(),
+                                                       lo.get(), hi.get(), hint.get()});
   if (!symInt)
     return pythonError("making a symbolic int for " + source);
   llvm::Expected<ir::SymExpr> expr = symExprOf(symInt.get());

@@ -1219,16 +1219,21 @@ class Session:
     # Symbolic int inputs ---------------------------------------------------
 
     @_while_busy
-    def add_int_input(self, value, source, name, lo, hi):
+    def add_int_input(self, value, source, name, lo, hi, hint):
         """A torch.SymInt for the Python int argument `value` at `source`,
         the user symbol `name` with range [lo, hi] (None: unbounded).
 
         The symbol is a size, as a dynamic dimension's is: torch assumes
         0 and 1 away, so `value` is at least 2 (a capture at 0 or 1 is a
         constant the caller passes as such). A name a tensor dimension
-        already uses is that very symbol: the int equals that size."""
+        already uses is that very symbol: the int equals that size. `hint`
+        (not None) is the value capture assumes instead of `value`, for a
+        specialization of the declared range (see `_dim`)."""
         if type(value) is not int:
             raise OracleError(f"{source} is a {type(value).__qualname__}, not an int")
+        if hint is not None:
+            self.specializing = True
+            value = hint
         where = f"{source} ({name})"
         if value in (0, 1):
             raise OracleError(
