@@ -38,8 +38,10 @@ struct Binding {
   /// The text form of the tensor guard that bound it, and the dimension.
   std::string guardText;
   unsigned dim = 0;
-  /// `L['x'].size(0)`.
+  /// `L['x'].size(0)`, or `L['n']` for an int.
   std::string where;
+  /// Bound by an int guard rather than a tensor's dimension.
+  bool isInt = false;
 };
 
 /// A size or stride whose expected expression mentions a symbol that only a
@@ -90,6 +92,7 @@ private:
   llvm::Error emitTensor(const ir::Guard& guard, Value* object, const std::string& text);
   llvm::Error emitEquals(const ir::Guard& guard, Value* object, const std::string& text);
   llvm::Error emitKeys(const ir::Guard& guard, Value* object, const std::string& text);
+  llvm::Error emitSymInt(const ir::Guard& guard, Value* object, const std::string& text);
   llvm::Error emitAssumptions();
   /// The dync_tensor_info every tensor guard reads into, in turn: each
   /// guard loads the fields it checks before the next one calls.
@@ -136,13 +139,18 @@ llvm::Error GuardEmitter::checkSymbolsAreBound() const {
       for (ir::SymExpr size : guard.tensorType->sizes())
         if (size.isSymbol())
           bound.insert(size.symbolName());
+  // A symbolic int argument binds its symbol too.
+  for (const ir::Guard& guard : graph_.guards().guards())
+    if (guard.kind == ir::GuardKind::SymInt && guard.constant &&
+        guard.constant->kind() == ir::Argument::Kind::Sym && guard.constant->symValue().isSymbol())
+      bound.insert(guard.constant->symValue().symbolName());
 
   auto need = [&](llvm::StringRef symbol, const llvm::Twine& where) -> llvm::Error {
     if (bound.contains(symbol))
       return llvm::Error::success();
     return error("the symbol " + symbol + " (" + where +
-                 ") is not the size of any guarded tensor's dimension, so the guard "
-                 "function has nowhere to read it from");
+                 ") is neither the size of any guarded tensor's dimension nor a guarded int, so "
+                 "the guard function has nowhere to read it from");
   };
   auto needAll = [&](ir::SymExpr expr, const llvm::Twine& where) -> llvm::Error {
     llvm::Error result = llvm::Error::success();
@@ -453,6 +461,31 @@ llvm::Error GuardEmitter::emitKeys(const ir::Guard& guard, Value* object, const 
   return llvm::Error::success();
 }
 
+/// A symbolic int argument: an exact int whose value binds its symbol on
+/// first sight, as a tensor's dimension does, or must equal its expression.
+llvm::Error GuardEmitter::emitSymInt(const ir::Guard& guard, Value* object,
+                                     const std::string& text) {
+  if (!guard.constant || guard.constant->kind() != ir::Argument::Kind::Sym)
+    return error(text + ": an int guard needs a symbolic integer");
+  ir::SymExpr expected = guard.constant->symValue();
+  llvm::IRBuilder<> allocas(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+  llvm::AllocaInst* slot = allocas.CreateAlloca(b_.getInt64Ty(), nullptr, "int.slot");
+  require(
+      b_.CreateICmpNE(shim_.call(b_, ShimFn::PyIntValue, {object, slot}, "is_int"), b_.getInt32(0)),
+      text + ": not exactly an int in the 64-bit range");
+  std::string source = guard.source->str();
+  Value* actual = b_.CreateLoad(b_.getInt64Ty(), slot, "int");
+  if (expected.isSymbol() && !bindings_.contains(expected.symbolName())) {
+    actual->setName(expected.symbolName());
+    bindings_[expected.symbolName()] = {actual, text, 0, source, /*isInt=*/true};
+    return llvm::Error::success();
+  }
+  std::string reason = text + ": " + source + " is not " + expected.str();
+  if (expected.isSymbol())
+    reason += " = " + bindings_[expected.symbolName()].where;
+  return checkEquals(actual, expected, text, std::move(reason));
+}
+
 llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
   // The loader checks versions, once per load.
   if (guard.kind == ir::GuardKind::Version)
@@ -521,6 +554,8 @@ llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
     return llvm::Error::success();
   case ir::GuardKind::Keys:
     return emitKeys(guard, *object, text);
+  case ir::GuardKind::SymInt:
+    return emitSymInt(guard, *object, text);
   case ir::GuardKind::Empty:
     require(b_.CreateICmpNE(shim_.call(b_, ShimFn::PyIsEmptyDict, {*object}, "is_empty"),
                             b_.getInt32(0)),
@@ -567,8 +602,10 @@ llvm::Error GuardEmitter::emitAssumptions() {
           b_.CreateICmpSLE(binding.value, b_.getInt64(*range.hi), decl.name + ".below_hi");
       inside = inside ? b_.CreateAnd(inside, belowHi, decl.name + ".inside") : belowHi;
     }
-    require(inside, binding.guardText + ": size(" + std::to_string(binding.dim) + ") (" +
-                        decl.name + ") is outside " + textOf(range));
+    require(inside,
+            binding.guardText + ": " +
+                (binding.isInt ? binding.where : "size(" + std::to_string(binding.dim) + ")") +
+                " (" + decl.name + ") is outside " + textOf(range));
   }
 
   for (const ir::Relation& relation : graph_.relations()) {

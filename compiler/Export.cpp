@@ -30,6 +30,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -363,12 +364,41 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
         // Optimizes a variant and records it; --emit shows the first one
         // (the graph as captured, or the rewritten bytecode).
         bool first = true;
+        llvm::StringSet<> mergeNotes;
         auto addVariant = [&](ir::Graph& graph) -> llvm::Error {
           std::string text;
           if (first && options_.emit == "graph") {
             llvm::raw_string_ostream os(text);
             graph.print(os);
             os << '\n';
+          }
+          // Equal graphs of a split range: this one, over the union of the
+          // two ranges, takes the earlier one's place (its kernels go with
+          // it), so the artifact holds one graph and one set of kernels.
+          std::string rangeFree = buildArtifact ? rangeFreeText(graph) : std::string();
+          std::optional<size_t> replaces;
+          for (size_t i = 0; buildArtifact && i < exported.size() && !replaces; ++i) {
+            if (exported[i].spec != spec.text || exported[i].rangeFree != rangeFree)
+              continue;
+            std::optional<MergedRange> merged = mergedRange(*exported[i].graph, graph);
+            if (!merged)
+              continue;
+            for (ir::SymbolDecl& decl : graph.symbols())
+              if (decl.name == merged->symbol)
+                decl.range = merged->range;
+            // Once per entry, not per grad-mode variant.
+            if (mergeNotes.insert(merged->what).second)
+              llvm::WithColor::note(llvm::errs(), "dync")
+                  << entry->qualname << ": the graphs for " << merged->what
+                  << " are the same; one graph serves both\n";
+            // The merged graph takes the earlier one's name too (the
+            // earlier one stays in the module, unexported, under another).
+            if (ir::Graph* earlier = graphs.findGraph(exported[i].graph->name())) {
+              std::string name = earlier->name();
+              earlier->setName(name + "$merged");
+              graph.setName(name);
+            }
+            replaces = i;
           }
           if (optimize)
             if (llvm::Error error = optimizeVariant(graph))
@@ -382,8 +412,21 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
                                              llvm::toString(code.takeError()));
             text = std::move(*code);
           }
-          exported.push_back({spec.text, &graph, std::move(text), entry->code, module->absolutePath,
-                              first, entry->function, std::move(functionsRun[&graph])});
+          ExportedGraph made{spec.text,
+                             &graph,
+                             std::move(text),
+                             entry->code,
+                             module->absolutePath,
+                             first,
+                             entry->function,
+                             std::move(functionsRun[&graph]),
+                             std::move(rangeFree)};
+          if (replaces) {
+            made.shown = exported[*replaces].shown;
+            exported[*replaces] = std::move(made);
+          } else {
+            exported.push_back(std::move(made));
+          }
           first = false;
           return llvm::Error::success();
         };

@@ -86,6 +86,9 @@ struct ExportedGraph {
   /// code identity.
   python::PyRef function;
   std::vector<capture::FunctionRun> functionsRun;
+  /// The captured graph's rangeFreeText, for merging equal graphs of a
+  /// split range; empty when not exported to an artifact.
+  std::string rangeFree = {};
 };
 
 /// One export, in the mould of clang's CompilerInstance: it owns the

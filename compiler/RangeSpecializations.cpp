@@ -8,6 +8,67 @@
 
 namespace dync::compiler {
 
+namespace {
+
+/// Whether \p relation is a `!=` over \p symbol alone (`seq != 32`,
+/// `8*n != 256`): it leaves single sizes of that symbol out.
+bool isSingleSymbolNe(const ir::Relation& relation, llvm::StringRef symbol) {
+  if (relation.kind != ir::RelationKind::Ne)
+    return false;
+  bool only = true, any = false;
+  auto check = [&](ir::SymExpr s) {
+    any = true;
+    only &= s.symbolName() == symbol;
+  };
+  relation.lhs.walkSymbols(check);
+  relation.rhs.walkSymbols(check);
+  return any && only;
+}
+
+/// Whether \p relation (see isSingleSymbolNe) leaves \p size of \p symbol
+/// out: it does not hold there.
+bool leavesOut(const ir::Relation& relation, llvm::StringRef symbol, int64_t size) {
+  ir::SymbolValues values;
+  values[symbol] = size;
+  llvm::Expected<bool> holds = relation.evaluate(values);
+  if (!holds) {
+    llvm::consumeError(holds.takeError());
+    return false;
+  }
+  return !*holds;
+}
+
+/// The sizes inside \p declared and \p served that \p relation leaves out:
+/// `symbol != c` leaves c out; another expression is evaluated at each size
+/// of a bounded range (up to 65536 of them).
+std::vector<int64_t> sizesLeftOut(const ir::Relation& relation, llvm::StringRef symbol,
+                                  const ir::SymbolRange& declared, const ir::SymbolRange& served) {
+  std::vector<int64_t> sizes;
+  const ir::SymExpr* bare = &relation.lhs;
+  const ir::SymExpr* constant = &relation.rhs;
+  if (!bare->isSymbol())
+    std::swap(bare, constant);
+  if (bare->isSymbol() && constant->isConstant()) {
+    int64_t size = constant->constantValue();
+    if (declared.contains(size) && served.contains(size))
+      sizes.push_back(size);
+    return sizes;
+  }
+  std::optional<int64_t> lo = declared.lo, hi = declared.hi;
+  if (served.lo && (!lo || *served.lo > *lo))
+    lo = served.lo;
+  if (served.hi && (!hi || *served.hi < *hi))
+    hi = served.hi;
+  if (!lo || !hi || *hi - *lo > 65535)
+    return sizes;
+  for (int64_t size = *lo; size <= *hi; ++size)
+    if (leavesOut(relation, symbol, size))
+      sizes.push_back(size);
+  return sizes;
+}
+
+} // namespace
+
 std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
                                           const std::vector<capture::DynamicSpec>& specs,
                                           const SizePoint& at) {
@@ -58,20 +119,15 @@ std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
           "the program cuts the range at " + std::to_string(*decl->range.hi + 1) +
               ", so the graph for " + spec.symbol + " serves " + spec.symbol + " in " + range +
               because);
-    // A relation that leaves out one size: `seq != 32`.
+    // A relation that leaves out single sizes: `seq != 32`, `8*n != 256`.
     for (const ir::Relation& relation : graph.relations()) {
-      if (relation.kind != ir::RelationKind::Ne)
+      if (!isSingleSymbolNe(relation, spec.symbol))
         continue;
-      const ir::SymExpr* symbol = &relation.lhs;
-      const ir::SymExpr* constant = &relation.rhs;
-      if (!symbol->isSymbol())
-        std::swap(symbol, constant);
-      if (!symbol->isSymbol() || symbol->symbolName() != spec.symbol || !constant->isConstant())
-        continue;
-      int64_t size = constant->constantValue();
-      if (spec.range.contains(size) && decl->range.contains(size))
-        add(spec, size,
-            "the graph assumes " + spec.symbol + " != " + std::to_string(size) + relation.origin);
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      relation.print(os);
+      for (int64_t size : sizesLeftOut(relation, spec.symbol, spec.range, decl->range))
+        add(spec, size, "the graph assumes " + text + relation.origin);
     }
   }
   return uncovered;
@@ -89,19 +145,75 @@ bool servesPoint(const ir::Graph& graph, const SizePoint& capturedAt, const Size
     }
     if (!decl->range.contains(size))
       return false;
-    for (const ir::Relation& relation : graph.relations()) {
-      if (relation.kind != ir::RelationKind::Ne)
-        continue;
-      const ir::SymExpr* lhs = &relation.lhs;
-      const ir::SymExpr* rhs = &relation.rhs;
-      if (!lhs->isSymbol())
-        std::swap(lhs, rhs);
-      if (lhs->isSymbol() && lhs->symbolName() == symbol && rhs->isConstant() &&
-          rhs->constantValue() == size)
+    for (const ir::Relation& relation : graph.relations())
+      if (isSingleSymbolNe(relation, symbol) && leavesOut(relation, symbol, size))
         return false;
-    }
   }
   return true;
+}
+
+std::string rangeFreeText(const ir::Graph& graph) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  graph.print(os);
+  for (const ir::Guard& guard : graph.guards().guards()) {
+    guard.print(os);
+    os << '\n';
+  }
+  // The header starts with the name (and its indentation follows the
+  // name's length); the symbols' block holds only names and ranges, and the
+  // names stay.
+  std::string normal;
+  for (char c : llvm::StringRef(text).drop_until([](char c) { return c == '('; }))
+    if (c != ' ' || normal.empty() || normal.back() != ' ')
+      normal.push_back(c);
+  llvm::StringRef body = normal;
+  std::string result;
+  size_t symbols = body.find("symbols {");
+  if (symbols == llvm::StringRef::npos)
+    return body.str();
+  size_t close = body.find('}', symbols);
+  result = body.take_front(symbols).str();
+  for (const ir::SymbolDecl& decl : graph.symbols())
+    result += decl.name + " ";
+  result += body.drop_front(close == llvm::StringRef::npos ? body.size() : close + 1).str();
+  return result;
+}
+
+std::optional<MergedRange> mergedRange(const ir::Graph& earlier, const ir::Graph& later) {
+  if (earlier.symbols().size() != later.symbols().size())
+    return std::nullopt;
+  std::optional<MergedRange> merged;
+  for (const ir::SymbolDecl& mine : later.symbols()) {
+    const ir::SymbolDecl* theirs = earlier.findSymbol(mine.name);
+    if (!theirs)
+      return std::nullopt;
+    const ir::SymbolRange &a = theirs->range, &b = mine.range;
+    if (a.lo == b.lo && a.hi == b.hi)
+      continue;
+    if (merged)
+      return std::nullopt; // two symbols differ: the union is no box
+    // Both ranges are one interval when each starts at most one past the
+    // other's end.
+    auto startsBy = [](const ir::SymbolRange& x, const ir::SymbolRange& y) {
+      return !x.lo || !y.hi || *x.lo <= *y.hi + 1;
+    };
+    if (!startsBy(a, b) || !startsBy(b, a))
+      return std::nullopt;
+    ir::SymbolRange range;
+    if (a.lo && b.lo)
+      range.lo = std::min(*a.lo, *b.lo);
+    if (a.hi && b.hi)
+      range.hi = std::max(*a.hi, *b.hi);
+    std::string what;
+    llvm::raw_string_ostream os(what);
+    os << mine.name << " in ";
+    a.print(os);
+    os << " and ";
+    b.print(os);
+    merged = MergedRange{mine.name, range, std::move(what)};
+  }
+  return merged;
 }
 
 std::string specializationSuffix(const SizePoint& point) {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,24 @@ std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
 /// relation leaves it out, or the symbol is pinned to it. Symbols \p point
 /// does not name are not checked.
 bool servesPoint(const ir::Graph& graph, const SizePoint& capturedAt, const SizePoint& point);
+
+/// The text of \p graph and of its guards without the graph's name and its
+/// symbols' ranges: two graphs of one entry with the same text are the same
+/// program over different parts of the declared ranges.
+std::string rangeFreeText(const ir::Graph& graph);
+
+/// One symbol's range after merging two graphs that differ only there.
+struct MergedRange {
+  std::string symbol;
+  ir::SymbolRange range;
+  /// `batch in [2, 15] and [16, 64]`, for the note.
+  std::string what;
+};
+
+/// When \p earlier and \p later (of equal rangeFreeText) declare the same
+/// symbols with equal ranges but one, whose two ranges meet or overlap,
+/// that symbol with the union of its ranges: one graph serves both.
+std::optional<MergedRange> mergedRange(const ir::Graph& earlier, const ir::Graph& later);
 
 /// A graph-name suffix for a specialization: `$batch_1$seq_32`.
 std::string specializationSuffix(const SizePoint& point);

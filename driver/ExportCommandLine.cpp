@@ -114,7 +114,8 @@ public:
     command
         ->add_option("--dynamic", dynamic_,
                      "Keep a tensor dimension symbolic: ARG:DIM=SYMBOL or ARG:DIM=SYMBOL[LO,HI]; "
-                     "'auto' tries every dimension and reports which stay dynamic")
+                     "an int argument: ARG=SYMBOL[LO,HI]; 'auto' tries every dimension and "
+                     "reports which stay dynamic")
         ->type_name("SPEC")
         // One value per occurrence, so that entries after it stay entries.
         ->allow_extra_args(false);

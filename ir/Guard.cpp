@@ -35,6 +35,8 @@ llvm::StringRef spelling(GuardKind kind) {
     return "function";
   case GuardKind::Builtin:
     return "builtin";
+  case GuardKind::SymInt:
+    return "int";
   }
   return "?";
 }
@@ -149,6 +151,14 @@ static void printTypeNamePart(llvm::raw_ostream& os, llvm::StringRef part) {
     printQuoted(os, part);
 }
 
+Guard Guard::symInt(SourcePtr source, SymExpr value) {
+  Guard guard;
+  guard.kind = GuardKind::SymInt;
+  guard.source = std::move(source);
+  guard.constant = Argument::sym(value);
+  return guard;
+}
+
 void Guard::print(llvm::raw_ostream& os) const {
   os << spelling(kind);
   if (source) {
@@ -195,6 +205,10 @@ void Guard::print(llvm::raw_ostream& os) const {
   case GuardKind::Keys:
     os << " : ";
     (constant ? *constant : Argument::list({})).print(os);
+    return;
+  case GuardKind::SymInt:
+    os << " : ";
+    (constant ? *constant : Argument::none()).print(os);
     return;
   }
 }

@@ -56,6 +56,11 @@
 // (exactly types.BuiltinFunctionType) with that __module__ and __name__:
 // what a function, method or helper capture inlined or called still is.
 //
+// `int` is a Python int argument declared dynamic (`int L['n'] : n`): the
+// value must be exactly an int (a bool or an int subclass fails) in
+// int64_t; a bare symbol binds there on first sight, as a tensor's size
+// does, and is then checked against the graph's ranges and relations.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -104,10 +109,15 @@ enum class GuardKind : uint8_t {
   /// A built-in function with __module__ `typeModule` and __name__
   /// `typeQualname`.
   Builtin,
+  /// The value is exactly an int (not a bool) whose value is `constant`'s
+  /// symbolic integer: a bare symbol not bound yet binds to it, as a
+  /// tensor guard's symbolic size does; anything else must equal it.
+  SymInt,
 };
 
 /// `tensor`, `type`, `equals`, `none`, `grad_mode`, `default_dtype`,
-/// `version`, `length`, `keys`, `empty`, `absent`, `function`, `builtin`.
+/// `version`, `length`, `keys`, `empty`, `absent`, `function`, `builtin`,
+/// `int`.
 llvm::StringRef spelling(GuardKind kind);
 
 struct Guard {
@@ -127,6 +137,8 @@ struct Guard {
   static Guard function(SourcePtr source, std::string module, std::string qualname,
                         int64_t firstLine);
   static Guard builtin(SourcePtr source, std::string module, std::string name);
+  /// \p value is the int's symbolic integer (usually a bare symbol).
+  static Guard symInt(SourcePtr source, SymExpr value);
 
   GuardKind kind = GuardKind::None;
   /// Null for GradMode, DefaultDType and Version.

@@ -550,7 +550,7 @@ bool Parser::parseGuard(GuardSet& guards) {
   llvm::SMLoc loc = tok_.loc();
   if (!tok_.is(Token::Identifier))
     return expected("a guard (tensor, type, equals, none, length, keys, empty, absent, "
-                    "function, builtin, grad_mode, default_dtype, version) or '}'"),
+                    "function, builtin, int, grad_mode, default_dtype, version) or '}'"),
            false;
   llvm::StringRef word = tok_.spelling;
   auto guardSource = [&]() -> SourcePtr {
@@ -565,9 +565,18 @@ bool Parser::parseGuard(GuardSet& guards) {
   };
 
   Guard guard;
-  if (word == "tensor" || word == "type" || word == "equals" || word == "none" ||
-      word == "length" || word == "keys" || word == "empty" || word == "absent" ||
-      word == "function" || word == "builtin") {
+  if (word == "int") {
+    // A symbolic int argument: `int L['n'] : n`.
+    SourcePtr source = guardSource();
+    if (!source || !expect(Token::Colon, ":"))
+      return false;
+    std::optional<SymExpr> value = parseSymExpr();
+    if (!value)
+      return false;
+    guard = Guard::symInt(std::move(source), *value);
+  } else if (word == "tensor" || word == "type" || word == "equals" || word == "none" ||
+             word == "length" || word == "keys" || word == "empty" || word == "absent" ||
+             word == "function" || word == "builtin") {
     SourcePtr source = guardSource();
     if (!source)
       return false;
@@ -695,7 +704,7 @@ bool Parser::parseGuard(GuardSet& guards) {
   } else {
     return error(loc, "unknown guard '" + word +
                           "' (expected tensor, type, equals, none, length, keys, empty, "
-                          "absent, function, builtin, grad_mode, default_dtype or version)"),
+                          "absent, function, builtin, int, grad_mode, default_dtype or version)"),
            false;
   }
   guard.loc = loc;

@@ -457,7 +457,8 @@ private:
                      guard.kind == GuardKind::Equals || guard.kind == GuardKind::None ||
                      guard.kind == GuardKind::Length || guard.kind == GuardKind::Keys ||
                      guard.kind == GuardKind::Empty || guard.kind == GuardKind::Absent ||
-                     guard.kind == GuardKind::Function || guard.kind == GuardKind::Builtin;
+                     guard.kind == GuardKind::Function || guard.kind == GuardKind::Builtin ||
+                     guard.kind == GuardKind::SymInt;
       if (sourced != bool(guard.source)) {
         report(loc, what + (sourced ? " has no source" : " takes no source"));
       } else if (guard.source) {
@@ -513,6 +514,15 @@ private:
           report(loc, what + " must list its keys as strings");
         break;
       }
+      case GuardKind::SymInt:
+        if (!guard.constant || guard.constant->kind() != Argument::Kind::Sym ||
+            !guard.constant->symValue())
+          report(loc, what + " needs the int's symbolic integer");
+        else {
+          llvm::StringSet<> reported;
+          checkSymbolsDeclared(guard.constant->symValue(), loc, what, reported);
+        }
+        break;
       case GuardKind::None:
       case GuardKind::Empty:
       case GuardKind::GradMode:

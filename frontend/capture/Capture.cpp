@@ -610,7 +610,37 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       return inputError(module, "--dynamic '" + spec.text + "' names '" + spec.argument +
                                     "', which is not an example argument of " + entry.qualname);
     PyObject* value = it->object;
-    if (PyObject_IsInstance(value, interp.types().tensor.get()) != 1)
+    // --- Symbolic int arguments (`--dynamic n=n[1,64]`) ---
+    bool isTensor = PyObject_IsInstance(value, interp.types().tensor.get()) == 1;
+    if (spec.intArgument || (!isTensor && PyLong_Check(value) && !PyBool_Check(value))) {
+      if (isTensor)
+        return inputError(module, "--dynamic '" + spec.text + "': argument '" + spec.argument +
+                                      "' is a tensor: name one of its dimensions, as in "
+                                      "--dynamic '" +
+                                      spec.argument + ":0=" + spec.symbol + "'");
+      if (!spec.intArgument)
+        return inputError(module, "--dynamic '" + spec.text + "': argument '" + spec.argument +
+                                      "' is an int, which has no dimensions: declare it as "
+                                      "--dynamic '" +
+                                      spec.argument + "=" + spec.symbol + "'");
+      if (!PyLong_CheckExact(value))
+        return inputError(module, "--dynamic '" + spec.text + "': argument '" + spec.argument +
+                                      "' is a " + Py_TYPE(value)->tp_name +
+                                      ", not an int; only an int argument can be a symbolic int");
+      int overflow = 0;
+      long long example = PyLong_AsLongLongAndOverflow(value, &overflow);
+      if (overflow)
+        return inputError(module, "--dynamic '" + spec.text + "': the example's '" + spec.argument +
+                                      "' does not fit in 64 bits");
+      if (auto hint = options.sizeHints.find(spec.symbol); hint != options.sizeHints.end())
+        example = hint->second;
+      if (!spec.range.contains(example))
+        return inputError(module, "--dynamic '" + spec.text + "': the example's '" + spec.argument +
+                                      "' is " + llvm::Twine(example) + ", outside the range");
+      continue;
+    }
+    // --- end of symbolic int arguments ---
+    if (!isTensor)
       return inputError(module, "--dynamic '" + spec.text + "': argument '" + spec.argument +
                                     "' is not a tensor");
     PyRef shape = PyRef::steal(PyObject_GetAttrString(value, "shape"));
@@ -651,6 +681,33 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   }
   for (const ExampleBinding& binding : bindings) {
     llvm::Expected<ValuePtr> arg = [&]() -> llvm::Expected<ValuePtr> {
+      // --- Symbolic int arguments: a SymInt, the graph's int input ---
+      auto intSpec = llvm::find_if(dynamic, [&](const DynamicSpec& spec) {
+        return spec.intArgument && spec.argument == binding.name;
+      });
+      if (intSpec != dynamic.end()) {
+        std::optional<int64_t> hint;
+        if (auto it = options.sizeHints.find(intSpec->symbol); it != options.sizeHints.end())
+          hint = it->second;
+        // Torch makes sizes 0 and 1 constants: so does this specialization.
+        if (hint && (*hint == 0 || *hint == 1)) {
+          PyRef constant = PyRef::steal(PyLong_FromLongLong(*hint));
+          if (!constant)
+            return pythonError("making the int " + llvm::Twine(*hint));
+          return interp.wrapReal(constant.get(), binding.source);
+        }
+        llvm::Expected<ValuePtr> symInt = interp.intInput(
+            binding.object, binding.source, {0, intSpec->symbol, intSpec->range, hint});
+        if (symInt && options.sizeHints.empty()) {
+          Interpreter::DynamicWatch watch{
+              (*symInt)->object, 0,     intSpec->text,      binding.source->str(),
+              intSpec->range,    false, options.splitRanges};
+          watch.intArgument = true;
+          interp.watchDynamic(std::move(watch));
+        }
+        return symInt;
+      }
+      // --- end of symbolic int arguments ---
       if (PyObject_IsInstance(binding.object, interp.types().tensor.get()) == 1) {
         std::vector<oracle::DynamicDim> dims;
         for (const DynamicSpec& spec : dynamic)
@@ -844,6 +901,41 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     }
   }
 
+  // --- Symbolic int arguments: still a symbol, over the declared range ---
+  if (options.sizeHints.empty())
+    for (const ValuePtr& input : interp.intInputs()) {
+      auto spec = llvm::find_if(dynamic, [&](const DynamicSpec& s) {
+        auto binding =
+            llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == s.argument; });
+        return s.intArgument && binding != bindings.end() && *binding->source == *input->source;
+      });
+      if (spec == dynamic.end())
+        continue;
+      llvm::Expected<ir::SymExpr> value = (*oracle)->symExprOf(input->object.get());
+      if (!value)
+        return value.takeError();
+      if (value->isConstant())
+        return inputError(module, "--dynamic '" + spec->text +
+                                      "' contradicts the program: it specialized '" +
+                                      spec->argument + "' to the constant " +
+                                      llvm::Twine(value->constantValue()));
+      const ir::SymbolDecl* decl =
+          value->isSymbol() ? graph.findSymbol(value->symbolName()) : nullptr;
+      if (!decl || options.splitRanges || (!spec->range.lo && !spec->range.hi))
+        continue;
+      int64_t wantedLo = std::max<int64_t>(spec->range.lo.value_or(2), 2);
+      if ((decl->range.lo && *decl->range.lo > wantedLo) ||
+          (spec->range.hi && decl->range.hi && *decl->range.hi < *spec->range.hi)) {
+        std::string range;
+        llvm::raw_string_ostream rs(range);
+        decl->range.print(rs);
+        return inputError(module, "--dynamic '" + spec->text +
+                                      "' contradicts the program: it holds only for " +
+                                      value->symbolName() + " in " + range);
+      }
+    }
+  // --- end of symbolic int arguments ---
+
   if (options.autoDynamic && options.autoReport)
     if (llvm::Error error =
             reportAutoDynamic(interp, **oracle, graph, autoSpecs, *options.autoReport))
@@ -858,6 +950,13 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     if (!type)
       return type.takeError();
     guards.add(Guard::tensor(input->source, std::move(*type)));
+  }
+  // Symbolic int arguments: an exact int, binding its symbol.
+  for (const ValuePtr& input : interp.intInputs()) {
+    llvm::Expected<ir::SymExpr> value = (*oracle)->symExprOf(input->object.get());
+    if (!value)
+      return value.takeError();
+    guards.add(Guard::symInt(input->source, *value));
   }
   for (const Guard& guard : recorded.guards())
     guards.add(guard);

@@ -15,9 +15,11 @@ bool isIdentifier(llvm::StringRef text) {
 }
 
 llvm::Error malformed(llvm::StringRef text, const llvm::Twine& why) {
-  return llvm::createStringError("malformed --dynamic '" + text + "': " + why +
-                                 "; expected ARG:DIM=SYMBOL or ARG:DIM=SYMBOL[LO,HI], e.g. "
-                                 "x:0=batch[1,1024]");
+  return llvm::createStringError(
+      "malformed --dynamic '" + text + "': " + why +
+      "; expected ARG:DIM=SYMBOL or ARG:DIM=SYMBOL[LO,HI] for a tensor's "
+      "dimension, e.g. x:0=batch[1,1024], or ARG=SYMBOL[LO,HI] for an "
+      "int argument, e.g. n=n[1,64]");
 }
 
 llvm::Expected<std::optional<int64_t>> parseBound(llvm::StringRef whole, llvm::StringRef text) {
@@ -40,18 +42,16 @@ llvm::Expected<DynamicSpec> parseDynamicSpec(llvm::StringRef text) {
     return malformed(text, "no '=SYMBOL'");
   auto [argument, dim] = target.split(':');
   argument = argument.trim();
-  // `n=SYMBOL[LO,HI]` would make a Python int argument symbolic.
-  if (!target.contains(':') && isIdentifier(argument))
-    return llvm::createStringError(
-        "--dynamic '" + text +
-        "' names no dimension: symbolic int arguments (ARG=SYMBOL) are not supported yet; a "
-        "Python int argument is specialized under an equals guard, so pass the size through a "
-        "tensor's shape instead, as in --dynamic 'x:0=n[1,64]'");
-  dim = dim.trim();
   if (!isIdentifier(argument))
     return malformed(text, "'" + argument + "' is not an argument name");
-  if (dim.empty() || dim.getAsInteger(10, spec.dim))
-    return malformed(text, "'" + dim + "' is not a dimension number");
+  // `n=SYMBOL[LO,HI]`: a Python int argument made symbolic.
+  if (!target.contains(':')) {
+    spec.intArgument = true;
+  } else {
+    dim = dim.trim();
+    if (dim.empty() || dim.getAsInteger(10, spec.dim))
+      return malformed(text, "'" + dim + "' is not a dimension number");
+  }
   spec.argument = argument.str();
   llvm::StringRef symbol = rest;
   llvm::StringRef range;
@@ -81,6 +81,10 @@ llvm::Expected<DynamicSpec> parseDynamicSpec(llvm::StringRef text) {
     if (spec.range.lo && spec.range.hi && *spec.range.lo > *spec.range.hi)
       return malformed(text, "the range is empty");
   }
+  // An int symbol is a size (torch.export's Dim for an int input): it
+  // serves shapes, so its range cannot reach below 0.
+  if (spec.intArgument && spec.range.lo && *spec.range.lo < 0)
+    return malformed(text, "a symbolic int is a size, so its range starts at 0 or above");
   return spec;
 }
 
@@ -97,6 +101,11 @@ llvm::Error checkDynamicSpecs(llvm::ArrayRef<DynamicSpec> specs) {
     for (size_t j = 0; j < i; ++j) {
       const DynamicSpec& first = specs[j];
       const DynamicSpec& second = specs[i];
+      if (first.argument == second.argument && (first.intArgument || second.intArgument))
+        return llvm::createStringError(
+            "--dynamic '" + second.text + "' names '" + second.argument + "' again, after " +
+            "--dynamic '" + first.text + "'; an int argument is declared once, and an " +
+            "argument is an int (ARG=SYMBOL) or a tensor (ARG:DIM=SYMBOL), not both");
       if (first.argument == second.argument && first.dim == second.dim)
         return llvm::createStringError("--dynamic '" + second.text + "' declares dimension " +
                                        llvm::Twine(second.dim) + " of '" + second.argument +

@@ -1,4 +1,4 @@
-//===- DynamicSpec.h - `--dynamic ARG:DIM=SYMBOL[LO,HI]` -------------------===//
+//===- DynamicSpec.h - `--dynamic ARG[:DIM]=SYMBOL[LO,HI]` -----------------===//
 #pragma once
 
 #include "ir/Assumptions.h"
@@ -15,9 +15,15 @@ namespace dync::capture {
 /// [1, 1024]. The range is optional (`x:0=batch`), and either end may be
 /// left open (`[2,]`, `[,512]`) or written `inf`. The same symbol on two
 /// dimensions means they are equal.
+///
+/// `n=n[1,64]` (no dimension) makes the Python int argument `n` the symbol
+/// `n`; a symbol shared with a tensor dimension means the int equals that
+/// size.
 struct DynamicSpec {
   std::string argument;
   unsigned dim = 0;
+  /// Written without a dimension: the argument is an int, not a tensor.
+  bool intArgument = false;
   std::string symbol;
   ir::SymbolRange range;
   /// As written, for messages.

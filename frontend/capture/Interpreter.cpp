@@ -971,8 +971,12 @@ llvm::Error Interpreter::checkDynamic() {
       continue; // a noted specialization, reported once
     // A SymInt's expression reads through the ShapeEnv's replacements, so
     // once a decision pinned the symbol it is a number.
-    PyRef shape = PyRef::steal(PyObject_GetAttrString(watch.fake.get(), "shape"));
-    PyRef size = shape ? PyRef::steal(PySequence_GetItem(shape.get(), watch.dim)) : PyRef();
+    PyRef shape = watch.intArgument
+                      ? PyRef()
+                      : PyRef::steal(PyObject_GetAttrString(watch.fake.get(), "shape"));
+    PyRef size = watch.intArgument ? watch.fake
+                 : shape           ? PyRef::steal(PySequence_GetItem(shape.get(), watch.dim))
+                                   : PyRef();
     if (!size) {
       PyErr_Clear();
       continue;
@@ -1002,11 +1006,12 @@ llvm::Error Interpreter::checkDynamic() {
       continue;
     }
     if (isNumber.get() == Py_True)
-      return captureError("--dynamic '" + watch.spec +
-                          "' contradicts the program: this line "
-                          "specializes dimension " +
-                          llvm::Twine(watch.dim) + " of " + watch.source + " to " +
-                          reprOf(expr.get()));
+      return captureError(
+          "--dynamic '" + watch.spec +
+          "' contradicts the program: this line "
+          "specializes " +
+          (watch.intArgument ? std::string() : "dimension " + std::to_string(watch.dim) + " of ") +
+          watch.source + " to " + reprOf(expr.get()));
     // The ShapeEnv's range for the symbol: a decision such as `if n > 4`
     // narrows it. Torch's own lower bound of 2 (sizes 0 and 1 are
     // specialized) is not the program's doing.
@@ -1042,12 +1047,13 @@ llvm::Error Interpreter::checkDynamic() {
     bool narrowed = declared && !watch.cutAllowed &&
                     ((lo && *lo > wantedLo) || (watch.range.hi && hi && *hi < *watch.range.hi));
     if (narrowed)
-      return captureError("--dynamic '" + watch.spec +
-                          "' contradicts the program: this line "
-                          "assumes dimension " +
-                          llvm::Twine(watch.dim) + " of " + watch.source + " is in [" +
-                          (lo ? llvm::Twine(*lo) : llvm::Twine("-inf")) + ", " +
-                          (hi ? llvm::Twine(*hi) : llvm::Twine("inf")) + "]");
+      return captureError(
+          "--dynamic '" + watch.spec +
+          "' contradicts the program: this line "
+          "assumes " +
+          (watch.intArgument ? std::string() : "dimension " + std::to_string(watch.dim) + " of ") +
+          watch.source + " is in [" + (lo ? llvm::Twine(*lo) : llvm::Twine("-inf")) + ", " +
+          (hi ? llvm::Twine(*hi) : llvm::Twine("inf")) + "]");
   }
   return llvm::Error::success();
 }

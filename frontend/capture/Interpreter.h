@@ -212,6 +212,9 @@ public:
     /// The caller splits a range the program cuts at a boundary (see
     /// CaptureOptions::splitRanges), so a narrowing is not an error.
     bool cutAllowed = false;
+    /// \p fake is the SymInt of an int argument rather than a tensor whose
+    /// dimension \p dim is watched.
+    bool intArgument = false;
   };
   /// What `--dynamic auto` learned while capturing: a dimension the
   /// program specialized, and the user's line that did it.
@@ -227,6 +230,14 @@ public:
 
   /// The tensors made graph inputs, in the order they were made.
   const std::vector<ValuePtr>& tensorInputs() const { return inputOrder_; }
+
+  /// A Python int argument declared dynamic (`--dynamic n=n[1,64]`): a
+  /// torch.SymInt that is the graph's int input holding \p symbol
+  /// (SymIntInputs.cpp).
+  llvm::Expected<ValuePtr> intInput(PyObject* real, SourcePtr source,
+                                    const oracle::DynamicDim& symbol);
+  /// The ints made graph inputs, in the order they were made.
+  const std::vector<ValuePtr>& intInputs() const { return intInputOrder_; }
   /// A Python function whose bytecode capture ran: its code, globals and
   /// __qualname__ (which a decorator or a generated method may set apart
   /// from its code's co_qualname).
@@ -497,6 +508,7 @@ private:
   /// instead of wrapping it again without end.
   std::map<PyObject*, ValuePtr> functionsBeingWrapped_;
   std::vector<ValuePtr> inputOrder_;
+  std::vector<ValuePtr> intInputOrder_;
   std::vector<DynamicWatch> watches_;
   std::vector<AutoFinding> autoFindings_;
   std::vector<Frame*> frames_;

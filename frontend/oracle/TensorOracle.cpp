@@ -83,6 +83,8 @@ public:
   void setLocation(llvm::StringRef where) override;
   llvm::Expected<PyRef> addTensorInput(PyObject* real, llvm::StringRef name, llvm::StringRef source,
                                        llvm::ArrayRef<DynamicDim> dynamicDims) override;
+  llvm::Expected<PyRef> addIntInput(PyObject* real, llvm::StringRef name, llvm::StringRef source,
+                                    const DynamicDim& symbol) override;
   llvm::Expected<PyRef> call(PyObject* callable, PyObject* args, PyObject* kwargs) override;
   std::optional<ir::ValueRef> valueOf(PyObject* fake) const override;
   llvm::Expected<ir::Type> typeOf(PyObject* fake) override;
@@ -117,7 +119,8 @@ private:
   OracleOptions options_;
   PyRef module_;
   PyRef session_;
-  PyRef addInputMethod_, callMethod_, undoMethod_, metaMethod_, symTextMethod_, finalizeMethod_;
+  PyRef addInputMethod_, addIntInputMethod_, callMethod_, undoMethod_, metaMethod_, symTextMethod_,
+      finalizeMethod_;
   PyRef eagerLayoutFunction_;
   // The Python half's tag types, recognized by exact type.
   enum Tag : unsigned {
@@ -197,9 +200,10 @@ llvm::Error PythonTensorOracle::start() {
        PyObject_SetAttrString(session_.get(), "records_autograd", Py_True) != 0))
     return pythonError("starting the tensor oracle");
   for (auto [name, slot] :
-       {std::pair{"add_input", &addInputMethod_}, std::pair{"call", &callMethod_},
-        std::pair{"undo", &undoMethod_}, std::pair{"meta", &metaMethod_},
-        std::pair{"sym_text", &symTextMethod_}, std::pair{"finalize", &finalizeMethod_}})
+       {std::pair{"add_input", &addInputMethod_}, std::pair{"add_int_input", &addIntInputMethod_},
+        std::pair{"call", &callMethod_}, std::pair{"undo", &undoMethod_},
+        std::pair{"meta", &metaMethod_}, std::pair{"sym_text", &symTextMethod_},
+        std::pair{"finalize", &finalizeMethod_}})
     if (llvm::Error error = get(session_.get(), name, *slot))
       return error;
   idName_ = PyRef::steal(PyUnicode_InternFromString("_dync_id"));
@@ -282,6 +286,39 @@ llvm::Expected<PyRef> PythonTensorOracle::addTensorInput(PyObject* real, llvm::S
   values_[PyLong_AsLongLong(PyTuple_GET_ITEM(meta, metaSchema_.id))] =
       ir::ValueRef{node, std::nullopt};
   return PyRef::borrow(fake);
+}
+
+llvm::Expected<PyRef> PythonTensorOracle::addIntInput(PyObject* real, llvm::StringRef name,
+                                                      llvm::StringRef source,
+                                                      const DynamicDim& symbol) {
+  if (finalized_)
+    return makeError("the tensor oracle was already finalized");
+  llvm::Expected<ir::SymExpr> parsed = ir::parseSymExpr(symbol.symbol, context());
+  if (!parsed)
+    llvm::consumeError(parsed.takeError());
+  if (!parsed || !parsed->isSymbol() || parsed->symbolName() != symbol.symbol)
+    return makeError("'" + symbol.symbol + "' cannot name the symbol of " + source +
+                     ": symbol names are identifiers other than the graph IR's reserved words");
+  PyObject* bound[2];
+  std::optional<int64_t> ends[2] = {symbol.range.lo, symbol.range.hi};
+  for (int i = 0; i < 2; ++i)
+    bound[i] = ends[i] ? PyLong_FromLongLong(*ends[i]) : Py_NewRef(Py_None);
+  PyRef lo = PyRef::steal(bound[0]), hi = PyRef::steal(bound[1]);
+  PyRef hint =
+      symbol.hint ? PyRef::steal(PyLong_FromLongLong(*symbol.hint)) : PyRef::borrow(Py_None);
+  PyRef sourceText = PyRef::steal(python::newStr(source));
+  PyRef symbolText = PyRef::steal(python::newStr(symbol.symbol));
+  if (!lo || !hi || !hint || !sourceText || !symbolText)
+    return python::takePythonError("adding input " + source);
+  PyRef symInt = callMethod(addIntInputMethod_.get(), {real, sourceText.get(), symbolText.get(),
+                                                       lo.get(), hi.get(), hint.get()});
+  if (!symInt)
+    return pythonError("making a symbolic int for " + source);
+  llvm::Expected<ir::SymExpr> expr = symExprOf(symInt.get());
+  if (!expr)
+    return expr.takeError();
+  builder_.addInput(name, ir::Type::integer(*expr), source);
+  return symInt;
 }
 
 llvm::Expected<PyRef> PythonTensorOracle::call(PyObject* callable, PyObject* args,

@@ -108,6 +108,17 @@ public:
                                                        llvm::StringRef source,
                                                        llvm::ArrayRef<DynamicDim> dynamicDims) = 0;
 
+  /// Makes the Python int \p real, found in the frame at \p source, the
+  /// graph's int input \p name holding the symbol \p symbol (a size: at
+  /// least 2, as a dynamic dimension's; \p symbol.dim is unused); returns
+  /// its torch.SymInt. A symbol a tensor dimension already uses is the
+  /// same size.
+  virtual llvm::Expected<python::PyRef> addIntInput(PyObject* real, llvm::StringRef name,
+                                                    llvm::StringRef source,
+                                                    const DynamicDim& symbol) {
+    return llvm::createStringError("this tensor oracle makes no symbolic int inputs");
+  }
+
   /// Runs `callable(*args, **kwargs)` on fake values, recording each ATen
   /// operator it dispatches to as a graph node; returns the fake result.
   /// \p callable is a torch builtin, a Tensor method, an operator overload,

@@ -405,3 +405,20 @@ int dync_py_builtin_is(PyObject* obj, const char* module, const char* name) {
     return 0;
   return str_equals(fn->m_module, module, (Py_ssize_t)strlen(module));
 }
+
+int dync_py_int_value(PyObject* obj, int64_t* out) {
+  /* Exact: a bool is an int, but code sized by an int is not written for
+   * True; a subclass may override arithmetic. */
+  if (!obj || !out || !PyLong_CheckExact(obj))
+    return 0;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return 0;
+  }
+  if (overflow)
+    return 0;
+  *out = (int64_t)v;
+  return 1;
+}

@@ -393,6 +393,12 @@ DYNC_SHIM_EXPORT int dync_py_function_is(struct _object* obj, const char* module
  * whose __module__ is the str `module` and __name__ `name`. */
 DYNC_SHIM_EXPORT int dync_py_builtin_is(struct _object* obj, const char* module, const char* name);
 
+/* Appended for symbolic int arguments. */
+
+/* 1 and the value in `*out` if `obj` is exactly an int (a bool or an int
+ * subclass is not) that fits in int64_t; 0 otherwise. */
+DYNC_SHIM_EXPORT int dync_py_int_value(struct _object* obj, int64_t* out);
+
 /* ---- The function table artifacts receive -------------------------------
  * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the
  * runtime filled it, so an artifact can tell whether a later field exists.

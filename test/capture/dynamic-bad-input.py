@@ -22,8 +22,6 @@
 # RUN: not %dync export %s:f -o %t.so --strict-dynamic --dynamic 'x:0=b[1,64]' 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=STRICT
 # RUN: not test -e %t.so
-# RUN: not %dync export %s:f -o %t.so --dynamic 'n=k[1,8]' 2>&1 | FileCheck %s --check-prefix=INTARG
-# RUN: not test -e %t.so
 import torch
 
 
@@ -49,10 +47,9 @@ def example_inputs():
 # SAMEDIM: dync: error: --dynamic 'x:0=c[2,8]' declares dimension 0 of 'x' again, after --dynamic 'x:0=b[2,8]'; declare each dimension once
 # ARG: dynamic-bad-input.py: error: --dynamic 'y:0=b[2,8]' names 'y', which is not an example argument of f
 # DIM: dynamic-bad-input.py: error: --dynamic 'x:2=b[2,8]': 'x' has 2 dimensions
-# PINNED: dynamic-bad-input.py:35:12: error: --dynamic 'x:0=b[2,64]' contradicts the program: this line specializes dimension 0 of L['x'] to 8
+# PINNED: dynamic-bad-input.py:33:12: error: --dynamic 'x:0=b[2,64]' contradicts the program: this line specializes dimension 0 of L['x'] to 8
 # PINNED-NEXT: {{^}}    return x.view(8, -1).relu()
 # ATONE: dync: note: needs_two: --dynamic 'x:0=b[1,64]': torch specializes sizes 0 and 1, so the graph for b serves b >= 2; adding a graph for b = 1
-# ATONE-NEXT: dynamic-bad-input.py:40:9: error: --dynamic 'x:0=b[1,64]' contradicts the program: at b = 1 (torch specializes sizes 0 and 1, so the graph for b serves b >= 2), the program raises ValueError: needs a batch of two or more
+# ATONE-NEXT: dynamic-bad-input.py:38:9: error: --dynamic 'x:0=b[1,64]' contradicts the program: at b = 1 (torch specializes sizes 0 and 1, so the graph for b serves b >= 2), the program raises ValueError: needs a batch of two or more
 # ATONE-NEXT: {{^}}        raise ValueError("needs a batch of two or more")
 # STRICT: dynamic-bad-input.py: error: --dynamic 'x:0=b[1,64]' is not served whole by one graph (--strict-dynamic): torch specializes sizes 0 and 1, so the graph for b serves b >= 2, so b = 1 would need a graph of its own
-# INTARG: dync: error: --dynamic 'n=k[1,8]' names no dimension: symbolic int arguments (ARG=SYMBOL) are not supported yet; a Python int argument is specialized under an equals guard, so pass the size through a tensor's shape instead, as in --dynamic 'x:0=n[1,64]'

@@ -410,6 +410,7 @@ TEST_F(ShimPyObjectsTest, TableFields) {
   EXPECT_EQ(api.py_equals_str, &dync_py_equals_str);
   EXPECT_EQ(api.py_length, &dync_py_length);
   EXPECT_EQ(api.py_dict_keys_are, &dync_py_dict_keys_are);
+  EXPECT_EQ(api.py_int_value, &dync_py_int_value);
 }
 
 TEST_F(ShimPyObjectsTest, LengthOfExactContainers) {
@@ -421,6 +422,20 @@ TEST_F(ShimPyObjectsTest, LengthOfExactContainers) {
   EXPECT_EQ(dync_py_length(eval("DictSub(a=1)")), -1);
   EXPECT_EQ(dync_py_length(eval("'text'")), -1);
   EXPECT_EQ(dync_py_length(nullptr), -1);
+}
+
+TEST_F(ShimPyObjectsTest, IntValueOfExactInts) {
+  int64_t value = 0;
+  EXPECT_EQ(dync_py_int_value(eval("17"), &value), 1);
+  EXPECT_EQ(value, 17);
+  EXPECT_EQ(dync_py_int_value(eval("-(2 ** 63)"), &value), 1);
+  EXPECT_EQ(value, INT64_MIN);
+  // A bool, a float, an int past 64 bits: not a size's value.
+  EXPECT_EQ(dync_py_int_value(eval("True"), &value), 0);
+  EXPECT_EQ(dync_py_int_value(eval("4.0"), &value), 0);
+  EXPECT_EQ(dync_py_int_value(eval("2 ** 63"), &value), 0);
+  EXPECT_EQ(dync_py_int_value(eval("IntSub(4)"), &value), 0);
+  EXPECT_EQ(dync_py_int_value(nullptr, &value), 0);
 }
 
 TEST_F(ShimPyObjectsTest, DictKeysInOrder) {

@@ -56,8 +56,23 @@ TEST(CaptureDynamicSpec, Parses) {
   ASSERT_SUCCEEDED(bare);
   EXPECT_FALSE(bare->range.lo || bare->range.hi);
 
-  expectFailure(parseDynamicSpec("x=batch"),
-                "symbolic int arguments (ARG=SYMBOL) are not supported yet");
+  llvm::Expected<DynamicSpec> symInt = parseDynamicSpec("n=n[1,64]");
+  ASSERT_SUCCEEDED(symInt);
+  EXPECT_TRUE(symInt->intArgument);
+  EXPECT_EQ(symInt->argument, "n");
+  EXPECT_EQ(symInt->symbol, "n");
+  EXPECT_EQ(symInt->range.lo, 1);
+  EXPECT_EQ(symInt->range.hi, 64);
+  EXPECT_FALSE(bare->intArgument);
+  expectFailure(parseDynamicSpec("n=n[-4,8]"), "a symbolic int is a size");
+  llvm::Expected<DynamicSpec> first = parseDynamicSpec("n=n[1,64]");
+  llvm::Expected<DynamicSpec> again = parseDynamicSpec("n:0=m");
+  ASSERT_SUCCEEDED(first);
+  ASSERT_SUCCEEDED(again);
+  llvm::Error twice = checkDynamicSpecs({*first, *again});
+  ASSERT_TRUE(bool(twice));
+  EXPECT_NE(llvm::toString(std::move(twice)).find("an int argument is declared once"),
+            std::string::npos);
   expectFailure(parseDynamicSpec("x:=batch"), "not a dimension number");
   expectFailure(parseDynamicSpec("x:0"), "no '=SYMBOL'");
   expectFailure(parseDynamicSpec("x:0=2b"), "not a symbol name");

@@ -290,8 +290,9 @@ class Session:
             if known.hint != size:
                 first, first_dim = known.places[0]
                 raise OracleError(
-                    f"{where} has example size {size}, but the same symbol is dimension "
-                    f"{first_dim} of {first}, of size {known.hint}; dimensions that share a "
+                    f"{where} has example size {size}, but the same symbol is "
+                    + (first if first_dim is None else f"dimension {first_dim} of {first}")
+                    + f", of size {known.hint}; dimensions that share a "
                     f"symbol must have equal example sizes"
                 )
             if (known.lo, known.hi) != (lo, hi):
@@ -311,6 +312,62 @@ class Session:
         )
         symint = self.env.create_symintnode(symbol, hint=size, source=dim_source)
         self.dims[name] = _Dim(symbol, symint, size, lo, hi, [(source, dim)])
+        self.names[symbol] = name
+        return symint
+
+    # Symbolic int inputs ---------------------------------------------------
+
+    @_while_busy
+    def add_int_input(self, value, source, name, lo, hi, hint):
+        """A torch.SymInt for the Python int argument `value` at `source`,
+        the user symbol `name` with range [lo, hi] (None: unbounded).
+
+        The symbol is a size, as a dynamic dimension's is: torch assumes
+        0 and 1 away, so `value` is at least 2 (a capture at 0 or 1 is a
+        constant the caller passes as such). A name a tensor dimension
+        already uses is that very symbol: the int equals that size. `hint`
+        (not None) is the value capture assumes instead of `value`, for a
+        specialization of the declared range (see `_dim`)."""
+        if type(value) is not int:
+            raise OracleError(f"{source} is a {type(value).__qualname__}, not an int")
+        if hint is not None:
+            self.specializing = True
+            value = hint
+        where = f"{source} ({name})"
+        if value in (0, 1):
+            raise OracleError(
+                f"{where} has example value {value}; torch specializes sizes 0 and 1, so a "
+                f"symbolic int needs an example of 2 or more"
+            )
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise OracleError(
+                f"{where} has example value {value}, outside its declared range "
+                f"[{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
+            )
+        known = self.dims.get(name)
+        if known is not None:
+            if known.hint != value:
+                first, first_dim = known.places[0]
+                first = first if first_dim is None else f"dimension {first_dim} of {first}"
+                raise OracleError(
+                    f"{where} is {value}, but the same symbol is {first}, of size {known.hint}; "
+                    f"places that share a symbol must have equal example values"
+                )
+            if (known.lo, known.hi) != (lo, hi):
+                raise OracleError(f"{where} gives symbol {name} a different range than before")
+            known.places.append((source, None))
+            self.env.var_to_sources[known.symbol].append(_DimSource(source))
+            return known.symint
+        int_source = _DimSource(source)
+        constraint = StrictMinMaxConstraint(
+            vr=ValueRanges(0 if lo is None else lo, int_oo if hi is None else hi),
+            warn_only=False,
+        )
+        symbol = self.env.create_symbol(
+            value, int_source, dynamic_dim=DimDynamic.DYNAMIC, constraint_dim=constraint
+        )
+        symint = self.env.create_symintnode(symbol, hint=value, source=int_source)
+        self.dims[name] = _Dim(symbol, symint, value, lo, hi, [(source, None)])
         self.names[symbol] = name
         return symint
 
@@ -864,6 +921,6 @@ class Session:
         return _describe(fn, where, guard.sloc)
 
     def _specialized(self, name, dim, value, origin, sloc):
-        places = ", ".join(f"dimension {d} of {source}" for source, d in dim.places)
+        places = ", ".join(source if d is None else f"dimension {d} of {source}" for source, d in dim.places)
         fn, where = origin if origin is not None else (None, "")
         return f"{places} ({name}) was specialized to {value}{_describe(fn, where, sloc)}"

@@ -1,0 +1,90 @@
+"""A Python int argument declared dynamic (`--dynamic n=n[1,64]`) is a size of
+the graph, not a constant: one export serves every int of the range, 1 and
+both bounds included, positional and keyword-only alike, and each call hits
+and matches eager. An int outside the range, a bool or a float in its place
+misses and runs the original code."""
+from conftest import PACKAGE_DIR, run_reporting_script
+
+PROGRAM = '''
+import torch
+
+
+def columns(x, n, *, k):
+    # The first n columns of x, then k rows counting up, halved.
+    head = x[:, :n]
+    counting = torch.arange(k * n, dtype=x.dtype).view(k, n)
+    return torch.cat([head, counting]) * 0.5, n * k
+
+
+def example_inputs():
+    return (torch.randn(4, 64), 5)
+
+
+def example_kwargs():
+    return {"k": 3}
+'''
+
+CALLS = """
+import json, sys
+sys.path[:0] = [{package!r}, {folder!r}]
+import torch
+import dync
+import program
+
+x = torch.randn(4, 64, generator=torch.Generator().manual_seed(0))
+calls = [(n, k) for n in (1, 2, 3, 7, 13, 31, 61, 64) for k in (2, 3, 5, 8)]
+calls += [(65, 3), (True, 3), (4.0, 3), (5, 9)]
+expected = []
+for n, k in calls:
+    try:
+        expected.append(program.columns(x, n, k=k))
+    except Exception as e:
+        expected.append(type(e).__name__)
+report = []
+with dync.load({artifact!r}) as artifact:
+    for (n, k), want in zip(calls, expected):
+        dync.reset_stats()
+        try:
+            got = program.columns(x, n, k=k)
+        except Exception as e:
+            got = type(e).__name__
+        stats = artifact.stats()["columns"]
+        same = type(got) is type(want) and (
+            got == want if isinstance(got, str) else
+            torch.equal(got[0], want[0]) and got[1] == want[1] and type(got[1]) is type(want[1]))
+        report.append([repr(n), k, same, stats["hits"], stats["last_miss_reason"]])
+print(json.dumps(report))
+"""
+
+
+def test_int_argument_serves_every_value_of_its_range(tmp_path, run_dync):
+    (tmp_path / "program.py").write_text(PROGRAM)
+    artifact = tmp_path / "program.dync.so"
+    exported = run_dync("export", f"{tmp_path / 'program.py'}:columns", "-o", artifact,
+                        "--dynamic", "n=n[1,64]", "--dynamic", "k=k[2,8]")
+    assert exported.returncode == 0, exported.stderr
+    # 1 is a size torch specializes: a graph of its own, noted.
+    assert "adding a graph for n = 1" in exported.stderr, exported.stderr
+    listing = run_dync("inspect", artifact)
+    assert listing.returncode == 0, listing.stderr
+    assert "int L['n'] : n" in listing.stdout and "int L['k'] : k" in listing.stdout
+    assert "equals L['n'] : 1" in listing.stdout
+    assert "equals L['n'] : 5" not in listing.stdout
+
+    report = run_reporting_script(CALLS.format(package=PACKAGE_DIR, folder=str(tmp_path),
+                                               artifact=str(artifact)))
+    in_range = report[:-4]
+    assert len(in_range) == 32
+    for n, k, same, hits, reason in in_range:
+        assert same, f"n = {n}, k = {k}: differs from eager"
+        assert hits == 1, f"n = {n}, k = {k} missed: {reason}"
+    # Outside the declared values the original code runs, and still agrees
+    # with eager.
+    misses = {(n, k): (same, hits, reason) for n, k, same, hits, reason in report[-4:]}
+    for call, (same, hits, reason) in misses.items():
+        assert same, f"{call}: differs from eager"
+        assert hits == 0, f"{call} hit"
+    assert "L['n']" in misses[("65", 3)][2] and "outside [2, 64]" in misses[("65", 3)][2]
+    assert "not exactly an int" in misses[("True", 3)][2]
+    assert "not exactly an int" in misses[("4.0", 3)][2]
+    assert "L['k']" in misses[("5", 9)][2]
