@@ -622,11 +622,21 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
       return raiseWith(PyExc_KeyError, key->object.get(), "KeyError: " + reprOf(key->object.get()));
     return captureError("KeyError: " + spelling(key->kind).str());
   }
+  // Slices of module containers, and items of those (ModuleContainers.cpp).
+  if (base->kind == ValueKind::NNModule) {
+    if (base->slicedContainer)
+      return itemOfSlicedContainer(base, key);
+    bool constantSlice = key->isConstant() && PySlice_Check(key->object.get());
+    if (constantSlice || (key->kind == ValueKind::Slice && allConstant(key->items))) {
+      llvm::Expected<PyRef> slice = toPython(key);
+      if (!slice)
+        return slice.takeError();
+      return sliceModuleContainer(base, slice->get());
+    }
+  }
   if ((base->kind == ValueKind::NNModule || base->kind == ValueKind::Object ||
        base->kind == ValueKind::Constant) &&
       (key->isConstant() || key->kind == ValueKind::Object)) {
-    if (base->kind == ValueKind::NNModule && PySlice_Check(key->object.get()))
-      return captureError("slicing a module container");
     PyRef value = PyRef::steal(PyObject_GetItem(base->object.get(), key->object.get()));
     if (!value)
       return programError("indexing " + (base->source ? base->source->str() : typeNameOf(base)));
@@ -763,6 +773,9 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
     return items;
   }
   case ValueKind::NNModule: {
+    // A slice of a container iterates the children capture read for it.
+    if (value->slicedContainer)
+      return value->items;
     // Module containers iterate their children (ModuleList, Sequential) or
     // keys (ModuleDict); children are named by the table entry at their
     // position.
