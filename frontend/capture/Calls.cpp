@@ -234,6 +234,8 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   case ValueKind::Constant:
     return callObject(callee, std::move(args), std::move(kwargs));
   case ValueKind::Instance: {
+    if (isPartial(callee))
+      return callPartial(callee, std::move(args), std::move(kwargs));
     llvm::Expected<ValuePtr> method = instanceAttr(callee, "__call__");
     if (!method)
       return method.takeError();
@@ -536,6 +538,11 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
                          reinterpret_cast<PyTypeObject*>(legacy->get())))
       return callOracle(object, args, kwargs);
   }
+  // functools.partial, made and called as _functools does (Partials.cpp).
+  if (isPartialClass(object))
+    return makePartial(callee, std::move(args), std::move(kwargs));
+  if (isPartial(callee))
+    return callPartial(callee, std::move(args), std::move(kwargs));
   if (PyType_Check(object)) {
     if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
                          reinterpret_cast<PyTypeObject*>(types_.module.get())))
