@@ -538,6 +538,15 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
                          reinterpret_cast<PyTypeObject*>(legacy->get())))
       return callOracle(object, args, kwargs);
   }
+  // An enum class called with a known value looks a member up by its value
+  // (`_ParameterKind(kind)`): no new object, nothing changed; it runs.
+  if (PyType_Check(object) && args.size() == 1 && kwargs.empty() && isKnown(args[0])) {
+    llvm::Expected<PyRef> enumType = importObject("enum.EnumType");
+    if (!enumType)
+      return enumType.takeError();
+    if (PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(enumType->get())))
+      return callForReal(object, args, kwargs);
+  }
   // functools.partial, made and called as _functools does (Partials.cpp).
   if (isPartialClass(object))
     return makePartial(callee, std::move(args), std::move(kwargs));

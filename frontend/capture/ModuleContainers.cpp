@@ -44,6 +44,12 @@ llvm::Expected<ValuePtr> Interpreter::sliceModuleContainer(const ValuePtr& base,
     return programError("slicing " + describe(base));
   Py_ssize_t count = PySlice_AdjustIndices(length, &start, &stop, step);
 
+  // The class builds the new container, for real (and refuses a slice as
+  // in eager: ModuleDict does): it only references the children, and
+  // nothing outside capture sees it.
+  PyRef made = PyRef::steal(PyObject_GetItem(object, slice));
+  if (!made)
+    return programError("slicing " + describe(base));
   // The children at the slice's positions, read as `base[i]` reads them:
   // with their sources, and the guard on the entries positions depend on.
   std::vector<ValuePtr> children;
@@ -54,11 +60,6 @@ llvm::Expected<ValuePtr> Interpreter::sliceModuleContainer(const ValuePtr& base,
     children.push_back(*child);
   }
 
-  // The class builds the new container, for real: it only references the
-  // children, and nothing outside capture sees it.
-  PyRef made = PyRef::steal(PyObject_GetItem(object, slice));
-  if (!made)
-    return programError("slicing " + describe(base));
   if (PyObject_IsInstance(made.get(), types_.module.get()) != 1) {
     PyErr_Clear();
     return captureError("slicing " + describe(base) + " gave a " +
