@@ -547,6 +547,9 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     if (PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(enumType->get())))
       return callForReal(object, args, kwargs);
   }
+  // types.MappingProxyType over a dict (MappingProxies.cpp).
+  if (object == reinterpret_cast<PyObject*>(&PyDictProxy_Type))
+    return makeMappingProxy(std::move(args), kwargs);
   // functools.partial, made and called as _functools does (Partials.cpp).
   if (isPartialClass(object))
     return makePartial(callee, std::move(args), std::move(kwargs));

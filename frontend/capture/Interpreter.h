@@ -357,6 +357,9 @@ private:
   std::map<const void*, std::pair<ValuePtr, python::PyRef>> identities_;
 
 public:
+  /// `types.MappingProxyType(d)` for a dict \p args[0] (MappingProxies.cpp).
+  llvm::Expected<ValuePtr> makeMappingProxy(std::vector<ValuePtr> args, const KeywordArgs& kwargs);
+
   //===--------------------------------------------------------------------===//
   // Attributes of real objects assigned while capturing (RealAttributes.cpp).
 
@@ -547,6 +550,11 @@ llvm::Error registerInstanceHandlers(Interpreter& interp);
 llvm::Error registerClassHandlers(Interpreter& interp);
 /// Registers ContextVar's get, set and reset (ContextVars.cpp).
 llvm::Error registerContextVarHandlers(Interpreter& interp);
+/// The dict a mappingproxy value views, or null when \p value is not one
+/// (MappingProxies.cpp).
+ValuePtr mappingProxyTarget(const ValuePtr& value);
+/// Whether \p name is a method of a mappingproxy that reads its dict.
+bool isMappingProxyRead(llvm::StringRef name);
 /// Registers id() and vars() (IdentityBuiltins.cpp).
 llvm::Error registerIdentityHandlers(Interpreter& interp);
 void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);

@@ -352,6 +352,9 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const V
 }
 
 llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::StringRef name) {
+  // A mappingproxy's reads are its dict's (MappingProxies.cpp).
+  if (ValuePtr viewed = mappingProxyTarget(base); viewed && isMappingProxyRead(name))
+    return getAttr(viewed, name);
   switch (base->kind) {
   case ValueKind::Tensor:
     return tensorAttr(base, name);
@@ -567,6 +570,8 @@ bool isAnnotationFactory(PyObject* object) {
 } // namespace
 
 llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValuePtr& key) {
+  if (ValuePtr viewed = mappingProxyTarget(base))
+    return getItem(viewed, key);
   if (base->isTensor())
     return callOracle(operatorFunction("getitem"), {base, key}, {});
   if (base->isSequence()) {
@@ -688,6 +693,8 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
+  if (ValuePtr viewed = mappingProxyTarget(value))
+    return truth(viewed);
   switch (value->kind) {
   case ValueKind::Tensor:
     return captureError("data-dependent branch: the condition depends on a tensor's values, "
@@ -733,6 +740,8 @@ llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
 }
 
 llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value) {
+  if (ValuePtr viewed = mappingProxyTarget(value))
+    return unpack(viewed);
   switch (value->kind) {
   case ValueKind::Tuple:
   case ValueKind::List:
@@ -869,6 +878,8 @@ void Interpreter::guardModuleTableKeys(const ValuePtr& module) {
 }
 
 llvm::Expected<ValuePtr> Interpreter::length(const ValuePtr& value) {
+  if (ValuePtr viewed = mappingProxyTarget(value))
+    return length(viewed);
   switch (value->kind) {
   case ValueKind::Tuple:
   case ValueKind::List:
@@ -1027,6 +1038,8 @@ llvm::Error Interpreter::addToSet(const ValuePtr& set, ValuePtr item) {
 }
 
 llvm::Expected<bool> Interpreter::contains(const ValuePtr& container, const ValuePtr& item) {
+  if (ValuePtr viewed = mappingProxyTarget(container))
+    return contains(viewed, item);
   auto matches = [&](const ValuePtr& candidate) -> llvm::Expected<bool> {
     llvm::Expected<bool> same = identical(candidate, item);
     if (!same || *same)

@@ -5,7 +5,7 @@ Sequential (prefixes, negative and stepped slices, slices of slices, calling
 a sliced Sequential) and iterates its ModuleDict, and a function that makes,
 flattens, reads and calls partials (one of a subclass, one read from a
 global) and walks a functools.wraps chain with inspect.unwrap, whose id()
-memo runs in capture. Both are exported in one artifact, loaded in a fresh
+memo runs in capture, and reads inspect.signature of a partial. Both are exported in one artifact, loaded in a fresh
 interpreter and compared with eager; then the sliced container's layers are
 changed in place: the parameters are graph inputs, so the compiled code
 follows the new weights and still matches eager.

@@ -73,6 +73,9 @@ def partials(x):
     # inspect.unwrap memoises by id(): the wrapper chain leads to doubled's
     # own function.
     out = out + inspect.unwrap(doubled)(x) + (id(bound) == id(bound)) + (id(add) != id(bound))
+    # inspect.signature of a partial: a mappingproxy of its parameters.
+    parameters = inspect.signature(bound).parameters
+    out = out + len(parameters) + ("scale" in parameters) + len(list(parameters.values()))
     return out
 
 
