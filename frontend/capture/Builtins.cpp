@@ -548,6 +548,9 @@ llvm::Expected<ValuePtr> builtinCallable(Interpreter&, const ValuePtr&, Args& ar
   case ValueKind::Constant:
   case ValueKind::Object:
     return makeBool(PyCallable_Check(args[0]->object.get()));
+  case ValueKind::Instance:
+    // An instance is callable when its class defines __call__.
+    return makeBool(reinterpret_cast<PyTypeObject*>(args[0]->object.get())->tp_call != nullptr);
   default:
     return makeBool(false);
   }
@@ -782,7 +785,6 @@ const Row Rows[] = {
     {"builtins.eval", builtinSideEffect},
     {"builtins.setattr", builtinSideEffect},
     {"builtins.delattr", builtinSideEffect},
-    {"builtins.id", builtinSideEffect},
     {"warnings.warn", builtinWarn},
     {"itertools.repeat", itertoolsRepeat},
     {"itertools.chain", itertoolsChain},
@@ -846,6 +848,8 @@ llvm::Error registerBuiltinHandlers(Interpreter& interp) {
   if (llvm::Error error = registerSizeHandlers(interp))
     return error;
   if (llvm::Error error = registerClassHandlers(interp))
+    return error;
+  if (llvm::Error error = registerIdentityHandlers(interp))
     return error;
   return registerInstanceHandlers(interp);
 }

@@ -234,6 +234,8 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   case ValueKind::Constant:
     return callObject(callee, std::move(args), std::move(kwargs));
   case ValueKind::Instance: {
+    if (isPartial(callee))
+      return callPartial(callee, std::move(args), std::move(kwargs));
     llvm::Expected<ValuePtr> method = instanceAttr(callee, "__call__");
     if (!method)
       return method.takeError();
@@ -550,6 +552,23 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
                          reinterpret_cast<PyTypeObject*>(legacy->get())))
       return callOracle(object, args, kwargs);
   }
+  // An enum class called with a known value looks a member up by its value
+  // (`_ParameterKind(kind)`): no new object, nothing changed; it runs.
+  if (PyType_Check(object) && args.size() == 1 && kwargs.empty() && isKnown(args[0])) {
+    llvm::Expected<PyRef> enumType = importObject("enum.EnumType");
+    if (!enumType)
+      return enumType.takeError();
+    if (PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(enumType->get())))
+      return callForReal(object, args, kwargs);
+  }
+  // types.MappingProxyType over a dict (MappingProxies.cpp).
+  if (object == reinterpret_cast<PyObject*>(&PyDictProxy_Type))
+    return makeMappingProxy(std::move(args), kwargs);
+  // functools.partial, made and called as _functools does (Partials.cpp).
+  if (isPartialClass(object))
+    return makePartial(callee, std::move(args), std::move(kwargs));
+  if (isPartial(callee))
+    return callPartial(callee, std::move(args), std::move(kwargs));
   if (PyType_Check(object)) {
     if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
                          reinterpret_cast<PyTypeObject*>(types_.module.get())))

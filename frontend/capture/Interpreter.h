@@ -327,6 +327,52 @@ public:
   llvm::Error checkContextVarsRestored() const;
 
   //===--------------------------------------------------------------------===//
+  // Slices of module containers (ModuleContainers.cpp).
+
+  /// `container[slice]` for nn.Module \p base (a ModuleList, a Sequential):
+  /// the container's class makes the new container for real, and its
+  /// children are the values capture reads for them in \p base.
+  llvm::Expected<ValuePtr> sliceModuleContainer(const ValuePtr& base, PyObject* slice);
+  /// An item of a sliced container (`layers[:n][i]`), read by its class.
+  llvm::Expected<ValuePtr> itemOfSlicedContainer(const ValuePtr& base, const ValuePtr& key);
+
+  //===--------------------------------------------------------------------===//
+  // functools.partial (Partials.cpp).
+
+  /// Whether \p object is functools.partial, or a subclass that leaves
+  /// construction and calls to it.
+  bool isPartialClass(PyObject* object) const;
+  /// Whether \p value is a partial, made while capturing or read.
+  bool isPartial(const ValuePtr& value) const;
+  /// What a partial holds.
+  struct PartialParts {
+    ValuePtr func;
+    std::vector<ValuePtr> args;
+    KeywordArgs keywords;
+    /// It has attributes of its own, so a partial of it is not flattened.
+    bool ownAttributes = false;
+  };
+  llvm::Expected<PartialParts> partialParts(const ValuePtr& partial);
+  /// `cls(func, *args, **kwargs)` for a partial class \p cls.
+  llvm::Expected<ValuePtr> makePartial(const ValuePtr& cls, std::vector<ValuePtr> args,
+                                       KeywordArgs kwargs);
+  /// Calling partial \p partial.
+  llvm::Expected<ValuePtr> callPartial(const ValuePtr& partial, std::vector<ValuePtr> args,
+                                       KeywordArgs kwargs);
+
+  /// The numbers id() gave while capturing, by identity, with the value
+  /// each was given for, kept alive so that no other takes its place
+  /// (IdentityBuiltins.cpp).
+  std::map<const void*, std::pair<ValuePtr, python::PyRef>>& identities() { return identities_; }
+
+private:
+  std::map<const void*, std::pair<ValuePtr, python::PyRef>> identities_;
+
+public:
+  /// `types.MappingProxyType(d)` for a dict \p args[0] (MappingProxies.cpp).
+  llvm::Expected<ValuePtr> makeMappingProxy(std::vector<ValuePtr> args, const KeywordArgs& kwargs);
+
+  //===--------------------------------------------------------------------===//
   // Attributes of real objects assigned while capturing (RealAttributes.cpp).
 
   /// `base.name = value` on an object that exists outside capture (a
@@ -534,6 +580,13 @@ llvm::Error registerInstanceHandlers(Interpreter& interp);
 llvm::Error registerClassHandlers(Interpreter& interp);
 /// Registers ContextVar's get, set and reset (ContextVars.cpp).
 llvm::Error registerContextVarHandlers(Interpreter& interp);
+/// The dict a mappingproxy value views, or null when \p value is not one
+/// (MappingProxies.cpp).
+ValuePtr mappingProxyTarget(const ValuePtr& value);
+/// Whether \p name is a method of a mappingproxy that reads its dict.
+bool isMappingProxyRead(llvm::StringRef name);
+/// Registers id() and vars() (IdentityBuiltins.cpp).
+llvm::Error registerIdentityHandlers(Interpreter& interp);
 void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);
 
 } // namespace dync::capture

@@ -352,6 +352,9 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const V
 }
 
 llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::StringRef name) {
+  // A mappingproxy's reads are its dict's (MappingProxies.cpp).
+  if (ValuePtr viewed = mappingProxyTarget(base); viewed && isMappingProxyRead(name))
+    return getAttr(viewed, name);
   switch (base->kind) {
   case ValueKind::Tensor:
     return tensorAttr(base, name);
@@ -567,6 +570,8 @@ bool isAnnotationFactory(PyObject* object) {
 } // namespace
 
 llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValuePtr& key) {
+  if (ValuePtr viewed = mappingProxyTarget(base))
+    return getItem(viewed, key);
   if (base->isTensor())
     return callOracle(operatorFunction("getitem"), {base, key}, {});
   if (base->isSequence()) {
@@ -622,11 +627,21 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
       return raiseWith(PyExc_KeyError, key->object.get(), "KeyError: " + reprOf(key->object.get()));
     return captureError("KeyError: " + spelling(key->kind).str());
   }
+  // Slices of module containers, and items of those (ModuleContainers.cpp).
+  if (base->kind == ValueKind::NNModule) {
+    if (base->slicedContainer)
+      return itemOfSlicedContainer(base, key);
+    bool constantSlice = key->isConstant() && PySlice_Check(key->object.get());
+    if (constantSlice || (key->kind == ValueKind::Slice && allConstant(key->items))) {
+      llvm::Expected<PyRef> slice = toPython(key);
+      if (!slice)
+        return slice.takeError();
+      return sliceModuleContainer(base, slice->get());
+    }
+  }
   if ((base->kind == ValueKind::NNModule || base->kind == ValueKind::Object ||
        base->kind == ValueKind::Constant) &&
       (key->isConstant() || key->kind == ValueKind::Object)) {
-    if (base->kind == ValueKind::NNModule && PySlice_Check(key->object.get()))
-      return captureError("slicing a module container");
     PyRef value = PyRef::steal(PyObject_GetItem(base->object.get(), key->object.get()));
     if (!value)
       return programError("indexing " + (base->source ? base->source->str() : typeNameOf(base)));
@@ -678,6 +693,8 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
+  if (ValuePtr viewed = mappingProxyTarget(value))
+    return truth(viewed);
   switch (value->kind) {
   case ValueKind::Tensor:
     return captureError("data-dependent branch: the condition depends on a tensor's values, "
@@ -726,6 +743,8 @@ llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
 }
 
 llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value) {
+  if (ValuePtr viewed = mappingProxyTarget(value))
+    return unpack(viewed);
   switch (value->kind) {
   case ValueKind::Tuple:
   case ValueKind::List:
@@ -766,6 +785,9 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
     return items;
   }
   case ValueKind::NNModule: {
+    // A slice of a container iterates the children capture read for it.
+    if (value->slicedContainer)
+      return value->items;
     // Module containers iterate their children (ModuleList, Sequential) or
     // keys (ModuleDict); children are named by the table entry at their
     // position.
@@ -859,6 +881,8 @@ void Interpreter::guardModuleTableKeys(const ValuePtr& module) {
 }
 
 llvm::Expected<ValuePtr> Interpreter::length(const ValuePtr& value) {
+  if (ValuePtr viewed = mappingProxyTarget(value))
+    return length(viewed);
   switch (value->kind) {
   case ValueKind::Tuple:
   case ValueKind::List:
@@ -1017,6 +1041,8 @@ llvm::Error Interpreter::addToSet(const ValuePtr& set, ValuePtr item) {
 }
 
 llvm::Expected<bool> Interpreter::contains(const ValuePtr& container, const ValuePtr& item) {
+  if (ValuePtr viewed = mappingProxyTarget(container))
+    return contains(viewed, item);
   auto matches = [&](const ValuePtr& candidate) -> llvm::Expected<bool> {
     llvm::Expected<bool> same = identical(candidate, item);
     if (!same || *same)

@@ -103,6 +103,10 @@ struct Value {
   /// Whether the globals are the entry module's, whose reads get G[...]
   /// sources.
   bool entryGlobals = false;
+  /// NNModule: a container made by slicing one capture read
+  /// (`self.layers[:n]`). `object` is the real new container and `items` its
+  /// children as capture read them, each keeping its own source.
+  bool slicedContainer = false;
 
   explicit Value(ValueKind kind) : kind(kind) {}
 

@@ -1,0 +1,86 @@
+# Slices of module containers keep their children's sources: the parameters
+# of `self.layers[1:][::-2]` are graph inputs read from the container, and
+# the keys of its table are guarded (which positions a slice takes depends
+# on them). functools.partial is modeled as _functools makes it. What stays
+# refused says why.
+# RUN: %dync export %s:Stack.forward %s:flattened --emit=guards | FileCheck %s
+# RUN: not %dync export %s:DictSlice.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DICT
+# RUN: not %dync export %s:not_callable --emit=graph 2>&1 | FileCheck %s --check-prefix=CALLABLE
+# RUN: not %dync export %s:returns_id --emit=graph 2>&1 | FileCheck %s --check-prefix=ID
+# RUN: not %dync export %s:vars_of_locals --emit=graph 2>&1 | FileCheck %s --check-prefix=VARS
+from functools import partial
+
+import torch
+from torch import nn
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(4)])
+
+    def forward(self, x):
+        for layer in self.layers[1:][::-2]:
+            x = layer(x)
+        return x
+
+# Positions 3 and 1, in that order; 0 and 2 are not read.
+# CHECK-LABEL: guards @Stack.forward
+# CHECK-NEXT: tensor L['x']
+# CHECK-NEXT: tensor L['self']._modules['layers']._modules['3']._parameters['weight']
+# CHECK-NEXT: tensor L['self']._modules['layers']._modules['3']._parameters['bias']
+# CHECK-NEXT: tensor L['self']._modules['layers']._modules['1']._parameters['weight']
+# CHECK-NEXT: tensor L['self']._modules['layers']._modules['1']._parameters['bias']
+# CHECK-NOT: _modules['0']
+# CHECK-NOT: _modules['2']
+# CHECK: type L['self']._modules['layers'] : torch.nn.modules.container:ModuleList
+# CHECK: keys L['self']._modules['layers']._modules : ["0", "1", "2", "3"]
+
+
+def scaled(x, y, scale=1.0):
+    return x * scale + y
+
+
+def flattened(x):
+    inner = partial(scaled, x)
+    outer = partial(inner, scale=3.0)
+    assert outer.func is scaled and len(outer.args) == 1
+    return outer(x)
+
+# CHECK-LABEL: guards @flattened
+
+
+class DictSlice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleDict({"a": nn.Identity()})
+
+    def forward(self, x):
+        return self.heads[:1]
+
+# ModuleDict's own __getitem__ refuses a slice, as in eager.
+# DICT: module-slices-and-partials.py:[[@LINE-3]]:16: error: slicing L['self']._modules['heads']: TypeError: unhashable type: 'slice'
+
+
+def not_callable(x):
+    return partial(3)(x)
+
+# CALLABLE: module-slices-and-partials.py:[[@LINE-2]]:12: error: TypeError: the first argument must be callable
+
+
+def returns_id(x):
+    return x, id(x)
+
+# An id() is a number of capture's own, not the object's id when the
+# artifact runs: returning one is refused.
+# ID: error: returns_id: the function returns a constant value, which a graph cannot return
+
+
+def vars_of_locals(x):
+    return vars()
+
+# VARS: module-slices-and-partials.py:[[@LINE-2]]:12: error: vars() without an argument (the caller's local variables) is not supported
+
+
+def example_inputs():
+    return (torch.ones(2),)
