@@ -193,6 +193,19 @@ llvm::Expected<ValuePtr> dictGetItem(Interpreter& interp, const ValuePtr&, Args&
                                      KeywordArgs& kwargs) {
   if (llvm::Error error = expectArgs(args, kwargs, 2, "__getitem__"))
     return error;
+  // A missing key goes to the class's __missing__, as dict.__getitem__
+  // does for a subclass (collections.Counter's gives 0).
+  if (args[0]->kind == ValueKind::Instance && args[0]->contents) {
+    llvm::Expected<std::optional<size_t>> at = findKey(interp, args[0]->contents, args[1]);
+    if (!at)
+      return at.takeError();
+    if (*at)
+      return args[0]->contents->entries[**at].second;
+    llvm::Expected<ValuePtr> missing = interp.callSpecial(args[0], "__missing__", {args[1]});
+    if (!missing || *missing)
+      return missing;
+    return keyError(args[1]);
+  }
   return interp.getItem(readable(args[0]), args[1]);
 }
 

@@ -6,7 +6,6 @@
 # RUN: %dync export %s:output %s:bag --emit=graph | FileCheck %s
 # RUN: %dync export %s:output --emit=signature | FileCheck %s --check-prefix=SIG
 # RUN: not %dync export %s:list_subclass --emit=graph 2>&1 | FileCheck %s --check-prefix=LIST
-# RUN: not %dync export %s:move_to_end --emit=graph 2>&1 | FileCheck %s --check-prefix=MOVE
 import collections
 import dataclasses
 from typing import Optional
@@ -63,16 +62,19 @@ class Bag(dict):
         super().__init__(**items)
         self.count = len(self)
 
+    def __missing__(self, key):
+        return self.count + 1
+
 
 def bag(x):
     out = Bag(a=x)
     dict.__setitem__(out, "b", x + 1)
     out.__dict__["seen"] = "b" in out
-    return out
+    return out, out["c"]
 
 
 # CHECK-LABEL: graph @bag(
-# CHECK:         return object "dict-instances":Bag{count = 1, seen = true}{"a": %x, "b": %0}
+# CHECK:         return (object "dict-instances":Bag{count = 1, seen = true}{"a": %x, "b": %0}, 2)
 
 
 class Items(list):
@@ -85,11 +87,3 @@ def list_subclass(x):
 
 # LIST: dict-instances.py:{{[0-9]+}}:{{[0-9]+}}: error: constructing an object of class 'dict-instances.Items' is not supported: its __new__ is not written in Python
 
-
-def move_to_end(x):
-    out = Output(logits=x, loss=x)
-    out.move_to_end("logits")
-    return out
-
-
-# MOVE: dict-instances.py:{{[0-9]+}}:{{[0-9]+}}: error: {{.*}}move_to_end
