@@ -233,10 +233,15 @@ void printSignature(llvm::raw_ostream& os, const ir::Graph& graph) {
           for (size_t i = 0; i < arg.elements().size(); ++i) {
             std::string name;
             llvm::raw_string_ostream ns(name);
-            if (isObject)
+            size_t attributes = isObject ? arg.attributeNames().size() : 0;
+            if (i < attributes) {
               ns << arg.attributeNames()[i];
-            else
-              arg.dictKeys()[i].print(ns);
+            } else {
+              // An object's items are named `[key]`, a dict's entries `key`.
+              ns << (isObject ? "[" : "");
+              arg.dictKeys()[i - attributes].print(ns);
+              ns << (isObject ? "]" : "");
+            }
             print(arg.elements()[i], (path.empty() ? "" : path + ".") + name);
           }
           return;

@@ -112,11 +112,16 @@ Argument Argument::typedDict(std::string module, std::string qualname, std::vect
 }
 
 Argument Argument::object(std::string module, std::string qualname, std::vector<std::string> names,
-                          std::vector<Argument> values) {
+                          std::vector<Argument> values, std::vector<Argument> itemKeys,
+                          std::vector<Argument> itemValues) {
   Argument a;
   a.kind_ = Kind::Object;
+  values.insert(values.end(), std::make_move_iterator(itemValues.begin()),
+                std::make_move_iterator(itemValues.end()));
   a.data_ = std::move(values);
   a.attributes_ = std::move(names);
+  a.holdsItems_ = !itemKeys.empty();
+  a.keys_ = std::move(itemKeys);
   a.tupleModule_ = std::move(module);
   a.tupleQualname_ = std::move(qualname);
   return a;
@@ -243,7 +248,8 @@ void Argument::print(llvm::raw_ostream& os) const {
       printTypeNamePart(os, tupleQualname_);
     }
     os << '{';
-    for (size_t i = 0; i < elements().size(); ++i) {
+    size_t fields = isObject ? attributes_.size() : elements().size();
+    for (size_t i = 0; i < fields; ++i) {
       if (i)
         os << ", ";
       if (isObject) {
@@ -261,6 +267,18 @@ void Argument::print(llvm::raw_ostream& os) const {
       elements()[i].print(os);
     }
     os << '}';
+    // An object of a dict class: its items, `{"logits": %3}`.
+    if (isObject && holdsItems_) {
+      os << '{';
+      for (size_t i = 0; i < keys_.size(); ++i) {
+        if (i)
+          os << ", ";
+        keys_[i].print(os);
+        os << ": ";
+        elements()[fields + i].print(os);
+      }
+      os << '}';
+    }
     return;
   }
   }

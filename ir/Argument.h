@@ -113,9 +113,13 @@ public:
   static Argument typedDict(std::string module, std::string qualname, std::vector<Argument> keys,
                             std::vector<Argument> values);
   /// An object of class \p qualname of module \p module whose instance
-  /// attributes are \p names, set in that order, holding \p values.
+  /// attributes are \p names, set in that order, holding \p values; an
+  /// object of a class deriving from dict also holds the items \p itemKeys
+  /// (literals, as a dict's keys) to \p itemValues, in insertion order.
+  /// elements() holds the attribute values, then the item values.
   static Argument object(std::string module, std::string qualname, std::vector<std::string> names,
-                         std::vector<Argument> values);
+                         std::vector<Argument> values, std::vector<Argument> itemKeys = {},
+                         std::vector<Argument> itemValues = {});
   /// Whether elements() holds nested arguments: a list, tuple, dict or
   /// object.
   bool isContainer() const {
@@ -127,10 +131,15 @@ public:
   bool hasTypeName() const { return !tupleModule_.empty(); }
   const std::string& typeModule() const { return tupleModule_; }
   const std::string& typeQualname() const { return tupleQualname_; }
-  /// A dict's keys, one per element.
+  /// A dict's keys, one per element; an object's item keys, one per
+  /// element after its attributes.
   const std::vector<Argument>& dictKeys() const { return keys_; }
-  /// An object's attribute names, one per element.
+  /// An object's attribute names, one per element before its items.
   const std::vector<std::string>& attributeNames() const { return attributes_; }
+  /// Whether this is an object that holds dict items (an object of a class
+  /// deriving from dict with at least one item); printed as a second
+  /// `{...}`.
+  bool hasItems() const { return kind_ == Kind::Object && holdsItems_; }
 
   /// Calls \p fn on every value use inside, in lists and tuples too.
   void forEachValue(llvm::function_ref<void(const ValueRef&)> fn) const;
@@ -157,6 +166,8 @@ private:
   std::vector<Argument> keys_;
   /// An object's attribute names.
   std::vector<std::string> attributes_;
+  /// See hasItems().
+  bool holdsItems_ = false;
 };
 
 /// `name=value` after the positional arguments of a call.

@@ -1030,6 +1030,16 @@ std::optional<Argument> Parser::parseObject() {
   }
   if (!expect(Token::RBrace, "}"))
     return std::nullopt;
+  // An object of a dict class: `{key: value, ...}`, its items.
+  if (tok_.is(Token::LBrace)) {
+    std::optional<Argument> items = parseDictBody("", "");
+    if (!items)
+      return std::nullopt;
+    if (items->dictKeys().empty())
+      return error(tok_.loc(), "an object's items are written only when there are some");
+    return Argument::object(std::move(module), std::move(*qualname), std::move(names),
+                            std::move(values), items->dictKeys(), items->elements());
+  }
   return Argument::object(std::move(module), std::move(*qualname), std::move(names),
                           std::move(values));
 }

@@ -238,7 +238,8 @@ private:
       for (const std::string& name : arg.attributeNames())
         if (!seen.insert(name).second)
           report(node.loc(), label(node) + ": attribute '" + name + "' is set twice");
-    } else {
+    }
+    {
       for (const Argument& key : arg.dictKeys()) {
         using Kind = Argument::Kind;
         bool literal = key.kind() == Kind::String || key.kind() == Kind::Bool ||

@@ -756,6 +756,12 @@ llvm::Expected<ValuePtr> tableMethod(Interpreter& interp, const ValuePtr& self, 
     return captureError("descriptor '" + row.name + "' of '" + row.type +
                         "' object needs an argument");
   Args callArgs = args;
+  // An object of a class deriving from dict: dict's methods act on its
+  // items (DictInstances.cpp).
+  ValuePtr receiver = args[0];
+  if (row.type == "dict" && args[0]->kind == ValueKind::Instance && args[0]->contents &&
+      !Py_IS_TYPE(attribute, &PyClassMethodDescr_Type))
+    receiver = callArgs[0] = args[0]->contents;
   if (Py_IS_TYPE(attribute, &PyClassMethodDescr_Type) &&
       !(args[0]->kind == ValueKind::Object && PyType_Check(args[0]->object.get()))) {
     // Called through an instance (`{}.fromkeys(...)`): the class receives it.
@@ -764,7 +770,7 @@ llvm::Expected<ValuePtr> tableMethod(Interpreter& interp, const ValuePtr& self, 
       return type.takeError();
     callArgs[0] = makeValue(ValueKind::Object, *type);
   }
-  return runOnRealValues(interp, &row, attribute, args[0], callArgs, kwargs);
+  return runOnRealValues(interp, &row, attribute, receiver, callArgs, kwargs);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
@@ -181,6 +182,8 @@ llvm::Expected<bool> resultRequiresGrad(const ValuePtr& value) {
       if (!inItem || *inItem)
         return inItem;
     }
+  if (value->kind == ValueKind::Instance && value->contents)
+    return resultRequiresGrad(value->contents);
   return false;
 }
 
@@ -243,6 +246,8 @@ llvm::Expected<ir::Argument> structuredResult(Interpreter& interp, ir::Context& 
   std::vector<ir::Argument> keys, values;
   std::vector<std::string> names;
   bool isObject = value->kind == ValueKind::Instance;
+  if (isObject)
+    syncAttributes(value);
   for (const auto& [key, item] : value->entries) {
     if (isObject) {
       std::optional<std::string> name = key->isConstant() && PyUnicode_CheckExact(key->object.get())
@@ -282,6 +287,15 @@ llvm::Expected<ir::Argument> structuredResult(Interpreter& interp, ir::Context& 
   if (!isObject)
     return ir::Argument::typedDict(std::move(name->first), std::move(name->second), std::move(keys),
                                    std::move(values));
+  if (value->contents) {
+    // An object of a class deriving from dict: its items too, spelled as a
+    // returned dict's (DictInstances.cpp).
+    llvm::Expected<ir::Argument> items = structuredResult(interp, ctx, value->contents);
+    if (!items)
+      return items.takeError();
+    return ir::Argument::object(std::move(name->first), std::move(name->second), std::move(names),
+                                std::move(values), items->dictKeys(), items->elements());
+  }
   return ir::Argument::object(std::move(name->first), std::move(name->second), std::move(names),
                               std::move(values));
 }

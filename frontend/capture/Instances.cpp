@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -73,14 +74,19 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
     return captureError("constructing an object of class '" + name + "' is not supported: " + why);
   };
   PyObject* newAttr = lookup(type, "__new__");
-  if (newAttr != objectSlot("__new__") && !staticFunction(newAttr))
+  // dict's __new__ makes an object holding items besides its attributes
+  // (DictInstances.cpp).
+  bool dictClass = newAttr == dictNewFunction() && isDictClass(type);
+  if (newAttr != objectSlot("__new__") && !staticFunction(newAttr) && !dictClass)
     return unsupported("its __new__ is not written in Python");
   // A metaclass may decide what calling the class does (enums do).
   if (lookup(Py_TYPE(type), "__call__") != lookup(&PyType_Type, "__call__"))
     return unsupported("its metaclass defines __call__");
 
   ValuePtr self;
-  if (newAttr == objectSlot("__new__")) {
+  if (dictClass) {
+    self = newDictInstance(cls);
+  } else if (newAttr == objectSlot("__new__")) {
     // object.__new__ refuses arguments unless __init__ takes them.
     if ((!args.empty() || !kwargs.empty()) && lookup(type, "__init__") == objectSlot("__init__"))
       return captureError(name + "() takes no arguments");
@@ -109,6 +115,15 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   PyObject* init = lookup(type, "__init__");
   if (init == objectSlot("__init__"))
     return self;
+  if (init && dictClass && builtins_.count(init)) {
+    // dict's or OrderedDict's own __init__: the items given.
+    args.insert(args.begin(), self);
+    llvm::Expected<ValuePtr> result = call(makeValue(ValueKind::Builtin, PyRef::borrow(init)),
+                                           std::move(args), std::move(kwargs));
+    if (!result)
+      return result.takeError();
+    return self;
+  }
   if (!init || !PyFunction_Check(init))
     return unsupported("its __init__ is not written in Python");
   llvm::Expected<ValuePtr> initializer = functionFromReal(init, nullptr);
@@ -127,6 +142,18 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
   PyTypeObject* type = typeOf(instance);
   if (name == "__class__")
     return makeValue(ValueKind::Object, instance->object);
+  syncAttributes(instance);
+  // `self.__dict__`: one Dict value, from then on where the attributes live
+  // (setInstanceAttr keeps it in step), so that what the program stores
+  // through it is what later reads see.
+  if (name == "__dict__" && type->tp_dictoffset != 0 && lookup(type, "__dict__") &&
+      Py_IS_TYPE(lookup(type, "__dict__"), &PyGetSetDescr_Type)) {
+    if (!instance->attributeDict) {
+      instance->attributeDict = makeValue(ValueKind::Dict);
+      instance->attributeDict->entries = instance->entries;
+    }
+    return instance->attributeDict;
+  }
   // Python's order: data descriptors of the class, then the instance's own
   // attributes, then everything else the class has.
   PyObject* classAttr = lookup(type, name);
@@ -234,12 +261,15 @@ llvm::Error Interpreter::setInstanceAttr(const ValuePtr& instance, llvm::StringR
   if (!slot && type->tp_dictoffset == 0)
     return captureError("AttributeError: '" + className(type) + "' object has no attribute '" +
                         name + "'");
-  for (auto& [existing, stored] : instance->entries)
-    if (sameName(existing, name)) {
-      stored = std::move(value);
-      return llvm::Error::success();
-    }
-  instance->entries.emplace_back(std::move(key), std::move(value));
+  syncAttributes(instance);
+  auto stored = llvm::find_if(instance->entries,
+                              [&](const auto& entry) { return sameName(entry.first, name); });
+  if (stored != instance->entries.end())
+    stored->second = std::move(value);
+  else
+    instance->entries.emplace_back(std::move(key), std::move(value));
+  if (instance->attributeDict)
+    instance->attributeDict->entries = instance->entries;
   return llvm::Error::success();
 }
 
@@ -331,7 +361,7 @@ llvm::Error registerInstanceHandlers(Interpreter& interp) {
       return captureError("object or tuple has no __new__, __init__ or __setattr__");
     addBuiltin(interp, object, handler);
   }
-  return llvm::Error::success();
+  return registerDictInstanceHandlers(interp);
 }
 
 } // namespace dync::capture

@@ -1,5 +1,6 @@
 //===- OpcodesStack.cpp - Stack, locals, attributes, containers -----------===//
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -228,6 +229,14 @@ llvm::Error Interpreter::op_STORE_SUBSCR(Frame& f, const Instruction&) {
         callOracle(operatorFunction("setitem"), {base, key, value}, {});
     return result ? llvm::Error::success() : result.takeError();
   }
+  if (base->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> special =
+        callInstanceSpecial(*this, base, "__setitem__", {key, value});
+    if (!special)
+      return special.takeError();
+    if (*special)
+      return llvm::Error::success();
+  }
   if (base->source)
     return captureError("assigning an item of " + base->source->str() +
                         " (mutating an input is a side effect outside the graph)");
@@ -261,6 +270,13 @@ llvm::Error Interpreter::op_STORE_SUBSCR(Frame& f, const Instruction&) {
 llvm::Error Interpreter::op_DELETE_SUBSCR(Frame& f, const Instruction&) {
   ValuePtr key = pop(f);
   ValuePtr base = pop(f);
+  if (base->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> special = callInstanceSpecial(*this, base, "__delitem__", {key});
+    if (!special)
+      return special.takeError();
+    if (*special)
+      return llvm::Error::success();
+  }
   if (!base->source && base->kind == ValueKind::Dict && key->isConstant()) {
     for (auto it = base->entries.begin(); it != base->entries.end(); ++it)
       if (it->first->isConstant() &&

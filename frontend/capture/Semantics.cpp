@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DictInstances.h"
 #include "frontend/capture/DictReads.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
@@ -572,6 +573,11 @@ bool isAnnotationFactory(PyObject* object) {
 llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValuePtr& key) {
   if (ValuePtr viewed = mappingProxyTarget(base))
     return getItem(viewed, key);
+  if (base->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> special = callInstanceSpecial(*this, base, "__getitem__", {key});
+    if (!special || *special)
+      return special;
+  }
   if (base->isTensor())
     return callOracle(operatorFunction("getitem"), {base, key}, {});
   if (base->isSequence()) {
@@ -736,6 +742,9 @@ llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
       if (*result)
         return truth(*result);
     }
+    // An object of a dict class without __bool__ or __len__ of its own.
+    if (value->contents)
+      return truth(value->contents);
     return true;
   default:
     return true;
@@ -745,6 +754,13 @@ llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
 llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value) {
   if (ValuePtr viewed = mappingProxyTarget(value))
     return unpack(viewed);
+  if (value->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> iterator = callInstanceSpecial(*this, value, "__iter__", {});
+    if (!iterator)
+      return iterator.takeError();
+    if (*iterator)
+      return unpack(*iterator);
+  }
   switch (value->kind) {
   case ValueKind::Tuple:
   case ValueKind::List:
@@ -883,6 +899,11 @@ void Interpreter::guardModuleTableKeys(const ValuePtr& module) {
 llvm::Expected<ValuePtr> Interpreter::length(const ValuePtr& value) {
   if (ValuePtr viewed = mappingProxyTarget(value))
     return length(viewed);
+  if (value->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> special = callInstanceSpecial(*this, value, "__len__", {});
+    if (!special || *special)
+      return special;
+  }
   switch (value->kind) {
   case ValueKind::Tuple:
   case ValueKind::List:
@@ -1043,6 +1064,14 @@ llvm::Error Interpreter::addToSet(const ValuePtr& set, ValuePtr item) {
 llvm::Expected<bool> Interpreter::contains(const ValuePtr& container, const ValuePtr& item) {
   if (ValuePtr viewed = mappingProxyTarget(container))
     return contains(viewed, item);
+  if (container->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> special =
+        callInstanceSpecial(*this, container, "__contains__", {item});
+    if (!special)
+      return special.takeError();
+    if (*special)
+      return truth(*special);
+  }
   auto matches = [&](const ValuePtr& candidate) -> llvm::Expected<bool> {
     llvm::Expected<bool> same = identical(candidate, item);
     if (!same || *same)

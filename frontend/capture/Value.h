@@ -93,6 +93,13 @@ struct Value {
   size_t position = 0;
   /// Cell contents.
   ValuePtr cell;
+  /// An Instance of a class deriving from dict or OrderedDict: its items, a
+  /// Dict value (of type OrderedDict when the class derives from it) that
+  /// the builtin container's methods act on (DictInstances.cpp).
+  ValuePtr contents;
+  /// An Instance whose `__dict__` the program read: that Dict value, which
+  /// then holds the attributes (`entries` mirrors it).
+  ValuePtr attributeDict;
 
   // Function.
   python::PyRef code;

@@ -491,28 +491,55 @@ llvm::Error Emitter::rebuildDict(const ir::Argument& arg) {
 /// `object.__setattr__` stores past a frozen dataclass's __setattr__ and
 /// into __slots__, as the class's own __init__ did; `builtins.object` is
 /// imported, since the module could rebind the name `object`.
+///
+/// An object of a class deriving from dict or collections.OrderedDict (its
+/// base B) is made by B.__new__ and gets its items, in order, from
+/// B.__setitem__ before its attributes, past a __setitem__ of the class's
+/// own (a ModelOutput's also sets an attribute). The attributes come
+/// first, as the graph's results are ordered:
+///
+///   PUSH_NULL; <B>.__new__; <type>; PRECALL 1; CALL 1
+///   per attribute, as above; then per item:
+///     PUSH_NULL; <B>.__setitem__; COPY <object>; <key>; <value>;
+///     PRECALL 3; CALL 3; POP_TOP
 llvm::Error Emitter::rebuildObject(const ir::Argument& arg) {
   llvm::Expected<PyRef> type = importType(arg.typeModule(), arg.typeQualname());
   if (!type)
     return type.takeError();
   auto* cls = reinterpret_cast<PyTypeObject*>(type->get());
   // object.__new__(T) requires T's instances to be laid out as object's
-  // (classes written in Python over object, which capture models).
+  // (classes written in Python over object, which capture models); dict's
+  // __new__, as dict's or OrderedDict's.
   PyTypeObject* base = cls;
   while (base && (base->tp_flags & Py_TPFLAGS_HEAPTYPE))
     base = base->tp_base;
-  if (base != &PyBaseObject_Type)
+  std::string baseModule = "builtins", baseName = "object";
+  if (base == &PyDict_Type) {
+    baseName = "dict";
+  } else if (base && llvm::StringRef(base->tp_name) == "collections.OrderedDict") {
+    baseModule = "collections";
+    baseName = "OrderedDict";
+  } else if (base != &PyBaseObject_Type) {
     return fail("the function returns a " + arg.typeModule() + ":" + arg.typeQualname() +
-                ", whose objects object.__new__ cannot make (they are laid out as " +
-                (base ? std::string(base->tp_name) : std::string("?")) + "'s)");
-  auto loadObjectMethod = [&](llvm::StringRef method) -> llvm::Error {
+                ", whose objects the rewritten code cannot make (they are laid out as " +
+                (base ? std::string(base->tp_name) : std::string("?")) +
+                "'s; it makes objects laid out as object's, dict's and OrderedDict's)");
+  }
+  if (arg.hasItems() && baseName == "object")
+    return fail("the function returns a " + arg.typeModule() + ":" + arg.typeQualname() +
+                " with items, but its class does not derive from dict");
+  auto loadMethod = [&](llvm::StringRef module, llvm::StringRef name,
+                        llvm::StringRef method) -> llvm::Error {
     if (llvm::Error error = emit("PUSH_NULL"))
       return error;
-    if (llvm::Error error = loadType("builtins", "object"))
+    if (llvm::Error error = loadType(module, name))
       return error;
     return emit("LOAD_ATTR", nameIndex(method));
   };
-  if (llvm::Error error = loadObjectMethod("__new__"))
+  auto loadObjectMethod = [&](llvm::StringRef method) {
+    return loadMethod("builtins", "object", method);
+  };
+  if (llvm::Error error = loadMethod(baseModule, baseName, "__new__"))
     return error;
   if (llvm::Error error = loadType(arg.typeModule(), arg.typeQualname()))
     return error;
@@ -521,7 +548,8 @@ llvm::Error Emitter::rebuildObject(const ir::Argument& arg) {
   if (llvm::Error error = emit("CALL", 1))
     return error;
   int objectDepth = depth_;
-  for (size_t i = 0; i < arg.elements().size(); ++i) {
+  size_t attributes = arg.attributeNames().size();
+  for (size_t i = 0; i < attributes; ++i) {
     if (llvm::Error error = loadObjectMethod("__setattr__"))
       return error;
     if (llvm::Error error = emit("COPY", uint32_t(depth_ - objectDepth + 1)))
@@ -531,6 +559,22 @@ llvm::Error Emitter::rebuildObject(const ir::Argument& arg) {
             PyRef::steal(PyUnicode_FromStringAndSize(name.data(), name.size())), "s" + name))
       return error;
     if (llvm::Error error = rebuild(arg.elements()[i]))
+      return error;
+    if (llvm::Error error = emit("PRECALL", 3))
+      return error;
+    if (llvm::Error error = emit("CALL", 3))
+      return error;
+    if (llvm::Error error = emit("POP_TOP"))
+      return error;
+  }
+  for (size_t i = 0; i < arg.dictKeys().size() && arg.hasItems(); ++i) {
+    if (llvm::Error error = loadMethod(baseModule, baseName, "__setitem__"))
+      return error;
+    if (llvm::Error error = emit("COPY", uint32_t(depth_ - objectDepth + 1)))
+      return error;
+    if (llvm::Error error = loadLiteral(arg.dictKeys()[i]))
+      return error;
+    if (llvm::Error error = rebuild(arg.elements()[attributes + i]))
       return error;
     if (llvm::Error error = emit("PRECALL", 3))
       return error;

@@ -112,10 +112,10 @@ def to_torch(x):
 
 
 def c_class(x):
-    counts = collections.Counter([1, 2, 2])
+    counts = collections.deque([1, 2, 2])
     return x * counts[2]
 
-# CCLASS: objects.py:[[@LINE-3]]:14: error: constructing an object of class 'collections.Counter' is not supported: its __new__ is not written in Python
+# CCLASS: objects.py:[[@LINE-3]]:14: error: constructing an object of class 'collections.deque' is not supported: its __new__ is not written in Python
 
 
 def example_inputs():

@@ -329,3 +329,64 @@ def test_digest_covers_what_code_does_not_where_it_is():
     for changed in ("constant", "float", "name", "set member"):
         assert first[changed] != first["base"], changed
     assert first["nested edited"] != first["nested"]
+
+
+DECORATORS = textwrap.dedent("""\
+    import functools
+
+
+    def returns_tuple(method):
+        # A wrapper renamed after the method it wraps, defined here.
+        @functools.wraps(method)
+        def wrapper(self, *args, **kwargs):
+            return tuple(method(self, *args, **kwargs))
+        return wrapper
+""")
+
+DECORATED = textwrap.dedent("""\
+    import torch
+
+    import decorators
+
+
+    class Net(torch.nn.Module):
+        @decorators.returns_tuple
+        def forward(self, x):
+            return [x.relu(), x * 2]
+
+
+    model = Net()
+
+
+    def example_inputs():
+        return (torch.randn(3, 4),)
+""")
+
+
+def test_wrapper_from_another_module_is_found_where_its_name_leads(tmp_path):
+    # functools.wraps names the wrapper `Net.forward`, but its code lives in
+    # decorators.py: its fingerprint names the module the name resolves in,
+    # so the entry is served.
+    (tmp_path / "decorators.py").write_text(DECORATORS)
+    (tmp_path / "decorated.py").write_text(DECORATED)
+    done = subprocess.run([os.path.join(BUILD, "bin", "dync"), "export",
+                           f"{tmp_path}/decorated.py:model.forward", "-o",
+                           str(tmp_path / "art.so")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    source = textwrap.dedent(f"""
+        import json, sys
+        sys.path[:0] = [{PACKAGE_DIR!r}, {str(tmp_path)!r}]
+        import torch, dync, decorated
+        x = torch.randn(3, 4)
+        expected = decorated.model(x)
+        with dync.load({str(tmp_path / "art.so")!r}, strict=True) as art:
+            got = decorated.model(x)
+            functions = [(f["module"], f["qualified_name"]) for f in art.entries[0]["functions"]]
+            print(json.dumps({{"hits": art.stats()["Net.forward"]["hits"], "functions": functions,
+                              "same": all(torch.equal(a, b) for a, b in zip(got, expected))}}))
+    """)
+    ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    report = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert report["hits"] == 1 and report["same"], report
+    assert report["functions"] == [["decorated", "Net.forward"], ["decorated", "Net.forward"]]

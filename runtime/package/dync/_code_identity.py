@@ -178,11 +178,37 @@ def fingerprints(functions):
             # listing it would only keep the entry from ever being served.
             continue
         listed.append((code, module, qualname or code.co_qualname))
+    listed = [(code, _reachable_from(code, module, qualname, listed), qualname)
+              for code, module, qualname in listed]
     nested = set()
     for code, _, _ in listed:
         _nested_codes(code, nested)
     return [(module, qualname, code.co_filename, code.co_firstlineno, digest(code))
             for code, module, qualname in listed if id(code) not in nested]
+
+
+def _reachable_from(code, module, qualname, listed):
+    """The module whose namespace reaches `code` by `qualname`. That is the
+    module of the code's globals, except for a decorator's wrapper that
+    functools.wraps renamed after the function it wraps: its code lives in
+    the decorator's module while the name leads there from the wrapped
+    function's module (transformers' `@can_return_tuple` on
+    `GPT2LMHeadModel.forward`). The modules of the other functions capture
+    ran are tried first, then every imported module; the globals' module
+    when none reaches it (the check then says it is missing)."""
+    def reaches(name):
+        candidate = sys.modules.get(name)
+        if not isinstance(candidate, types.ModuleType):
+            return False
+        found = _function_codes(_walk(candidate, qualname.split(".")), qualname)
+        return any(live is code for live in found)
+    if qualname == code.co_qualname or reaches(module):
+        return module
+    others = [other for _, other, _ in listed if other != module]
+    for name in others + [name for name in list(sys.modules) if name not in others]:
+        if reaches(name):
+            return name
+    return module
 
 
 def _walk(root, parts):

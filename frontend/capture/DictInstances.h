@@ -1,0 +1,54 @@
+//===- DictInstances.h - Objects of classes deriving from dict -*- C++ -*-===//
+//
+// An object of a Python class deriving from dict or collections.OrderedDict
+// (a transformers ModelOutput, a config bag) is an Instance value with two
+// stores: its instance attributes, as any object made while capturing has,
+// and `contents`, a Dict value holding its items. dict's and OrderedDict's
+// own methods, reached through the class, through super() or unbound
+// (`dict.__setitem__(self, k, v)`), act on the contents.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/capture/Value.h"
+
+#include "llvm/Support/Error.h"
+
+#include <Python.h>
+
+namespace dync::capture {
+
+class Interpreter;
+
+/// Whether objects of \p type are made by dict's __new__ and hold their
+/// items in a dict: a class written in Python deriving from dict or
+/// OrderedDict.
+bool isDictClass(PyTypeObject* type);
+
+/// `dict.__new__`, which OrderedDict shares.
+PyObject* dictNewFunction();
+
+/// A new object of the dict class \p cls (isDictClass) with no items and no
+/// attributes.
+ValuePtr newDictInstance(const ValuePtr& cls);
+
+/// The Dict value \p value's items live in: itself for a Dict, its contents
+/// for an object of a dict class, null otherwise.
+ValuePtr dictContents(const ValuePtr& value);
+
+/// The attributes of the Instance \p instance, once the program may have
+/// changed them through its `__dict__`: `entries` is brought up to date.
+void syncAttributes(const ValuePtr& instance);
+
+/// Runs the special method \p name (`__getitem__`, `__len__`, ...) of the
+/// Instance \p instance on \p args: its class's Python method, else, for an
+/// object of a dict class, dict's or OrderedDict's. Null when the class has
+/// neither, so the caller's own rule applies.
+llvm::Expected<ValuePtr> callInstanceSpecial(Interpreter& interp, const ValuePtr& instance,
+                                             llvm::StringRef name, std::vector<ValuePtr> args);
+
+/// Registers dict's and OrderedDict's __new__, __init__, item and length
+/// special methods, and OrderedDict's methods that behave as dict's.
+llvm::Error registerDictInstanceHandlers(Interpreter& interp);
+
+} // namespace dync::capture

@@ -1,0 +1,89 @@
+# Objects of classes deriving from dict and OrderedDict (a ModelOutput-shaped
+# dataclass, a dict subclass) are made while capturing with their items and
+# their attributes; a returned one keeps both: `object T{attributes}{items}`.
+# dict's methods reached through super() or unbound act on the items. A
+# subclass of another builtin container is refused naming its class.
+# RUN: %dync export %s:output %s:bag --emit=graph | FileCheck %s
+# RUN: %dync export %s:output --emit=signature | FileCheck %s --check-prefix=SIG
+# RUN: not %dync export %s:list_subclass --emit=graph 2>&1 | FileCheck %s --check-prefix=LIST
+import collections
+import dataclasses
+from typing import Optional
+
+import torch
+
+
+def example_inputs():
+    return (torch.randn(4, 3),)
+
+
+class OutputBase(collections.OrderedDict):
+    def __post_init__(self):
+        for field in dataclasses.fields(self):
+            value = self.__dict__.get(field.name)
+            if value is not None:
+                self[field.name] = value
+
+    def __setattr__(self, name, value):
+        if name in {f.name for f in dataclasses.fields(self)} and value is not None:
+            super().__setitem__(name, value)
+        super().__setattr__(name, value)
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        super().__setattr__(key, value)
+
+
+@dataclasses.dataclass
+class Output(OutputBase):
+    logits: torch.Tensor = None
+    hidden: Optional[torch.Tensor] = None
+    loss: Optional[torch.Tensor] = None
+
+
+def output(x):
+    out = Output(logits=x * 2, loss=x.sum())
+    return out, len(out), list(out.keys()), "hidden" in out
+
+
+# CHECK-LABEL: graph @output(
+# CHECK:         return (object "dict-instances":Output{logits = %0, hidden = none, loss = %1}{"logits": %0, "loss": %1}, 2, ["logits", "loss"], false)
+
+# SIG:      result 0: object dict-instances:Output
+# SIG-NEXT: result 0.logits: tensor<f32, [4, 3]>
+# SIG-NEXT: result 0.hidden: none
+# SIG-NEXT: result 0.loss: tensor<f32, []>
+# SIG-NEXT: result 0.["logits"]: tensor<f32, [4, 3]>
+# SIG-NEXT: result 0.["loss"]: tensor<f32, []>
+
+
+class Bag(dict):
+    def __init__(self, **items):
+        super().__init__(**items)
+        self.count = len(self)
+
+    def __missing__(self, key):
+        return self.count + 1
+
+
+def bag(x):
+    out = Bag(a=x)
+    dict.__setitem__(out, "b", x + 1)
+    out.__dict__["seen"] = "b" in out
+    return out, out["c"]
+
+
+# CHECK-LABEL: graph @bag(
+# CHECK:         return (object "dict-instances":Bag{count = 1, seen = true}{"a": %x, "b": %0}, 2)
+
+
+class Items(list):
+    pass
+
+
+def list_subclass(x):
+    return Items([x])
+
+
+# LIST: dict-instances.py:{{[0-9]+}}:{{[0-9]+}}: error: constructing an object of class 'dict-instances.Items' is not supported: its __new__ is not written in Python
+
