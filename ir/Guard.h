@@ -24,6 +24,10 @@
 //     builtin G['act'] : torch:relu
 //     grad_mode true
 //     default_dtype f32
+//     global_state deterministic_algorithms false
+//     global_state flush_denormal false
+//     global_state torch_function_modes 0
+//     global_state torch_dispatch_modes 0
 //     version torch "2.13.0+cpu"
 //     version python "3.11.7"
 //   }
@@ -55,6 +59,14 @@
 // and first line are the ones given, `builtin` for a built-in function
 // (exactly types.BuiltinFunctionType) with that __module__ and __name__:
 // what a function, method or helper capture inlined or called still is.
+//
+// `global_state` compares one item of torch's process- or thread-wide state
+// that changes what the same calls compute, read natively per call: whether
+// deterministic algorithms are on (`false`, `true` or `warn_only`), whether
+// denormals flush to zero (the calling thread's FTZ/DAZ bits), and how many
+// torch function modes and torch dispatch modes are active (a mode, such as
+// the one torch.set_default_device pushes, reroutes every call, factory
+// calls included, which the graph has already made).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -104,10 +116,35 @@ enum class GuardKind : uint8_t {
   /// A built-in function with __module__ `typeModule` and __name__
   /// `typeQualname`.
   Builtin,
+  /// The process/thread-wide item `state` has the value `stateValue`.
+  GlobalState,
 };
 
+/// The items a `global_state` guard can name. Their numbers are the
+/// runtime's (DYNC_GLOBAL_* in dync_shim.h), so keep them in step.
+enum class GlobalState : uint8_t {
+  /// 0 off, 1 on, 2 on with warn_only.
+  DeterministicAlgorithms = 0,
+  /// 0 or 1: denormals flush to zero.
+  FlushDenormal = 1,
+  /// The depth of the torch function mode stack.
+  TorchFunctionModes = 2,
+  /// The depth of the torch dispatch mode stack.
+  TorchDispatchModes = 3,
+};
+
+/// `deterministic_algorithms`, `flush_denormal`, `torch_function_modes`,
+/// `torch_dispatch_modes`.
+llvm::StringRef spelling(GlobalState state);
+std::optional<GlobalState> parseGlobalState(llvm::StringRef name);
+/// The value as the text form writes it (`true`, `warn_only`, `3`), and
+/// back; nullopt for a word the item does not take.
+std::string spellGlobalStateValue(GlobalState state, int64_t value);
+std::optional<int64_t> parseGlobalStateValue(GlobalState state, llvm::StringRef word);
+
 /// `tensor`, `type`, `equals`, `none`, `grad_mode`, `default_dtype`,
-/// `version`, `length`, `keys`, `empty`, `absent`, `function`, `builtin`.
+/// `version`, `length`, `keys`, `empty`, `absent`, `function`, `builtin`,
+/// `global_state`.
 llvm::StringRef spelling(GuardKind kind);
 
 struct Guard {
@@ -127,9 +164,10 @@ struct Guard {
   static Guard function(SourcePtr source, std::string module, std::string qualname,
                         int64_t firstLine);
   static Guard builtin(SourcePtr source, std::string module, std::string name);
+  static Guard globalState(GlobalState state, int64_t value);
 
   GuardKind kind = GuardKind::None;
-  /// Null for GradMode, DefaultDType and Version.
+  /// Null for GradMode, DefaultDType, Version and GlobalState.
   SourcePtr source;
   std::optional<Type> tensorType;
   /// Type, Function and Builtin: the module and qualified name.
@@ -142,6 +180,9 @@ struct Guard {
   DType dtype{};
   std::string versionOf, version;
   int64_t length = 0;
+  /// GlobalState: the item and its value.
+  GlobalState state{};
+  int64_t stateValue = 0;
   /// Where the guard was written, when parsed from text.
   llvm::SMLoc loc;
 

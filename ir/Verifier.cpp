@@ -517,6 +517,7 @@ private:
       case GuardKind::Empty:
       case GuardKind::GradMode:
       case GuardKind::DefaultDType:
+      case GuardKind::GlobalState:
         break;
       }
     }
