@@ -3,7 +3,7 @@
 
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/PythonHelpers.h"
-#include "frontend/python/PyRef.h"
+#include "frontend/embedding/PyRef.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "passes/ir/Guard.h"
+#include "ir/Guard.h"
 
 #include "llvm/Support/Error.h"
 
