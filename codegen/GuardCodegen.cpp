@@ -30,6 +30,15 @@ using namespace dync;
 using namespace dync::codegen;
 using llvm::Value;
 
+static_assert(static_cast<int>(ir::GlobalState::DeterministicAlgorithms) ==
+                      DYNC_GLOBAL_DETERMINISTIC_ALGORITHMS &&
+                  static_cast<int>(ir::GlobalState::FlushDenormal) == DYNC_GLOBAL_FLUSH_DENORMAL &&
+                  static_cast<int>(ir::GlobalState::TorchFunctionModes) ==
+                      DYNC_GLOBAL_TORCH_FUNCTION_MODES &&
+                  static_cast<int>(ir::GlobalState::TorchDispatchModes) ==
+                      DYNC_GLOBAL_TORCH_DISPATCH_MODES,
+              "a global_state guard names its item by the runtime's number");
+
 namespace {
 
 /// Where a symbol's value was read: a dimension of a guarded tensor.
@@ -503,6 +512,13 @@ llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
                             b_.getInt32(dtypeNumber(guard.dtype))),
             text);
     return llvm::Error::success();
+  case ir::GuardKind::GlobalState: {
+    // ir::GlobalState numbers its items as dync_global_state does.
+    Value* value = shim_.call(b_, ShimFn::GlobalStateOf,
+                              {b_.getInt32(static_cast<int>(guard.state))}, "global_state");
+    require(b_.CreateICmpEQ(value, b_.getInt64(guard.stateValue)), text);
+    return llvm::Error::success();
+  }
   default:
     break;
   }

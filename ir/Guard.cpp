@@ -37,8 +37,66 @@ llvm::StringRef spelling(GuardKind kind) {
     return "builtin";
   case GuardKind::SymInt:
     return "int";
+  case GuardKind::GlobalState:
+    return "global_state";
   }
   return "?";
+}
+
+llvm::StringRef spelling(GlobalState state) {
+  switch (state) {
+  case GlobalState::DeterministicAlgorithms:
+    return "deterministic_algorithms";
+  case GlobalState::FlushDenormal:
+    return "flush_denormal";
+  case GlobalState::TorchFunctionModes:
+    return "torch_function_modes";
+  case GlobalState::TorchDispatchModes:
+    return "torch_dispatch_modes";
+  }
+  return "?";
+}
+
+std::optional<GlobalState> parseGlobalState(llvm::StringRef name) {
+  for (GlobalState state : {GlobalState::DeterministicAlgorithms, GlobalState::FlushDenormal,
+                            GlobalState::TorchFunctionModes, GlobalState::TorchDispatchModes})
+    if (spelling(state) == name)
+      return state;
+  return std::nullopt;
+}
+
+std::string spellGlobalStateValue(GlobalState state, int64_t value) {
+  switch (state) {
+  case GlobalState::DeterministicAlgorithms:
+    return value == 2 ? "warn_only" : value ? "true" : "false";
+  case GlobalState::FlushDenormal:
+    return value ? "true" : "false";
+  case GlobalState::TorchFunctionModes:
+  case GlobalState::TorchDispatchModes:
+    break;
+  }
+  return std::to_string(value);
+}
+
+std::optional<int64_t> parseGlobalStateValue(GlobalState state, llvm::StringRef word) {
+  switch (state) {
+  case GlobalState::DeterministicAlgorithms:
+    if (word == "warn_only")
+      return 2;
+    [[fallthrough]];
+  case GlobalState::FlushDenormal:
+    if (word == "true" || word == "false")
+      return word == "true" ? 1 : 0;
+    return std::nullopt;
+  case GlobalState::TorchFunctionModes:
+  case GlobalState::TorchDispatchModes: {
+    int64_t depth = 0;
+    if (word.getAsInteger(10, depth) || depth < 0)
+      return std::nullopt;
+    return depth;
+  }
+  }
+  return std::nullopt;
 }
 
 Guard Guard::tensor(SourcePtr source, Type type) {
@@ -142,6 +200,14 @@ Guard Guard::builtin(SourcePtr source, std::string module, std::string name) {
   return guard;
 }
 
+Guard Guard::globalState(GlobalState state, int64_t value) {
+  Guard guard;
+  guard.kind = GuardKind::GlobalState;
+  guard.state = state;
+  guard.stateValue = value;
+  return guard;
+}
+
 /// One part of a `module:qualname` type name: bare when it is made of the
 /// characters Python's dotted names (and `<locals>`) use, else quoted.
 static void printTypeNamePart(llvm::raw_ostream& os, llvm::StringRef part) {
@@ -210,6 +276,9 @@ void Guard::print(llvm::raw_ostream& os) const {
     os << " : ";
     (constant ? *constant : Argument::none()).print(os);
     return;
+  case GuardKind::GlobalState:
+    os << ' ' << spelling(state) << ' ' << spellGlobalStateValue(state, stateValue);
+    return;
   }
 }
 
@@ -220,6 +289,8 @@ void GuardSet::add(Guard guard) {
     if (g.source || guard.source)
       return g.source && guard.source && *g.source == *guard.source;
     // Process-wide state: one guard per subject.
+    if (guard.kind == GuardKind::GlobalState)
+      return g.state == guard.state;
     return guard.kind != GuardKind::Version || g.versionOf == guard.versionOf;
   });
   if (!present)

@@ -24,6 +24,10 @@
 //     builtin G['act'] : torch:relu
 //     grad_mode true
 //     default_dtype f32
+//     global_state deterministic_algorithms false
+//     global_state flush_denormal false
+//     global_state torch_function_modes 0
+//     global_state torch_dispatch_modes 0
 //     version torch "2.13.0+cpu"
 //     version python "3.11.7"
 //   }
@@ -60,6 +64,14 @@
 // value must be exactly an int (a bool or an int subclass fails) in
 // int64_t; a bare symbol binds there on first sight, as a tensor's size
 // does, and is then checked against the graph's ranges and relations.
+//
+// `global_state` compares one item of torch's process- or thread-wide state
+// that changes what the same calls compute, read natively per call: whether
+// deterministic algorithms are on (`false`, `true` or `warn_only`), whether
+// denormals flush to zero (the calling thread's FTZ/DAZ bits), and how many
+// torch function modes and torch dispatch modes are active (a mode, such as
+// the one torch.set_default_device pushes, reroutes every call, factory
+// calls included, which the graph has already made).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -113,11 +125,35 @@ enum class GuardKind : uint8_t {
   /// symbolic integer: a bare symbol not bound yet binds to it, as a
   /// tensor guard's symbolic size does; anything else must equal it.
   SymInt,
+  /// The process/thread-wide item `state` has the value `stateValue`.
+  GlobalState,
 };
+
+/// The items a `global_state` guard can name. Their numbers are the
+/// runtime's (DYNC_GLOBAL_* in dync_shim.h), so keep them in step.
+enum class GlobalState : uint8_t {
+  /// 0 off, 1 on, 2 on with warn_only.
+  DeterministicAlgorithms = 0,
+  /// 0 or 1: denormals flush to zero.
+  FlushDenormal = 1,
+  /// The depth of the torch function mode stack.
+  TorchFunctionModes = 2,
+  /// The depth of the torch dispatch mode stack.
+  TorchDispatchModes = 3,
+};
+
+/// `deterministic_algorithms`, `flush_denormal`, `torch_function_modes`,
+/// `torch_dispatch_modes`.
+llvm::StringRef spelling(GlobalState state);
+std::optional<GlobalState> parseGlobalState(llvm::StringRef name);
+/// The value as the text form writes it (`true`, `warn_only`, `3`), and
+/// back; nullopt for a word the item does not take.
+std::string spellGlobalStateValue(GlobalState state, int64_t value);
+std::optional<int64_t> parseGlobalStateValue(GlobalState state, llvm::StringRef word);
 
 /// `tensor`, `type`, `equals`, `none`, `grad_mode`, `default_dtype`,
 /// `version`, `length`, `keys`, `empty`, `absent`, `function`, `builtin`,
-/// `int`.
+/// `int`, `global_state`.
 llvm::StringRef spelling(GuardKind kind);
 
 struct Guard {
@@ -139,9 +175,10 @@ struct Guard {
   static Guard builtin(SourcePtr source, std::string module, std::string name);
   /// \p value is the int's symbolic integer (usually a bare symbol).
   static Guard symInt(SourcePtr source, SymExpr value);
+  static Guard globalState(GlobalState state, int64_t value);
 
   GuardKind kind = GuardKind::None;
-  /// Null for GradMode, DefaultDType and Version.
+  /// Null for GradMode, DefaultDType, Version and GlobalState.
   SourcePtr source;
   std::optional<Type> tensorType;
   /// Type, Function and Builtin: the module and qualified name.
@@ -154,6 +191,9 @@ struct Guard {
   DType dtype{};
   std::string versionOf, version;
   int64_t length = 0;
+  /// GlobalState: the item and its value.
+  GlobalState state{};
+  int64_t stateValue = 0;
   /// Where the guard was written, when parsed from text.
   llvm::SMLoc loc;
 

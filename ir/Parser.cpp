@@ -550,7 +550,8 @@ bool Parser::parseGuard(GuardSet& guards) {
   llvm::SMLoc loc = tok_.loc();
   if (!tok_.is(Token::Identifier))
     return expected("a guard (tensor, type, equals, none, length, keys, empty, absent, "
-                    "function, builtin, int, grad_mode, default_dtype, version) or '}'"),
+                    "function, builtin, int, grad_mode, default_dtype, global_state, version) "
+                    "or '}'"),
            false;
   llvm::StringRef word = tok_.spelling;
   auto guardSource = [&]() -> SourcePtr {
@@ -691,6 +692,25 @@ bool Parser::parseGuard(GuardSet& guards) {
       return expected("a dtype like f32"), false;
     guard = Guard::defaultDType(*dtype);
     consume();
+  } else if (word == "global_state") {
+    consume();
+    std::optional<GlobalState> state =
+        tok_.is(Token::Identifier) ? parseGlobalState(tok_.spelling) : std::nullopt;
+    if (!state)
+      return expected("the state, one of deterministic_algorithms, flush_denormal, "
+                      "torch_function_modes, torch_dispatch_modes"),
+             false;
+    consume();
+    std::optional<int64_t> value;
+    if (tok_.is(Token::Identifier) || tok_.is(Token::Integer))
+      value = parseGlobalStateValue(*state, tok_.spelling);
+    if (!value)
+      return expected(*state == GlobalState::DeterministicAlgorithms ? "true, false or warn_only"
+                      : *state == GlobalState::FlushDenormal         ? "true or false"
+                                                                     : "a mode count, like 0"),
+             false;
+    consume();
+    guard = Guard::globalState(*state, *value);
   } else if (word == "version") {
     consume();
     if (!tok_.is(Token::Identifier))
@@ -704,7 +724,8 @@ bool Parser::parseGuard(GuardSet& guards) {
   } else {
     return error(loc, "unknown guard '" + word +
                           "' (expected tensor, type, equals, none, length, keys, empty, "
-                          "absent, function, builtin, int, grad_mode, default_dtype or version)"),
+                          "absent, function, builtin, int, grad_mode, default_dtype, "
+                          "global_state or version)"),
            false;
   }
   guard.loc = loc;

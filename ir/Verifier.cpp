@@ -528,6 +528,7 @@ private:
       case GuardKind::Empty:
       case GuardKind::GradMode:
       case GuardKind::DefaultDType:
+      case GuardKind::GlobalState:
         break;
       }
     }

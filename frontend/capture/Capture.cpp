@@ -4,6 +4,7 @@
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictInstances.h"
+#include "frontend/capture/GlobalStateGuards.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
@@ -845,6 +846,11 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     if (!restored)
       PyErr_Clear();
   });
+  // Global state: what the graph's calls compute depends on it (see
+  // GlobalStateGuards.h); read before the run, as grad mode is.
+  llvm::Expected<std::vector<Guard>> globalState = readGlobalStateGuards(torch);
+  if (!globalState)
+    return globalState.takeError();
 
   // Run it.
   llvm::Expected<ValuePtr> function = interp.wrapReal(entry.function.get(), nullptr);
@@ -984,6 +990,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
                         " has no spelling in the graph IR");
   guards.add(Guard::gradMode(grad.get() == Py_True));
   guards.add(Guard::defaultDType(*defaultDType));
+  for (Guard& guard : *globalState)
+    guards.add(std::move(guard));
   guards.add(Guard::versionIs("torch", python::strOf(version.get())));
   guards.add(Guard::versionIs("python", llvm::StringRef(Py_GetVersion()).split(' ').first.str()));
 

@@ -13,6 +13,8 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Path.h"
 
+#include <functional>
+
 namespace dync::capture {
 
 using python::PyRef;
@@ -268,13 +270,30 @@ bool isGuardPinnable(PyObject* object, int depth = 0) {
   return false;
 }
 
+/// Whether \p object is a plain data object of a Python class (a config
+/// dataclass, say): not a module, class, callable or tensor, its attributes
+/// found by the generic lookup. Read through a source, its type is pinned
+/// and each attribute capture reads from it is guarded by value, as for one
+/// read directly from the frame; without one, only its type would be.
+bool isConfigObject(PyObject* object, PyObject* tensorType) {
+  PyTypeObject* type = Py_TYPE(object);
+  if (PyModule_Check(object) || PyType_Check(object) || PyCallable_Check(object) ||
+      !(type->tp_flags & Py_TPFLAGS_HEAPTYPE) || type->tp_getattro != PyObject_GenericGetAttr)
+    return false;
+  int tensor = PyObject_IsInstance(object, tensorType);
+  if (tensor < 0)
+    PyErr_Clear();
+  return tensor == 0;
+}
+
 /// Whether \p object read through a class attribute or a closure cell can
 /// keep the source: what a guard pins, or a tensor of exactly torch.Tensor
 /// or nn.Parameter, which becomes a graph input with its tensor guard (as a
 /// module global's does), read at each call rather than assumed unchanged.
 bool keepsReadSource(PyObject* object, PyObject* tensorType, PyObject* parameterType) {
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
-  return isGuardPinnable(object) || type == tensorType || type == parameterType;
+  return isGuardPinnable(object) || type == tensorType || type == parameterType ||
+         isConfigObject(object, tensorType);
 }
 
 } // namespace
@@ -305,12 +324,25 @@ SourcePtr Interpreter::moduleReadSource(const SourcePtr& source, PyObject* modul
   // A function replaced on the module (`torch.relu = torch.sigmoid`,
   // `F.gelu = ...`) changes what the program computes: the function or
   // builtin guard pins it. Modules carry the source on to their reads.
-  // torch's constants (dtypes, torch.pi) and its other objects are its API,
-  // not the program's state: no guard.
+  // torch's other objects (dtypes, devices, classes) are its API, not the
+  // program's state: no guard.
   if (PyModule_Check(value) || Py_IS_TYPE(value, &PyFunction_Type) ||
       Py_IS_TYPE(value, &PyCFunction_Type))
     return source;
+  // torch's scalar constants (torch.pi, torch.e, torch.inf, a flag of one of
+  // its modules) are module attributes like any other: the graph folds in
+  // the value read, so an equals guard pins it. Only objects of torch's own
+  // types (dtypes, devices, classes) are left as its fixed API.
+  if (library && (PyBool_Check(value) || PyLong_CheckExact(value) || PyFloat_CheckExact(value) ||
+                  PyUnicode_CheckExact(value) || value == Py_None))
+    return source;
   if (!library && isGuardPinnable(value))
+    return source;
+  // A tensor another module's function reads from its own globals: a graph
+  // input the rewritten code reads from sys.modules as the guards do.
+  if (!library && guardOnly &&
+      (Py_TYPE(value) == reinterpret_cast<PyTypeObject*>(types_.tensor.get()) ||
+       Py_TYPE(value) == reinterpret_cast<PyTypeObject*>(types_.parameter.get())))
     return source;
   // A library's state object (an instance of its own class with a plain
   // instance dict): its reads are guarded through the module, and the
@@ -473,9 +505,27 @@ llvm::Expected<ValuePtr> Interpreter::functionFromReal(PyObject* function, Sourc
   value->globals = PyRef::borrow(fn->func_globals);
   value->entryGlobals = fn->func_globals == entryGlobals_;
   value->qualname = python::utf8Of(fn->func_qualname).value_or("<function>");
+  // A default that is a tensor or a config object is read through its slot,
+  // like a closure cell's contents: the tensor becomes a graph input with its
+  // tensor guard, the object's attributes that capture reads are guarded by
+  // value. Constants and functions are guarded where a call uses them
+  // (guardDefaultsRead).
+  auto defaultSource = [&](PyObject* item, const char* slot,
+                           const std::function<SourcePtr(SourcePtr)>& within) -> SourcePtr {
+    if (!source || isGuardPinnable(item) ||
+        !keepsReadSource(item, types_.tensor.get(), types_.parameter.get()))
+      return nullptr;
+    return within(Source::attr(source, slot));
+  };
   if (fn->func_defaults) {
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fn->func_defaults); ++i) {
-      llvm::Expected<ValuePtr> item = wrapReal(PyTuple_GET_ITEM(fn->func_defaults, i), nullptr);
+      PyObject* itemObject = PyTuple_GET_ITEM(fn->func_defaults, i);
+      llvm::Expected<ValuePtr> item =
+          wrapReal(itemObject, defaultSource(itemObject, "__defaults__", [&](SourcePtr defaults) {
+                     // The length decides which parameters the defaults fill.
+                     guards_.add(Guard::lengthIs(defaults, PyTuple_GET_SIZE(fn->func_defaults)));
+                     return Source::index(defaults, i);
+                   }));
       if (!item)
         return item.takeError();
       value->items.push_back(*item);
@@ -485,7 +535,13 @@ llvm::Expected<ValuePtr> Interpreter::functionFromReal(PyObject* function, Sourc
     PyObject *key, *item;
     Py_ssize_t pos = 0;
     while (PyDict_Next(fn->func_kwdefaults, &pos, &key, &item)) {
-      llvm::Expected<ValuePtr> wrapped = wrapReal(item, nullptr);
+      std::optional<std::string> name =
+          PyUnicode_CheckExact(key) ? python::utf8Of(key) : std::nullopt;
+      llvm::Expected<ValuePtr> wrapped = wrapReal(
+          item,
+          name ? defaultSource(item, "__kwdefaults__",
+                               [&](SourcePtr defaults) { return Source::key(defaults, *name); })
+               : nullptr);
       if (!wrapped)
         return wrapped.takeError();
       value->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);

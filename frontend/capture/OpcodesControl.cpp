@@ -362,9 +362,26 @@ llvm::Error Interpreter::op_IMPORT_NAME(Frame& f, const Instruction& ins) {
   PyRef module = PyRef::steal(
       PyImport_ImportModuleLevelObject(name, f.globals, nullptr, names->get(),
                                        static_cast<int>(PyLong_AsLong(level->object.get()))));
-  if (!module)
-    return programError("importing " + python::utf8Of(name).value_or("?"));
-  f.stack.push_back(makeValue(ValueKind::Object, module));
+  if (!module) {
+    // Whether an import fails depends on the files and sys.path of the
+    // process that calls, which no guard checks: a handler that catches
+    // the failure would compile its fallback in for good. Refused rather
+    // than raised into the program.
+    std::string reason = llvm::toString(pythonError("importing"));
+    return captureError("importing " + python::utf8Of(name).value_or("?") + " failed (" + reason +
+                        ") while capturing: whether an import fails is not something a guard "
+                        "can check, so an import the program may catch failing is not "
+                        "supported; import it at module level instead");
+  }
+  // The module as the guards find it, sys.modules[name]: what the program
+  // reads from it is guarded through that source, as for a module global.
+  SourcePtr source;
+  if (PyModule_Check(module.get()))
+    if (const char* moduleName = PyModule_GetName(module.get()))
+      if (PyDict_GetItemString(PyImport_GetModuleDict(), moduleName) == module.get())
+        source = Source::module(moduleName);
+  PyErr_Clear();
+  f.stack.push_back(makeValue(ValueKind::Object, module, source));
   return llvm::Error::success();
 }
 

@@ -209,6 +209,39 @@ llvm::Expected<ValuePtr> Interpreter::tensorAttr(const ValuePtr& tensor, llvm::S
   return method;
 }
 
+/// A data descriptor on an nn.Module's class decides what reading \p name
+/// gives, before the instance dict. A property whose getter is a Python
+/// function runs symbolically, so what it reads is guarded; any other (a
+/// property over a built-in getter, a __slots__ member, a descriptor class)
+/// would be read for real into a constant that no guard can check, so the
+/// read is refused rather than assumed unchanged.
+static llvm::Error refuseUnguardedDescriptor(PyObject* object, llvm::StringRef name,
+                                             PyObject* classAttr) {
+  if (!classAttr || !Py_TYPE(classAttr)->tp_descr_set)
+    return llvm::Error::success();
+  std::string kind;
+  if (PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
+    PyRef getter = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
+    if (!getter)
+      return pythonError("reading property '" + name + "'");
+    if (PyFunction_Check(getter.get()))
+      return llvm::Error::success();
+    kind = getter.get() == Py_None
+               ? std::string("a property without a getter")
+               : "a property whose getter is not a Python function (a '" +
+                     qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(getter.get()))) + "')";
+  } else {
+    kind = "a data descriptor of type '" +
+           qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(classAttr))) + "'";
+  }
+  return captureError("attribute '" + name + "' of '" +
+                      qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(object))) + "' is " +
+                      kind +
+                      ": its value read for real would be a constant that no guard checks, "
+                      "which is not supported; make it a property with a Python getter or a "
+                      "plain attribute");
+}
+
 llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::StringRef name) {
   PyObject* object = module->object.get();
   PyRef nameObject = PyRef::steal(python::newStr(name));
@@ -232,6 +265,8 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
   };
   // The class and the instance dict come first, as Python looks them up.
   PyObject* classAttr = _PyType_Lookup(Py_TYPE(object), nameObject.get());
+  if (llvm::Error error = refuseUnguardedDescriptor(object, name, classAttr))
+    return error;
   if (classAttr && PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
     PyRef getter = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
     if (!getter)

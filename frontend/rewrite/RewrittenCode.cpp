@@ -282,17 +282,31 @@ llvm::Error Emitter::loadSource(const ir::Source& source, const ir::Node& input)
     return emit("LOAD_ATTR", nameIndex("cell_contents"));
   }
   case ir::Source::Kind::ClassAttr:
-    // A tensor a class attribute holds: base.__class__.name, which finds
-    // it in the class's MRO as the guard's type(base) read does.
+    // A tensor a class attribute holds: type(base).name, the read the guard
+    // makes (base.__class__ may be a property that says otherwise). `type`
+    // is builtins.type, not whatever the function's globals call `type`.
+    if (llvm::Error error = emit("PUSH_NULL"))
+      return error;
+    if (llvm::Error error = loadType("builtins", "type"))
+      return error;
     if (llvm::Error error = loadSource(*source.base(), input))
       return error;
-    if (llvm::Error error = emit("LOAD_ATTR", nameIndex("__class__")))
+    if (llvm::Error error = emit("PRECALL", 1))
+      return error;
+    if (llvm::Error error = emit("CALL", 1))
       return error;
     return emit("LOAD_ATTR", nameIndex(source.name()));
-  case ir::Source::Kind::Module:
-    // Capture names only guarded values so; a graph input never is.
-    return fail("input %" + input.name() + " is read from " + source.str() +
-                ", a source only guards read");
+  case ir::Source::Kind::Module: {
+    // A tensor another module's function reads from its own globals:
+    // sys.modules[name], as the guards find the module. `from NAME import
+    // __name__` makes IMPORT_NAME give the module itself, not its package.
+    if (llvm::Error error = loadInt(0))
+      return error;
+    PyRef fromList = PyRef::steal(Py_BuildValue("(s)", "__name__"));
+    if (llvm::Error error = loadConstant(std::move(fromList), "t(__name__)"))
+      return error;
+    return emit("IMPORT_NAME", nameIndex(source.name()));
+  }
   }
   return fail("input %" + input.name() + " has a source of unknown kind");
 }

@@ -311,6 +311,19 @@ DYNC_SHIM_EXPORT struct _object* dync_tensor_to_pyobject(const dync_tensor* t);
 DYNC_SHIM_EXPORT int dync_grad_mode_enabled(void);
 /* torch.get_default_dtype() as its dync_dtype number. */
 DYNC_SHIM_EXPORT int dync_default_dtype(void);
+/* Items of torch's global state that change what the same calls compute. */
+typedef enum dync_global_state {
+  /* 0 off, 1 on, 2 on with warn_only (torch.use_deterministic_algorithms). */
+  DYNC_GLOBAL_DETERMINISTIC_ALGORITHMS = 0,
+  /* 1 when the calling thread flushes denormals to zero (FTZ/DAZ). */
+  DYNC_GLOBAL_FLUSH_DENORMAL = 1,
+  /* The calling thread's torch function mode stack depth. */
+  DYNC_GLOBAL_TORCH_FUNCTION_MODES = 2,
+  /* The calling thread's torch dispatch mode stack depth. */
+  DYNC_GLOBAL_TORCH_DISPATCH_MODES = 3,
+} dync_global_state;
+/* The value of item `which` (a dync_global_state); -1 for an unknown item. */
+DYNC_SHIM_EXPORT int64_t dync_global_state_of(int which);
 
 /* ---- Reading Python objects for guards (libdync_shim_python only) ----------
  * A guard reads the frame's objects without running Python-level code: no

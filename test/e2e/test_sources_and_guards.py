@@ -267,6 +267,23 @@ def check_guard(line, L, G, symbols, ranges):
     if kind == "default_dtype":
         assert torch.get_default_dtype() == DTYPES[rest]
         return
+    if kind == "global_state":
+        item, value = rest.split(" ")
+        if item == "deterministic_algorithms":
+            actual = ("false" if not torch.are_deterministic_algorithms_enabled() else
+                      "warn_only" if torch.is_deterministic_algorithms_warn_only_enabled()
+                      else "true")
+        elif item == "flush_denormal":
+            # No getter: a denormal float32 survives unless it is flushed.
+            tiny = torch.tensor([1e-39], dtype=torch.float32)
+            actual = "true" if float((tiny * 1.0)[0]) == 0.0 else "false"
+        elif item == "torch_function_modes":
+            actual = str(torch._C._len_torch_function_stack())
+        else:
+            assert item == "torch_dispatch_modes", line
+            actual = str(torch._C._len_torch_dispatch_stack())
+        assert actual == value, line
+        return
     if kind == "version":
         of, version = rest.split(" ", 1)
         actual = torch.__version__ if of == "torch" else platform.python_version()

@@ -1,0 +1,55 @@
+//===- GlobalState.cpp - Torch's global state that guards compare --------===//
+//
+// The items of process- and thread-wide state a `global_state` guard reads
+// on every call: each changes what the same ATen calls compute (or whether
+// they reach ATen at all), and none is visible in the call's arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/shim/dync_shim.h"
+
+#include <ATen/Context.h>
+#include <ATen/PythonTorchFunctionTLS.h>
+#include <c10/core/impl/TorchDispatchModeTLS.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+
+namespace {
+
+/// Whether the calling thread flushes denormal results and inputs to zero:
+/// what torch.set_flush_denormal sets, on the thread that called it.
+bool flushesDenormals() {
+#if defined(__x86_64__) || defined(__i386__)
+  // MXCSR's flush-to-zero (bit 15) and denormals-are-zero (bit 6) bits.
+  return (_mm_getcsr() & 0x8040u) != 0;
+#elif defined(__aarch64__)
+  uint64_t fpcr = 0;
+  asm volatile("mrs %0, fpcr" : "=r"(fpcr));
+  return (fpcr & (uint64_t(1) << 24)) != 0; // FZ
+#else
+  return false;
+#endif
+}
+
+} // namespace
+
+int64_t dync_global_state_of(int which) {
+  switch (which) {
+  case DYNC_GLOBAL_DETERMINISTIC_ALGORITHMS: {
+    const at::Context& context = at::globalContext();
+    if (!context.deterministicAlgorithms())
+      return 0;
+    return context.deterministicAlgorithmsWarnOnly() ? 2 : 1;
+  }
+  case DYNC_GLOBAL_FLUSH_DENORMAL:
+    return flushesDenormals() ? 1 : 0;
+  case DYNC_GLOBAL_TORCH_FUNCTION_MODES:
+    return at::impl::PythonTorchFunctionTLS::stack_len();
+  case DYNC_GLOBAL_TORCH_DISPATCH_MODES:
+    return c10::impl::TorchDispatchModeTLS::stack_len();
+  default:
+    return -1;
+  }
+}
