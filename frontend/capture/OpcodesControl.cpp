@@ -350,6 +350,16 @@ llvm::Expected<bool> Interpreter::enterPythonContext(Frame& f, const ValuePtr& m
 // Imports: modules are read-only objects like any other.
 //===----------------------------------------------------------------------===//
 
+/// Whether code running with \p globals is a module of the torch package.
+static bool insideTorchPackage(PyObject* globals) {
+  PyObject* name =
+      globals && PyDict_Check(globals) ? PyDict_GetItemString(globals, "__name__") : nullptr;
+  if (!name || !PyUnicode_Check(name))
+    return false;
+  std::optional<std::string> text = python::utf8Of(name);
+  return text && (*text == "torch" || llvm::StringRef(*text).starts_with("torch."));
+}
+
 llvm::Error Interpreter::op_IMPORT_NAME(Frame& f, const Instruction& ins) {
   ValuePtr fromList = pop(f);
   ValuePtr level = pop(f);
@@ -375,8 +385,12 @@ llvm::Error Interpreter::op_IMPORT_NAME(Frame& f, const Instruction& ins) {
   }
   // The module as the guards find it, sys.modules[name]: what the program
   // reads from it is guarded through that source, as for a module global.
+  // An import inside torch's own code (torch.functional importing
+  // symbolic_shapes on first use) is torch's implementation, which the
+  // torch version guard pins; guarding it through sys.modules would miss
+  // every call of a process that has not run that import yet.
   SourcePtr source;
-  if (PyModule_Check(module.get()))
+  if (PyModule_Check(module.get()) && !insideTorchPackage(f.globals))
     if (const char* moduleName = PyModule_GetName(module.get()))
       if (PyDict_GetItemString(PyImport_GetModuleDict(), moduleName) == module.get())
         source = Source::module(moduleName);

@@ -219,6 +219,11 @@ static llvm::Error refuseUnguardedDescriptor(PyObject* object, llvm::StringRef n
                                              PyObject* classAttr) {
   if (!classAttr || !Py_TYPE(classAttr)->tp_descr_set)
     return llvm::Error::success();
+  // object's own `__class__` gives type(object), which the type guard every
+  // module read installs already pins.
+  if (name == "__class__" &&
+      classAttr == _PyType_Lookup(&PyBaseObject_Type, PyRef::steal(python::newStr(name)).get()))
+    return llvm::Error::success();
   std::string kind;
   if (PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
     PyRef getter = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));

@@ -24,7 +24,7 @@ PACKAGE_DIR = os.path.join(BUILD, "python")
 
 ENTRIES = [
     "try_else_finally", "except_as", "nested_reraise", "raise_from", "with_suppress",
-    "with_passes_through", "callee_raises", "optional_import", "attribute_fallback",
+    "with_passes_through", "callee_raises", "attribute_fallback",
     "shape_fallback", "finally_on_return", "grad_mode_exit",
 ]
 

@@ -225,9 +225,10 @@ TEST_F(RewrittenCodeTest, UnsupportedCasesAreErrors) {
             "the rewritten code does not know how to construct (it rebuilds dict and "
             "collections.OrderedDict)");
   EXPECT_EQ(rewriteError("plain", "graph @plain(%x: tensor<f32, [1]> = L['x']) "
-                                  "{ return object collections:OrderedDict{a = %x} }"),
-            "cannot rewrite plain: the function returns a collections:OrderedDict, whose objects "
-            "object.__new__ cannot make (they are laid out as collections.OrderedDict's)");
+                                  "{ return object collections:deque{a = %x} }"),
+            "cannot rewrite plain: the function returns a collections:deque, whose objects "
+            "the rewritten code cannot make (they are laid out as collections.deque's; it makes "
+            "objects laid out as object's, dict's and OrderedDict's)");
   EXPECT_EQ(rewriteError("plain", "graph @plain(%x: tensor<f32, [1]> = L['x']) "
                                   "{ return object collections:Nope{a = %x} }")
                 .rfind("cannot rewrite plain: the function returns a collections:Nope, whose type "

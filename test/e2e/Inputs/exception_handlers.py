@@ -115,19 +115,6 @@ def callee_raises(x):
         return x * check(2)
 
 
-def optional_import(x):
-    try:
-        import dync_test_module_that_does_not_exist  # noqa: F401
-        available = 10
-    except ImportError:
-        available = 1
-    try:
-        from math import no_such_function  # noqa: F401
-    except ImportError as error:
-        available += 1 if "no_such_function" in str(error) else 100
-    return x + available
-
-
 def attribute_fallback(x):
     try:
         scale = torch.nn.functional.no_such_attribute
