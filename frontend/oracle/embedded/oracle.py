@@ -302,16 +302,21 @@ class Session:
             return known.symint
         # One symbol per name: every dimension given this name reuses it, so
         # the ShapeEnv never has two symbols to reconcile.
-        dim_source = _DimSource(f"{source}.size()[{dim}]")
+        return self._new_symbol(name, size, f"{source}.size()[{dim}]", lo, hi, (source, dim))
+
+    def _new_symbol(self, name, value, source_text, lo, hi, place):
+        """The ShapeEnv symbol for user symbol `name`, example `value`, range
+        [lo, hi] (None: unbounded), first seen at `place`."""
+        symbol_source = _DimSource(source_text)
         constraint = StrictMinMaxConstraint(
             vr=ValueRanges(0 if lo is None else lo, int_oo if hi is None else hi),
             warn_only=False,
         )
         symbol = self.env.create_symbol(
-            size, dim_source, dynamic_dim=DimDynamic.DYNAMIC, constraint_dim=constraint
+            value, symbol_source, dynamic_dim=DimDynamic.DYNAMIC, constraint_dim=constraint
         )
-        symint = self.env.create_symintnode(symbol, hint=size, source=dim_source)
-        self.dims[name] = _Dim(symbol, symint, size, lo, hi, [(source, dim)])
+        symint = self.env.create_symintnode(symbol, hint=value, source=symbol_source)
+        self.dims[name] = _Dim(symbol, symint, value, lo, hi, [place])
         self.names[symbol] = name
         return symint
 
@@ -358,18 +363,7 @@ class Session:
             known.places.append((source, None))
             self.env.var_to_sources[known.symbol].append(_DimSource(source))
             return known.symint
-        int_source = _DimSource(source)
-        constraint = StrictMinMaxConstraint(
-            vr=ValueRanges(0 if lo is None else lo, int_oo if hi is None else hi),
-            warn_only=False,
-        )
-        symbol = self.env.create_symbol(
-            value, int_source, dynamic_dim=DimDynamic.DYNAMIC, constraint_dim=constraint
-        )
-        symint = self.env.create_symintnode(symbol, hint=value, source=int_source)
-        self.dims[name] = _Dim(symbol, symint, value, lo, hi, [(source, None)])
-        self.names[symbol] = name
-        return symint
+        return self._new_symbol(name, value, source, lo, hi, (source, None))
 
     @staticmethod
     def _strides(real, source, shape, sizes, dynamic):
