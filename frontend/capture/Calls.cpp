@@ -211,6 +211,11 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
       return callShapeFunction(callee, args, kwargs);
     if (isAutogradApply(*callee))
       return applyAutogradFunction(std::move(args), std::move(kwargs));
+    if (llvm::Expected<std::optional<ValuePtr>> constant = callMarkedConstant(callee, args, kwargs);
+        !constant)
+      return constant.takeError();
+    else if (*constant)
+      return std::move(**constant);
     if (decoratesLocalClass(*callee, args)) {
       llvm::Expected<PyRef> decorator = materialize(callee);
       if (!decorator)

@@ -293,6 +293,13 @@ public:
   /// stand for (see materialize); what it returns is wrapped as read.
   llvm::Expected<ValuePtr> callForReal(PyObject* callable, const std::vector<ValuePtr>& args,
                                        const KeywordArgs& kwargs);
+  /// A call of a function its author marked as giving a constant result
+  /// (`torch._dynamo.assume_constant_result`), on constant arguments: run
+  /// for real, its result a constant (ConstantResults.cpp). nullopt for any
+  /// other call, which is inlined.
+  llvm::Expected<std::optional<ValuePtr>> callMarkedConstant(const ValuePtr& function,
+                                                             const std::vector<ValuePtr>& args,
+                                                             const KeywordArgs& kwargs);
   /// Whether calling \p function decorates a class defined while capturing
   /// with a standard library class decorator (dataclasses.dataclass,
   /// functools.total_ordering): such calls run for real (ClassBodies.cpp).

@@ -3,7 +3,8 @@
 Inputs/library_constructs.py: a module that skips building a mask when
 `torch.compiler.is_compiling()` says it is not compiled and the mask reads
 all ones (a branch on a tensor's values), and a function calling through
-`functools.lru_cache`, `functools.cache` and an lru-cached method, and
+`functools.lru_cache`, `functools.cache` and an lru-cached method (and an
+install probe marked as giving a constant result, called for real), and
 one that keeps per-call state on a library object (set when compiling,
 read by the layers, cleared before it returns), and one that indexes with
 lists and adds tensor constants of a few elements made in the function.

@@ -1,5 +1,6 @@
-"""Programs that ask whether they are being compiled, and that call through
-functools' memo decorators: the constructs real libraries use around their
+"""Programs that ask whether they are being compiled, that call through
+functools' memo decorators and an install probe marked as giving a constant
+result: the constructs real libraries use around their
 graphs, in a few lines each."""
 import functools
 
@@ -55,8 +56,31 @@ class Scaler:
 scaler = Scaler()
 
 
+def constant_result(function):
+    # torch._dynamo.assume_constant_result's mark, set as libraries set it
+    # without importing torch._dynamo: the result is fixed for the process.
+    function._dynamo_marked_constant = True
+    return function
+
+
+@functools.lru_cache
+@constant_result
+def major_version(package):
+    # An install probe: importlib's package search and metadata read the
+    # installed files (and `re`, through importlib.metadata).
+    import importlib.metadata
+    import importlib.util
+
+    if importlib.util.find_spec(package) is None:
+        return None
+    return int(importlib.metadata.version(package).split(".")[0])
+
+
 def cached(x):
-    return x * inverse(x.shape[-1]) + sum(offsets()) * scaler.factor(x.shape[0])
+    y = x * inverse(x.shape[-1]) + sum(offsets()) * scaler.factor(x.shape[0])
+    if major_version("torch") is not None and major_version("torch") >= 2:
+        y = y + major_version("torch")
+    return y
 
 
 def cached_inputs():
