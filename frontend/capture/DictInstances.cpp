@@ -9,7 +9,7 @@
 // them (the class, super(), the unbound descriptor), are modelled here over
 // the contents. OrderedDict keeps insertion order as dict does, so its
 // overrides of dict's methods behave as dict's for what is modelled; its
-// own extras (move_to_end, popitem(last=False)) are not.
+// own move_to_end, popitem and copy are modelled too.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/DictInstances.h"
@@ -261,6 +261,160 @@ llvm::Expected<ValuePtr> orderedDictMethod(Interpreter& interp, const ValuePtr& 
   return interp.call(bound, Args(args.begin() + 1, args.end()), kwargs);
 }
 
+//===----------------------------------------------------------------------===//
+// OrderedDict's own methods: move_to_end, popitem and copy, on an
+// OrderedDict or an object of a class deriving from it. For such an object
+// CPython's C code reads, deletes and stores items through the class's
+// __getitem__, __delitem__ and __setitem__, which may be Python; so do these.
+//===----------------------------------------------------------------------===//
+
+/// The receiver of an OrderedDict method, checked to be one.
+llvm::Expected<ValuePtr> orderedReceiver(Interpreter& interp, const Args& args,
+                                         llvm::StringRef method) {
+  if (args.empty())
+    return captureError("descriptor '" + method +
+                        "' of 'collections.OrderedDict' object needs an argument");
+  llvm::Expected<PyRef> type = interp.pythonType(args[0]);
+  if (!type)
+    return type.takeError();
+  if (!PyType_Check(type->get()) ||
+      !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type->get()), orderedDictType()))
+    return raiseBuiltin(PyExc_TypeError, "descriptor '" + method +
+                                             "' for 'collections.OrderedDict' objects doesn't "
+                                             "apply to a '" +
+                                             qualifiedTypeName(type->get()) + "' object");
+  if (!dictContents(args[0])) {
+    // A real OrderedDict the program's state holds (a global, a module's
+    // table): reordering or popping it would change it for real.
+    if (method != "copy")
+      return captureError("calling OrderedDict." + method + "() on a " +
+                          receiverName(interp, args[0]) +
+                          " that is not a value of the program's run (a side effect outside "
+                          "the graph)");
+    return captureError("OrderedDict.copy() of a " + receiverName(interp, args[0]) +
+                        " that is not a value of the program's run is not supported");
+  }
+  return args[0];
+}
+
+/// The `last` argument of move_to_end and popitem: the one after the
+/// receiver's \p position other arguments, or the keyword; true if absent.
+llvm::Expected<bool> lastArgument(Interpreter& interp, const Args& args, const KeywordArgs& kwargs,
+                                  size_t position, llvm::StringRef method) {
+  ValuePtr last;
+  if (args.size() > position + 1)
+    last = args[position + 1];
+  for (const auto& [name, value] : kwargs) {
+    if (name != "last" || last)
+      return raiseBuiltin(PyExc_TypeError, "OrderedDict." + method +
+                                               "() got an unexpected or repeated keyword "
+                                               "argument '" +
+                                               name + "'");
+    last = value;
+  }
+  if (args.size() > position + 2)
+    return raiseBuiltin(PyExc_TypeError, "OrderedDict." + method + "() takes at most " +
+                                             llvm::Twine(position + 1) + " arguments");
+  if (!last)
+    return true;
+  return interp.truth(last);
+}
+
+llvm::Expected<ValuePtr> orderedMoveToEnd(Interpreter& interp, const ValuePtr&, Args& args,
+                                          KeywordArgs& kwargs) {
+  llvm::Expected<ValuePtr> receiver = orderedReceiver(interp, args, "move_to_end");
+  if (!receiver)
+    return receiver.takeError();
+  if (args.size() < 2)
+    return raiseBuiltin(PyExc_TypeError, "move_to_end() missing required argument 'key'");
+  llvm::Expected<bool> last = lastArgument(interp, args, kwargs, 1, "move_to_end");
+  if (!last)
+    return last.takeError();
+  llvm::Expected<ValuePtr> contents = mutableContents(interp, *receiver, "move_to_end");
+  if (!contents)
+    return contents.takeError();
+  auto& entries = (*contents)->entries;
+  llvm::Expected<std::optional<size_t>> at = findKey(interp, *contents, args[1]);
+  if (!at)
+    return at.takeError();
+  if (!*at)
+    return keyError(args[1]);
+  auto entry = entries[**at];
+  entries.erase(entries.begin() + **at);
+  entries.insert(*last ? entries.end() : entries.begin(), std::move(entry));
+  return makeNone();
+}
+
+llvm::Expected<ValuePtr> orderedPopItem(Interpreter& interp, const ValuePtr&, Args& args,
+                                        KeywordArgs& kwargs) {
+  llvm::Expected<ValuePtr> receiver = orderedReceiver(interp, args, "popitem");
+  if (!receiver)
+    return receiver.takeError();
+  llvm::Expected<bool> last = lastArgument(interp, args, kwargs, 0, "popitem");
+  if (!last)
+    return last.takeError();
+  llvm::Expected<ValuePtr> contents = mutableContents(interp, *receiver, "popitem");
+  if (!contents)
+    return contents.takeError();
+  auto& entries = (*contents)->entries;
+  if (entries.empty())
+    return raiseBuiltin(PyExc_KeyError, "dictionary is empty");
+  ValuePtr key = *last ? entries.back().first : entries.front().first;
+  if ((*receiver)->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> value = callInstanceSpecial(interp, *receiver, "__getitem__", {key});
+    if (!value)
+      return value.takeError();
+    llvm::Expected<ValuePtr> deleted = callInstanceSpecial(interp, *receiver, "__delitem__", {key});
+    if (!deleted)
+      return deleted.takeError();
+    if (!*value || !*deleted)
+      return captureError("OrderedDict.popitem() on a " + receiverName(interp, *receiver) +
+                          " value: its class has no __getitem__ or __delitem__");
+    return makeTuple({key, *value});
+  }
+  ValuePtr value = *last ? entries.back().second : entries.front().second;
+  entries.erase(*last ? entries.end() - 1 : entries.begin());
+  return makeTuple({key, value});
+}
+
+llvm::Expected<ValuePtr> orderedCopy(Interpreter& interp, const ValuePtr&, Args& args,
+                                     KeywordArgs& kwargs) {
+  llvm::Expected<ValuePtr> receiver = orderedReceiver(interp, args, "copy");
+  if (!receiver)
+    return receiver.takeError();
+  if (args.size() != 1 || !kwargs.empty())
+    return raiseBuiltin(PyExc_TypeError, "OrderedDict.copy() takes no arguments");
+  if ((*receiver)->kind == ValueKind::Dict) {
+    ValuePtr copy = makeValue(ValueKind::Dict, (*receiver)->object);
+    copy->entries = (*receiver)->entries;
+    return copy;
+  }
+  // An object of a subclass: its class called with no arguments, then each
+  // item stored through its __setitem__, as odict_copy does.
+  llvm::Expected<PyRef> type = interp.pythonType(*receiver);
+  if (!type)
+    return type.takeError();
+  llvm::Expected<ValuePtr> copy = interp.call(makeValue(ValueKind::Object, *type), {});
+  if (!copy)
+    return copy.takeError();
+  std::vector<ValuePtr> keys;
+  for (const auto& entry : (*receiver)->contents->entries)
+    keys.push_back(entry.first);
+  for (const ValuePtr& key : keys) {
+    llvm::Expected<ValuePtr> value = callInstanceSpecial(interp, *receiver, "__getitem__", {key});
+    if (!value)
+      return value.takeError();
+    if (!*value || (*copy)->kind != ValueKind::Instance)
+      return captureError("OrderedDict.copy() of a " + receiverName(interp, *receiver) +
+                          " value is not supported");
+    llvm::Expected<ValuePtr> stored =
+        callInstanceSpecial(interp, *copy, "__setitem__", {key, *value});
+    if (!stored)
+      return stored.takeError();
+  }
+  return *copy;
+}
+
 } // namespace
 
 bool isDictClass(PyTypeObject* type) {
@@ -339,6 +493,11 @@ llvm::Error registerDictInstanceHandlers(Interpreter& interp) {
        {"keys", "values", "items", "get", "setdefault", "pop", "update", "clear"})
     if (PyObject* attribute = PyDict_GetItemString(ordered->tp_dict, name))
       addBuiltin(interp, attribute, orderedDictMethod);
+  const std::pair<const char*, BuiltinHandler> own[] = {
+      {"move_to_end", orderedMoveToEnd}, {"popitem", orderedPopItem}, {"copy", orderedCopy}};
+  for (const auto& [name, handler] : own)
+    if (PyObject* attribute = PyDict_GetItemString(ordered->tp_dict, name))
+      addBuiltin(interp, attribute, handler);
   return llvm::Error::success();
 }
 

@@ -497,7 +497,7 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
         _PyType_Lookup(reinterpret_cast<PyTypeObject*>(type->get()), nameObject.get());
     // OrderedDict overrides these in C with dict's behaviour (order is
     // insertion order for both); its own methods (move_to_end, popitem,
-    // copy, which keeps the class) are not modelled.
+    // copy, which keeps the class) are DictInstances.cpp's.
     if (base->kind == ValueKind::Dict && type->get() == types_.orderedDict.get() &&
         llvm::is_contained({"keys", "values", "items", "get", "setdefault", "pop", "update",
                             "clear", "__contains__", "__getitem__", "__setitem__", "__delitem__",

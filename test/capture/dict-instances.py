@@ -6,6 +6,8 @@
 # RUN: %dync export %s:output %s:bag --emit=graph | FileCheck %s
 # RUN: %dync export %s:output --emit=signature | FileCheck %s --check-prefix=SIG
 # RUN: not %dync export %s:list_subclass --emit=graph 2>&1 | FileCheck %s --check-prefix=LIST
+# RUN: %dync export %s:ordered --emit=graph | FileCheck %s --check-prefix=ORDERED
+# RUN: not %dync export %s:reorder_global --emit=graph 2>&1 | FileCheck %s --check-prefix=GLOBAL
 import collections
 import dataclasses
 from typing import Optional
@@ -87,3 +89,35 @@ def list_subclass(x):
 
 # LIST: dict-instances.py:{{[0-9]+}}:{{[0-9]+}}: error: constructing an object of class 'dict-instances.Items' is not supported: its __new__ is not written in Python
 
+
+
+# OrderedDict's own methods on an OrderedDict and on an object of a subclass:
+# move_to_end (either end), popitem (either end) and copy, which keeps the
+# class. Reordering one a global holds is a side effect and is refused.
+class Ordered(collections.OrderedDict):
+    pass
+
+
+def ordered(x):
+    od = collections.OrderedDict(a=x, b=x + 1, c=x + 2)
+    od.move_to_end("a")
+    od.move_to_end("c", last=False)
+    first = od.popitem(last=False)
+    sub = Ordered(p=x, q=x * 2)
+    sub.move_to_end("p")
+    copied = sub.copy()
+    return od, first, od.popitem(), od.copy(), copied, sub.popitem(False)
+
+
+# ORDERED-LABEL: graph @ordered(
+# ORDERED:         return (collections:OrderedDict{"b": %0}, ("c", %1), ("a", %x), collections:OrderedDict{"b": %0}, object "dict-instances":Ordered{}{"q": %2, "p": %x}, ("q", %2))
+
+TABLE = collections.OrderedDict(a=1, b=2)
+
+
+def reorder_global(x):
+    TABLE.move_to_end("a")
+    return x
+
+
+# GLOBAL: dict-instances.py:{{[0-9]+}}:{{[0-9]+}}: error: calling OrderedDict.move_to_end() on a collections.OrderedDict that is not a value of the program's run (a side effect outside the graph)

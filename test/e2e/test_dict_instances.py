@@ -2,7 +2,9 @@
 
 One export of Inputs/dict_outputs.py holds functions that build, read and
 return objects of a ModelOutput-shaped dataclass deriving from OrderedDict
-and of a plain dict subclass. A fresh interpreter computes eager's results,
+and of a plain dict subclass, and OrderedDict's own move_to_end, popitem and
+copy on an OrderedDict and on an object of a subclass whose __setitem__ is
+Python. A fresh interpreter computes eager's results,
 loads the artifact, calls each function again on the compiled path and
 checks the results have eager's structure exactly: the same type, the same
 keys in order, the same instance attributes in order, equal tensors.
@@ -16,7 +18,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 MODULE = os.path.join(INPUTS, "dict_outputs.py")
-ENTRIES = ["output_result", "output_after_set", "output_reads", "bag_result", "nested_result"]
+ENTRIES = ["output_result", "output_after_set", "output_reads", "bag_result", "nested_result",
+           "ordered_methods", "registry_methods"]
 
 CHILD = """
 import json, sys

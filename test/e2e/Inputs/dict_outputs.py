@@ -100,3 +100,34 @@ def bag_result(x):
 
 def nested_result(x):
     return {"out": Output(x.relu()), "rest": [Output(logits=x, hidden=(x * 2,))]}
+
+
+class Registry(collections.OrderedDict):
+    """An OrderedDict subclass whose __setitem__ is Python: OrderedDict's
+    copy stores each item through it, into an object made by calling the
+    class with no arguments."""
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        self.last = key
+
+
+def ordered_methods(x):
+    od = collections.OrderedDict(a=x, b=x * 2, c=x * 3)
+    od.move_to_end("a")
+    od.move_to_end("c", last=False)
+    first = od.popitem(last=False)
+    last = od.popitem()
+    copied = od.copy()
+    copied["d"] = x - 1
+    return od, copied, first, last, type(copied).__name__
+
+
+def registry_methods(x):
+    r = Registry()
+    r["a"], r["b"], r["c"] = x, x + 1, x + 2
+    r.move_to_end("a")
+    r.move_to_end("c", False)
+    copied = r.copy()
+    key, value = r.popitem(last=False)
+    return r, copied, key, value, len(copied)
