@@ -851,6 +851,8 @@ llvm::Error registerBuiltinHandlers(Interpreter& interp) {
     return error;
   if (llvm::Error error = registerIdentityHandlers(interp))
     return error;
+  if (llvm::Error error = registerExceptionInfoHandlers(interp))
+    return error;
   return registerInstanceHandlers(interp);
 }
 

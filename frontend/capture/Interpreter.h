@@ -250,6 +250,8 @@ public:
   /// it inlined), in the order they first ran; repeats are kept. The
   /// artifact fingerprints them (docs/artifact.md, "Code identity").
   const std::vector<RanFunction>& functionsRun() const { return functionsRun_; }
+  /// The exception being handled (what sys.exc_info() gives), or null.
+  const ValuePtr& handledException() const { return handledException_; }
 
   oracle::TensorOracle& oracle() { return oracle_; }
   /// The frame executing, or null outside any (for zero-argument super()).
@@ -594,6 +596,8 @@ ValuePtr mappingProxyTarget(const ValuePtr& value);
 bool isMappingProxyRead(llvm::StringRef name);
 /// Registers id() and vars() (IdentityBuiltins.cpp).
 llvm::Error registerIdentityHandlers(Interpreter& interp);
+/// Registers sys.exc_info() (OpcodesExceptions.cpp).
+llvm::Error registerExceptionInfoHandlers(Interpreter& interp);
 void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);
 
 } // namespace dync::capture

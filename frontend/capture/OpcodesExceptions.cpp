@@ -275,4 +275,42 @@ llvm::Error Interpreter::op_WITH_EXCEPT_START(Frame& f, const Instruction&) {
   return llvm::Error::success();
 }
 
+//===----------------------------------------------------------------------===//
+// sys.exc_info()
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// sys.exc_info(): the exception being handled, in this frame or a caller's
+/// `except` block, as (type, value, traceback); (None, None, None) outside
+/// any. Capture raises exceptions without running frames for real, so the
+/// traceback is what the exception object holds (its `__traceback__`).
+llvm::Expected<ValuePtr> sysExcInfo(Interpreter& interp, const ValuePtr&,
+                                    std::vector<ValuePtr>& args, KeywordArgs& kwargs) {
+  if (!args.empty() || !kwargs.empty())
+    return raiseBuiltin(PyExc_TypeError, "sys.exc_info() takes no arguments");
+  const ValuePtr& handled = interp.handledException();
+  if (!handled || handled->isNone())
+    return makeTuple({makeNone(), makeNone(), makeNone()});
+  PyObject* object = exceptionObject(handled);
+  if (!object)
+    return captureError("sys.exc_info(): the exception being handled is not an exception object");
+  llvm::Expected<ValuePtr> traceback = interp.getAttr(handled, "__traceback__");
+  if (!traceback)
+    return traceback.takeError();
+  return makeTuple(
+      {makeValue(ValueKind::Object, PyRef::borrow(reinterpret_cast<PyObject*>(Py_TYPE(object)))),
+       handled, *traceback});
+}
+
+} // namespace
+
+llvm::Error registerExceptionInfoHandlers(Interpreter& interp) {
+  llvm::Expected<PyRef> excInfo = importObject("sys.exc_info");
+  if (!excInfo)
+    return excInfo.takeError();
+  addBuiltin(interp, excInfo->get(), sysExcInfo);
+  return llvm::Error::success();
+}
+
 } // namespace dync::capture

@@ -5,7 +5,7 @@ exception while it runs (try/except/else/finally, nested handlers and a bare
 `raise`, `raise ... from`, a Python `with` whose __exit__ swallows or not, a
 callee's exception caught by the caller, a failing import, a failing
 attribute read, a shape error of torch's, a no_grad block left by an
-exception). All are exported into one artifact with `dync export -o`; a fresh
+exception, sys.exc_info() in handlers and callees). All are exported into one artifact with `dync export -o`; a fresh
 interpreter computes eager results, loads the artifact, calls again on the
 compiled path and compares, and every call must have hit the artifact.
 """
@@ -25,7 +25,7 @@ PACKAGE_DIR = os.path.join(BUILD, "python")
 ENTRIES = [
     "try_else_finally", "except_as", "nested_reraise", "raise_from", "with_suppress",
     "with_passes_through", "callee_raises", "attribute_fallback",
-    "shape_fallback", "finally_on_return", "grad_mode_exit",
+    "shape_fallback", "finally_on_return", "grad_mode_exit", "exc_info_in_handler",
 ]
 
 RUNNER = textwrap.dedent("""

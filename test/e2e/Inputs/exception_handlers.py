@@ -5,6 +5,8 @@ call capture makes, a shape error torch reports) and handles it; the graph is
 what the handled run computes. Shared by test/capture/exceptions.py (graphs)
 and test/e2e/test_exception_handlers.py (artifact against eager).
 """
+import sys
+
 import torch
 
 
@@ -155,3 +157,26 @@ def grad_mode_exit(x):
 
 def example_inputs():
     return (torch.randn(2, 3),)
+
+
+def describe_handled():
+    # A callee sees the exception its caller's handler handles.
+    kind, value, _ = sys.exc_info()
+    return kind.__name__, str(value)
+
+
+def exc_info_in_handler(x):
+    # sys.exc_info() in a handler, in a callee, in a nested handler and
+    # after it, and outside any: 10 * x + 8 + 1 + 1 - 1.
+    try:
+        raise ValueError("bad size")
+    except ValueError:
+        name, message = describe_handled()
+        y = x * len(name) + len(message)
+        outer = sys.exc_info()[1]
+        try:
+            {}["k"]
+        except KeyError:
+            y = y + int(sys.exc_info()[0] is KeyError)
+        y = y + int(sys.exc_info()[1] is outer)
+    return y - int(sys.exc_info() == (None, None, None))
