@@ -81,26 +81,13 @@ llvm::Expected<std::optional<size_t>> findKey(Interpreter& interp, const ValuePt
                                               const ValuePtr& key) {
   for (size_t i = 0; i < dict->entries.size(); ++i) {
     const ValuePtr& existing = dict->entries[i].first;
-    llvm::Expected<bool> same = interp.identical(existing, key);
+    llvm::Expected<bool> same = sameKey(interp, existing, key);
     if (!same)
       return same.takeError();
     if (*same)
       return std::optional<size_t>(i);
-    if (existing->isConstant() && key->isConstant()) {
-      int equal = PyObject_RichCompareBool(existing->object.get(), key->object.get(), Py_EQ);
-      if (equal < 0)
-        return pythonError("comparing dict keys");
-      if (equal)
-        return std::optional<size_t>(i);
-    }
   }
   return std::optional<size_t>();
-}
-
-llvm::Error keyError(const ValuePtr& key) {
-  if (key->isConstant() || key->kind == ValueKind::Object)
-    return raiseWith(PyExc_KeyError, key->object.get(), "KeyError: " + reprOf(key->object.get()));
-  return captureError("KeyError: " + spelling(key->kind).str());
 }
 
 //===----------------------------------------------------------------------===//
@@ -176,7 +163,7 @@ llvm::Expected<ValuePtr> dictDelItem(Interpreter& interp, const ValuePtr&, Args&
   if (!at)
     return at.takeError();
   if (!*at)
-    return keyError(args[1]);
+    return keyError(interp, args[1]);
   (*contents)->entries.erase((*contents)->entries.begin() + **at);
   return makeNone();
 }
@@ -204,7 +191,7 @@ llvm::Expected<ValuePtr> dictGetItem(Interpreter& interp, const ValuePtr&, Args&
     llvm::Expected<ValuePtr> missing = interp.callSpecial(args[0], "__missing__", {args[1]});
     if (!missing || *missing)
       return missing;
-    return keyError(args[1]);
+    return keyError(interp, args[1]);
   }
   return interp.getItem(readable(args[0]), args[1]);
 }
@@ -338,7 +325,7 @@ llvm::Expected<ValuePtr> orderedMoveToEnd(Interpreter& interp, const ValuePtr&, 
   if (!at)
     return at.takeError();
   if (!*at)
-    return keyError(args[1]);
+    return keyError(interp, args[1]);
   auto entry = entries[**at];
   entries.erase(entries.begin() + **at);
   entries.insert(*last ? entries.end() : entries.begin(), std::move(entry));
@@ -415,7 +402,55 @@ llvm::Expected<ValuePtr> orderedCopy(Interpreter& interp, const ValuePtr&, Args&
   return *copy;
 }
 
+/// Whether \p value stands for an object CPython can hash and compare as
+/// it is: a constant, a real object, or a tuple of those.
+bool realKey(const ValuePtr& value) {
+  if (value->isConstant() || value->kind == ValueKind::Object)
+    return true;
+  return value->kind == ValueKind::Tuple && llvm::all_of(value->items, realKey);
+}
+
 } // namespace
+
+llvm::Expected<bool> sameKey(Interpreter& interp, const ValuePtr& a, const ValuePtr& b) {
+  llvm::Expected<bool> same = interp.identical(a, b);
+  if (!same || *same)
+    return same;
+  if (!realKey(a) || !realKey(b))
+    return false;
+  // A real object other than a constant is the same key as another value
+  // only if identical, which identical() answered: its class's __eq__ may
+  // be the program's code.
+  if (a->kind == ValueKind::Object || b->kind == ValueKind::Object)
+    return false;
+  PyRef left = a->object, right = b->object;
+  if (a->kind == ValueKind::Tuple || b->kind == ValueKind::Tuple) {
+    llvm::Expected<PyRef> realA = interp.toPython(a);
+    if (!realA)
+      return realA.takeError();
+    llvm::Expected<PyRef> realB = interp.toPython(b);
+    if (!realB)
+      return realB.takeError();
+    left = *realA;
+    right = *realB;
+  }
+  int equal = PyObject_RichCompareBool(left.get(), right.get(), Py_EQ);
+  if (equal < 0)
+    return programError("comparing dict keys");
+  return equal == 1;
+}
+
+llvm::Error keyError(Interpreter& interp, const ValuePtr& key) {
+  if (key->isConstant() || key->kind == ValueKind::Object)
+    return raiseWith(PyExc_KeyError, key->object.get(), "KeyError: " + reprOf(key->object.get()));
+  if (realKey(key)) {
+    llvm::Expected<PyRef> real = interp.toPython(key);
+    if (!real)
+      return real.takeError();
+    return raiseWith(PyExc_KeyError, real->get(), "KeyError: " + reprOf(real->get()));
+  }
+  return captureError("KeyError: " + spelling(key->kind).str());
+}
 
 bool isDictClass(PyTypeObject* type) {
   if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE) || type->tp_new != PyDict_Type.tp_new)

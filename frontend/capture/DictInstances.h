@@ -47,6 +47,15 @@ void syncAttributes(const ValuePtr& instance);
 llvm::Expected<ValuePtr> callInstanceSpecial(Interpreter& interp, const ValuePtr& instance,
                                              llvm::StringRef name, std::vector<ValuePtr> args);
 
+/// Whether \p a and \p b are the same dict key, as dict finds one: the same
+/// value, or equal constants, tuples of constants included (a key built as
+/// `(type(p), p, flags)` finds an equal tuple a real dict holds).
+llvm::Expected<bool> sameKey(Interpreter& interp, const ValuePtr& a, const ValuePtr& b);
+
+/// KeyError(key) raised, for a key CPython can hold (a constant, a tuple of
+/// them, a real object); else capture stops naming the key's kind.
+llvm::Error keyError(Interpreter& interp, const ValuePtr& key);
+
 /// Registers dict's and OrderedDict's __new__, __init__, item and length
 /// special methods, and OrderedDict's methods that behave as dict's.
 llvm::Error registerDictInstanceHandlers(Interpreter& interp);

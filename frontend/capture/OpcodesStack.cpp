@@ -252,11 +252,10 @@ llvm::Error Interpreter::op_STORE_SUBSCR(Frame& f, const Instruction&) {
   }
   if (base->kind == ValueKind::Dict) {
     for (auto& [k, v] : base->entries) {
-      llvm::Expected<bool> same = identical(k, key);
+      llvm::Expected<bool> same = sameKey(*this, k, key);
       if (!same)
         return same.takeError();
-      if (*same || (k->isConstant() && key->isConstant() &&
-                    PyObject_RichCompareBool(k->object.get(), key->object.get(), Py_EQ) == 1)) {
+      if (*same) {
         v = value;
         return llvm::Error::success();
       }

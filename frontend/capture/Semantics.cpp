@@ -662,16 +662,13 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
   }
   if (base->kind == ValueKind::Dict) {
     for (const auto& [k, v] : base->entries) {
-      llvm::Expected<bool> same = identical(k, key);
+      llvm::Expected<bool> same = sameKey(*this, k, key);
       if (!same)
         return same.takeError();
-      if (*same || (k->isConstant() && key->isConstant() &&
-                    PyObject_RichCompareBool(k->object.get(), key->object.get(), Py_EQ) == 1))
+      if (*same)
         return v;
     }
-    if (key->isConstant() || key->kind == ValueKind::Object)
-      return raiseWith(PyExc_KeyError, key->object.get(), "KeyError: " + reprOf(key->object.get()));
-    return captureError("KeyError: " + spelling(key->kind).str());
+    return keyError(*this, key);
   }
   // Slices of module containers, and items of those (ModuleContainers.cpp).
   if (base->kind == ValueKind::NNModule) {
@@ -1113,16 +1110,7 @@ llvm::Expected<bool> Interpreter::contains(const ValuePtr& container, const Valu
       return truth(*special);
   }
   auto matches = [&](const ValuePtr& candidate) -> llvm::Expected<bool> {
-    llvm::Expected<bool> same = identical(candidate, item);
-    if (!same || *same)
-      return same;
-    if (candidate->isConstant() && item->isConstant()) {
-      int equal = PyObject_RichCompareBool(candidate->object.get(), item->object.get(), Py_EQ);
-      if (equal < 0)
-        return programError("comparing");
-      return equal == 1;
-    }
-    return false;
+    return sameKey(*this, candidate, item);
   };
   switch (container->kind) {
   case ValueKind::Tuple:

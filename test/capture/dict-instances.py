@@ -8,6 +8,7 @@
 # RUN: not %dync export %s:list_subclass --emit=graph 2>&1 | FileCheck %s --check-prefix=LIST
 # RUN: %dync export %s:ordered --emit=graph | FileCheck %s --check-prefix=ORDERED
 # RUN: not %dync export %s:reorder_global --emit=graph 2>&1 | FileCheck %s --check-prefix=GLOBAL
+# RUN: %dync export %s:tuple_keys --emit=graph | FileCheck %s --check-prefix=TUPLE
 import collections
 import dataclasses
 from typing import Optional
@@ -121,3 +122,28 @@ def reorder_global(x):
 
 
 # GLOBAL: dict-instances.py:{{[0-9]+}}:{{[0-9]+}}: error: calling OrderedDict.move_to_end() on a collections.OrderedDict that is not a value of the program's run (a side effect outside the graph)
+
+
+# Tuple keys built while capturing find equal tuples a dict holds (a real
+# global's or one the program made); a missing one raises KeyError(key),
+# which the program catches: x * 2.0 - 1, then + 1.
+SCALES = {("a", 1): 2.0, ("b", 2): 3.0}
+
+
+def tuple_keys(x):
+    name, index = "a", 1
+    y = x * SCALES[(name, index)]
+    try:
+        y = y + SCALES[(name, index + 5)]
+    except KeyError as error:
+        y = y - len(error.args)
+    made = {}
+    made[(name, type(x))] = y
+    return made[("a", torch.Tensor)] + ((name, 2) in made) + ((name, type(x)) in made)
+
+
+# TUPLE-LABEL: graph @tuple_keys(
+# TUPLE-NEXT:    %[[A:[0-9]+]] = aten::mul.Tensor(%x, 2.0)
+# TUPLE-NEXT:    %[[B:[0-9]+]] = aten::sub.Tensor(%[[A]], 1)
+# TUPLE-NEXT:    %[[C:[0-9]+]] = aten::add.Tensor(%[[B]], false)
+# TUPLE-NEXT:    aten::add.Tensor(%[[C]], true)

@@ -7,7 +7,8 @@ copy on an OrderedDict and on an object of a subclass whose __setitem__ is
 Python. A fresh interpreter computes eager's results,
 loads the artifact, calls each function again on the compiled path and
 checks the results have eager's structure exactly: the same type, the same
-keys in order, the same instance attributes in order, equal tensors.
+keys in order, the same instance attributes in order, equal tensors. Tuple
+keys built in a function find equal tuples a dict holds.
 """
 import os
 
@@ -19,7 +20,7 @@ torch = pytest.importorskip("torch")
 
 MODULE = os.path.join(INPUTS, "dict_outputs.py")
 ENTRIES = ["output_result", "output_after_set", "output_reads", "bag_result", "nested_result",
-           "ordered_methods", "registry_methods"]
+           "ordered_methods", "registry_methods", "tuple_keys"]
 
 CHILD = """
 import json, sys

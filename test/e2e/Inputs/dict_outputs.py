@@ -131,3 +131,19 @@ def registry_methods(x):
     copied = r.copy()
     key, value = r.popitem(last=False)
     return r, copied, key, value, len(copied)
+
+
+SCALES = {("a", 1): 2.0, ("b", 2): 3.0}
+
+
+def tuple_keys(x):
+    # Tuple keys built in the function find equal tuples a global dict
+    # holds; a missing one raises KeyError, caught.
+    name, index = "a", 1
+    y = x * SCALES[(name, index)]
+    try:
+        y = y + SCALES[(name, index + 5)]
+    except KeyError as error:
+        y = y - len(error.args)
+    made = {(name, type(x)): y}
+    return made[("a", torch.Tensor)] + float(("b", 2) in SCALES), ("a", 9) in made
