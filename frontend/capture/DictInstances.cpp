@@ -39,6 +39,10 @@ PyTypeObject* orderedDictType() {
   return type && PyType_Check(type) ? reinterpret_cast<PyTypeObject*>(type) : nullptr;
 }
 
+/// dict's own `__init__` (a wrapper descriptor), which writes the items
+/// directly whatever the class's `__setitem__`.
+PyObject* dictInitFunction() { return PyDict_GetItemString(PyDict_Type.tp_dict, "__init__"); }
+
 bool isClassValue(const ValuePtr& value) {
   return value->kind == ValueKind::Object && PyType_Check(value->object.get());
 }
@@ -113,8 +117,46 @@ llvm::Expected<ValuePtr> dictNew(Interpreter&, const ValuePtr&, Args& args, Keyw
   return newDictInstance(args[0]);
 }
 
+/// Whether storing an item into \p receiver runs Python: an object of a
+/// class deriving from OrderedDict whose `__setitem__` is Python code.
+/// OrderedDict's `__init__` and `update` store through `__setitem__`
+/// (MutableMapping's update), where dict's write the items directly.
+bool storesThroughPython(const ValuePtr& receiver) {
+  if (receiver->kind != ValueKind::Instance || !receiver->contents || !receiver->object ||
+      !PyType_Check(receiver->object.get()))
+    return false;
+  auto* type = reinterpret_cast<PyTypeObject*>(receiver->object.get());
+  PyTypeObject* ordered = orderedDictType();
+  if (!ordered || !PyType_IsSubtype(type, ordered))
+    return false;
+  PyRef name = PyRef::steal(python::newStr("__setitem__"));
+  PyObject* setItem = _PyType_Lookup(type, name.get());
+  return setItem && PyFunction_Check(setItem);
+}
+
+/// OrderedDict's `update(self, *args, **kwargs)` on an object whose class
+/// stores through Python: the items are gathered as dict.update gathers
+/// them, then stored one by one through the class's `__setitem__`.
+llvm::Expected<ValuePtr> updateThroughSetItem(Interpreter& interp, const ValuePtr& receiver,
+                                              const Args& rest, const KeywordArgs& kwargs) {
+  ValuePtr gathered = makeValue(ValueKind::Dict);
+  llvm::Expected<ValuePtr> update = interp.getAttr(gathered, "update");
+  if (!update)
+    return update.takeError();
+  llvm::Expected<ValuePtr> done = interp.call(*update, rest, kwargs);
+  if (!done)
+    return done.takeError();
+  for (const auto& [key, value] : gathered->entries) {
+    llvm::Expected<ValuePtr> stored =
+        callInstanceSpecial(interp, receiver, "__setitem__", {key, value});
+    if (!stored)
+      return stored.takeError();
+  }
+  return makeNone();
+}
+
 /// dict.__init__(self, mapping_or_pairs=(), **kwargs): as dict.update.
-llvm::Expected<ValuePtr> dictInit(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> dictInit(Interpreter& interp, const ValuePtr& self, Args& args,
                                   KeywordArgs& kwargs) {
   if (args.empty())
     return captureError("descriptor '__init__' of 'dict' object needs an argument");
@@ -126,6 +168,8 @@ llvm::Expected<ValuePtr> dictInit(Interpreter& interp, const ValuePtr&, Args& ar
     return contents.takeError();
   if (args.size() == 1 && kwargs.empty())
     return makeNone();
+  if (self->object.get() != dictInitFunction() && storesThroughPython(args[0]))
+    return updateThroughSetItem(interp, args[0], Args(args.begin() + 1, args.end()), kwargs);
   llvm::Expected<ValuePtr> update = interp.getAttr(*contents, "update");
   if (!update)
     return update.takeError();
@@ -237,6 +281,8 @@ llvm::Expected<ValuePtr> orderedDictMethod(Interpreter& interp, const ValuePtr& 
   if (!contents)
     return captureError("OrderedDict." + *text + "() on a " + receiverName(interp, args[0]) +
                         " value is not supported");
+  if (*text == "update" && storesThroughPython(args[0]))
+    return updateThroughSetItem(interp, args[0], Args(args.begin() + 1, args.end()), kwargs);
   PyObject* method = PyDict_GetItemString(PyDict_Type.tp_dict, text->c_str());
   if (!method)
     return captureError("OrderedDict." + *text + "() has no dict counterpart");

@@ -104,8 +104,8 @@ def nested_result(x):
 
 class Registry(collections.OrderedDict):
     """An OrderedDict subclass whose __setitem__ is Python: OrderedDict's
-    copy stores each item through it, into an object made by calling the
-    class with no arguments."""
+    __init__, update and copy store each item through it (copy into an
+    object made by calling the class with no arguments)."""
 
     def __setitem__(self, key, value):
         super().__setitem__(key, value)
@@ -130,7 +130,10 @@ def registry_methods(x):
     r.move_to_end("c", False)
     copied = r.copy()
     key, value = r.popitem(last=False)
-    return r, copied, key, value, len(copied)
+    # OrderedDict's __init__ and update store through __setitem__ too.
+    made = Registry([("p", x)], q=x * 3)
+    made.update({"s": x - 3}, t=x)
+    return r, copied, key, value, len(copied), made
 
 
 SCALES = {("a", 1): 2.0, ("b", 2): 3.0}
