@@ -225,7 +225,7 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   case ValueKind::NNModule:
     return callModule(callee, std::move(args), std::move(kwargs));
   case ValueKind::Builtin: {
-    BuiltinHandler handler = builtins_.at(callee->object.get()).second;
+    BuiltinHandler handler = builtins_.find(callee->object.get());
     return handler(*this, callee, args, kwargs);
   }
   case ValueKind::TorchCallable:
@@ -531,10 +531,10 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     // An OrderedDict is a dict that keeps its type: built as dict() builds
     // one, it is a Dict value whose `object` is the class (Semantics.cpp
     // reads its methods from dict where they behave the same).
-    auto dict = builtins_.find(reinterpret_cast<PyObject*>(&PyDict_Type));
-    if (dict == builtins_.end())
+    BuiltinHandler dict = builtins_.find(reinterpret_cast<PyObject*>(&PyDict_Type));
+    if (!dict)
       return captureError("dict() has no handler");
-    llvm::Expected<ValuePtr> made = dict->second.second(*this, callee, args, kwargs);
+    llvm::Expected<ValuePtr> made = dict(*this, callee, args, kwargs);
     if (!made)
       return made.takeError();
     (*made)->object = types_.orderedDict;

@@ -115,7 +115,7 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   PyObject* init = lookup(type, "__init__");
   if (init == objectSlot("__init__"))
     return self;
-  if (init && dictClass && builtins_.count(init)) {
+  if (init && dictClass && builtins_.contains(init)) {
     // dict's or OrderedDict's own __init__: the items given.
     args.insert(args.begin(), self);
     llvm::Expected<ValuePtr> result = call(makeValue(ValueKind::Builtin, PyRef::borrow(init)),
@@ -198,7 +198,7 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
       method->items = {makeValue(ValueKind::Object, instance->object), *callee};
       return method;
     }
-    if (builtins_.count(classAttr)) {
+    if (builtins_.contains(classAttr)) {
       ValuePtr method = makeValue(ValueKind::BoundMethod);
       method->items = {instance, makeValue(ValueKind::Builtin, PyRef::borrow(classAttr))};
       return method;

@@ -718,7 +718,7 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
     value->items = {*self, *function};
     return value;
   }
-  if (source && (builtins_.count(object) || PyCFunction_Check(object))) {
+  if (source && (builtins_.contains(object) || PyCFunction_Check(object))) {
     // A built-in function read through a source: pinned by module and name.
     PyObject* moduleName = Py_IS_TYPE(object, &PyCFunction_Type)
                                ? reinterpret_cast<PyCFunctionObject*>(object)->m_module
@@ -733,7 +733,7 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
     else
       guards_.add(typeGuard(source, type));
   }
-  if (builtins_.count(object))
+  if (builtins_.contains(object))
     return makeValue(ValueKind::Builtin, PyRef::borrow(object), source);
   // Torch's C functions, Tensor methods and operator overloads are run by the
   // oracle; which module a C function belongs to says whether it is torch's.

@@ -14,6 +14,7 @@
 
 #include "frontend/bytecode/Instruction.h"
 #include "frontend/bytecode/OpcodeTable.h"
+#include "frontend/capture/BuiltinRegistry.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Frame.h"
 #include "frontend/capture/Recorder.h"
@@ -39,14 +40,6 @@ using ir::GuardKind;
 using ir::GuardSet;
 
 class Interpreter;
-
-/// Keyword arguments in call order.
-using KeywordArgs = std::vector<std::pair<std::string, ValuePtr>>;
-
-/// A handler for a builtin callable capture implements over symbolic values.
-using BuiltinHandler = llvm::Expected<ValuePtr> (*)(Interpreter&, const ValuePtr& self,
-                                                    std::vector<ValuePtr>& args,
-                                                    KeywordArgs& kwargs);
 
 /// How one opcode is executed, or why it is not.
 using OpcodeHandler = llvm::Error (Interpreter::*)(Frame&, const bytecode::Instruction&);
@@ -260,6 +253,9 @@ public:
   /// Tells the oracle which line of the program its next calls come from.
   void reportLocation();
   GuardSet& guards() { return guards_; }
+  /// The builtins capture implements; handlers register here.
+  BuiltinRegistry& builtins() { return builtins_; }
+  const BuiltinRegistry& builtins() const { return builtins_; }
   const TorchTypes& types() const { return types_; }
   /// The `operator` module's function \p name (borrowed).
   PyObject* operatorFunction(llvm::StringRef name);
@@ -436,7 +432,6 @@ private:
 
   llvm::Error bindOpcodes();
   llvm::Error readTypes();
-  llvm::Error registerBuiltins();
 
   llvm::Expected<const bytecode::DecodedCode*> decoded(PyCodeObject* code);
   llvm::Expected<ValuePtr> inlineFunction(const ValuePtr& function, std::vector<ValuePtr> args,
@@ -542,11 +537,7 @@ private:
   TorchTypes types_;
   std::array<const OpcodeEntry*, 256> dispatch_{};
   std::map<PyObject*, std::pair<python::PyRef, std::unique_ptr<bytecode::DecodedCode>>> codes_;
-  /// Builtin handlers by the builtin object; the PyRef keeps it alive.
-  std::map<PyObject*, std::pair<python::PyRef, BuiltinHandler>> builtins_;
-  /// The method descriptors among them, by their C method definition, which
-  /// a method bound to a real object shares (see boundBuiltinMethod).
-  std::map<const PyMethodDef*, PyObject*> builtinMethodDefs_;
+  BuiltinRegistry builtins_;
   /// Graph inputs made from real tensors, by the real object.
   std::map<PyObject*, std::pair<python::PyRef, ValuePtr>> tensorInputs_;
   /// Functions functionFromReal is wrapping: a closure cell that holds one
@@ -566,9 +557,6 @@ private:
   /// The exception being handled (sys.exc_info()'s), null outside any
   /// handler: PUSH_EXC_INFO saves it, POP_EXCEPT restores it.
   ValuePtr handledException_;
-
-  friend llvm::Error registerBuiltinHandlers(Interpreter& interp);
-  friend void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);
 };
 
 /// Registers the builtin handler table (Builtins.cpp).
@@ -587,6 +575,9 @@ ValuePtr mappingProxyTarget(const ValuePtr& value);
 bool isMappingProxyRead(llvm::StringRef name);
 /// Registers id() and vars() (IdentityBuiltins.cpp).
 llvm::Error registerIdentityHandlers(Interpreter& interp);
-void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);
+/// Registers \p handler for \p object in \p interp's builtins.
+inline void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler) {
+  interp.builtins().add(object, handler);
+}
 
 } // namespace dync::capture

@@ -504,7 +504,7 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
                             "__len__", "__iter__"},
                            name))
       attribute = _PyType_Lookup(&PyDict_Type, nameObject.get());
-    if (attribute && builtins_.count(attribute)) {
+    if (attribute && builtins_.contains(attribute)) {
       ValuePtr method = makeValue(ValueKind::BoundMethod);
       method->items = {base, makeValue(ValueKind::Builtin, PyRef::borrow(attribute))};
       return method;
