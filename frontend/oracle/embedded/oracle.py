@@ -45,7 +45,7 @@ from torch.utils._sympy import functions as sympy_fns
 from torch.utils._sympy.numbers import int_oo
 from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
-from dync_oracle_data_dependent import DataDependent, is_unbacked
+from dync_oracle_data_dependent import DataDependent, is_unbacked, tolist_of_fake
 from dync_oracle_decompositions import _DECOMPOSITION_SETTINGS, _fusion_module
 from dync_oracle_kernel_check import _KernelCheck
 from dync_oracle_layout import (
@@ -96,6 +96,9 @@ __all__ = [
     "take_layout_retry",
 ]
 
+
+# Tensor.tolist, which torch refuses on fake tensors (see tolist_of_fake).
+_TOLIST = torch._C.TensorBase.tolist
 
 # How constants made by the call enter fake tensors.
 _LIFTS = (torch.ops.aten.lift_fresh.default, torch.ops.aten.lift_fresh_copy.default)
@@ -431,8 +434,11 @@ class Session:
             fusion.layout_choices = layout
         try:
             try:
+                run = fn
+                if fn is _TOLIST and len(args) == 1 and not kwargs and type(args[0]) is FakeTensor:
+                    run = tolist_of_fake
                 with self.fake, enable_python_dispatcher(), self.recorder:
-                    out = _run(fn, args, kwargs)
+                    out = _run(run, args, kwargs)
             except LayoutObserved:
                 raise
             except BaseException as error:

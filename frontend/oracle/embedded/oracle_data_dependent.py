@@ -29,6 +29,21 @@ _ADVICE = (
 )
 
 
+def tolist_of_fake(tensor):
+    """`Tensor.tolist()` of a fake tensor, which torch refuses for tensor
+    subclasses: one `item()` per element, each of a `select` of it, so an
+    integer tensor gives a list of unbacked symbols. Its sizes must be
+    known: the list's length is the program's structure."""
+    if any(type(d) is not int for d in tensor.shape):
+        raise OracleError(
+            f"tolist() of a tensor of symbolic shape {tuple(tensor.shape)}: the length of the "
+            f"list would depend on a size capture keeps symbolic, which is not supported"
+        )
+    if tensor.dim() == 0:
+        return tensor.item()
+    return [tolist_of_fake(tensor.select(0, i)) for i in range(tensor.shape[0])]
+
+
 def is_unbacked(symbol):
     """Whether `symbol` is an unbacked int symbol (torch's `u0`)."""
     return isinstance(symbol, sympy.Symbol) and symbol_is_type(symbol, SymT.UNBACKED_INT)
