@@ -148,6 +148,8 @@ void GraphEmitter::checkOrFail(Value* failed, llvm::BasicBlock* failure, const l
 
 llvm::Expected<Value*> GraphEmitter::SizeHooks::symbol(ir::SymExpr expr) {
   GraphEmitter& e = emitter;
+  if (Value* computed = e.unbackedValues_.lookup(expr.symbolName()))
+    return computed;
   auto it = e.symbolSources_.find(expr.symbolName());
   if (it == e.symbolSources_.end())
     return e.unsupported(node, "the symbolic size " + expr.symbolName() +
@@ -594,6 +596,8 @@ llvm::Error GraphEmitter::emitCall(const ir::Node& node, unsigned position) {
                                : failBlock(nodePrefix(node), nullptr, /*shimError=*/true);
   checkOrFail(b_.CreateICmpNE(status, b_.getInt32(DYNC_OK)), fail, "called." + node.name());
   if (llvm::Error error = takeResults(node, stack_, fail))
+    return error;
+  if (llvm::Error error = bindUnbacked(node))
     return error;
   releaseDead(node, position);
   return llvm::Error::success();

@@ -101,6 +101,10 @@ private:
   llvm::Error pushWrappedNumber(const ir::Node& node, const ir::Argument& arg);
   llvm::Error pushList(const ir::Node& node, const std::vector<ir::Argument>& elements);
   llvm::Error takeResults(const ir::Node& node, Value* stack, llvm::BasicBlock* fail);
+  /// Data-dependent sizes (DataDependentSizes.cpp): reads the unbacked
+  /// symbols \p node's result computes first, checks those it computes again,
+  /// and then the ranges and relations of the symbols now known.
+  llvm::Error bindUnbacked(const ir::Node& node);
   llvm::Expected<Value*> emitSym(const ir::Node* node, ir::SymExpr expr);
   llvm::Expected<const Slot*> slotOf(const ir::Node* node, const ir::ValueRef& ref);
   Value* tensorHandle(const Slot& slot);
@@ -144,6 +148,10 @@ private:
     int intInput = -1;
   };
   llvm::StringMap<SymbolSource> symbolSources_;
+  // The values of the unbacked symbols computed so far, read from the
+  // results of the nodes that computed them; the relations already checked.
+  llvm::StringMap<Value*> unbackedValues_;
+  llvm::DenseSet<const ir::Relation*> checkedRelations_;
   /// Reads symbols and reports zero divisors for sizes_, naming the node
   /// that needed the size.
   struct SizeHooks final : SymLowering::Hooks {

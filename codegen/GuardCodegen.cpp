@@ -170,10 +170,15 @@ llvm::Error GuardEmitter::checkSymbolsAreBound() const {
     return result;
   };
 
+  // Data-dependent symbols, and the relations that mention them, are
+  // checked by the graph when it computes them, never by its guards.
   for (const ir::SymbolDecl& decl : graph_.symbols())
-    if (llvm::Error e = need(decl.name, "declared by the graph"))
-      return e;
+    if (!decl.unbacked)
+      if (llvm::Error e = need(decl.name, "declared by the graph"))
+        return e;
   for (const ir::Relation& relation : graph_.relations()) {
+    if (ir::mentionsUnbacked(relation, graph_.symbols()))
+      continue;
     std::string text = textOf(relation);
     if (llvm::Error e = needAll(relation.lhs, "in the relation " + text))
       return e;
@@ -607,7 +612,7 @@ llvm::Error GuardEmitter::emitAssumptions() {
 
   for (const ir::SymbolDecl& decl : graph_.symbols()) {
     const ir::SymbolRange& range = decl.range;
-    if (!range.lo && !range.hi)
+    if ((!range.lo && !range.hi) || decl.unbacked)
       continue;
     const Binding& binding = bindings_[decl.name];
     Value* inside = nullptr;
@@ -625,6 +630,8 @@ llvm::Error GuardEmitter::emitAssumptions() {
   }
 
   for (const ir::Relation& relation : graph_.relations()) {
+    if (ir::mentionsUnbacked(relation, graph_.symbols()))
+      continue;
     // The reason says where each symbol was read.
     std::string reason = "relation " + textOf(relation) + " does not hold (";
     llvm::StringSet<> named;

@@ -191,6 +191,10 @@ std::optional<MergedRange> mergedRange(const ir::Graph& earlier, const ir::Graph
     const ir::SymbolRange &a = theirs->range, &b = mine.range;
     if (a.lo == b.lo && a.hi == b.hi)
       continue;
+    // A data-dependent value's range is what its graph checks when it runs,
+    // not a range of inputs to join.
+    if (mine.unbacked || theirs->unbacked)
+      return std::nullopt;
     if (merged)
       return std::nullopt; // two symbols differ: the union is no box
     // Both ranges are one interval when each starts at most one past the

@@ -64,3 +64,21 @@ void Relation::print(llvm::raw_ostream& os) const {
 }
 
 } // namespace dync::ir
+
+namespace dync::ir {
+
+bool mentionsUnbacked(SymExpr expr, llvm::ArrayRef<SymbolDecl> symbols) {
+  bool found = false;
+  expr.walkSymbols([&](SymExpr symbol) {
+    for (const SymbolDecl& decl : symbols)
+      if (decl.unbacked && decl.name == symbol.symbolName())
+        found = true;
+  });
+  return found;
+}
+
+bool mentionsUnbacked(const Relation& relation, llvm::ArrayRef<SymbolDecl> symbols) {
+  return mentionsUnbacked(relation.lhs, symbols) || mentionsUnbacked(relation.rhs, symbols);
+}
+
+} // namespace dync::ir

@@ -9,6 +9,7 @@
 
 #include "ir/SymExpr.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/SMLoc.h"
 
 #include <optional>
@@ -38,6 +39,12 @@ struct SymbolDecl {
   /// (`batch < 16 by torch.conv2d at model.py:20`); messages only, not
   /// part of the text form.
   std::string origin = {};
+  /// A data-dependent value (torch's *unbacked* symbol): no input binds it;
+  /// the graph computes it, as a whole dimension or an `int<u0>` result of a
+  /// node (`nonzero`, `item`), and checks its range and the relations that
+  /// mention it when it runs, right after that node. Printed `u0: [0, inf]
+  /// unbacked`.
+  bool unbacked = false;
 };
 
 enum class RelationKind : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
@@ -62,5 +69,11 @@ struct Relation {
   llvm::Expected<bool> evaluate(const SymbolValues& values) const;
   void print(llvm::raw_ostream& os) const;
 };
+
+/// Whether \p expr mentions a symbol \p symbols declares unbacked.
+bool mentionsUnbacked(SymExpr expr, llvm::ArrayRef<SymbolDecl> symbols);
+/// Whether \p relation mentions a symbol \p symbols declares unbacked: such a
+/// relation is checked by the graph when it runs, not by its guards.
+bool mentionsUnbacked(const Relation& relation, llvm::ArrayRef<SymbolDecl> symbols);
 
 } // namespace dync::ir

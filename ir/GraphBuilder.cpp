@@ -25,8 +25,9 @@ std::string GraphBuilder::uniqueName(llvm::StringRef hint) {
   return name;
 }
 
-SymExpr GraphBuilder::declareSymbol(llvm::StringRef name, SymbolRange range) {
+SymExpr GraphBuilder::declareSymbol(llvm::StringRef name, SymbolRange range, bool unbacked) {
   graph_.symbols().push_back({name.str(), range, llvm::SMLoc()});
+  graph_.symbols().back().unbacked = unbacked;
   return context().symbol(name);
 }
 

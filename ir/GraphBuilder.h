@@ -34,7 +34,7 @@ public:
   void setLocationSource(LocationSource source) { locationSource_ = std::move(source); }
 
   /// Declares symbol \p name with \p range and returns it as an expression.
-  SymExpr declareSymbol(llvm::StringRef name, SymbolRange range);
+  SymExpr declareSymbol(llvm::StringRef name, SymbolRange range, bool unbacked = false);
   /// Records an assumption, e.g. `s0 mod 8 == 0`.
   void addRelation(SymExpr lhs, RelationKind kind, SymExpr rhs);
 

@@ -363,6 +363,8 @@ bool Parser::parseSymbolDecl(Graph& graph) {
   if (!hi || !expect(Token::RBracket, "]"))
     return false;
   decl.range = {*lo, *hi};
+  // A data-dependent value the graph itself computes (Assumptions.h).
+  decl.unbacked = consumeKeywordIf("unbacked");
   graph.symbols().push_back(std::move(decl));
   return true;
 }

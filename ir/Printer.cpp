@@ -97,6 +97,8 @@ void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
     llvm::interleaveComma(symbols_, os, [&](const SymbolDecl& decl) {
       os << decl.name << ": ";
       decl.range.print(os);
+      if (decl.unbacked)
+        os << " unbacked";
     });
     os << " }";
   }

@@ -8,6 +8,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
 #include <limits>
 
 namespace dync::ir {
@@ -50,6 +51,7 @@ public:
     checkOrder();
     for (const Node& node : graph_.nodes())
       checkNode(node);
+    checkUnbackedBindings();
     if (graph_.isKernel())
       checkKernelResult();
     checkGuards();
@@ -108,6 +110,58 @@ private:
       llvm::StringSet<> reported;
       checkSymbolsDeclared(relation.lhs, relation.loc, text, reported);
       checkSymbolsDeclared(relation.rhs, relation.loc, text, reported);
+    }
+  }
+
+  /// A data-dependent symbol has no value until a node computes it: its
+  /// first mention must be a whole dimension or the `int<u0>` of a call's
+  /// result, which the graph function reads it from. Inputs and guards never
+  /// mention one.
+  void checkUnbackedBindings() {
+    if (graph_.isKernel() ||
+        llvm::none_of(graph_.symbols(), [](const SymbolDecl& decl) { return decl.unbacked; }))
+      return;
+    llvm::StringSet<> unbound;
+    for (const SymbolDecl& decl : graph_.symbols())
+      if (decl.unbacked)
+        unbound.insert(decl.name);
+    auto requireBound = [&](const Node& node, SymExpr e, llvm::StringRef what) {
+      if (!e)
+        return;
+      e.walkSymbols([&](SymExpr symbol) {
+        if (unbound.contains(symbol.symbolName()))
+          report(node, "the unbacked symbol " + symbol.symbolName() + " is used in " + what +
+                           " of " + label(node) +
+                           " before a node's result computes it (as a whole dimension or an "
+                           "int<" +
+                           symbol.symbolName() + "> result)");
+      });
+    };
+    std::function<void(const Type&)> bind = [&](const Type& type) {
+      if (type.isTensor()) {
+        for (SymExpr size : type.sizes())
+          if (size && size.isSymbol())
+            unbound.erase(size.symbolName());
+      } else if (type.kind() == Type::Kind::Int) {
+        if (type.intValue() && type.intValue().isSymbol())
+          unbound.erase(type.intValue().symbolName());
+      } else if (type.isSequence()) {
+        for (const Type& element : type.elements())
+          bind(element);
+      }
+    };
+    for (const Node& node : graph_.nodes()) {
+      for (const Argument& arg : node.args())
+        arg.forEachSym([&](SymExpr e) { requireBound(node, e, "an argument"); });
+      for (const KeywordArgument& kwarg : node.kwargs())
+        kwarg.value.forEachSym([&](SymExpr e) { requireBound(node, e, "an argument"); });
+      if (node.isInput()) {
+        node.type().walkSymExprs([&](SymExpr e) { requireBound(node, e, "the type"); });
+        continue;
+      }
+      if (node.isCall())
+        bind(node.type());
+      node.type().walkSymExprs([&](SymExpr e) { requireBound(node, e, "the type"); });
     }
   }
 

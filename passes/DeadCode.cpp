@@ -11,6 +11,9 @@
 
 #include "ir/Graph.h"
 
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
 namespace dync::transforms {
 
 using namespace ir;
@@ -20,11 +23,44 @@ void eraseUnusedCalls(Graph& graph, llvm::function_ref<bool(const Node&)> mayEra
   for (const Node& node : graph.nodes())
     node.forEachUse([&](const ValueRef& use) { ++useCount[use.node]; });
 
+  // A call that first computes an unbacked symbol (`nonzero`, `item`) is
+  // where the graph reads that size from, even when nothing uses its value.
+  llvm::DenseSet<const Node*> computesSymbol;
+  {
+    llvm::StringSet<> computed;
+    auto isUnbacked = [&](SymExpr e) {
+      return e && e.isSymbol() && mentionsUnbacked(e, graph.symbols());
+    };
+    for (const Node& node : graph.nodes()) {
+      if (!node.isCall())
+        continue;
+      auto note = [&](SymExpr e) {
+        if (isUnbacked(e) && computed.insert(e.symbolName()).second)
+          computesSymbol.insert(&node);
+      };
+      const Type& type = node.type();
+      llvm::SmallVector<const Type*, 4> types;
+      if (type.isSequence())
+        for (const Type& element : type.elements())
+          types.push_back(&element);
+      else
+        types.push_back(&type);
+      for (const Type* element : types) {
+        if (element->isTensor())
+          for (SymExpr size : element->sizes())
+            note(size);
+        else if (element->kind() == Type::Kind::Int)
+          note(element->intValue());
+      }
+    }
+  }
+
   // Users come after what they use, so one walk from the end frees whole
   // dead chains: erasing a call releases its arguments before they are seen.
   for (auto it = graph.nodes().rbegin(); it != graph.nodes().rend();) {
     Node& node = *it++;
-    if (!node.isCall() || useCount.lookup(&node) != 0 || !mayErase(node))
+    if (!node.isCall() || useCount.lookup(&node) != 0 || computesSymbol.count(&node) ||
+        !mayErase(node))
       continue;
     node.forEachUse([&](const ValueRef& use) { --useCount[use.node]; });
     graph.erase(&node);

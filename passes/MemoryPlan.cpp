@@ -111,6 +111,16 @@ llvm::Error dync::transforms::runMemoryPlanning(ir::Graph& graph) {
   for (const Lifetime& life : lifetimes) {
     if (life.escapes)
       continue;
+    // A buffer is allocated at its first member's call with the most any
+    // member needs; a size computed from data later is not known there.
+    const ir::Type& type = life.call->type().isSequence()
+                               ? life.call->type().elements()[life.output]
+                               : life.call->type();
+    bool dataDependent = false;
+    type.walkSymExprs(
+        [&](ir::SymExpr e) { dataDependent |= ir::mentionsUnbacked(e, graph.symbols()); });
+    if (dataDependent)
+      continue;
     unsigned slot = 0;
     while (slot < slotEnd.size() && slotEnd[slot] >= life.def)
       ++slot;

@@ -756,8 +756,14 @@ llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
       reportLocation();
     }
     int result = PyObject_IsTrue(value->object.get());
-    if (result < 0)
+    if (result < 0) {
+      // A condition on a data-dependent value (`if n > 0:` with n from
+      // item()) is one torch will not decide: say so in plain words.
+      if (value->kind == ValueKind::SymNum)
+        if (std::optional<std::string> plain = oracle_.explainUndecidableBranch())
+          return captureError(*plain);
       return programError("deciding a condition");
+    }
     if (value->kind == ValueKind::SymNum)
       if (llvm::Error error = checkDynamic())
         return error;

@@ -92,6 +92,7 @@ public:
   llvm::Expected<PyRef> eagerLayout(PyObject* fake) override;
   llvm::Error finalize() override;
   PyRef takeRaisedException() override { return std::move(raised_); }
+  std::optional<std::string> explainUndecidableBranch() override;
   size_t shapeFactCount() override;
 
 private:
@@ -606,6 +607,28 @@ llvm::Expected<ir::SymExpr> PythonTensorOracle::symExprOf(PyObject* symInt) {
   return symExpr(text.get());
 }
 
+std::optional<std::string> PythonTensorOracle::explainUndecidableBranch() {
+  if (!PyErr_Occurred())
+    return std::nullopt;
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  PyRef explain = PyRef::steal(PyObject_GetAttrString(session_.get(), "explain_undecidable"));
+  PyRef message =
+      explain ? PyRef::steal(PyObject_CallOneArg(explain.get(), value ? value : Py_None)) : PyRef();
+  if (!message || !PyUnicode_Check(message.get())) {
+    // Not torch's data-dependent refusal (or the explanation failed): the
+    // original exception stands.
+    PyErr_Clear();
+    PyErr_Restore(type, value, traceback);
+    return std::nullopt;
+  }
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(traceback);
+  return python::utf8Of(message.get()).value_or("");
+}
+
 llvm::Error PythonTensorOracle::finalize() {
   if (finalized_)
     return makeError("the tensor oracle was already finalized");
@@ -636,7 +659,8 @@ llvm::Error PythonTensorOracle::finalize() {
       if (bound != Py_None)
         (end == 0 ? range.lo : range.hi) = PyLong_AsLongLong(bound);
     }
-    builder_.declareSymbol(python::utf8Of(PyTuple_GET_ITEM(item, 0)).value_or(""), range);
+    builder_.declareSymbol(python::utf8Of(PyTuple_GET_ITEM(item, 0)).value_or(""), range,
+                           /*unbacked=*/PyTuple_GET_ITEM(item, 4) == Py_True);
     // What narrowed the declared range, for the driver's notes.
     graph_.symbols().back().origin = python::utf8Of(PyTuple_GET_ITEM(item, 3)).value_or("");
   }

@@ -157,6 +157,12 @@ public:
   /// `try`/`except` around the call may catch. Null otherwise.
   virtual python::PyRef takeRaisedException() { return {}; }
 
+  /// When the pending Python exception is torch's refusal to decide a
+  /// condition on a data-dependent value (bool() of `u0 > 0`), clears it and
+  /// returns the message for that branch in plain words; otherwise leaves
+  /// it pending and returns nothing.
+  virtual std::optional<std::string> explainUndecidableBranch() { return std::nullopt; }
+
   /// How many facts torch's ShapeEnv holds (guards, replacements, runtime
   /// asserts, divisibilities): it only grows, and nothing can take a fact
   /// back, so a capture that speculates compares it before and after to

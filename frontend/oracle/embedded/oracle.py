@@ -34,12 +34,18 @@ from dync_oracle_imports import _while_busy
 import sympy
 from torch._dispatch.python import enable_python_dispatcher
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode, unset_fake_temporarily
-from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, StrictMinMaxConstraint
+from torch.fx.experimental.symbolic_shapes import (
+    DimDynamic,
+    GuardOnDataDependentSymNode,
+    ShapeEnv,
+    StrictMinMaxConstraint,
+)
 from torch.utils._python_dispatch import _disable_current_modes
 from torch.utils._sympy import functions as sympy_fns
 from torch.utils._sympy.numbers import int_oo
 from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
+from dync_oracle_data_dependent import DataDependent, is_unbacked, tolist_of_fake
 from dync_oracle_decompositions import _DECOMPOSITION_SETTINGS, _fusion_module
 from dync_oracle_kernel_check import _KernelCheck
 from dync_oracle_layout import (
@@ -90,6 +96,9 @@ __all__ = [
     "take_layout_retry",
 ]
 
+
+# Tensor.tolist, which torch refuses on fake tensors (see tolist_of_fake).
+_TOLIST = torch._C.TensorBase.tolist
 
 # How constants made by the call enter fake tensors.
 _LIFTS = (torch.ops.aten.lift_fresh.default, torch.ops.aten.lift_fresh_copy.default)
@@ -171,14 +180,16 @@ class Session:
     @_while_busy
     def __init__(self, decompositions="core"):
         # duck_shape off: sizes that happen to be equal in the example are
-        # not the same symbol unless the user gave them the same name. No
-        # data-dependent outputs: the graph IR has no unbacked symbols, so
-        # item() and nonzero() are errors rather than new symbols.
+        # not the same symbol unless the user gave them the same name.
+        # Data-dependent outputs (item(), nonzero()) are fresh unbacked
+        # symbols, which graphs compute when they run
+        # (dync_oracle_data_dependent).
         self.env = ShapeEnv(
             duck_shape=False,
-            allow_scalar_outputs=False,
-            allow_dynamic_output_shape_ops=False,
+            allow_scalar_outputs=True,
+            allow_dynamic_output_shape_ops=True,
         )
+        self.data = DataDependent(self)
         self.fake = FakeTensorMode(shape_env=self.env, allow_non_fake_inputs=False)
         if decompositions not in _DECOMPOSITION_SETTINGS:
             raise OracleError(
@@ -423,11 +434,17 @@ class Session:
             fusion.layout_choices = layout
         try:
             try:
+                run = fn
+                if fn is _TOLIST and len(args) == 1 and not kwargs and type(args[0]) is FakeTensor:
+                    run = tolist_of_fake
                 with self.fake, enable_python_dispatcher(), self.recorder:
-                    out = _run(fn, args, kwargs)
+                    out = _run(run, args, kwargs)
             except LayoutObserved:
                 raise
             except BaseException as error:
+                plain = self.data.plain_error(error, fn)
+                if plain is not None:
+                    raise plain from None
                 # Whether eager mode's layout would have failed too.
                 if layout is not None and (laid_out or layout.made):
                     self._follow_eager_layout(fn, args, kwargs, None, laid_out, error)
@@ -445,6 +462,7 @@ class Session:
             if fusion is not None:
                 fusion.layout_choices = None
             self._note_origins(guards, replacements)
+            self.data.note_asserts()
             self.calling = None
         records, self.records = self.records, []
         return out, records
@@ -539,6 +557,8 @@ class Session:
         if origins is not None:
             while len(origins) < len(self.env.guards):
                 origins.append((None, self._where))
+            # Likewise the run-time asserts torch._check made.
+            self.data.note_asserts()
         self._where = where
 
     def _note_origins(self, guards, replacements):
@@ -687,6 +707,8 @@ class Session:
             )
         if kind is torch.SymInt:
             return self._sym(a)
+        if kind is torch.SymFloat or kind is torch.SymBool:
+            raise self.data.not_an_int(a, self.calling)
         if kind is torch.dtype:
             tag = _DTYPE_TAGS.get(a)
             if tag is None:
@@ -774,6 +796,8 @@ class Session:
             return str(int(e))
         if isinstance(e, sympy.Symbol):
             name = self.names.get(e)
+            if name is None and is_unbacked(e):
+                name = self.data.name(e)
             if name is None:
                 raise OracleError(
                     f"size symbol {e} is not one of the declared dynamic dimensions"
@@ -838,7 +862,7 @@ class Session:
                 continue
             if lo is not None and lo == hi:
                 raise OracleError(self._specialized(name, dim, lo, None, None))
-            symbols.append((name, lo, hi, self._range_origin(dim, lo, hi)))
+            symbols.append((name, lo, hi, self._range_origin(dim, lo, hi), False))
         relations, seen = [], set()
         for index, guard in enumerate(self.env.guards):
             expr = self.env.simplify(guard.expr)
@@ -846,7 +870,17 @@ class Session:
                 if relation not in seen:
                     seen.add(relation)
                     relations.append(relation + (self._origin(index, guard),))
+        symbols += self.data.finalize(relations, seen)
         return symbols, substitutions, relations
+
+    @_while_busy
+    def explain_undecidable(self, error):
+        """The message for a branch capture cannot decide because it
+        depends on a data-dependent value, or None when `error` is another
+        exception."""
+        if isinstance(error, GuardOnDataDependentSymNode):
+            return self.data.undecidable_branch(error)
+        return None
 
     def _range_origin(self, dim, lo, hi):
         """What narrowed `dim`'s range below its declared one: the guards on

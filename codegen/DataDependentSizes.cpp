@@ -1,0 +1,167 @@
+//===- DataDependentSizes.cpp - Sizes a graph computes from data ----------===//
+//
+// A graph's unbacked symbols (ir/Assumptions.h) have no value until a node
+// computes them: `aten::nonzero.default(%x) : tensor<i64 [u0, 2]>` gives u0
+// as the size of its result's dimension 0, `_local_scalar_dense` as its int
+// result. The graph function reads each from the first node that computes
+// it, right after that node; later nodes' sizes, kernel extents and
+// arguments then use that value. Its range and every relation that mentions
+// it (torch._check's assumptions, which torch.export keeps as run-time
+// asserts) are checked as soon as all their symbols are known; a failure
+// raises RuntimeError, as eager mode's torch._check does. A later node
+// whose dimension is the same symbol is checked to agree.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/GraphEmitter.h"
+
+#include "ir/Graph.h"
+
+namespace dync::codegen::detail {
+
+namespace {
+
+const ir::SymbolDecl* unbackedDecl(const ir::Graph& graph, ir::SymExpr symbol) {
+  if (!symbol || !symbol.isSymbol())
+    return nullptr;
+  for (const ir::SymbolDecl& decl : graph.symbols())
+    if (decl.unbacked && decl.name == symbol.symbolName())
+      return &decl;
+  return nullptr;
+}
+
+std::string textOf(const ir::Relation& relation) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  relation.print(os);
+  return text;
+}
+
+} // namespace
+
+llvm::Error GraphEmitter::bindUnbacked(const ir::Node& node) {
+  if (llvm::none_of(graph_.symbols(), [](const ir::SymbolDecl& decl) { return decl.unbacked; }))
+    return llvm::Error::success();
+  auto valuesIt = values_.find(&node);
+  if (valuesIt == values_.end())
+    return llvm::Error::success();
+  std::vector<Slot>& slots = valuesIt->second.slots;
+  const ir::Type& type = node.type();
+  std::vector<const ir::Type*> types;
+  if (type.isSequence())
+    for (const ir::Type& element : type.elements())
+      types.push_back(&element);
+  else
+    types.push_back(&type);
+
+  std::vector<const ir::SymbolDecl*> fresh;
+  auto bindOrCheck = [&](const ir::SymbolDecl& decl, Value* actual, const llvm::Twine& what) {
+    if (Value* known = unbackedValues_.lookup(decl.name)) {
+      llvm::BasicBlock* fail =
+          failBlock("RuntimeError: " + what.str() + " of %" + node.name() + " (" + node.op() +
+                        ") differs from the data-dependent value " + decl.name +
+                        " computed before it" + node.location().suffix(),
+                    nullptr, /*shimError=*/false, DYNC_ARTIFACT_CHECK_FAILED);
+      checkOrFail(b_.CreateICmpNE(actual, known), fail, "same." + decl.name);
+      return;
+    }
+    unbackedValues_[decl.name] = actual;
+    fresh.push_back(&decl);
+  };
+  for (unsigned i = 0; i < types.size() && i < slots.size(); ++i) {
+    const ir::Type& element = *types[i];
+    const Slot& slot = slots[i];
+    if (element.isTensor() && slot.kind == SlotKind::Tensor) {
+      Value* sizes = nullptr;
+      for (unsigned d = 0; d < element.sizes().size(); ++d) {
+        const ir::SymbolDecl* decl = unbackedDecl(graph_, element.sizes()[d]);
+        if (!decl)
+          continue;
+        if (!sizes)
+          sizes = shim_.call(b_, ShimFn::TensorSizes, {tensorHandle(slot)}, "sizes." + node.name());
+        Value* size = b_.CreateLoad(
+            b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), sizes, d), decl->name);
+        bindOrCheck(*decl, size, "dimension " + llvm::Twine(d));
+      }
+    } else if (element.kind() == ir::Type::Kind::Int && slot.kind == SlotKind::Int) {
+      if (const ir::SymbolDecl* decl = unbackedDecl(graph_, element.intValue()))
+        bindOrCheck(*decl, slot.value, "the value");
+    }
+  }
+  if (fresh.empty())
+    return llvm::Error::success();
+
+  // The ranges of the symbols just computed.
+  for (const ir::SymbolDecl* decl : fresh) {
+    const ir::SymbolRange& range = decl->range;
+    if (!range.lo && !range.hi)
+      continue;
+    Value* value = unbackedValues_.lookup(decl->name);
+    Value* outside = nullptr;
+    if (range.lo)
+      outside = b_.CreateICmpSLT(value, b_.getInt64(*range.lo));
+    if (range.hi) {
+      Value* above = b_.CreateICmpSGT(value, b_.getInt64(*range.hi));
+      outside = outside ? b_.CreateOr(outside, above) : above;
+    }
+    std::string rangeText;
+    llvm::raw_string_ostream os(rangeText);
+    range.print(os);
+    llvm::BasicBlock* fail = failBlock(
+        "RuntimeError: the data-dependent value " + decl->name + " computed by %" + node.name() +
+            " (" + node.op() + ") is outside " + rangeText +
+            (decl->origin.empty() ? "" : " (" + decl->origin + ")") + node.location().suffix(),
+        nullptr, /*shimError=*/false, DYNC_ARTIFACT_CHECK_FAILED);
+    checkOrFail(outside, fail, decl->name + ".inside");
+  }
+
+  // Relations whose symbols are all known now.
+  for (const ir::Relation& relation : graph_.relations()) {
+    if (checkedRelations_.count(&relation) || !ir::mentionsUnbacked(relation, graph_.symbols()))
+      continue;
+    bool ready = true;
+    auto known = [&](ir::SymExpr symbol) {
+      if (unbackedDecl(graph_, symbol) && !unbackedValues_.count(symbol.symbolName()))
+        ready = false;
+    };
+    relation.lhs.walkSymbols(known);
+    relation.rhs.walkSymbols(known);
+    if (!ready)
+      continue;
+    checkedRelations_.insert(&relation);
+    llvm::Expected<Value*> lhs = emitSym(&node, relation.lhs);
+    if (!lhs)
+      return lhs.takeError();
+    llvm::Expected<Value*> rhs = emitSym(&node, relation.rhs);
+    if (!rhs)
+      return rhs.takeError();
+    llvm::CmpInst::Predicate holds = llvm::CmpInst::ICMP_EQ;
+    switch (relation.kind) {
+    case ir::RelationKind::Eq:
+      holds = llvm::CmpInst::ICMP_EQ;
+      break;
+    case ir::RelationKind::Ne:
+      holds = llvm::CmpInst::ICMP_NE;
+      break;
+    case ir::RelationKind::Lt:
+      holds = llvm::CmpInst::ICMP_SLT;
+      break;
+    case ir::RelationKind::Le:
+      holds = llvm::CmpInst::ICMP_SLE;
+      break;
+    case ir::RelationKind::Gt:
+      holds = llvm::CmpInst::ICMP_SGT;
+      break;
+    case ir::RelationKind::Ge:
+      holds = llvm::CmpInst::ICMP_SGE;
+      break;
+    }
+    llvm::BasicBlock* fail =
+        failBlock("RuntimeError: the data-dependent check " + textOf(relation) + " failed" +
+                      (relation.origin.empty() ? node.location().suffix() : relation.origin),
+                  nullptr, /*shimError=*/false, DYNC_ARTIFACT_CHECK_FAILED);
+    checkOrFail(b_.CreateNot(b_.CreateICmp(holds, *lhs, *rhs)), fail, "check.holds");
+  }
+  return llvm::Error::success();
+}
+
+} // namespace dync::codegen::detail

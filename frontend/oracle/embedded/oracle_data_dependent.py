@@ -1,0 +1,220 @@
+"""Data-dependent values: torch's unbacked symbols, as graphs keep them.
+
+An operator whose result size depends on values (`nonzero`, `masked_select`,
+`unique`, `x[mask]`) or that turns a tensor into a Python int (`item`,
+`tolist`) gives torch a fresh *unbacked* symbol (`u0`): a size no input
+binds, known only once the graph runs. The ShapeEnv keeps what the program
+states about it (`torch._check(n >= 0)`, `torch._check_is_size(n)`) as
+deferred run-time asserts, and narrows its range accordingly. Here those
+symbols get their IR names (declared `unbacked`), the asserts become the
+graph's relations, which the graph function checks when it computes the
+symbol, and what capture cannot decide about them is said in plain words.
+"""
+
+import sympy
+import torch
+from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
+from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+from torch.utils._sympy.symbol import SymT, symbol_is_type
+from torch.utils._sympy.value_ranges import bound_sympy
+
+from dync_oracle_layout import _callable_name
+from dync_oracle_symbols import _RELATION_TEXT, _bound, _describe, _Unexpressible
+from dync_oracle_wire import OracleError
+
+# What a program can do about a decision capture cannot take.
+_ADVICE = (
+    "state what holds before this line with torch._check(...) (torch._check_is_size(...) "
+    "for a size), which the graph then checks when it runs"
+)
+
+
+def tolist_of_fake(tensor):
+    """`Tensor.tolist()` of a fake tensor, which torch refuses for tensor
+    subclasses: one `item()` per element, each of a `select` of it, so an
+    integer tensor gives a list of unbacked symbols. Its sizes must be
+    known: the list's length is the program's structure."""
+    if any(type(d) is not int for d in tensor.shape):
+        raise OracleError(
+            f"tolist() of a tensor of symbolic shape {tuple(tensor.shape)}: the length of the "
+            f"list would depend on a size capture keeps symbolic, which is not supported"
+        )
+    if tensor.dim() == 0:
+        return tensor.item()
+    return [tolist_of_fake(tensor.select(0, i)) for i in range(tensor.shape[0])]
+
+
+def is_unbacked(symbol):
+    """Whether `symbol` is an unbacked int symbol (torch's `u0`)."""
+    return isinstance(symbol, sympy.Symbol) and symbol_is_type(symbol, SymT.UNBACKED_INT)
+
+
+class DataDependent:
+    """The unbacked symbols of one session: their names in the graph, what
+    computed each, and where the program stated each run-time assert."""
+
+    def __init__(self, session):
+        self.session = session
+        self.origins = {}  # sympy symbol -> " by torch.nonzero at model.py:7"
+        self.assert_origins = {}  # id(RuntimeAssert) -> (assert, origin)
+
+    def name(self, symbol):
+        """The IR name of unbacked symbol `symbol`, given on first sight:
+        torch's own (`u0`), unless a user symbol already has it."""
+        session = self.session
+        taken = set(session.names.values()) | set(session.dims)
+        name = str(symbol)
+        while name in taken:
+            name += "_"
+        session.names[symbol] = name
+        self.origins[symbol] = _describe(session.calling, session.where, None)
+        return name
+
+    def note_asserts(self):
+        """Remembers where each run-time assert made so far was stated."""
+        where = self.session.where
+        for asserts in self.session.env.deferred_runtime_asserts.values():
+            for ra in asserts:
+                self.assert_origins.setdefault(id(ra), (ra, f" at {where}" if where else ""))
+
+    # Messages --------------------------------------------------------------
+
+    def _condition(self, cond):
+        """`u0 > 0` in the graph's spelling, as far as it goes."""
+        session = self.session
+        try:
+            op = _RELATION_TEXT.get(type(cond))
+            if op is not None:
+                return f"{session.text(cond.lhs)} {op} {session.text(cond.rhs)}"
+        except (_Unexpressible, OracleError):
+            pass
+        text = str(cond)
+        for symbol in sorted(cond.free_symbols, key=lambda s: -len(str(s))):
+            name = session.names.get(symbol)
+            if name is None and is_unbacked(symbol):
+                name = self.name(symbol)
+            if name is not None:
+                text = text.replace(str(symbol), name)
+        return text
+
+    def _what(self, cond):
+        """`u0, a value computed from tensor data by Tensor.item at m.py:7`."""
+        parts = []
+        for symbol in sorted(cond.free_symbols, key=str):
+            if not is_unbacked(symbol):
+                continue
+            name = self.session.names.get(symbol) or self.name(symbol)
+            parts.append(f"{name}, a value computed from tensor data{self.origins.get(symbol, '')}")
+        return "; ".join(parts) if parts else "values computed from tensor data"
+
+    def undecidable_branch(self, error):
+        """The plain-words message for a branch on a data-dependent value."""
+        return (
+            f"data-dependent branch: the condition {self._condition(error.cond)} depends on "
+            f"{self._what(error.cond)}, which capture cannot decide; if the program assumes "
+            f"one side, {_ADVICE}"
+        )
+
+    def plain_error(self, error, fn):
+        """An OracleError in plain words for torch's data-dependent
+        exceptions, or None for any other."""
+        name = _callable_name(fn) if fn is not None else "this call"
+        if isinstance(error, GuardOnDataDependentSymNode):
+            return OracleError(
+                f"{name} needs to decide {self._condition(error.cond)}, which depends on "
+                f"{self._what(error.cond)}; capture cannot decide it: {_ADVICE}"
+            )
+        if isinstance(error, DynamicOutputShapeException):
+            return OracleError(
+                f"{name} gives a result whose size depends on tensor data ({error.func}), and "
+                f"torch has no rule for that size in terms of a new symbol, so it cannot be "
+                f"captured"
+            )
+        if isinstance(error, DataDependentOutputException):
+            return OracleError(
+                f"{name} needs a value computed from tensor data ({error.func}), which is known "
+                f"only when the graph runs, so it cannot be captured"
+            )
+        return None
+
+    @staticmethod
+    def not_an_int(value, fn):
+        kind = "float" if isinstance(value, torch.SymFloat) else "bool"
+        name = _callable_name(fn) if fn is not None else "this call"
+        return OracleError(
+            f"{name} gives a {kind} computed from tensor data; graphs have symbolic ints for "
+            f"such values, but no symbolic {kind}s yet, so it cannot be captured: keep the "
+            f"value a tensor (`y * x.sum()` rather than `y * x.sum().item()`)"
+        )
+
+    # Finishing -------------------------------------------------------------
+
+    def finalize(self, relations, seen):
+        """The unbacked symbols as [(name, lo, hi, origin, True)], and their
+        relations appended to `relations` (skipping those in `seen`): the
+        run-time asserts, and `u0 == e` for a symbol torch replaced by `e`."""
+        session, env = self.session, self.session.env
+        self.note_asserts()
+        symbols = []
+        for symbol, name in list(session.names.items()):
+            if not is_unbacked(symbol):
+                continue
+            vr = env.var_to_range.get(symbol)
+            lo, hi = (_bound(vr.lower), _bound(vr.upper)) if vr is not None else (None, None)
+            origin = self.origins.get(symbol, "").strip()
+            symbols.append((name, lo, hi, origin, True))
+            # A replaced symbol keeps its own name where a node computes it;
+            # what torch replaced it by is checked against it.
+            replaced = env.replace(symbol)
+            if replaced != symbol:
+                relation = (name, "==", self._text(replaced, f"what {name} became"))
+                if relation not in seen:
+                    seen.add(relation)
+                    relations.append(relation + (self.origins.get(symbol, ""),))
+        for ra, origin in self.assert_origins.values():
+            for relation in self._relations(ra.expr, ra.expr):
+                if relation not in seen:
+                    seen.add(relation)
+                    relations.append(relation + (origin,))
+        return symbols
+
+    def _text(self, expr, what):
+        session = self.session
+        for symbol in expr.free_symbols:
+            if symbol not in session.names and is_unbacked(symbol):
+                raise OracleError(
+                    f"{what} mentions {symbol}, a value computed from tensor data by no node of "
+                    f"the graph, so the graph could not check it"
+                )
+        try:
+            return session.text(expr)
+        except _Unexpressible as e:
+            raise OracleError(
+                f"{what} uses {type(e.expr).__name__} ({e.expr}), which the graph IR's symbolic "
+                f"integers cannot express"
+            ) from None
+
+    def _relations(self, expr, whole):
+        if expr is sympy.true:
+            return []
+        if isinstance(expr, sympy.And):
+            return [r for a in expr.args for r in self._relations(a, whole)]
+        if isinstance(expr, sympy.Not) and isinstance(expr.args[0], (sympy.Eq, sympy.Ne)):
+            inner = expr.args[0]
+            expr = (sympy.Ne if isinstance(inner, sympy.Eq) else sympy.Eq)(
+                *inner.args, evaluate=False
+            )
+        op = _RELATION_TEXT.get(type(expr))
+        if op is None:
+            raise OracleError(
+                f"the run-time check {whole} is not a comparison the graph IR can state"
+            )
+        # A bound the ranges imply is stated, and checked, by the ranges.
+        try:
+            implied = bound_sympy(expr, self.session.env.var_to_range)
+            if implied.is_singleton() and bool(implied.lower):
+                return []
+        except Exception:
+            pass
+        what = f"the run-time check {whole}"
+        return [(self._text(expr.lhs, what), op, self._text(expr.rhs, what))]

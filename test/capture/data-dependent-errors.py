@@ -1,0 +1,37 @@
+# What capture cannot decide about a data-dependent value stops at the
+# user's line in plain words, naming the value, what computed it and
+# torch._check, never torch's internal exception names.
+# RUN: not %dync export %s:branch --emit=graph 2>&1 | FileCheck %s --check-prefix=BRANCH
+# RUN: not %dync export %s:floated --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOAT
+# RUN: not %dync export %s:ctc --emit=graph 2>&1 | FileCheck %s --check-prefix=CTC
+import torch
+
+
+def branch(x, n):
+    k = n.item()
+    if k > 2:
+        return x * 2
+    return x
+
+# BRANCH: data-dependent-errors.py:[[@LINE-4]]:8: error: data-dependent branch: the condition u0 > 2 depends on u0, a value computed from tensor data by TensorBase.item at {{.*}}data-dependent-errors.py:[[@LINE-5]], which capture cannot decide; if the program assumes one side, state what holds before this line with torch._check(...) (torch._check_is_size(...) for a size), which the graph then checks when it runs
+# BRANCH-NEXT: {{^}}    if k > 2:
+# BRANCH-NOT: GuardOnDataDependentSymNode
+
+
+def floated(x, n):
+    return x * x.sum().item()
+
+# FLOAT: data-dependent-errors.py:[[@LINE-2]]:16: error: TensorBase.item gives a float computed from tensor data; graphs have symbolic ints for such values, but no symbolic floats yet, so it cannot be captured: keep the value a tensor (`y * x.sum()` rather than `y * x.sum().item()`)
+# FLOAT-NOT: Exception
+
+
+def ctc(x, n):
+    log_probs = torch.zeros(5, 1, 3).log_softmax(2)
+    return torch.nn.functional.ctc_loss(log_probs, n.view(1, 1) + 1, torch.tensor([5]), n.view(1))
+
+# CTC: data-dependent-errors.py:[[@LINE-2]]:12: error: _VariableFunctionsClass.ctc_loss gives a result whose size depends on tensor data (aten._ctc_loss.Tensor), and torch has no rule for that size in terms of a new symbol, so it cannot be captured
+# CTC-NOT: DynamicOutputShapeException
+
+
+def example_inputs():
+    return (torch.randn(4), torch.tensor(2))

@@ -1,0 +1,96 @@
+# Data-dependent sizes and values: nonzero, boolean-mask indexing,
+# masked_select, unique and item()/tolist() of an integer tensor each give a
+# fresh unbacked symbol, declared `unbacked`, that later operators size
+# with. torch._check and torch._check_is_size narrow its range or add
+# relations, which the graph checks when it runs; guards never mention it.
+# RUN: %dync export %s:positions %s:masked %s:distinct --emit=graph | FileCheck %s
+# RUN: %dync export %s:counted %s:matched %s:listed --example counted=int_inputs --example matched=int_inputs --example listed=list_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=ITEM
+# RUN: %dync export %s:counted --example int_inputs --emit=guards 2>&1 | FileCheck %s --check-prefix=GUARDS
+import torch
+
+
+def positions(x):
+    return torch.nonzero(x) + 1
+
+# CHECK-LABEL: graph @positions(%x: tensor<f32, [3, 2]> = L['x'])
+# CHECK-NEXT:      symbols { u0: [0, 6] unbacked } {
+# CHECK-NEXT:    %0 = aten::nonzero.default(%x) : tensor<i64, [u0, 2], [1, u0]>
+# CHECK-NEXT:    %1 = aten::add.Tensor(%0, 1) : tensor<i64, [u0, 2], [1, max(u0, 1)]>
+
+
+def masked(x):
+    picked = x[x > 0]
+    return picked.sum(), torch.masked_select(x, x < 0)
+
+# CHECK-LABEL: graph @masked(
+# CHECK-NEXT:      symbols { u0: [0, 6] unbacked, u1: [0, 6] unbacked } {
+# CHECK:         aten::index.Tensor(%x, [%0]) : tensor<f32, [u0]>
+# CHECK-NEXT:    aten::sum.dim_IntList(%1, []) : tensor<f32, []>
+# CHECK:         aten::masked_select.default(%x, %3) : tensor<f32, [u1]>
+
+
+def distinct(x):
+    return torch.unique(x)
+
+# CHECK-LABEL: graph @distinct(
+# CHECK-NEXT:      symbols { u0: [0, 6] unbacked } {
+# CHECK-NEXT:    %0 = aten::_unique2.default(%x) : tuple<tensor<f32, [u0]>,
+
+
+def counted(x, n):
+    k = n.item()
+    torch._check_is_size(k)
+    torch._check(k <= 8)
+    torch._check(k != 3)
+    return torch.arange(k) * 2, x + k
+
+# ITEM-LABEL: graph @counted(
+# ITEM:           symbols { u0: [0, 8] unbacked }
+# ITEM-NEXT:      relations { u0 != 3 } {
+# ITEM-NEXT:    %0 = aten::_local_scalar_dense.default(%n) : int<u0> loc({{.*}}:[[@LINE-9]]:9)
+# ITEM-NEXT:    %1 = aten::arange.start_step(0, u0, {{.*}}) : tensor<i64, [u0]>
+# ITEM:         aten::add.Tensor(%x, u0) : tensor<f32, [3]>
+
+
+def matched(x, n):
+    k = n.item()
+    torch._check(k == x.size(0))
+    return torch.arange(k) + x
+
+# The node that computes u0 keeps it; what torch replaced it by is checked.
+# ITEM-LABEL: graph @matched(
+# ITEM:           symbols { u0: [3, 3] unbacked }
+# ITEM-NEXT:      relations { u0 == 3 } {
+# ITEM-NEXT:    %0 = aten::_local_scalar_dense.default(%n) : int<u0>
+# ITEM-NEXT:    aten::arange.start_step(0, 3, {{.*}}) : tensor<i64, [3]>
+
+
+def listed(x, n):
+    a, b = n.tolist()
+    torch._check_is_size(a)
+    torch._check_is_size(b)
+    return x.new_zeros(a, b)
+
+# ITEM-LABEL: graph @listed(
+# ITEM:           symbols { u0: [0, inf] unbacked, u1: [0, inf] unbacked } {
+# ITEM-NEXT:    %0 = aten::select.int(%n, 0, 0) : tensor<i64, []>
+# ITEM-NEXT:    %1 = aten::_local_scalar_dense.default(%0) : int<u0>
+# ITEM-NEXT:    %2 = aten::select.int(%n, 0, 1) : tensor<i64, []>
+# ITEM-NEXT:    %3 = aten::_local_scalar_dense.default(%2) : int<u1>
+# ITEM-NEXT:    aten::full.default([u0, u1], 0, {{.*}}) : tensor<f32, [u0, u1], [max(u1, 1), 1]>
+
+# GUARDS-LABEL: guards @counted(
+# GUARDS-NOT:   u0
+# GUARDS:       }
+
+
+def example_inputs():
+    return (torch.tensor([[0.0, 1.5], [2.0, -1.0], [0.0, 3.0]]),)
+
+
+def int_inputs():
+    return (torch.randn(3), torch.tensor(4))
+
+
+def list_inputs():
+    return (torch.randn(3), torch.tensor([2, 3]))

@@ -1,0 +1,124 @@
+"""Data-dependent sizes and values, exported and run.
+
+`nonzero`, boolean-mask indexing, `masked_select`, `unique` and `.item()`
+give sizes known only when the graph runs (docs/capture.md, "Data-dependent
+sizes and values"): each is an unbacked symbol the graph function reads from
+the node that computes it. One artifact holds every entry; each is called at
+inputs whose data-dependent sizes differ (0, 1 and more) and compared with
+eager mode, from the compiled path (the runtime's statistics say which path
+ran). A `torch._check` the inputs break raises RuntimeError, as eager does.
+"""
+import textwrap
+
+import pytest
+
+from test_export_roundtrip import PACKAGE_DIR, run_python
+
+torch = pytest.importorskip("torch")
+
+MODEL = textwrap.dedent("""
+    import torch
+
+
+    def positions(x):
+        return torch.nonzero(x) + 1, torch.argwhere(x > 1.0)
+
+
+    def masked(x):
+        picked = x[x > 0]
+        return picked.sum(), picked * 2, torch.masked_select(x, x < 0)
+
+
+    def counted(x, n):
+        k = n.item()
+        torch._check_is_size(k)
+        torch._check(k <= 8)
+        return torch.arange(k) * 2, x + k
+
+
+    def distinct(x):
+        return torch.unique(x) * 3
+
+
+    def example_inputs():
+        return (torch.tensor([[0.0, 1.5], [2.0, -1.0], [0.0, 3.0]]),)
+
+
+    def counted_inputs():
+        return (torch.randn(3), torch.tensor(4))
+
+
+    def distinct_inputs():
+        return (torch.tensor([3, 1, 3, 2, 1]),)
+""")
+
+RUNNER = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, {package!r})
+    sys.path.insert(0, {folder!r})
+    import torch
+    import model
+    import dync
+
+    results = {{}}
+
+    def outcome(fn, args):
+        try:
+            return "value", fn(*args)
+        except Exception as error:
+            return "raised", type(error).__name__
+
+    def check(name, entry, args):
+        fn = getattr(model, entry)
+        expected = outcome(fn, args)
+        with dync.load({artifact!r}) as art:
+            actual = outcome(fn, args)
+            stats = art.stats()[entry]
+        if expected[0] == "value" and actual[0] == "value":
+            torch.testing.assert_close(actual[1], expected[1], rtol=0, atol=0)
+            same = True
+        else:
+            same = actual == expected
+        results[name] = {{"expected": expected[0], "same": same, "actual": repr(actual[1]),
+                         "hits": stats["hits"], "misses": stats["misses"]}}
+
+    {body}
+    print(json.dumps(results))
+""")
+
+
+def test_data_dependent_sizes_match_eager(run_dync, tmp_path):
+    (tmp_path / "model.py").write_text(MODEL)
+    model = str(tmp_path / "model.py")
+    out = tmp_path / "dd.so"
+    done = run_dync("export", model + ":positions", model + ":masked", model + ":counted",
+                    model + ":distinct", "--example", "counted=counted_inputs",
+                    "--example", "distinct=distinct_inputs", "-o", out)
+    assert done.returncode == 0, done.stderr
+    results = run_python(RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(out),
+                                       body=textwrap.dedent("""
+        # No, one and several elements selected.
+        for label, x in (("none", torch.zeros(3, 2)),
+                         ("one", torch.tensor([[0.0, 0.0], [2.5, 0.0], [0.0, 0.0]])),
+                         ("several", model.example_inputs()[0]),
+                         ("all", torch.full((3, 2), -2.0) + torch.arange(6.0).view(3, 2))):
+            check("positions " + label, "positions", (x,))
+            check("masked " + label, "masked", (x,))
+        x = torch.randn(3)
+        for n in (0, 1, 4, 8):
+            check(f"counted {n}", "counted", (x, torch.tensor(n)))
+        # The program's own checks fail as eager mode's do.
+        check("counted 9", "counted", (x, torch.tensor(9)))
+        check("counted -1", "counted", (x, torch.tensor(-1)))
+        for label, values in (("one", [7, 7, 7, 7, 7]), ("several", [3, 1, 3, 2, 1]),
+                              ("all", [5, 4, 3, 2, 1])):
+            check("distinct " + label, "distinct", (torch.tensor(values),))
+    """).strip()))
+    for name, result in results.items():
+        assert result["same"], (name, result)
+        assert (result["hits"], result["misses"]) == (1, 0), (name, result)
+    assert results["counted 9"]["expected"] == "raised"
+    assert results["counted 9"]["actual"] == repr("RuntimeError")
+    assert results["counted -1"]["actual"] == repr("RuntimeError")
+    assert results["counted 8"]["expected"] == "value"
+    assert results["positions none"]["expected"] == "value"
