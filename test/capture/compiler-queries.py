@@ -32,7 +32,8 @@ def masked(x, mask):
 
 # REFUSED: data-dependent branch
 # MASKED:        graph @masked(
-# MASKED:        masked_fill
+# MASKED:        aten::eq.Scalar(%mask, 0)
+# MASKED:        aten::where.self
 
 
 def example_asks():
