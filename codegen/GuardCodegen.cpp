@@ -30,16 +30,48 @@ using namespace dync;
 using namespace dync::codegen;
 using llvm::Value;
 
-static_assert(static_cast<int>(ir::GlobalState::DeterministicAlgorithms) ==
-                      DYNC_GLOBAL_DETERMINISTIC_ALGORITHMS &&
-                  static_cast<int>(ir::GlobalState::FlushDenormal) == DYNC_GLOBAL_FLUSH_DENORMAL &&
-                  static_cast<int>(ir::GlobalState::TorchFunctionModes) ==
-                      DYNC_GLOBAL_TORCH_FUNCTION_MODES &&
-                  static_cast<int>(ir::GlobalState::TorchDispatchModes) ==
-                      DYNC_GLOBAL_TORCH_DISPATCH_MODES,
-              "a global_state guard names its item by the runtime's number");
+static_assert(
+    static_cast<int>(ir::GlobalState::DeterministicAlgorithms) ==
+            DYNC_GLOBAL_DETERMINISTIC_ALGORITHMS &&
+        static_cast<int>(ir::GlobalState::FlushDenormal) == DYNC_GLOBAL_FLUSH_DENORMAL &&
+        static_cast<int>(ir::GlobalState::TorchFunctionModes) == DYNC_GLOBAL_TORCH_FUNCTION_MODES &&
+        static_cast<int>(ir::GlobalState::TorchDispatchModes) == DYNC_GLOBAL_TORCH_DISPATCH_MODES &&
+        static_cast<int>(ir::GlobalState::DeterministicFill) == DYNC_GLOBAL_DETERMINISTIC_FILL &&
+        static_cast<int>(ir::GlobalState::Mkldnn) == DYNC_GLOBAL_MKLDNN &&
+        static_cast<int>(ir::GlobalState::MkldnnDeterministic) ==
+            DYNC_GLOBAL_MKLDNN_DETERMINISTIC &&
+        static_cast<int>(ir::GlobalState::Nnpack) == DYNC_GLOBAL_NNPACK &&
+        static_cast<int>(ir::GlobalState::CpuFp16Reduction) == DYNC_GLOBAL_CPU_FP16_REDUCTION,
+    "a global_state guard names its item by the runtime's number");
 
 namespace {
+
+/// The dync_torch_constant kind and the name dync_py_torch_constant_is
+/// compares for a dtype, device, layout or memory format constant: torch's
+/// own names (`float16`, `cuda:0`, `torch.strided`, `torch.channels_last`).
+std::pair<int, std::string> torchConstantName(const ir::Argument& constant) {
+  switch (constant.kind()) {
+  case ir::Argument::Kind::DType: {
+    static constexpr const char* names[] = {"float32", "float64", "float16",   "bfloat16",
+                                            "int64",   "int32",   "int16",     "int8",
+                                            "uint8",   "bool",    "complex64", "complex128"};
+    ir::DType dtype = constant.dtypeValue();
+    static_assert(std::size(names) == static_cast<size_t>(ir::DType::C128) + 1,
+                  "one torch name per dtype, in ir::DType's order");
+    return {DYNC_TORCH_DTYPE, names[static_cast<size_t>(dtype)]};
+  }
+  case ir::Argument::Kind::Device: {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    constant.deviceValue().print(os);
+    return {DYNC_TORCH_DEVICE, text};
+  }
+  case ir::Argument::Kind::Layout:
+    return {DYNC_TORCH_LAYOUT, "torch." + ir::spelling(constant.layoutValue()).str()};
+  default:
+    return {DYNC_TORCH_MEMORY_FORMAT, "torch." + ir::spelling(constant.memoryFormatValue()).str()};
+  }
+}
 
 /// Where a symbol's value was read: a dimension of a guarded tensor.
 struct Binding {
@@ -440,8 +472,18 @@ llvm::Error GuardEmitter::emitEquals(const ir::Guard& guard, Value* object,
                        {object, shim_.string(constant.stringValue(), "guard.str"),
                         b_.getInt64(constant.stringValue().size())});
     break;
+  case ir::Argument::Kind::DType:
+  case ir::Argument::Kind::Device:
+  case ir::Argument::Kind::Layout:
+  case ir::Argument::Kind::MemoryFormat: {
+    auto [kind, name] = torchConstantName(constant);
+    equal = shim_.call(b_, ShimFn::PyTorchConstantIs,
+                       {object, b_.getInt32(kind), shim_.string(name, "guard.torch_constant")});
+    break;
+  }
   default:
-    return error(text + ": equals compares with a bool, int, float or str constant only");
+    return error(text + ": equals compares with a bool, int, float, str, dtype, device, layout "
+                        "or memory format constant only");
   }
   require(b_.CreateICmpNE(equal, b_.getInt32(0)), text);
   return llvm::Error::success();

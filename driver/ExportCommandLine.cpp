@@ -163,6 +163,11 @@ public:
     command->add_flag("--no-cache", noCache_,
                       "Compile every module even if the object cache ($DYNC_CACHE_DIR, else "
                       "$XDG_CACHE_HOME/dync or ~/.cache/dync) holds it, and store nothing");
+    command->add_flag(
+        "--assume-compiling", assumeCompiling_,
+        "Answer True to torch.compiler.is_compiling() while capturing, as torch.compile does, "
+        "so the artifact serves the program's compiled path; only for programs that compute "
+        "the same on both paths (transformers' models do). Default: False, what eager answers");
     command->add_flag("--keep-going", keepGoing_,
                       "Report each entry that fails and go on with the others");
     command->add_flag("--time-report", timeReport_,
@@ -190,6 +195,7 @@ private:
   unsigned jobs_ = 0;
   bool noCache_ = false;
   bool keepGoing_ = false;
+  bool assumeCompiling_ = false;
   bool timeReport_ = false;
 };
 
@@ -309,6 +315,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
   compiler::ExportOptions exportOptions;
   capture::CaptureOptions& captureOptions = exportOptions.capture;
   captureOptions.init = init_;
+  captureOptions.assumeCompiling = assumeCompiling_;
   // A plain NAME applies to every entry; QUALNAME=NAME to that entry only.
   std::map<std::string, std::string>& entryExamples = exportOptions.entryExamples;
   for (const std::string& text : examples_) {

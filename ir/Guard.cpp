@@ -43,6 +43,11 @@ llvm::StringRef spelling(GuardKind kind) {
   return "?";
 }
 
+bool isTorchConstant(Argument::Kind kind) {
+  return kind == Argument::Kind::DType || kind == Argument::Kind::Device ||
+         kind == Argument::Kind::Layout || kind == Argument::Kind::MemoryFormat;
+}
+
 llvm::StringRef spelling(GlobalState state) {
   switch (state) {
   case GlobalState::DeterministicAlgorithms:
@@ -53,13 +58,26 @@ llvm::StringRef spelling(GlobalState state) {
     return "torch_function_modes";
   case GlobalState::TorchDispatchModes:
     return "torch_dispatch_modes";
+  case GlobalState::DeterministicFill:
+    return "deterministic_fill";
+  case GlobalState::Mkldnn:
+    return "mkldnn";
+  case GlobalState::MkldnnDeterministic:
+    return "mkldnn_deterministic";
+  case GlobalState::Nnpack:
+    return "nnpack";
+  case GlobalState::CpuFp16Reduction:
+    return "cpu_fp16_reduction";
   }
   return "?";
 }
 
 std::optional<GlobalState> parseGlobalState(llvm::StringRef name) {
-  for (GlobalState state : {GlobalState::DeterministicAlgorithms, GlobalState::FlushDenormal,
-                            GlobalState::TorchFunctionModes, GlobalState::TorchDispatchModes})
+  for (GlobalState state :
+       {GlobalState::DeterministicAlgorithms, GlobalState::FlushDenormal,
+        GlobalState::TorchFunctionModes, GlobalState::TorchDispatchModes,
+        GlobalState::DeterministicFill, GlobalState::Mkldnn, GlobalState::MkldnnDeterministic,
+        GlobalState::Nnpack, GlobalState::CpuFp16Reduction})
     if (spelling(state) == name)
       return state;
   return std::nullopt;
@@ -70,6 +88,11 @@ std::string spellGlobalStateValue(GlobalState state, int64_t value) {
   case GlobalState::DeterministicAlgorithms:
     return value == 2 ? "warn_only" : value ? "true" : "false";
   case GlobalState::FlushDenormal:
+  case GlobalState::DeterministicFill:
+  case GlobalState::Mkldnn:
+  case GlobalState::MkldnnDeterministic:
+  case GlobalState::Nnpack:
+  case GlobalState::CpuFp16Reduction:
     return value ? "true" : "false";
   case GlobalState::TorchFunctionModes:
   case GlobalState::TorchDispatchModes:
@@ -85,6 +108,11 @@ std::optional<int64_t> parseGlobalStateValue(GlobalState state, llvm::StringRef 
       return 2;
     [[fallthrough]];
   case GlobalState::FlushDenormal:
+  case GlobalState::DeterministicFill:
+  case GlobalState::Mkldnn:
+  case GlobalState::MkldnnDeterministic:
+  case GlobalState::Nnpack:
+  case GlobalState::CpuFp16Reduction:
     if (word == "true" || word == "false")
       return word == "true" ? 1 : 0;
     return std::nullopt;

@@ -28,6 +28,11 @@
 //     global_state flush_denormal false
 //     global_state torch_function_modes 0
 //     global_state torch_dispatch_modes 0
+//     global_state deterministic_fill true
+//     global_state mkldnn true
+//     global_state mkldnn_deterministic false
+//     global_state nnpack true
+//     global_state cpu_fp16_reduction false
 //     version torch "2.13.0+cpu"
 //     version python "3.11.7"
 //   }
@@ -71,7 +76,13 @@
 // denormals flush to zero (the calling thread's FTZ/DAZ bits), and how many
 // torch function modes and torch dispatch modes are active (a mode, such as
 // the one torch.set_default_device pushes, reroutes every call, factory
-// calls included, which the graph has already made).
+// calls included, which the graph has already made), and the switches
+// that decide which CPU kernels eager runs or what its factories' memory
+// holds: whether deterministic algorithms fill uninitialized memory
+// (torch.utils.deterministic.fill_uninitialized_memory), whether oneDNN is
+// enabled and deterministic (torch.backends.mkldnn.enabled, .deterministic),
+// whether NNPACK is enabled, and whether CPU float16 reductions may
+// accumulate in reduced precision.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -94,7 +105,9 @@ enum class GuardKind : uint8_t {
   Tensor,
   /// type(value) has `typeModule`.`typeQualname`.
   Type,
-  /// The value equals `constant` (a bool, int, float or str Argument).
+  /// The value equals `constant` (a bool, int, float or str Argument), or
+  /// is exactly torch's dtype, device, layout or memory format object it
+  /// names.
   Equals,
   /// The value is None.
   None,
@@ -140,16 +153,32 @@ enum class GlobalState : uint8_t {
   TorchFunctionModes = 2,
   /// The depth of the torch dispatch mode stack.
   TorchDispatchModes = 3,
+  /// The switches below are 0 or 1. Deterministic algorithms fill the
+  /// memory factories leave uninitialized.
+  DeterministicFill = 4,
+  /// oneDNN (mkldnn) CPU kernels may be used.
+  Mkldnn = 5,
+  /// oneDNN kernels must be deterministic.
+  MkldnnDeterministic = 6,
+  /// NNPACK convolutions may be used.
+  Nnpack = 7,
+  /// CPU float16 reductions may accumulate in reduced precision.
+  CpuFp16Reduction = 8,
 };
 
 /// `deterministic_algorithms`, `flush_denormal`, `torch_function_modes`,
-/// `torch_dispatch_modes`.
+/// `torch_dispatch_modes`, `deterministic_fill`, `mkldnn`,
+/// `mkldnn_deterministic`, `nnpack`, `cpu_fp16_reduction`.
 llvm::StringRef spelling(GlobalState state);
 std::optional<GlobalState> parseGlobalState(llvm::StringRef name);
 /// The value as the text form writes it (`true`, `warn_only`, `3`), and
 /// back; nullopt for a word the item does not take.
 std::string spellGlobalStateValue(GlobalState state, int64_t value);
 std::optional<int64_t> parseGlobalStateValue(GlobalState state, llvm::StringRef word);
+
+/// Whether an `equals` guard may compare with a constant of \p kind beyond
+/// the scalars: torch's dtype, device, layout and memory format objects.
+bool isTorchConstant(Argument::Kind kind);
 
 /// `tensor`, `type`, `equals`, `none`, `grad_mode`, `default_dtype`,
 /// `version`, `length`, `keys`, `empty`, `absent`, `function`, `builtin`,

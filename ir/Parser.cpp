@@ -669,13 +669,15 @@ bool Parser::parseGuard(GuardSet& guards) {
         Argument::Kind kind = constant->kind();
         bool scalar = kind == Argument::Kind::Bool || kind == Argument::Kind::Float ||
                       kind == Argument::Kind::String ||
-                      (kind == Argument::Kind::Sym && constant->symValue().isConstant());
+                      (kind == Argument::Kind::Sym && constant->symValue().isConstant()) ||
+                      isTorchConstant(kind);
         if (!scalar)
           return error(valueLoc, kind == Argument::Kind::None
-                                     ? "an equals guard compares with a bool, int, float or "
-                                       "string; None is guarded by 'none SOURCE'"
-                                     : "an equals guard compares with a bool, int, float or "
-                                       "string"),
+                                     ? "an equals guard compares with a bool, int, float, "
+                                       "string, dtype, device, layout or memory format; None "
+                                       "is guarded by 'none SOURCE'"
+                                     : "an equals guard compares with a bool, int, float, "
+                                       "string, dtype, device, layout or memory format"),
                  false;
         guard = Guard::equals(std::move(source), std::move(*constant));
       }
@@ -700,7 +702,8 @@ bool Parser::parseGuard(GuardSet& guards) {
         tok_.is(Token::Identifier) ? parseGlobalState(tok_.spelling) : std::nullopt;
     if (!state)
       return expected("the state, one of deterministic_algorithms, flush_denormal, "
-                      "torch_function_modes, torch_dispatch_modes"),
+                      "torch_function_modes, torch_dispatch_modes, deterministic_fill, mkldnn, "
+                      "mkldnn_deterministic, nnpack, cpu_fp16_reduction"),
              false;
     consume();
     std::optional<int64_t> value;
@@ -708,8 +711,10 @@ bool Parser::parseGuard(GuardSet& guards) {
       value = parseGlobalStateValue(*state, tok_.spelling);
     if (!value)
       return expected(*state == GlobalState::DeterministicAlgorithms ? "true, false or warn_only"
-                      : *state == GlobalState::FlushDenormal         ? "true or false"
-                                                                     : "a mode count, like 0"),
+                      : *state == GlobalState::TorchFunctionModes ||
+                              *state == GlobalState::TorchDispatchModes
+                          ? "a mode count, like 0"
+                          : "true or false"),
              false;
     consume();
     guard = Guard::globalState(*state, *value);

@@ -547,9 +547,10 @@ private:
       case GuardKind::Equals: {
         Argument::Kind kind = guard.constant ? guard.constant->kind() : Argument::Kind::None;
         if (kind != Argument::Kind::Bool && kind != Argument::Kind::Float &&
-            kind != Argument::Kind::String &&
+            kind != Argument::Kind::String && !isTorchConstant(kind) &&
             !(kind == Argument::Kind::Sym && guard.constant->symValue().isConstant()))
-          report(loc, what + " must compare with a bool, int, float or string");
+          report(loc, what + " must compare with a bool, int, float, string, dtype, device, layout "
+                             "or memory format");
         break;
       }
       case GuardKind::Version:

@@ -204,8 +204,8 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
                                            KeywordArgs kwargs) {
   switch (callee->kind) {
   case ValueKind::Function:
-    if (std::optional<bool> answer = compilerQueryAnswer(callee->object.get()))
-      return makeConstant(PyRef::borrow(*answer ? Py_True : Py_False));
+    if (isCompilerQuery(callee->object.get()))
+      return makeConstant(PyRef::borrow(compilingAnswer() ? Py_True : Py_False));
     if (isShapeFunction(*callee) && numbersOnly(args) &&
         llvm::all_of(kwargs, [](const auto& kw) { return numbersOnly({kw.second}); }))
       return callShapeFunction(callee, args, kwargs);

@@ -438,6 +438,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   if (!created)
     return created.takeError();
   Interpreter& interp = **created;
+  interp.setCompilingAnswer(options.assumeCompiling);
   // Every call records the user's line capture is executing when it is made;
   // one made before the entry runs, its `def` line.
   PyCodeObject* entryCode = entry.codeObject();

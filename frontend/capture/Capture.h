@@ -52,6 +52,11 @@ struct CaptureOptions {
   /// line each, which the program specialized and where, and the
   /// `--dynamic` spellings that hold.
   bool autoDynamic = false;
+  /// --assume-compiling: torch.compiler.is_compiling() answers True while
+  /// capturing, as under torch.compile, so the graph is the program's
+  /// compiled path; by default it answers False, what eager answers when
+  /// the served call is made (CompilerQueries.h).
+  bool assumeCompiling = false;
   std::vector<std::string>* autoReport = nullptr;
 };
 

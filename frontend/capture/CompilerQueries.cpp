@@ -24,14 +24,11 @@ PyObject* importedAttribute(const char* module, const char* name) {
 
 } // namespace
 
-std::optional<bool> compilerQueryAnswer(PyObject* function) {
-  if (!function || !PyFunction_Check(function))
-    return std::nullopt;
+bool isCompilerQuery(PyObject* function) {
   // Read afresh each time: cheap, and right even if torch.compiler is
   // imported after capture starts.
-  if (function == importedAttribute("torch.compiler", "is_compiling"))
-    return true;
-  return std::nullopt;
+  return function && PyFunction_Check(function) &&
+         function == importedAttribute("torch.compiler", "is_compiling");
 }
 
 } // namespace dync::capture

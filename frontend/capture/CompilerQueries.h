@@ -3,9 +3,16 @@
 // `torch.compiler.is_compiling()` tells a program whether it runs as a
 // compiled graph (torch.compile, torch.export) rather than eagerly. Programs
 // use it to leave out what a graph cannot hold: checks that read a tensor's
-// values, warnings, fast paths for eager mode. Code capture runs becomes the
-// compiled graph, so there the answer is True; when a guard misses, the
-// original code runs eagerly and gets the real answer, False.
+// values, warnings, fast paths for eager mode.
+//
+// A served call must give what eager gives, and eager, calling the program
+// when the artifact serves it, answers False: so capture answers False by
+// default, and the graph is the program's eager path. A program whose
+// eager path a graph cannot hold (a branch on a mask's values) is then
+// refused there. `--assume-compiling` answers True, as torch.compile does:
+// the graph is then the program's compiled path, which is right only when
+// the program computes the same on both paths, as libraries that ask
+// (transformers, torch.nn) promise; no guard can check that promise.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -16,10 +23,10 @@
 
 namespace dync::capture {
 
-/// What a call of \p function answers while capturing, when it is one of
-/// torch's questions about compilation; nullopt for any other function.
-/// Torch's other spellings (`torch._dynamo.is_compiling`,
+/// Whether \p function is torch.compiler.is_compiling, whose answer while
+/// capturing is the interpreter's (Interpreter::compilingAnswer). Torch's
+/// other spellings (`torch._dynamo.is_compiling`,
 /// `torch._utils.is_compiling`) are Python functions that call this one.
-std::optional<bool> compilerQueryAnswer(PyObject* function);
+bool isCompilerQuery(PyObject* function);
 
 } // namespace dync::capture

@@ -78,6 +78,24 @@ llvm::Expected<std::vector<ir::Guard>> readGlobalStateGuards(PyObject* torch) {
   guards.push_back(ir::Guard::globalState(GlobalState::FlushDenormal, flushesDenormals()));
   guards.push_back(ir::Guard::globalState(GlobalState::TorchFunctionModes, 0));
   guards.push_back(ir::Guard::globalState(GlobalState::TorchDispatchModes, 0));
+  // Switches that pick eager's CPU kernels (and so its rounding) or fill
+  // what factories leave uninitialized: read from torch's own getters, the
+  // ones the runtime's at::Context reads answer.
+  struct Switch {
+    GlobalState state;
+    const char* getter;
+  };
+  for (Switch item :
+       {Switch{GlobalState::DeterministicFill, "_get_deterministic_fill_uninitialized_memory"},
+        Switch{GlobalState::Mkldnn, "_get_mkldnn_enabled"},
+        Switch{GlobalState::MkldnnDeterministic, "_get_mkldnn_deterministic"},
+        Switch{GlobalState::Nnpack, "_get_nnpack_enabled"},
+        Switch{GlobalState::CpuFp16Reduction, "_get_cpu_allow_fp16_reduced_precision_reduction"}}) {
+    llvm::Expected<int64_t> value = callForInt(torch, "_C", item.getter);
+    if (!value)
+      return value.takeError();
+    guards.push_back(ir::Guard::globalState(item.state, *value ? 1 : 0));
+  }
   return guards;
 }
 

@@ -1,9 +1,10 @@
 //===- GlobalStateGuards.h - Guards on torch's global state ---------------===//
 //
 // The items of torch's global state that change what the same calls compute
-// without appearing in any argument (deterministic algorithms,
-// flush-denormal, torch function and dispatch modes), read when capture
-// starts, as `global_state` guards.
+// without appearing in any argument (deterministic algorithms and their
+// fill of uninitialized memory, flush-denormal, torch function and dispatch
+// modes, the oneDNN, NNPACK and CPU float16-reduction switches), read when
+// capture starts, as `global_state` guards.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

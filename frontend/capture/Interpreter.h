@@ -63,6 +63,11 @@ public:
                                                              const bytecode::OpcodeTable& opcodes,
                                                              PyObject* entryGlobals);
 
+  /// What torch.compiler.is_compiling() answers while capturing
+  /// (CaptureOptions::assumeCompiling).
+  void setCompilingAnswer(bool answer) { compilingAnswer_ = answer; }
+  bool compilingAnswer() const { return compilingAnswer_; }
+
   //===--------------------------------------------------------------------===//
   // Values from and to Python.
 
@@ -372,6 +377,7 @@ private:
   python::PyRef autogradApply_;
   /// The class of the context autograd.Function.forward gets.
   python::PyRef contextClass_;
+  bool compilingAnswer_ = false;
 
 public:
   //===--------------------------------------------------------------------===//

@@ -246,6 +246,26 @@ static llvm::Error refuseUnguardedDescriptor(PyObject* object, llvm::StringRef n
                       "plain attribute");
 }
 
+/// Whether \p classAttr is enum's own descriptor for a member's `name` or
+/// `value` and \p object is an enum member: what it gives was fixed when
+/// the enum class was made.
+static bool isEnumMemberProperty(PyObject* object, PyObject* classAttr) {
+  PyObject* enumModule = PyImport_GetModule(PyRef::steal(python::newStr("enum")).get());
+  if (!enumModule) {
+    PyErr_Clear();
+    return false;
+  }
+  PyRef module = PyRef::steal(enumModule);
+  PyRef enumClass = PyRef::steal(PyObject_GetAttrString(module.get(), "Enum"));
+  PyRef property = PyRef::steal(PyObject_GetAttrString(module.get(), "property"));
+  if (!enumClass || !property) {
+    PyErr_Clear();
+    return false;
+  }
+  return Py_TYPE(classAttr) == reinterpret_cast<PyTypeObject*>(property.get()) &&
+         PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(enumClass.get()));
+}
+
 llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::StringRef name) {
   PyObject* object = module->object.get();
   PyRef nameObject = PyRef::steal(python::newStr(name));
@@ -346,6 +366,16 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const V
     return std::nullopt;
   // The class decides what the read gives; pin it.
   guards_.add(typeGuard(object->source, reinterpret_cast<PyObject*>(type)));
+  // Data descriptors are refused as on nn.Modules: read for real, their
+  // result would be a constant no guard checks. Exempt are the instance's
+  // own `__dict__`/`__weakref__` slots (what they give is pinned by the type
+  // guard above) and an enum member's `name`/`value` (fixed when its class
+  // was made).
+  if (!(Py_IS_TYPE(classAttr, &PyGetSetDescr_Type) &&
+        (name == "__dict__" || name == "__weakref__")) &&
+      !isEnumMemberProperty(real, classAttr))
+    if (llvm::Error error = refuseUnguardedDescriptor(real, name, classAttr))
+      return error;
   if (Py_IS_TYPE(classAttr, &PyProperty_Type)) {
     // A property's getter runs symbolically, like an nn.Module's, so what
     // it reads from the object is read through its source and guarded,

@@ -3,6 +3,7 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictReads.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TorchConstants.h"
 #include "frontend/embedding/PyStrings.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -112,19 +113,24 @@ SourcePtr ValueBuilder::moduleReadSource(const SourcePtr& source, PyObject* modu
   // A function replaced on the module (`torch.relu = torch.sigmoid`,
   // `F.gelu = ...`) changes what the program computes: the function or
   // builtin guard pins it. Modules carry the source on to their reads.
-  // torch's other objects (dtypes, devices, classes) are its API, not the
-  // program's state: no guard.
+  // torch's classes are its API, not the program's state: no guard.
   if (PyModule_Check(value) || Py_IS_TYPE(value, &PyFunction_Type) ||
       Py_IS_TYPE(value, &PyCFunction_Type))
     return source;
   // torch's scalar constants (torch.pi, torch.e, torch.inf, a flag of one of
   // its modules) are module attributes like any other: the graph folds in
-  // the value read, so an equals guard pins it. Only objects of torch's own
-  // types (dtypes, devices, classes) are left as its fixed API.
+  // the value read, so an equals guard pins it.
   if (library && (PyBool_Check(value) || PyLong_CheckExact(value) || PyFloat_CheckExact(value) ||
                   PyUnicode_CheckExact(value) || value == Py_None))
     return source;
   if (!library && isGuardPinnable(value))
+    return source;
+  // A dtype, device, layout or memory format, torch's own (`torch.float32`)
+  // or another module's: which one it is decides the graph, and a module
+  // attribute may be reassigned; wrapReal pins it with `equals`.
+  PyObject* valueType = reinterpret_cast<PyObject*>(Py_TYPE(value));
+  if (valueType == types_.dtype.get() || valueType == types_.device.get() ||
+      valueType == types_.layout.get() || valueType == types_.memoryFormat.get())
     return source;
   // A tensor another module's function reads from its own globals: a graph
   // input the rewritten code reads from sys.modules as the guards do.
@@ -400,10 +406,18 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
   if (type == types_.dtype.get() || type == types_.device.get() || type == types_.layout.get() ||
       type == types_.memoryFormat.get()) {
-    // The guards cannot spell a dtype or device: pin the type, and the
-    // value is assumed unchanged, as for class attributes.
-    if (source)
-      guards_.add(typeGuard(source, type));
+    // Which dtype or device it is decides the graph: `equals` pins it
+    // (TorchConstants.h). One the IR cannot spell (a float8 dtype) keeps
+    // only its type pinned: programs name them in dtype tables they never
+    // use, and refusing those reads would refuse the programs.
+    if (source) {
+      TorchConstantKind kind = type == types_.dtype.get()    ? TorchConstantKind::DType
+                               : type == types_.device.get() ? TorchConstantKind::Device
+                               : type == types_.layout.get() ? TorchConstantKind::Layout
+                                                             : TorchConstantKind::MemoryFormat;
+      std::optional<ir::Argument> constant = torchConstantArgument(object, kind);
+      guards_.add(constant ? Guard::equals(source, std::move(*constant)) : typeGuard(source, type));
+    }
     return makeConstant(PyRef::borrow(object), source);
   }
   // Items have sources only in exact lists, tuples and dicts (str keys): a

@@ -49,6 +49,18 @@ int64_t dync_global_state_of(int which) {
     return at::impl::PythonTorchFunctionTLS::stack_len();
   case DYNC_GLOBAL_TORCH_DISPATCH_MODES:
     return c10::impl::TorchDispatchModeTLS::stack_len();
+  // Switches that pick which CPU kernels eager runs (and so its rounding),
+  // or what a factory's memory holds.
+  case DYNC_GLOBAL_DETERMINISTIC_FILL:
+    return at::globalContext().deterministicFillUninitializedMemory() ? 1 : 0;
+  case DYNC_GLOBAL_MKLDNN:
+    return at::globalContext().userEnabledMkldnn() ? 1 : 0;
+  case DYNC_GLOBAL_MKLDNN_DETERMINISTIC:
+    return at::globalContext().deterministicMkldnn() ? 1 : 0;
+  case DYNC_GLOBAL_NNPACK:
+    return at::globalContext().userEnabledNNPACK() ? 1 : 0;
+  case DYNC_GLOBAL_CPU_FP16_REDUCTION:
+    return at::globalContext().allowFP16ReductionCPU() ? 1 : 0;
   default:
     return -1;
   }

@@ -10,7 +10,13 @@
 #include "runtime/shim/dync_shim.h"
 
 #include <Python.h>
+#include <torch/csrc/Device.h>
+#include <torch/csrc/Dtype.h>
+#include <torch/csrc/Layout.h>
+#include <torch/csrc/MemoryFormat.h>
 #include <torch/csrc/autograd/python_variable.h>
+
+#include <cstring>
 
 using namespace dync::shim;
 
@@ -61,6 +67,29 @@ int dync_py_tensor_info(PyObject* obj, dync_tensor_info* out) {
   if (!t.defined())
     return 0;
   return dync_tensor_info_of(reinterpret_cast<const dync_tensor*>(t.unsafeGetTensorImpl()), out);
+}
+
+int dync_py_torch_constant_is(PyObject* obj, int kind, const char* name) {
+  // Exact types: each check reads the type pointer and a field, no Python.
+  if (!obj || !name)
+    return 0;
+  switch (kind) {
+  case DYNC_TORCH_DTYPE:
+    return THPDtype_Check(obj) && std::strcmp(reinterpret_cast<THPDtype*>(obj)->name, name) == 0;
+  case DYNC_TORCH_LAYOUT:
+    return THPLayout_Check(obj) && std::strcmp(reinterpret_cast<THPLayout*>(obj)->name, name) == 0;
+  case DYNC_TORCH_MEMORY_FORMAT:
+    return THPMemoryFormat_Check(obj) &&
+           std::strcmp(reinterpret_cast<THPMemoryFormat*>(obj)->name, name) == 0;
+  case DYNC_TORCH_DEVICE:
+    try {
+      return THPDevice_Check(obj) && reinterpret_cast<THPDevice*>(obj)->device.str() == name;
+    } catch (...) {
+      return 0;
+    }
+  default:
+    return 0;
+  }
 }
 
 PyObject* dync_tensor_to_pyobject(const dync_tensor* t) {

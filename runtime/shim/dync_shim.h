@@ -321,6 +321,17 @@ typedef enum dync_global_state {
   DYNC_GLOBAL_TORCH_FUNCTION_MODES = 2,
   /* The calling thread's torch dispatch mode stack depth. */
   DYNC_GLOBAL_TORCH_DISPATCH_MODES = 3,
+  /* 1 when deterministic algorithms fill uninitialized memory (NaN or the
+   * integer maximum) that factories such as torch.empty return. */
+  DYNC_GLOBAL_DETERMINISTIC_FILL = 4,
+  /* 1 when oneDNN (mkldnn) kernels may be used (torch.backends.mkldnn.enabled). */
+  DYNC_GLOBAL_MKLDNN = 5,
+  /* 1 when oneDNN kernels must be deterministic (torch.backends.mkldnn.deterministic). */
+  DYNC_GLOBAL_MKLDNN_DETERMINISTIC = 6,
+  /* 1 when NNPACK convolutions may be used (torch._C._set_nnpack_enabled). */
+  DYNC_GLOBAL_NNPACK = 7,
+  /* 1 when CPU float16 reductions may accumulate in reduced precision. */
+  DYNC_GLOBAL_CPU_FP16_REDUCTION = 8,
 } dync_global_state;
 /* The value of item `which` (a dync_global_state); -1 for an unknown item. */
 DYNC_SHIM_EXPORT int64_t dync_global_state_of(int which);
@@ -411,6 +422,18 @@ DYNC_SHIM_EXPORT int dync_py_builtin_is(struct _object* obj, const char* module,
 /* 1 and the value in `*out` if `obj` is exactly an int (a bool or an int
  * subclass is not) that fits in int64_t; 0 otherwise. */
 DYNC_SHIM_EXPORT int dync_py_int_value(struct _object* obj, int64_t* out);
+/* Kinds of torch's constant objects dync_py_torch_constant_is compares. */
+typedef enum dync_torch_constant {
+  DYNC_TORCH_DTYPE = 0,
+  DYNC_TORCH_DEVICE = 1,
+  DYNC_TORCH_LAYOUT = 2,
+  DYNC_TORCH_MEMORY_FORMAT = 3,
+} dync_torch_constant;
+/* 1 when `obj` is exactly torch's object of that kind named `name`: a
+ * dtype's name as torch.dtype keeps it ("float16"), a device as str() spells
+ * it ("cpu", "cuda:0"), a layout or memory format as repr() does
+ * ("torch.strided", "torch.channels_last"); else 0. */
+DYNC_SHIM_EXPORT int dync_py_torch_constant_is(struct _object* obj, int kind, const char* name);
 
 /* ---- The function table artifacts receive -------------------------------
  * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the

@@ -13,6 +13,9 @@
 # RUN:   | FileCheck %s --check-prefix=GETTER
 # RUN: %dync export %s:imports --emit=guards | FileCheck %s --check-prefix=IMPORT
 # RUN: not %dync export %s:caught_import --emit=guards 2>&1 | FileCheck %s --check-prefix=CAUGHT
+# RUN: %dync export %s:dtypes --emit=guards | FileCheck %s --check-prefix=DTYPES
+# RUN: not %dync export %s:object_getter --emit=guards 2>&1 | FileCheck %s --check-prefix=OBJGETTER
+# RUN: not %dync export %s:object_slot --emit=guards 2>&1 | FileCheck %s --check-prefix=OBJSLOT
 import operator
 import sys
 
@@ -73,6 +76,11 @@ def program(x):
 # CHECK-NEXT:  global_state flush_denormal false
 # CHECK-NEXT:  global_state torch_function_modes 0
 # CHECK-NEXT:  global_state torch_dispatch_modes 0
+# CHECK-NEXT:  global_state deterministic_fill true
+# CHECK-NEXT:  global_state mkldnn true
+# CHECK-NEXT:  global_state mkldnn_deterministic false
+# CHECK-NEXT:  global_state nnpack true
+# CHECK-NEXT:  global_state cpu_fp16_reduction false
 # CHECK-NEXT:  version torch
 
 # INPUTS: graph @program(
@@ -123,3 +131,56 @@ def caught_import(x):
     return x if fast is None else fast.act(x)
 
 # CAUGHT: importing no_such_module_for_dync_tests failed ({{.*}}No module named 'no_such_module_for_dync_tests'{{.*}}) while capturing: whether an import fails is not something a guard can check
+
+
+# A torch dtype, device or memory format kept in a variable, and torch's own
+# dtype objects, are pinned by `equals` with the IR's spelling.
+DTYPE = torch.float16
+DEVICE = torch.device("cpu")
+FORMAT = torch.contiguous_format
+
+
+def dtypes(x):
+    y = x.to(DTYPE).to(torch.float32).contiguous(memory_format=FORMAT)
+    return y + torch.zeros(3, device=DEVICE)
+
+# DTYPES-LABEL: guards @dtypes(
+# DTYPES-DAG:   equals G['DTYPE'] : f16
+# DTYPES-DAG:   equals G['torch'].float32 : f32
+# DTYPES-DAG:   equals G['FORMAT'] : contiguous_format
+# DTYPES-DAG:   equals G['DEVICE'] : cpu
+
+
+# On a plain object, as on an nn.Module, a data descriptor that capture
+# cannot run symbolically is refused: its value would be an unguarded
+# constant.
+class Getter:
+    scale = property(operator.attrgetter("base"))
+
+    def __init__(self):
+        self.base = 2.0
+
+
+getter = Getter()
+
+
+def object_getter(x):
+    return x * getter.scale
+
+# OBJGETTER: attribute 'scale' of 'global-state-guards.Getter' is a property whose getter is not a Python function (a 'operator.attrgetter'): its value read for real would be a constant that no guard checks
+
+
+class Slots:
+    __slots__ = ("scale",)
+
+    def __init__(self):
+        self.scale = 3.0
+
+
+slots = Slots()
+
+
+def object_slot(x):
+    return x * slots.scale
+
+# OBJSLOT: attribute 'scale' of 'global-state-guards.Slots' is a data descriptor of type '{{(builtins.)?}}member_descriptor'

@@ -2,9 +2,11 @@
 
 Inputs/library_constructs.py: a module that skips building a mask when
 `torch.compiler.is_compiling()` says it is not compiled and the mask reads
-all ones (a branch on a tensor's values), and a function calling through
-`functools.lru_cache`, `functools.cache` and an lru-cached method (and an
-install probe marked as giving a constant result, called for real), and
+all ones (a branch on a tensor's values; exported with --assume-compiling,
+as libraries that promise the same result on both paths are), and a function
+calling through `functools.lru_cache`, `functools.cache` and an lru-cached
+method (and an install probe marked as giving a constant result, called for
+real), and
 one that keeps per-call state on a library object (set when compiling,
 read by the layers, cleared before it returns), and one that indexes with
 lists and adds tensor constants of a few elements made in the function.
@@ -28,7 +30,8 @@ def test_library_constructs_match_eager(run_dync, tmp_path):
                         f"{source}:collecting", f"{source}:small_constants",
                         "--example", "cached=cached_inputs",
                         "--example", "collecting=collecting_inputs",
-                        "--example", "small_constants=small_constants_inputs", "-o", artifact)
+                        "--example", "small_constants=small_constants_inputs",
+                        "--assume-compiling", "-o", artifact)
     assert exported.returncode == 0, exported.stderr
     report = compare_with_eager(INPUTS, artifact, """
         import torch

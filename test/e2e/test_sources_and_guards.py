@@ -259,6 +259,29 @@ def check_tensor(value, type_text, symbols, ranges):
         assert value.is_contiguous(), type_text
 
 
+# global_state switches and torch's own getters for them.
+SWITCHES = {
+    "deterministic_fill": torch._C._get_deterministic_fill_uninitialized_memory,
+    "mkldnn": torch._C._get_mkldnn_enabled,
+    "mkldnn_deterministic": torch._C._get_mkldnn_deterministic,
+    "nnpack": torch._C._get_nnpack_enabled,
+    "cpu_fp16_reduction": torch._C._get_cpu_allow_fp16_reduced_precision_reduction,
+}
+
+
+def torch_constant(text):
+    """The torch object an equals guard's dtype, device, layout or memory
+    format constant names, or None when `text` is none of those."""
+    if text in DTYPES:
+        return DTYPES[text]
+    found = getattr(torch, text, None)
+    if isinstance(found, (torch.layout, torch.memory_format)):
+        return found
+    if re.fullmatch(r"(cpu|cuda|meta)(:\d+)?", text):
+        return torch.device(text)
+    return None
+
+
 def check_guard(line, L, G, symbols, ranges):
     kind, rest = line.split(" ", 1)
     if kind == "grad_mode":
@@ -279,6 +302,8 @@ def check_guard(line, L, G, symbols, ranges):
             actual = "true" if float((tiny * 1.0)[0]) == 0.0 else "false"
         elif item == "torch_function_modes":
             actual = str(torch._C._len_torch_function_stack())
+        elif item in SWITCHES:
+            actual = "true" if SWITCHES[item]() else "false"
         else:
             assert item == "torch_dispatch_modes", line
             actual = str(torch._C._len_torch_dispatch_stack())
@@ -301,6 +326,9 @@ def check_guard(line, L, G, symbols, ranges):
         module, _, qualname = operand.partition(":")
         module, qualname = (ir_string(p) if p.startswith('"') else p for p in (module, qualname))
         assert (type(value).__module__, type(value).__qualname__) == (module, qualname), line
+    elif kind == "equals" and torch_constant(operand) is not None:
+        constant = torch_constant(operand)
+        assert type(value) is type(constant) and value == constant, line
     elif kind == "equals":
         constant = ir_constant(operand)
         assert type(value) is type(constant), line

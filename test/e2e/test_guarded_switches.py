@@ -1,0 +1,100 @@
+"""Guards on torch's kernel switches and on torch dtype/device objects, end
+to end: an artifact loaded in a fresh process hits while nothing changed;
+turning off deterministic fill of uninitialized memory, switching oneDNN,
+its determinism or NNPACK, reassigning a
+module-level dtype or device, or torch.float32 itself, each misses with a
+reason naming that state, and the call returns what eager returns after the
+same change. (CPU float16 reductions cannot be switched on a CPU without
+float16 arithmetic, so that guard's text is pinned by the lit tests only.)
+A program asking torch.compiler.is_compiling() is served its
+eager path, the one eager runs when the call is made."""
+import os
+import textwrap
+
+import pytest
+
+from conftest import REPO, check_state_changes
+
+torch = pytest.importorskip("torch")
+MODULE = os.path.join(REPO, "test", "e2e", "Inputs", "guarded_switches.py")
+
+# Every change returns what undoes it, so the next one starts from the
+# exported state. The same program runs without the artifact for eager's
+# results.
+PROGRAM = textwrap.dedent("""
+    import contextlib, json, sys
+    sys.path.insert(0, {package!r})
+    sys.path.insert(0, {inputs!r})
+    import torch
+    import torch.utils.deterministic
+    import guarded_switches as m
+
+    def switch(get, set_, value):
+        old = get()
+        set_(value)
+        return lambda: set_(old)
+
+    def set_attr(owner, name, value):
+        old = getattr(owner, name)
+        setattr(owner, name, value)
+        return lambda: setattr(owner, name, old)
+
+    C = torch._C
+    x = m.example_inputs()[0]
+    CASES = [
+        # (what, entry, change)
+        ("convolved", "convolved", None),
+        ("deterministic fill", "convolved",
+         lambda: set_attr(torch.utils.deterministic, "fill_uninitialized_memory", False)),
+        ("mkldnn", "convolved",
+         lambda: switch(C._get_mkldnn_enabled, C._set_mkldnn_enabled, False)),
+        ("mkldnn deterministic", "convolved",
+         lambda: switch(C._get_mkldnn_deterministic, C._set_mkldnn_deterministic, True)),
+        ("nnpack", "convolved",
+         lambda: switch(C._get_nnpack_enabled, C._set_nnpack_enabled, False)),
+        ("cast", "cast", None),
+        ("module dtype", "cast", lambda: set_attr(m, "DTYPE", torch.float16)),
+        ("module device", "cast", lambda: set_attr(m, "DEVICE", torch.device("cpu", 0))),
+        ("torch.float32", "cast", lambda: set_attr(torch, "float32", torch.float64)),
+        ("asks", "asks", None),
+    ]
+    if {artifact!r}:
+        import dync
+        loaded = dync.load({artifact!r})
+    else:
+        loaded = contextlib.nullcontext()
+    results = []
+    with loaded as art:
+        for what, entry, change in CASES:
+            undo = change() if change else None
+            before = art.stats()[entry]["hits"] if art else 0
+            out = getattr(m, entry)(x)
+            stats = art.stats()[entry] if art else {{}}
+            if undo:
+                undo()
+            results.append({{"what": what, "hit": stats.get("hits", 0) > before,
+                             "reason": stats.get("last_miss_reason"),
+                             "out": out.double().tolist()}})
+    print(json.dumps(results))
+""")
+
+MISSES = {
+    "deterministic fill": "global_state deterministic_fill true",
+    "mkldnn": "global_state mkldnn true",
+    "mkldnn deterministic": "global_state mkldnn_deterministic false",
+    "nnpack": "global_state nnpack true",
+    "module dtype": "equals G['DTYPE'] : f32",
+    "module device": "equals G['DEVICE'] : cpu",
+    "torch.float32": "equals G['torch'].float32 : f32",
+}
+
+
+def test_changed_switches_and_dtypes_miss_and_match_eager(run_dync, tmp_path):
+    artifact = tmp_path / "switches.so"
+    done = run_dync("export", f"{MODULE}:convolved", f"{MODULE}:cast", f"{MODULE}:asks", "-o",
+                    artifact)
+    assert done.returncode == 0, done.stderr
+    expected = check_state_changes(PROGRAM, artifact, MISSES)
+    outs = {r["what"]: r["out"] for r in expected}
+    # Under a float16 DTYPE eager rounds: a graph served anyway would differ.
+    assert outs["module dtype"] != outs["cast"]

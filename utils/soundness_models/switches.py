@@ -1,0 +1,31 @@
+"""Functions whose result depends on torch's kernel switches (oneDNN, its
+determinism, NNPACK, CPU float16 reductions, the deterministic fill of
+uninitialized memory), on torch dtype and device objects kept in module
+variables or read from torch itself, and on torch.compiler.is_compiling()."""
+import torch
+
+DTYPE = torch.float32
+DEVICE = torch.device("cpu")
+
+
+def convolved(x):
+    weight = torch.linspace(-1.0, 1.0, 6).reshape(2, 1, 3)
+    y = torch.nn.functional.conv1d(x.reshape(1, 1, -1), weight)
+    return y.reshape(-1) + torch.empty(0).sum()
+
+
+def cast(x):
+    return x.to(DTYPE) * 3 + torch.ones(12, device=DEVICE) + x.to(torch.float32)
+
+
+def asks(x):
+    if torch.compiler.is_compiling():
+        return x + 1
+    return x - 1
+
+
+def example_convolved():
+    return (torch.randn(12),)
+
+
+example_cast = example_asks = example_convolved
