@@ -205,7 +205,7 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   switch (callee->kind) {
   case ValueKind::Function:
     if (isCompilerQuery(callee->object.get()))
-      return makeConstant(PyRef::borrow(compilingAnswer() ? Py_True : Py_False));
+      return makeConstant(PyRef::borrow(answerCompilerQuery() ? Py_True : Py_False));
     if (isShapeFunction(*callee) && numbersOnly(args) &&
         llvm::all_of(kwargs, [](const auto& kw) { return numbersOnly({kw.second}); }))
       return callShapeFunction(callee, args, kwargs);

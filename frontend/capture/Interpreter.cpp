@@ -218,9 +218,40 @@ llvm::Error Interpreter::locate(llvm::Error error) {
       [&](const llvm::ErrorInfoBase& other) { message = other.message(); });
   if (!capture)
     capture = std::make_unique<CaptureError>(message);
-  if (!located)
+  if (!located) {
+    // Stopping on the eager path that an is_compiling() answer chose is
+    // often what the compiled path exists to avoid (a branch on a mask's
+    // values): say so where it is first located.
+    if (!compilingAnswer_ && !firstCompilerQuery_.empty())
+      capture = std::make_unique<CaptureError>(
+          capture->reason() + " (note: torch.compiler.is_compiling() at " + firstCompilerQuery_ +
+          " answered False, eager's answer; if the program computes the same on both paths, "
+          "--assume-compiling captures its compiled path)");
     capture->setStack(callStack());
+  }
   return llvm::Error(std::move(capture));
+}
+
+bool insideTorchPackage(PyObject* globals) {
+  PyObject* name =
+      globals && PyDict_Check(globals) ? PyDict_GetItemString(globals, "__name__") : nullptr;
+  if (!name || !PyUnicode_Check(name))
+    return false;
+  std::optional<std::string> text = python::utf8Of(name);
+  return text && (*text == "torch" || llvm::StringRef(*text).starts_with("torch."));
+}
+
+bool Interpreter::answerCompilerQuery() {
+  // The program's own line, not torch's wrappers of the query
+  // (torch._dynamo.is_compiling calls torch.compiler.is_compiling).
+  for (auto it = frames_.rbegin(); it != frames_.rend() && firstCompilerQuery_.empty(); ++it) {
+    const Frame& frame = **it;
+    if (insideTorchPackage(frame.globals) || frame.pc >= frame.decoded->instructions.size())
+      continue;
+    firstCompilerQuery_ =
+        frame.filename + ":" + std::to_string(frame.decoded->instructions[frame.pc].position.line);
+  }
+  return compilingAnswer_;
 }
 
 //===----------------------------------------------------------------------===//

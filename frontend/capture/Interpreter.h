@@ -43,6 +43,9 @@ using ir::GuardSet;
 
 class Interpreter;
 
+/// Whether code running with \p globals is a module of the torch package.
+bool insideTorchPackage(PyObject* globals);
+
 /// How one opcode is executed, or why it is not.
 using OpcodeHandler = llvm::Error (Interpreter::*)(Frame&, const bytecode::Instruction&);
 struct OpcodeEntry {
@@ -67,6 +70,11 @@ public:
   /// (CaptureOptions::assumeCompiling).
   void setCompilingAnswer(bool answer) { compilingAnswer_ = answer; }
   bool compilingAnswer() const { return compilingAnswer_; }
+  /// Answers torch.compiler.is_compiling() at the current line, remembering
+  /// the first line that asked: when capture later stops with the eager
+  /// answer given, the error says where the program asked and names
+  /// --assume-compiling.
+  bool answerCompilerQuery();
 
   //===--------------------------------------------------------------------===//
   // Values from and to Python.
@@ -378,6 +386,8 @@ private:
   /// The class of the context autograd.Function.forward gets.
   python::PyRef contextClass_;
   bool compilingAnswer_ = false;
+  /// "FILE:LINE" of the first is_compiling() capture answered; empty if none.
+  std::string firstCompilerQuery_;
 
 public:
   //===--------------------------------------------------------------------===//

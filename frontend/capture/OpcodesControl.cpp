@@ -350,16 +350,6 @@ llvm::Expected<bool> Interpreter::enterPythonContext(Frame& f, const ValuePtr& m
 // Imports: modules are read-only objects like any other.
 //===----------------------------------------------------------------------===//
 
-/// Whether code running with \p globals is a module of the torch package.
-static bool insideTorchPackage(PyObject* globals) {
-  PyObject* name =
-      globals && PyDict_Check(globals) ? PyDict_GetItemString(globals, "__name__") : nullptr;
-  if (!name || !PyUnicode_Check(name))
-    return false;
-  std::optional<std::string> text = python::utf8Of(name);
-  return text && (*text == "torch" || llvm::StringRef(*text).starts_with("torch."));
-}
-
 llvm::Error Interpreter::op_IMPORT_NAME(Frame& f, const Instruction& ins) {
   ValuePtr fromList = pop(f);
   ValuePtr level = pop(f);

@@ -31,6 +31,7 @@ def masked(x, mask):
     return x.masked_fill(mask == 0, float("-inf")).softmax(-1)
 
 # REFUSED: data-dependent branch
+# REFUSED-SAME: (note: torch.compiler.is_compiling() at {{.*}}compiler-queries.py:29 answered False, eager's answer; if the program computes the same on both paths, --assume-compiling captures its compiled path)
 # MASKED:        graph @masked(
 # MASKED:        aten::eq.Scalar(%mask, 0)
 # MASKED:        aten::where.self
