@@ -3,6 +3,7 @@
 
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DeclaredInts.h"
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/GlobalStateGuards.h"
 #include "frontend/capture/Interpreter.h"
@@ -598,7 +599,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
         return pythonError("reading the shape of '" + binding.name + "'");
       for (Py_ssize_t d = 0; d < rank; ++d) {
         if (llvm::any_of(dynamic, [&](const DynamicSpec& s) {
-              return s.argument == binding.name && s.dim == static_cast<unsigned>(d);
+              return s.argument == binding.name && s.path.empty() &&
+                     s.dim == static_cast<unsigned>(d);
             }))
           continue;
         if (PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), d)) < 2)
@@ -625,6 +627,13 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       return inputError(module, "--dynamic '" + spec.text + "' names '" + spec.argument +
                                     "', which is not an example argument of " + entry.qualname);
     PyObject* value = it->object;
+    // --- Ints inside arguments (`--dynamic cfg.n=n[1,64]`) ---
+    if (!spec.path.empty()) {
+      if (llvm::Error error = declareIntInside(interp, spec, value, it->source, options.sizeHints,
+                                               options.sizeHints.empty(), options.splitRanges))
+        return inputError(module, llvm::toString(std::move(error)));
+      continue;
+    }
     // --- Symbolic int arguments (`--dynamic n=n[1,64]`) ---
     bool isTensor = PyObject_IsInstance(value, interp.types().tensor.get()) == 1;
     if (spec.intArgument || (!isTensor && PyLong_Check(value) && !PyBool_Check(value))) {
@@ -698,7 +707,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     llvm::Expected<ValuePtr> arg = [&]() -> llvm::Expected<ValuePtr> {
       // --- Symbolic int arguments: a SymInt, the graph's int input ---
       auto intSpec = llvm::find_if(dynamic, [&](const DynamicSpec& spec) {
-        return spec.intArgument && spec.argument == binding.name;
+        return spec.intArgument && spec.path.empty() && spec.argument == binding.name;
       });
       if (intSpec != dynamic.end()) {
         std::optional<int64_t> hint;
@@ -726,7 +735,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       if (PyObject_IsInstance(binding.object, interp.types().tensor.get()) == 1) {
         std::vector<oracle::DynamicDim> dims;
         for (const DynamicSpec& spec : dynamic)
-          if (spec.argument == binding.name) {
+          if (spec.argument == binding.name && spec.path.empty()) {
             std::optional<int64_t> hint;
             if (auto it = options.sizeHints.find(spec.symbol); it != options.sizeHints.end())
               hint = it->second;
@@ -742,7 +751,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
         // A specialization may narrow or pin what it was asked to serve.
         if (tensor && options.sizeHints.empty())
           for (const DynamicSpec& spec : dynamic)
-            if (spec.argument == binding.name)
+            if (spec.argument == binding.name && spec.path.empty())
               interp.watchDynamic({(*tensor)->object, spec.dim, spec.text, binding.source->str(),
                                    spec.range, isAuto(spec), options.splitRanges});
         return tensor;
@@ -927,7 +936,10 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       auto spec = llvm::find_if(dynamic, [&](const DynamicSpec& s) {
         auto binding =
             llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == s.argument; });
-        return s.intArgument && binding != bindings.end() && *binding->source == *input->source;
+        if (!s.intArgument || binding == bindings.end())
+          return false;
+        SourcePtr declared = sourceOf(s, binding->source);
+        return declared && *declared == *input->source;
       });
       if (spec == dynamic.end())
         continue;
@@ -937,7 +949,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       if (value->isConstant())
         return inputError(module, "--dynamic '" + spec->text +
                                       "' contradicts the program: it specialized '" +
-                                      spec->argument + "' to the constant " +
+                                      spec->argument + spec->path + "' to the constant " +
                                       llvm::Twine(value->constantValue()));
       const ir::SymbolDecl* decl =
           value->isSymbol() ? graph.findSymbol(value->symbolName()) : nullptr;
@@ -954,6 +966,15 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
                                       value->symbolName() + " in " + range);
       }
     }
+  // An int declared inside an argument that the program never read from
+  // there would stay whatever the graph assumed: say so.
+  for (const Interpreter::DeclaredInt& declared : interp.declaredInts())
+    if (!declared.value && options.sizeHints.empty())
+      return inputError(module, "--dynamic: " + entry.qualname + " never reads " +
+                                    declared.source->str() +
+                                    " (an attribute of an object's instance __dict__ or an item "
+                                    "of an exact list, tuple or dict), so it cannot be a "
+                                    "symbol; declare an int the program reads");
   // --- end of symbolic int arguments ---
 
   if (options.autoDynamic && options.autoReport)

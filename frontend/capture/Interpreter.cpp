@@ -605,6 +605,9 @@ void guardDefaultsRead(Interpreter& interp, const Value& function, const Default
 }
 
 llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr source) {
+  // An int inside an argument declared dynamic is a symbol, not a constant.
+  if (std::optional<llvm::Expected<ValuePtr>> declared = declaredIntAt(object, source))
+    return std::move(*declared);
   if (isImmutableConstant(object)) {
     guardConstant(object, source);
     return makeConstant(PyRef::borrow(object), source);

@@ -238,6 +238,19 @@ public:
                                     const oracle::DynamicDim& symbol);
   /// The ints made graph inputs, in the order they were made.
   const std::vector<ValuePtr>& intInputs() const { return intInputOrder_; }
+  /// An int inside an argument declared dynamic (`--dynamic cfg.n=n`):
+  /// wherever the program reads it from \p source it is the graph's int
+  /// input holding \p symbol, made at the first read (SymIntInputs.cpp).
+  /// \p watch, when set, is watched from then on.
+  struct DeclaredInt {
+    SourcePtr source;
+    oracle::DynamicDim symbol;
+    std::optional<DynamicWatch> watch;
+    /// The value made at the first read.
+    ValuePtr value;
+  };
+  void declareInt(DeclaredInt declared) { declaredInts_.push_back(std::move(declared)); }
+  const std::vector<DeclaredInt>& declaredInts() const { return declaredInts_; }
   /// A Python function whose bytecode capture ran: its code, globals and
   /// __qualname__ (which a decorator or a generated method may set apart
   /// from its code's co_qualname).
@@ -555,6 +568,10 @@ private:
   std::map<PyObject*, ValuePtr> functionsBeingWrapped_;
   std::vector<ValuePtr> inputOrder_;
   std::vector<ValuePtr> intInputOrder_;
+  std::vector<DeclaredInt> declaredInts_;
+  /// The declared int at \p source read as \p real (SymIntInputs.cpp);
+  /// nullopt when \p source names none.
+  std::optional<llvm::Expected<ValuePtr>> declaredIntAt(PyObject* real, const SourcePtr& source);
   std::vector<DynamicWatch> watches_;
   std::vector<AutoFinding> autoFindings_;
   std::vector<Frame*> frames_;

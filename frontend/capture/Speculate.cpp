@@ -72,7 +72,8 @@ void Interpreter::trackState() {
       return std::tie(frames_, handledException_, raisedOrigins_, contextVarSettings_,
                       contextVarTokens_, realAttrSettings_, realFunctions_, realCells_,
                       localClasses_, functionsBeingWrapped_, tensorInputs_, inputOrder_,
-                      functionsRun_, watches_, autoFindings_, steps_, returnLocation_);
+                      functionsRun_, watches_, autoFindings_, steps_, returnLocation_,
+                      declaredInts_);
     };
     using Tables =
         decltype(std::apply([](auto&... table) { return std::make_tuple(table...); }, tables()));
