@@ -172,3 +172,60 @@ def test_ints_held_in_objects_and_tuples_serve_their_ranges(tmp_path, run_dync):
         assert hits == 0, f"window = {w}, dims = {dims} hit"
     assert "outside [2, 32]" in report[-4][5], report[-4][5]
     assert "not exactly an int" in report[-3][5], report[-3][5]
+
+
+AUTO = '''
+import torch
+
+
+def auto(x, n, k):
+    # n stays a size; k is compared with a constant, so auto pins it.
+    y = x[:n] * 2
+    if k == 3:
+        y = y + 1
+    return y, torch.arange(n)
+
+
+def example_inputs():
+    return (torch.randn(16, 4), 6, 3)
+'''
+
+AUTO_CALLS = """
+import json, sys
+sys.path[:0] = [{package!r}, {folder!r}]
+import torch
+import dync
+import program
+
+calls = [(16, 2, 3), (9, 7, 3), (3, 3, 3), (16, 16, 3), (8, 5, 4), (8, 1, 3)]
+report = []
+with dync.load({artifact!r}) as artifact:
+    for rows, n, k in calls:
+        x = torch.randn(rows, 4, generator=torch.Generator().manual_seed(rows))
+        want = program.auto(x, n, k)
+        dync.reset_stats()
+        got = program.auto(x, n, k)
+        stats = artifact.stats()["auto"]
+        same = all(torch.equal(g, w) for g, w in zip(got, want))
+        report.append([n, k, same, stats["hits"], stats["last_miss_reason"]])
+print(json.dumps(report))
+"""
+
+
+def test_auto_dynamic_int_arguments_serve_other_values(tmp_path, run_dync):
+    (tmp_path / "program.py").write_text(AUTO)
+    artifact = tmp_path / "program.dync.so"
+    exported = run_dync("export", f"{tmp_path / 'program.py'}:auto", "-o", artifact,
+                        "--dynamic", "auto")
+    assert exported.returncode == 0, exported.stderr
+    assert "L['n'] is dynamic" in exported.stderr, exported.stderr
+    assert "L['k'] is static: the program specialized it to 3" in exported.stderr
+
+    report = run_reporting_script(AUTO_CALLS.format(package=PACKAGE_DIR, folder=str(tmp_path),
+                                                    artifact=str(artifact)))
+    for n, k, same, hits, reason in report:
+        assert same, f"n = {n}, k = {k}: differs from eager"
+    # Every n of 2 or more hits with k as captured; another k, and n = 1
+    # (which torch specializes; auto declares no range to split), miss.
+    assert [hits for _, _, _, hits, _ in report] == [1, 1, 1, 1, 0, 0], report
+    assert "L['k']" in report[4][4], report[4][4]
