@@ -381,7 +381,7 @@ llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
   for (const DynamicSpec& spec : autoSpecs) {
     if (!spec.intArgument)
       continue;
-    for (const ValuePtr& input : interp.intInputs()) {
+    for (const ValuePtr& input : interp.values().intInputs()) {
       if (!input->source || *input->source != *Source::local(spec.argument))
         continue;
       llvm::Expected<ir::SymExpr> value = oracle.symExprOf(input->object.get());
@@ -417,7 +417,7 @@ llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
     }
   }
   for (const DynamicSpec& spec : autoSpecs)
-    for (const ValuePtr& input : interp.tensorInputs()) {
+    for (const ValuePtr& input : interp.values().tensorInputs()) {
       if (spec.intArgument || !input->source || *input->source != *Source::local(spec.argument))
         continue;
       llvm::Expected<ir::Type> type = oracle.typeOf(input->object.get());
@@ -767,7 +767,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   if (self) {
     SourcePtr selfSource =
         selfInVarargs ? Source::index(Source::local(varargsName), 0) : Source::local(parameters[0]);
-    llvm::Expected<ValuePtr> value = interp.wrapReal(self.get(), selfSource);
+    llvm::Expected<ValuePtr> value = interp.values().wrapReal(self.get(), selfSource);
     if (!value)
       return value.takeError();
     PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(self.get()));
@@ -800,9 +800,9 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
           PyRef constant = PyRef::steal(PyLong_FromLongLong(*hint));
           if (!constant)
             return pythonError("making the int " + llvm::Twine(*hint));
-          return interp.wrapReal(constant.get(), binding.source);
+          return interp.values().wrapReal(constant.get(), binding.source);
         }
-        llvm::Expected<ValuePtr> symInt = interp.intInput(
+        llvm::Expected<ValuePtr> symInt = interp.values().intInput(
             binding.object, binding.source, {0, intSpec->symbol, intSpec->range, hint});
         if (symInt && options.sizeHints.empty()) {
           Interpreter::DynamicWatch watch{
@@ -830,7 +830,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
             }
             dims.push_back({spec.dim, spec.symbol, spec.range, hint});
           }
-        llvm::Expected<ValuePtr> tensor = interp.tensorInput(binding.object, binding.source, dims);
+        llvm::Expected<ValuePtr> tensor =
+            interp.values().tensorInput(binding.object, binding.source, dims);
         // A specialization may narrow or pin what it was asked to serve.
         if (tensor && options.sizeHints.empty())
           for (const DynamicSpec& spec : dynamic)
@@ -839,7 +840,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
                                    spec.range, isAuto(spec), options.splitRanges});
         return tensor;
       }
-      return interp.wrapReal(binding.object, binding.source);
+      return interp.values().wrapReal(binding.object, binding.source);
     }();
     // Nothing has run yet: the error is about the example, placed at the
     // module.
@@ -874,8 +875,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       if (i + defaultCount < parameters.size() || givenByExample(parameters[i]))
         continue;
       llvm::Expected<ValuePtr> arg =
-          interp.wrapReal(PyTuple_GET_ITEM(defaults, i + defaultCount - parameters.size()),
-                          Source::local(parameters[i]));
+          interp.values().wrapReal(PyTuple_GET_ITEM(defaults, i + defaultCount - parameters.size()),
+                                   Source::local(parameters[i]));
       if (!arg)
         return arg.takeError();
       // Positional-only parameters cannot be passed by name; they come
@@ -891,7 +892,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       PyObject* value = PyDict_GetItemWithError(kwDefaults, name);
       if (!value || givenByExample(text))
         continue;
-      llvm::Expected<ValuePtr> arg = interp.wrapReal(value, Source::local(text));
+      llvm::Expected<ValuePtr> arg = interp.values().wrapReal(value, Source::local(text));
       if (!arg)
         return arg.takeError();
       keywords.emplace_back(text, *arg);
@@ -945,7 +946,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     return globalState.takeError();
 
   // Run it.
-  llvm::Expected<ValuePtr> function = interp.wrapReal(entry.function.get(), nullptr);
+  llvm::Expected<ValuePtr> function = interp.values().wrapReal(entry.function.get(), nullptr);
   if (!function)
     return function.takeError();
   llvm::Expected<ValuePtr> result = interp.call(*function, std::move(args), std::move(keywords));
@@ -978,7 +979,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
        options.sizeHints.empty() && !options.autoDynamic ? dynamic : std::vector<DynamicSpec>{}) {
     auto binding =
         llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == spec.argument; });
-    for (const ValuePtr& input : interp.tensorInputs()) {
+    for (const ValuePtr& input : interp.values().tensorInputs()) {
       if (!input->source || binding == bindings.end() || *input->source != *binding->source)
         continue;
       llvm::Expected<ir::Type> type = (*oracle)->typeOf(input->object.get());
@@ -1015,7 +1016,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
 
   // --- Symbolic int arguments: still a symbol, over the declared range ---
   if (options.sizeHints.empty())
-    for (const ValuePtr& input : interp.intInputs()) {
+    for (const ValuePtr& input : interp.values().intInputs()) {
       auto spec = llvm::find_if(dynamic, [&](const DynamicSpec& s) {
         auto binding =
             llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == s.argument; });
@@ -1051,7 +1052,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     }
   // An int declared inside an argument that the program never read from
   // there would stay whatever the graph assumed: say so.
-  for (const Interpreter::DeclaredInt& declared : interp.declaredInts())
+  for (const ValueBuilder::DeclaredInt& declared : interp.values().declaredInts())
     if (!declared.value && options.sizeHints.empty())
       return inputError(module, "--dynamic: " + entry.qualname + " never reads " +
                                     declared.source->str() +
@@ -1069,14 +1070,14 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   // global state and versions.
   GuardSet& guards = graph.guards();
   guards.localNames() = localNames(code);
-  for (const ValuePtr& input : interp.tensorInputs()) {
+  for (const ValuePtr& input : interp.values().tensorInputs()) {
     llvm::Expected<ir::Type> type = (*oracle)->typeOf(input->object.get());
     if (!type)
       return type.takeError();
     guards.add(Guard::tensor(input->source, std::move(*type)));
   }
   // Symbolic int arguments: an exact int, binding its symbol.
-  for (const ValuePtr& input : interp.intInputs()) {
+  for (const ValuePtr& input : interp.values().intInputs()) {
     llvm::Expected<ir::SymExpr> value = (*oracle)->symExprOf(input->object.get());
     if (!value)
       return value.takeError();

@@ -10,14 +10,14 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DeclaredInts.h"
-#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/ValueBuilder.h"
 
 namespace dync::capture {
 
 using python::PyRef;
 
-llvm::Expected<ValuePtr> Interpreter::intInput(PyObject* real, SourcePtr source,
-                                               const oracle::DynamicDim& symbol) {
+llvm::Expected<ValuePtr> ValueBuilder::intInput(PyObject* real, SourcePtr source,
+                                                const oracle::DynamicDim& symbol) {
   if (!source)
     return captureError("an int that was not reached from the frame's inputs cannot be a graph "
                         "input");
@@ -35,8 +35,8 @@ llvm::Expected<ValuePtr> Interpreter::intInput(PyObject* real, SourcePtr source,
   return value;
 }
 
-std::optional<llvm::Expected<ValuePtr>> Interpreter::declaredIntAt(PyObject* real,
-                                                                   const SourcePtr& source) {
+std::optional<llvm::Expected<ValuePtr>> ValueBuilder::declaredIntAt(PyObject* real,
+                                                                    const SourcePtr& source) {
   if (declaredInts_.empty() || !source)
     return std::nullopt;
   auto declared = llvm::find_if(
@@ -61,10 +61,8 @@ std::optional<llvm::Expected<ValuePtr>> Interpreter::declaredIntAt(PyObject* rea
   if (!value)
     return llvm::Expected<ValuePtr>(value.takeError());
   declared->value = *value;
-  if (declared->watch) {
-    declared->watch->fake = (*value)->object;
-    watchDynamic(*declared->watch);
-  }
+  if (declared->onMade)
+    declared->onMade(*value);
   return llvm::Expected<ValuePtr>(*value);
 }
 
@@ -155,15 +153,18 @@ llvm::Error declareIntInside(Interpreter& interp, const DynamicSpec& spec, PyObj
                         std::to_string(example) +
                         "; torch specializes sizes 0 and 1, so a symbolic int needs an example "
                         "of 2 or more");
-  Interpreter::DeclaredInt declared{
-      source, {0, spec.symbol, spec.range, hint}, std::nullopt, nullptr};
+  ValueBuilder::DeclaredInt declared{source, {0, spec.symbol, spec.range, hint}, nullptr, nullptr};
   if (watch) {
     Interpreter::DynamicWatch watched{PyRef(),    0,     spec.text,  source->str(),
                                       spec.range, false, splitRanges};
     watched.intArgument = true;
-    declared.watch = std::move(watched);
+    declared.onMade = [&interp, watched](const ValuePtr& value) {
+      Interpreter::DynamicWatch made = watched;
+      made.fake = value->object;
+      interp.watchDynamic(std::move(made));
+    };
   }
-  interp.declareInt(std::move(declared));
+  interp.values().declareInt(std::move(declared));
   return llvm::Error::success();
 }
 
