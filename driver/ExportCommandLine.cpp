@@ -61,9 +61,15 @@ plain --example NAME for that entry.
 --dynamic ARG:DIM=SYMBOL[LO,HI] makes dimension DIM of tensor argument ARG
 the symbol SYMBOL, optionally within [LO, HI] (either bound may be empty or
 inf); the same SYMBOL on two dimensions declares them equal. Repeatable.
---dynamic auto makes every dimension of every tensor argument symbolic
-(ARG_DIM), then notes on stderr which ones the program specialized, at which
-line, and the --dynamic spellings that hold.
+--dynamic ARG=SYMBOL[LO,HI] makes the Python int argument ARG a symbolic size;
+--dynamic 'cfg.n=n[1,64]', 'dims[1]=n', "opts['n']=n" do so for an int held
+in an argument's attribute (a dataclass or config object) or in an item of a
+tuple, list or dict, wherever the program reads it from there.
+--dynamic auto makes every dimension of every tensor argument (ARG_DIM) and
+every int argument of 2 or more (ARG) symbolic, then notes on stderr which
+ones the program specialized, at which line, and the --dynamic spellings that
+hold; an int whose symbol stops capture (range(n)) is kept constant, noted
+with the reason.
 With -o, every size of a declared range is served: where the graph leaves
 single sizes out (sizes 0 and 1, which torch specializes; a size the program
 treats apart, such as a slice covering a whole buffer) or the program cuts
@@ -114,8 +120,9 @@ public:
     command
         ->add_option("--dynamic", dynamic_,
                      "Keep a tensor dimension symbolic: ARG:DIM=SYMBOL or ARG:DIM=SYMBOL[LO,HI]; "
-                     "an int argument: ARG=SYMBOL[LO,HI]; 'auto' tries every dimension and "
-                     "reports which stay dynamic")
+                     "an int argument: ARG=SYMBOL[LO,HI]; an int inside one: "
+                     "ARG.ATTR=SYMBOL, ARG[I]=SYMBOL, ARG['KEY']=SYMBOL; 'auto' tries every "
+                     "dimension and int argument and reports which stay dynamic")
         ->type_name("SPEC")
         // One value per occurrence, so that entries after it stay entries.
         ->allow_extra_args(false);

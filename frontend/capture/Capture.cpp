@@ -3,6 +3,7 @@
 
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DeclaredInts.h"
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/GlobalStateGuards.h"
 #include "frontend/capture/Interpreter.h"
@@ -12,6 +13,7 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
 
 namespace dync::capture {
 
@@ -371,11 +373,52 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
 /// the `--dynamic` spellings that hold.
 llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
                               const ir::Graph& graph, llvm::ArrayRef<DynamicSpec> autoSpecs,
+                              llvm::ArrayRef<std::string> staticInts,
                               std::vector<std::string>& report) {
   std::vector<std::string> holds;
+  report.insert(report.end(), staticInts.begin(), staticInts.end());
+  // Int arguments: still a symbol, or the constant the program made it.
+  for (const DynamicSpec& spec : autoSpecs) {
+    if (!spec.intArgument)
+      continue;
+    for (const ValuePtr& input : interp.values().intInputs()) {
+      if (!input->source || *input->source != *Source::local(spec.argument))
+        continue;
+      llvm::Expected<ir::SymExpr> value = oracle.symExprOf(input->object.get());
+      if (!value)
+        return value.takeError();
+      std::string where = input->source->str();
+      if (value->isConstant()) {
+        std::string line = where + " is static: the program specialized it to " +
+                           std::to_string(value->constantValue());
+        auto finding = llvm::find_if(interp.autoFindings(), [&](const auto& f) {
+          return f.source == where && !f.where.empty();
+        });
+        if (finding != interp.autoFindings().end())
+          line += " at " + finding->where +
+                  (finding->lineText.empty() ? "" : " (" + finding->lineText + ")");
+        else
+          line += " (decided inside torch)";
+        report.push_back(std::move(line));
+        continue;
+      }
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      value->print(os);
+      std::string range;
+      if (const ir::SymbolDecl* decl = graph.findSymbol(text)) {
+        llvm::raw_string_ostream rs(range);
+        decl->range.print(rs);
+      }
+      report.push_back(where + " is dynamic: " + text + (range.empty() ? "" : " in " + range) +
+                       (text != spec.symbol ? " (equal to " + text + ")" : ""));
+      if (value->isSymbol())
+        holds.push_back("--dynamic '" + spec.argument + "=" + text + range + "'");
+    }
+  }
   for (const DynamicSpec& spec : autoSpecs)
     for (const ValuePtr& input : interp.values().tensorInputs()) {
-      if (!input->source || *input->source != *Source::local(spec.argument))
+      if (spec.intArgument || !input->source || *input->source != *Source::local(spec.argument))
         continue;
       llvm::Expected<ir::Type> type = oracle.typeOf(input->object.get());
       if (!type)
@@ -423,9 +466,13 @@ llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
 
 /// One attempt at capturing \p entry into the empty \p graph; what it
 /// ran goes to \p functionsRun.
+/// Under `--dynamic auto`, \p autoInts says whether int arguments start
+/// symbolic too: set when one did; \p staticIntsBecause, when not empty,
+/// keeps them constants (a capture with them symbolic failed so).
 llvm::Error captureOnce(const python::LoadedModule& module, const python::ResolvedEntry& entry,
                         const CaptureOptions& options, ir::Graph& graph,
-                        const OracleFactory& makeOracle, std::vector<FunctionRun>* functionsRun) {
+                        const OracleFactory& makeOracle, std::vector<FunctionRun>* functionsRun,
+                        bool* autoInts, const std::string& staticIntsBecause) {
   llvm::Expected<bytecode::OpcodeTable> opcodes = bytecode::OpcodeTable::fromInterpreter();
   if (!opcodes)
     return opcodes.takeError();
@@ -599,7 +646,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
         return pythonError("reading the shape of '" + binding.name + "'");
       for (Py_ssize_t d = 0; d < rank; ++d) {
         if (llvm::any_of(dynamic, [&](const DynamicSpec& s) {
-              return s.argument == binding.name && s.dim == static_cast<unsigned>(d);
+              return s.argument == binding.name && s.path.empty() &&
+                     s.dim == static_cast<unsigned>(d);
             }))
           continue;
         if (PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), d)) < 2)
@@ -613,6 +661,38 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
         dynamic.push_back(std::move(spec));
       }
     }
+  // --- Int arguments under --dynamic auto: each exact int of 2 or more
+  // not declared otherwise, named after its argument ---
+  std::vector<std::string> staticInts;
+  if (options.autoDynamic)
+    for (const ExampleBinding& binding : bindings) {
+      if (!PyLong_CheckExact(binding.object) ||
+          llvm::any_of(dynamic, [&](const DynamicSpec& s) { return s.argument == binding.name; }))
+        continue;
+      int overflow = 0;
+      long long example = PyLong_AsLongLongAndOverflow(binding.object, &overflow);
+      if (overflow || example < 2)
+        continue; // torch specializes 0 and 1; a negative int is no size
+      if (!staticIntsBecause.empty()) {
+        staticInts.push_back(binding.source->str() +
+                             " is static: with it symbolic, capture "
+                             "stopped: " +
+                             staticIntsBecause);
+        continue;
+      }
+      DynamicSpec spec;
+      spec.argument = binding.name;
+      spec.intArgument = true;
+      spec.symbol = binding.name;
+      while (llvm::any_of(dynamic, [&](const DynamicSpec& s) { return s.symbol == spec.symbol; }))
+        spec.symbol += "_int";
+      spec.text = binding.name + "=" + spec.symbol;
+      if (autoInts)
+        *autoInts = true;
+      autoSpecs.push_back(spec);
+      dynamic.push_back(std::move(spec));
+    }
+  // --- end of int arguments under --dynamic auto ---
   auto isAuto = [&](const DynamicSpec& spec) {
     return llvm::any_of(autoSpecs, [&](const DynamicSpec& a) { return a.text == spec.text; });
   };
@@ -626,6 +706,13 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       return inputError(module, "--dynamic '" + spec.text + "' names '" + spec.argument +
                                     "', which is not an example argument of " + entry.qualname);
     PyObject* value = it->object;
+    // --- Ints inside arguments (`--dynamic cfg.n=n[1,64]`) ---
+    if (!spec.path.empty()) {
+      if (llvm::Error error = declareIntInside(interp, spec, value, it->source, options.sizeHints,
+                                               options.sizeHints.empty(), options.splitRanges))
+        return inputError(module, llvm::toString(std::move(error)));
+      continue;
+    }
     // --- Symbolic int arguments (`--dynamic n=n[1,64]`) ---
     bool isTensor = PyObject_IsInstance(value, interp.types().tensor.get()) == 1;
     if (spec.intArgument || (!isTensor && PyLong_Check(value) && !PyBool_Check(value))) {
@@ -699,12 +786,16 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     llvm::Expected<ValuePtr> arg = [&]() -> llvm::Expected<ValuePtr> {
       // --- Symbolic int arguments: a SymInt, the graph's int input ---
       auto intSpec = llvm::find_if(dynamic, [&](const DynamicSpec& spec) {
-        return spec.intArgument && spec.argument == binding.name;
+        return spec.intArgument && spec.path.empty() && spec.argument == binding.name;
       });
       if (intSpec != dynamic.end()) {
         std::optional<int64_t> hint;
         if (auto it = options.sizeHints.find(intSpec->symbol); it != options.sizeHints.end())
           hint = it->second;
+        // As for a dimension: capturing at the example's own value lets
+        // torch pin the symbol, which --dynamic auto reports.
+        if (isAuto(*intSpec))
+          hint = PyLong_AsLongLong(binding.object);
         // Torch makes sizes 0 and 1 constants: so does this specialization.
         if (hint && (*hint == 0 || *hint == 1)) {
           PyRef constant = PyRef::steal(PyLong_FromLongLong(*hint));
@@ -719,6 +810,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
               (*symInt)->object, 0,     intSpec->text,      binding.source->str(),
               intSpec->range,    false, options.splitRanges};
           watch.intArgument = true;
+          watch.noteOnly = isAuto(*intSpec);
           interp.watchDynamic(std::move(watch));
         }
         return symInt;
@@ -727,7 +819,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       if (PyObject_IsInstance(binding.object, interp.types().tensor.get()) == 1) {
         std::vector<oracle::DynamicDim> dims;
         for (const DynamicSpec& spec : dynamic)
-          if (spec.argument == binding.name) {
+          if (spec.argument == binding.name && spec.path.empty()) {
             std::optional<int64_t> hint;
             if (auto it = options.sizeHints.find(spec.symbol); it != options.sizeHints.end())
               hint = it->second;
@@ -744,7 +836,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
         // A specialization may narrow or pin what it was asked to serve.
         if (tensor && options.sizeHints.empty())
           for (const DynamicSpec& spec : dynamic)
-            if (spec.argument == binding.name)
+            if (spec.argument == binding.name && spec.path.empty())
               interp.watchDynamic({(*tensor)->object, spec.dim, spec.text, binding.source->str(),
                                    spec.range, isAuto(spec), options.splitRanges});
         return tensor;
@@ -929,9 +1021,12 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       auto spec = llvm::find_if(dynamic, [&](const DynamicSpec& s) {
         auto binding =
             llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == s.argument; });
-        return s.intArgument && binding != bindings.end() && *binding->source == *input->source;
+        if (!s.intArgument || binding == bindings.end())
+          return false;
+        SourcePtr declared = sourceOf(s, binding->source);
+        return declared && *declared == *input->source;
       });
-      if (spec == dynamic.end())
+      if (spec == dynamic.end() || isAuto(*spec))
         continue;
       llvm::Expected<ir::SymExpr> value = (*oracle)->symExprOf(input->object.get());
       if (!value)
@@ -939,7 +1034,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       if (value->isConstant())
         return inputError(module, "--dynamic '" + spec->text +
                                       "' contradicts the program: it specialized '" +
-                                      spec->argument + "' to the constant " +
+                                      spec->argument + spec->path + "' to the constant " +
                                       llvm::Twine(value->constantValue()));
       const ir::SymbolDecl* decl =
           value->isSymbol() ? graph.findSymbol(value->symbolName()) : nullptr;
@@ -956,11 +1051,20 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
                                       value->symbolName() + " in " + range);
       }
     }
+  // An int declared inside an argument that the program never read from
+  // there would stay whatever the graph assumed: say so.
+  for (const ValueBuilder::DeclaredInt& declared : interp.values().declaredInts())
+    if (!declared.value && options.sizeHints.empty())
+      return inputError(module, "--dynamic: " + entry.qualname + " never reads " +
+                                    declared.source->str() +
+                                    " (an attribute of an object's instance __dict__ or an item "
+                                    "of an exact list, tuple or dict), so it cannot be a "
+                                    "symbol; declare an int the program reads");
   // --- end of symbolic int arguments ---
 
   if (options.autoDynamic && options.autoReport)
     if (llvm::Error error =
-            reportAutoDynamic(interp, **oracle, graph, autoSpecs, *options.autoReport))
+            reportAutoDynamic(interp, **oracle, graph, autoSpecs, staticInts, *options.autoReport))
       return error;
 
   // Guards: tensor inputs first, then what the program's run assumed, then
@@ -1014,6 +1118,32 @@ void clearGraph(ir::Graph& graph) {
   graph.guards() = GuardSet();
 }
 
+/// \p error's reason and the line of the entry's file capture stopped at,
+/// for a note.
+std::string whyCaptureStopped(llvm::Error error, const python::ResolvedEntry& entry) {
+  std::string why;
+  std::string file = python::utf8Of(entry.codeObject()->co_filename).value_or("");
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const CaptureError& stopped) {
+        why = stopped.reason();
+        const CaptureFrame* chosen = nullptr;
+        for (const CaptureFrame& frame : stopped.stack())
+          if (frame.location.line > 0 && (!chosen || frame.location.file == file)) {
+            chosen = &frame;
+            if (frame.location.file == file)
+              break;
+          }
+        if (chosen)
+          why += " at " + llvm::sys::path::filename(chosen->location.file).str() + ":" +
+                 std::to_string(chosen->location.line) + " (" +
+                 llvm::StringRef(chosen->location.lineText).trim().str() + ")";
+      },
+      [&](const llvm::ErrorInfoBase& other) { why = other.message(); });
+  why = llvm::StringRef(why).split('\n').first.str();
+  return why.empty() ? "an error" : why;
+}
+
 } // namespace
 
 llvm::Error captureGraph(const python::LoadedModule& module, const python::ResolvedEntry& entry,
@@ -1026,18 +1156,30 @@ llvm::Error captureGraph(const python::LoadedModule& module, const python::Resol
   // mode's layout. Each retry converts at least one more choice, so this
   // ends; the last attempt's graph is the one kept
   // (frontend/oracle/embedded/oracle.py, "Layout choices").
+  //
+  // Under --dynamic auto, a capture that fails with int arguments symbolic
+  // (`range(n)`, an int the program needs as a Python number) is run again
+  // with them constants, as torch would have specialized them, and the
+  // report says why.
+  std::string staticIntsBecause;
   while (true) {
     if (functionsRun)
       functionsRun->clear();
-    llvm::Error error = captureOnce(module, entry, options, graph, makeOracle, functionsRun);
+    bool autoInts = false;
+    llvm::Error error = captureOnce(module, entry, options, graph, makeOracle, functionsRun,
+                                    &autoInts, staticIntsBecause);
     if (!error)
       return error;
     llvm::Expected<bool> retry = oracle::takeLayoutRetry();
     if (!retry)
       return llvm::joinErrors(std::move(error), retry.takeError());
-    if (!*retry)
+    if (!*retry && !(autoInts && staticIntsBecause.empty()))
       return error;
-    llvm::consumeError(std::move(error));
+    if (!*retry) {
+      staticIntsBecause = whyCaptureStopped(std::move(error), entry);
+    } else {
+      llvm::consumeError(std::move(error));
+    }
     clearGraph(graph);
   }
 }

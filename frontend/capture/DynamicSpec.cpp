@@ -18,8 +18,9 @@ llvm::Error malformed(llvm::StringRef text, const llvm::Twine& why) {
   return llvm::createStringError(
       "malformed --dynamic '" + text + "': " + why +
       "; expected ARG:DIM=SYMBOL or ARG:DIM=SYMBOL[LO,HI] for a tensor's "
-      "dimension, e.g. x:0=batch[1,1024], or ARG=SYMBOL[LO,HI] for an "
-      "int argument, e.g. n=n[1,64]");
+      "dimension, e.g. x:0=batch[1,1024], ARG=SYMBOL[LO,HI] for an "
+      "int argument, e.g. n=n[1,64], or ARG.ATTR=SYMBOL, ARG[I]=SYMBOL for an int inside "
+      "one, e.g. cfg.n=n[1,64]");
 }
 
 llvm::Expected<std::optional<int64_t>> parseBound(llvm::StringRef whole, llvm::StringRef text) {
@@ -40,6 +41,20 @@ llvm::Expected<DynamicSpec> parseDynamicSpec(llvm::StringRef text) {
   auto [target, rest] = text.split('=');
   if (rest.empty() && !text.contains('='))
     return malformed(text, "no '=SYMBOL'");
+  target = target.trim();
+  // `cfg.n=SYMBOL`, `dims[1]=SYMBOL`: an int inside the argument.
+  size_t pathStart = target.find_first_of(".[");
+  if (pathStart != llvm::StringRef::npos && target.find(':') == llvm::StringRef::npos) {
+    llvm::StringRef path = target.drop_front(pathStart);
+    if (llvm::Expected<ir::SourcePtr> parsed = ir::Source::parse("L['x']" + path.str()); !parsed) {
+      llvm::consumeError(parsed.takeError());
+      return malformed(text, "'" + path +
+                                 "' is not a path of attribute and item reads such as .n, [1] "
+                                 "or ['n']");
+    }
+    spec.path = path.str();
+    target = target.take_front(pathStart);
+  }
   auto [argument, dim] = target.split(':');
   argument = argument.trim();
   if (!isIdentifier(argument))
@@ -88,6 +103,33 @@ llvm::Expected<DynamicSpec> parseDynamicSpec(llvm::StringRef text) {
   return spec;
 }
 
+ir::SourcePtr sourceOf(const DynamicSpec& spec, const ir::SourcePtr& argument) {
+  if (spec.path.empty())
+    return argument;
+  // The path was checked when parsed: read its steps off a parse rooted at
+  // a placeholder local, then apply them to the argument's real source.
+  llvm::Expected<ir::SourcePtr> parsed = ir::Source::parse("L['x']" + spec.path);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return nullptr;
+  }
+  std::vector<const ir::Source*> steps;
+  for (const ir::Source* step = parsed->get(); step->base(); step = step->base().get())
+    steps.push_back(step);
+  ir::SourcePtr source = argument;
+  for (const ir::Source* step : llvm::reverse(steps)) {
+    if (step->kind() == ir::Source::Kind::Attr)
+      source = ir::Source::attr(source, step->name());
+    else if (step->kind() == ir::Source::Kind::Item && step->hasIndex())
+      source = ir::Source::index(source, step->indexValue());
+    else if (step->kind() == ir::Source::Kind::Item)
+      source = ir::Source::key(source, step->name());
+    else
+      return nullptr;
+  }
+  return source;
+}
+
 llvm::Error checkDynamicSpecs(llvm::ArrayRef<DynamicSpec> specs) {
   auto rangeText = [](const DynamicSpec& spec) {
     if (!spec.range.lo && !spec.range.hi)
@@ -101,16 +143,32 @@ llvm::Error checkDynamicSpecs(llvm::ArrayRef<DynamicSpec> specs) {
     for (size_t j = 0; j < i; ++j) {
       const DynamicSpec& first = specs[j];
       const DynamicSpec& second = specs[i];
-      if (first.argument == second.argument && (first.intArgument || second.intArgument))
-        return llvm::createStringError(
-            "--dynamic '" + second.text + "' names '" + second.argument + "' again, after " +
-            "--dynamic '" + first.text + "'; an int argument is declared once, and an " +
-            "argument is an int (ARG=SYMBOL) or a tensor (ARG:DIM=SYMBOL), not both");
-      if (first.argument == second.argument && first.dim == second.dim)
-        return llvm::createStringError("--dynamic '" + second.text + "' declares dimension " +
-                                       llvm::Twine(second.dim) + " of '" + second.argument +
-                                       "' again, after --dynamic '" + first.text +
-                                       "'; declare each dimension once");
+      if (first.argument == second.argument) {
+        // Ints inside one argument are told apart by their paths; the
+        // argument itself cannot be declared beside them.
+        if (!first.path.empty() || !second.path.empty()) {
+          if (first.path == second.path)
+            return llvm::createStringError(
+                "--dynamic '" + second.text + "' names '" + second.argument + second.path +
+                "' again, after --dynamic '" + first.text + "'; declare each int once");
+          if (first.path.empty() || second.path.empty())
+            return llvm::createStringError(
+                "--dynamic '" + first.text + "' and --dynamic '" + second.text + "' name '" +
+                second.argument + "' both as " +
+                ((first.path.empty() ? first : second).intArgument ? "an int" : "a tensor") +
+                " and as an object or container holding an int");
+        } else if (first.intArgument || second.intArgument) {
+          return llvm::createStringError(
+              "--dynamic '" + second.text + "' names '" + second.argument + "' again, after " +
+              "--dynamic '" + first.text + "'; an int argument is declared once, and an " +
+              "argument is an int (ARG=SYMBOL) or a tensor (ARG:DIM=SYMBOL), not both");
+        } else if (first.dim == second.dim) {
+          return llvm::createStringError("--dynamic '" + second.text + "' declares dimension " +
+                                         llvm::Twine(second.dim) + " of '" + second.argument +
+                                         "' again, after --dynamic '" + first.text +
+                                         "'; declare each dimension once");
+        }
+      }
       if (first.symbol == second.symbol &&
           (first.range.lo != second.range.lo || first.range.hi != second.range.hi))
         return llvm::createStringError(

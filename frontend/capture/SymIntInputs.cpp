@@ -4,9 +4,12 @@
 // constant under an `equals` guard, as torch.export does for an int input
 // given a Dim: capture sees a torch.SymInt, the graph takes it as an int
 // input, and the `int` guard reads the symbol's value from the frame.
+// `--dynamic cfg.n=n` does the same for an int the program reads from an
+// argument's attribute or item, whenever it reads it.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DeclaredInts.h"
 #include "frontend/capture/ValueBuilder.h"
 
 namespace dync::capture {
@@ -30,6 +33,139 @@ llvm::Expected<ValuePtr> ValueBuilder::intInput(PyObject* real, SourcePtr source
   ValuePtr value = makeValue(ValueKind::SymNum, std::move(*symInt), source);
   intInputOrder_.push_back(value);
   return value;
+}
+
+std::optional<llvm::Expected<ValuePtr>> ValueBuilder::declaredIntAt(PyObject* real,
+                                                                    const SourcePtr& source) {
+  if (declaredInts_.empty() || !source)
+    return std::nullopt;
+  auto declared = llvm::find_if(
+      declaredInts_, [&](const DeclaredInt& d) { return d.source && *d.source == *source; });
+  if (declared == declaredInts_.end())
+    return std::nullopt;
+  // Every read is the one value, so the graph has one input for it.
+  if (declared->value)
+    return llvm::Expected<ValuePtr>(declared->value);
+  const std::optional<int64_t>& hint = declared->symbol.hint;
+  // A specialization at 0 or 1 holds the constant, as torch would, under
+  // an `equals` guard.
+  if (hint && (*hint == 0 || *hint == 1)) {
+    PyRef constant = PyRef::steal(PyLong_FromLongLong(*hint));
+    if (!constant)
+      return llvm::Expected<ValuePtr>(captureError("making the int " + std::to_string(*hint)));
+    guardConstant(constant.get(), source);
+    declared->value = makeConstant(std::move(constant), source);
+    return llvm::Expected<ValuePtr>(declared->value);
+  }
+  llvm::Expected<ValuePtr> value = intInput(real, source, declared->symbol);
+  if (!value)
+    return llvm::Expected<ValuePtr>(value.takeError());
+  declared->value = *value;
+  if (declared->onMade)
+    declared->onMade(*value);
+  return llvm::Expected<ValuePtr>(*value);
+}
+
+} // namespace dync::capture
+
+namespace dync::capture {
+
+namespace {
+
+/// What \p step reads from \p base, as the guards read a source: an
+/// attribute from the instance `__dict__`, an item from an exact list,
+/// tuple or dict. A null result with the reason in \p why.
+PyRef readStep(PyObject* base, const Source& step, std::string& why) {
+  if (step.kind() == Source::Kind::Attr) {
+    PyObject** dict = _PyObject_GetDictPtr(base);
+    PyObject* value = dict && *dict ? PyDict_GetItemString(*dict, step.name().c_str()) : nullptr;
+    if (!value)
+      why = std::string("a ") + Py_TYPE(base)->tp_name + " with no attribute '" + step.name() +
+            "' in its instance __dict__";
+    return PyRef::borrow(value);
+  }
+  if (step.hasIndex()) {
+    if (!PyTuple_CheckExact(base) && !PyList_CheckExact(base)) {
+      why = std::string("a ") + Py_TYPE(base)->tp_name + ", not a list or tuple";
+      return PyRef();
+    }
+    Py_ssize_t length = PySequence_Length(base), index = step.indexValue();
+    if (index < 0)
+      index += length;
+    if (index < 0 || index >= length) {
+      why = std::string("a ") + Py_TYPE(base)->tp_name + " of length " + std::to_string(length);
+      return PyRef();
+    }
+    return PyRef::steal(PySequence_GetItem(base, index));
+  }
+  if (!PyDict_CheckExact(base)) {
+    why = std::string("a ") + Py_TYPE(base)->tp_name + ", not a dict";
+    return PyRef();
+  }
+  PyObject* value = PyDict_GetItemString(base, step.name().c_str());
+  if (!value)
+    why = "a dict without the key '" + step.name() + "'";
+  return PyRef::borrow(value);
+}
+
+} // namespace
+
+llvm::Error declareIntInside(Interpreter& interp, const DynamicSpec& spec, PyObject* argument,
+                             const SourcePtr& argumentSource,
+                             const std::map<std::string, int64_t>& sizeHints, bool watch,
+                             bool splitRanges) {
+  SourcePtr source = sourceOf(spec, argumentSource);
+  if (!source)
+    return captureError("--dynamic '" + spec.text + "': '" + spec.path +
+                        "' is not a path of attribute and item reads");
+  std::vector<const Source*> steps;
+  for (const Source* step = source.get(); step != argumentSource.get() && step->base();
+       step = step->base().get())
+    steps.push_back(step);
+  PyRef value = PyRef::borrow(argument);
+  for (const Source* step : llvm::reverse(steps)) {
+    std::string why;
+    PyRef next = readStep(value.get(), *step, why);
+    if (!next) {
+      PyErr_Clear();
+      return captureError("--dynamic '" + spec.text + "': the example has no " + step->str() +
+                          ": " + step->base()->str() + " is " + why);
+    }
+    value = std::move(next);
+  }
+  if (!PyLong_CheckExact(value.get()))
+    return captureError("--dynamic '" + spec.text + "': the example's " + source->str() + " is a " +
+                        Py_TYPE(value.get())->tp_name +
+                        ", not an int; only an int can be a symbolic int");
+  int overflow = 0;
+  long long example = PyLong_AsLongLongAndOverflow(value.get(), &overflow);
+  if (overflow)
+    return captureError("--dynamic '" + spec.text + "': the example's " + source->str() +
+                        " does not fit in 64 bits");
+  std::optional<int64_t> hint;
+  if (auto it = sizeHints.find(spec.symbol); it != sizeHints.end())
+    hint = it->second;
+  if (!spec.range.contains(hint.value_or(example)))
+    return captureError("--dynamic '" + spec.text + "': the example's " + source->str() + " is " +
+                        std::to_string(hint.value_or(example)) + ", outside the range");
+  if (!hint && (example == 0 || example == 1))
+    return captureError("--dynamic '" + spec.text + "': the example's " + source->str() + " is " +
+                        std::to_string(example) +
+                        "; torch specializes sizes 0 and 1, so a symbolic int needs an example "
+                        "of 2 or more");
+  ValueBuilder::DeclaredInt declared{source, {0, spec.symbol, spec.range, hint}, nullptr, nullptr};
+  if (watch) {
+    Interpreter::DynamicWatch watched{PyRef(),    0,     spec.text,  source->str(),
+                                      spec.range, false, splitRanges};
+    watched.intArgument = true;
+    declared.onMade = [&interp, watched](const ValuePtr& value) {
+      Interpreter::DynamicWatch made = watched;
+      made.fake = value->object;
+      interp.watchDynamic(std::move(made));
+    };
+  }
+  interp.values().declareInt(std::move(declared));
+  return llvm::Error::success();
 }
 
 } // namespace dync::capture

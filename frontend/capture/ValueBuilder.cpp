@@ -399,6 +399,9 @@ void ValueBuilder::guardDefaultsRead(const Value& function, const DefaultsRead& 
 }
 
 llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr source) {
+  // An int inside an argument declared dynamic is a symbol, not a constant.
+  if (std::optional<llvm::Expected<ValuePtr>> declared = declaredIntAt(object, source))
+    return std::move(*declared);
   if (isImmutableConstant(object)) {
     guardConstant(object, source);
     return makeConstant(PyRef::borrow(object), source);
@@ -631,7 +634,8 @@ void ValueBuilder::addRoots(std::vector<ValuePtr>& roots) const {
 
 Recorder::Restore ValueBuilder::save() {
   auto tables = [this] {
-    return std::tie(realFunctions_, functionsBeingWrapped_, tensorInputs_, inputOrder_);
+    return std::tie(realFunctions_, functionsBeingWrapped_, tensorInputs_, inputOrder_,
+                    declaredInts_);
   };
   using Tables =
       decltype(std::apply([](auto&... table) { return std::make_tuple(table...); }, tables()));

@@ -30,6 +30,7 @@
 
 #include <Python.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -78,6 +79,19 @@ public:
   const std::vector<ValuePtr>& tensorInputs() const { return inputOrder_; }
   /// The ints made graph inputs, in the order they were made.
   const std::vector<ValuePtr>& intInputs() const { return intInputOrder_; }
+  /// An int inside an argument declared dynamic (`--dynamic cfg.n=n`):
+  /// wherever the program reads it from \p source it is the graph's int
+  /// input holding \p symbol, made at the first read, which calls
+  /// \p onMade with it (SymIntInputs.cpp).
+  struct DeclaredInt {
+    SourcePtr source;
+    oracle::DynamicDim symbol;
+    std::function<void(const ValuePtr&)> onMade;
+    /// The value made at the first read.
+    ValuePtr value;
+  };
+  void declareInt(DeclaredInt declared) { declaredInts_.push_back(std::move(declared)); }
+  const std::vector<DeclaredInt>& declaredInts() const { return declaredInts_; }
   /// The graph input made for real tensor \p real, or null.
   ValuePtr knownTensorInput(PyObject* real) const;
   /// The real tensor graph input \p value was made for, or null.
@@ -165,6 +179,10 @@ private:
   std::map<PyObject*, std::pair<python::PyRef, ValuePtr>> tensorInputs_;
   std::vector<ValuePtr> inputOrder_;
   std::vector<ValuePtr> intInputOrder_;
+  std::vector<DeclaredInt> declaredInts_;
+  /// The declared int at \p source read as \p real (SymIntInputs.cpp);
+  /// nullopt when \p source names none.
+  std::optional<llvm::Expected<ValuePtr>> declaredIntAt(PyObject* real, const SourcePtr& source);
   /// Functions functionFromReal is wrapping: a closure cell that holds one
   /// of them (a nested function calling itself) gets the same value
   /// instead of wrapping it again without end.

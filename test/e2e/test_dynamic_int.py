@@ -88,3 +88,144 @@ def test_int_argument_serves_every_value_of_its_range(tmp_path, run_dync):
     assert "not exactly an int" in misses[("True", 3)][2]
     assert "not exactly an int" in misses[("4.0", 3)][2]
     assert "L['k']" in misses[("5", 9)][2]
+
+
+HELD = '''
+import dataclasses
+import torch
+
+
+@dataclasses.dataclass
+class Config:
+    window: int
+    scale: float
+
+
+def held(x, cfg, dims):
+    # An int from a config object's attribute and one from a tuple's item,
+    # both sizes of the graph.
+    rows, cols = dims
+    head = x[: cfg.window, :cols] * cfg.scale
+    return head + torch.arange(cols, dtype=x.dtype), cfg.window * rows
+
+
+def example_inputs():
+    return (torch.randn(32, 8), Config(5, 0.5), (3, 4))
+'''
+
+HELD_CALLS = """
+import json, sys
+sys.path[:0] = [{package!r}, {folder!r}]
+import torch
+import dync
+import program
+
+x = torch.randn(32, 8, generator=torch.Generator().manual_seed(0))
+calls = [(w, c, 0.5, (3, c)) for w in (1, 2, 7, 31, 32) for c in (2, 5, 8)]
+calls += [(33, 4, 0.5, (3, 4)), (4.0, 4, 0.5, (3, 4)), (5, 4, 0.25, (3, 4)), (5, 4, 0.5, [3, 4])]
+report = []
+with dync.load({artifact!r}) as artifact:
+    for w, c, scale, dims in calls:
+        cfg = program.Config(w, scale)
+        try:
+            want = program.held(x, cfg, dims)
+        except Exception as e:
+            want = type(e).__name__
+        dync.reset_stats()
+        try:
+            got = program.held(x, cfg, dims)
+        except Exception as e:
+            got = type(e).__name__
+        stats = artifact.stats()["held"]
+        same = type(got) is type(want) and (
+            got == want if isinstance(got, str) else
+            torch.equal(got[0], want[0]) and got[1] == want[1])
+        report.append([repr(w), c, repr(dims), same, stats["hits"], stats["last_miss_reason"]])
+print(json.dumps(report))
+"""
+
+
+def test_ints_held_in_objects_and_tuples_serve_their_ranges(tmp_path, run_dync):
+    (tmp_path / "program.py").write_text(HELD)
+    artifact = tmp_path / "program.dync.so"
+    exported = run_dync("export", f"{tmp_path / 'program.py'}:held", "-o", artifact,
+                        "--dynamic", "cfg.window=w[1,32]", "--dynamic", "dims[1]=c[2,8]")
+    assert exported.returncode == 0, exported.stderr
+    listing = run_dync("inspect", artifact)
+    assert listing.returncode == 0, listing.stderr
+    assert "int L['cfg'].window : w" in listing.stdout, listing.stdout
+    assert "int L['dims'][1] : c" in listing.stdout, listing.stdout
+    assert "equals L['cfg'].window : 5" not in listing.stdout
+    # The undeclared fields stay constants under guards.
+    assert "equals L['cfg'].scale : 0.5" in listing.stdout
+    assert "equals L['dims'][0] : 3" in listing.stdout
+
+    report = run_reporting_script(HELD_CALLS.format(package=PACKAGE_DIR, folder=str(tmp_path),
+                                                    artifact=str(artifact)))
+    in_range = report[:-4]
+    assert len(in_range) == 15
+    for w, c, dims, same, hits, reason in in_range:
+        assert same, f"window = {w}, cols = {c}: differs from eager"
+        assert hits == 1, f"window = {w}, cols = {c} missed: {reason}"
+    for w, c, dims, same, hits, reason in report[-4:]:
+        assert same, f"window = {w}, dims = {dims}: differs from eager"
+        assert hits == 0, f"window = {w}, dims = {dims} hit"
+    assert "outside [2, 32]" in report[-4][5], report[-4][5]
+    assert "not exactly an int" in report[-3][5], report[-3][5]
+
+
+AUTO = '''
+import torch
+
+
+def auto(x, n, k):
+    # n stays a size; k is compared with a constant, so auto pins it.
+    y = x[:n] * 2
+    if k == 3:
+        y = y + 1
+    return y, torch.arange(n)
+
+
+def example_inputs():
+    return (torch.randn(16, 4), 6, 3)
+'''
+
+AUTO_CALLS = """
+import json, sys
+sys.path[:0] = [{package!r}, {folder!r}]
+import torch
+import dync
+import program
+
+calls = [(16, 2, 3), (9, 7, 3), (3, 3, 3), (16, 16, 3), (8, 5, 4), (8, 1, 3)]
+report = []
+with dync.load({artifact!r}) as artifact:
+    for rows, n, k in calls:
+        x = torch.randn(rows, 4, generator=torch.Generator().manual_seed(rows))
+        want = program.auto(x, n, k)
+        dync.reset_stats()
+        got = program.auto(x, n, k)
+        stats = artifact.stats()["auto"]
+        same = all(torch.equal(g, w) for g, w in zip(got, want))
+        report.append([n, k, same, stats["hits"], stats["last_miss_reason"]])
+print(json.dumps(report))
+"""
+
+
+def test_auto_dynamic_int_arguments_serve_other_values(tmp_path, run_dync):
+    (tmp_path / "program.py").write_text(AUTO)
+    artifact = tmp_path / "program.dync.so"
+    exported = run_dync("export", f"{tmp_path / 'program.py'}:auto", "-o", artifact,
+                        "--dynamic", "auto")
+    assert exported.returncode == 0, exported.stderr
+    assert "L['n'] is dynamic" in exported.stderr, exported.stderr
+    assert "L['k'] is static: the program specialized it to 3" in exported.stderr
+
+    report = run_reporting_script(AUTO_CALLS.format(package=PACKAGE_DIR, folder=str(tmp_path),
+                                                    artifact=str(artifact)))
+    for n, k, same, hits, reason in report:
+        assert same, f"n = {n}, k = {k}: differs from eager"
+    # Every n of 2 or more hits with k as captured; another k, and n = 1
+    # (which torch specializes; auto declares no range to split), miss.
+    assert [hits for _, _, _, hits, _ in report] == [1, 1, 1, 1, 0, 0], report
+    assert "L['k']" in report[4][4], report[4][4]

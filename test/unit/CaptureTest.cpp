@@ -80,6 +80,46 @@ TEST(CaptureDynamicSpec, Parses) {
   expectFailure(parseDynamicSpec("x:0=b[1;2]"), "two bounds");
 }
 
+TEST(CaptureDynamicSpec, ParsesPathsToIntsInsideArguments) {
+  llvm::Expected<DynamicSpec> attr = parseDynamicSpec("cfg.window=w[1,32]");
+  ASSERT_SUCCEEDED(attr);
+  EXPECT_TRUE(attr->intArgument);
+  EXPECT_EQ(attr->argument, "cfg");
+  EXPECT_EQ(attr->path, ".window");
+  EXPECT_EQ(attr->symbol, "w");
+  EXPECT_EQ(attr->range.hi, 32);
+  ir::SourcePtr base = ir::Source::key(ir::Source::local("kwargs"), "cfg");
+  EXPECT_EQ(sourceOf(*attr, base)->str(), "L['kwargs']['cfg'].window");
+
+  llvm::Expected<DynamicSpec> nested = parseDynamicSpec("opts['dims'][1].n=n");
+  ASSERT_SUCCEEDED(nested);
+  EXPECT_EQ(nested->argument, "opts");
+  EXPECT_EQ(sourceOf(*nested, ir::Source::local("opts"))->str(), "L['opts']['dims'][1].n");
+  llvm::Expected<DynamicSpec> plain = parseDynamicSpec("n=n");
+  ASSERT_SUCCEEDED(plain);
+  EXPECT_EQ(sourceOf(*plain, ir::Source::local("n"))->str(), "L['n']");
+
+  expectFailure(parseDynamicSpec("cfg.(n)=n"), "is not a path of attribute and item reads");
+  expectFailure(parseDynamicSpec("cfg[x]=n"), "is not a path of attribute and item reads");
+
+  // Two paths inside one argument are two ints; the same path twice, or
+  // the argument both as an int and as holding one, is an error.
+  llvm::Expected<DynamicSpec> other = parseDynamicSpec("cfg.heads=h");
+  llvm::Expected<DynamicSpec> same = parseDynamicSpec("cfg.window=v");
+  llvm::Expected<DynamicSpec> whole = parseDynamicSpec("cfg=c");
+  ASSERT_SUCCEEDED(other);
+  ASSERT_SUCCEEDED(same);
+  ASSERT_SUCCEEDED(whole);
+  EXPECT_FALSE(bool(checkDynamicSpecs({*attr, *other})));
+  llvm::Error twice = checkDynamicSpecs({*attr, *same});
+  ASSERT_TRUE(bool(twice));
+  EXPECT_NE(llvm::toString(std::move(twice)).find("declare each int once"), std::string::npos);
+  llvm::Error both = checkDynamicSpecs({*whole, *attr});
+  ASSERT_TRUE(bool(both));
+  EXPECT_NE(llvm::toString(std::move(both)).find("both as an int and as an object"),
+            std::string::npos);
+}
+
 /// An oracle for programs without tensors: any call reaching it is a bug in
 /// the test.
 class NoTensorOracle : public oracle::TensorOracle {
