@@ -683,6 +683,13 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
     }
     ValuePtr value = makeList(std::move(items));
     value->source = source;
+    // The caller's list: a change is replayed on it (SideEffects.cpp), and
+    // a read after a change sees the changed value.
+    if (itemsSource) {
+      value->realContainer = PyRef::borrow(object);
+      if (ValuePtr mutated = mutatedContainer(object))
+        return mutated;
+    }
     return value;
   }
   if (PyDict_CheckExact(object)) {
@@ -698,6 +705,11 @@ llvm::Expected<ValuePtr> Interpreter::wrapReal(PyObject* object, SourcePtr sourc
       if (!wrapped)
         return wrapped.takeError();
       value->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);
+    }
+    if (source) {
+      value->realContainer = PyRef::borrow(object);
+      if (ValuePtr mutated = mutatedContainer(object))
+        return mutated;
     }
     return value;
   }
