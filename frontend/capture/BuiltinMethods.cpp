@@ -802,7 +802,7 @@ constantMethodAttr(Interpreter& interp, const ValuePtr& base, llvm::StringRef na
     PyRef value = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
     if (!value)
       return llvm::Expected<ValuePtr>(programError("reading attribute '" + name + "'"));
-    return interp.wrapReal(value.get(), nullptr);
+    return interp.values().wrapReal(value.get(), nullptr);
   }
   ValuePtr function = makeValue(ValueKind::Builtin, PyRef::borrow(attribute));
   if (Py_IS_TYPE(attribute, &PyStaticMethod_Type))

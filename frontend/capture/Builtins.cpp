@@ -816,20 +816,15 @@ const Row Rows[] = {
 
 } // namespace
 
-void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler) {
-  interp.builtins_[object] = {PyRef::borrow(object), handler};
-  if (Py_IS_TYPE(object, &PyMethodDescr_Type))
-    interp.builtinMethodDefs_[reinterpret_cast<PyMethodDescrObject*>(object)->d_method] = object;
-}
-
 ValuePtr Interpreter::boundBuiltinMethod(const ValuePtr& base, PyObject* bound) const {
   if (!PyCFunction_Check(bound) || PyCFunction_GET_SELF(bound) != base->object.get())
     return nullptr;
-  auto it = builtinMethodDefs_.find(reinterpret_cast<PyCFunctionObject*>(bound)->m_ml);
-  if (it == builtinMethodDefs_.end())
+  PyObject* descriptor =
+      builtins_.methodDescriptor(reinterpret_cast<PyCFunctionObject*>(bound)->m_ml);
+  if (!descriptor)
     return nullptr;
   ValuePtr method = makeValue(ValueKind::BoundMethod);
-  method->items = {base, makeValue(ValueKind::Builtin, PyRef::borrow(it->second))};
+  method->items = {base, makeValue(ValueKind::Builtin, PyRef::borrow(descriptor))};
   return method;
 }
 

@@ -192,7 +192,7 @@ llvm::Expected<std::optional<ValuePtr>> cachedFunction(Interpreter& interp, PyOb
   PyRef function = PyRef::steal(PyObject_GetAttrString(object, "__wrapped__"));
   if (!function)
     return pythonError("reading the function " + describeObject(object) + " caches");
-  llvm::Expected<ValuePtr> wrapped = interp.wrapReal(function.get(), nullptr);
+  llvm::Expected<ValuePtr> wrapped = interp.values().wrapReal(function.get(), nullptr);
   if (!wrapped)
     return wrapped.takeError();
   return std::optional<ValuePtr>(*wrapped);
@@ -225,7 +225,7 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   case ValueKind::NNModule:
     return callModule(callee, std::move(args), std::move(kwargs));
   case ValueKind::Builtin: {
-    BuiltinHandler handler = builtins_.at(callee->object.get()).second;
+    BuiltinHandler handler = builtins_.find(callee->object.get());
     return handler(*this, callee, args, kwargs);
   }
   case ValueKind::TorchCallable:
@@ -276,7 +276,7 @@ llvm::Expected<ValuePtr> Interpreter::inlineFunction(const ValuePtr& function,
       bindArguments(*function, std::move(args), std::move(kwargs), defaultsRead);
   if (!locals)
     return locals.takeError();
-  guardDefaultsRead(*this, *function, defaultsRead);
+  values_.guardDefaultsRead(*function, defaultsRead);
   return runFunction(function, std::move(*locals), nullptr);
 }
 
@@ -359,7 +359,7 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
   llvm::Expected<ValuePtr> training = moduleAttr(module, "training");
   if (!training)
     return training.takeError();
-  guardNoModuleHooks(module);
+  values_.guardNoModuleHooks(module);
 
   PyRef callName = PyRef::steal(python::newStr("__call__"));
   PyObject* ownCall = _PyType_Lookup(Py_TYPE(object), callName.get());
@@ -445,14 +445,14 @@ llvm::Expected<ValuePtr> Interpreter::callNumpyOnConstants(const ValuePtr& calle
     PyRef item = PyRef::steal(PyObject_CallMethod(result.get(), "item", nullptr));
     if (!item)
       return pythonError("reading a NumPy scalar");
-    return wrapReal(item.get(), nullptr);
+    return values_.wrapReal(item.get(), nullptr);
   }
   if (PyType_Check(result.get()) || PyCallable_Check(result.get()) == 0)
     if (PyObject_HasAttrString(result.get(), "__array_interface__"))
       return captureError("NumPy's " + describeObject(object) +
                           " makes an array, which would be a tensor constant; graphs hold only "
                           "constants that are one number yet");
-  return wrapReal(result.get(), nullptr);
+  return values_.wrapReal(result.get(), nullptr);
 }
 
 llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
@@ -514,16 +514,15 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
       return programError("calling " + describeObject(object));
     if (PyExceptionInstance_Check(result.get()))
       return makeValue(ValueKind::Object, result);
-    return wrapReal(result.get(), nullptr);
+    return values_.wrapReal(result.get(), nullptr);
   }
   if (PyWeakref_CheckRef(object) && args.empty() && kwargs.empty()) {
     // Dereferencing a weak reference reads the program's state: the
     // referent is a value capture may already know (a module's parameter).
     PyObject* referent = PyWeakref_GetObject(object);
-    auto known = tensorInputs_.find(referent);
-    if (known != tensorInputs_.end())
-      return known->second.second;
-    return wrapReal(referent, nullptr);
+    if (ValuePtr known = values_.knownTensorInput(referent))
+      return known;
+    return values_.wrapReal(referent, nullptr);
   }
   if (object == types_.size.get())
     return constructSize(*this, args, kwargs);
@@ -531,10 +530,10 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     // An OrderedDict is a dict that keeps its type: built as dict() builds
     // one, it is a Dict value whose `object` is the class (Semantics.cpp
     // reads its methods from dict where they behave the same).
-    auto dict = builtins_.find(reinterpret_cast<PyObject*>(&PyDict_Type));
-    if (dict == builtins_.end())
+    BuiltinHandler dict = builtins_.find(reinterpret_cast<PyObject*>(&PyDict_Type));
+    if (!dict)
       return captureError("dict() has no handler");
-    llvm::Expected<ValuePtr> made = dict->second.second(*this, callee, args, kwargs);
+    llvm::Expected<ValuePtr> made = dict(*this, callee, args, kwargs);
     if (!made)
       return made.takeError();
     (*made)->object = types_.orderedDict;
@@ -586,7 +585,7 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
   PyRef callName = PyRef::steal(python::newStr("__call__"));
   PyObject* dunderCall = _PyType_Lookup(Py_TYPE(object), callName.get());
   if (dunderCall && PyFunction_Check(dunderCall)) {
-    llvm::Expected<ValuePtr> function = functionFromReal(dunderCall, nullptr);
+    llvm::Expected<ValuePtr> function = values_.functionFromReal(dunderCall, nullptr);
     if (!function)
       return function.takeError();
     args.insert(args.begin(), callee);

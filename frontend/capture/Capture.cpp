@@ -374,7 +374,7 @@ llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
                               std::vector<std::string>& report) {
   std::vector<std::string> holds;
   for (const DynamicSpec& spec : autoSpecs)
-    for (const ValuePtr& input : interp.tensorInputs()) {
+    for (const ValuePtr& input : interp.values().tensorInputs()) {
       if (!input->source || *input->source != *Source::local(spec.argument))
         continue;
       llvm::Expected<ir::Type> type = oracle.typeOf(input->object.get());
@@ -680,7 +680,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   if (self) {
     SourcePtr selfSource =
         selfInVarargs ? Source::index(Source::local(varargsName), 0) : Source::local(parameters[0]);
-    llvm::Expected<ValuePtr> value = interp.wrapReal(self.get(), selfSource);
+    llvm::Expected<ValuePtr> value = interp.values().wrapReal(self.get(), selfSource);
     if (!value)
       return value.takeError();
     PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(self.get()));
@@ -709,9 +709,9 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
           PyRef constant = PyRef::steal(PyLong_FromLongLong(*hint));
           if (!constant)
             return pythonError("making the int " + llvm::Twine(*hint));
-          return interp.wrapReal(constant.get(), binding.source);
+          return interp.values().wrapReal(constant.get(), binding.source);
         }
-        llvm::Expected<ValuePtr> symInt = interp.intInput(
+        llvm::Expected<ValuePtr> symInt = interp.values().intInput(
             binding.object, binding.source, {0, intSpec->symbol, intSpec->range, hint});
         if (symInt && options.sizeHints.empty()) {
           Interpreter::DynamicWatch watch{
@@ -738,7 +738,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
             }
             dims.push_back({spec.dim, spec.symbol, spec.range, hint});
           }
-        llvm::Expected<ValuePtr> tensor = interp.tensorInput(binding.object, binding.source, dims);
+        llvm::Expected<ValuePtr> tensor =
+            interp.values().tensorInput(binding.object, binding.source, dims);
         // A specialization may narrow or pin what it was asked to serve.
         if (tensor && options.sizeHints.empty())
           for (const DynamicSpec& spec : dynamic)
@@ -747,7 +748,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
                                    spec.range, isAuto(spec), options.splitRanges});
         return tensor;
       }
-      return interp.wrapReal(binding.object, binding.source);
+      return interp.values().wrapReal(binding.object, binding.source);
     }();
     // Nothing has run yet: the error is about the example, placed at the
     // module.
@@ -782,8 +783,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       if (i + defaultCount < parameters.size() || givenByExample(parameters[i]))
         continue;
       llvm::Expected<ValuePtr> arg =
-          interp.wrapReal(PyTuple_GET_ITEM(defaults, i + defaultCount - parameters.size()),
-                          Source::local(parameters[i]));
+          interp.values().wrapReal(PyTuple_GET_ITEM(defaults, i + defaultCount - parameters.size()),
+                                   Source::local(parameters[i]));
       if (!arg)
         return arg.takeError();
       // Positional-only parameters cannot be passed by name; they come
@@ -799,7 +800,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       PyObject* value = PyDict_GetItemWithError(kwDefaults, name);
       if (!value || givenByExample(text))
         continue;
-      llvm::Expected<ValuePtr> arg = interp.wrapReal(value, Source::local(text));
+      llvm::Expected<ValuePtr> arg = interp.values().wrapReal(value, Source::local(text));
       if (!arg)
         return arg.takeError();
       keywords.emplace_back(text, *arg);
@@ -853,7 +854,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     return globalState.takeError();
 
   // Run it.
-  llvm::Expected<ValuePtr> function = interp.wrapReal(entry.function.get(), nullptr);
+  llvm::Expected<ValuePtr> function = interp.values().wrapReal(entry.function.get(), nullptr);
   if (!function)
     return function.takeError();
   llvm::Expected<ValuePtr> result = interp.call(*function, std::move(args), std::move(keywords));
@@ -902,7 +903,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
        options.sizeHints.empty() && !options.autoDynamic ? dynamic : std::vector<DynamicSpec>{}) {
     auto binding =
         llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == spec.argument; });
-    for (const ValuePtr& input : interp.tensorInputs()) {
+    for (const ValuePtr& input : interp.values().tensorInputs()) {
       if (!input->source || binding == bindings.end() || *input->source != *binding->source)
         continue;
       llvm::Expected<ir::Type> type = (*oracle)->typeOf(input->object.get());
@@ -939,7 +940,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
 
   // --- Symbolic int arguments: still a symbol, over the declared range ---
   if (options.sizeHints.empty())
-    for (const ValuePtr& input : interp.intInputs()) {
+    for (const ValuePtr& input : interp.values().intInputs()) {
       auto spec = llvm::find_if(dynamic, [&](const DynamicSpec& s) {
         auto binding =
             llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == s.argument; });
@@ -981,14 +982,14 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   // global state and versions.
   GuardSet& guards = graph.guards();
   guards.localNames() = localNames(code);
-  for (const ValuePtr& input : interp.tensorInputs()) {
+  for (const ValuePtr& input : interp.values().tensorInputs()) {
     llvm::Expected<ir::Type> type = (*oracle)->typeOf(input->object.get());
     if (!type)
       return type.takeError();
     guards.add(Guard::tensor(input->source, std::move(*type)));
   }
   // Symbolic int arguments: an exact int, binding its symbol.
-  for (const ValuePtr& input : interp.intInputs()) {
+  for (const ValuePtr& input : interp.values().intInputs()) {
     llvm::Expected<ir::SymExpr> value = (*oracle)->symExprOf(input->object.get());
     if (!value)
       return value.takeError();

@@ -120,7 +120,7 @@ llvm::Error Interpreter::op_LOAD_BUILD_CLASS(Frame& f, const Instruction&) {
   PyObject* buildClass = PyDict_GetItemString(builtins, "__build_class__");
   if (!buildClass)
     return captureError("__build_class__ not found");
-  llvm::Expected<ValuePtr> value = wrapReal(buildClass, nullptr);
+  llvm::Expected<ValuePtr> value = values_.wrapReal(buildClass, nullptr);
   if (!value)
     return value.takeError();
   f.stack.push_back(*value);
@@ -295,7 +295,7 @@ llvm::Expected<ValuePtr> Interpreter::buildClass(std::vector<ValuePtr> args, Key
     PyObject *key, *item;
     Py_ssize_t pos = 0;
     while (PyDict_Next(prepared.get(), &pos, &key, &item)) {
-      llvm::Expected<ValuePtr> wrapped = wrapReal(item, nullptr);
+      llvm::Expected<ValuePtr> wrapped = values_.wrapReal(item, nullptr);
       if (!wrapped)
         return wrapped.takeError();
       names->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);
@@ -362,7 +362,7 @@ llvm::Expected<ValuePtr> Interpreter::buildClass(std::vector<ValuePtr> args, Key
     (*classCell)->cell = makeValue(ValueKind::Object, cls);
   }
   localClasses_[cls.get()] = cls;
-  return wrapReal(cls.get(), nullptr);
+  return values_.wrapReal(cls.get(), nullptr);
 }
 
 bool Interpreter::decoratesLocalClass(const Value& function,

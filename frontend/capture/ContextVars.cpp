@@ -58,7 +58,7 @@ llvm::Expected<ValuePtr> contextVarGet(Interpreter& interp, const ValuePtr&, Arg
     return pythonError("ContextVar.get()");
   PyRef owned = PyRef::steal(current);
   if (owned)
-    return interp.wrapReal(owned.get(), nullptr);
+    return interp.values().wrapReal(owned.get(), nullptr);
   if (fallback)
     return fallback;
   return captureError("the program raises LookupError: context variable " + nameOf(*variable) +

@@ -253,7 +253,7 @@ llvm::Expected<ValuePtr> orderedDictMethod(Interpreter& interp, const ValuePtr& 
   if (!method)
     return captureError("OrderedDict." + *text + "() has no dict counterpart");
   ValuePtr bound = makeValue(ValueKind::BoundMethod);
-  llvm::Expected<ValuePtr> function = interp.wrapReal(method, nullptr);
+  llvm::Expected<ValuePtr> function = interp.values().wrapReal(method, nullptr);
   if (!function)
     return function.takeError();
   bound->items = {contents, *function};
@@ -302,7 +302,7 @@ llvm::Expected<ValuePtr> callInstanceSpecial(Interpreter& interp, const ValuePtr
       _PyType_Lookup(reinterpret_cast<PyTypeObject*>(instance->object.get()), nameObject.get());
   if (!attribute)
     return nullptr;
-  llvm::Expected<ValuePtr> method = interp.wrapReal(attribute, nullptr);
+  llvm::Expected<ValuePtr> method = interp.values().wrapReal(attribute, nullptr);
   if (!method)
     return method.takeError();
   if ((*method)->kind != ValueKind::Builtin)

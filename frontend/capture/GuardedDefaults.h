@@ -14,22 +14,15 @@
 
 namespace dync::capture {
 
-class Interpreter;
 struct Value;
 
-/// The defaults a call's binding used.
+/// The defaults a call's binding used; ValueBuilder::guardDefaultsRead
+/// guards them.
 struct DefaultsRead {
   /// Indices into __defaults__.
   std::vector<size_t> positional;
   /// Names of keyword-only parameters filled from __kwdefaults__.
   std::vector<std::string> keywordOnly;
 };
-
-/// Guards what \p function's __defaults__ and __kwdefaults__ held where
-/// \p read says the call used them, when the function was read through a
-/// source (its length and each default used; a default that is neither a
-/// constant nor a function keeps its type pinned). Nothing for functions
-/// made while capturing.
-void guardDefaultsRead(Interpreter& interp, const Value& function, const DefaultsRead& read);
 
 } // namespace dync::capture

@@ -93,7 +93,7 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
     self = makeValue(ValueKind::Instance, cls->object);
   } else {
     PyObject* function = staticFunction(newAttr);
-    llvm::Expected<ValuePtr> callee = functionFromReal(function, nullptr);
+    llvm::Expected<ValuePtr> callee = values_.functionFromReal(function, nullptr);
     if (!callee)
       return callee.takeError();
     std::vector<ValuePtr> newArgs = args;
@@ -115,7 +115,7 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   PyObject* init = lookup(type, "__init__");
   if (init == objectSlot("__init__"))
     return self;
-  if (init && dictClass && builtins_.count(init)) {
+  if (init && dictClass && builtins_.contains(init)) {
     // dict's or OrderedDict's own __init__: the items given.
     args.insert(args.begin(), self);
     llvm::Expected<ValuePtr> result = call(makeValue(ValueKind::Builtin, PyRef::borrow(init)),
@@ -126,7 +126,7 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   }
   if (!init || !PyFunction_Check(init))
     return unsupported("its __init__ is not written in Python");
-  llvm::Expected<ValuePtr> initializer = functionFromReal(init, nullptr);
+  llvm::Expected<ValuePtr> initializer = values_.functionFromReal(init, nullptr);
   if (!initializer)
     return initializer.takeError();
   args.insert(args.begin(), self);
@@ -164,7 +164,7 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
       return pythonError("reading property '" + name + "'");
     if (getter.get() == Py_None)
       return captureError("property '" + name + "' of '" + className(type) + "' has no getter");
-    llvm::Expected<ValuePtr> function = wrapReal(getter.get(), nullptr);
+    llvm::Expected<ValuePtr> function = values_.wrapReal(getter.get(), nullptr);
     if (!function)
       return function.takeError();
     return call(*function, {instance});
@@ -178,7 +178,7 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
       return value;
   if (classAttr && !slot) {
     if (PyFunction_Check(classAttr)) {
-      llvm::Expected<ValuePtr> function = functionFromReal(classAttr, nullptr);
+      llvm::Expected<ValuePtr> function = values_.functionFromReal(classAttr, nullptr);
       if (!function)
         return function.takeError();
       ValuePtr method = makeValue(ValueKind::BoundMethod);
@@ -186,19 +186,19 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
       return method;
     }
     if (PyObject* function = staticFunction(classAttr))
-      return functionFromReal(function, nullptr);
+      return values_.functionFromReal(function, nullptr);
     if (Py_IS_TYPE(classAttr, &PyClassMethod_Type)) {
       PyRef function = PyRef::steal(PyObject_GetAttrString(classAttr, "__func__"));
       if (!function)
         return pythonError("reading classmethod '" + name + "'");
-      llvm::Expected<ValuePtr> callee = wrapReal(function.get(), nullptr);
+      llvm::Expected<ValuePtr> callee = values_.wrapReal(function.get(), nullptr);
       if (!callee)
         return callee.takeError();
       ValuePtr method = makeValue(ValueKind::BoundMethod);
       method->items = {makeValue(ValueKind::Object, instance->object), *callee};
       return method;
     }
-    if (builtins_.count(classAttr)) {
+    if (builtins_.contains(classAttr)) {
       ValuePtr method = makeValue(ValueKind::BoundMethod);
       method->items = {instance, makeValue(ValueKind::Builtin, PyRef::borrow(classAttr))};
       return method;
@@ -208,10 +208,10 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
                           className(type) + "': binding " + describeObject(classAttr) +
                           " to it is not supported");
     // A plain class attribute: a default, a table, a nested class.
-    return wrapReal(classAttr, nullptr);
+    return values_.wrapReal(classAttr, nullptr);
   }
   if (PyObject* fallback = lookup(type, "__getattr__"); fallback && PyFunction_Check(fallback)) {
-    llvm::Expected<ValuePtr> function = functionFromReal(fallback, nullptr);
+    llvm::Expected<ValuePtr> function = values_.functionFromReal(fallback, nullptr);
     if (!function)
       return function.takeError();
     return call(*function, {instance, makeConstantSteal(python::newStr(name))});
@@ -228,7 +228,7 @@ llvm::Error Interpreter::setInstanceAttr(const ValuePtr& instance, llvm::StringR
     PyObject* setter = lookup(type, "__setattr__");
     if (setter && PyFunction_Check(setter)) {
       // A frozen dataclass's __setattr__ raises; others may store elsewhere.
-      llvm::Expected<ValuePtr> function = functionFromReal(setter, nullptr);
+      llvm::Expected<ValuePtr> function = values_.functionFromReal(setter, nullptr);
       if (!function)
         return function.takeError();
       llvm::Expected<ValuePtr> result = call(*function, {instance, key, std::move(value)});
@@ -247,7 +247,7 @@ llvm::Error Interpreter::setInstanceAttr(const ValuePtr& instance, llvm::StringR
     if (setter.get() == Py_None)
       return captureError("AttributeError: property '" + name + "' of '" + className(type) +
                           "' object has no setter");
-    llvm::Expected<ValuePtr> function = wrapReal(setter.get(), nullptr);
+    llvm::Expected<ValuePtr> function = values_.wrapReal(setter.get(), nullptr);
     if (!function)
       return function.takeError();
     llvm::Expected<ValuePtr> result = call(*function, {instance, std::move(value)});
@@ -278,7 +278,7 @@ llvm::Expected<ValuePtr> Interpreter::callSpecial(const ValuePtr& self, llvm::St
   PyObject* method = lookup(typeOf(self), name);
   if (!method || !PyFunction_Check(method))
     return nullptr;
-  llvm::Expected<ValuePtr> function = functionFromReal(method, nullptr);
+  llvm::Expected<ValuePtr> function = values_.functionFromReal(method, nullptr);
   if (!function)
     return function.takeError();
   args.insert(args.begin(), self);

@@ -14,10 +14,13 @@
 
 #include "frontend/bytecode/Instruction.h"
 #include "frontend/bytecode/OpcodeTable.h"
+#include "frontend/capture/BuiltinRegistry.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Frame.h"
 #include "frontend/capture/Recorder.h"
+#include "frontend/capture/TorchTypes.h"
 #include "frontend/capture/Value.h"
+#include "frontend/capture/ValueBuilder.h"
 #include "frontend/oracle/TensorOracle.h"
 #include "ir/Graph.h"
 #include "ir/Guard.h"
@@ -41,14 +44,6 @@ using ir::GuardSet;
 
 class Interpreter;
 
-/// Keyword arguments in call order.
-using KeywordArgs = std::vector<std::pair<std::string, ValuePtr>>;
-
-/// A handler for a builtin callable capture implements over symbolic values.
-using BuiltinHandler = llvm::Expected<ValuePtr> (*)(Interpreter&, const ValuePtr& self,
-                                                    std::vector<ValuePtr>& args,
-                                                    KeywordArgs& kwargs);
-
 /// How one opcode is executed, or why it is not.
 using OpcodeHandler = llvm::Error (Interpreter::*)(Frame&, const bytecode::Instruction&);
 struct OpcodeEntry {
@@ -58,18 +53,6 @@ struct OpcodeEntry {
 };
 /// The table, one row per opcode name (OpcodeDispatch.cpp).
 llvm::ArrayRef<OpcodeEntry> opcodeEntries();
-
-/// Python types capture recognizes, read once from torch.
-struct TorchTypes {
-  python::PyRef torch, tensor, module, parameter, dtype, device, layout, memoryFormat, size, symInt,
-      symFloat, symBool, opOverload, opOverloadPacket, operatorModule, builtinsModule, orderedDict;
-  /// Context managers that only switch torch's grad mode: they run for
-  /// real while capture is inside their block, so the oracle sees the mode.
-  std::vector<python::PyRef> gradModeManagers;
-  /// Classes whose instances are plain immutable data: constructing one
-  /// from constants runs in CPython (torch.finfo(dtype).min).
-  std::vector<python::PyRef> pureClasses;
-};
 
 class Interpreter {
 public:
@@ -84,10 +67,6 @@ public:
   //===--------------------------------------------------------------------===//
   // Values from and to Python.
 
-  /// A real object found in the frame's inputs (or reached from them) as a
-  /// value; tensors become graph inputs named after \p source, constants
-  /// read through a source are guarded.
-  llvm::Expected<ValuePtr> wrapReal(PyObject* object, SourcePtr source);
   /// A value the oracle returned: fake tensors, SymInts, constants, and
   /// tuples and lists of them.
   llvm::Expected<ValuePtr> wrapFake(PyObject* object);
@@ -102,33 +81,6 @@ public:
   };
   llvm::Expected<PythonCallArguments> toPythonArguments(const std::vector<ValuePtr>& args,
                                                         const KeywordArgs& kwargs);
-  /// The source to read \p classValue through, a value read from the class
-  /// of \p base (found there under \p name by the MRO, not in base's
-  /// instance dict): guards that base's instance dict does not shadow it,
-  /// and gives `type(base).name` when the value is one a guard can pin
-  /// without making it a graph input (a constant, a function); else null.
-  SourcePtr classReadSource(const SourcePtr& base, llvm::StringRef name, PyObject* classValue);
-  /// The source of \p value, read from Python module \p module through
-  /// \p source (a module attribute, or a global of a function defined in
-  /// that module), as far as guards may pin it. A library module's state
-  /// (torch's, `torch.relu`) and anything read through `M['name']` (which
-  /// the rewritten bytecode cannot evaluate) keep their source only where a
-  /// guard pins the value by itself and no graph input can come of it:
-  /// functions and built-in functions, modules (whose reads are filtered
-  /// in turn), and, for a program's own modules, constants. Everything else
-  /// is a constant of the graph, as before.
-  SourcePtr moduleReadSource(const SourcePtr& source, PyObject* module, PyObject* value);
-  /// `M['name'].global` for \p value, global \p global of a function whose
-  /// globals are the dict of module `name` in sys.modules, as far as
-  /// moduleReadSource keeps it; null for any other dict.
-  SourcePtr moduleGlobalSource(PyObject* globals, llvm::StringRef global, PyObject* value);
-  /// Guards that nn.Module \p module and the process have no hooks that
-  /// nn.Module.__call__ would run (capture found none).
-  void guardNoModuleHooks(const ValuePtr& module);
-  /// A real tensor made a graph input: the oracle's fake for it, once per
-  /// object.
-  llvm::Expected<ValuePtr> tensorInput(PyObject* real, SourcePtr source,
-                                       llvm::ArrayRef<oracle::DynamicDim> dims = {});
 
   //===--------------------------------------------------------------------===//
   // Python semantics over values.
@@ -145,10 +97,6 @@ public:
   /// The next value, or null when exhausted.
   llvm::Expected<ValuePtr> next(const ValuePtr& iterator);
   llvm::Expected<ValuePtr> length(const ValuePtr& value);
-  /// Pins the keys, in order, of nn.Module \p module's `_modules` table
-  /// (and `_parameters`, when it has entries): what iterating a container
-  /// module, its len() and its positional items depend on.
-  void guardModuleTableKeys(const ValuePtr& module);
   /// Binary operator by its symbol ("+", "+=", "@", ...).
   llvm::Expected<ValuePtr> binary(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b);
   /// Comparison by its symbol ("<", "==", ...).
@@ -229,16 +177,6 @@ public:
   const std::vector<AutoFinding>& autoFindings() const { return autoFindings_; }
   void watchDynamic(DynamicWatch watch) { watches_.push_back(std::move(watch)); }
 
-  /// The tensors made graph inputs, in the order they were made.
-  const std::vector<ValuePtr>& tensorInputs() const { return inputOrder_; }
-
-  /// A Python int argument declared dynamic (`--dynamic n=n[1,64]`): a
-  /// torch.SymInt that is the graph's int input holding \p symbol
-  /// (SymIntInputs.cpp).
-  llvm::Expected<ValuePtr> intInput(PyObject* real, SourcePtr source,
-                                    const oracle::DynamicDim& symbol);
-  /// The ints made graph inputs, in the order they were made.
-  const std::vector<ValuePtr>& intInputs() const { return intInputOrder_; }
   /// A Python function whose bytecode capture ran: its code, globals and
   /// __qualname__ (which a decorator or a generated method may set apart
   /// from its code's co_qualname).
@@ -261,6 +199,12 @@ public:
   /// Tells the oracle which line of the program its next calls come from.
   void reportLocation();
   GuardSet& guards() { return guards_; }
+  /// Makes real objects values, with their sources and guards.
+  ValueBuilder& values() { return values_; }
+  const ValueBuilder& values() const { return values_; }
+  /// The builtins capture implements; handlers register here.
+  BuiltinRegistry& builtins() { return builtins_; }
+  const BuiltinRegistry& builtins() const { return builtins_; }
   const TorchTypes& types() const { return types_; }
   /// The `operator` module's function \p name (borrowed).
   PyObject* operatorFunction(llvm::StringRef name);
@@ -466,10 +410,6 @@ private:
   /// frame; \p names is a class body's namespace.
   llvm::Expected<ValuePtr> runFunction(const ValuePtr& function, std::vector<ValuePtr> locals,
                                        ValuePtr names);
-  /// Real functions made for functions made while capturing: wrapping one
-  /// gives back the symbolic function, whose defaults and closure cells are
-  /// the ones capture reads and writes.
-  std::map<PyObject*, ValuePtr> realFunctions_;
   /// Real cells made for cells made while capturing, by the symbolic cell
   /// (kept alive by the pair).
   std::map<const Value*, std::pair<ValuePtr, python::PyRef>> realCells_;
@@ -494,7 +434,6 @@ private:
 
   llvm::Error bindOpcodes();
   llvm::Error readTypes();
-  llvm::Error registerBuiltins();
 
   llvm::Expected<const bytecode::DecodedCode*> decoded(PyCodeObject* code);
   llvm::Expected<ValuePtr> inlineFunction(const ValuePtr& function, std::vector<ValuePtr> args,
@@ -527,8 +466,6 @@ private:
   llvm::Expected<std::optional<ValuePtr>> userObjectClassRead(const ValuePtr& object,
                                                               llvm::StringRef name);
   llvm::Expected<ValuePtr> tensorAttr(const ValuePtr& tensor, llvm::StringRef name);
-  llvm::Expected<ValuePtr> functionFromReal(PyObject* function, SourcePtr source);
-  void guardConstant(PyObject* object, const SourcePtr& source);
 
   // Shared pieces of opcode handlers.
   ValuePtr pop(Frame& f);
@@ -596,23 +533,12 @@ private:
   oracle::TensorOracle& oracle_;
   GuardSet& guards_;
   const bytecode::OpcodeTable& opcodes_;
-  PyObject* entryGlobals_ = nullptr;
   TorchTypes types_;
   std::array<const OpcodeEntry*, 256> dispatch_{};
   std::map<PyObject*, std::pair<python::PyRef, std::unique_ptr<bytecode::DecodedCode>>> codes_;
-  /// Builtin handlers by the builtin object; the PyRef keeps it alive.
-  std::map<PyObject*, std::pair<python::PyRef, BuiltinHandler>> builtins_;
-  /// The method descriptors among them, by their C method definition, which
-  /// a method bound to a real object shares (see boundBuiltinMethod).
-  std::map<const PyMethodDef*, PyObject*> builtinMethodDefs_;
-  /// Graph inputs made from real tensors, by the real object.
-  std::map<PyObject*, std::pair<python::PyRef, ValuePtr>> tensorInputs_;
-  /// Functions functionFromReal is wrapping: a closure cell that holds one
-  /// of them (a nested function calling itself) gets the same value
-  /// instead of wrapping it again without end.
-  std::map<PyObject*, ValuePtr> functionsBeingWrapped_;
-  std::vector<ValuePtr> inputOrder_;
-  std::vector<ValuePtr> intInputOrder_;
+  BuiltinRegistry builtins_;
+  /// Declared after what it refers to.
+  ValueBuilder values_{oracle_, guards_, recorder_, types_, builtins_};
   std::vector<DynamicWatch> watches_;
   std::vector<AutoFinding> autoFindings_;
   std::vector<Frame*> frames_;
@@ -624,9 +550,6 @@ private:
   /// The exception being handled (sys.exc_info()'s), null outside any
   /// handler: PUSH_EXC_INFO saves it, POP_EXCEPT restores it.
   ValuePtr handledException_;
-
-  friend llvm::Error registerBuiltinHandlers(Interpreter& interp);
-  friend void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);
 };
 
 /// Registers the builtin handler table (Builtins.cpp).
@@ -645,6 +568,9 @@ ValuePtr mappingProxyTarget(const ValuePtr& value);
 bool isMappingProxyRead(llvm::StringRef name);
 /// Registers id() and vars() (IdentityBuiltins.cpp).
 llvm::Error registerIdentityHandlers(Interpreter& interp);
-void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler);
+/// Registers \p handler for \p object in \p interp's builtins.
+inline void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler) {
+  interp.builtins().add(object, handler);
+}
 
 } // namespace dync::capture

@@ -108,7 +108,7 @@ llvm::Expected<ValuePtr> Interpreter::itemOfSlicedContainer(const ValuePtr& base
   for (const ValuePtr& child : base->items)
     if (child->object.get() == item.get())
       return child;
-  return wrapReal(item.get(), nullptr);
+  return values_.wrapReal(item.get(), nullptr);
 }
 
 } // namespace dync::capture

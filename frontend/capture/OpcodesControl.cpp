@@ -297,7 +297,7 @@ llvm::Error Interpreter::op_BEFORE_WITH(Frame& f, const Instruction&) {
   if (!entered)
     return pythonError("entering a 'with' block");
   f.stack.push_back(makeValue(ValueKind::Object, exit));
-  llvm::Expected<ValuePtr> value = wrapReal(entered.get(), nullptr);
+  llvm::Expected<ValuePtr> value = values_.wrapReal(entered.get(), nullptr);
   if (!value)
     return value.takeError();
   f.stack.push_back(*value);

@@ -65,7 +65,7 @@ llvm::Error Interpreter::op_LOAD_CONST(Frame& f, const Instruction& ins) {
   // Constants of the code are part of the program, not inputs: no source,
   // no guard. Tuples of constants stay constants.
   if (PyTuple_CheckExact(constant) || PyFrozenSet_CheckExact(constant)) {
-    llvm::Expected<ValuePtr> value = wrapReal(constant, nullptr);
+    llvm::Expected<ValuePtr> value = values_.wrapReal(constant, nullptr);
     if (!value)
       return value.takeError();
     f.stack.push_back(*value);
@@ -104,7 +104,7 @@ llvm::Expected<ValuePtr> Interpreter::loadGlobal(Frame& f, PyObject* name) {
   // sys.modules: guards pin it where they can (moduleReadSource).
   SourcePtr source = f.entryGlobals ? Source::global(text) : nullptr;
   if (!f.entryGlobals && value)
-    source = moduleGlobalSource(f.globals, text, value);
+    source = values_.moduleGlobalSource(f.globals, text, value);
   if (!value) {
     if (PyErr_Occurred())
       return programError("reading global '" + text + "'");
@@ -118,7 +118,7 @@ llvm::Expected<ValuePtr> Interpreter::loadGlobal(Frame& f, PyObject* name) {
       return captureError("name '" + text + "' is not defined");
     source = nullptr;
   }
-  return wrapReal(value, source);
+  return values_.wrapReal(value, source);
 }
 
 llvm::Error Interpreter::op_LOAD_GLOBAL(Frame& f, const Instruction& ins) {

@@ -108,7 +108,7 @@ llvm::Expected<ValuePtr> Interpreter::makePartial(const ValuePtr& cls, std::vect
   if (args.empty())
     return raiseBuiltin(PyExc_TypeError, "type 'partial' takes at least one argument");
   ValuePtr func = args.front();
-  llvm::Expected<ValuePtr> callableBuiltin = wrapReal(
+  llvm::Expected<ValuePtr> callableBuiltin = values_.wrapReal(
       PyDict_GetItemString(PyModule_GetDict(types_.builtinsModule.get()), "callable"), nullptr);
   if (!callableBuiltin)
     return callableBuiltin.takeError();

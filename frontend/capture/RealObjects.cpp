@@ -213,7 +213,7 @@ llvm::Expected<PyRef> Interpreter::materialize(const ValuePtr& value,
     // Registered before the defaults and closure are made, so a function
     // that refers to itself (through its closure) is one function.
     value->object = function;
-    realFunctions_[function.get()] = value;
+    values_.noteRealFunction(function.get(), value);
     auto fill = [&]() -> llvm::Error {
       if (!value->items.empty()) {
         llvm::Expected<PyRef> defaults = all(value->items);
@@ -249,7 +249,7 @@ llvm::Expected<PyRef> Interpreter::materialize(const ValuePtr& value,
       return llvm::Error::success();
     };
     if (llvm::Error error = fill()) {
-      realFunctions_.erase(function.get());
+      values_.forgetRealFunction(function.get());
       value->object = PyRef();
       return error;
     }
@@ -305,7 +305,7 @@ llvm::Expected<ValuePtr> Interpreter::callForReal(PyObject* callable,
   PyRef result = PyRef::steal(PyObject_Call(callable, tuple.get(), dict.get()));
   if (!result)
     return pythonError("calling " + describeObject(callable));
-  return wrapReal(result.get(), nullptr);
+  return values_.wrapReal(result.get(), nullptr);
 }
 
 llvm::Error Interpreter::syncRealCell(const ValuePtr& cell) {

@@ -9,7 +9,6 @@
 #include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictInstances.h"
-#include "frontend/capture/DictReads.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -266,7 +265,7 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
     if (!value)
       return programError("reading attribute '" + name + "' of " +
                           (module->source ? module->source->str() : typeNameOf(module)));
-    return wrapReal(value.get(), nullptr);
+    return values_.wrapReal(value.get(), nullptr);
   };
   // The class and the instance dict come first, as Python looks them up.
   PyObject* classAttr = _PyType_Lookup(Py_TYPE(object), nameObject.get());
@@ -278,7 +277,7 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
       return programError("reading property '" + name + "'");
     // The getter is pinned where the class holds it, so that a property
     // replaced on the class misses.
-    llvm::Expected<ValuePtr> function = wrapReal(
+    llvm::Expected<ValuePtr> function = values_.wrapReal(
         getter.get(),
         module->source ? Source::attr(Source::classAttr(module->source, name), "fget") : nullptr);
     if (!function)
@@ -291,27 +290,28 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
     SourcePtr source;
     PyObject* value = PyDict_GetItem(dict, nameObject.get());
     if (value) {
-      source = instanceDictSource(module->source, object, nameObject.get(), value);
+      source = values_.instanceDictSource(module->source, object, nameObject.get(), value);
     } else {
       for (const char* table : {"_parameters", "_buffers", "_modules"}) {
         PyObject* entries = PyDict_GetItemString(dict, table);
         if (!entries || !PyDict_Check(entries))
           continue;
         if ((value = PyDict_GetItem(entries, nameObject.get()))) {
-          source = moduleTableSource(module->source, object, table, nameObject.get(), value);
+          source =
+              values_.moduleTableSource(module->source, object, table, nameObject.get(), value);
           break;
         }
       }
     }
     if (value)
-      return wrapReal(value, source);
+      return values_.wrapReal(value, source);
   }
   if (classAttr) {
     // Read from the class: the instance must not shadow it, and what the
     // class holds is pinned where a guard can (classReadSource).
-    SourcePtr classSource = classReadSource(module->source, name, classAttr);
+    SourcePtr classSource = values_.classReadSource(module->source, name, classAttr);
     if (PyFunction_Check(classAttr)) {
-      llvm::Expected<ValuePtr> function = functionFromReal(classAttr, classSource);
+      llvm::Expected<ValuePtr> function = values_.functionFromReal(classAttr, classSource);
       if (!function)
         return function.takeError();
       ValuePtr method = makeValue(ValueKind::BoundMethod);
@@ -322,11 +322,11 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
       PyRef bound = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
       if (!bound)
         return programError("reading attribute '" + name + "'");
-      return wrapReal(bound.get(), nullptr);
+      return values_.wrapReal(bound.get(), nullptr);
     }
     if (Py_TYPE(classAttr)->tp_descr_get)
       return readReal();
-    return wrapReal(classAttr, classSource);
+    return values_.wrapReal(classAttr, classSource);
   }
   return readReal();
 }
@@ -358,8 +358,8 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const V
     // The getter is pinned where the class holds it (the property read
     // through type(object)), so that a property replaced on the class
     // misses.
-    llvm::Expected<ValuePtr> function =
-        functionFromReal(fget.get(), Source::attr(Source::classAttr(object->source, name), "fget"));
+    llvm::Expected<ValuePtr> function = values_.functionFromReal(
+        fget.get(), Source::attr(Source::classAttr(object->source, name), "fget"));
     if (!function)
       return function.takeError();
     llvm::Expected<ValuePtr> result = call(*function, {object});
@@ -384,7 +384,7 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const V
       PyDict_GetItem(*dictPointer, nameObject.get()))
     return std::nullopt;
   llvm::Expected<ValuePtr> function =
-      functionFromReal(classAttr, classReadSource(object->source, name, classAttr));
+      values_.functionFromReal(classAttr, values_.classReadSource(object->source, name, classAttr));
   if (!function)
     return function.takeError();
   ValuePtr method = makeValue(ValueKind::BoundMethod);
@@ -439,7 +439,8 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     if (base->kind == ValueKind::Object && base->source && PyMethod_Check(value.get()) &&
         PyMethod_GET_SELF(value.get()) == base->object.get() &&
         PyFunction_Check(PyMethod_GET_FUNCTION(value.get()))) {
-      llvm::Expected<ValuePtr> function = wrapReal(PyMethod_GET_FUNCTION(value.get()), nullptr);
+      llvm::Expected<ValuePtr> function =
+          values_.wrapReal(PyMethod_GET_FUNCTION(value.get()), nullptr);
       if (!function)
         return function.takeError();
       ValuePtr method = makeValue(ValueKind::BoundMethod, PyRef::borrow(value.get()));
@@ -449,29 +450,30 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     // Only a read of the instance dict (a module's, a class's) has a source;
     // what an object's class gives is a constant, with the class pinned.
     PyObject* object = base->object.get();
-    SourcePtr source = instanceDictSource(base->source, object, nameObject.get(), value.get());
+    SourcePtr source =
+        values_.instanceDictSource(base->source, object, nameObject.get(), value.get());
     if (base->source && !source && base->kind != ValueKind::Constant && !PyModule_Check(object) &&
         !PyType_Check(object)) {
       guards_.add(typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
       // A plain class attribute (the object the class holds, as is).
       if (Py_TYPE(object)->tp_getattro == PyObject_GenericGetAttr &&
           _PyType_Lookup(Py_TYPE(object), nameObject.get()) == value.get())
-        source = classReadSource(base->source, name, value.get());
+        source = values_.classReadSource(base->source, name, value.get());
     }
     // Methods of constants stay calls on constants (see callObject). What
     // torch's own modules hold is guarded only where it is a function
     // (moduleReadSource).
     if (base->kind == ValueKind::Constant)
       source = nullptr;
-    source = moduleReadSource(source, object, value.get());
-    return wrapReal(value.get(), source);
+    source = values_.moduleReadSource(source, object, value.get());
+    return values_.wrapReal(value.get(), source);
   }
   case ValueKind::Function:
     if (base->object) {
       PyRef value = PyRef::steal(PyObject_GetAttrString(base->object.get(), name.str().c_str()));
       if (!value)
         return programError("reading attribute '" + name + "' of a function");
-      return wrapReal(value.get(), nullptr);
+      return values_.wrapReal(value.get(), nullptr);
     }
     break;
   case ValueKind::BoundMethod:
@@ -507,13 +509,13 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
                             "__len__", "__iter__"},
                            name))
       attribute = _PyType_Lookup(&PyDict_Type, nameObject.get());
-    if (attribute && builtins_.count(attribute)) {
+    if (attribute && builtins_.contains(attribute)) {
       ValuePtr method = makeValue(ValueKind::BoundMethod);
       method->items = {base, makeValue(ValueKind::Builtin, PyRef::borrow(attribute))};
       return method;
     }
     if (attribute && PyFunction_Check(attribute)) {
-      llvm::Expected<ValuePtr> function = functionFromReal(attribute, nullptr);
+      llvm::Expected<ValuePtr> function = values_.functionFromReal(attribute, nullptr);
       if (!function)
         return function.takeError();
       ValuePtr method = makeValue(ValueKind::BoundMethod);
@@ -540,7 +542,7 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
       if (!method)
         return programError("reading attribute '" + name + "' of " +
                             qualifiedTypeName(type->get()));
-      return wrapReal(method.get(), nullptr);
+      return values_.wrapReal(method.get(), nullptr);
     }
     if (isSymbolicSize(*this, base))
       return symbolicSizeMethod(*this, base, name);
@@ -567,7 +569,7 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
       PyObject* attribute = dict ? PyDict_GetItem(dict, nameObject.get()) : nullptr;
       if (!attribute)
         continue;
-      llvm::Expected<ValuePtr> function = wrapReal(attribute, nullptr);
+      llvm::Expected<ValuePtr> function = values_.wrapReal(attribute, nullptr);
       if (!function)
         return function.takeError();
       // `object`'s methods bind to self like functions do (super().__init__());
@@ -700,15 +702,15 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
     // on the container's class: it is pinned.
     SourcePtr source;
     if (base->kind == ValueKind::NNModule)
-      source =
-          containerItemSource(base->source, base->object.get(), key->object.get(), value.get());
+      source = values_.containerItemSource(base->source, base->object.get(), key->object.get(),
+                                           value.get());
     if (base->source && base->kind != ValueKind::Constant)
       guards_.add(
           typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(base->object.get()))));
     // Which entry a position names depends on the entries before it.
     if (base->kind == ValueKind::NNModule && PyLong_Check(key->object.get()))
-      guardModuleTableKeys(base);
-    return wrapReal(value.get(), source);
+      values_.guardModuleTableKeys(base);
+    return values_.wrapReal(value.get(), source);
   }
   if (base->kind == ValueKind::Constant && key->kind == ValueKind::Slice &&
       allConstant(key->items)) {
@@ -731,7 +733,7 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
     PyRef value = PyRef::steal(PyObject_GetItem(real, index->get()));
     if (!value)
       return programError("subscripting " + typeNameOf(base));
-    return wrapReal(value.get(), nullptr);
+    return values_.wrapReal(value.get(), nullptr);
   }
   return captureError("indexing a " + typeNameOf(base) + " with a " + spelling(key->kind) +
                       " value is not supported");
@@ -864,16 +866,16 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
     // Iteration is the container class's: pin it, and the entries it walks.
     if (value->source)
       guards_.add(typeGuard(value->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
-    guardModuleTableKeys(value);
+    values_.guardModuleTableKeys(value);
     std::vector<ValuePtr> items;
     long long index = 0;
     while (PyRef item = PyRef::steal(PyIter_Next(iterator.get()))) {
       SourcePtr source;
       if (value->source && !keyed) {
         PyRef position = PyRef::steal(PyLong_FromLongLong(index));
-        source = containerItemSource(value->source, object, position.get(), item.get());
+        source = values_.containerItemSource(value->source, object, position.get(), item.get());
       }
-      llvm::Expected<ValuePtr> wrapped = wrapReal(item.get(), source);
+      llvm::Expected<ValuePtr> wrapped = values_.wrapReal(item.get(), source);
       if (!wrapped)
         return wrapped.takeError();
       items.push_back(*wrapped);
@@ -892,7 +894,7 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
     while (PyRef item = PyRef::steal(PyIter_Next(iterator.get()))) {
       // What an object's iterator gives is not a read `[i]` spells (that
       // is an item of an exact list or tuple): no source.
-      llvm::Expected<ValuePtr> wrapped = wrapReal(item.get(), nullptr);
+      llvm::Expected<ValuePtr> wrapped = values_.wrapReal(item.get(), nullptr);
       if (!wrapped)
         return wrapped.takeError();
       items.push_back(*wrapped);
@@ -926,19 +928,6 @@ llvm::Expected<ValuePtr> Interpreter::next(const ValuePtr& iterator) {
   return iterable->items[iterator->position++];
 }
 
-void Interpreter::guardModuleTableKeys(const ValuePtr& module) {
-  if (!module->source)
-    return;
-  for (const char* table : {"_modules", "_parameters"}) {
-    auto [source, entries] = moduleTable(module->source, module->object.get(), table);
-    // An empty parameter table is not what a module container iterates.
-    if (!source || (PyDict_GET_SIZE(entries) == 0 && llvm::StringRef(table) != "_modules"))
-      continue;
-    if (std::optional<std::vector<std::string>> keys = strKeys(entries))
-      guards_.add(Guard::keysAre(source, *keys));
-  }
-}
-
 llvm::Expected<ValuePtr> Interpreter::length(const ValuePtr& value) {
   if (ValuePtr viewed = mappingProxyTarget(value))
     return length(viewed);
@@ -962,7 +951,7 @@ llvm::Expected<ValuePtr> Interpreter::length(const ValuePtr& value) {
   case ValueKind::NNModule:
   case ValueKind::Object: {
     if (value->kind == ValueKind::NNModule)
-      guardModuleTableKeys(value);
+      values_.guardModuleTableKeys(value);
     Py_ssize_t size = PyObject_Length(value->object.get());
     if (size < 0)
       return programError("len()");

@@ -58,14 +58,9 @@ void Interpreter::trackState() {
       roots.push_back(store.value);
     for (const MutatedContainer& mutated : mutatedContainers_)
       roots.push_back(mutated.value);
-    for (const auto& [object, function] : realFunctions_)
-      roots.push_back(function);
     for (const auto& [value, cell] : realCells_)
       roots.push_back(cell.first);
-    for (const auto& [object, function] : functionsBeingWrapped_)
-      roots.push_back(function);
-    for (const auto& [object, input] : tensorInputs_)
-      roots.push_back(input.second);
+    values_.addRoots(roots);
   });
   // The frames themselves (where they are, their stacks and locals as
   // vectors) and the interpreter's own tables. The code cache is left out:
@@ -74,8 +69,7 @@ void Interpreter::trackState() {
     auto tables = [this] {
       return std::tie(frames_, handledException_, raisedOrigins_, contextVarSettings_,
                       contextVarTokens_, realAttrSettings_, globalStores_, mutatedContainers_,
-                      realFunctions_, realCells_, localClasses_, functionsBeingWrapped_,
-                      tensorInputs_, inputOrder_, functionsRun_, watches_, autoFindings_, steps_,
+                      realCells_, localClasses_, functionsRun_, watches_, autoFindings_, steps_,
                       returnLocation_);
     };
     using Tables =
@@ -84,8 +78,10 @@ void Interpreter::trackState() {
     auto frameStates = std::make_shared<std::vector<std::pair<Frame*, Frame>>>();
     for (Frame* frame : frames_)
       frameStates->emplace_back(frame, *frame);
-    return [tables, saved, frameStates] {
+    Recorder::Restore restoreValues = values_.save();
+    return [tables, saved, frameStates, restoreValues] {
       tables() = *saved;
+      restoreValues();
       for (const auto& [frame, state] : *frameStates)
         *frame = state;
     };

@@ -7,14 +7,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"
-#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/ValueBuilder.h"
 
 namespace dync::capture {
 
 using python::PyRef;
 
-llvm::Expected<ValuePtr> Interpreter::intInput(PyObject* real, SourcePtr source,
-                                               const oracle::DynamicDim& symbol) {
+llvm::Expected<ValuePtr> ValueBuilder::intInput(PyObject* real, SourcePtr source,
+                                                const oracle::DynamicDim& symbol) {
   if (!source)
     return captureError("an int that was not reached from the frame's inputs cannot be a graph "
                         "input");

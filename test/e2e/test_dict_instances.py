@@ -26,28 +26,7 @@ import torch
 import dync
 import dict_outputs as m
 
-
-def same(actual, expected, where):
-    assert type(actual) is type(expected), (where, type(actual), type(expected))
-    if isinstance(expected, torch.Tensor):
-        torch.testing.assert_close(actual, expected, rtol=0, atol=0)
-        return
-    if isinstance(expected, (tuple, list)):
-        assert len(actual) == len(expected), where
-        for i, (a, e) in enumerate(zip(actual, expected)):
-            same(a, e, where + "[%d]" % i)
-        return
-    if isinstance(expected, dict):
-        assert list(actual.keys()) == list(expected.keys()), (where, list(actual.keys()))
-        for key in expected.keys():
-            same(dict.__getitem__(actual, key), dict.__getitem__(expected, key),
-                 where + "[%r]" % (key,))
-    if hasattr(expected, "__dict__"):
-        assert list(vars(actual)) == list(vars(expected)), (where, vars(actual))
-        for name in vars(expected):
-            same(getattr(actual, name), getattr(expected, name), where + "." + name)
-    elif not isinstance(expected, dict):
-        assert actual == expected, (where, actual, expected)
+from eager_comparison import assert_same_structure as same
 
 
 x = torch.randn(2, 3)

@@ -30,25 +30,7 @@ import dync
 import pytree_io as m
 
 
-def same(actual, expected, where):
-    # Exactly eager's structure: the same type, then the same contents.
-    assert type(actual) is type(expected), (where, type(actual), type(expected))
-    if isinstance(expected, torch.Tensor):
-        torch.testing.assert_close(actual, expected, rtol=0, atol=0)
-    elif isinstance(expected, (tuple, list)):
-        assert len(actual) == len(expected), where
-        for i, (a, e) in enumerate(zip(actual, expected)):
-            same(a, e, where + "[%d]" % i)
-    elif isinstance(expected, dict):
-        assert list(actual) == list(expected), (where, list(actual), list(expected))
-        for key in expected:
-            same(actual[key], expected[key], where + "[%r]" % (key,))
-    elif hasattr(expected, "__dict__"):
-        assert list(vars(actual)) == list(vars(expected)), (where, vars(actual))
-        for name in vars(expected):
-            same(getattr(actual, name), getattr(expected, name), where + "." + name)
-    else:
-        assert actual == expected, (where, actual, expected)
+from eager_comparison import assert_same_structure as same
 
 
 torch.manual_seed(1)

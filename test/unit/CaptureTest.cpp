@@ -186,7 +186,7 @@ protected:
       ADD_FAILURE() << llvm::toString(interp.takeError());
       return PyRef();
     }
-    llvm::Expected<ValuePtr> function = (*interp)->wrapReal(global(name), nullptr);
+    llvm::Expected<ValuePtr> function = (*interp)->values().wrapReal(global(name), nullptr);
     llvm::Expected<ValuePtr> result =
         function ? (*interp)->call(*function, {makeInt(n)}) : function.takeError();
     if (!result) {
@@ -231,7 +231,7 @@ TEST_F(CaptureInterpreterTest, StopsWithReasonAndPlace) {
   llvm::Expected<std::unique_ptr<Interpreter>> interp =
       Interpreter::create(oracle_, guards_, *table, PyFunction_GetGlobals(global("prints")));
   ASSERT_SUCCEEDED(interp);
-  llvm::Expected<ValuePtr> function = (*interp)->wrapReal(global("prints"), nullptr);
+  llvm::Expected<ValuePtr> function = (*interp)->values().wrapReal(global("prints"), nullptr);
   ASSERT_SUCCEEDED(function);
   llvm::Expected<ValuePtr> result = (*interp)->call(*function, {makeInt(1)});
   ASSERT_FALSE(static_cast<bool>(result));

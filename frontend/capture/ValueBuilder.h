@@ -1,0 +1,188 @@
+//===- ValueBuilder.h - Real objects made values, with sources and guards -===//
+//
+// Every real object capture reads (a frame input, a module attribute, a
+// global, a default, a closure cell, an item of a container) becomes a value
+// here. The builder decides which value kind stands for it, which source it
+// keeps (the dictionary reads a guard can repeat without running Python,
+// DictReads.h), and installs the guards that pin what capture assumed of it:
+// constants by value, functions by identity, containers by type and length
+// or keys, tensors as graph inputs with their tensor guards.
+//
+// It needs only the guard set, the tensor oracle (for graph inputs), the
+// recorder (making an input cannot be taken back), torch's types and the
+// registered builtins; the interpreter and object semantics call it rather
+// than wrapping objects themselves.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/capture/BuiltinRegistry.h"
+#include "frontend/capture/GuardedDefaults.h"
+#include "frontend/capture/Recorder.h"
+#include "frontend/capture/TorchTypes.h"
+#include "frontend/capture/Value.h"
+#include "frontend/oracle/TensorOracle.h"
+#include "ir/Guard.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <Python.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dync::capture {
+
+class ValueBuilder {
+public:
+  ValueBuilder(oracle::TensorOracle& oracle, ir::GuardSet& guards, Recorder& recorder,
+               const TorchTypes& types, const BuiltinRegistry& builtins)
+      : oracle_(oracle), guards_(guards), recorder_(recorder), types_(types), builtins_(builtins) {}
+
+  /// The entry module's dict: functions defined there are the program's own.
+  void setEntryGlobals(PyObject* entryGlobals) { entryGlobals_ = entryGlobals; }
+  /// Where a real list or dict of the caller's the program changed in place
+  /// is found: wrapReal gives back that changed value (SideEffects.cpp).
+  void setChangedContainers(std::function<ValuePtr(PyObject*)> lookup) {
+    changedContainers_ = std::move(lookup);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Real objects as values.
+
+  /// A real object found in the frame's inputs (or reached from them) as a
+  /// value; tensors become graph inputs named after \p source, constants
+  /// read through a source are guarded.
+  llvm::Expected<ValuePtr> wrapReal(PyObject* object, SourcePtr source);
+  /// A Python function as a Function value: its defaults and closure cells
+  /// wrapped in turn, pinned by a function guard when read through
+  /// \p source.
+  llvm::Expected<ValuePtr> functionFromReal(PyObject* function, SourcePtr source);
+  /// Guards \p object, read through \p source, by value when the guards can
+  /// spell it (None, bool, int64, float, str), else by type.
+  void guardConstant(PyObject* object, const SourcePtr& source);
+
+  //===--------------------------------------------------------------------===//
+  // Graph inputs.
+
+  /// A real tensor made a graph input: the oracle's fake for it, once per
+  /// object.
+  llvm::Expected<ValuePtr> tensorInput(PyObject* real, SourcePtr source,
+                                       llvm::ArrayRef<oracle::DynamicDim> dims = {});
+  /// A Python int argument declared dynamic (`--dynamic n=n[1,64]`): a
+  /// torch.SymInt that is the graph's int input holding \p symbol
+  /// (SymIntInputs.cpp).
+  llvm::Expected<ValuePtr> intInput(PyObject* real, SourcePtr source,
+                                    const oracle::DynamicDim& symbol);
+  /// The tensors made graph inputs, in the order they were made.
+  const std::vector<ValuePtr>& tensorInputs() const { return inputOrder_; }
+  /// The ints made graph inputs, in the order they were made.
+  const std::vector<ValuePtr>& intInputs() const { return intInputOrder_; }
+  /// The graph input made for real tensor \p real, or null.
+  ValuePtr knownTensorInput(PyObject* real) const;
+  /// The real tensor graph input \p value was made for, or null.
+  PyObject* realTensorOf(const ValuePtr& value) const;
+
+  //===--------------------------------------------------------------------===//
+  // Sources of reads.
+
+  /// The source to read \p classValue through, a value read from the class
+  /// of \p base (found there under \p name by the MRO, not in base's
+  /// instance dict): guards that base's instance dict does not shadow it,
+  /// and gives `type(base).name` when the value is one a guard can pin
+  /// without making it a graph input (a constant, a function); else null.
+  SourcePtr classReadSource(const SourcePtr& base, llvm::StringRef name, PyObject* classValue);
+  /// The source of \p value, read from Python module \p module through
+  /// \p source (a module attribute, or a global of a function defined in
+  /// that module), as far as guards may pin it. A library module's state
+  /// (torch's, `torch.relu`) and anything read through `M['name']` (which
+  /// the rewritten bytecode cannot evaluate) keep their source only where a
+  /// guard pins the value by itself and no graph input can come of it:
+  /// functions and built-in functions, modules (whose reads are filtered
+  /// in turn), and, for a program's own modules, constants. Everything else
+  /// is a constant of the graph, as before.
+  SourcePtr moduleReadSource(const SourcePtr& source, PyObject* module, PyObject* value);
+  /// `M['name'].global` for \p value, global \p global of a function whose
+  /// globals are the dict of module `name` in sys.modules, as far as
+  /// moduleReadSource keeps it; null for any other dict.
+  SourcePtr moduleGlobalSource(PyObject* globals, llvm::StringRef global, PyObject* value);
+  /// `base.name` for \p value read from \p object's instance dict by
+  /// Python's generic lookup; null otherwise (DictReads.h).
+  SourcePtr instanceDictSource(const SourcePtr& base, PyObject* object, PyObject* name,
+                               PyObject* value);
+  /// `base._parameters['name']` (or `_buffers`, `_modules`, as \p table
+  /// says) for \p value in nn.Module \p module's table; null otherwise.
+  SourcePtr moduleTableSource(const SourcePtr& base, PyObject* module, const char* table,
+                              PyObject* name, PyObject* value);
+  /// The source of \p item, which module container \p container gave for
+  /// \p key: the table entry holding it (DictReads.h).
+  SourcePtr containerItemSource(const SourcePtr& base, PyObject* container, PyObject* key,
+                                PyObject* item);
+
+  //===--------------------------------------------------------------------===//
+  // Guards on what a read assumed.
+
+  /// Guards that nn.Module \p module and the process have no hooks that
+  /// nn.Module.__call__ would run (capture found none).
+  void guardNoModuleHooks(const ValuePtr& module);
+  /// Pins the keys, in order, of nn.Module \p module's `_modules` table
+  /// (and `_parameters`, when it has entries): what iterating a container
+  /// module, its len() and its positional items depend on.
+  void guardModuleTableKeys(const ValuePtr& module);
+  /// Guards what \p function's __defaults__ and __kwdefaults__ held where
+  /// \p read says the call used them, when the function was read through a
+  /// source (its length and each default used; a default that is neither a
+  /// constant nor a function keeps its type pinned). Nothing for functions
+  /// made while capturing.
+  void guardDefaultsRead(const Value& function, const DefaultsRead& read);
+
+  //===--------------------------------------------------------------------===//
+  // Functions made real by capture (RealObjects.cpp).
+
+  /// Wrapping real function \p real gives back \p symbolic, the function
+  /// made while capturing that it was made for.
+  void noteRealFunction(PyObject* real, ValuePtr symbolic) {
+    realFunctions_[real] = std::move(symbolic);
+  }
+  void forgetRealFunction(PyObject* real) { realFunctions_.erase(real); }
+
+  //===--------------------------------------------------------------------===//
+  // Checkpoints (Recorder.h).
+
+  /// Adds the values the builder holds to \p roots.
+  void addRoots(std::vector<ValuePtr>& roots) const;
+  /// Saves the builder's tables; the result restores them.
+  Recorder::Restore save();
+
+private:
+  oracle::TensorOracle& oracle_;
+  ir::GuardSet& guards_;
+  Recorder& recorder_;
+  const TorchTypes& types_;
+  const BuiltinRegistry& builtins_;
+  PyObject* entryGlobals_ = nullptr;
+  std::function<ValuePtr(PyObject*)> changedContainers_;
+  /// \p value, read as the caller's exact list or dict \p real, marked as
+  /// such; or the value the program changed it into.
+  ValuePtr callersContainer(ValuePtr value, PyObject* real);
+  /// Graph inputs made from real tensors, by the real object.
+  std::map<PyObject*, std::pair<python::PyRef, ValuePtr>> tensorInputs_;
+  std::vector<ValuePtr> inputOrder_;
+  std::vector<ValuePtr> intInputOrder_;
+  /// Functions functionFromReal is wrapping: a closure cell that holds one
+  /// of them (a nested function calling itself) gets the same value
+  /// instead of wrapping it again without end.
+  std::map<PyObject*, ValuePtr> functionsBeingWrapped_;
+  /// Real functions made for functions made while capturing: wrapping one
+  /// gives back the symbolic function, whose defaults and closure cells are
+  /// the ones capture reads and writes.
+  std::map<PyObject*, ValuePtr> realFunctions_;
+};
+
+} // namespace dync::capture
