@@ -66,7 +66,7 @@ def global_store(x):
     del calls
     return x
 
-# GLOBAL: errors.py:[[@LINE-3]]:5: error: unsupported opcode DELETE_GLOBAL (deleting a global variable (a side effect outside the graph))
+# GLOBAL: errors.py:[[@LINE-3]]:9: error: unsupported opcode DELETE_GLOBAL (deleting a global variable (a side effect outside the graph))
 # GLOBAL-NEXT: {{^}}    del calls
 
 
