@@ -28,6 +28,14 @@ std::unique_ptr<Node> Node::output(Argument result) {
   return node;
 }
 
+std::unique_ptr<Node> Node::output(Argument result,
+                                   std::vector<std::pair<SideEffect, Argument>> effects) {
+  std::unique_ptr<Node> node = output(std::move(result));
+  for (auto& [effect, value] : effects)
+    node->addSideEffect(std::move(effect), std::move(value));
+  return node;
+}
+
 const Type* Node::resultType(std::optional<unsigned> index) const {
   if (!index)
     return &type_;

@@ -35,6 +35,24 @@ namespace dync::ir {
 
 enum class NodeKind : uint8_t { Input, Call, Output };
 
+/// What the rewritten code does to an object that existed before the call,
+/// after the graph ran, so the world is left as the Python function left it
+/// (docs/capture.md, "Side effects"). The value is one of the output node's
+/// arguments, rebuilt as a returned value is.
+struct SideEffect {
+  enum class Kind : uint8_t {
+    /// `target = value`: an attribute (`L['self'].count`) or a global
+    /// (`G['calls']`) assigned.
+    Set,
+    /// `target[:] = value` for a list, `target.clear(); target.update(value)`
+    /// for a dict: a container of the caller's mutated in place.
+    Fill
+  };
+  Kind kind = Kind::Set;
+  /// The object's source (ir/Source.h), as guards spell it.
+  std::string target;
+};
+
 /// What a graph is: an entry captured from a Python function, or a kernel
 /// that entry graphs call.
 enum class GraphKind : uint8_t { Entry, Kernel };
@@ -52,6 +70,10 @@ public:
   /// `%3`, or a tuple or list (`(%3,)`, `(%3, [%4, none], 2*s0)`), so that
   /// `return x` and `return (x,)` stay different.
   static std::unique_ptr<Node> output(Argument result);
+  /// The same, followed by the side effects the rewritten code replays after
+  /// the graph, in order: effect i's value is argument i + 1.
+  static std::unique_ptr<Node> output(Argument result,
+                                      std::vector<std::pair<SideEffect, Argument>> effects);
 
   NodeKind kind() const { return kind_; }
   bool isInput() const { return kind_ == NodeKind::Input; }
@@ -87,8 +109,16 @@ public:
   std::vector<Argument>& args() { return args_; }
   const std::vector<KeywordArgument>& kwargs() const { return kwargs_; }
   std::vector<KeywordArgument>& kwargs() { return kwargs_; }
-  /// Output: the returned value. A verified graph's output has exactly one.
+  /// Output: the returned value, the first argument.
   const Argument& returnValue() const { return args_.front(); }
+  /// Output: the side effects after the graph; effect i's value is
+  /// args()[i + 1].
+  const std::vector<SideEffect>& sideEffects() const { return effects_; }
+  /// Output: appends a side effect and its value.
+  void addSideEffect(SideEffect effect, Argument value) {
+    effects_.push_back(std::move(effect));
+    args_.push_back(std::move(value));
+  }
 
   /// Calls \p fn on every value this node uses, keyword arguments included.
   void forEachUse(llvm::function_ref<void(const ValueRef&)> fn) const;
@@ -117,6 +147,7 @@ private:
   std::string target_;
   std::vector<Argument> args_;
   std::vector<KeywordArgument> kwargs_;
+  std::vector<SideEffect> effects_;
   llvm::SMLoc loc_;
   Location location_;
 };
@@ -188,8 +219,9 @@ private:
   llvm::SMLoc loc_;
 };
 
-/// The tensor values in \p graph's returned value, depth-first, left to
-/// right: the results a compiled graph function returns, in order.
+/// The tensor values in \p graph's returned value, then in the values of its
+/// side effects, depth-first, left to right: the results a compiled graph
+/// function returns, in order.
 std::vector<ValueRef> outputLeaves(const Graph& graph);
 
 /// The type a call of \p kernel has: the returned tensor's type, or a tuple

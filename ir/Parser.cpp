@@ -423,8 +423,31 @@ bool Parser::parseStatement(Graph& graph) {
     graph.append(std::move(output));
     return true;
   }
+  if (consumeKeywordIf("after")) {
+    // A side effect the rewritten code replays after the graph:
+    // `after set L['self'].count = 2`, `after fill L['xs'] = [%3]`.
+    Node* output = graph.nodes().empty() ? nullptr : &graph.nodes().back();
+    if (!output || !output->isOutput())
+      return error(loc, "'after' follows the 'return' it belongs to"), false;
+    if (!tok_.isKeyword("set") && !tok_.isKeyword("fill"))
+      return expected("'set' or 'fill'"), false;
+    SideEffect effect;
+    effect.kind = tok_.isKeyword("set") ? SideEffect::Kind::Set : SideEffect::Kind::Fill;
+    Token source = lexer_.lexGuardSource();
+    if (source.is(Token::Error))
+      return error(source.loc(), lexer_.errorMessage()), false;
+    consume();
+    effect.target = source.spelling.str();
+    if (!expect(Token::Equal, "="))
+      return false;
+    std::optional<Argument> value = parseArgument();
+    if (!value)
+      return false;
+    output->addSideEffect(std::move(effect), std::move(*value));
+    return true;
+  }
   if (!tok_.is(Token::ValueName))
-    return expected("'%name = <operator>(...) : <type>' or 'return'"), false;
+    return expected("'%name = <operator>(...) : <type>', 'return' or 'after'"), false;
   llvm::StringRef name = tok_.spelling;
   consume();
   if (!expect(Token::Equal, "="))

@@ -9,6 +9,7 @@
 //       relations { s0 mod 8 == 0 } {
 //     %0 = aten::op.overload(<args>, kw=<arg>) : <type>
 //     return <arg>
+//     after set <source> = <arg>
 //   }
 //
 // Any node may end with its location, `loc("model.py":12:16)` (Location.h).
@@ -64,7 +65,9 @@ void Node::print(llvm::raw_ostream& os, bool withLocation) const {
   case NodeKind::Output:
     // The one returned value, as written: `return %3`, `return (%3,)`.
     os << "return ";
-    llvm::interleaveComma(args_, os, [&](const Argument& arg) { arg.print(os); });
+    // Side effects' values follow on lines of their own (Graph::print).
+    llvm::interleaveComma(llvm::ArrayRef(args_).take_front(args_.size() - effects_.size()), os,
+                          [&](const Argument& arg) { arg.print(os); });
     break;
   }
   // The user's line, last: `... : tensor<f32, [8]> loc("model.py":12:16)`.
@@ -114,6 +117,16 @@ void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
     os << "  ";
     node.print(os, withLocations);
     os << '\n';
+    // Side effects after the graph, one line each:
+    //   after set L['self'].count = s0
+    //   after fill L['xs'] = [%3, 1]
+    if (node.isOutput())
+      for (auto [i, effect] : llvm::enumerate(node.sideEffects())) {
+        os << "  after " << (effect.kind == SideEffect::Kind::Set ? "set " : "fill ")
+           << effect.target << " = ";
+        node.args()[i + 1].print(os);
+        os << '\n';
+      }
   }
   os << "}\n";
 }

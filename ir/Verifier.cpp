@@ -1,6 +1,7 @@
 //===- Verifier.cpp - Structural rules every graph obeys ------------------===//
 #include "ir/Verifier.h"
 
+#include "ir/Source.h"
 #include "ir/Syntax.h"
 #include "ir/kernel/ElementOps.h"
 #include "ir/kernel/KernelViews.h"
@@ -221,9 +222,18 @@ private:
       break;
     case NodeKind::Output:
       // The function's one return value; a returned tuple is one argument.
-      if (node.args().size() != 1)
-        report(node,
-               "'return' must hold exactly one value, not " + llvm::Twine(node.args().size()));
+      if (node.args().size() != 1 + node.sideEffects().size())
+        report(node, "'return' must hold exactly one value, not " +
+                         llvm::Twine(node.args().size() - node.sideEffects().size()));
+      for (const SideEffect& effect : node.sideEffects()) {
+        llvm::Expected<SourcePtr> target = Source::parse(effect.target);
+        if (!target)
+          report(node,
+                 "side effect on '" + effect.target + "': " + llvm::toString(target.takeError()));
+        else if (effect.kind == SideEffect::Kind::Set && (*target)->kind() != Source::Kind::Attr &&
+                 (*target)->kind() != Source::Kind::Global)
+          report(node, "'after set' assigns an attribute or a global, not " + effect.target);
+      }
       if (!node.kwargs().empty())
         report(node, "'return' takes no keyword arguments");
       break;

@@ -700,9 +700,8 @@ llvm::Expected<ValuePtr> runOnRealValues(Interpreter& interp, const MethodRow* r
   if (mutates) {
     if (!receiver)
       return captureError("calling " + what + " without a receiver");
-    if (receiver->source)
-      return captureError("calling " + row->name + "() on " + receiver->source->str() +
-                          " (mutating an input is a side effect outside the graph)");
+    if (llvm::Error error = interp.noteContainerMutation(receiver, "calling " + row->name + "()"))
+      return error;
     if (!isContainer(receiver))
       return captureError("calling " + what + " on a " + spelling(receiver->kind) +
                           " value, which capture cannot change");

@@ -955,8 +955,6 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     return result.takeError();
   if (llvm::Error error = interp.checkContextVarsRestored())
     return error;
-  if (llvm::Error error = interp.checkRealAttrsRestored())
-    return error;
 
   if (options.noAutograd)
     if (llvm::Expected<bool> recorded = resultRequiresGrad(*result); !recorded || *recorded)
@@ -969,9 +967,27 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   llvm::Expected<ir::Argument> output = resultArgument(interp, graph.context(), *result);
   if (!output)
     return inputError(module, entry.qualname + ": " + llvm::toString(output.takeError()));
+  // --- Side effects on the caller's objects (SideEffects.cpp) ---
+  // What the function leaves on objects that existed before the call, in
+  // the order it made the changes: the rewritten code replays them after
+  // the graph, each value rebuilt as a returned one is.
+  std::vector<std::pair<ir::SideEffect, ir::Argument>> sideEffects;
+  for (const Interpreter::PendingSideEffect& pending : interp.pendingSideEffects()) {
+    llvm::Expected<ir::Argument> value = resultArgument(interp, graph.context(), pending.value);
+    if (!value)
+      return captureError(
+          "the function leaves " + pending.effect.target +
+          (pending.effect.kind == ir::SideEffect::Kind::Set ? " set to" : " holding") +
+          " a value the rewritten code cannot rebuild after the graph (changed at " +
+          pending.where + "): " + llvm::toString(value.takeError()));
+    sideEffects.emplace_back(pending.effect, std::move(*value));
+  }
+  // --- end of side effects ---
   if (llvm::Error error = (*oracle)->finalize())
     return captureError("finishing the shape environment: " + llvm::toString(std::move(error)));
-  (*oracle)->builder().setOutput(std::move(*output));
+  ir::Node* outputNode = (*oracle)->builder().setOutput(std::move(*output));
+  for (auto& [effect, value] : sideEffects)
+    outputNode->addSideEffect(std::move(effect), std::move(value));
 
   // A dimension declared dynamic must still be a symbol, over at least the
   // declared range: otherwise the program decided something about it. A

@@ -65,9 +65,8 @@ llvm::Expected<ValuePtr> mutableContents(Interpreter& interp, const ValuePtr& re
   if (!contents)
     return captureError("dict." + method + "() on a " + receiverName(interp, receiver) +
                         " value, which capture cannot change");
-  if (contents->source)
-    return captureError("calling " + method + "() on " + contents->source->str() +
-                        " (mutating an input is a side effect outside the graph)");
+  if (llvm::Error error = interp.noteContainerMutation(contents, "calling " + method + "()"))
+    return error;
   return contents;
 }
 

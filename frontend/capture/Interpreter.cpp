@@ -38,6 +38,8 @@ Interpreter::create(oracle::TensorOracle& oracle, GuardSet& guards,
   if (llvm::Error error = registerBuiltinHandlers(*interp))
     return error;
   interp->trackState();
+  interp->values_.setChangedContainers(
+      [raw = interp.get()](PyObject* real) { return raw->mutatedContainer(real); });
   return interp;
 }
 

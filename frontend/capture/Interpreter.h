@@ -22,6 +22,7 @@
 #include "frontend/capture/Value.h"
 #include "frontend/capture/ValueBuilder.h"
 #include "frontend/oracle/TensorOracle.h"
+#include "ir/Graph.h"
 #include "ir/Guard.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -342,28 +343,85 @@ public:
   // Attributes of real objects assigned while capturing (RealAttributes.cpp).
 
   /// `base.name = value` on an object that exists outside capture (a
-  /// library's state object): kept in capture's own state, as ContextVar
-  /// settings are; reads of the attribute see it. Objects whose class
-  /// decides what assignment does (`__setattr__`, descriptors) are refused.
+  /// library's state object, an nn.Module): kept in capture's own state, as
+  /// ContextVar settings are; reads of the attribute see it, and the last
+  /// value is assigned to the real object after the graph (SideEffects.cpp).
+  /// Objects whose class decides what assignment does (`__setattr__` other
+  /// than nn.Module's, descriptors) are refused.
   llvm::Error setRealAttr(const ValuePtr& base, llvm::StringRef name, ValuePtr value);
   /// What the program last assigned to attribute \p name of \p object
   /// while capturing, or null.
   ValuePtr assignedRealAttr(PyObject* object, llvm::StringRef name) const;
-  /// Fails when the program leaves an attribute of a real object other than
-  /// it found it: a change after the graph the artifact would not make.
-  llvm::Error checkRealAttrsRestored() const;
 
 private:
   std::map<PyObject*, ContextVarSetting> contextVarSettings_;
   std::map<PyObject*, std::pair<python::PyRef, ContextVarToken>> contextVarTokens_;
-  /// An attribute assigned by setRealAttr: the object (kept alive), what it
-  /// held before (a guarded value) and what the program assigned last.
+  /// An attribute assigned by setRealAttr: the object (kept alive), its
+  /// source, the program's line and what the program assigned last;
+  /// `order` places it among the other side effects.
   struct RealAttrSetting {
     python::PyRef object;
     std::string name, owner, where;
-    ValuePtr original, value;
+    SourcePtr target;
+    ValuePtr value;
+    size_t order = 0;
   };
   std::vector<RealAttrSetting> realAttrSettings_;
+
+  //===--------------------------------------------------------------------===//
+  // Side effects on the caller's objects, replayed after the graph
+  // (SideEffects.cpp).
+
+public:
+  /// A change the function leaves on an object that existed before the
+  /// call: what the rewritten code does after the graph, the value it puts
+  /// there, and the program's line that made it.
+  struct PendingSideEffect {
+    ir::SideEffect effect;
+    ValuePtr value;
+    std::string where;
+  };
+  /// Every such change, in the order the program first made them:
+  /// attributes assigned (setRealAttr), globals assigned (STORE_GLOBAL),
+  /// lists and dicts of the caller's changed in place
+  /// (noteContainerMutation).
+  std::vector<PendingSideEffect> pendingSideEffects() const;
+  /// Called before \p container (a List or Dict value) is changed in
+  /// place. One read from the caller's objects (with a source) is recorded,
+  /// so that its final contents are replayed after the graph and later reads
+  /// of the same real container see the change; \p what names the change
+  /// for a refusal (a container capture cannot refill).
+  llvm::Error noteContainerMutation(const ValuePtr& container, const llvm::Twine& what);
+  /// The value a container of the caller's read as \p real holds after the
+  /// program changed it in place, or null when it did not.
+  ValuePtr mutatedContainer(PyObject* real) const;
+  /// `global name = value` in a frame over \p globals.
+  llvm::Error storeGlobal(PyObject* globals, bool entryGlobals, PyObject* name, ValuePtr value);
+  /// What the program assigned to global \p name of \p globals, or null.
+  ValuePtr storedGlobal(PyObject* globals, PyObject* name) const;
+
+private:
+  /// The program's file and line, for messages about a side effect.
+  std::string programLine() const;
+  struct GlobalStore {
+    python::PyRef globals;
+    std::string name;
+    SourcePtr target;
+    ValuePtr value;
+    std::string where;
+    size_t order = 0;
+  };
+  std::vector<GlobalStore> globalStores_;
+  struct MutatedContainer {
+    python::PyRef object;
+    ValuePtr value;
+    std::string where;
+    size_t order = 0;
+  };
+  std::vector<MutatedContainer> mutatedContainers_;
+  /// Orders side effects of the three kinds; gaps a rollback leaves are
+  /// harmless.
+  size_t sideEffectCount_ = 0;
 
   llvm::Expected<python::PyRef> materialize(const ValuePtr& value,
                                             std::map<const Value*, python::PyRef>& made);

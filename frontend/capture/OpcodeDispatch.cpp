@@ -24,7 +24,6 @@ const OpcodeEntry Entries[] = {
     {"IMPORT_STAR", nullptr, "'from ... import *'"},
     {"PRINT_EXPR", nullptr, "printing an interactive expression"},
     // Side effects on state outside the graph.
-    {"STORE_GLOBAL", nullptr, "assigning a global variable (a side effect outside the graph)"},
     {"DELETE_GLOBAL", nullptr, "deleting a global variable (a side effect outside the graph)"},
     {"DELETE_ATTR", nullptr, "deleting an attribute (a side effect outside the graph)"},
     // Exception groups.

@@ -95,6 +95,9 @@ llvm::Error Interpreter::op_DELETE_FAST(Frame& f, const Instruction& ins) {
 }
 
 llvm::Expected<ValuePtr> Interpreter::loadGlobal(Frame& f, PyObject* name) {
+  // What the program assigned while capturing (SideEffects.cpp).
+  if (ValuePtr stored = storedGlobal(f.globals, name))
+    return stored;
   std::string text = python::utf8Of(name).value_or("?");
   PyObject* value = PyDict_GetItemWithError(f.globals, name);
   // A global of another module (a helper module's, torch's) is read through
@@ -201,9 +204,9 @@ llvm::Error Interpreter::op_STORE_ATTR(Frame& f, const Instruction& ins) {
   // attributes is visible to nothing else.
   if (base->kind == ValueKind::Instance)
     return setInstanceAttr(base, name, std::move(value));
-  // A library's state object: kept in capture's state, and it must be
-  // restored before the function returns (RealAttributes.cpp).
-  if (base->kind == ValueKind::Object)
+  // A library's state object or a module: kept in capture's state, and
+  // assigned to the real object after the graph (RealAttributes.cpp).
+  if (base->kind == ValueKind::Object || base->kind == ValueKind::NNModule)
     return setRealAttr(base, name, std::move(value));
   std::string target = base->source ? base->source->str() : "a " + spelling(base->kind).str();
   return captureError("assigning attribute '" + name + "' of " + target +
@@ -237,9 +240,11 @@ llvm::Error Interpreter::op_STORE_SUBSCR(Frame& f, const Instruction&) {
     if (*special)
       return llvm::Error::success();
   }
-  if (base->source)
+  if (base->source && base->kind != ValueKind::List && base->kind != ValueKind::Dict)
     return captureError("assigning an item of " + base->source->str() +
                         " (mutating an input is a side effect outside the graph)");
+  if (llvm::Error error = noteContainerMutation(base, "assigning an item"))
+    return error;
   if (base->kind == ValueKind::List && key->isConstant() && PyLong_Check(key->object.get())) {
     long long index = PyLong_AsLongLong(key->object.get());
     long long size = static_cast<long long>(base->items.size());
@@ -276,7 +281,12 @@ llvm::Error Interpreter::op_DELETE_SUBSCR(Frame& f, const Instruction&) {
     if (*special)
       return llvm::Error::success();
   }
-  if (!base->source && base->kind == ValueKind::Dict && key->isConstant()) {
+  // A list or dict of the caller's: refilled after the graph
+  // (SideEffects.cpp).
+  if (base->source && (base->kind == ValueKind::Dict || base->kind == ValueKind::List))
+    if (llvm::Error error = noteContainerMutation(base, "deleting an item"))
+      return error;
+  if (base->kind == ValueKind::Dict && key->isConstant()) {
     for (auto it = base->entries.begin(); it != base->entries.end(); ++it)
       if (it->first->isConstant() &&
           PyObject_RichCompareBool(it->first->object.get(), key->object.get(), Py_EQ) == 1) {
@@ -285,8 +295,7 @@ llvm::Error Interpreter::op_DELETE_SUBSCR(Frame& f, const Instruction&) {
       }
     return raiseWith(PyExc_KeyError, key->object.get(), "KeyError: " + reprOf(key->object.get()));
   }
-  if (!base->source && base->kind == ValueKind::List && key->isConstant() &&
-      PyLong_Check(key->object.get())) {
+  if (base->kind == ValueKind::List && key->isConstant() && PyLong_Check(key->object.get())) {
     long long index = PyLong_AsLongLong(key->object.get());
     long long size = static_cast<long long>(base->items.size());
     if (index < 0)

@@ -1,18 +1,17 @@
 //===- RealAttributes.cpp - Attributes of real objects set while capturing ===//
 //
-// Libraries keep per-call state on objects of their own: a flag set before
-// the call and cleared after it, a collector stored for the layers to find
-// (`state.active = collector`, ..., `state.active = None`). Setting the real
-// attribute while capturing would change the process, and the value may
-// exist only in capture (a dict of tensors). So capture keeps its own
-// settings, as it does for ContextVars: an assignment is recorded, reads of
-// that attribute see it, and the real object is never touched. What the
-// attribute held before is read once, through its source, so the guards pin
-// it. When the function returns, every attribute must hold what it held
-// before (the same object, or an equal constant): then running the graph
-// alone leaves the world as eager mode does. An attribute left changed
-// would be a change after the graph the artifact does not make, and stops
-// capture (Interpreter::checkRealAttrsRestored).
+// Programs keep state on objects that outlive the call: a module records a
+// size it chose (`self.shift_size = 0`), counts its calls, caches a tensor;
+// a library sets a flag before the call and clears it after. Setting the
+// real attribute while capturing would change the process, and the value may
+// exist only in capture (a fake tensor, a symbolic size). So capture keeps
+// its own settings, as it does for ContextVars: an assignment is recorded,
+// reads of that attribute see it, and the real object is not touched. The
+// value the program leaves there is assigned to the real object after the
+// graph by the rewritten code (SideEffects.cpp, docs/capture.md "Side
+// effects"). What the attribute held before is not read: only a read the
+// program makes before its first assignment is guarded, so the guards check
+// the value at entry, never one the program assigned.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"
@@ -26,47 +25,59 @@ using python::PyRef;
 
 namespace {
 
+/// Why a class descriptor of \p name would turn an assignment into
+/// something else, or an empty string.
+std::string whyDescriptor(PyTypeObject* type, PyObject* key) {
+  PyObject* classAttr = _PyType_Lookup(type, key);
+  if (classAttr && Py_TYPE(classAttr)->tp_descr_set)
+    return "its class has a descriptor of that name";
+  return "";
+}
+
 /// Why assigning \p name of \p object cannot be kept in capture's state, or
 /// an empty string: only a plain instance-dict assignment can, one that no
 /// __setattr__ or descriptor of the class turns into something else.
 std::string whyNotPlain(PyObject* object, llvm::StringRef name) {
   PyTypeObject* type = Py_TYPE(object);
   if (PyModule_Check(object) || PyType_Check(object))
-    return "assigning module and class attributes is a side effect outside the graph";
+    return "assigning module and class attributes is not replayed";
   if (type->tp_setattro != PyObject_GenericSetAttr)
     return "its class defines __setattr__";
   if (type->tp_dictoffset == 0)
     return "its class has no instance dict";
   PyRef key = PyRef::steal(python::newStr(name));
-  PyObject* classAttr = _PyType_Lookup(type, key.get());
-  if (classAttr && Py_TYPE(classAttr)->tp_descr_set)
-    return "its class has a descriptor of that name";
+  return whyDescriptor(type, key.get());
+}
+
+/// The same for an nn.Module, whose __setattr__ files parameters, buffers
+/// and submodules in tables of their own: a value that is none of those,
+/// assigned to a name none of the tables holds, is a plain instance-dict
+/// assignment, which nn.Module.__setattr__ also makes when it is replayed.
+std::string whyNotPlainModuleAttr(const TorchTypes& types, PyObject* object, llvm::StringRef name,
+                                  const ValuePtr& value) {
+  PyTypeObject* type = Py_TYPE(object);
+  PyRef key = PyRef::steal(python::newStr(name));
+  PyRef moduleSetattr = PyRef::steal(PyObject_GetAttrString(types.module.get(), "__setattr__"));
+  PyErr_Clear();
+  PyObject* ownSetattr = _PyType_Lookup(type, PyRef::steal(python::newStr("__setattr__")).get());
+  if (!moduleSetattr || ownSetattr != moduleSetattr.get())
+    return "its class defines __setattr__";
+  if (std::string why = whyDescriptor(type, key.get()); !why.empty())
+    return why;
+  PyObject** dictPointer = _PyObject_GetDictPtr(object);
+  PyObject* dict = dictPointer ? *dictPointer : nullptr;
+  for (const char* table : {"_parameters", "_buffers", "_modules"}) {
+    PyObject* entries = dict ? PyDict_GetItemString(dict, table) : nullptr;
+    if (entries && PyDict_Check(entries) && PyDict_GetItem(entries, key.get()))
+      return std::string("it is in the module's ") + table + ", which assignment would change";
+  }
+  if (value->kind == ValueKind::NNModule)
+    return "the value is a module, which assignment registers as a submodule";
+  if (value->isTensor() && value->source && value->object &&
+      PyObject_IsInstance(value->object.get(), types.parameter.get()) == 1)
+    return "the value is a parameter, which assignment registers";
+  PyErr_Clear();
   return "";
-}
-
-/// Whether the value found before and the one left are the same: the same
-/// real object, or equal constants of one type (None, bools, ints, strs).
-bool sameValue(const ValuePtr& before, const ValuePtr& after) {
-  if (before == after)
-    return true;
-  PyObject* was = before->realObject();
-  PyObject* is = after->realObject();
-  if (!was || !is)
-    return false;
-  if (was == is)
-    return true;
-  if (!before->isConstant() || !after->isConstant() || Py_TYPE(was) != Py_TYPE(is))
-    return false;
-  int equal = PyObject_RichCompareBool(was, is, Py_EQ);
-  if (equal < 0)
-    PyErr_Clear();
-  return equal == 1;
-}
-
-std::string describeValue(const ValuePtr& value) {
-  if (PyObject* object = value->isConstant() ? value->realObject() : nullptr)
-    return reprOf(object);
-  return "a " + spelling(value->kind).str() + " value";
 }
 
 } // namespace
@@ -79,28 +90,22 @@ llvm::Error Interpreter::setRealAttr(const ValuePtr& base, llvm::StringRef name,
                         "; a side effect outside the graph)");
   };
   if (!object || !base->source)
-    return refuse("an object capture cannot read back");
-  if (std::string why = whyNotPlain(object, name); !why.empty())
+    return refuse("an object the rewritten code cannot find after the graph");
+  std::string why = base->kind == ValueKind::NNModule
+                        ? whyNotPlainModuleAttr(types_, object, name, value)
+                        : whyNotPlain(object, name);
+  if (!why.empty())
     return refuse(why);
-  // The program's line, for the error if the attribute is left changed.
-  std::string where;
-  std::vector<CaptureFrame> stack = callStack();
-  if (!stack.empty())
-    where = stack.front().location.file + ":" + std::to_string(stack.front().location.line);
+  std::string where = programLine();
   for (RealAttrSetting& setting : realAttrSettings_)
     if (setting.object.get() == object && setting.name == name) {
       setting.value = std::move(value);
       setting.where = std::move(where);
       return llvm::Error::success();
     }
-  // What it held before, read as any read is, so that the guards pin it.
-  llvm::Expected<ValuePtr> original = getAttr(base, name);
-  if (!original) {
-    llvm::consumeError(original.takeError());
-    return refuse("it has no such attribute before, and capture cannot delete it after");
-  }
-  realAttrSettings_.push_back(
-      {PyRef::borrow(object), name.str(), target, std::move(where), *original, std::move(value)});
+  realAttrSettings_.push_back({PyRef::borrow(object), name.str(), target, std::move(where),
+                               Source::attr(base->source, name), std::move(value),
+                               sideEffectCount_++});
   return llvm::Error::success();
 }
 
@@ -109,16 +114,6 @@ ValuePtr Interpreter::assignedRealAttr(PyObject* object, llvm::StringRef name) c
     if (setting.object.get() == object && setting.name == name)
       return setting.value;
   return nullptr;
-}
-
-llvm::Error Interpreter::checkRealAttrsRestored() const {
-  for (const RealAttrSetting& setting : realAttrSettings_)
-    if (!sameValue(setting.original, setting.value))
-      return captureError("the function leaves attribute '" + setting.name + "' of " +
-                          setting.owner + " changed (" + describeValue(setting.original) +
-                          " before, " + describeValue(setting.value) + " after, assigned at " +
-                          setting.where + "), a change of state outside the graph");
-  return llvm::Error::success();
 }
 
 } // namespace dync::capture

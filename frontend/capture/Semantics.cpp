@@ -430,6 +430,9 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
   case ValueKind::Tensor:
     return tensorAttr(base, name);
   case ValueKind::NNModule:
+    // What the program assigned while capturing (RealAttributes.cpp).
+    if (ValuePtr assigned = assignedRealAttr(base->object.get(), name))
+      return assigned;
     return moduleAttr(base, name);
   case ValueKind::Instance:
     return instanceAttr(base, name);
@@ -1013,9 +1016,8 @@ llvm::Expected<ValuePtr> Interpreter::binary(llvm::StringRef symbol, const Value
   bool inPlace = plain.size() != symbol.size();
   if (a->isSequence() && b->isSequence() && plain == "+") {
     if (inPlace && a->kind == ValueKind::List) {
-      if (a->source)
-        return captureError("extending " + a->source->str() +
-                            " (mutating an input is a side effect outside the graph)");
+      if (llvm::Error error = noteContainerMutation(a, "extending with '+='"))
+        return error;
       a->items.insert(a->items.end(), b->items.begin(), b->items.end());
       return a;
     }

@@ -51,10 +51,13 @@ void Interpreter::trackState() {
     for (const auto& [object, token] : contextVarTokens_)
       if (token.second.previous)
         roots.push_back(token.second.previous->value);
-    for (const RealAttrSetting& setting : realAttrSettings_) {
-      roots.push_back(setting.original);
+    for (const RealAttrSetting& setting : realAttrSettings_)
       roots.push_back(setting.value);
-    }
+    // Side effects on the caller's objects (SideEffects.cpp).
+    for (const GlobalStore& store : globalStores_)
+      roots.push_back(store.value);
+    for (const MutatedContainer& mutated : mutatedContainers_)
+      roots.push_back(mutated.value);
     for (const auto& [value, cell] : realCells_)
       roots.push_back(cell.first);
     values_.addRoots(roots);
@@ -65,8 +68,9 @@ void Interpreter::trackState() {
   recorder_.track([this]() -> Recorder::Restore {
     auto tables = [this] {
       return std::tie(frames_, handledException_, raisedOrigins_, contextVarSettings_,
-                      contextVarTokens_, realAttrSettings_, realCells_, localClasses_,
-                      functionsRun_, watches_, autoFindings_, steps_, returnLocation_);
+                      contextVarTokens_, realAttrSettings_, globalStores_, mutatedContainers_,
+                      realCells_, localClasses_, functionsRun_, watches_, autoFindings_, steps_,
+                      returnLocation_);
     };
     using Tables =
         decltype(std::apply([](auto&... table) { return std::make_tuple(table...); }, tables()));

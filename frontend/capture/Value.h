@@ -114,6 +114,10 @@ struct Value {
   /// (`self.layers[:n]`). `object` is the real new container and `items` its
   /// children as capture read them, each keeping its own source.
   bool slicedContainer = false;
+  /// List and Dict: the caller's real list or dict this value was read from
+  /// (through its source), which a change in place is replayed on after the
+  /// graph (SideEffects.cpp); null for containers made while capturing.
+  python::PyRef realContainer;
 
   explicit Value(ValueKind kind) : kind(kind) {}
 

@@ -398,6 +398,18 @@ void ValueBuilder::guardDefaultsRead(const Value& function, const DefaultsRead& 
   }
 }
 
+/// The caller's list or dict: a change in place is replayed on it after the
+/// graph (SideEffects.cpp), and a read after a change sees the changed
+/// value. Its guards were installed above, from the real object, which
+/// capture never changes: they are about the call's entry.
+ValuePtr ValueBuilder::callersContainer(ValuePtr value, PyObject* real) {
+  value->realContainer = PyRef::borrow(real);
+  if (changedContainers_)
+    if (ValuePtr changed = changedContainers_(real))
+      return changed;
+  return value;
+}
+
 llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr source) {
   // An int inside an argument declared dynamic is a symbol, not a constant.
   if (std::optional<llvm::Expected<ValuePtr>> declared = declaredIntAt(object, source))
@@ -488,7 +500,7 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
     }
     ValuePtr value = makeList(std::move(items));
     value->source = source;
-    return value;
+    return itemsSource ? callersContainer(std::move(value), object) : value;
   }
   if (PyDict_CheckExact(object)) {
     ValuePtr value = makeValue(ValueKind::Dict, {}, source);
@@ -504,7 +516,7 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
         return wrapped.takeError();
       value->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);
     }
-    return value;
+    return source ? callersContainer(std::move(value), object) : value;
   }
   if (PyObject_IsInstance(object, types_.tensor.get()) == 1)
     return tensorInput(object, source);

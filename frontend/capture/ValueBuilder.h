@@ -47,6 +47,11 @@ public:
 
   /// The entry module's dict: functions defined there are the program's own.
   void setEntryGlobals(PyObject* entryGlobals) { entryGlobals_ = entryGlobals; }
+  /// Where a real list or dict of the caller's the program changed in place
+  /// is found: wrapReal gives back that changed value (SideEffects.cpp).
+  void setChangedContainers(std::function<ValuePtr(PyObject*)> lookup) {
+    changedContainers_ = std::move(lookup);
+  }
 
   //===--------------------------------------------------------------------===//
   // Real objects as values.
@@ -175,6 +180,10 @@ private:
   const TorchTypes& types_;
   const BuiltinRegistry& builtins_;
   PyObject* entryGlobals_ = nullptr;
+  std::function<ValuePtr(PyObject*)> changedContainers_;
+  /// \p value, read as the caller's exact list or dict \p real, marked as
+  /// such; or the value the program changed it into.
+  ValuePtr callersContainer(ValuePtr value, PyObject* real);
   /// Graph inputs made from real tensors, by the real object.
   std::map<PyObject*, std::pair<python::PyRef, ValuePtr>> tensorInputs_;
   std::vector<ValuePtr> inputOrder_;

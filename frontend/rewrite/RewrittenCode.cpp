@@ -86,7 +86,8 @@ private:
   llvm::Error emitPrologue();
   void bindSymbols();
   llvm::Error loadInput(const ir::Node& input);
-  llvm::Error loadSource(const ir::Source& source, const ir::Node& input);
+  llvm::Error loadSource(const ir::Source& source, const std::string& what);
+  llvm::Error replaySideEffect(const ir::SideEffect& effect, const ir::Argument& value);
   llvm::Error rebuild(const ir::Argument& arg);
   llvm::Error rebuildTypedTuple(const ir::Argument& arg);
   llvm::Error rebuildDict(const ir::Argument& arg);
@@ -222,10 +223,10 @@ llvm::Error Emitter::loadInput(const ir::Node& input) {
   llvm::Expected<ir::SourcePtr> source = ir::Source::parse(input.source());
   if (!source)
     return fail("input %" + input.name() + ": " + llvm::toString(source.takeError()));
-  return loadSource(**source, input);
+  return loadSource(**source, "input %" + input.name());
 }
 
-llvm::Error Emitter::loadSource(const ir::Source& source, const ir::Node& input) {
+llvm::Error Emitter::loadSource(const ir::Source& source, const std::string& what) {
   switch (source.kind()) {
   case ir::Source::Kind::Local: {
     // Only arguments (and free variables) are bound when the body starts;
@@ -245,19 +246,19 @@ llvm::Error Emitter::loadSource(const ir::Source& source, const ir::Node& input)
         break;
       return emit((kinds[i] & FastCell) ? "LOAD_DEREF" : "LOAD_FAST", uint32_t(i));
     }
-    return fail("input %" + input.name() + " is read from " + source.str() + ", but '" +
-                source.name() + "' is not an argument or free variable of the function");
+    return fail(what + " is read from " + source.str() + ", but '" + source.name() +
+                "' is not an argument or free variable of the function");
   }
   case ir::Source::Kind::Global:
     // LOAD_GLOBAL's argument is the name index shifted left; the low bit
     // (push a NULL for a call) is off.
     return emit("LOAD_GLOBAL", nameIndex(source.name()) << 1);
   case ir::Source::Kind::Attr:
-    if (llvm::Error error = loadSource(*source.base(), input))
+    if (llvm::Error error = loadSource(*source.base(), what))
       return error;
     return emit("LOAD_ATTR", nameIndex(source.name()));
   case ir::Source::Kind::Item: {
-    if (llvm::Error error = loadSource(*source.base(), input))
+    if (llvm::Error error = loadSource(*source.base(), what))
       return error;
     llvm::Error key = source.hasIndex()
                           ? loadInt(source.indexValue())
@@ -271,7 +272,7 @@ llvm::Error Emitter::loadSource(const ir::Source& source, const ir::Node& input)
   case ir::Source::Kind::Cell: {
     // A tensor a closure cell holds: base.__closure__[i].cell_contents,
     // the read the guard makes.
-    if (llvm::Error error = loadSource(*source.base(), input))
+    if (llvm::Error error = loadSource(*source.base(), what))
       return error;
     if (llvm::Error error = emit("LOAD_ATTR", nameIndex("__closure__")))
       return error;
@@ -289,7 +290,7 @@ llvm::Error Emitter::loadSource(const ir::Source& source, const ir::Node& input)
       return error;
     if (llvm::Error error = loadType("builtins", "type"))
       return error;
-    if (llvm::Error error = loadSource(*source.base(), input))
+    if (llvm::Error error = loadSource(*source.base(), what))
       return error;
     if (llvm::Error error = emit("PRECALL", 1))
       return error;
@@ -308,7 +309,70 @@ llvm::Error Emitter::loadSource(const ir::Source& source, const ir::Node& input)
     return emit("IMPORT_NAME", nameIndex(source.name()));
   }
   }
-  return fail("input %" + input.name() + " has a source of unknown kind");
+  return fail(what + " has a source of unknown kind");
+}
+
+/// What the program did to an object of the caller's, done again to the
+/// real object after the graph ran:
+///
+///   set <base>.name = v:  <v>; <base>; STORE_ATTR name
+///   set G['name'] = v:    <v>; STORE_GLOBAL name
+///   fill <list> = v:      <v>; <list>; LOAD_CONST None; LOAD_CONST None;
+///                         BUILD_SLICE 2; STORE_SUBSCR      (list[:] = v)
+///   fill <dict> = v:      <dict>; LOAD_METHOD clear; PRECALL 0; CALL 0; POP_TOP;
+///                         <dict>; LOAD_METHOD update; <v>; PRECALL 1; CALL 1;
+///                         POP_TOP                        (keys in v's order)
+///
+/// STORE_ATTR goes through the object's own __setattr__ (nn.Module's files
+/// a tensor or a plain value as eager's assignment did).
+llvm::Error Emitter::replaySideEffect(const ir::SideEffect& effect, const ir::Argument& value) {
+  llvm::Expected<ir::SourcePtr> target = ir::Source::parse(effect.target);
+  if (!target)
+    return fail("side effect on " + effect.target + ": " + llvm::toString(target.takeError()));
+  std::string what = "the side effect on " + effect.target;
+  const ir::Source& source = **target;
+  if (effect.kind == ir::SideEffect::Kind::Set) {
+    if (llvm::Error error = rebuild(value))
+      return error;
+    if (source.kind() == ir::Source::Kind::Global)
+      return emit("STORE_GLOBAL", nameIndex(source.name()));
+    if (source.kind() != ir::Source::Kind::Attr)
+      return fail(what + ": only attributes and globals are assigned");
+    if (llvm::Error error = loadSource(*source.base(), what))
+      return error;
+    return emit("STORE_ATTR", nameIndex(source.name()));
+  }
+  if (value.kind() == ir::Argument::Kind::List) {
+    if (llvm::Error error = rebuild(value))
+      return error;
+    if (llvm::Error error = loadSource(source, what))
+      return error;
+    for (int bound = 0; bound < 2; ++bound)
+      if (llvm::Error error = loadConstant(PyRef::borrow(Py_None), "None"))
+        return error;
+    if (llvm::Error error = emit("BUILD_SLICE", 2))
+      return error;
+    return emit("STORE_SUBSCR");
+  }
+  if (value.kind() != ir::Argument::Kind::Dict)
+    return fail(what + ": a container is refilled from a list or a dict");
+  for (const char* method : {"clear", "update"}) {
+    if (llvm::Error error = loadSource(source, what))
+      return error;
+    if (llvm::Error error = emit("LOAD_METHOD", nameIndex(method)))
+      return error;
+    bool update = llvm::StringRef(method) == "update";
+    if (update)
+      if (llvm::Error error = rebuild(value))
+        return error;
+    if (llvm::Error error = emit("PRECALL", update ? 1 : 0))
+      return error;
+    if (llvm::Error error = emit("CALL", update ? 1 : 0))
+      return error;
+    if (llvm::Error error = emit("POP_TOP"))
+      return error;
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error Emitter::rebuild(const ir::Argument& arg) {
@@ -776,7 +840,7 @@ llvm::Expected<PyObject*> Emitter::build(llvm::StringRef graphGlobal) {
     return fail("it is a generator or coroutine function, whose frames are resumed after they "
                 "return; only plain functions can be replaced by a compiled graph");
   const ir::Node* output = graph_.output();
-  if (!output || output->args().size() != 1)
+  if (!output || output->args().size() != 1 + output->sideEffects().size())
     return fail("the graph has no return value");
 
   // co_consts[0] is the docstring (or None), which functions made from the
@@ -820,6 +884,11 @@ llvm::Expected<PyObject*> Emitter::build(llvm::StringRef graphGlobal) {
   leaves_ = ir::outputLeaves(graph_);
   if (llvm::Error error = rebuild(output->returnValue()))
     return error;
+  // Then the side effects, in the order the program made them, each
+  // leaving the stack as it found it.
+  for (auto [i, effect] : llvm::enumerate(output->sideEffects()))
+    if (llvm::Error error = replaySideEffect(effect, output->args()[i + 1]))
+      return error;
   if (nextLeaf_ != leaves_.size())
     return fail("the graph's results do not match its return value");
   if (llvm::Error error = emit("SWAP", 2))

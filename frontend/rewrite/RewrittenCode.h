@@ -12,7 +12,10 @@
 //      tensors from that tuple, tuples and lists, constants (None, bool, int,
 //      float, str), and symbolic integers computed from the sizes of the
 //      inputs that bind their symbols;
-//   4. returns it.
+//   4. replays the graph's side effects (ir::SideEffect) on the caller's
+//      objects: attributes and globals assigned, lists and dicts refilled,
+//      each value rebuilt as the returned one is;
+//   5. returns it.
 //
 // The code object is built with the bytecode toolkit (frontend/bytecode),
 // its stack depth computed, and serialized with marshal.dumps.

@@ -19,11 +19,11 @@ calls = 0
 
 
 def mutates_module(x):
-    layer.last_input = x
+    layer.weight = x
     return layer(x)
 
-# STORE: errors.py:[[@LINE-3]]:5: error: assigning attribute 'last_input' of G['layer'] (a side effect outside the graph)
-# STORE-NEXT: {{^}}    layer.last_input = x
+# STORE: errors.py:[[@LINE-3]]:5: error: assigning attribute 'weight' of G['layer'] (it is in the module's _parameters, which assignment would change; a side effect outside the graph)
+# STORE-NEXT: {{^}}    layer.weight = x
 
 
 def raises(x):
@@ -63,11 +63,11 @@ def to_python_number(x):
 
 def global_store(x):
     global calls
-    calls = calls + 1
+    del calls
     return x
 
-# GLOBAL: errors.py:[[@LINE-3]]:5: error: unsupported opcode STORE_GLOBAL (assigning a global variable (a side effect outside the graph))
-# GLOBAL-NEXT: {{^}}    calls = calls + 1
+# GLOBAL: errors.py:[[@LINE-3]]:9: error: unsupported opcode DELETE_GLOBAL (deleting a global variable (a side effect outside the graph))
+# GLOBAL-NEXT: {{^}}    del calls
 
 
 def shape_error(x):
