@@ -85,7 +85,7 @@ llvm::Expected<python::PyRef> importEmbeddedModule(llvm::StringRef name) {
   if (!findEmbeddedSource(name))
     return llvm::createStringError("dync has no embedded Python module '" + moduleName + "'");
   if (llvm::Error error = installEmbeddedModuleFinder())
-    return std::move(error);
+    return error;
   // Imported as any module, through the finder: registered in sys.modules
   // before it runs (dataclasses look their module up there), removed again
   // if running fails, and free to import the other embedded modules.
