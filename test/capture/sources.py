@@ -86,7 +86,7 @@ def example_inputs():
 # GUARDS-NEXT:   equals L['self'].sizes[0] : 1
 # GUARDS-NEXT:   equals L['self'].sizes[1] : 2
 # GUARDS-NEXT:   type L['self'].pair : sources:Pair
-# GUARDS-NEXT:   type L['self'].dtype : torch:dtype
+# GUARDS-NEXT:   equals L['self'].dtype : f32
 # GUARDS-NEXT:   grad_mode true
 # GUARDS-NOT:  scale
 # GUARDS-NOT:  cfg[3]
