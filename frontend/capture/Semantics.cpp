@@ -223,6 +223,11 @@ static llvm::Error refuseUnguardedDescriptor(PyObject* object, llvm::StringRef n
   if (name == "__class__" &&
       classAttr == _PyType_Lookup(&PyBaseObject_Type, PyRef::steal(python::newStr(name)).get()))
     return llvm::Error::success();
+  // A read-only member of a C type (functools.partial's `func`, `args`) is
+  // set when the object is made and no program can assign it afterwards.
+  if (Py_IS_TYPE(classAttr, &PyMemberDescr_Type) &&
+      (reinterpret_cast<PyMemberDescrObject*>(classAttr)->d_member->flags & READONLY))
+    return llvm::Error::success();
   std::string kind;
   if (PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
     PyRef getter = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));

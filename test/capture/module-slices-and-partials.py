@@ -5,6 +5,9 @@
 # refused says why.
 # RUN: %dync export %s:Stack.forward %s:flattened --emit=guards | FileCheck %s
 # RUN: not %dync export %s:DictSlice.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DICT
+# A real partial's fields are read-only members of a C type, fixed when it
+# was made: read for real, not refused as unguardable descriptors.
+# RUN: %dync export %s:real_partial_fields --emit=graph | FileCheck %s --check-prefix=REAL
 # RUN: not %dync export %s:not_callable --emit=graph 2>&1 | FileCheck %s --check-prefix=CALLABLE
 # RUN: not %dync export %s:returns_id --emit=graph 2>&1 | FileCheck %s --check-prefix=ID
 # RUN: not %dync export %s:vars_of_locals --emit=graph 2>&1 | FileCheck %s --check-prefix=VARS
@@ -48,6 +51,16 @@ def flattened(x):
     return outer(x)
 
 # CHECK-LABEL: guards @flattened
+
+
+TRIPLED = partial(scaled, scale=3.0)
+
+
+def real_partial_fields(x):
+    return TRIPLED.func(x, x, **TRIPLED.keywords) + len(TRIPLED.args)
+
+# REAL:      graph @real_partial_fields(
+# REAL:        aten::mul.Tensor(%x, 3.0)
 
 
 class DictSlice(nn.Module):
