@@ -186,13 +186,7 @@ class DataDependent:
                     f"{what} mentions {symbol}, a value computed from tensor data by no node of "
                     f"the graph, so the graph could not check it"
                 )
-        try:
-            return session.text(expr)
-        except _Unexpressible as e:
-            raise OracleError(
-                f"{what} uses {type(e.expr).__name__} ({e.expr}), which the graph IR's symbolic "
-                f"integers cannot express"
-            ) from None
+        return session._expressible(expr, what)
 
     def _relations(self, expr, whole):
         if expr is sympy.true:
