@@ -148,15 +148,7 @@ class _Assumptions:
         if isinstance(expr, sympy.Not) and isinstance(expr.args[0], (sympy.Eq, sympy.Ne)):
             inner = expr.args[0]
             expr = (sympy.Ne if isinstance(inner, sympy.Eq) else sympy.Eq)(*inner.args, evaluate=False)
-        ops = {
-            sympy.Eq: "==",
-            sympy.Ne: "!=",
-            sympy.StrictLessThan: "<",
-            sympy.LessThan: "<=",
-            sympy.StrictGreaterThan: ">",
-            sympy.GreaterThan: ">=",
-        }
-        op = ops.get(type(expr))
+        op = _RELATION_TEXT.get(type(expr))
         if op is None:
             raise OracleError(
                 f"guard {guard.expr}{self._origin(index, guard)} is not a comparison the graph IR can state"
