@@ -9,7 +9,8 @@
 #include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/MappingProxies.h"
+#include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchSize.h"
 #include "frontend/capture/TypeNames.h"
@@ -56,18 +57,18 @@ llvm::Expected<std::optional<size_t>> namedTupleField(PyObject* attribute) {
 
 } // namespace
 
-llvm::Expected<ValuePtr> Interpreter::tensorAttr(const ValuePtr& tensor, llvm::StringRef name) {
+llvm::Expected<ValuePtr> ObjectSemantics::tensorAttr(const ValuePtr& tensor, llvm::StringRef name) {
   PyRef nameObject = PyRef::steal(python::newStr(name));
   PyObject* attribute =
-      _PyType_Lookup(reinterpret_cast<PyTypeObject*>(types_.tensor.get()), nameObject.get());
+      _PyType_Lookup(reinterpret_cast<PyTypeObject*>(cx_.types().tensor.get()), nameObject.get());
   if (!attribute)
     return captureError("torch.Tensor has no attribute '" + name + "'");
   // Data descriptors (shape, dtype, T, ...) are read now, on the fake;
   // anything else is a method bound to the tensor.
   if (Py_TYPE(attribute)->tp_descr_set) {
     PyObject* getattrFunction =
-        PyDict_GetItemString(PyModule_GetDict(types_.builtinsModule.get()), "getattr");
-    return callOracle(getattrFunction, {tensor, makeConstant(nameObject)}, {});
+        PyDict_GetItemString(PyModule_GetDict(cx_.types().builtinsModule.get()), "getattr");
+    return cx_.callOracle(getattrFunction, {tensor, makeConstant(nameObject)}, {});
   }
   ValuePtr method = makeValue(ValueKind::BoundMethod);
   method->items = {tensor, makeValue(ValueKind::TorchCallable, PyRef::borrow(attribute))};
@@ -137,7 +138,7 @@ static bool isEnumMemberProperty(PyObject* object, PyObject* classAttr) {
          PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(enumClass.get()));
 }
 
-llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::StringRef name) {
+llvm::Expected<ValuePtr> ObjectSemantics::moduleAttr(const ValuePtr& module, llvm::StringRef name) {
   PyObject* object = module->object.get();
   PyRef nameObject = PyRef::steal(python::newStr(name));
   PyObject** dictPointer = _PyObject_GetDictPtr(object);
@@ -150,13 +151,13 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
   // attributes are assumed unchanged. Which read Python makes depends on
   // the class too, so the module's type is guarded either way.
   if (module->source)
-    guards_.add(typeGuard(module->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
+    cx_.guards().add(typeGuard(module->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
   auto readReal = [&]() -> llvm::Expected<ValuePtr> {
     PyRef value = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
     if (!value)
       return programError("reading attribute '" + name + "' of " +
                           (module->source ? module->source->str() : typeNameOf(module)));
-    return values_.wrapReal(value.get(), nullptr);
+    return cx_.values().wrapReal(value.get(), nullptr);
   };
   // The class and the instance dict come first, as Python looks them up.
   PyObject* classAttr = _PyType_Lookup(Py_TYPE(object), nameObject.get());
@@ -168,12 +169,12 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
       return programError("reading property '" + name + "'");
     // The getter is pinned where the class holds it, so that a property
     // replaced on the class misses.
-    llvm::Expected<ValuePtr> function = values_.wrapReal(
+    llvm::Expected<ValuePtr> function = cx_.values().wrapReal(
         getter.get(),
         module->source ? Source::attr(Source::classAttr(module->source, name), "fget") : nullptr);
     if (!function)
       return function.takeError();
-    return call(*function, {module});
+    return cx_.call(*function, {module});
   }
   if (classAttr && Py_TYPE(classAttr)->tp_descr_set)
     return readReal();
@@ -181,28 +182,28 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
     SourcePtr source;
     PyObject* value = PyDict_GetItem(dict, nameObject.get());
     if (value) {
-      source = values_.instanceDictSource(module->source, object, nameObject.get(), value);
+      source = cx_.values().instanceDictSource(module->source, object, nameObject.get(), value);
     } else {
       for (const char* table : {"_parameters", "_buffers", "_modules"}) {
         PyObject* entries = PyDict_GetItemString(dict, table);
         if (!entries || !PyDict_Check(entries))
           continue;
         if ((value = PyDict_GetItem(entries, nameObject.get()))) {
-          source =
-              values_.moduleTableSource(module->source, object, table, nameObject.get(), value);
+          source = cx_.values().moduleTableSource(module->source, object, table, nameObject.get(),
+                                                  value);
           break;
         }
       }
     }
     if (value)
-      return values_.wrapReal(value, source);
+      return cx_.values().wrapReal(value, source);
   }
   if (classAttr) {
     // Read from the class: the instance must not shadow it, and what the
     // class holds is pinned where a guard can (classReadSource).
-    SourcePtr classSource = values_.classReadSource(module->source, name, classAttr);
+    SourcePtr classSource = cx_.values().classReadSource(module->source, name, classAttr);
     if (PyFunction_Check(classAttr)) {
-      llvm::Expected<ValuePtr> function = values_.functionFromReal(classAttr, classSource);
+      llvm::Expected<ValuePtr> function = cx_.values().functionFromReal(classAttr, classSource);
       if (!function)
         return function.takeError();
       ValuePtr method = makeValue(ValueKind::BoundMethod);
@@ -213,17 +214,17 @@ llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::S
       PyRef bound = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
       if (!bound)
         return programError("reading attribute '" + name + "'");
-      return values_.wrapReal(bound.get(), nullptr);
+      return cx_.values().wrapReal(bound.get(), nullptr);
     }
     if (Py_TYPE(classAttr)->tp_descr_get)
       return readReal();
-    return values_.wrapReal(classAttr, classSource);
+    return cx_.values().wrapReal(classAttr, classSource);
   }
   return readReal();
 }
 
-llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const ValuePtr& object,
-                                                                         llvm::StringRef name) {
+llvm::Expected<std::optional<ValuePtr>> ObjectSemantics::userObjectClassRead(const ValuePtr& object,
+                                                                             llvm::StringRef name) {
   PyObject* real = object->object.get();
   PyTypeObject* type = Py_TYPE(real);
   // Only Python's generic lookup on an instance of a Python class: modules,
@@ -236,7 +237,7 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const V
   if (!classAttr)
     return std::nullopt;
   // The class decides what the read gives; pin it.
-  guards_.add(typeGuard(object->source, reinterpret_cast<PyObject*>(type)));
+  cx_.guards().add(typeGuard(object->source, reinterpret_cast<PyObject*>(type)));
   // Data descriptors are refused as on nn.Modules: read for real, their
   // result would be a constant no guard checks. Exempt are the instance's
   // own `__dict__`/`__weakref__` slots (what they give is pinned by the type
@@ -259,11 +260,11 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const V
     // The getter is pinned where the class holds it (the property read
     // through type(object)), so that a property replaced on the class
     // misses.
-    llvm::Expected<ValuePtr> function = values_.functionFromReal(
+    llvm::Expected<ValuePtr> function = cx_.values().functionFromReal(
         fget.get(), Source::attr(Source::classAttr(object->source, name), "fget"));
     if (!function)
       return function.takeError();
-    llvm::Expected<ValuePtr> result = call(*function, {object});
+    llvm::Expected<ValuePtr> result = cx_.call(*function, {object});
     if (!result) {
       // Run for real, the getter's result would be a constant that no guard
       // checks (the getter may read anything): refuse rather than assume it.
@@ -284,8 +285,8 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const V
   if (dictPointer && *dictPointer && PyDict_Check(*dictPointer) &&
       PyDict_GetItem(*dictPointer, nameObject.get()))
     return std::nullopt;
-  llvm::Expected<ValuePtr> function =
-      values_.functionFromReal(classAttr, values_.classReadSource(object->source, name, classAttr));
+  llvm::Expected<ValuePtr> function = cx_.values().functionFromReal(
+      classAttr, cx_.values().classReadSource(object->source, name, classAttr));
   if (!function)
     return function.takeError();
   ValuePtr method = makeValue(ValueKind::BoundMethod);
@@ -293,7 +294,7 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const V
   return std::optional<ValuePtr>(method);
 }
 
-llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::StringRef name) {
+llvm::Expected<ValuePtr> ObjectSemantics::getAttr(const ValuePtr& base, llvm::StringRef name) {
   // A mappingproxy's reads are its dict's (MappingProxies.cpp).
   if (ValuePtr viewed = mappingProxyTarget(base); viewed && isMappingProxyRead(name))
     return getAttr(viewed, name);
@@ -302,18 +303,18 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     return tensorAttr(base, name);
   case ValueKind::NNModule:
     // What the program assigned while capturing (RealAttributes.cpp).
-    if (ValuePtr assigned = assignedRealAttr(base->object.get(), name))
+    if (ValuePtr assigned = cx_.assignedRealAttr(base->object.get(), name))
       return assigned;
     return moduleAttr(base, name);
   case ValueKind::Instance:
-    return instanceAttr(base, name);
+    return cx_.instanceAttr(base, name);
   case ValueKind::Constant:
   case ValueKind::Object:
   case ValueKind::Builtin:
   case ValueKind::TorchCallable: {
     // What the program assigned while capturing (RealAttributes.cpp).
     if (base->kind == ValueKind::Object)
-      if (ValuePtr assigned = assignedRealAttr(base->object.get(), name))
+      if (ValuePtr assigned = cx_.assignedRealAttr(base->object.get(), name))
         return assigned;
     if (base->kind == ValueKind::Object && base->source) {
       llvm::Expected<std::optional<ValuePtr>> read = userObjectClassRead(base, name);
@@ -324,7 +325,7 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     }
     // Methods of str, int, float and frozenset values: the method table.
     if (base->kind == ValueKind::Constant || base->kind == ValueKind::Object)
-      if (std::optional<llvm::Expected<ValuePtr>> method = constantMethodAttr(*this, base, name))
+      if (std::optional<llvm::Expected<ValuePtr>> method = constantMethodAttr(cx_, base, name))
         return std::move(*method);
     PyRef nameObject = PyRef::steal(python::newStr(name));
     PyRef value = PyRef::steal(PyObject_GetAttr(base->object.get(), nameObject.get()));
@@ -332,7 +333,7 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
       return programError("reading attribute '" + name + "' of " +
                           (base->source ? base->source->str() : typeNameOf(base)));
     // A method of an object's C class that capture models (ContextVar.set).
-    if (ValuePtr method = boundBuiltinMethod(base, value.get()))
+    if (ValuePtr method = cx_.boundBuiltinMethod(base, value.get()))
       return method;
     // A Python method bound to the object read: its `self` is that object
     // with its source, so what the method reads of it is guarded and what
@@ -341,7 +342,7 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
         PyMethod_GET_SELF(value.get()) == base->object.get() &&
         PyFunction_Check(PyMethod_GET_FUNCTION(value.get()))) {
       llvm::Expected<ValuePtr> function =
-          values_.wrapReal(PyMethod_GET_FUNCTION(value.get()), nullptr);
+          cx_.values().wrapReal(PyMethod_GET_FUNCTION(value.get()), nullptr);
       if (!function)
         return function.takeError();
       ValuePtr method = makeValue(ValueKind::BoundMethod, PyRef::borrow(value.get()));
@@ -352,29 +353,29 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     // what an object's class gives is a constant, with the class pinned.
     PyObject* object = base->object.get();
     SourcePtr source =
-        values_.instanceDictSource(base->source, object, nameObject.get(), value.get());
+        cx_.values().instanceDictSource(base->source, object, nameObject.get(), value.get());
     if (base->source && !source && base->kind != ValueKind::Constant && !PyModule_Check(object) &&
         !PyType_Check(object)) {
-      guards_.add(typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
+      cx_.guards().add(typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
       // A plain class attribute (the object the class holds, as is).
       if (Py_TYPE(object)->tp_getattro == PyObject_GenericGetAttr &&
           _PyType_Lookup(Py_TYPE(object), nameObject.get()) == value.get())
-        source = values_.classReadSource(base->source, name, value.get());
+        source = cx_.values().classReadSource(base->source, name, value.get());
     }
     // Methods of constants stay calls on constants (see callObject). What
     // torch's own modules hold is guarded only where it is a function
     // (moduleReadSource).
     if (base->kind == ValueKind::Constant)
       source = nullptr;
-    source = values_.moduleReadSource(source, object, value.get());
-    return values_.wrapReal(value.get(), source);
+    source = cx_.values().moduleReadSource(source, object, value.get());
+    return cx_.values().wrapReal(value.get(), source);
   }
   case ValueKind::Function:
     if (base->object) {
       PyRef value = PyRef::steal(PyObject_GetAttrString(base->object.get(), name.str().c_str()));
       if (!value)
         return programError("reading attribute '" + name + "' of a function");
-      return values_.wrapReal(value.get(), nullptr);
+      return cx_.values().wrapReal(value.get(), nullptr);
     }
     break;
   case ValueKind::BoundMethod:
@@ -395,7 +396,7 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
   case ValueKind::List:
   case ValueKind::Dict:
   case ValueKind::Set: {
-    llvm::Expected<PyRef> type = pythonType(base);
+    llvm::Expected<PyRef> type = cx_.pythonType(base);
     if (!type)
       return type.takeError();
     PyRef nameObject = PyRef::steal(python::newStr(name));
@@ -404,19 +405,19 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     // OrderedDict overrides these in C with dict's behaviour (order is
     // insertion order for both); its own methods (move_to_end, popitem,
     // copy, which keeps the class) are DictInstances.cpp's.
-    if (base->kind == ValueKind::Dict && type->get() == types_.orderedDict.get() &&
+    if (base->kind == ValueKind::Dict && type->get() == cx_.types().orderedDict.get() &&
         llvm::is_contained({"keys", "values", "items", "get", "setdefault", "pop", "update",
                             "clear", "__contains__", "__getitem__", "__setitem__", "__delitem__",
                             "__len__", "__iter__"},
                            name))
       attribute = _PyType_Lookup(&PyDict_Type, nameObject.get());
-    if (attribute && builtins_.contains(attribute)) {
+    if (attribute && cx_.builtins().contains(attribute)) {
       ValuePtr method = makeValue(ValueKind::BoundMethod);
       method->items = {base, makeValue(ValueKind::Builtin, PyRef::borrow(attribute))};
       return method;
     }
     if (attribute && PyFunction_Check(attribute)) {
-      llvm::Expected<ValuePtr> function = values_.functionFromReal(attribute, nullptr);
+      llvm::Expected<ValuePtr> function = cx_.values().functionFromReal(attribute, nullptr);
       if (!function)
         return function.takeError();
       ValuePtr method = makeValue(ValueKind::BoundMethod);
@@ -436,17 +437,17 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     // Other methods of a tuple of constants (torch.Size.numel, say) are
     // pure: run them on the real tuple.
     if (base->kind == ValueKind::Tuple && allConstant(base->items)) {
-      llvm::Expected<PyRef> tuple = toPython(base);
+      llvm::Expected<PyRef> tuple = cx_.toPython(base);
       if (!tuple)
         return tuple.takeError();
       PyRef method = PyRef::steal(PyObject_GetAttrString(tuple->get(), name.str().c_str()));
       if (!method)
         return programError("reading attribute '" + name + "' of " +
                             qualifiedTypeName(type->get()));
-      return values_.wrapReal(method.get(), nullptr);
+      return cx_.values().wrapReal(method.get(), nullptr);
     }
-    if (isSymbolicSize(*this, base))
-      return symbolicSizeMethod(*this, base, name);
+    if (isSymbolicSize(cx_, base))
+      return symbolicSizeMethod(cx_, base, name);
     if (!attribute)
       return raiseBuiltin(PyExc_AttributeError, "'" + qualifiedTypeName(type->get()) +
                                                     "' object has no attribute '" + name + "'");
@@ -457,7 +458,7 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     // Look the name up in the MRO of type(self), after the class super()
     // was given.
     const ValuePtr& self = base->items[0];
-    llvm::Expected<PyRef> type = pythonType(self);
+    llvm::Expected<PyRef> type = cx_.pythonType(self);
     if (!type)
       return type.takeError();
     PyObject* mro = reinterpret_cast<PyTypeObject*>(type->get())->tp_mro;
@@ -470,7 +471,7 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
       PyObject* attribute = dict ? PyDict_GetItem(dict, nameObject.get()) : nullptr;
       if (!attribute)
         continue;
-      llvm::Expected<ValuePtr> function = values_.wrapReal(attribute, nullptr);
+      llvm::Expected<ValuePtr> function = cx_.values().wrapReal(attribute, nullptr);
       if (!function)
         return function.takeError();
       // `object`'s methods bind to self like functions do (super().__init__());

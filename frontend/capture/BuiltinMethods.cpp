@@ -28,6 +28,7 @@
 
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
+#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -784,7 +785,7 @@ llvm::Error registerBuiltinMethods(Interpreter& interp) {
 }
 
 std::optional<llvm::Expected<ValuePtr>>
-constantMethodAttr(Interpreter& interp, const ValuePtr& base, llvm::StringRef name) {
+constantMethodAttr(SemanticsContext& cx, const ValuePtr& base, llvm::StringRef name) {
   PyObject* object = base->object.get();
   PyTypeObject* type = Py_TYPE(object);
   if (name.starts_with("_") ||
@@ -802,7 +803,7 @@ constantMethodAttr(Interpreter& interp, const ValuePtr& base, llvm::StringRef na
     PyRef value = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
     if (!value)
       return llvm::Expected<ValuePtr>(programError("reading attribute '" + name + "'"));
-    return interp.values().wrapReal(value.get(), nullptr);
+    return cx.values().wrapReal(value.get(), nullptr);
   }
   ValuePtr function = makeValue(ValueKind::Builtin, PyRef::borrow(attribute));
   if (Py_IS_TYPE(attribute, &PyStaticMethod_Type))

@@ -15,11 +15,18 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/BuiltinRegistry.h"
+#include "frontend/capture/Value.h"
+
+#include "llvm/Support/Error.h"
 
 #include <optional>
+#include <vector>
 
 namespace dync::capture {
+
+class Interpreter;
+class SemanticsContext;
 
 /// Registers every method of the table as a builtin of \p interp, and checks
 /// the table against the running interpreter's types.
@@ -30,7 +37,7 @@ llvm::Error registerBuiltinMethods(Interpreter& interp);
 /// (`real`, `numerator`) read for real. None when the table does not cover
 /// the type or the name is not a public attribute of it.
 std::optional<llvm::Expected<ValuePtr>>
-constantMethodAttr(Interpreter& interp, const ValuePtr& base, llvm::StringRef name);
+constantMethodAttr(SemanticsContext& cx, const ValuePtr& base, llvm::StringRef name);
 
 /// Calls \p callable, a C function of the table reached as a real object
 /// (`dict.fromkeys` read from the class, `str.maketrans`, a bound method of

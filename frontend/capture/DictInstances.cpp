@@ -17,6 +17,7 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
+#include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -457,8 +458,8 @@ bool realKey(const ValuePtr& value) {
 
 } // namespace
 
-llvm::Expected<bool> sameKey(Interpreter& interp, const ValuePtr& a, const ValuePtr& b) {
-  llvm::Expected<bool> same = interp.identical(a, b);
+llvm::Expected<bool> sameKey(SemanticsContext& cx, const ValuePtr& a, const ValuePtr& b) {
+  llvm::Expected<bool> same = ObjectSemantics::identical(a, b);
   if (!same || *same)
     return same;
   if (!realKey(a) || !realKey(b))
@@ -470,10 +471,10 @@ llvm::Expected<bool> sameKey(Interpreter& interp, const ValuePtr& a, const Value
     return false;
   PyRef left = a->object, right = b->object;
   if (a->kind == ValueKind::Tuple || b->kind == ValueKind::Tuple) {
-    llvm::Expected<PyRef> realA = interp.toPython(a);
+    llvm::Expected<PyRef> realA = cx.toPython(a);
     if (!realA)
       return realA.takeError();
-    llvm::Expected<PyRef> realB = interp.toPython(b);
+    llvm::Expected<PyRef> realB = cx.toPython(b);
     if (!realB)
       return realB.takeError();
     left = *realA;
@@ -485,11 +486,11 @@ llvm::Expected<bool> sameKey(Interpreter& interp, const ValuePtr& a, const Value
   return equal == 1;
 }
 
-llvm::Error keyError(Interpreter& interp, const ValuePtr& key) {
+llvm::Error keyError(SemanticsContext& cx, const ValuePtr& key) {
   if (key->isConstant() || key->kind == ValueKind::Object)
     return raiseWith(PyExc_KeyError, key->object.get(), "KeyError: " + reprOf(key->object.get()));
   if (realKey(key)) {
-    llvm::Expected<PyRef> real = interp.toPython(key);
+    llvm::Expected<PyRef> real = cx.toPython(key);
     if (!real)
       return real.takeError();
     return raiseWith(PyExc_KeyError, real->get(), "KeyError: " + reprOf(real->get()));
@@ -527,9 +528,9 @@ ValuePtr dictContents(const ValuePtr& value) {
   return nullptr;
 }
 
-llvm::Expected<ValuePtr> callInstanceSpecial(Interpreter& interp, const ValuePtr& instance,
+llvm::Expected<ValuePtr> callInstanceSpecial(SemanticsContext& cx, const ValuePtr& instance,
                                              llvm::StringRef name, std::vector<ValuePtr> args) {
-  llvm::Expected<ValuePtr> python = interp.callSpecial(instance, name, args);
+  llvm::Expected<ValuePtr> python = cx.callSpecial(instance, name, args);
   if (!python || *python || !instance->contents)
     return python;
   PyRef nameObject = PyRef::steal(python::newStr(name));
@@ -537,13 +538,13 @@ llvm::Expected<ValuePtr> callInstanceSpecial(Interpreter& interp, const ValuePtr
       _PyType_Lookup(reinterpret_cast<PyTypeObject*>(instance->object.get()), nameObject.get());
   if (!attribute)
     return nullptr;
-  llvm::Expected<ValuePtr> method = interp.values().wrapReal(attribute, nullptr);
+  llvm::Expected<ValuePtr> method = cx.values().wrapReal(attribute, nullptr);
   if (!method)
     return method.takeError();
   if ((*method)->kind != ValueKind::Builtin)
     return nullptr;
   args.insert(args.begin(), instance);
-  return interp.call(*method, std::move(args));
+  return cx.call(*method, std::move(args));
 }
 
 void syncAttributes(const ValuePtr& instance) {

@@ -19,6 +19,7 @@
 namespace dync::capture {
 
 class Interpreter;
+class SemanticsContext;
 
 /// Whether objects of \p type are made by dict's __new__ and hold their
 /// items in a dict: a class written in Python deriving from dict or
@@ -44,17 +45,17 @@ void syncAttributes(const ValuePtr& instance);
 /// Instance \p instance on \p args: its class's Python method, else, for an
 /// object of a dict class, dict's or OrderedDict's. Null when the class has
 /// neither, so the caller's own rule applies.
-llvm::Expected<ValuePtr> callInstanceSpecial(Interpreter& interp, const ValuePtr& instance,
+llvm::Expected<ValuePtr> callInstanceSpecial(SemanticsContext& cx, const ValuePtr& instance,
                                              llvm::StringRef name, std::vector<ValuePtr> args);
 
 /// Whether \p a and \p b are the same dict key, as dict finds one: the same
 /// value, or equal constants, tuples of constants included (a key built as
 /// `(type(p), p, flags)` finds an equal tuple a real dict holds).
-llvm::Expected<bool> sameKey(Interpreter& interp, const ValuePtr& a, const ValuePtr& b);
+llvm::Expected<bool> sameKey(SemanticsContext& cx, const ValuePtr& a, const ValuePtr& b);
 
 /// KeyError(key) raised, for a key CPython can hold (a constant, a tuple of
 /// them, a real object); else capture stops naming the key's kind.
-llvm::Error keyError(Interpreter& interp, const ValuePtr& key);
+llvm::Error keyError(SemanticsContext& cx, const ValuePtr& key);
 
 /// Registers dict's and OrderedDict's __new__, __init__, item and length
 /// special methods, and OrderedDict's methods that behave as dict's.

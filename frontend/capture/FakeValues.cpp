@@ -136,18 +136,6 @@ llvm::Expected<PyRef> Interpreter::toPython(const ValuePtr& value) {
   }
 }
 
-bool Interpreter::allConstant(llvm::ArrayRef<ValuePtr> values) {
-  for (const ValuePtr& value : values) {
-    if (value->kind == ValueKind::Constant)
-      continue;
-    if ((value->kind == ValueKind::Tuple || value->kind == ValueKind::List) &&
-        allConstant(value->items))
-      continue;
-    return false;
-  }
-  return true;
-}
-
 llvm::Expected<PyRef> Interpreter::pythonType(const ValuePtr& value) {
   auto typeOf = [](PyObject* object) {
     return PyRef::borrow(reinterpret_cast<PyObject*>(Py_TYPE(object)));

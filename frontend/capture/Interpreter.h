@@ -17,7 +17,10 @@
 #include "frontend/capture/BuiltinRegistry.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Frame.h"
+#include "frontend/capture/MappingProxies.h"
+#include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/Recorder.h"
+#include "frontend/capture/SemanticsContext.h"
 #include "frontend/capture/TorchTypes.h"
 #include "frontend/capture/Value.h"
 #include "frontend/capture/ValueBuilder.h"
@@ -57,7 +60,9 @@ struct OpcodeEntry {
 /// The table, one row per opcode name (OpcodeDispatch.cpp).
 llvm::ArrayRef<OpcodeEntry> opcodeEntries();
 
-class Interpreter {
+/// The interpreter is the one SemanticsContext: object semantics sees it
+/// through that interface only.
+class Interpreter final : public SemanticsContext {
 public:
   /// Binds the opcode table to \p opcodes (failing if an opcode has no row)
   /// and reads torch's types. \p entryGlobals is the entry module's dict. GIL
@@ -82,10 +87,10 @@ public:
 
   /// A value the oracle returned: fake tensors, SymInts, constants, and
   /// tuples and lists of them.
-  llvm::Expected<ValuePtr> wrapFake(PyObject* object);
+  llvm::Expected<ValuePtr> wrapFake(PyObject* object) override;
   /// The Python object a value stands for when passed to torch: a fake
   /// tensor, a constant, a new tuple or list of those.
-  llvm::Expected<python::PyRef> toPython(const ValuePtr& value);
+  llvm::Expected<python::PyRef> toPython(const ValuePtr& value) override;
   /// A call's arguments as the tuple and dict (null when there are no
   /// keywords) CPython's call protocol takes.
   struct PythonCallArguments {
@@ -96,24 +101,31 @@ public:
                                                         const KeywordArgs& kwargs);
 
   //===--------------------------------------------------------------------===//
-  // Python semantics over values.
+  // Python semantics over values: ObjectSemantics (ObjectSemantics.h) over
+  // this interpreter as its context.
 
+  ObjectSemantics& semantics() { return semantics_; }
   llvm::Expected<ValuePtr> call(const ValuePtr& callee, std::vector<ValuePtr> args,
-                                KeywordArgs kwargs = {});
-  llvm::Expected<ValuePtr> getAttr(const ValuePtr& base, llvm::StringRef name);
-  llvm::Expected<ValuePtr> getItem(const ValuePtr& base, const ValuePtr& key);
-  /// bool(value); a tensor is a data-dependent branch.
-  llvm::Expected<bool> truth(const ValuePtr& value);
-  /// The values iterating \p value gives, all at once.
-  llvm::Expected<std::vector<ValuePtr>> unpack(const ValuePtr& value);
-  llvm::Expected<ValuePtr> iter(const ValuePtr& value);
-  /// The next value, or null when exhausted.
-  llvm::Expected<ValuePtr> next(const ValuePtr& iterator);
-  llvm::Expected<ValuePtr> length(const ValuePtr& value);
-  /// Binary operator by its symbol ("+", "+=", "@", ...).
-  llvm::Expected<ValuePtr> binary(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b);
-  /// Comparison by its symbol ("<", "==", ...).
-  llvm::Expected<ValuePtr> compare(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b);
+                                KeywordArgs kwargs = {}) override;
+  llvm::Expected<ValuePtr> getAttr(const ValuePtr& base, llvm::StringRef name) {
+    return semantics_.getAttr(base, name);
+  }
+  llvm::Expected<ValuePtr> getItem(const ValuePtr& base, const ValuePtr& key) {
+    return semantics_.getItem(base, key);
+  }
+  llvm::Expected<bool> truth(const ValuePtr& value) { return semantics_.truth(value); }
+  llvm::Expected<std::vector<ValuePtr>> unpack(const ValuePtr& value) {
+    return semantics_.unpack(value);
+  }
+  llvm::Expected<ValuePtr> iter(const ValuePtr& value) { return semantics_.iter(value); }
+  llvm::Expected<ValuePtr> next(const ValuePtr& iterator) { return semantics_.next(iterator); }
+  llvm::Expected<ValuePtr> length(const ValuePtr& value) { return semantics_.length(value); }
+  llvm::Expected<ValuePtr> binary(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b) {
+    return semantics_.binary(symbol, a, b);
+  }
+  llvm::Expected<ValuePtr> compare(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b) {
+    return semantics_.compare(symbol, a, b);
+  }
   /// BINARY_OP and COMPARE_OP: pops two operands and applies the operator
   /// whose spelling the argument indexes in \p spellings.
   using OperandsApplier = llvm::Expected<ValuePtr> (Interpreter::*)(llvm::StringRef,
@@ -121,13 +133,20 @@ public:
                                                                     const ValuePtr&);
   llvm::Error applyTwoOperands(Frame& f, const bytecode::Instruction& ins, llvm::StringRef opname,
                                llvm::ArrayRef<std::string> spellings, OperandsApplier apply);
-  llvm::Expected<ValuePtr> unary(llvm::StringRef operatorName, const ValuePtr& a);
-  llvm::Expected<bool> identical(const ValuePtr& a, const ValuePtr& b);
-  llvm::Expected<bool> contains(const ValuePtr& container, const ValuePtr& item);
-  /// Adds \p item to the set value \p set unless an equal item is in it.
-  llvm::Error addToSet(const ValuePtr& set, ValuePtr item);
+  llvm::Expected<ValuePtr> unary(llvm::StringRef operatorName, const ValuePtr& a) {
+    return semantics_.unary(operatorName, a);
+  }
+  llvm::Expected<bool> identical(const ValuePtr& a, const ValuePtr& b) {
+    return ObjectSemantics::identical(a, b);
+  }
+  llvm::Expected<bool> contains(const ValuePtr& container, const ValuePtr& item) {
+    return semantics_.contains(container, item);
+  }
+  llvm::Error addToSet(const ValuePtr& set, ValuePtr item) {
+    return semantics_.addToSet(set, std::move(item));
+  }
   /// The Python type of a value (new reference).
-  llvm::Expected<python::PyRef> pythonType(const ValuePtr& value);
+  llvm::Expected<python::PyRef> pythonType(const ValuePtr& value) override;
   //===--------------------------------------------------------------------===//
   // Objects of Python classes made while capturing (Instances.cpp).
 
@@ -135,7 +154,7 @@ public:
   /// __init__ run inlined over an Instance value.
   llvm::Expected<ValuePtr> construct(const ValuePtr& cls, std::vector<ValuePtr> args,
                                      KeywordArgs kwargs);
-  llvm::Expected<ValuePtr> instanceAttr(const ValuePtr& instance, llvm::StringRef name);
+  llvm::Expected<ValuePtr> instanceAttr(const ValuePtr& instance, llvm::StringRef name) override;
   /// `instance.name = value`; \p direct skips the class's __setattr__, as
   /// `object.__setattr__(instance, name, value)` does.
   llvm::Error setInstanceAttr(const ValuePtr& instance, llvm::StringRef name, ValuePtr value,
@@ -143,19 +162,19 @@ public:
   /// Calls special method \p name of \p self, an Instance, when its class
   /// defines it in Python; null when it does not.
   llvm::Expected<ValuePtr> callSpecial(const ValuePtr& self, llvm::StringRef name,
-                                       std::vector<ValuePtr> args);
+                                       std::vector<ValuePtr> args) override;
 
   /// A method of a real object (\p base) that capture handles as a builtin:
   /// \p bound is a C method bound to base's object whose descriptor is
   /// registered, and the result is that builtin bound to \p base; null when
   /// it is not one.
-  ValuePtr boundBuiltinMethod(const ValuePtr& base, PyObject* bound) const;
+  ValuePtr boundBuiltinMethod(const ValuePtr& base, PyObject* bound) const override;
 
   /// Runs \p callable on fake values through the oracle.
   llvm::Expected<ValuePtr> callOracle(PyObject* callable, const std::vector<ValuePtr>& args,
-                                      const KeywordArgs& kwargs);
+                                      const KeywordArgs& kwargs) override;
   /// Whether every value (deeply) is a constant.
-  static bool allConstant(llvm::ArrayRef<ValuePtr> values);
+  static bool allConstant(llvm::ArrayRef<ValuePtr> values) { return capture::allConstant(values); }
   /// Whether \p object is a grad-mode context manager (or class of one).
   bool isGradModeManager(PyObject* object) const;
 
@@ -205,24 +224,24 @@ public:
   /// The exception being handled (what sys.exc_info() gives), or null.
   const ValuePtr& handledException() const { return handledException_; }
 
-  oracle::TensorOracle& oracle() { return oracle_; }
+  oracle::TensorOracle& oracle() override { return oracle_; }
   /// The frame executing, or null outside any (for zero-argument super()).
   Frame* currentFrame() const { return frames_.empty() ? nullptr : frames_.back(); }
   /// Stops capture if the program has pinned or narrowed a dimension the
   /// user declared dynamic.
-  llvm::Error checkDynamic();
+  llvm::Error checkDynamic() override;
   /// Tells the oracle which line of the program its next calls come from.
-  void reportLocation();
-  GuardSet& guards() { return guards_; }
+  void reportLocation() override;
+  GuardSet& guards() override { return guards_; }
   /// Makes real objects values, with their sources and guards.
-  ValueBuilder& values() { return values_; }
+  ValueBuilder& values() override { return values_; }
   const ValueBuilder& values() const { return values_; }
   /// The builtins capture implements; handlers register here.
   BuiltinRegistry& builtins() { return builtins_; }
-  const BuiltinRegistry& builtins() const { return builtins_; }
-  const TorchTypes& types() const { return types_; }
+  const BuiltinRegistry& builtins() const override { return builtins_; }
+  const TorchTypes& types() const override { return types_; }
   /// The `operator` module's function \p name (borrowed).
-  PyObject* operatorFunction(llvm::StringRef name);
+  PyObject* operatorFunction(llvm::StringRef name) override;
 
   /// The Python call stack capture is in, innermost first, for errors.
   std::vector<struct CaptureFrame> callStack() const;
@@ -299,9 +318,10 @@ public:
   /// `container[slice]` for nn.Module \p base (a ModuleList, a Sequential):
   /// the container's class makes the new container for real, and its
   /// children are the values capture reads for them in \p base.
-  llvm::Expected<ValuePtr> sliceModuleContainer(const ValuePtr& base, PyObject* slice);
+  llvm::Expected<ValuePtr> sliceModuleContainer(const ValuePtr& base, PyObject* slice) override;
   /// An item of a sliced container (`layers[:n][i]`), read by its class.
-  llvm::Expected<ValuePtr> itemOfSlicedContainer(const ValuePtr& base, const ValuePtr& key);
+  llvm::Expected<ValuePtr> itemOfSlicedContainer(const ValuePtr& base,
+                                                 const ValuePtr& key) override;
 
   //===--------------------------------------------------------------------===//
   // functools.partial (Partials.cpp).
@@ -351,7 +371,7 @@ public:
   llvm::Error setRealAttr(const ValuePtr& base, llvm::StringRef name, ValuePtr value);
   /// What the program last assigned to attribute \p name of \p object
   /// while capturing, or null.
-  ValuePtr assignedRealAttr(PyObject* object, llvm::StringRef name) const;
+  ValuePtr assignedRealAttr(PyObject* object, llvm::StringRef name) const override;
 
 private:
   std::map<PyObject*, ContextVarSetting> contextVarSettings_;
@@ -391,7 +411,7 @@ public:
   /// so that its final contents are replayed after the graph and later reads
   /// of the same real container see the change; \p what names the change
   /// for a refusal (a container capture cannot refill).
-  llvm::Error noteContainerMutation(const ValuePtr& container, const llvm::Twine& what);
+  llvm::Error noteContainerMutation(const ValuePtr& container, const llvm::Twine& what) override;
   /// The value a container of the caller's read as \p real holds after the
   /// program changed it in place, or null when it did not.
   ValuePtr mutatedContainer(PyObject* real) const;
@@ -482,15 +502,9 @@ private:
                                            const KeywordArgs& kwargs);
   llvm::Expected<ValuePtr> run(Frame& frame);
   llvm::Error locate(llvm::Error error);
-  llvm::Expected<ValuePtr> moduleAttr(const ValuePtr& module, llvm::StringRef name);
-  /// `object.name` for a user object read through a source (an instance of
-  /// a Python class) when its class provides `name`: a property's getter
-  /// runs symbolically and a method is bound to the class's function read
-  /// through a guarded `type(...)` source. Nothing when the plain read
-  /// applies (AttributeReads.cpp).
-  llvm::Expected<std::optional<ValuePtr>> userObjectClassRead(const ValuePtr& object,
-                                                              llvm::StringRef name);
-  llvm::Expected<ValuePtr> tensorAttr(const ValuePtr& tensor, llvm::StringRef name);
+  llvm::Expected<ValuePtr> moduleAttr(const ValuePtr& module, llvm::StringRef name) {
+    return semantics_.moduleAttr(module, name);
+  }
 
   // Shared pieces of opcode handlers.
   ValuePtr pop(Frame& f);
@@ -524,7 +538,7 @@ private:
 
 public:
   /// What capture did that a speculated path must be able to take back.
-  Recorder& recorder() { return recorder_; }
+  Recorder& recorder() override { return recorder_; }
 
 private:
   /// Registers with the recorder the state a checkpoint saves: guards,
@@ -564,6 +578,7 @@ private:
   BuiltinRegistry builtins_;
   /// Declared after what it refers to.
   ValueBuilder values_{oracle_, guards_, recorder_, types_, builtins_};
+  ObjectSemantics semantics_{*this};
   std::vector<DynamicWatch> watches_;
   std::vector<AutoFinding> autoFindings_;
   std::vector<Frame*> frames_;
@@ -586,11 +601,6 @@ llvm::Error registerInstanceHandlers(Interpreter& interp);
 llvm::Error registerClassHandlers(Interpreter& interp);
 /// Registers ContextVar's get, set and reset (ContextVars.cpp).
 llvm::Error registerContextVarHandlers(Interpreter& interp);
-/// The dict a mappingproxy value views, or null when \p value is not one
-/// (MappingProxies.cpp).
-ValuePtr mappingProxyTarget(const ValuePtr& value);
-/// Whether \p name is a method of a mappingproxy that reads its dict.
-bool isMappingProxyRead(llvm::StringRef name);
 /// Registers id() and vars() (IdentityBuiltins.cpp).
 llvm::Error registerIdentityHandlers(Interpreter& interp);
 /// Registers sys.exc_info() (OpcodesExceptions.cpp).

@@ -8,7 +8,8 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/MappingProxies.h"
+#include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TypeNames.h"
 #include "frontend/embedding/PyStrings.h"
@@ -60,16 +61,16 @@ bool isAnnotationFactory(PyObject* object) {
 
 } // namespace
 
-llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValuePtr& key) {
+llvm::Expected<ValuePtr> ObjectSemantics::getItem(const ValuePtr& base, const ValuePtr& key) {
   if (ValuePtr viewed = mappingProxyTarget(base))
     return getItem(viewed, key);
   if (base->kind == ValueKind::Instance) {
-    llvm::Expected<ValuePtr> special = callInstanceSpecial(*this, base, "__getitem__", {key});
+    llvm::Expected<ValuePtr> special = callInstanceSpecial(cx_, base, "__getitem__", {key});
     if (!special || *special)
       return special;
   }
   if (base->isTensor())
-    return callOracle(operatorFunction("getitem"), {base, key}, {});
+    return cx_.callOracle(cx_.operatorFunction("getitem"), {base, key}, {});
   if (base->isSequence()) {
     size_t size = base->items.size();
     if (key->isConstant() && PyIndex_Check(key->object.get())) {
@@ -84,7 +85,7 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
     }
     PyRef slice;
     if (key->kind == ValueKind::Slice && allConstant(key->items)) {
-      llvm::Expected<PyRef> converted = toPython(key);
+      llvm::Expected<PyRef> converted = cx_.toPython(key);
       if (!converted)
         return converted.takeError();
       slice = *converted;
@@ -112,24 +113,24 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
   }
   if (base->kind == ValueKind::Dict) {
     for (const auto& [k, v] : base->entries) {
-      llvm::Expected<bool> same = sameKey(*this, k, key);
+      llvm::Expected<bool> same = sameKey(cx_, k, key);
       if (!same)
         return same.takeError();
       if (*same)
         return v;
     }
-    return keyError(*this, key);
+    return keyError(cx_, key);
   }
   // Slices of module containers, and items of those (ModuleContainers.cpp).
   if (base->kind == ValueKind::NNModule) {
     if (base->slicedContainer)
-      return itemOfSlicedContainer(base, key);
+      return cx_.itemOfSlicedContainer(base, key);
     bool constantSlice = key->isConstant() && PySlice_Check(key->object.get());
     if (constantSlice || (key->kind == ValueKind::Slice && allConstant(key->items))) {
-      llvm::Expected<PyRef> slice = toPython(key);
+      llvm::Expected<PyRef> slice = cx_.toPython(key);
       if (!slice)
         return slice.takeError();
-      return sliceModuleContainer(base, slice->get());
+      return cx_.sliceModuleContainer(base, slice->get());
     }
   }
   if ((base->kind == ValueKind::NNModule || base->kind == ValueKind::Object ||
@@ -144,19 +145,19 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
     // on the container's class: it is pinned.
     SourcePtr source;
     if (base->kind == ValueKind::NNModule)
-      source = values_.containerItemSource(base->source, base->object.get(), key->object.get(),
-                                           value.get());
+      source = cx_.values().containerItemSource(base->source, base->object.get(), key->object.get(),
+                                                value.get());
     if (base->source && base->kind != ValueKind::Constant)
-      guards_.add(
+      cx_.guards().add(
           typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(base->object.get()))));
     // Which entry a position names depends on the entries before it.
     if (base->kind == ValueKind::NNModule && PyLong_Check(key->object.get()))
-      values_.guardModuleTableKeys(base);
-    return values_.wrapReal(value.get(), source);
+      cx_.values().guardModuleTableKeys(base);
+    return cx_.values().wrapReal(value.get(), source);
   }
   if (base->kind == ValueKind::Constant && key->kind == ValueKind::Slice &&
       allConstant(key->items)) {
-    llvm::Expected<PyRef> slice = toPython(key);
+    llvm::Expected<PyRef> slice = cx_.toPython(key);
     if (!slice)
       return slice.takeError();
     ValuePtr value = makeConstantSteal(PyObject_GetItem(base->object.get(), slice->get()));
@@ -169,13 +170,13 @@ llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValueP
     // `torch.jit.annotate(List[int], [])`, `Optional[Tensor]`, `list[int]`):
     // subscripting a typing construct or a class's __class_getitem__ builds
     // another annotation and runs no user code, so it is evaluated.
-    llvm::Expected<PyRef> index = toPython(key);
+    llvm::Expected<PyRef> index = cx_.toPython(key);
     if (!index)
       return index.takeError();
     PyRef value = PyRef::steal(PyObject_GetItem(real, index->get()));
     if (!value)
       return programError("subscripting " + typeNameOf(base));
-    return values_.wrapReal(value.get(), nullptr);
+    return cx_.values().wrapReal(value.get(), nullptr);
   }
   return captureError("indexing a " + typeNameOf(base) + " with a " + spelling(key->kind) +
                       " value is not supported");

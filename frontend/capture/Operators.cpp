@@ -9,7 +9,8 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/MappingProxies.h"
+#include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/TypeNames.h"
 
 namespace dync::capture {
@@ -91,7 +92,7 @@ bool isNotImplemented(const ValuePtr& value) {
 /// A comparison with an object made while capturing, through the special
 /// methods its class defines in Python; null when none answers, so the
 /// default (identity for == and !=) applies.
-llvm::Expected<ValuePtr> compareInstances(Interpreter& interp, const CompareRow& row,
+llvm::Expected<ValuePtr> compareInstances(ObjectSemantics& semantics, const CompareRow& row,
                                           const ValuePtr& a, const ValuePtr& b) {
   for (bool reflected : {false, true}) {
     const ValuePtr& self = reflected ? b : a;
@@ -99,18 +100,18 @@ llvm::Expected<ValuePtr> compareInstances(Interpreter& interp, const CompareRow&
     if (self->kind != ValueKind::Instance)
       continue;
     llvm::Expected<ValuePtr> result =
-        interp.callSpecial(self, reflected ? row.reflected : row.special, {other});
+        semantics.context().callSpecial(self, reflected ? row.reflected : row.special, {other});
     if (!result || (*result && !isNotImplemented(*result)))
       return result;
     // object.__ne__ is the negation of __eq__.
     if (row.op != Py_NE || *result)
       continue;
-    llvm::Expected<ValuePtr> equal = interp.callSpecial(self, "__eq__", {other});
+    llvm::Expected<ValuePtr> equal = semantics.context().callSpecial(self, "__eq__", {other});
     if (!equal)
       return equal.takeError();
     if (!*equal || isNotImplemented(*equal))
       continue;
-    llvm::Expected<bool> truth = interp.truth(*equal);
+    llvm::Expected<bool> truth = semantics.truth(*equal);
     if (!truth)
       return truth.takeError();
     return makeBool(!*truth);
@@ -120,24 +121,24 @@ llvm::Expected<ValuePtr> compareInstances(Interpreter& interp, const CompareRow&
 
 } // namespace
 
-llvm::Expected<ValuePtr> Interpreter::binary(llvm::StringRef symbol, const ValuePtr& a,
-                                             const ValuePtr& b) {
+llvm::Expected<ValuePtr> ObjectSemantics::binary(llvm::StringRef symbol, const ValuePtr& a,
+                                                 const ValuePtr& b) {
   const BinaryRow* row = binaryRow(symbol);
   if (!row)
     return captureError("binary operator '" + symbol + "' is not supported");
   if (a->isTensor() || b->isTensor())
-    return callOracle(operatorFunction(row->operatorName), {a, b}, {});
+    return cx_.callOracle(cx_.operatorFunction(row->operatorName), {a, b}, {});
   if (isNumberLike(a) && isNumberLike(b)) {
     PyRef result = PyRef::steal(row->apply(a->object.get(), b->object.get()));
     if (!result)
       return programError("computing '" + symbol + "'");
-    return wrapFake(result.get());
+    return cx_.wrapFake(result.get());
   }
   llvm::StringRef plain = symbol.drop_back(symbol.ends_with("=") ? 1 : 0);
   bool inPlace = plain.size() != symbol.size();
   if (a->isSequence() && b->isSequence() && plain == "+") {
     if (inPlace && a->kind == ValueKind::List) {
-      if (llvm::Error error = noteContainerMutation(a, "extending with '+='"))
+      if (llvm::Error error = cx_.noteContainerMutation(a, "extending with '+='"))
         return error;
       a->items.insert(a->items.end(), b->items.begin(), b->items.end());
       return a;
@@ -162,7 +163,7 @@ llvm::Expected<ValuePtr> Interpreter::binary(llvm::StringRef symbol, const Value
   }
   if (a->kind == ValueKind::Constant && (b->isSequence() || b->kind == ValueKind::Dict) &&
       plain == "%" && allConstant(b->items)) {
-    llvm::Expected<PyRef> converted = toPython(b);
+    llvm::Expected<PyRef> converted = cx_.toPython(b);
     if (!converted)
       return converted.takeError();
     ValuePtr result = makeConstantSteal(PyNumber_Remainder(a->object.get(), converted->get()));
@@ -174,8 +175,8 @@ llvm::Expected<ValuePtr> Interpreter::binary(llvm::StringRef symbol, const Value
                       "' and '" + typeNameOf(b) + "'");
 }
 
-llvm::Expected<ValuePtr> Interpreter::compare(llvm::StringRef symbol, const ValuePtr& a,
-                                              const ValuePtr& b) {
+llvm::Expected<ValuePtr> ObjectSemantics::compare(llvm::StringRef symbol, const ValuePtr& a,
+                                                  const ValuePtr& b) {
   const CompareRow* row = nullptr;
   for (const CompareRow& candidate : CompareRows)
     if (symbol == candidate.symbol)
@@ -183,23 +184,23 @@ llvm::Expected<ValuePtr> Interpreter::compare(llvm::StringRef symbol, const Valu
   if (!row)
     return captureError("comparison '" + symbol + "' is not supported");
   if (a->isTensor() || b->isTensor())
-    return callOracle(operatorFunction(row->operatorName), {a, b}, {});
+    return cx_.callOracle(cx_.operatorFunction(row->operatorName), {a, b}, {});
   if (a->kind == ValueKind::Instance || b->kind == ValueKind::Instance) {
     llvm::Expected<ValuePtr> result = compareInstances(*this, *row, a, b);
     if (!result || *result)
       return result;
   }
   if (isKnown(a) && isKnown(b)) {
-    llvm::Expected<PyRef> x = toPython(a);
+    llvm::Expected<PyRef> x = cx_.toPython(a);
     if (!x)
       return x.takeError();
-    llvm::Expected<PyRef> y = toPython(b);
+    llvm::Expected<PyRef> y = cx_.toPython(b);
     if (!y)
       return y.takeError();
     PyRef result = PyRef::steal(PyObject_RichCompare(x->get(), y->get(), row->op));
     if (!result)
       return programError("comparing with '" + symbol + "'");
-    return wrapFake(result.get());
+    return cx_.wrapFake(result.get());
   }
   if (row->op == Py_EQ || row->op == Py_NE) {
     llvm::Expected<bool> same = identical(a, b);
@@ -211,33 +212,33 @@ llvm::Expected<ValuePtr> Interpreter::compare(llvm::StringRef symbol, const Valu
                       "' is not supported");
 }
 
-llvm::Expected<ValuePtr> Interpreter::unary(llvm::StringRef operatorName, const ValuePtr& a) {
+llvm::Expected<ValuePtr> ObjectSemantics::unary(llvm::StringRef operatorName, const ValuePtr& a) {
   if (operatorName == "not_") {
     llvm::Expected<bool> value = truth(a);
     if (!value)
       return value.takeError();
     return makeBool(!*value);
   }
-  PyObject* function = operatorFunction(operatorName);
+  PyObject* function = cx_.operatorFunction(operatorName);
   if (a->isTensor())
-    return callOracle(function, {a}, {});
+    return cx_.callOracle(function, {a}, {});
   if (isNumberLike(a)) {
     PyRef result = PyRef::steal(PyObject_CallOneArg(function, a->object.get()));
     if (!result)
       return programError("computing " + operatorName);
-    return wrapFake(result.get());
+    return cx_.wrapFake(result.get());
   }
   return captureError("bad operand type for unary " + operatorName + ": '" + typeNameOf(a) + "'");
 }
 
-llvm::Expected<bool> Interpreter::identical(const ValuePtr& a, const ValuePtr& b) {
+llvm::Expected<bool> ObjectSemantics::identical(const ValuePtr& a, const ValuePtr& b) {
   if (a == b)
     return true;
   PyObject* realA = a->realObject();
   return realA && realA == b->realObject();
 }
 
-llvm::Error Interpreter::addToSet(const ValuePtr& set, ValuePtr item) {
+llvm::Error ObjectSemantics::addToSet(const ValuePtr& set, ValuePtr item) {
   llvm::Expected<bool> present = contains(set, item);
   if (!present)
     return present.takeError();
@@ -246,19 +247,18 @@ llvm::Error Interpreter::addToSet(const ValuePtr& set, ValuePtr item) {
   return llvm::Error::success();
 }
 
-llvm::Expected<bool> Interpreter::contains(const ValuePtr& container, const ValuePtr& item) {
+llvm::Expected<bool> ObjectSemantics::contains(const ValuePtr& container, const ValuePtr& item) {
   if (ValuePtr viewed = mappingProxyTarget(container))
     return contains(viewed, item);
   if (container->kind == ValueKind::Instance) {
-    llvm::Expected<ValuePtr> special =
-        callInstanceSpecial(*this, container, "__contains__", {item});
+    llvm::Expected<ValuePtr> special = callInstanceSpecial(cx_, container, "__contains__", {item});
     if (!special)
       return special.takeError();
     if (*special)
       return truth(*special);
   }
   auto matches = [&](const ValuePtr& candidate) -> llvm::Expected<bool> {
-    return sameKey(*this, candidate, item);
+    return sameKey(cx_, candidate, item);
   };
   switch (container->kind) {
   case ValueKind::Tuple:

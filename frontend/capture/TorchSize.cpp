@@ -2,6 +2,7 @@
 #include "frontend/capture/TorchSize.h"
 
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 
 namespace dync::capture {
@@ -71,8 +72,8 @@ llvm::Error registerSizeHandlers(Interpreter& interp) {
   return llvm::Error::success();
 }
 
-bool isSymbolicSize(const Interpreter& interp, const ValuePtr& value) {
-  if (value->kind != ValueKind::Tuple || value->object.get() != interp.types().size.get())
+bool isSymbolicSize(const SemanticsContext& cx, const ValuePtr& value) {
+  if (value->kind != ValueKind::Tuple || value->object.get() != cx.types().size.get())
     return false;
   bool symbolic = false;
   for (const ValuePtr& item : value->items) {
@@ -84,16 +85,16 @@ bool isSymbolicSize(const Interpreter& interp, const ValuePtr& value) {
   return symbolic;
 }
 
-llvm::Expected<ValuePtr> symbolicSizeMethod(Interpreter& interp, const ValuePtr& size,
+llvm::Expected<ValuePtr> symbolicSizeMethod(SemanticsContext& cx, const ValuePtr& size,
                                             llvm::StringRef name) {
-  llvm::Expected<PyRef> real = interp.toPython(size);
+  llvm::Expected<PyRef> real = cx.toPython(size);
   if (!real)
     return real.takeError();
   PyRef method = PyRef::steal(PyObject_GetAttrString(real->get(), name.str().c_str()));
   if (!method)
     return pythonError("reading attribute '" + name + "' of torch.Size");
   if (!PyCallable_Check(method.get()))
-    return interp.wrapFake(method.get());
+    return cx.wrapFake(method.get());
   return makeValue(ValueKind::TorchCallable, std::move(method));
 }
 

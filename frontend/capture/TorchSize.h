@@ -9,9 +9,18 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/BuiltinRegistry.h"
+#include "frontend/capture/Value.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <vector>
 
 namespace dync::capture {
+
+class Interpreter;
+class SemanticsContext;
 
 /// `torch.Size(iterable)`: the iterable is unpacked symbolically (a list, a
 /// tuple, a generator over sizes), then torch.Size itself checks and builds
@@ -21,7 +30,7 @@ llvm::Expected<ValuePtr> constructSize(Interpreter& interp, const std::vector<Va
                                        const KeywordArgs& kwargs);
 
 /// Whether \p value is a torch.Size value some of whose items are symbolic.
-bool isSymbolicSize(const Interpreter& interp, const ValuePtr& value);
+bool isSymbolicSize(const SemanticsContext& cx, const ValuePtr& value);
 
 /// Registers the torch.Size methods capture computes itself (`numel`):
 /// torch's own would make every symbolic size a constant.
@@ -30,7 +39,7 @@ llvm::Error registerSizeHandlers(Interpreter& interp);
 /// Method \p name of a torch.Size with symbolic items (`numel`, `count`,
 /// `index`): bound to the real torch.Size of those SymInts and run by the
 /// oracle, which records what it decides on them in the ShapeEnv.
-llvm::Expected<ValuePtr> symbolicSizeMethod(Interpreter& interp, const ValuePtr& size,
+llvm::Expected<ValuePtr> symbolicSizeMethod(SemanticsContext& cx, const ValuePtr& size,
                                             llvm::StringRef name);
 
 } // namespace dync::capture

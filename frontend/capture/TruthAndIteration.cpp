@@ -8,7 +8,8 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/MappingProxies.h"
+#include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TypeNames.h"
 
@@ -16,7 +17,7 @@ namespace dync::capture {
 
 using python::PyRef;
 
-llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
+llvm::Expected<bool> ObjectSemantics::truth(const ValuePtr& value) {
   if (ValuePtr viewed = mappingProxyTarget(value))
     return truth(viewed);
   switch (value->kind) {
@@ -30,21 +31,21 @@ llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
     // bool() of a SymBool asks torch's ShapeEnv, which records the decision
     // as a guard on the symbols.
     if (value->kind == ValueKind::SymNum) {
-      if (llvm::Error refused = recorder_.irreversible("deciding a symbolic condition"))
+      if (llvm::Error refused = cx_.recorder().irreversible("deciding a symbolic condition"))
         return refused;
-      reportLocation();
+      cx_.reportLocation();
     }
     int result = PyObject_IsTrue(value->object.get());
     if (result < 0) {
       // A condition on a data-dependent value (`if n > 0:` with n from
       // item()) is one torch will not decide: say so in plain words.
       if (value->kind == ValueKind::SymNum)
-        if (std::optional<std::string> plain = oracle_.explainUndecidableBranch())
+        if (std::optional<std::string> plain = cx_.oracle().explainUndecidableBranch())
           return captureError(*plain);
       return programError("deciding a condition");
     }
     if (value->kind == ValueKind::SymNum)
-      if (llvm::Error error = checkDynamic())
+      if (llvm::Error error = cx_.checkDynamic())
         return error;
     return result == 1;
   }
@@ -60,7 +61,7 @@ llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
   case ValueKind::Instance:
     // __bool__, else __len__, else true, as CPython decides.
     for (const char* special : {"__bool__", "__len__"}) {
-      llvm::Expected<ValuePtr> result = callSpecial(value, special, {});
+      llvm::Expected<ValuePtr> result = cx_.callSpecial(value, special, {});
       if (!result)
         return result.takeError();
       if (*result)
@@ -75,11 +76,11 @@ llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
   }
 }
 
-llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value) {
+llvm::Expected<std::vector<ValuePtr>> ObjectSemantics::unpack(const ValuePtr& value) {
   if (ValuePtr viewed = mappingProxyTarget(value))
     return unpack(viewed);
   if (value->kind == ValueKind::Instance) {
-    llvm::Expected<ValuePtr> iterator = callInstanceSpecial(*this, value, "__iter__", {});
+    llvm::Expected<ValuePtr> iterator = callInstanceSpecial(cx_, value, "__iter__", {});
     if (!iterator)
       return iterator.takeError();
     if (*iterator)
@@ -108,8 +109,8 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
     }
   }
   case ValueKind::Tensor: {
-    PyObject* len = PyDict_GetItemString(PyModule_GetDict(types_.builtinsModule.get()), "len");
-    llvm::Expected<ValuePtr> size = callOracle(len, {value}, {});
+    PyObject* len = PyDict_GetItemString(PyModule_GetDict(cx_.types().builtinsModule.get()), "len");
+    llvm::Expected<ValuePtr> size = cx_.callOracle(len, {value}, {});
     if (!size)
       return size.takeError();
     if (!(*size)->isConstant())
@@ -144,17 +145,18 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
     bool keyed = PyObject_IsInstance(object, moduleDictType.get()) == 1;
     // Iteration is the container class's: pin it, and the entries it walks.
     if (value->source)
-      guards_.add(typeGuard(value->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
-    values_.guardModuleTableKeys(value);
+      cx_.guards().add(typeGuard(value->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
+    cx_.values().guardModuleTableKeys(value);
     std::vector<ValuePtr> items;
     long long index = 0;
     while (PyRef item = PyRef::steal(PyIter_Next(iterator.get()))) {
       SourcePtr source;
       if (value->source && !keyed) {
         PyRef position = PyRef::steal(PyLong_FromLongLong(index));
-        source = values_.containerItemSource(value->source, object, position.get(), item.get());
+        source =
+            cx_.values().containerItemSource(value->source, object, position.get(), item.get());
       }
-      llvm::Expected<ValuePtr> wrapped = values_.wrapReal(item.get(), source);
+      llvm::Expected<ValuePtr> wrapped = cx_.values().wrapReal(item.get(), source);
       if (!wrapped)
         return wrapped.takeError();
       items.push_back(*wrapped);
@@ -173,7 +175,7 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
     while (PyRef item = PyRef::steal(PyIter_Next(iterator.get()))) {
       // What an object's iterator gives is not a read `[i]` spells (that
       // is an item of an exact list or tuple): no source.
-      llvm::Expected<ValuePtr> wrapped = values_.wrapReal(item.get(), nullptr);
+      llvm::Expected<ValuePtr> wrapped = cx_.values().wrapReal(item.get(), nullptr);
       if (!wrapped)
         return wrapped.takeError();
       items.push_back(*wrapped);
@@ -187,7 +189,7 @@ llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value)
   }
 }
 
-llvm::Expected<ValuePtr> Interpreter::iter(const ValuePtr& value) {
+llvm::Expected<ValuePtr> ObjectSemantics::iter(const ValuePtr& value) {
   if (value->kind == ValueKind::Iterator)
     return value;
   if (value->kind == ValueKind::List)
@@ -198,7 +200,7 @@ llvm::Expected<ValuePtr> Interpreter::iter(const ValuePtr& value) {
   return makeEagerIterator(std::move(*items));
 }
 
-llvm::Expected<ValuePtr> Interpreter::next(const ValuePtr& iterator) {
+llvm::Expected<ValuePtr> ObjectSemantics::next(const ValuePtr& iterator) {
   if (iterator->kind != ValueKind::Iterator)
     return captureError("next() of a " + spelling(iterator->kind) + " value");
   const ValuePtr& iterable = iterator->iterable;
@@ -207,11 +209,11 @@ llvm::Expected<ValuePtr> Interpreter::next(const ValuePtr& iterator) {
   return iterable->items[iterator->position++];
 }
 
-llvm::Expected<ValuePtr> Interpreter::length(const ValuePtr& value) {
+llvm::Expected<ValuePtr> ObjectSemantics::length(const ValuePtr& value) {
   if (ValuePtr viewed = mappingProxyTarget(value))
     return length(viewed);
   if (value->kind == ValueKind::Instance) {
-    llvm::Expected<ValuePtr> special = callInstanceSpecial(*this, value, "__len__", {});
+    llvm::Expected<ValuePtr> special = callInstanceSpecial(cx_, value, "__len__", {});
     if (!special || *special)
       return special;
   }
@@ -223,14 +225,14 @@ llvm::Expected<ValuePtr> Interpreter::length(const ValuePtr& value) {
   case ValueKind::Dict:
     return makeInt(static_cast<long long>(value->entries.size()));
   case ValueKind::Tensor: {
-    PyObject* len = PyDict_GetItemString(PyModule_GetDict(types_.builtinsModule.get()), "len");
-    return callOracle(len, {value}, {});
+    PyObject* len = PyDict_GetItemString(PyModule_GetDict(cx_.types().builtinsModule.get()), "len");
+    return cx_.callOracle(len, {value}, {});
   }
   case ValueKind::Constant:
   case ValueKind::NNModule:
   case ValueKind::Object: {
     if (value->kind == ValueKind::NNModule)
-      values_.guardModuleTableKeys(value);
+      cx_.values().guardModuleTableKeys(value);
     Py_ssize_t size = PyObject_Length(value->object.get());
     if (size < 0)
       return programError("len()");

@@ -138,4 +138,16 @@ bool isKnown(const ValuePtr& value) {
   }
 }
 
+bool allConstant(llvm::ArrayRef<ValuePtr> values) {
+  for (const ValuePtr& value : values) {
+    if (value->kind == ValueKind::Constant)
+      continue;
+    if ((value->kind == ValueKind::Tuple || value->kind == ValueKind::List) &&
+        allConstant(value->items))
+      continue;
+    return false;
+  }
+  return true;
+}
+
 } // namespace dync::capture

@@ -12,6 +12,7 @@
 #include "frontend/embedding/PyRef.h"
 #include "ir/Source.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
@@ -153,5 +154,7 @@ ValuePtr makeCell(ValuePtr contents);
 /// anywhere inside makes it unknown: its values are not known while
 /// capturing.
 bool isKnown(const ValuePtr& value);
+/// Whether every value (deeply, through tuples and lists) is a constant.
+bool allConstant(llvm::ArrayRef<ValuePtr> values);
 
 } // namespace dync::capture
