@@ -2,6 +2,7 @@
 #include "frontend/capture/Capture.h"
 
 #include "frontend/bytecode/OpcodeTable.h"
+#include "frontend/capture/AutocastState.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DeclaredInts.h"
 #include "frontend/capture/DictInstances.h"
@@ -947,6 +948,12 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     if (!restored)
       PyErr_Clear();
   });
+  // Autocast regions switch autocast for real; one the run does not leave
+  // (it stops inside) is left by this (AutocastState.h).
+  llvm::Expected<AutocastState> autocast = AutocastState::read(torch);
+  if (!autocast)
+    return autocast.takeError();
+  auto restoreAutocast = llvm::make_scope_exit([&] { autocast->restore(torch); });
   // Global state: what the graph's calls compute depends on it (see
   // GlobalStateGuards.h); read before the run, as grad mode is.
   llvm::Expected<std::vector<Guard>> globalState = readGlobalStateGuards(torch);
