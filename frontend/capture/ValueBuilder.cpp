@@ -79,10 +79,20 @@ bool isConfigObject(PyObject* object, PyObject* tensorType) {
 /// keep the source: what a guard pins, or a tensor of exactly torch.Tensor
 /// or nn.Parameter, which becomes a graph input with its tensor guard (as a
 /// module global's does), read at each call rather than assumed unchanged.
-bool keepsReadSource(PyObject* object, PyObject* tensorType, PyObject* parameterType) {
+/// An nn.Module keeps it too (a lambda closing over a submodule,
+/// `f = lambda x: m.proj(m.act(x))` stored on self): its parameters and
+/// buffers are then graph inputs read through the cell, and its attributes
+/// are guarded as those of a submodule reached from self.
+bool keepsReadSource(PyObject* object, PyObject* tensorType, PyObject* parameterType,
+                     PyObject* moduleType) {
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
-  return isGuardPinnable(object) || type == tensorType || type == parameterType ||
-         isConfigObject(object, tensorType);
+  if (isGuardPinnable(object) || type == tensorType || type == parameterType ||
+      isConfigObject(object, tensorType))
+    return true;
+  int module = PyObject_IsInstance(object, moduleType);
+  if (module < 0)
+    PyErr_Clear();
+  return module == 1;
 }
 
 } // namespace
@@ -93,7 +103,8 @@ SourcePtr ValueBuilder::classReadSource(const SourcePtr& base, llvm::StringRef n
     return nullptr;
   // An instance attribute of that name would be found first.
   guards_.add(Guard::absent(Source::attr(base, name)));
-  return classValue && keepsReadSource(classValue, types_.tensor.get(), types_.parameter.get())
+  return classValue && keepsReadSource(classValue, types_.tensor.get(), types_.parameter.get(),
+                                       types_.module.get())
              ? Source::classAttr(base, name)
              : nullptr;
 }
@@ -307,7 +318,7 @@ llvm::Expected<ValuePtr> ValueBuilder::functionFromReal(PyObject* function, Sour
   auto defaultSource = [&](PyObject* item, const char* slot,
                            const std::function<SourcePtr(SourcePtr)>& within) -> SourcePtr {
     if (!source || isGuardPinnable(item) ||
-        !keepsReadSource(item, types_.tensor.get(), types_.parameter.get()))
+        !keepsReadSource(item, types_.tensor.get(), types_.parameter.get(), types_.module.get()))
       return nullptr;
     return within(Source::attr(source, slot));
   };
@@ -349,7 +360,8 @@ llvm::Expected<ValuePtr> ValueBuilder::functionFromReal(PyObject* function, Sour
         // What the cell holds is guarded like any value read through a
         // source, when a guard can pin it without it becoming an input.
         SourcePtr cellSource =
-            source && keepsReadSource(contents, types_.tensor.get(), types_.parameter.get())
+            source && keepsReadSource(contents, types_.tensor.get(), types_.parameter.get(),
+                                      types_.module.get())
                 ? Source::cell(source, i)
                 : nullptr;
         llvm::Expected<ValuePtr> wrapped = wrapReal(contents, cellSource);
