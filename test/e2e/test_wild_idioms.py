@@ -1,0 +1,67 @@
+"""Idioms of model code written outside transformers (utils/wild's corpus,
+docs/testing.md "Model code in the wild: utils/wild"), each exported, loaded
+in a fresh interpreter and compared with eager; every call must run the
+compiled path. One export holds every case."""
+import textwrap
+
+import pytest
+
+from conftest import compare_with_eager
+
+torch = pytest.importorskip("torch")
+
+MODEL = textwrap.dedent("""
+    import torch
+    from torch import nn
+
+
+    class LambdaOverSubmodule(nn.Module):
+        # minGPT's MLP: a lambda closing over a ModuleDict, stored on self.
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.mlp = nn.ModuleDict(dict(fc=nn.Linear(4, 8), proj=nn.Linear(8, 4), act=nn.GELU()))
+            m = self.mlp
+            self.mlpf = lambda x: m.proj(m.act(m.fc(x)))
+
+        def forward(self, x):
+            return x + self.mlpf(x)
+
+
+    class SharedClassModule(nn.Module):
+        # A module held by the class, shared by every instance.
+        norm = nn.LayerNorm(4)
+
+        def forward(self, x):
+            return self.norm(x) * 2
+
+
+    def example_inputs():
+        return (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),)
+""")
+
+SETUP = """
+    import idioms
+
+    (x,) = idioms.example_inputs()
+    lambda_model, shared = idioms.LambdaOverSubmodule(), idioms.SharedClassModule()
+    calls = {
+        "LambdaOverSubmodule.forward": lambda: lambda_model(x),
+        "SharedClassModule.forward": lambda: shared(x),
+    }
+"""
+
+ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward"]
+
+
+def test_idioms_match_eager(run_dync, tmp_path):
+    (tmp_path / "idioms.py").write_text(MODEL)
+    artifact = tmp_path / "idioms-artifact.so"
+    done = run_dync("export", *(f"{tmp_path / 'idioms.py'}:{entry}" for entry in ENTRIES),
+                    "-o", artifact)
+    assert done.returncode == 0, done.stderr
+    results = compare_with_eager(tmp_path, artifact, SETUP)
+    assert sorted(results) == sorted(ENTRIES), results
+    for name, (error, hits, misses, reason) in results.items():
+        assert error is None, f"{name}: {error}"
+        assert (hits, misses) == (1, 0), f"{name}: {reason}"
