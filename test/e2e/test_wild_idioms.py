@@ -65,3 +65,53 @@ def test_idioms_match_eager(run_dync, tmp_path):
     for name, (error, hits, misses, reason) in results.items():
         assert error is None, f"{name}: {error}"
         assert (hits, misses) == (1, 0), f"{name}: {reason}"
+
+
+EINOPS_MODEL = textwrap.dedent("""
+    import torch
+    from einops import rearrange, reduce, repeat
+    from einops.layers.torch import Rearrange
+    from torch import nn
+
+
+    class Heads(nn.Module):
+        # einops' functions and layers: torch prepares einops before
+        # tracing it (its backend cache), and capture does the same.
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.patches = Rearrange("b c (h p) (w q) -> b (h w) (p q c)", p=2, q=2)
+            self.proj = nn.Linear(12, 8)
+            self.latents = nn.Parameter(torch.randn(3, 8))
+
+        def forward(self, image):
+            x = self.proj(self.patches(image))
+            q = repeat(self.latents, "n d -> b n d", b=x.shape[0])
+            q, k = (rearrange(t, "b n (h d) -> b h n d", h=2) for t in (q, x))
+            attn = torch.einsum("bhid,bhjd->bhij", q, k).softmax(-1)
+            out = rearrange(torch.einsum("bhij,bhjd->bhid", attn, k), "b h n d -> b n (h d)")
+            return reduce(out, "b n d -> b d", "mean")
+
+
+    def example_inputs():
+        return (torch.randn(2, 3, 4, 6, generator=torch.Generator().manual_seed(1)),)
+""")
+
+
+def test_einops_matches_eager(run_dync, tmp_path):
+    pytest.importorskip("einops")
+    (tmp_path / "heads.py").write_text(EINOPS_MODEL)
+    artifact = tmp_path / "heads-artifact.so"
+    done = run_dync("export", f"{tmp_path / 'heads.py'}:Heads.forward", "-o", artifact)
+    assert done.returncode == 0, done.stderr
+    setup = """
+        import heads
+
+        model = heads.Heads()
+        (image,) = heads.example_inputs()
+        calls = {"Heads.forward": lambda: model(image)}
+    """
+    results = compare_with_eager(tmp_path, artifact, setup)
+    error, hits, misses, reason = results["Heads.forward"]
+    assert error is None, error
+    assert (hits, misses) == (1, 0), reason
