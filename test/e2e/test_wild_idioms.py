@@ -11,6 +11,8 @@ from conftest import compare_with_eager
 torch = pytest.importorskip("torch")
 
 MODEL = textwrap.dedent("""
+    import collections
+
     import torch
     from torch import nn
 
@@ -36,6 +38,38 @@ MODEL = textwrap.dedent("""
             return self.norm(x) * 2
 
 
+    Pair_ = collections.namedtuple("Pair_", ["data", "sizes"])
+
+
+    class Pair(Pair_):
+        # torch's PackedSequence: a named tuple's subclass whose __new__
+        # calls super().__new__(cls, ...), super() given a class.
+        def __new__(cls, data, sizes=None):
+            return super().__new__(cls, data * 2, sizes)
+
+
+    class Scaled:
+        factor = 2.0
+
+        @classmethod
+        def build(cls, x):
+            return x * cls.factor
+
+
+    class MoreScaled(Scaled):
+        factor = 3.0
+
+        @classmethod
+        def build(cls, x):
+            return super().build(x) + 1
+
+
+    class ClassSuper(nn.Module):
+        def forward(self, x):
+            pair = Pair(x, 4)
+            return pair.data * pair.sizes + MoreScaled.build(x)
+
+
     def example_inputs():
         return (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),)
 """)
@@ -45,13 +79,15 @@ SETUP = """
 
     (x,) = idioms.example_inputs()
     lambda_model, shared = idioms.LambdaOverSubmodule(), idioms.SharedClassModule()
+    class_super = idioms.ClassSuper()
     calls = {
+        "ClassSuper.forward": lambda: class_super(x),
         "LambdaOverSubmodule.forward": lambda: lambda_model(x),
         "SharedClassModule.forward": lambda: shared(x),
     }
 """
 
-ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward"]
+ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward", "ClassSuper.forward"]
 
 
 def test_idioms_match_eager(run_dync, tmp_path):
@@ -68,6 +104,8 @@ def test_idioms_match_eager(run_dync, tmp_path):
 
 
 EINOPS_MODEL = textwrap.dedent("""
+    import collections
+
     import torch
     from einops import rearrange, reduce, repeat
     from einops.layers.torch import Rearrange
