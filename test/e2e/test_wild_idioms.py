@@ -2,6 +2,7 @@
 docs/testing.md "Model code in the wild: utils/wild"), each exported, loaded
 in a fresh interpreter and compared with eager; every call must run the
 compiled path. One export holds every case."""
+import importlib.util
 import textwrap
 
 import pytest
@@ -9,6 +10,8 @@ import pytest
 from conftest import compare_with_eager
 
 torch = pytest.importorskip("torch")
+
+EINOPS = importlib.util.find_spec("einops") is not None
 
 MODEL = textwrap.dedent("""
     import collections
@@ -74,43 +77,11 @@ MODEL = textwrap.dedent("""
         return (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),)
 """)
 
-SETUP = """
-    import idioms
-
-    (x,) = idioms.example_inputs()
-    lambda_model, shared = idioms.LambdaOverSubmodule(), idioms.SharedClassModule()
-    class_super = idioms.ClassSuper()
-    calls = {
-        "ClassSuper.forward": lambda: class_super(x),
-        "LambdaOverSubmodule.forward": lambda: lambda_model(x),
-        "SharedClassModule.forward": lambda: shared(x),
-    }
-"""
-
-ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward", "ClassSuper.forward"]
-
-
-def test_idioms_match_eager(run_dync, tmp_path):
-    (tmp_path / "idioms.py").write_text(MODEL)
-    artifact = tmp_path / "idioms-artifact.so"
-    done = run_dync("export", *(f"{tmp_path / 'idioms.py'}:{entry}" for entry in ENTRIES),
-                    "-o", artifact)
-    assert done.returncode == 0, done.stderr
-    results = compare_with_eager(tmp_path, artifact, SETUP)
-    assert sorted(results) == sorted(ENTRIES), results
-    for name, (error, hits, misses, reason) in results.items():
-        assert error is None, f"{name}: {error}"
-        assert (hits, misses) == (1, 0), f"{name}: {reason}"
-
-
 EINOPS_MODEL = textwrap.dedent("""
-    import collections
-
-    import torch
     from einops import rearrange, reduce, repeat
     from einops.layers.torch import Rearrange
-    from torch import nn
 
+    import collections
 
     class Heads(nn.Module):
         # einops' functions and layers: torch prepares einops before
@@ -131,25 +102,47 @@ EINOPS_MODEL = textwrap.dedent("""
             return reduce(out, "b n d -> b d", "mean")
 
 
-    def example_inputs():
+    def image_inputs():
         return (torch.randn(2, 3, 4, 6, generator=torch.Generator().manual_seed(1)),)
 """)
 
+SETUP = """
+    import idioms
 
-def test_einops_matches_eager(run_dync, tmp_path):
-    pytest.importorskip("einops")
-    (tmp_path / "heads.py").write_text(EINOPS_MODEL)
-    artifact = tmp_path / "heads-artifact.so"
-    done = run_dync("export", f"{tmp_path / 'heads.py'}:Heads.forward", "-o", artifact)
+    (x,) = idioms.example_inputs()
+    lambda_model, shared = idioms.LambdaOverSubmodule(), idioms.SharedClassModule()
+    class_super = idioms.ClassSuper()
+    calls = {
+        "ClassSuper.forward": lambda: class_super(x),
+        "LambdaOverSubmodule.forward": lambda: lambda_model(x),
+        "SharedClassModule.forward": lambda: shared(x),
+    }
+"""
+
+ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward", "ClassSuper.forward"]
+EINOPS_SETUP = """
+    heads = idioms.Heads()
+    (image,) = idioms.image_inputs()
+    calls["Heads.forward"] = lambda: heads(image)
+"""
+
+
+def test_idioms_match_eager(run_dync, tmp_path):
+    """Every case in one export; einops' (installed by utils/bootstrap)
+    only where einops is installed."""
+    entries, options, setup = list(ENTRIES), [], SETUP
+    (tmp_path / "idioms.py").write_text(MODEL + (EINOPS_MODEL if EINOPS else ""))
+    if EINOPS:
+        entries.append("Heads.forward")
+        options = ["--example", "Heads.forward=image_inputs"]
+        setup = SETUP + EINOPS_SETUP
+    artifact = tmp_path / "idioms-artifact.so"
+    done = run_dync("export", *(f"{tmp_path / 'idioms.py'}:{entry}" for entry in entries),
+                    *options, "-o", artifact)
     assert done.returncode == 0, done.stderr
-    setup = """
-        import heads
-
-        model = heads.Heads()
-        (image,) = heads.example_inputs()
-        calls = {"Heads.forward": lambda: model(image)}
-    """
     results = compare_with_eager(tmp_path, artifact, setup)
-    error, hits, misses, reason = results["Heads.forward"]
-    assert error is None, error
-    assert (hits, misses) == (1, 0), reason
+    assert sorted(results) == sorted(entries), results
+    for name, (error, hits, misses, reason) in results.items():
+        assert error is None, f"{name}: {error}"
+        assert (hits, misses) == (1, 0), f"{name}: {reason}"
+
