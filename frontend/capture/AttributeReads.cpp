@@ -293,6 +293,46 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const V
   return std::optional<ValuePtr>(method);
 }
 
+namespace {
+
+/// `super(start, cls).name` for a class \p cls (\p clsValue its value)
+/// deriving from \p start: the name looked up in cls's MRO after start, as
+/// Python's super does when its second argument is a type. A static method
+/// is its function; a class method binds to cls; a plain function or a
+/// builtin (`tuple.__new__`) is returned unbound, as `f.__get__(None, cls)`
+/// gives it.
+llvm::Expected<ValuePtr> superOfClass(ValueBuilder& values, PyObject* cls, const ValuePtr& clsValue,
+                                      PyObject* start, llvm::StringRef name) {
+  PyObject* mro = reinterpret_cast<PyTypeObject*>(cls)->tp_mro;
+  Py_ssize_t i = 0, n = mro ? PyTuple_GET_SIZE(mro) : 0;
+  while (i < n && PyTuple_GET_ITEM(mro, i) != start)
+    ++i;
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  for (++i; i < n; ++i) {
+    PyObject* dict = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_dict;
+    PyObject* attribute = dict ? PyDict_GetItem(dict, nameObject.get()) : nullptr;
+    if (!attribute)
+      continue;
+    bool isStatic = Py_IS_TYPE(attribute, &PyStaticMethod_Type);
+    bool isClassMethod = Py_IS_TYPE(attribute, &PyClassMethod_Type);
+    PyRef underlying = PyRef::borrow(attribute);
+    if (isStatic || isClassMethod) {
+      underlying = PyRef::steal(PyObject_GetAttrString(attribute, "__func__"));
+      if (!underlying)
+        return pythonError("reading the function of '" + name + "' found by super()");
+    }
+    llvm::Expected<ValuePtr> function = values.wrapReal(underlying.get(), nullptr);
+    if (!function || !isClassMethod)
+      return function;
+    ValuePtr method = makeValue(ValueKind::BoundMethod);
+    method->items = {clsValue, *function};
+    return method;
+  }
+  return captureError("'super' object has no attribute '" + name + "'");
+}
+
+} // namespace
+
 llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::StringRef name) {
   // A mappingproxy's reads are its dict's (MappingProxies.cpp).
   if (ValuePtr viewed = mappingProxyTarget(base); viewed && isMappingProxyRead(name))
@@ -460,6 +500,19 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     llvm::Expected<PyRef> type = pythonType(self);
     if (!type)
       return type.takeError();
+    // super(C, cls) with a class for its second argument, as in a __new__
+    // or a class method (`super().__new__(cls, ...)` of a named tuple's
+    // subclass): the MRO searched is that class's own, and what is found
+    // binds to the class, if at all (superOfClass, above).
+    PyObject* selfClass =
+        self->kind == ValueKind::Object && self->object && PyType_Check(self->object.get()) &&
+                PyType_Check(base->object.get()) &&
+                PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(self->object.get()),
+                                 reinterpret_cast<PyTypeObject*>(base->object.get()))
+            ? self->object.get()
+            : nullptr;
+    if (selfClass)
+      return superOfClass(values_, selfClass, self, base->object.get(), name);
     PyObject* mro = reinterpret_cast<PyTypeObject*>(type->get())->tp_mro;
     Py_ssize_t i = 0, n = PyTuple_GET_SIZE(mro);
     while (i < n && PyTuple_GET_ITEM(mro, i) != base->object.get())

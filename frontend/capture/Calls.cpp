@@ -12,6 +12,7 @@
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/GuardedDefaults.h"
 #include "frontend/capture/Interpreter.h"
+#include "frontend/capture/LibraryPreparation.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchSize.h"
 #include "frontend/embedding/PyStrings.h"
@@ -282,6 +283,11 @@ llvm::Expected<ValuePtr> Interpreter::inlineFunction(const ValuePtr& function,
   if (!locals)
     return locals.takeError();
   values_.guardDefaultsRead(*function, defaultsRead);
+  // A library torch prepares before tracing it is prepared before its
+  // first function runs (LibraryPreparation.h).
+  if (!function->entryGlobals)
+    if (llvm::Error error = prepareLibraryForTracing(function->globals.get()))
+      return error;
   return runFunction(function, std::move(*locals), nullptr);
 }
 

@@ -85,10 +85,19 @@ bool isConfigObject(PyObject* object, const TorchTypes& types) {
 /// keep the source: what a guard pins, or a tensor of exactly torch.Tensor
 /// or nn.Parameter, which becomes a graph input with its tensor guard (as a
 /// module global's does), read at each call rather than assumed unchanged.
+/// An nn.Module keeps it too (a lambda closing over a submodule,
+/// `f = lambda x: m.proj(m.act(x))` stored on self): its parameters and
+/// buffers are then graph inputs read through the cell, and its attributes
+/// are guarded as those of a submodule reached from self.
 bool keepsReadSource(PyObject* object, const TorchTypes& types) {
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
-  return isGuardPinnable(object) || type == types.tensor.get() || type == types.parameter.get() ||
-         isConfigObject(object, types);
+  if (isGuardPinnable(object) || type == types.tensor.get() || type == types.parameter.get() ||
+      isConfigObject(object, types))
+    return true;
+  int module = PyObject_IsInstance(object, types.module.get());
+  if (module < 0)
+    PyErr_Clear();
+  return module == 1;
 }
 
 } // namespace
