@@ -10,6 +10,7 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/CompilerQueries.h"
 #include "frontend/capture/Exceptions.h"
+#include "frontend/capture/FunctionTransforms.h"
 #include "frontend/capture/GuardedDefaults.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/LibraryPreparation.h"
@@ -207,6 +208,11 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   case ValueKind::Function:
     if (isCompilerQuery(callee->object.get()))
       return makeConstant(PyRef::borrow(answerCompilerQuery() ? Py_True : Py_False));
+    if (std::optional<std::string> transform = functionTransformName(callee->object.get()))
+      return captureError(*transform +
+                          " is not supported yet: its function runs under functorch's "
+                          "interpreters (batched or differentiated tensors), which capture "
+                          "does not model");
     if (isShapeFunction(*callee) && numbersOnly(args) &&
         llvm::all_of(kwargs, [](const auto& kw) { return numbersOnly({kw.second}); }))
       return callShapeFunction(callee, args, kwargs);
