@@ -277,11 +277,13 @@ void foldSizes(std::vector<ExportedGraph>& exported, size_t firstOfEntry,
         dropped.push_back(indices[b]);
     }
     for (const KeptApart& kept : plan.kept) {
-      std::string note = "--dynamic '" + specDeclaring(specs, kept.symbol) + "': the graph for " +
-                         kept.symbol + " = " + std::to_string(kept.size) +
-                         " stays apart: " + kept.why;
-      if (noted.insert(note).second)
-        llvm::WithColor::note(llvm::errs(), "dync") << qualname << ": " << note << '\n';
+      // Once per size of an entry: its other variants, and the graphs of
+      // other sizes it specializes too, say the same.
+      if (!noted.insert(kept.symbol + "=" + std::to_string(kept.size)).second)
+        continue;
+      llvm::WithColor::note(llvm::errs(), "dync")
+          << qualname << ": --dynamic '" << specDeclaring(specs, kept.symbol) << "': the graph for "
+          << kept.symbol << " = " << kept.size << " stays apart: " << kept.why << '\n';
     }
   }
   llvm::sort(dropped);

@@ -266,8 +266,10 @@ private:
       return std::nullopt;
     }
     if (g.isOutput()) {
-      if (usesAny(g, copies_) || (relaidOut && !g.sideEffects().empty()))
-        return "it returns a view where the general graph returns a copy" + locationOf(s);
+      if (relaidOut && !g.sideEffects().empty())
+        return differs(g, s);
+      if (std::optional<std::string> why = returnsObservableView(g, s))
+        return why;
       if (g.args().size() != s.args().size())
         return differs(g, s);
       for (size_t i = 0; i < g.args().size(); ++i)
@@ -300,8 +302,15 @@ private:
       return differs(g, s);
     if (relaidOut && llvm::StringRef(g.op()).contains("as_strided"))
       return differs(g, s);
+    // A view's sizes are its result's, whether spelled with -1 or not.
+    auto isView = [](llvm::StringRef op) {
+      return op == "aten::view.default" || op == "aten::_unsafe_view.default";
+    };
+    bool viewSizes = isView(g.op()) && isView(s.op()) && g.args().size() == 2 &&
+                     g.type().isTensor() && s.type().isTensor() &&
+                     g.type().sizes() == s.type().sizes();
     for (size_t i = 0; i < g.args().size(); ++i)
-      if (!sameArgument(g.args()[i], s.args()[i]))
+      if (!(viewSizes && i == 1) && !sameArgument(g.args()[i], s.args()[i]))
         return differs(g, s);
     for (size_t i = 0; i < g.kwargs().size(); ++i)
       if (g.kwargs()[i].name != s.kwargs()[i].name ||
@@ -316,6 +325,38 @@ private:
     if (usesAny(g, copies_) && (!traits || traits->returnsAlias))
       copies_.insert(&g);
     return std::nullopt;
+  }
+
+  /// The node whose storage \p node's result shares in the special graph:
+  /// through views, the tensor they view.
+  const ir::Node* storageOf(const ir::Node* node) {
+    while (node->isCall() && !node->args().empty() && node->args().front().isValue()) {
+      const ir::OpTraits* traits = ir::findOpTraits(node->op());
+      if (traits && !traits->returnsAlias)
+        break;
+      node = node->args().front().valueRef().node;
+    }
+    return node;
+  }
+
+  /// Where the general graph returns a copy (or a view of one) and the
+  /// special graph a view, a caller can tell the two apart if that view
+  /// shares storage with an input or with another result.
+  std::optional<std::string> returnsObservableView(const ir::Node& g, const ir::Node& s) {
+    llvm::DenseMap<const ir::Node*, int> results;
+    s.forEachUse([&](const ir::ValueRef& use) { ++results[storageOf(use.node)]; });
+    std::optional<std::string> why;
+    g.forEachUse([&](const ir::ValueRef& use) {
+      if (why || !copies_.count(use.node))
+        return;
+      auto it = map_.find(use.node);
+      const ir::Node* storage = it == map_.end() ? nullptr : storageOf(it->second);
+      if (!storage || storage->isInput() || results[storage] > 1)
+        why = "it returns a view of " +
+              (storage && storage->isInput() ? "an input" : std::string("another result")) +
+              " where the general graph returns a copy" + locationOf(s);
+    });
+    return why;
   }
 
   const ir::Graph& general_;
