@@ -206,7 +206,9 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
                        }) ||
           llvm::any_of(queue, [&](const UncoveredSize& q) { return q.point == size.point; }))
         continue;
-      if (strict)
+      // A size torch specializes is captured even so: it may be the
+      // general graph there (foldSizes decides).
+      if (strict && !size.torchSpecializes)
         return llvm::make_error<python::SourceError>(
             python::SourceLocation{module.displayPath, 0, 0, 0, ""},
             "--dynamic '" + size.spec +
@@ -239,8 +241,9 @@ std::string specDeclaring(const std::vector<capture::DynamicSpec>& specs, llvm::
 /// \p firstOfEntry on) into the graph they specialize where they are the
 /// same program there (ObliviousSizes.h), and notes each size that stays
 /// apart with the difference that keeps it.
-void foldSizes(std::vector<ExportedGraph>& exported, size_t firstOfEntry,
-               const std::vector<capture::DynamicSpec>& specs, llvm::StringRef qualname) {
+llvm::Error foldSizes(std::vector<ExportedGraph>& exported, size_t firstOfEntry,
+                      const std::vector<capture::DynamicSpec>& specs, bool strict,
+                      const python::LoadedModule& module, llvm::StringRef qualname) {
   std::vector<std::string> variants;
   for (size_t i = firstOfEntry; i < exported.size(); ++i)
     if (!llvm::is_contained(variants, exported[i].variant))
@@ -277,6 +280,13 @@ void foldSizes(std::vector<ExportedGraph>& exported, size_t firstOfEntry,
         dropped.push_back(indices[b]);
     }
     for (const KeptApart& kept : plan.kept) {
+      if (strict)
+        return llvm::make_error<python::SourceError>(
+            python::SourceLocation{module.displayPath, 0, 0, 0, ""},
+            "--dynamic '" + specDeclaring(specs, kept.symbol) +
+                "' is not served whole by one graph (--strict-dynamic): torch specializes " +
+                kept.symbol + " = " + std::to_string(kept.size) +
+                ", and the graph captured there is not the general graph: " + kept.why);
       // Once per size of an entry: its other variants, and the graphs of
       // other sizes it specializes too, say the same.
       if (!noted.insert(kept.symbol + "=" + std::to_string(kept.size)).second)
@@ -290,6 +300,16 @@ void foldSizes(std::vector<ExportedGraph>& exported, size_t firstOfEntry,
   // A specialization is never an entry's first variant, which --emit shows.
   for (size_t i : llvm::reverse(dropped))
     exported.erase(exported.begin() + i);
+  if (strict)
+    for (size_t i = firstOfEntry; i < exported.size(); ++i)
+      for (const auto& [symbol, size] : exported[i].sizePoint)
+        if (!exported[i].graph->findSymbol(symbol))
+          return llvm::make_error<python::SourceError>(
+              python::SourceLocation{module.displayPath, 0, 0, 0, ""},
+              "--dynamic '" + specDeclaring(specs, symbol) +
+                  "' is not served whole by one graph (--strict-dynamic): torch specializes " +
+                  symbol + " = " + std::to_string(size) + ", which no other graph serves");
+  return llvm::Error::success();
 }
 
 } // namespace
@@ -588,7 +608,9 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
                   exportSpecializations(exportFamily, sizePoint, captureOptions.dynamic,
                                         options_.strictDynamic, *module, entry->qualname))
             return error;
-          foldSizes(exported, firstOfEntry, captureOptions.dynamic, entry->qualname);
+          if (llvm::Error error = foldSizes(exported, firstOfEntry, captureOptions.dynamic,
+                                            options_.strictDynamic, *module, entry->qualname))
+            return error;
           for (size_t i = firstOfEntry; i < exported.size(); ++i)
             if (llvm::Error error = finishVariant(exported[i]))
               return error;

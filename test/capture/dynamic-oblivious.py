@@ -9,6 +9,8 @@
 # RUN: %dync export %s:same %s:squeezed %s:branch -O0 -o %t/m.dync.so \
 # RUN:   --dynamic 'x:0=b[1,16]' 2>&1 | FileCheck %s --check-prefix=NOTES
 # RUN: %dync inspect %t/m.dync.so | FileCheck %s --check-prefix=GRAPHS
+# --strict-dynamic accepts a size 1 the general graph is proved to serve.
+# RUN: %dync export %s:same -O0 --strict-dynamic -o %t/strict.dync.so --dynamic 'x:0=b[1,16]'
 import torch
 
 torch.manual_seed(0)
@@ -39,8 +41,8 @@ def example_inputs():
 
 # NOTES: dync: note: same: --dynamic 'x:0=b[1,16]': torch specializes sizes 0 and 1, so the graph for b serves b >= 2; adding a graph for b = 1
 # NOTES-NEXT: dync: note: same: --dynamic 'x:0=b[1,16]': the graph for b = 1 is the general graph there; one graph serves b in [1, 16]
-# NOTES: dync: note: squeezed: --dynamic 'x:0=b[1,16]': the graph for b = 1 stays apart: it computes `%0 = aten::squeeze.dims(%x, [0]) : tensor<f32, [8]>` where the general graph computes `%0 = aten::squeeze.dims(%x, [0]) : tensor<f32, [1, 8]>` at {{.*}}dynamic-oblivious.py:28:12
-# NOTES: dync: note: branch: --dynamic 'x:0=b[1,16]': the graph for b = 1 stays apart: it computes `%0 = aten::mul.Tensor(%x, 3) : tensor<f32, [1, 8]>` where the general graph computes `%0 = aten::mul.Tensor(%x, 2) : tensor<f32, [1, 8]>` at {{.*}}dynamic-oblivious.py:33:16
+# NOTES: dync: note: squeezed: --dynamic 'x:0=b[1,16]': the graph for b = 1 stays apart: it computes `%0 = aten::squeeze.dims(%x, [0]) : tensor<f32, [8]>` where the general graph computes `%0 = aten::squeeze.dims(%x, [0]) : tensor<f32, [1, 8]>` at {{.*}}dynamic-oblivious.py:30:12
+# NOTES: dync: note: branch: --dynamic 'x:0=b[1,16]': the graph for b = 1 stays apart: it computes `%0 = aten::mul.Tensor(%x, 3) : tensor<f32, [1, 8]>` where the general graph computes `%0 = aten::mul.Tensor(%x, 2) : tensor<f32, [1, 8]>` at {{.*}}dynamic-oblivious.py:35:16
 
 # GRAPHS: graph @same(%x: tensor<f32, [b, 8]> = L['x'],
 # GRAPHS: symbols { b: [1, 16] }
