@@ -160,6 +160,14 @@ public:
     auto g = general_.nodes().begin(), gEnd = general_.nodes().end();
     auto s = special_.nodes().begin(), sEnd = special_.nodes().end();
     while (g != gEnd && s != sEnd) {
+      // An int input set to a size is the constant the capture at that size
+      // holds in its place (its `equals` guard is compared with the rest).
+      if (g->isInput() && g->type().kind() == ir::Type::Kind::Int &&
+          g->type().intValue().isConstant() && !(s->isInput() && s->source() == g->source())) {
+        constants_[&*g] = g->type().intValue().constantValue();
+        ++g;
+        continue;
+      }
       if (std::optional<std::string> why = sameNode(*g, *s)) {
         if (isElidableCopy(*g, *s)) {
           const ir::ValueRef& input = g->args().front().valueRef();
@@ -217,6 +225,9 @@ private:
   }
 
   bool sameArgument(const ir::Argument& g, const ir::Argument& s) {
+    if (g.isValue() && constants_.count(g.valueRef().node))
+      return s.kind() == ir::Argument::Kind::Sym && s.symValue().isConstant() &&
+             s.symValue().constantValue() == constants_.lookup(g.valueRef().node);
     if (g.kind() != s.kind())
       return false;
     if (g.isValue()) {
@@ -362,6 +373,8 @@ private:
   const ir::Graph& general_;
   const ir::Graph& special_;
   llvm::DenseMap<const ir::Node*, const ir::Node*> map_;
+  /// Int inputs of the general graph set to sizes.
+  llvm::DenseMap<const ir::Node*, int64_t> constants_;
   /// Copies the special graph does not make, and views of them.
   llvm::SmallPtrSet<const ir::Node*, 8> copies_;
   /// Values whose layout may differ from the special graph's.
@@ -407,6 +420,9 @@ std::string firstDifference(const ir::Graph& general, const ir::Graph& special, 
       guard.print(os);
       lines.push_back(text);
     }
+    // Guards are a set: capture records them in the order the program
+    // reads, which a constant in place of a symbol may change.
+    llvm::sort(lines);
     return lines;
   };
   std::vector<std::string> left = linesOf(general), right = linesOf(special);
