@@ -707,9 +707,31 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
 
   // --dynamic names arguments, positional or keyword; check them against
   // the examples first.
+  // --- Ints held on self (`--dynamic self.window=w[1,32]`) ---
+  // `self` is no example argument, but an int the method reads from its
+  // instance __dict__ is declared by its path as one inside an argument.
+  std::optional<ExampleBinding> selfBinding;
+  if (self && firstExample == 1)
+    selfBinding = ExampleBinding{parameters[0], Source::local(parameters[0]), self.get(), false};
+  // --- end of ints held on self ---
   for (const DynamicSpec& spec : dynamic) {
     auto it =
         llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == spec.argument; });
+    // --- Ints held on self ---
+    if (it == bindings.end() && selfBinding && spec.argument == selfBinding->name) {
+      if (spec.path.empty())
+        return inputError(module, "--dynamic '" + spec.text + "': '" + spec.argument +
+                                      "' is the object " + entry.qualname +
+                                      " runs on, not an int or a tensor: declare an int it "
+                                      "holds by its path, as in --dynamic '" +
+                                      spec.argument + ".window=w[1,32]'");
+      if (llvm::Error error =
+              declareIntInside(interp, spec, selfBinding->object, selfBinding->source,
+                               options.sizeHints, options.sizeHints.empty(), options.splitRanges))
+        return inputError(module, llvm::toString(std::move(error)));
+      continue;
+    }
+    // --- end of ints held on self ---
     if (it == bindings.end())
       return inputError(module, "--dynamic '" + spec.text + "' names '" + spec.argument +
                                     "', which is not an example argument of " + entry.qualname);
@@ -1051,9 +1073,12 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       auto spec = llvm::find_if(dynamic, [&](const DynamicSpec& s) {
         auto binding =
             llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == s.argument; });
-        if (!s.intArgument || binding == bindings.end())
+        const ExampleBinding* found = binding != bindings.end() ? &*binding : nullptr;
+        if (!found && selfBinding && s.argument == selfBinding->name)
+          found = &*selfBinding;
+        if (!s.intArgument || !found)
           return false;
-        SourcePtr declared = sourceOf(s, binding->source);
+        SourcePtr declared = sourceOf(s, found->source);
         return declared && *declared == *input->source;
       });
       if (spec == dynamic.end() || isAuto(*spec))
