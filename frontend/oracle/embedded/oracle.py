@@ -47,7 +47,7 @@ from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
 from dync_oracle_data_dependent import DataDependent, is_unbacked, tolist_of_fake
 from dync_oracle_decompositions import _DECOMPOSITION_SETTINGS, _fusion_module
-from dync_oracle_kernel_check import _KernelCheck
+from dync_oracle_kernel_check import _BoolMixCheck, _KernelCheck
 from dync_oracle_layout import (
     LayoutObserved,
     _aliases,
@@ -199,6 +199,7 @@ class Session:
         self.decompositions = decompositions
         self.recorder = _Recorder(self, _fusion_table() if decompositions == "fusion" else None)
         self.kernel_check = _KernelCheck()
+        self.bool_mix_check = _BoolMixCheck()
         self.dims = {}  # user symbol name -> _Dim
         # Whether this capture serves part of a declared range (inputs with
         # size hints): then a symbol torch pins to a constant is that
@@ -439,6 +440,9 @@ class Session:
                     run = tolist_of_fake
                 with self.fake, enable_python_dispatcher(), self.recorder:
                     out = _run(run, args, kwargs)
+                # What eager refuses of bools mixed with tensors, fakes may
+                # accept (dync_oracle_kernel_check).
+                self.bool_mix_check.check(fn, args, kwargs)
             except LayoutObserved:
                 raise
             except BaseException as error:
