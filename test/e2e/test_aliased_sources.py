@@ -18,12 +18,13 @@ torch = pytest.importorskip("torch")
 MODULE = os.path.join(REPO, "test", "e2e", "Inputs", "aliased_sources.py")
 
 PROGRAM = textwrap.dedent("""
-    import contextlib, json, sys
+    import sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {inputs!r})
     import torch
     from torch import nn
     import aliased_sources as m
+    from state_changes import report
 
     torch.manual_seed(0)
     x = torch.linspace(-1.0, 1.0, 3)
@@ -81,21 +82,7 @@ PROGRAM = textwrap.dedent("""
         ("masked", "masked", lambda: m.masked(x, mask)),
         ("masked wide", "masked", lambda: m.masked(x, wide)),
     ]
-    if {artifact!r}:
-        import dync
-        loaded = dync.load({artifact!r})
-    else:
-        loaded = contextlib.nullcontext()
-    results = []
-    with loaded as art:
-        for what, entry, call in CASES:
-            before = art.stats()[entry]["hits"] if art else 0
-            out = call()
-            stats = art.stats()[entry] if art else {{}}
-            results.append({{"what": what, "hit": stats.get("hits", 0) > before,
-                             "reason": stats.get("last_miss_reason"),
-                             "out": out.detach().double().reshape(-1).tolist()}})
-    print(json.dumps(results))
+    report({artifact!r}, [(what, entry, call, None) for what, entry, call in CASES])
 """)
 
 MISSES = {
