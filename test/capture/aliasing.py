@@ -95,8 +95,13 @@ def example_inputs():
 # TIED: same L['self']._modules['out']._parameters['weight'] : L['self']._modules['emb']._parameters['weight']
 
 
+class Marker:
+    pass
+
+
 class Holder:
-    items = [torch.ones(4)]
+    # Not constants: the class attribute read has no source.
+    items = [Marker()]
 
 
 HOLDER = Holder()
@@ -109,7 +114,7 @@ def class_list_append(x):
 # CLASSLIST: aliasing.py:[[@LINE-3]]:5: error: calling append() on a list that exists before the call but was read without a source
 
 
-def collect(x, acc=[torch.zeros(4)]):
+def collect(x, acc=[Marker()]):
     acc.append(x)
     return len(acc)
 

@@ -94,7 +94,7 @@ MISSES = {
     "add into itself": "distinct L['x'] : L['y']",
     "is itself": "distinct L['y'] : L['x']",
     "class attribute changed": "equals type(G['CONFIG']).base : 2.0",
-    "masked wide": "is outside [0, 3], the range capture inferred",
+    "masked wide": "(aten::masked_select.default) is outside [0, 3]",
 }
 
 ENTRIES = ["SharedLists.forward", "SplitLists.forward", "Tied.forward", "append_then_count",

@@ -21,12 +21,17 @@ class SharedLists(nn.Module):
         return x * len(self.b)
 
 
-class SplitLists(SharedLists):
+class SplitLists(nn.Module):
     """The same program over two lists."""
 
     def __init__(self):
         super().__init__()
+        self.a = [1.0]
         self.b = [1.0]
+
+    def forward(self, x):
+        self.a.append(2.0)
+        return x * len(self.b)
 
 
 class Tied(nn.Module):
