@@ -14,12 +14,14 @@
 // A symbol's range is what torch's fake implementations inferred, which is
 // not always what eager computes (masked_select under a mask that
 // broadcasts its input bounds the result by the input's own element
-// count). A value outside it is no error of the program: when the graph has
-// done nothing the caller could observe yet (written no input, drawn no
-// random number: side effects are replayed after the graph), the graph
-// returns DYNC_ARTIFACT_FALL_BACK and the runtime runs the original code,
-// recording the reason as a miss. After such a node it raises, saying why it
-// cannot fall back. The relations, torch._check's, keep raising as eager's
+// count), narrowed by the program's torch._check calls (the graph cannot
+// tell the two apart). So a value outside it runs the original code when
+// the graph has done nothing the caller could observe yet (written no
+// input, drawn no random number: side effects are replayed after the
+// graph): the graph returns DYNC_ARTIFACT_FALL_BACK and the runtime runs the
+// original code, recording the reason as a miss; eager then returns, or its
+// torch._check raises. After such a node it raises, saying why it cannot
+// fall back. The relations, torch._check's, keep raising as eager's
 // torch._check does.
 //
 //===----------------------------------------------------------------------===//
@@ -166,7 +168,7 @@ llvm::Error GraphEmitter::bindUnbacked(const ir::Node& node) {
     std::string what = "the data-dependent value " + decl->name + " computed by %" + node.name() +
                        " (" + node.op() + ") is outside " + rangeText +
                        (decl->origin.empty() ? "" : " (" + decl->origin + ")") +
-                       ", the range capture inferred" + node.location().suffix();
+                       ", the range capture assumed" + node.location().suffix();
     // Eager returns there: run the original code while nothing is done.
     std::string done = observableBefore(graph_, node);
     llvm::BasicBlock* fail =
