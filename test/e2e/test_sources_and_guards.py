@@ -328,6 +328,9 @@ def check_guard(line, L, G, symbols, ranges):
         assert name not in vars(evaluate(base, L, G)), line
         return
     value = evaluate(source, L, G)
+    if kind in ("same", "distinct"):
+        assert (value is evaluate(operand, L, G)) == (kind == "same"), line
+        return
     if kind == "tensor":
         check_tensor(value, operand, symbols, ranges)
     elif kind == "type":
