@@ -111,8 +111,7 @@ SourcePtr ValueBuilder::classOfSource(const SourcePtr& base, PyObject* type, llv
   PyObject* held = nameObject
                        ? _PyType_Lookup(reinterpret_cast<PyTypeObject*>(type), nameObject.get())
                        : nullptr;
-  if (!held || held != value ||
-      !keepsReadSource(value, types_.tensor.get(), types_.parameter.get())) {
+  if (!held || held != value || !keepsReadSource(value, types_)) {
     PyErr_Clear();
     return nullptr;
   }
