@@ -355,6 +355,32 @@ llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::String
     if (base->kind == ValueKind::Object)
       if (ValuePtr assigned = assignedRealAttr(base->object.get(), name))
         return assigned;
+    // --- Classes of objects read through sources: `type(SRC).NAME` ---
+    // type(obj) and obj.__class__ give the class of an object read through
+    // a source; what the program (a method of the object, say) reads from
+    // that class is then read as `type(SRC).NAME` and guarded, rather than
+    // folded in as an unguarded constant.
+    if (base->kind == ValueKind::Object && base->source && !base->classOf && name == "__class__") {
+      PyTypeObject* type = Py_TYPE(base->object.get());
+      PyRef key = PyRef::steal(python::newStr(name));
+      if (key && _PyType_Lookup(type, key.get()) == _PyType_Lookup(&PyBaseObject_Type, key.get())) {
+        guards_.add(typeGuard(base->source, reinterpret_cast<PyObject*>(type)));
+        ValuePtr classValue =
+            makeValue(ValueKind::Object, PyRef::borrow(reinterpret_cast<PyObject*>(type)));
+        classValue->classOf = base->source;
+        return classValue;
+      }
+    }
+    if (base->kind == ValueKind::Object && base->classOf) {
+      PyRef key = PyRef::steal(python::newStr(name));
+      PyRef value = PyRef::steal(key ? PyObject_GetAttr(base->object.get(), key.get()) : nullptr);
+      if (!value)
+        return programError("reading attribute '" + name + "' of a class");
+      if (SourcePtr source =
+              values_.classOfSource(base->classOf, base->object.get(), name, value.get()))
+        return values_.wrapReal(value.get(), source);
+    }
+    // --- end of classes of objects read through sources ---
     if (base->kind == ValueKind::Object && base->source) {
       llvm::Expected<std::optional<ValuePtr>> read = userObjectClassRead(base, name);
       if (!read)

@@ -575,7 +575,13 @@ llvm::Expected<ValuePtr> builtinType(Interpreter& interp, const ValuePtr&, Args&
     return type.takeError();
   if (args[0]->source)
     interp.guards().add(typeGuard(args[0]->source, type->get()));
-  return makeValue(ValueKind::Object, *type);
+  ValuePtr value = makeValue(ValueKind::Object, *type);
+  // The class of a module or object read through a source: what the program
+  // reads from it is read as `type(SRC).NAME`, and guarded.
+  if (args[0]->source &&
+      (args[0]->kind == ValueKind::Object || args[0]->kind == ValueKind::NNModule))
+    value->classOf = args[0]->source;
+  return value;
 }
 
 llvm::Expected<ValuePtr> builtinCallable(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {

@@ -1024,6 +1024,10 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   ir::Node* outputNode = (*oracle)->builder().setOutput(std::move(*output));
   for (auto& [effect, value] : sideEffects)
     outputNode->addSideEffect(std::move(effect), std::move(value));
+  // Objects the program changes must not be, at a call, what another source
+  // reached (SourceIdentity.cpp).
+  if (llvm::Error error = interp.values().guardChangedObjectsDistinct(graph))
+    return error;
 
   // A dimension declared dynamic must still be a symbol, over at least the
   // declared range: otherwise the program decided something about it. A

@@ -233,8 +233,15 @@ llvm::Expected<ValuePtr> Interpreter::unary(llvm::StringRef operatorName, const 
 llvm::Expected<bool> Interpreter::identical(const ValuePtr& a, const ValuePtr& b) {
   if (a == b)
     return true;
-  PyObject* realA = a->realObject();
-  return realA && realA == b->realObject();
+  // A list or dict read from the caller's objects is that real container.
+  PyObject* realA = a->realObject() ? a->realObject() : a->realContainer.get();
+  PyObject* realB = b->realObject() ? b->realObject() : b->realContainer.get();
+  bool same = realA && realA == realB;
+  // Two objects read through sources: the answer holds while the guards do
+  // (SourceIdentity.cpp).
+  if (realA && realB)
+    values_.guardIdentity(realA, a->source, realB, b->source, same);
+  return same;
 }
 
 llvm::Error Interpreter::addToSet(const ValuePtr& set, ValuePtr item) {

@@ -39,9 +39,22 @@ std::string Interpreter::programLine() const {
 }
 
 llvm::Error Interpreter::noteContainerMutation(const ValuePtr& container, const llvm::Twine& what) {
-  // Containers made while capturing are capture's own.
-  if (!container->source)
-    return llvm::Error::success();
+  // Containers made while capturing are capture's own. A real one read
+  // without a source (a class attribute holding tensors, a library's
+  // global, a function's default, what an iterator gave) cannot be
+  // changed after the graph: no source names it for the rewritten code.
+  if (!container->source) {
+    if (!container->realContainer)
+      return llvm::Error::success();
+    return captureError(
+        what + " on a " + spelling(container->kind) +
+        " that exists before the call but was read without a source (a class attribute, a "
+        "library's global, a real function's default, an item of a container without "
+        "sources): capture would change only its own copy, and the change would not be "
+        "replayed on the real " +
+        spelling(container->kind) +
+        "; keep the state on the instance or pass the container as an argument");
+  }
   PyObject* real = container->realContainer.get();
   if (!real || (container->kind != ValueKind::List && container->kind != ValueKind::Dict)) {
     std::string kind =

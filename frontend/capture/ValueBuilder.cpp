@@ -112,6 +112,21 @@ SourcePtr ValueBuilder::classReadSource(const SourcePtr& base, llvm::StringRef n
                                                            : nullptr;
 }
 
+SourcePtr ValueBuilder::classOfSource(const SourcePtr& base, PyObject* type, llvm::StringRef name,
+                                      PyObject* value) {
+  if (!base || !PyType_Check(type))
+    return nullptr;
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  PyObject* held = nameObject
+                       ? _PyType_Lookup(reinterpret_cast<PyTypeObject*>(type), nameObject.get())
+                       : nullptr;
+  if (!held || held != value || !keepsReadSource(value, types_)) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  return Source::classAttr(base, name);
+}
+
 SourcePtr ValueBuilder::moduleReadSource(const SourcePtr& source, PyObject* module,
                                          PyObject* value) {
   if (!source || !PyModule_Check(module))
@@ -248,6 +263,7 @@ void ValueBuilder::guardConstant(PyObject* object, const SourcePtr& source) {
 
 llvm::Expected<ValuePtr> ValueBuilder::tensorInput(PyObject* real, SourcePtr source,
                                                    llvm::ArrayRef<oracle::DynamicDim> dims) {
+  noteIdentity(real, source);
   auto it = tensorInputs_.find(real);
   if (it != tensorInputs_.end())
     return it->second.second;
@@ -422,6 +438,8 @@ ValuePtr ValueBuilder::callersContainer(ValuePtr value, PyObject* real) {
 }
 
 llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr source) {
+  // Two sources that reach one object are pinned as such (SourceIdentity.cpp).
+  noteIdentity(object, source);
   // An int inside an argument declared dynamic is a symbol, not a constant.
   if (std::optional<llvm::Expected<ValuePtr>> declared = declaredIntAt(object, source))
     return std::move(*declared);
@@ -506,7 +524,13 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
     }
     ValuePtr value = makeList(std::move(items));
     value->source = source;
-    return itemsSource ? callersContainer(std::move(value), object) : value;
+    if (itemsSource)
+      return callersContainer(std::move(value), object);
+    // Read without a source: still the real list, which a change in place
+    // must not silently leave alone (SideEffects.cpp refuses it).
+    if (!source)
+      value->realContainer = PyRef::borrow(object);
+    return value;
   }
   if (PyDict_CheckExact(object)) {
     ValuePtr value = makeValue(ValueKind::Dict, {}, source);
@@ -522,7 +546,10 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
         return wrapped.takeError();
       value->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);
     }
-    return source ? callersContainer(std::move(value), object) : value;
+    if (source)
+      return callersContainer(std::move(value), object);
+    value->realContainer = PyRef::borrow(object);
+    return value;
   }
   if (PyObject_IsInstance(object, types_.tensor.get()) == 1)
     return tensorInput(object, source);
@@ -653,7 +680,7 @@ void ValueBuilder::addRoots(std::vector<ValuePtr>& roots) const {
 Recorder::Restore ValueBuilder::save() {
   auto tables = [this] {
     return std::tie(realFunctions_, functionsBeingWrapped_, tensorInputs_, inputOrder_,
-                    declaredInts_);
+                    declaredInts_, identities_, identityIndex_);
   };
   using Tables =
       decltype(std::apply([](auto&... table) { return std::make_tuple(table...); }, tables()));

@@ -332,6 +332,18 @@ typedef enum dync_global_state {
   DYNC_GLOBAL_NNPACK = 7,
   /* 1 when CPU float16 reductions may accumulate in reduced precision. */
   DYNC_GLOBAL_CPU_FP16_REDUCTION = 8,
+  /* oneDNN's float32 precision for matmuls, convolutions and RNNs, as
+   * torch resolves it (torch.set_float32_matmul_precision,
+   * torch.backends[.mkldnn[.OP]].fp32_precision): 1 ieee, 2 tf32, 3 bf16. */
+  DYNC_GLOBAL_FP32_PRECISION_MATMUL = 9,
+  DYNC_GLOBAL_FP32_PRECISION_CONV = 10,
+  DYNC_GLOBAL_FP32_PRECISION_RNN = 11,
+  /* 1 when scaled_dot_product_attention may use its flash (fused CPU)
+   * kernel, its math kernel; and when the math kernel may reduce float16
+   * and bfloat16 in reduced precision. */
+  DYNC_GLOBAL_FLASH_SDP = 12,
+  DYNC_GLOBAL_MATH_SDP = 13,
+  DYNC_GLOBAL_MATH_SDP_REDUCTION = 14,
 } dync_global_state;
 /* The value of item `which` (a dync_global_state); -1 for an unknown item. */
 DYNC_SHIM_EXPORT int64_t dync_global_state_of(int which);
