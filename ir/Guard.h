@@ -122,7 +122,9 @@ enum class GuardKind : uint8_t {
   Length,
   /// The value is an exact dict whose keys are, in order, the str keys in
   /// `constant` (a list of strings): what iterating it yields, and which
-  /// entry each position names.
+  /// entry each position names. With int keys (a list of constant integers)
+  /// it may also be an exact collections.OrderedDict, iterated in its own
+  /// order: nn.Module's hook tables, keyed by the hooks' handle ids.
   Keys,
   /// The value is an exact dict or OrderedDict with no entries.
   Empty,
@@ -196,6 +198,11 @@ struct Guard {
   static Guard versionIs(std::string of, std::string version);
   static Guard lengthIs(SourcePtr source, int64_t length);
   static Guard keysAre(SourcePtr source, const std::vector<std::string>& keys);
+  /// `keys` with int keys (constant symbolic integers), in order.
+  static Guard intKeysAre(SourcePtr source, std::vector<Argument> keys);
+  /// Whether \p keys is what a keys guard lists: a list of strings, or a
+  /// list of constant integers.
+  static bool isKeyList(const Argument& keys);
   static Guard empty(SourcePtr source);
   /// \p source is an Attr source.
   static Guard absent(SourcePtr source);

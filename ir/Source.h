@@ -14,7 +14,9 @@
 //                nn.Module parameters, buffers and submodules as the
 //                dictionary reads they are, `._parameters['weight']`)
 //   base[i]      item i of an exact list or tuple (negative counts from
-//                the end)
+//                the end), or the value of the int key i of an exact dict
+//                or collections.OrderedDict (nn.Module's hook tables,
+//                keyed by the hooks' handle ids)
 //   base['key']  the str key of an exact dict
 //   M['name']    the module `name` in sys.modules (torch's global hook
 //                tables: `M['torch.nn.modules.module']._global_forward_hooks`)

@@ -2,6 +2,7 @@
 #include "frontend/capture/ValueBuilder.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictReads.h"
+#include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchConstants.h"
 #include "frontend/embedding/PyStrings.h"
@@ -170,15 +171,19 @@ SourcePtr ValueBuilder::moduleGlobalSource(PyObject* globals, llvm::StringRef gl
 }
 
 void ValueBuilder::guardNoModuleHooks(const ValuePtr& module) {
-  // What nn.Module._call_impl consults before calling forward directly.
+  // What nn.Module._call_impl consults before calling forward directly. A
+  // table with entries has its keys guarded where its hooks are read
+  // (ModuleHooks.cpp).
   if (module->source)
     for (const char* table :
          {"_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks"})
-      guards_.add(Guard::empty(Source::attr(module->source, table)));
+      if (!hookTableHasEntries(module->object.get(), table, /*global=*/false))
+        guards_.add(Guard::empty(Source::attr(module->source, table)));
   SourcePtr torchModule = Source::module("torch.nn.modules.module");
   for (const char* table : {"_global_forward_hooks", "_global_forward_pre_hooks",
                             "_global_backward_hooks", "_global_backward_pre_hooks"})
-    guards_.add(Guard::empty(Source::attr(torchModule, table)));
+    if (!hookTableHasEntries(module->object.get(), table, /*global=*/true))
+      guards_.add(Guard::empty(Source::attr(torchModule, table)));
   if (!module->source)
     return;
   // The path from a call to forward: type(m).__call__ (nn.Module's

@@ -170,8 +170,8 @@ static PyObject* instance_attr(PyObject* obj, const char* name, int* unknown) {
   return dict_lookup(dict, name);
 }
 
-/* The attributes a guard reads from the C fields of a function or a
- * property (whose types are exact, so no Python-level code can be behind
+/* The attributes a guard reads from the C fields of a function, a bound
+ * method or a property (whose types are exact, so no Python-level code can be behind
  * them): what capture read where the function's defaults filled parameters
  * and where a property's getter ran. NULL when `obj` is not such an object
  * or `name` not such a field; `*found` tells the two NULLs apart. */
@@ -184,6 +184,11 @@ static PyObject* builtin_field(PyObject* obj, const char* name, int* found) {
       PyObject* field = name[2] == 'd' ? fn->func_defaults : fn->func_kwdefaults;
       return field ? field : Py_None;
     }
+  } else if (Py_IS_TYPE(obj, &PyMethod_Type) &&
+             (strcmp(name, "__self__") == 0 || strcmp(name, "__func__") == 0)) {
+    /* A bound method's own fields (a hook registered as `obj.method`). */
+    *found = 1;
+    return name[2] == 's' ? PyMethod_GET_SELF(obj) : PyMethod_GET_FUNCTION(obj);
   } else if (Py_IS_TYPE(obj, &PyProperty_Type) && strcmp(name, "fget") == 0) {
     *found = 1;
     /* A member of the property's own struct: reading it runs no code, and
@@ -216,9 +221,33 @@ PyObject* dync_py_dict_item(PyObject* dict, const char* key) {
   return dict_lookup(dict, key);
 }
 
+/* Whether `key` is an exact int equal to `value`; other keys compare
+ * unequal without being asked. */
+static int int_equals(PyObject* key, int64_t value) {
+  if (!key || !PyLong_CheckExact(key))
+    return 0;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(key, &overflow);
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return 0;
+  }
+  return !overflow && v == value;
+}
+
 PyObject* dync_py_sequence_item(PyObject* seq, int64_t index) {
   if (!seq)
     return NULL;
+  if (PyDict_CheckExact(seq) || PyODict_CheckExact(seq)) {
+    /* An OrderedDict's entries are its dict's own; the scan runs no key's
+     * __eq__. */
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(seq, &pos, &key, &value))
+      if (int_equals(key, index))
+        return value;
+    return NULL;
+  }
   Py_ssize_t size;
   PyObject** items;
   if (PyList_CheckExact(seq)) {
@@ -286,6 +315,39 @@ int dync_py_dict_keys_are(PyObject* obj, const char* const* keys, const int64_t*
     if (!str_equals(key, keys[i], (Py_ssize_t)sizes[i]))
       return 0;
   return 1;
+}
+
+int dync_py_dict_int_keys_are(PyObject* obj, const int64_t* keys, int64_t count) {
+  if (!obj || !(PyDict_CheckExact(obj) || PyODict_CheckExact(obj)) ||
+      PyDict_GET_SIZE(obj) != count)
+    return 0;
+  if (PyDict_CheckExact(obj)) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    for (int64_t i = 0; PyDict_Next(obj, &pos, &key, &value); ++i)
+      if (!int_equals(key, keys[i]))
+        return 0;
+    return 1;
+  }
+  /* An OrderedDict's order is its own linked list, which only its iterator
+   * (C code, for the exact type) walks. */
+  PyObject* iterator = PyObject_GetIter(obj);
+  if (!iterator) {
+    PyErr_Clear();
+    return 0;
+  }
+  int same = 1;
+  int64_t i = 0;
+  for (PyObject* key; same && (key = PyIter_Next(iterator)) != NULL; ++i) {
+    same = i < count && int_equals(key, keys[i]);
+    Py_DECREF(key);
+  }
+  Py_DECREF(iterator);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return 0;
+  }
+  return same && i == count;
 }
 
 int dync_py_equals_bool(PyObject* obj, int value) {
