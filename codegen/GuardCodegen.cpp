@@ -495,28 +495,6 @@ llvm::Error GuardEmitter::emitKeys(const ir::Guard& guard, Value* object, const 
   // The keys and their sizes are constant tables; the shim walks the dict
   // once against them.
   llvm::Module& module = *b_.GetInsertBlock()->getModule();
-  auto table = [&](llvm::Type* element, llvm::ArrayRef<llvm::Constant*> items, const char* name) {
-    auto* type = llvm::ArrayType::get(element, items.size());
-    return new llvm::GlobalVariable(module, type, /*isConstant=*/true,
-                                    llvm::GlobalValue::PrivateLinkage,
-                                    llvm::ConstantArray::get(type, items), name);
-  };
-  // Int keys: a hook table, keyed by handle ids.
-  const std::vector<ir::Argument>& listed = guard.constant->elements();
-  if (!listed.empty() && listed.front().kind() == ir::Argument::Kind::Sym) {
-    std::vector<llvm::Constant*> ids;
-    for (const ir::Argument& key : listed) {
-      if (key.kind() != ir::Argument::Kind::Sym || !key.symValue().isConstant())
-        return error(text + ": a keys guard lists strings only, or integers only");
-      ids.push_back(b_.getInt64(key.symValue().constantValue()));
-    }
-    Value* same =
-        shim_.call(b_, ShimFn::PyDictIntKeysAre,
-                   {object, table(b_.getInt64Ty(), ids, "guard.int_keys"), b_.getInt64(ids.size())},
-                   "int_keys_are");
-    require(b_.CreateICmpNE(same, b_.getInt32(0)), text);
-    return llvm::Error::success();
-  }
   std::vector<llvm::Constant*> keys, sizes;
   for (const ir::Argument& key : guard.constant->elements()) {
     if (key.kind() != ir::Argument::Kind::String)
@@ -524,6 +502,12 @@ llvm::Error GuardEmitter::emitKeys(const ir::Guard& guard, Value* object, const 
     keys.push_back(shim_.string(key.stringValue(), "guard.key"));
     sizes.push_back(b_.getInt64(key.stringValue().size()));
   }
+  auto table = [&](llvm::Type* element, llvm::ArrayRef<llvm::Constant*> items, const char* name) {
+    auto* type = llvm::ArrayType::get(element, items.size());
+    return new llvm::GlobalVariable(module, type, /*isConstant=*/true,
+                                    llvm::GlobalValue::PrivateLinkage,
+                                    llvm::ConstantArray::get(type, items), name);
+  };
   Value* same =
       shim_.call(b_, ShimFn::PyDictKeysAre,
                  {object, table(b_.getPtrTy(), keys, "guard.keys"),

@@ -200,24 +200,6 @@ Guard Guard::keysAre(SourcePtr source, const std::vector<std::string>& keys) {
   return guard;
 }
 
-Guard Guard::intKeysAre(SourcePtr source, std::vector<Argument> keys) {
-  Guard guard;
-  guard.kind = GuardKind::Keys;
-  guard.source = std::move(source);
-  guard.constant = Argument::list(std::move(keys));
-  return guard;
-}
-
-bool Guard::isKeyList(const Argument& keys) {
-  if (keys.kind() != Argument::Kind::List)
-    return false;
-  auto isString = [](const Argument& key) { return key.kind() == Argument::Kind::String; };
-  auto isInt = [](const Argument& key) {
-    return key.kind() == Argument::Kind::Sym && key.symValue().isConstant();
-  };
-  return llvm::all_of(keys.elements(), isString) || llvm::all_of(keys.elements(), isInt);
-}
-
 Guard Guard::empty(SourcePtr source) {
   Guard guard;
   guard.kind = GuardKind::Empty;

@@ -47,8 +47,8 @@
 // functionalization or zero-tensor keys. The graph's symbol ranges and relations are then checked
 // on the bound values. `equals` compares with a constant of the type the
 // literal has (bool, int, float, str: an exact type check, then the value).
-// `length` compares len() of an exact list, tuple or dict (any other type
-// fails), so that a container input that grew or shrank is not read as the
+// `length` compares len() of an exact list, tuple, dict or OrderedDict (any
+// other type fails), so that a container input that grew or shrank is not read as the
 // one captured. `type` compares the object's type's __module__ and
 // __qualname__, written
 // `module:qualname` as entry points are (each part quoted when it is not made
@@ -118,13 +118,12 @@ enum class GuardKind : uint8_t {
   /// The `versionOf` component ("torch", "python") was `version` at
   /// capture. Checked when the artifact loads, not per call.
   Version,
-  /// The value is an exact list, tuple or dict of `length` items.
+  /// The value is an exact list, tuple, dict or OrderedDict of `length`
+  /// items.
   Length,
   /// The value is an exact dict whose keys are, in order, the str keys in
   /// `constant` (a list of strings): what iterating it yields, and which
-  /// entry each position names. With int keys (a list of constant integers)
-  /// it may also be an exact collections.OrderedDict, iterated in its own
-  /// order: nn.Module's hook tables, keyed by the hooks' handle ids.
+  /// entry each position names.
   Keys,
   /// The value is an exact dict or OrderedDict with no entries.
   Empty,
@@ -198,11 +197,6 @@ struct Guard {
   static Guard versionIs(std::string of, std::string version);
   static Guard lengthIs(SourcePtr source, int64_t length);
   static Guard keysAre(SourcePtr source, const std::vector<std::string>& keys);
-  /// `keys` with int keys (constant symbolic integers), in order.
-  static Guard intKeysAre(SourcePtr source, std::vector<Argument> keys);
-  /// Whether \p keys is what a keys guard lists: a list of strings, or a
-  /// list of constant integers.
-  static bool isKeyList(const Argument& keys);
   static Guard empty(SourcePtr source);
   /// \p source is an Attr source.
   static Guard absent(SourcePtr source);

@@ -617,9 +617,13 @@ bool Parser::parseGuard(GuardSet& guards) {
         error(keysLoc, "expected the keys, a list of strings like [\"a\", \"b\"]");
       if (!keys)
         return false;
-      if (!Guard::isKeyList(*keys))
-        return error(keysLoc, "a keys guard lists strings only, or integers only"), false;
-      guard = Guard::intKeysAre(std::move(source), keys->elements());
+      std::vector<std::string> names;
+      for (const Argument& key : keys->elements()) {
+        if (key.kind() != Argument::Kind::String)
+          return error(keysLoc, "a keys guard lists strings only"), false;
+        names.push_back(key.stringValue());
+      }
+      guard = Guard::keysAre(std::move(source), names);
     } else if (word == "length") {
       if (!expect(Token::Colon, ":"))
         return false;

@@ -571,10 +571,15 @@ private:
         if (guard.length < 0)
           report(loc, what + ": a length is not negative");
         break;
-      case GuardKind::Keys:
-        if (!guard.constant || !Guard::isKeyList(*guard.constant))
-          report(loc, what + " must list its keys as strings or as integers");
+      case GuardKind::Keys: {
+        bool strings = guard.constant && guard.constant->kind() == Argument::Kind::List &&
+                       llvm::all_of(guard.constant->elements(), [](const Argument& key) {
+                         return key.kind() == Argument::Kind::String;
+                       });
+        if (!strings)
+          report(loc, what + " must list its keys as strings");
         break;
+      }
       case GuardKind::SymInt:
         if (!guard.constant || guard.constant->kind() != Argument::Kind::Sym ||
             !guard.constant->symValue())

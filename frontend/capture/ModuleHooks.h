@@ -35,14 +35,19 @@ struct ModuleHooks {
 };
 
 /// Reads the forward hooks of nn.Module \p module and the process's global
-/// ones, adding the guards that pin them: `keys` on each table that has
+/// ones, adding the guards that pin them: `length` on each table that has
 /// entries (and on the tables that say which take keywords), and each hook
-/// as read through `table[id]`; empty tables are left to
+/// as read through its position, `table[i]`; empty tables are left to
 /// ValueBuilder::guardNoModuleHooks. Backward hooks, and hooks on a module
 /// whose class overrides `__call__` (\p ownCall) or that has no source, stop
 /// capture with a message naming the table.
 llvm::Expected<ModuleHooks> readModuleHooks(Interpreter& interp, const ValuePtr& module,
                                             bool ownCall);
+
+/// Whether \p source reads through a position of a hook table
+/// (`..._forward_hooks[0]...`): guards read that, but the rewritten code,
+/// whose subscript would read a key, cannot, so no graph input may.
+bool readsThroughHookTable(const ir::Source& source);
 
 /// Whether the hook table \p table (an attribute name of nn.Module, or of
 /// torch.nn.modules.module when \p global) of \p module has entries: such

@@ -247,6 +247,10 @@ llvm::Expected<ValuePtr> ValueBuilder::tensorInput(PyObject* real, SourcePtr sou
   if (!source)
     return captureError("a tensor that was not reached from the frame's inputs (" +
                         describeObject(real) + ") cannot be a graph input");
+  if (readsThroughHookTable(*source))
+    return captureError("the tensor " + source->str() +
+                        " is read through a module hook (a closure cell or attribute of the "
+                        "hook); tensors held by hooks are not supported as graph inputs yet");
   // The tensor guard checks these: the graph computes on plain dense
   // tensors of exactly torch.Tensor or nn.Parameter.
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(real));

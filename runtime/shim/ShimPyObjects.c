@@ -221,33 +221,59 @@ PyObject* dync_py_dict_item(PyObject* dict, const char* key) {
   return dict_lookup(dict, key);
 }
 
-/* Whether `key` is an exact int equal to `value`; other keys compare
- * unequal without being asked. */
-static int int_equals(PyObject* key, int64_t value) {
-  if (!key || !PyLong_CheckExact(key))
-    return 0;
-  int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(key, &overflow);
-  if (v == -1 && PyErr_Occurred()) {
+/* The value at position `index` of an exact dict, in iteration order. */
+static PyObject* dict_value_at(PyObject* dict, int64_t index) {
+  if (index < 0 || index >= PyDict_GET_SIZE(dict))
+    return NULL;
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  for (int64_t i = 0; PyDict_Next(dict, &pos, &key, &value); ++i)
+    if (i == index)
+      return value;
+  return NULL;
+}
+
+/* The value at position `index` of an exact OrderedDict, in its own order
+ * (its linked list, which `move_to_end` changes): its C iterator walks the
+ * keys, and the value is the dict's entry for that exact key object, found
+ * by identity so that no key's __eq__ runs. */
+static PyObject* odict_value_at(PyObject* odict, int64_t index) {
+  if (index < 0 || index >= PyDict_GET_SIZE(odict))
+    return NULL;
+  PyObject* iterator = PyObject_GetIter(odict);
+  if (!iterator) {
     PyErr_Clear();
-    return 0;
+    return NULL;
   }
-  return !overflow && v == value;
+  PyObject* found = NULL;
+  PyObject* key;
+  for (int64_t i = 0; (key = PyIter_Next(iterator)) != NULL; ++i) {
+    if (i == index) {
+      PyObject *k, *value;
+      Py_ssize_t pos = 0;
+      while (PyDict_Next(odict, &pos, &k, &value))
+        if (k == key) {
+          found = value;
+          break;
+        }
+    }
+    Py_DECREF(key);
+    if (i >= index)
+      break;
+  }
+  Py_DECREF(iterator);
+  if (PyErr_Occurred())
+    PyErr_Clear();
+  return found;
 }
 
 PyObject* dync_py_sequence_item(PyObject* seq, int64_t index) {
   if (!seq)
     return NULL;
-  if (PyDict_CheckExact(seq) || PyODict_CheckExact(seq)) {
-    /* An OrderedDict's entries are its dict's own; the scan runs no key's
-     * __eq__. */
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(seq, &pos, &key, &value))
-      if (int_equals(key, index))
-        return value;
-    return NULL;
-  }
+  if (PyDict_CheckExact(seq))
+    return dict_value_at(seq, index);
+  if (PyODict_CheckExact(seq))
+    return odict_value_at(seq, index);
   Py_ssize_t size;
   PyObject** items;
   if (PyList_CheckExact(seq)) {
@@ -300,7 +326,9 @@ int64_t dync_py_length(PyObject* obj) {
     return (int64_t)PyList_GET_SIZE(obj);
   if (PyTuple_CheckExact(obj))
     return (int64_t)PyTuple_GET_SIZE(obj);
-  if (PyDict_CheckExact(obj))
+  /* An OrderedDict's entries are its dict's own (nn.Module's hook
+   * tables). */
+  if (PyDict_CheckExact(obj) || PyODict_CheckExact(obj))
     return (int64_t)PyDict_GET_SIZE(obj);
   return -1;
 }
@@ -315,39 +343,6 @@ int dync_py_dict_keys_are(PyObject* obj, const char* const* keys, const int64_t*
     if (!str_equals(key, keys[i], (Py_ssize_t)sizes[i]))
       return 0;
   return 1;
-}
-
-int dync_py_dict_int_keys_are(PyObject* obj, const int64_t* keys, int64_t count) {
-  if (!obj || !(PyDict_CheckExact(obj) || PyODict_CheckExact(obj)) ||
-      PyDict_GET_SIZE(obj) != count)
-    return 0;
-  if (PyDict_CheckExact(obj)) {
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    for (int64_t i = 0; PyDict_Next(obj, &pos, &key, &value); ++i)
-      if (!int_equals(key, keys[i]))
-        return 0;
-    return 1;
-  }
-  /* An OrderedDict's order is its own linked list, which only its iterator
-   * (C code, for the exact type) walks. */
-  PyObject* iterator = PyObject_GetIter(obj);
-  if (!iterator) {
-    PyErr_Clear();
-    return 0;
-  }
-  int same = 1;
-  int64_t i = 0;
-  for (PyObject* key; same && (key = PyIter_Next(iterator)) != NULL; ++i) {
-    same = i < count && int_equals(key, keys[i]);
-    Py_DECREF(key);
-  }
-  Py_DECREF(iterator);
-  if (PyErr_Occurred()) {
-    PyErr_Clear();
-    return 0;
-  }
-  return same && i == count;
 }
 
 int dync_py_equals_bool(PyObject* obj, int value) {

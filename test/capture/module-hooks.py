@@ -2,15 +2,17 @@
 # as nn.Module._call_impl runs them, inlined into the graph: a pre-hook's
 # replacement arguments (a tuple, one value, or with keywords a pair), a
 # forward hook's replacement output, a hook returning None, `prepend`,
-# `with_kwargs` and `always_call`. The hook tables' keys (handle ids) are
-# guarded in order, and each hook through `table[id]`: a function by its
-# code, a bound method by `.__func__` and `.__self__`, a callable object by
-# its class and the class's `__call__`.
+# `with_kwargs` and `always_call`. The hook tables' lengths are guarded, and
+# each hook through its position in the table's order, `table[i]` (never
+# its handle id, which another process numbers differently): a function by
+# its code, a bound method by `.__func__` and `.__self__`, a callable object
+# by its class and the class's `__call__`.
 # RUN: %dync export %s:Hooked.forward --emit=graph | FileCheck %s --check-prefix=GRAPH
 # RUN: %dync export %s:Hooked.forward --emit=guards | FileCheck %s --check-prefix=GUARDS
 # RUN: not %dync export %s:own_call --emit=graph --example example_inputs_3 2>&1 | FileCheck %s --check-prefix=OWNCALL
 # RUN: not %dync export %s:bad_pre_hook --emit=graph --example example_inputs_3 2>&1 | FileCheck %s --check-prefix=BADPRE
 # RUN: not %dync export %s:backward_hooked --emit=graph --example example_inputs_3 2>&1 | FileCheck %s --check-prefix=BACKWARD
+# RUN: not %dync export %s:tensor_in_hook --emit=graph --example example_inputs_3 2>&1 | FileCheck %s --check-prefix=TENSOR
 import torch
 from torch import nn
 
@@ -87,21 +89,21 @@ def example_inputs():
 # GUARDS-NEXT: empty L['self']._modules['inner']._backward_pre_hooks
 # GUARDS-NEXT: empty M['torch.nn.modules.module']._global_forward_hooks
 # GUARDS-NEXT: empty M['torch.nn.modules.module']._global_forward_pre_hooks
-# GUARDS:      keys L['self']._modules['inner']._forward_pre_hooks_with_kwargs : [[[PRE2:[0-9]+]]]
-# GUARDS-NEXT: keys L['self']._modules['inner']._forward_pre_hooks : [[[PRE1:[0-9]+]], [[PRE2]]]
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_pre_hooks[[[PRE1]]] : "module-hooks":double_input line 18
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_pre_hooks[[[PRE2]]] : "module-hooks":add_shift line 23
-# GUARDS-NEXT: keys L['self']._modules['inner']._forward_hooks_with_kwargs : [[[KW:[0-9]+]]]
+# GUARDS:      length L['self']._modules['inner']._forward_pre_hooks_with_kwargs : 1
+# GUARDS-NEXT: length L['self']._modules['inner']._forward_pre_hooks : 2
+# GUARDS-NEXT: function L['self']._modules['inner']._forward_pre_hooks[0] : "module-hooks":double_input line 18
+# GUARDS-NEXT: function L['self']._modules['inner']._forward_pre_hooks[1] : "module-hooks":add_shift line 23
+# GUARDS-NEXT: length L['self']._modules['inner']._forward_hooks_with_kwargs : 1
 # GUARDS-NEXT: empty M['torch.nn.modules.module']._global_forward_hooks_with_kwargs
-# GUARDS-NEXT: keys L['self']._modules['inner']._forward_hooks : [[[OFFSET:[0-9]+]], [[OBSERVE:[0-9]+]], [[KW]], [[CLAMP:[0-9]+]]]
-# GUARDS-NEXT: type L['self']._modules['inner']._forward_hooks[[[OFFSET]]] : "module-hooks":Offset
-# GUARDS-NEXT: function type(L['self']._modules['inner']._forward_hooks[[[OFFSET]]]).__call__ : "module-hooks":Offset.__call__ line 37
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[[[OBSERVE]]] : "module-hooks":observe line 29
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[[[KW]]] : "module-hooks":Hooked.__init__.<locals>.<lambda> line 58
-# GUARDS-NEXT: type L['self']._modules['inner']._forward_hooks[[[CLAMP]]] : builtins:method
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[[[CLAMP]]].__func__ : "module-hooks":Hooked.clamp line 64
+# GUARDS-NEXT: length L['self']._modules['inner']._forward_hooks : 4
+# GUARDS-NEXT: type L['self']._modules['inner']._forward_hooks[0] : "module-hooks":Offset
+# GUARDS-NEXT: function type(L['self']._modules['inner']._forward_hooks[0]).__call__ : "module-hooks":Offset.__call__ line 37
+# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[1] : "module-hooks":observe line 29
+# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[2] : "module-hooks":Hooked.__init__.<locals>.<lambda> line 58
+# GUARDS-NEXT: type L['self']._modules['inner']._forward_hooks[3] : builtins:method
+# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[3].__func__ : "module-hooks":Hooked.clamp line 64
 # GUARDS:      empty L['self']._modules['inner']._modules['fc']._forward_hooks
-# GUARDS:      equals L['self']._modules['inner']._forward_hooks[[[OFFSET]]].amount : 0.5
+# GUARDS:      equals L['self']._modules['inner']._forward_hooks[0].amount : 0.5
 # GUARDS-NOT:  _forward_hooks_always_called
 
 
@@ -138,6 +140,23 @@ def backward_hooked(x):
     return backward_layer(x)
 
 # BACKWARD: module-hooks.py:[[@LINE-2]]:12: error: module G['backward_layer'] has backward_hooks registered; backward hooks are not supported (they run in backward, through autograd functions wrapping the module's inputs and outputs)
+
+
+bias_layer = nn.Linear(3, 3)
+bias_layer.register_forward_hook(observe)
+
+
+def add_bias_hook(bias):
+    return lambda m, args, out: out + bias
+
+
+bias_layer.register_forward_hook(add_bias_hook(torch.ones(3)))
+
+
+def tensor_in_hook(x):
+    return bias_layer(x)
+
+# TENSOR: error: the tensor G['bias_layer']._forward_hooks[1].__closure__[0].cell_contents is read through a module hook (a closure cell or attribute of the hook); tensors held by hooks are not supported as graph inputs yet
 
 
 def example_inputs_3():
