@@ -91,17 +91,17 @@ def example_inputs():
 # GUARDS-NEXT: empty M['torch.nn.modules.module']._global_forward_pre_hooks
 # GUARDS:      length L['self']._modules['inner']._forward_pre_hooks_with_kwargs : 1
 # GUARDS-NEXT: length L['self']._modules['inner']._forward_pre_hooks : 2
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_pre_hooks[0] : "module-hooks":double_input line 18
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_pre_hooks[1] : "module-hooks":add_shift line 23
+# GUARDS-NEXT: function L['self']._modules['inner']._forward_pre_hooks[0] : "module-hooks":double_input line 20
+# GUARDS-NEXT: function L['self']._modules['inner']._forward_pre_hooks[1] : "module-hooks":add_shift line 25
 # GUARDS-NEXT: length L['self']._modules['inner']._forward_hooks_with_kwargs : 1
 # GUARDS-NEXT: empty M['torch.nn.modules.module']._global_forward_hooks_with_kwargs
 # GUARDS-NEXT: length L['self']._modules['inner']._forward_hooks : 4
 # GUARDS-NEXT: type L['self']._modules['inner']._forward_hooks[0] : "module-hooks":Offset
-# GUARDS-NEXT: function type(L['self']._modules['inner']._forward_hooks[0]).__call__ : "module-hooks":Offset.__call__ line 37
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[1] : "module-hooks":observe line 29
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[2] : "module-hooks":Hooked.__init__.<locals>.<lambda> line 58
+# GUARDS-NEXT: function type(L['self']._modules['inner']._forward_hooks[0]).__call__ : "module-hooks":Offset.__call__ line 39
+# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[1] : "module-hooks":observe line 31
+# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[2] : "module-hooks":Hooked.__init__.<locals>.<lambda> line 60
 # GUARDS-NEXT: type L['self']._modules['inner']._forward_hooks[3] : builtins:method
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[3].__func__ : "module-hooks":Hooked.clamp line 64
+# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[3].__func__ : "module-hooks":Hooked.clamp line 66
 # GUARDS:      empty L['self']._modules['inner']._modules['fc']._forward_hooks
 # GUARDS:      equals L['self']._modules['inner']._forward_hooks[0].amount : 0.5
 # GUARDS-NOT:  _forward_hooks_always_called

@@ -47,6 +47,7 @@ CHANGES = [
     ("hook on a plain module", lambda model: model.plain.register_forward_pre_hook(m.halve)),
     ("global hook removed", lambda model: m.GLOBAL_HANDLES[1].remove()),
 ]
+torch.manual_seed(1)
 x = m.example_inputs()[0]
 results = []
 loaded = dync.load({artifact!r}) if {artifact!r} else contextlib.nullcontext()
