@@ -239,7 +239,7 @@ ExportCompiler::~ExportCompiler() {
 }
 
 llvm::Error ExportCompiler::startPython() {
-  PhaseTimes::Scope startup(*options_.times, "python");
+  PhaseTimes::Scope startup(*options_.artifact.times, "python");
   llvm::Expected<python::InterpreterInfo> interpreter = python::findInterpreter();
   if (!interpreter)
     return interpreter.takeError();
@@ -260,7 +260,7 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
   {
     ir::Context& context = *context_;
     ir::Module& graphs = *graphs_;
-    PhaseTimes& times = *options_.times;
+    PhaseTimes& times = *options_.artifact.times;
     const capture::CaptureOptions& captureOptions = options_.capture;
     const std::map<std::string, std::string>& entryExamples = options_.entryExamples;
     const std::vector<python::EntrySpec>& specs = options_.entries;
@@ -270,12 +270,13 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
     std::vector<Exported>& exported = exported_;
     // The passes run for what compiles or shows the optimized graph; the
     // graph they start from is decomposed for fusion unless asked otherwise.
-    bool optimize = options_.optLevel > 0 && (!options_.output.empty() || options_.emit == "llvm" ||
-                                              options_.emit == "optimized-graph");
+    bool optimize =
+        options_.optLevel > 0 && (!options_.artifact.outputPath.empty() ||
+                                  options_.emit == "llvm" || options_.emit == "optimized-graph");
     std::string decompose = !options_.decompose.empty() ? options_.decompose
                             : options_.optLevel > 0     ? "fusion"
                                                         : "core";
-    bool buildArtifact = !options_.output.empty() || options_.emit == "llvm";
+    bool buildArtifact = !options_.artifact.outputPath.empty() || options_.emit == "llvm";
     for (const auto& [index, spec] : llvm::enumerate(specs)) {
       llvm::Error error = [&]() -> llvm::Error {
         std::optional<PhaseTimes::Scope> importing(std::in_place, times, "import");
@@ -347,9 +348,10 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
           transforms::PassOptions passOptions;
           passOptions.checkKernel = codegen::checkKernel;
           passOptions.onUnfused = [&](const ir::Graph& kernel, llvm::Error why) {
-            if (options_.log)
-              *options_.log << "dync: " << entry->qualname << ": kernel @" << kernel.name()
-                            << " runs as ATen calls: " << llvm::toString(std::move(why)) << '\n';
+            if (options_.artifact.log)
+              *options_.artifact.log << "dync: " << entry->qualname << ": kernel @" << kernel.name()
+                                     << " runs as ATen calls: " << llvm::toString(std::move(why))
+                                     << '\n';
             else
               llvm::consumeError(std::move(why));
           };
@@ -440,10 +442,10 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
           // requires grad runs as the ATen calls eager makes, which
           // autograd records as eager's do.
           auto notCompiled = [&](llvm::StringRef calls, llvm::Error why) {
-            if (options_.log)
-              *options_.log << "dync: " << entry->qualname << ": " << calls
-                            << " are not compiled (they run the original code): "
-                            << llvm::toString(std::move(why)) << '\n';
+            if (options_.artifact.log)
+              *options_.artifact.log << "dync: " << entry->qualname << ": " << calls
+                                     << " are not compiled (they run the original code): "
+                                     << llvm::toString(std::move(why)) << '\n';
             else
               llvm::consumeError(std::move(why));
           };
@@ -515,7 +517,7 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
         return addVariant(**captured);
       }();
       if (error) {
-        if (!options_.keepGoing)
+        if (!options_.artifact.keepGoing)
           return error;
         failures = llvm::joinErrors(std::move(failures), std::move(error));
       }
@@ -537,15 +539,8 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
         for (const capture::FunctionRun& run : entry.functionsRun)
           added.functionsRun.push_back({run.code, run.globals, run.qualname});
       }
-      ArtifactRequest request;
-      request.outputPath = options_.output;
+      ArtifactRequest request = options_.artifact;
       request.llvmIR = options_.emit == "llvm" ? &llvm::outs() : nullptr;
-      request.target = options_.target;
-      request.jobs = options_.jobs;
-      request.useCache = options_.useCache;
-      request.keepGoing = options_.keepGoing;
-      request.log = options_.log;
-      request.times = &times;
       llvm::Error skipped = llvm::Error::success();
       if (llvm::Error error =
               writeArtifact(captured, exported.front().sourcePath, request, skipped)) {
@@ -554,12 +549,12 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
       }
       failures = llvm::joinErrors(std::move(failures), std::move(skipped));
     } else if (buildArtifact) {
-      failures =
-          llvm::joinErrors(std::move(failures),
-                           llvm::createStringError("no entry was captured; " +
-                                                   (options_.output.empty()
-                                                        ? std::string("no LLVM IR to print")
-                                                        : options_.output + " was not written")));
+      failures = llvm::joinErrors(
+          std::move(failures),
+          llvm::createStringError("no entry was captured; " +
+                                  (options_.artifact.outputPath.empty()
+                                       ? std::string("no LLVM IR to print")
+                                       : options_.artifact.outputPath + " was not written")));
     }
   }
   failed = std::move(failures);

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "codegen/TargetSpec.h"
+#include "compiler/ArtifactExport.h"
 #include "compiler/PhaseTimes.h"
 #include "frontend/capture/Capture.h"
 #include "frontend/embedding/EmbeddedPython.h"
@@ -44,8 +44,6 @@ struct ExportOptions {
   /// kept of each entry (the captured graph's text, the rewritten bytecode's
   /// listing or marshalled code) and whether the pipeline runs without -o.
   std::string emit;
-  /// The artifact to write; empty for none.
-  std::string output;
   /// 0 runs no pass; 1 runs export-O1.
   int optLevel = 1;
   /// Which decompositions capture applies (core, fusion); empty: fusion,
@@ -54,18 +52,12 @@ struct ExportOptions {
   /// Where a declared range is not served by one graph, an error instead of
   /// a graph for the sizes left out.
   bool strictDynamic = false;
-  /// codegen::resolveTarget of --target-cpu.
-  codegen::TargetSpec target;
-  /// Threads compiling modules; 0 is one per core.
-  unsigned jobs = 0;
-  bool useCache = true;
-  /// An entry that fails is reported and the others go on.
-  bool keepGoing = false;
-  /// --verbose: why kernels run as ATen calls, what compiled, what came from
-  /// the cache; null for quiet.
-  llvm::raw_ostream* log = nullptr;
-  /// Receives the time of each phase; required.
-  PhaseTimes* times = nullptr;
+  /// How the artifact is built and where it goes: -o (outputPath, empty for
+  /// none), --target-cpu, -j, --no-cache and --keep-going, which also lets
+  /// the other entries go on when one fails. Its log (--verbose: also why
+  /// kernels run as ATen calls) and times (required) serve the whole
+  /// export; its llvmIR is set from emit.
+  ArtifactRequest artifact;
 };
 
 /// One graph the export made: an entry's variant, with what was kept of it

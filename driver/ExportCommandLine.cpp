@@ -385,16 +385,17 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
       times.print(llvm::errs());
   });
   exportOptions.emit = emit_;
-  exportOptions.output = output_;
   exportOptions.optLevel = optLevel_;
   exportOptions.decompose = decompose_;
   exportOptions.strictDynamic = strictDynamic_;
-  exportOptions.target = *target;
-  exportOptions.jobs = jobs_;
-  exportOptions.useCache = !noCache_;
-  exportOptions.keepGoing = keepGoing_;
-  exportOptions.log = options.verbose ? &llvm::errs() : nullptr;
-  exportOptions.times = &times;
+  compiler::ArtifactRequest& artifact = exportOptions.artifact;
+  artifact.outputPath = output_;
+  artifact.target = *target;
+  artifact.jobs = jobs_;
+  artifact.useCache = !noCache_;
+  artifact.keepGoing = keepGoing_;
+  artifact.log = options.verbose ? &llvm::errs() : nullptr;
+  artifact.times = &times;
   // Declared after the times: the interpreter is finalized before they print.
   compiler::ExportCompiler compiler(std::move(exportOptions));
   if (llvm::Error error = compiler.startPython())

@@ -17,6 +17,9 @@ static std::optional<Enum> lookup(const llvm::StringLiteral (&spellings)[N], llv
 
 static constexpr llvm::StringLiteral dtypeSpellings[] = {
     "f32", "f64", "f16", "bf16", "i64", "i32", "i16", "i8", "u8", "bool", "c64", "c128"};
+static constexpr llvm::StringLiteral dtypeTorchNames[] = {
+    "float32", "float64", "float16", "bfloat16", "int64",     "int32",
+    "int16",   "int8",    "uint8",   "bool",     "complex64", "complex128"};
 static constexpr llvm::StringLiteral deviceSpellings[] = {"cpu", "cuda", "meta"};
 static constexpr llvm::StringLiteral layoutSpellings[] = {"strided",    "sparse_coo", "sparse_csr",
                                                           "sparse_csc", "sparse_bsr", "sparse_bsc",
@@ -27,6 +30,11 @@ static constexpr llvm::StringLiteral memoryFormatSpellings[] = {
 llvm::StringRef spelling(DType dtype) { return dtypeSpellings[static_cast<size_t>(dtype)]; }
 std::optional<DType> parseDType(llvm::StringRef text) {
   return lookup<DType>(dtypeSpellings, text);
+}
+
+llvm::StringRef torchName(DType dtype) { return dtypeTorchNames[static_cast<size_t>(dtype)]; }
+std::optional<DType> dtypeOfTorchName(llvm::StringRef name) {
+  return lookup<DType>(dtypeTorchNames, name);
 }
 
 llvm::StringRef spelling(DeviceKind kind) { return deviceSpellings[static_cast<size_t>(kind)]; }

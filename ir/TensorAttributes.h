@@ -22,6 +22,9 @@ enum class DType : uint8_t { F32, F64, F16, BF16, I64, I32, I16, I8, U8, Bool, C
 
 llvm::StringRef spelling(DType dtype);
 std::optional<DType> parseDType(llvm::StringRef spelling);
+/// torch's attribute name for \p dtype (`float32` for torch.float32).
+llvm::StringRef torchName(DType dtype);
+std::optional<DType> dtypeOfTorchName(llvm::StringRef name);
 
 enum class DeviceKind : uint8_t { CPU, CUDA, Meta };
 

@@ -517,7 +517,7 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     return constructSize(*this, args, kwargs);
   if (object == types_.orderedDict.get()) {
     // An OrderedDict is a dict that keeps its type: built as dict() builds
-    // one, it is a Dict value whose `object` is the class (Semantics.cpp
+    // one, it is a Dict value whose `object` is the class (AttributeReads.cpp
     // reads its methods from dict where they behave the same).
     BuiltinHandler dict = builtins_.find(reinterpret_cast<PyObject*>(&PyDict_Type));
     if (!dict)

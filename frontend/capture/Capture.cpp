@@ -8,6 +8,7 @@
 #include "frontend/capture/GlobalStateGuards.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TorchConstants.h"
 #include "frontend/embedding/PyStrings.h"
 #include "ir/Verifier.h"
 
@@ -360,6 +361,12 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
   case ValueKind::Constant:
     if (std::optional<ir::Argument> constant = constantArgument(ctx, value))
       return *constant;
+    // A dtype, device, layout or memory format: the rewritten code loads
+    // torch's object of that name.
+    if (std::optional<TorchConstantKind> kind =
+            value->object ? torchConstantKind(value->object.get(), interp.types()) : std::nullopt)
+      if (std::optional<ir::Argument> constant = torchConstantArgument(value->object.get(), *kind))
+        return *constant;
     break;
   default:
     break;

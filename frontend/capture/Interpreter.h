@@ -487,7 +487,7 @@ private:
   /// a Python class) when its class provides `name`: a property's getter
   /// runs symbolically and a method is bound to the class's function read
   /// through a guarded `type(...)` source. Nothing when the plain read
-  /// applies (Semantics.cpp).
+  /// applies (AttributeReads.cpp).
   llvm::Expected<std::optional<ValuePtr>> userObjectClassRead(const ValuePtr& object,
                                                               llvm::StringRef name);
   llvm::Expected<ValuePtr> tensorAttr(const ValuePtr& tensor, llvm::StringRef name);

@@ -5,32 +5,21 @@
 #include "ir/TensorAttributes.h"
 
 #include "llvm/ADT/StringRef.h"
-#include "llvm/ADT/StringSwitch.h"
 
 namespace dync::capture {
 
-namespace {
-
-/// The IR's dtype for torch's name of one (`float16`, as
-/// torch.float16.__reduce__() gives it).
-std::optional<ir::DType> dtypeNamed(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<ir::DType>>(name)
-      .Case("float32", ir::DType::F32)
-      .Case("float64", ir::DType::F64)
-      .Case("float16", ir::DType::F16)
-      .Case("bfloat16", ir::DType::BF16)
-      .Case("int64", ir::DType::I64)
-      .Case("int32", ir::DType::I32)
-      .Case("int16", ir::DType::I16)
-      .Case("int8", ir::DType::I8)
-      .Case("uint8", ir::DType::U8)
-      .Case("bool", ir::DType::Bool)
-      .Case("complex64", ir::DType::C64)
-      .Case("complex128", ir::DType::C128)
-      .Default(std::nullopt);
+std::optional<TorchConstantKind> torchConstantKind(PyObject* object, const TorchTypes& types) {
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
+  if (type == types.dtype.get())
+    return TorchConstantKind::DType;
+  if (type == types.device.get())
+    return TorchConstantKind::Device;
+  if (type == types.layout.get())
+    return TorchConstantKind::Layout;
+  if (type == types.memoryFormat.get())
+    return TorchConstantKind::MemoryFormat;
+  return std::nullopt;
 }
-
-} // namespace
 
 std::optional<ir::Argument> torchConstantArgument(PyObject* object, TorchConstantKind kind) {
   // str() of each is torch's own spelling: `torch.float16`, `cuda:0`,
@@ -40,7 +29,7 @@ std::optional<ir::Argument> torchConstantArgument(PyObject* object, TorchConstan
   bool qualified = name.consume_front("torch.");
   switch (kind) {
   case TorchConstantKind::DType:
-    if (std::optional<ir::DType> dtype = qualified ? dtypeNamed(name) : std::nullopt)
+    if (std::optional<ir::DType> dtype = qualified ? ir::dtypeOfTorchName(name) : std::nullopt)
       return ir::Argument::dtype(*dtype);
     return std::nullopt;
   case TorchConstantKind::Device: {

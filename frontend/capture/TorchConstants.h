@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "frontend/capture/TorchTypes.h"
 #include "ir/Argument.h"
 
 #include <Python.h>
@@ -24,5 +25,8 @@ namespace dync::capture {
 /// layout the IR lacks, a device type other than cpu, cuda and meta).
 enum class TorchConstantKind { DType, Device, Layout, MemoryFormat };
 std::optional<ir::Argument> torchConstantArgument(PyObject* object, TorchConstantKind kind);
+
+/// Which of those \p object is an instance of exactly, if any.
+std::optional<TorchConstantKind> torchConstantKind(PyObject* object, const TorchTypes& types);
 
 } // namespace dync::capture

@@ -60,30 +60,36 @@ bool isGuardPinnable(PyObject* object, int depth = 0) {
   return false;
 }
 
-/// Whether \p object is a plain data object of a Python class (a config
-/// dataclass, say): not a module, class, callable or tensor, its attributes
-/// found by the generic lookup. Read through a source, its type is pinned
-/// and each attribute capture reads from it is guarded by value, as for one
-/// read directly from the frame; without one, only its type would be.
-bool isConfigObject(PyObject* object, PyObject* tensorType) {
+/// Whether \p object is a plain object of a Python class (a config
+/// dataclass, or a callable object such as a decorator's instance, torch's
+/// autocast): not a module, class, tensor or nn.Module, its attributes found
+/// by the generic lookup. Read through a source, its type is pinned and each
+/// attribute capture reads from it is guarded by value, as for one read
+/// directly from the frame; without one, only its type would be, and the
+/// state it keeps could change unseen.
+bool isConfigObject(PyObject* object, const TorchTypes& types) {
   PyTypeObject* type = Py_TYPE(object);
-  if (PyModule_Check(object) || PyType_Check(object) || PyCallable_Check(object) ||
-      !(type->tp_flags & Py_TPFLAGS_HEAPTYPE) || type->tp_getattro != PyObject_GenericGetAttr)
+  if (PyModule_Check(object) || PyType_Check(object) || !(type->tp_flags & Py_TPFLAGS_HEAPTYPE) ||
+      type->tp_getattro != PyObject_GenericGetAttr)
     return false;
-  int tensor = PyObject_IsInstance(object, tensorType);
-  if (tensor < 0)
-    PyErr_Clear();
-  return tensor == 0;
+  for (PyObject* excluded : {types.tensor.get(), types.module.get()}) {
+    int is = PyObject_IsInstance(object, excluded);
+    if (is < 0)
+      PyErr_Clear();
+    if (is != 0)
+      return false;
+  }
+  return true;
 }
 
 /// Whether \p object read through a class attribute or a closure cell can
 /// keep the source: what a guard pins, or a tensor of exactly torch.Tensor
 /// or nn.Parameter, which becomes a graph input with its tensor guard (as a
 /// module global's does), read at each call rather than assumed unchanged.
-bool keepsReadSource(PyObject* object, PyObject* tensorType, PyObject* parameterType) {
+bool keepsReadSource(PyObject* object, const TorchTypes& types) {
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
-  return isGuardPinnable(object) || type == tensorType || type == parameterType ||
-         isConfigObject(object, tensorType);
+  return isGuardPinnable(object) || type == types.tensor.get() || type == types.parameter.get() ||
+         isConfigObject(object, types);
 }
 
 } // namespace
@@ -94,9 +100,8 @@ SourcePtr ValueBuilder::classReadSource(const SourcePtr& base, llvm::StringRef n
     return nullptr;
   // An instance attribute of that name would be found first.
   guards_.add(Guard::absent(Source::attr(base, name)));
-  return classValue && keepsReadSource(classValue, types_.tensor.get(), types_.parameter.get())
-             ? Source::classAttr(base, name)
-             : nullptr;
+  return classValue && keepsReadSource(classValue, types_) ? Source::classAttr(base, name)
+                                                           : nullptr;
 }
 
 SourcePtr ValueBuilder::moduleReadSource(const SourcePtr& source, PyObject* module,
@@ -315,8 +320,7 @@ llvm::Expected<ValuePtr> ValueBuilder::functionFromReal(PyObject* function, Sour
   // (guardDefaultsRead).
   auto defaultSource = [&](PyObject* item, const char* slot,
                            const std::function<SourcePtr(SourcePtr)>& within) -> SourcePtr {
-    if (!source || isGuardPinnable(item) ||
-        !keepsReadSource(item, types_.tensor.get(), types_.parameter.get()))
+    if (!source || isGuardPinnable(item) || !keepsReadSource(item, types_))
       return nullptr;
     return within(Source::attr(source, slot));
   };
@@ -358,9 +362,7 @@ llvm::Expected<ValuePtr> ValueBuilder::functionFromReal(PyObject* function, Sour
         // What the cell holds is guarded like any value read through a
         // source, when a guard can pin it without it becoming an input.
         SourcePtr cellSource =
-            source && keepsReadSource(contents, types_.tensor.get(), types_.parameter.get())
-                ? Source::cell(source, i)
-                : nullptr;
+            source && keepsReadSource(contents, types_) ? Source::cell(source, i) : nullptr;
         llvm::Expected<ValuePtr> wrapped = wrapReal(contents, cellSource);
         if (!wrapped)
           return wrapped.takeError();
@@ -428,18 +430,13 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
     return makeConstant(PyRef::borrow(object), source);
   }
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
-  if (type == types_.dtype.get() || type == types_.device.get() || type == types_.layout.get() ||
-      type == types_.memoryFormat.get()) {
+  if (std::optional<TorchConstantKind> kind = torchConstantKind(object, types_)) {
     // Which dtype or device it is decides the graph: `equals` pins it
     // (TorchConstants.h). One the IR cannot spell (a float8 dtype) keeps
     // only its type pinned: programs name them in dtype tables they never
     // use, and refusing those reads would refuse the programs.
     if (source) {
-      TorchConstantKind kind = type == types_.dtype.get()    ? TorchConstantKind::DType
-                               : type == types_.device.get() ? TorchConstantKind::Device
-                               : type == types_.layout.get() ? TorchConstantKind::Layout
-                                                             : TorchConstantKind::MemoryFormat;
-      std::optional<ir::Argument> constant = torchConstantArgument(object, kind);
+      std::optional<ir::Argument> constant = torchConstantArgument(object, *kind);
       guards_.add(constant ? Guard::equals(source, std::move(*constant)) : typeGuard(source, type));
     }
     return makeConstant(PyRef::borrow(object), source);

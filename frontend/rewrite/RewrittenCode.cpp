@@ -23,10 +23,12 @@
 #include "frontend/embedding/PyStrings.h"
 #include "frontend/embedding/PythonError.h"
 #include "ir/Source.h"
+#include "ir/TensorAttributes.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <Python.h>
 #include <marshal.h>
@@ -411,18 +413,31 @@ llvm::Error Emitter::rebuild(const ir::Argument& arg) {
     return rebuildDict(arg);
   case Kind::Object:
     return rebuildObject(arg);
+  // torch's own objects, loaded by name: `torch.bfloat16`, `torch.strided`,
+  // `torch.channels_last`; a device is made from its text, `torch.device("cpu")`.
   case Kind::DType:
-  case Kind::Device:
+    return loadType("torch", ir::torchName(arg.dtypeValue()));
   case Kind::Layout:
+    return loadType("torch", ir::spelling(arg.layoutValue()));
   case Kind::MemoryFormat:
-    break;
+    return loadType("torch", ir::spelling(arg.memoryFormatValue()));
+  case Kind::Device: {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    arg.deviceValue().print(os);
+    if (llvm::Error error = emit("PUSH_NULL"))
+      return error;
+    if (llvm::Error error = loadType("torch", "device"))
+      return error;
+    if (llvm::Error error = loadConstant(
+            PyRef::steal(PyUnicode_FromStringAndSize(text.data(), text.size())), "s" + text))
+      return error;
+    if (llvm::Error error = emit("PRECALL", 1))
+      return error;
+    return emit("CALL", 1);
   }
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  arg.print(os);
-  return fail("the function returns '" + text +
-              "', which the rewritten code cannot rebuild (it returns tensors, tuples, lists, "
-              "dicts, objects, None, bools, ints, floats, strings and symbolic sizes)");
+  }
+  llvm_unreachable("every kind of argument is rebuilt above");
 }
 
 /// Tuples of another type are built the way each kind of type is:

@@ -23,18 +23,15 @@ INPUTS = os.path.join(REPO, "test", "e2e", "Inputs")
 MODULE = os.path.join(INPUTS, "defaults_properties.py")
 
 PROGRAM = textwrap.dedent("""
-    import contextlib, json, sys
+    import sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {inputs!r})
     import torch
     import defaults_properties as m
+    from state_changes import report, set_attr
 
     def setter(owner, name, value):
-        def change():
-            old = getattr(owner, name)
-            setattr(owner, name, value)
-            return lambda: setattr(owner, name, old)
-        return change
+        return lambda: set_attr(owner, name, value)
 
     getter = m.Settings.gain.fget
     CASES = [
@@ -56,23 +53,11 @@ PROGRAM = textwrap.dedent("""
     ]
     torch.manual_seed(0)
     x = m.example_inputs()[0]
-    loaded = contextlib.nullcontext()
-    if {artifact!r}:
-        import dync
-        loaded = dync.load({artifact!r})
-    results = []
     model = m.Gained()
-    with loaded as art, torch.no_grad():
-        for entry, what, change in CASES:
-            undo = change() if change else None
-            before = art.stats()[entry]["hits"] if art else 0
-            out = m.with_defaults(x) if entry == "with_defaults" else model(x)
-            stats = art.stats()[entry] if art else {{}}
-            if undo:
-                undo()
-            results.append({{"what": what, "hit": stats.get("hits", 0) > before,
-                             "reason": stats.get("last_miss_reason"), "out": out.tolist()}})
-    print(json.dumps(results))
+    call = lambda entry: m.with_defaults(x) if entry == "with_defaults" else model(x)
+    with torch.no_grad():
+        report({artifact!r}, [(what, entry, lambda entry=entry: call(entry), change)
+                              for entry, what, change in CASES])
 """)
 
 MISSES = {

@@ -20,13 +20,14 @@ MODULE = os.path.join(INPUTS, "guarded_globals.py")
 # exported state. The same program runs without the artifact for eager's
 # results.
 PROGRAM = textwrap.dedent("""
-    import contextlib, json, math, sys
+    import math, sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {inputs!r})
     import torch
     from torch.overrides import TorchFunctionMode
     import guarded_globals as m
     import guarded_globals_lib as lib
+    from state_changes import report, set_attr
 
     def deterministic():
         torch.use_deterministic_algorithms(True)
@@ -53,11 +54,6 @@ PROGRAM = textwrap.dedent("""
     def default_dtype():
         torch.set_default_dtype(torch.float64)
         return lambda: torch.set_default_dtype(torch.float32)
-
-    def set_attr(owner, name, value):
-        old = getattr(owner, name)
-        setattr(owner, name, value)
-        return lambda: setattr(owner, name, old)
 
     def tensor_default(function):
         old = function.__defaults__[1].clone()
@@ -91,24 +87,8 @@ PROGRAM = textwrap.dedent("""
         ("class tensor", "reads", lambda: set_attr(m.Masked, "table", torch.full((4,), 9.0))),
         ("library tensor", "reads", lambda: set_attr(lib, "WEIGHT", torch.full((4,), 3.0))),
     ]
-    if {artifact!r}:
-        import dync
-        loaded = dync.load({artifact!r})
-    else:
-        loaded = contextlib.nullcontext()
-    results = []
-    with loaded as art:
-        for what, entry, change in CASES:
-            undo = change() if change else None
-            before = art.stats()[entry]["hits"] if art else 0
-            out = getattr(m, entry)(x)
-            stats = art.stats()[entry] if art else {{}}
-            if undo:
-                undo()
-            results.append({{"what": what, "hit": stats.get("hits", 0) > before,
-                             "reason": stats.get("last_miss_reason"),
-                             "out": out.double().tolist()}})
-    print(json.dumps(results))
+    report({artifact!r}, [(what, entry, lambda entry=entry: getattr(m, entry)(x), change)
+                          for what, entry, change in CASES])
 """)
 
 MISSES = {

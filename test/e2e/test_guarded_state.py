@@ -23,13 +23,14 @@ MODULE = os.path.join(INPUTS, "guarded_state.py")
 # exported state. The same program runs without the artifact for eager's
 # results.
 PROGRAM = textwrap.dedent("""
-    import contextlib, json, sys, types
+    import sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {inputs!r})
     import torch
     from torch import nn
     import torch.nn.modules.module as module_hooks
     import guarded_state as m
+    from state_changes import report, set_attr
 
     def hook(model, table):
         return getattr(model.fc, table)(
@@ -38,11 +39,6 @@ PROGRAM = textwrap.dedent("""
 
     def global_hook(model):
         return module_hooks.register_module_forward_hook(lambda mod, args, out: out + 1).remove
-
-    def set_attr(owner, name, value):
-        old = owner.__dict__.get(name, None)
-        setattr(owner, name, value)
-        return lambda: setattr(owner, name, old) if old is not None else delattr(owner, name)
 
     def cell(function, value):
         old = function.__closure__[0].cell_contents
@@ -88,28 +84,13 @@ PROGRAM = textwrap.dedent("""
         ("rotate", "rotate", None, lambda: z, None),
         ("conjugate bit", "rotate", None, lambda: z.conj(), None),
     ]
-    if {artifact!r}:
-        import dync
-        loaded = dync.load({artifact!r})
-    else:
-        loaded = contextlib.nullcontext()
-    results = []
-    with loaded as art:
-        for what, entry, make, arg, change in CASES:
-            model = make() if make else None
-            undo = change(model) if change else None
-            function = model if model is not None else getattr(m, entry)
-            before = art.stats()[entry]["hits"] if art else 0
-            out = function(arg())
-            stats = art.stats()[entry] if art else {{}}
-            if undo:
-                undo()
-            out = out.as_subclass(torch.Tensor).resolve_neg().resolve_conj()
-            if out.is_complex():
-                out = torch.view_as_real(out)
-            results.append({{"what": what, "hit": stats.get("hits", 0) > before,
-                             "reason": stats.get("last_miss_reason"), "out": out.tolist()}})
-    print(json.dumps(results))
+    def case(what, entry, make, arg, change):
+        model = make() if make else None
+        function = model if model is not None else getattr(m, entry)
+        return (what, entry, lambda: function(arg()),
+                (lambda: change(model)) if change else None)
+
+    report({artifact!r}, [case(*each) for each in CASES])
 """)
 
 MISSES = {

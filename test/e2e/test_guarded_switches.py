@@ -22,22 +22,13 @@ MODULE = os.path.join(REPO, "test", "e2e", "Inputs", "guarded_switches.py")
 # exported state. The same program runs without the artifact for eager's
 # results.
 PROGRAM = textwrap.dedent("""
-    import contextlib, json, sys
+    import sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {inputs!r})
     import torch
     import torch.utils.deterministic
     import guarded_switches as m
-
-    def switch(get, set_, value):
-        old = get()
-        set_(value)
-        return lambda: set_(old)
-
-    def set_attr(owner, name, value):
-        old = getattr(owner, name)
-        setattr(owner, name, value)
-        return lambda: setattr(owner, name, old)
+    from state_changes import report, set_attr, switch
 
     C = torch._C
     x = m.example_inputs()[0]
@@ -58,24 +49,8 @@ PROGRAM = textwrap.dedent("""
         ("torch.float32", "cast", lambda: set_attr(torch, "float32", torch.float64)),
         ("asks", "asks", None),
     ]
-    if {artifact!r}:
-        import dync
-        loaded = dync.load({artifact!r})
-    else:
-        loaded = contextlib.nullcontext()
-    results = []
-    with loaded as art:
-        for what, entry, change in CASES:
-            undo = change() if change else None
-            before = art.stats()[entry]["hits"] if art else 0
-            out = getattr(m, entry)(x)
-            stats = art.stats()[entry] if art else {{}}
-            if undo:
-                undo()
-            results.append({{"what": what, "hit": stats.get("hits", 0) > before,
-                             "reason": stats.get("last_miss_reason"),
-                             "out": out.double().tolist()}})
-    print(json.dumps(results))
+    report({artifact!r}, [(what, entry, lambda entry=entry: getattr(m, entry)(x), change)
+                          for what, entry, change in CASES])
 """)
 
 MISSES = {

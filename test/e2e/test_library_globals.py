@@ -20,19 +20,14 @@ INPUTS = os.path.join(REPO, "test", "e2e", "Inputs")
 MODULE = os.path.join(INPUTS, "library_globals.py")
 
 PROGRAM = textwrap.dedent("""
-    import contextlib, json, sys
+    import sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {inputs!r})
     import torch
     import torch.nn.functional as F
     import library_globals as m
     import library_globals_helper as helper
-
-    def set_attr(owner, name, value):
-        own = name in vars(owner)
-        old = vars(owner).get(name)
-        setattr(owner, name, value)
-        return lambda: setattr(owner, name, old) if own else delattr(owner, name)
+    from state_changes import report, set_attr
 
     CASES = [
         ("as exported", None),
@@ -48,23 +43,10 @@ PROGRAM = textwrap.dedent("""
         ("nn.GELU.__call__", lambda: set_attr(torch.nn.GELU, "__call__", lambda self, v: v * 3)),
     ]
     x = m.example_inputs()[0]
-    loaded = contextlib.nullcontext()
-    if {artifact!r}:
-        import dync
-        loaded = dync.load({artifact!r})
-    results = []
     model = m.Library()
-    with loaded as art, torch.no_grad():
-        for what, change in CASES:
-            undo = change() if change else None
-            before = art.stats()["Library.forward"]["hits"] if art else 0
-            out = model(x)
-            stats = art.stats()["Library.forward"] if art else {{}}
-            if undo:
-                undo()
-            results.append({{"what": what, "hit": stats.get("hits", 0) > before,
-                             "reason": stats.get("last_miss_reason"), "out": out.tolist()}})
-    print(json.dumps(results))
+    with torch.no_grad():
+        report({artifact!r}, [(what, "Library.forward", lambda: model(x), change)
+                              for what, change in CASES])
 """)
 
 MISSES = {

@@ -24,7 +24,8 @@ torch = pytest.importorskip("torch")
 PACKAGE_DIR = os.path.join(BUILD, "python")
 INPUTS = os.path.join(REPO, "test", "e2e", "Inputs")
 
-ENTRIES = ["max_dim", "sort", "shape", "shape_tail", "pair", "stats", "nested", "pair_prefix"]
+ENTRIES = ["max_dim", "sort", "shape", "shape_tail", "pair", "stats", "nested", "pair_prefix",
+           "attributes"]
 
 RUNNER = textwrap.dedent("""
     import json, sys

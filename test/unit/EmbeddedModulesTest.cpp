@@ -82,8 +82,8 @@ elsewhere = decided_in("<dync dync_fusion_decompositions>")
 )py"));
   EXPECT_EQ(test::stringsOf(ns.global("missing")), std::vector<std::string>{});
   EXPECT_EQ(test::stringsOf(ns.global("homes")),
-            (std::vector<std::string>{"<dync dync_oracle>", "<dync dync_oracle_layout>",
-                                      "<dync dync_oracle_wire>"}));
+            (std::vector<std::string>{"<dync dync_oracle>", "<dync dync_oracle_calls>",
+                                      "<dync dync_oracle_layout>", "<dync dync_oracle_wire>"}));
   EXPECT_EQ(test::stringsOf(ns.global("in_parts")), (std::vector<std::string>{"", ""}));
   EXPECT_EQ(python::utf8Of(ns.global("elsewhere")),
             " (decided in <dync dync_fusion_decompositions>:3 in f)");

@@ -91,6 +91,12 @@ layout = make(Sized(7))
 def run_layout(code):
     return run(code, layout, ['l0', 'l1', 'l2', 'l3'], Sized(1), Sized(2), k=3, extra=4)
 
+def attributes(x):
+    return x
+
+def run_attributes(code):
+    return run(code, attributes, ['leaf'], Sized(2))
+
 def gen(x):
     yield x
 
@@ -179,6 +185,17 @@ graph @sizes(%x: tensor<f32, [s0, 4]> = L['x'], %n: int<s1> = L['n'])
             "[()], (6,)), [(Sized(6, 4), 4)])");
 }
 
+TEST_F(RewrittenCodeTest, RebuildsTorchAttributesByName) {
+  // dtypes, layouts and memory formats are torch's objects of that name; a
+  // device is made from its text.
+  EXPECT_EQ(runRewritten("attributes", R"(
+graph @attributes(%x: tensor<f32, [2]> = L['x']) {
+  return (%x, bf16, c128, bool, cpu, cuda:1, strided, channels_last)
+})"),
+            "(('leaf', torch.bfloat16, torch.complex128, torch.bool, device(type='cpu'), "
+            "device(type='cuda', index=1), torch.strided, torch.channels_last), [(Sized(2,),)])");
+}
+
 TEST_F(RewrittenCodeTest, ReadsInputsFromEverySourceKind) {
   // x is an argument that is also a cell, offset a free variable; *args,
   // keyword-only and **kwargs arguments; globals, attributes and items.
@@ -214,10 +231,6 @@ TEST_F(RewrittenCodeTest, UnsupportedCasesAreErrors) {
   EXPECT_EQ(rewriteError("plain", "graph @plain(%f: float = L['x']) { return 1 }"),
             "cannot rewrite plain: input %f has type float; a compiled graph takes only tensor "
             "and int inputs");
-  EXPECT_EQ(rewriteError("plain", "graph @plain(%x: tensor<f32, [1]> = L['x']) { return f32 }"),
-            "cannot rewrite plain: the function returns 'f32', which the rewritten code cannot "
-            "rebuild (it returns tensors, tuples, lists, dicts, objects, None, bools, ints, "
-            "floats, strings and symbolic sizes)");
   // Dicts of other types, and objects object.__new__ cannot make.
   EXPECT_EQ(rewriteError("plain", "graph @plain(%x: tensor<f32, [1]> = L['x']) "
                                   "{ return collections:defaultdict{\"a\": %x} }"),

@@ -1,0 +1,495 @@
+//===- AttributeReads.cpp - Reading attributes of symbolic values ---------===//
+//
+// Attribute reads: of tensors (data descriptors on the fake, methods bound),
+// of nn.Modules and user objects (the instance dict, then the class, each
+// read guarded through its source), of named tuples, `super()` and every
+// other kind of value.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/BuiltinMethods.h"
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Exceptions.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TorchSize.h"
+#include "frontend/capture/TypeNames.h"
+#include "frontend/embedding/PyStrings.h"
+
+#include <structmember.h>
+
+#include <optional>
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+/// The position a named tuple's field descriptor reads, or none when
+/// \p attribute is not one. The descriptor (collections' `_tuplegetter`)
+/// says it only through its pickled form: `(type, (index, doc))`.
+llvm::Expected<std::optional<size_t>> namedTupleField(PyObject* attribute) {
+  // A structseq's fields (torch.return_types.max's `values`) are member
+  // descriptors reading the tuple's item slots.
+  if (Py_IS_TYPE(attribute, &PyMemberDescr_Type)) {
+    PyTypeObject* owner = reinterpret_cast<PyDescrObject*>(attribute)->d_type;
+    const PyMemberDef* member = reinterpret_cast<PyMemberDescrObject*>(attribute)->d_member;
+    Py_ssize_t first = offsetof(PyTupleObject, ob_item);
+    if (!PyType_IsSubtype(owner, &PyTuple_Type) || member->type != T_OBJECT ||
+        member->offset < first || (member->offset - first) % Py_ssize_t(sizeof(PyObject*)) != 0)
+      return std::nullopt;
+    return static_cast<size_t>((member->offset - first) / Py_ssize_t(sizeof(PyObject*)));
+  }
+  if (llvm::StringRef(Py_TYPE(attribute)->tp_name) != "_collections._tuplegetter")
+    return std::nullopt;
+  PyRef reduced = PyRef::steal(PyObject_CallMethod(attribute, "__reduce__", nullptr));
+  if (!reduced)
+    return programError("reading a named tuple field");
+  PyObject* arguments = PyTuple_Check(reduced.get()) && PyTuple_GET_SIZE(reduced.get()) == 2
+                            ? PyTuple_GET_ITEM(reduced.get(), 1)
+                            : nullptr;
+  if (!arguments || !PyTuple_Check(arguments) || PyTuple_GET_SIZE(arguments) < 1 ||
+      !PyLong_Check(PyTuple_GET_ITEM(arguments, 0)))
+    return captureError("a named tuple field descriptor of an unknown form");
+  return static_cast<size_t>(PyLong_AsSsize_t(PyTuple_GET_ITEM(arguments, 0)));
+}
+
+} // namespace
+
+llvm::Expected<ValuePtr> Interpreter::tensorAttr(const ValuePtr& tensor, llvm::StringRef name) {
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  PyObject* attribute =
+      _PyType_Lookup(reinterpret_cast<PyTypeObject*>(types_.tensor.get()), nameObject.get());
+  if (!attribute)
+    return captureError("torch.Tensor has no attribute '" + name + "'");
+  // Data descriptors (shape, dtype, T, ...) are read now, on the fake;
+  // anything else is a method bound to the tensor.
+  if (Py_TYPE(attribute)->tp_descr_set) {
+    PyObject* getattrFunction =
+        PyDict_GetItemString(PyModule_GetDict(types_.builtinsModule.get()), "getattr");
+    return callOracle(getattrFunction, {tensor, makeConstant(nameObject)}, {});
+  }
+  ValuePtr method = makeValue(ValueKind::BoundMethod);
+  method->items = {tensor, makeValue(ValueKind::TorchCallable, PyRef::borrow(attribute))};
+  return method;
+}
+
+/// A data descriptor on an nn.Module's class decides what reading \p name
+/// gives, before the instance dict. A property whose getter is a Python
+/// function runs symbolically, so what it reads is guarded; any other (a
+/// property over a built-in getter, a __slots__ member, a descriptor class)
+/// would be read for real into a constant that no guard can check, so the
+/// read is refused rather than assumed unchanged.
+static llvm::Error refuseUnguardedDescriptor(PyObject* object, llvm::StringRef name,
+                                             PyObject* classAttr) {
+  if (!classAttr || !Py_TYPE(classAttr)->tp_descr_set)
+    return llvm::Error::success();
+  // object's own `__class__` gives type(object), which the type guard every
+  // module read installs already pins.
+  if (name == "__class__" &&
+      classAttr == _PyType_Lookup(&PyBaseObject_Type, PyRef::steal(python::newStr(name)).get()))
+    return llvm::Error::success();
+  // A read-only member of a C type (functools.partial's `func`, `args`) is
+  // set when the object is made and no program can assign it afterwards.
+  if (Py_IS_TYPE(classAttr, &PyMemberDescr_Type) &&
+      (reinterpret_cast<PyMemberDescrObject*>(classAttr)->d_member->flags & READONLY))
+    return llvm::Error::success();
+  std::string kind;
+  if (PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
+    PyRef getter = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
+    if (!getter)
+      return pythonError("reading property '" + name + "'");
+    if (PyFunction_Check(getter.get()))
+      return llvm::Error::success();
+    kind = getter.get() == Py_None
+               ? std::string("a property without a getter")
+               : "a property whose getter is not a Python function (a '" +
+                     qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(getter.get()))) + "')";
+  } else {
+    kind = "a data descriptor of type '" +
+           qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(classAttr))) + "'";
+  }
+  return captureError("attribute '" + name + "' of '" +
+                      qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(object))) + "' is " +
+                      kind +
+                      ": its value read for real would be a constant that no guard checks, "
+                      "which is not supported; make it a property with a Python getter or a "
+                      "plain attribute");
+}
+
+/// Whether \p classAttr is enum's own descriptor for a member's `name` or
+/// `value` and \p object is an enum member: what it gives was fixed when
+/// the enum class was made.
+static bool isEnumMemberProperty(PyObject* object, PyObject* classAttr) {
+  PyObject* enumModule = PyImport_GetModule(PyRef::steal(python::newStr("enum")).get());
+  if (!enumModule) {
+    PyErr_Clear();
+    return false;
+  }
+  PyRef module = PyRef::steal(enumModule);
+  PyRef enumClass = PyRef::steal(PyObject_GetAttrString(module.get(), "Enum"));
+  PyRef property = PyRef::steal(PyObject_GetAttrString(module.get(), "property"));
+  if (!enumClass || !property) {
+    PyErr_Clear();
+    return false;
+  }
+  return Py_TYPE(classAttr) == reinterpret_cast<PyTypeObject*>(property.get()) &&
+         PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(enumClass.get()));
+}
+
+llvm::Expected<ValuePtr> Interpreter::moduleAttr(const ValuePtr& module, llvm::StringRef name) {
+  PyObject* object = module->object.get();
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  PyObject** dictPointer = _PyObject_GetDictPtr(object);
+  PyObject* dict = dictPointer ? *dictPointer : nullptr;
+  // Values found by a dictionary read get its source: the instance dict
+  // (`.training`), then nn.Module.__getattr__'s tables in its order
+  // (`._parameters['weight']`, `._buffers[...]`, `._modules[...]`).
+  // Anything else comes from the class (methods, properties, class
+  // attributes, descriptors): it is a constant of the graph, and class
+  // attributes are assumed unchanged. Which read Python makes depends on
+  // the class too, so the module's type is guarded either way.
+  if (module->source)
+    guards_.add(typeGuard(module->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
+  auto readReal = [&]() -> llvm::Expected<ValuePtr> {
+    PyRef value = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
+    if (!value)
+      return programError("reading attribute '" + name + "' of " +
+                          (module->source ? module->source->str() : typeNameOf(module)));
+    return values_.wrapReal(value.get(), nullptr);
+  };
+  // The class and the instance dict come first, as Python looks them up.
+  PyObject* classAttr = _PyType_Lookup(Py_TYPE(object), nameObject.get());
+  if (llvm::Error error = refuseUnguardedDescriptor(object, name, classAttr))
+    return error;
+  if (classAttr && PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
+    PyRef getter = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
+    if (!getter)
+      return programError("reading property '" + name + "'");
+    // The getter is pinned where the class holds it, so that a property
+    // replaced on the class misses.
+    llvm::Expected<ValuePtr> function = values_.wrapReal(
+        getter.get(),
+        module->source ? Source::attr(Source::classAttr(module->source, name), "fget") : nullptr);
+    if (!function)
+      return function.takeError();
+    return call(*function, {module});
+  }
+  if (classAttr && Py_TYPE(classAttr)->tp_descr_set)
+    return readReal();
+  if (dict) {
+    SourcePtr source;
+    PyObject* value = PyDict_GetItem(dict, nameObject.get());
+    if (value) {
+      source = values_.instanceDictSource(module->source, object, nameObject.get(), value);
+    } else {
+      for (const char* table : {"_parameters", "_buffers", "_modules"}) {
+        PyObject* entries = PyDict_GetItemString(dict, table);
+        if (!entries || !PyDict_Check(entries))
+          continue;
+        if ((value = PyDict_GetItem(entries, nameObject.get()))) {
+          source =
+              values_.moduleTableSource(module->source, object, table, nameObject.get(), value);
+          break;
+        }
+      }
+    }
+    if (value)
+      return values_.wrapReal(value, source);
+  }
+  if (classAttr) {
+    // Read from the class: the instance must not shadow it, and what the
+    // class holds is pinned where a guard can (classReadSource).
+    SourcePtr classSource = values_.classReadSource(module->source, name, classAttr);
+    if (PyFunction_Check(classAttr)) {
+      llvm::Expected<ValuePtr> function = values_.functionFromReal(classAttr, classSource);
+      if (!function)
+        return function.takeError();
+      ValuePtr method = makeValue(ValueKind::BoundMethod);
+      method->items = {module, *function};
+      return method;
+    }
+    if (Py_IS_TYPE(classAttr, &PyStaticMethod_Type) || Py_IS_TYPE(classAttr, &PyClassMethod_Type)) {
+      PyRef bound = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
+      if (!bound)
+        return programError("reading attribute '" + name + "'");
+      return values_.wrapReal(bound.get(), nullptr);
+    }
+    if (Py_TYPE(classAttr)->tp_descr_get)
+      return readReal();
+    return values_.wrapReal(classAttr, classSource);
+  }
+  return readReal();
+}
+
+llvm::Expected<std::optional<ValuePtr>> Interpreter::userObjectClassRead(const ValuePtr& object,
+                                                                         llvm::StringRef name) {
+  PyObject* real = object->object.get();
+  PyTypeObject* type = Py_TYPE(real);
+  // Only Python's generic lookup on an instance of a Python class: modules,
+  // classes and objects written in C keep the plain read.
+  if (PyModule_Check(real) || PyType_Check(real) || type->tp_getattro != PyObject_GenericGetAttr ||
+      !(type->tp_flags & Py_TPFLAGS_HEAPTYPE))
+    return std::nullopt;
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  PyObject* classAttr = _PyType_Lookup(type, nameObject.get());
+  if (!classAttr)
+    return std::nullopt;
+  // The class decides what the read gives; pin it.
+  guards_.add(typeGuard(object->source, reinterpret_cast<PyObject*>(type)));
+  // Data descriptors are refused as on nn.Modules: read for real, their
+  // result would be a constant no guard checks. Exempt are the instance's
+  // own `__dict__`/`__weakref__` slots (what they give is pinned by the type
+  // guard above) and an enum member's `name`/`value` (fixed when its class
+  // was made).
+  if (!(Py_IS_TYPE(classAttr, &PyGetSetDescr_Type) &&
+        (name == "__dict__" || name == "__weakref__")) &&
+      !isEnumMemberProperty(real, classAttr))
+    if (llvm::Error error = refuseUnguardedDescriptor(real, name, classAttr))
+      return error;
+  if (Py_IS_TYPE(classAttr, &PyProperty_Type)) {
+    // A property's getter runs symbolically, like an nn.Module's, so what
+    // it reads from the object is read through its source and guarded,
+    // rather than its result becoming an unguarded constant.
+    PyRef fget = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
+    if (!fget)
+      return programError("reading property '" + name + "'");
+    if (!PyFunction_Check(fget.get()))
+      return std::nullopt;
+    // The getter is pinned where the class holds it (the property read
+    // through type(object)), so that a property replaced on the class
+    // misses.
+    llvm::Expected<ValuePtr> function = values_.functionFromReal(
+        fget.get(), Source::attr(Source::classAttr(object->source, name), "fget"));
+    if (!function)
+      return function.takeError();
+    llvm::Expected<ValuePtr> result = call(*function, {object});
+    if (!result) {
+      // Run for real, the getter's result would be a constant that no guard
+      // checks (the getter may read anything): refuse rather than assume it.
+      std::string reason = llvm::toString(result.takeError());
+      return captureError("property '" + name + "' of '" +
+                          qualifiedTypeName(reinterpret_cast<PyObject*>(type)) +
+                          "' has a getter that cannot be captured (" + reason +
+                          "); its result read for real would be an unguarded constant, which is "
+                          "not supported: read the attributes it computes from directly");
+    }
+    return std::optional<ValuePtr>(*result);
+  }
+  if (!PyFunction_Check(classAttr))
+    return std::nullopt;
+  // A method: the instance must not shadow it and the class must still hold
+  // this function (classReadSource), as for an nn.Module's methods.
+  PyObject** dictPointer = _PyObject_GetDictPtr(real);
+  if (dictPointer && *dictPointer && PyDict_Check(*dictPointer) &&
+      PyDict_GetItem(*dictPointer, nameObject.get()))
+    return std::nullopt;
+  llvm::Expected<ValuePtr> function =
+      values_.functionFromReal(classAttr, values_.classReadSource(object->source, name, classAttr));
+  if (!function)
+    return function.takeError();
+  ValuePtr method = makeValue(ValueKind::BoundMethod);
+  method->items = {object, *function};
+  return std::optional<ValuePtr>(method);
+}
+
+llvm::Expected<ValuePtr> Interpreter::getAttr(const ValuePtr& base, llvm::StringRef name) {
+  // A mappingproxy's reads are its dict's (MappingProxies.cpp).
+  if (ValuePtr viewed = mappingProxyTarget(base); viewed && isMappingProxyRead(name))
+    return getAttr(viewed, name);
+  switch (base->kind) {
+  case ValueKind::Tensor:
+    return tensorAttr(base, name);
+  case ValueKind::NNModule:
+    // What the program assigned while capturing (RealAttributes.cpp).
+    if (ValuePtr assigned = assignedRealAttr(base->object.get(), name))
+      return assigned;
+    return moduleAttr(base, name);
+  case ValueKind::Instance:
+    return instanceAttr(base, name);
+  case ValueKind::Constant:
+  case ValueKind::Object:
+  case ValueKind::Builtin:
+  case ValueKind::TorchCallable: {
+    // What the program assigned while capturing (RealAttributes.cpp).
+    if (base->kind == ValueKind::Object)
+      if (ValuePtr assigned = assignedRealAttr(base->object.get(), name))
+        return assigned;
+    if (base->kind == ValueKind::Object && base->source) {
+      llvm::Expected<std::optional<ValuePtr>> read = userObjectClassRead(base, name);
+      if (!read)
+        return read.takeError();
+      if (*read)
+        return **read;
+    }
+    // Methods of str, int, float and frozenset values: the method table.
+    if (base->kind == ValueKind::Constant || base->kind == ValueKind::Object)
+      if (std::optional<llvm::Expected<ValuePtr>> method = constantMethodAttr(*this, base, name))
+        return std::move(*method);
+    PyRef nameObject = PyRef::steal(python::newStr(name));
+    PyRef value = PyRef::steal(PyObject_GetAttr(base->object.get(), nameObject.get()));
+    if (!value)
+      return programError("reading attribute '" + name + "' of " +
+                          (base->source ? base->source->str() : typeNameOf(base)));
+    // A method of an object's C class that capture models (ContextVar.set).
+    if (ValuePtr method = boundBuiltinMethod(base, value.get()))
+      return method;
+    // A Python method bound to the object read: its `self` is that object
+    // with its source, so what the method reads of it is guarded and what
+    // it assigns can be read back (RealAttributes.cpp).
+    if (base->kind == ValueKind::Object && base->source && PyMethod_Check(value.get()) &&
+        PyMethod_GET_SELF(value.get()) == base->object.get() &&
+        PyFunction_Check(PyMethod_GET_FUNCTION(value.get()))) {
+      llvm::Expected<ValuePtr> function =
+          values_.wrapReal(PyMethod_GET_FUNCTION(value.get()), nullptr);
+      if (!function)
+        return function.takeError();
+      ValuePtr method = makeValue(ValueKind::BoundMethod, PyRef::borrow(value.get()));
+      method->items = {base, *function};
+      return method;
+    }
+    // Only a read of the instance dict (a module's, a class's) has a source;
+    // what an object's class gives is a constant, with the class pinned.
+    PyObject* object = base->object.get();
+    SourcePtr source =
+        values_.instanceDictSource(base->source, object, nameObject.get(), value.get());
+    if (base->source && !source && base->kind != ValueKind::Constant && !PyModule_Check(object) &&
+        !PyType_Check(object)) {
+      guards_.add(typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
+      // A plain class attribute (the object the class holds, as is).
+      if (Py_TYPE(object)->tp_getattro == PyObject_GenericGetAttr &&
+          _PyType_Lookup(Py_TYPE(object), nameObject.get()) == value.get())
+        source = values_.classReadSource(base->source, name, value.get());
+    }
+    // Methods of constants stay calls on constants (see callObject). What
+    // torch's own modules hold is guarded only where it is a function
+    // (moduleReadSource).
+    if (base->kind == ValueKind::Constant)
+      source = nullptr;
+    source = values_.moduleReadSource(source, object, value.get());
+    return values_.wrapReal(value.get(), source);
+  }
+  case ValueKind::Function:
+    if (base->object) {
+      PyRef value = PyRef::steal(PyObject_GetAttrString(base->object.get(), name.str().c_str()));
+      if (!value)
+        return programError("reading attribute '" + name + "' of a function");
+      return values_.wrapReal(value.get(), nullptr);
+    }
+    break;
+  case ValueKind::BoundMethod:
+    if (name == "__self__")
+      return base->items[0];
+    if (name == "__func__")
+      return base->items[1];
+    break;
+  case ValueKind::Slice:
+    if (name == "start")
+      return base->items[0];
+    if (name == "stop")
+      return base->items[1];
+    if (name == "step")
+      return base->items[2];
+    break;
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Dict:
+  case ValueKind::Set: {
+    llvm::Expected<PyRef> type = pythonType(base);
+    if (!type)
+      return type.takeError();
+    PyRef nameObject = PyRef::steal(python::newStr(name));
+    PyObject* attribute =
+        _PyType_Lookup(reinterpret_cast<PyTypeObject*>(type->get()), nameObject.get());
+    // OrderedDict overrides these in C with dict's behaviour (order is
+    // insertion order for both); its own methods (move_to_end, popitem,
+    // copy, which keeps the class) are DictInstances.cpp's.
+    if (base->kind == ValueKind::Dict && type->get() == types_.orderedDict.get() &&
+        llvm::is_contained({"keys", "values", "items", "get", "setdefault", "pop", "update",
+                            "clear", "__contains__", "__getitem__", "__setitem__", "__delitem__",
+                            "__len__", "__iter__"},
+                           name))
+      attribute = _PyType_Lookup(&PyDict_Type, nameObject.get());
+    if (attribute && builtins_.contains(attribute)) {
+      ValuePtr method = makeValue(ValueKind::BoundMethod);
+      method->items = {base, makeValue(ValueKind::Builtin, PyRef::borrow(attribute))};
+      return method;
+    }
+    if (attribute && PyFunction_Check(attribute)) {
+      llvm::Expected<ValuePtr> function = values_.functionFromReal(attribute, nullptr);
+      if (!function)
+        return function.takeError();
+      ValuePtr method = makeValue(ValueKind::BoundMethod);
+      method->items = {base, *function};
+      return method;
+    }
+    if (base->kind == ValueKind::Tuple && attribute) {
+      llvm::Expected<std::optional<size_t>> field = namedTupleField(attribute);
+      if (!field)
+        return field.takeError();
+      if (*field) {
+        if (**field >= base->items.size())
+          return captureError("named tuple field '" + name + "' is out of range");
+        return base->items[**field];
+      }
+    }
+    // Other methods of a tuple of constants (torch.Size.numel, say) are
+    // pure: run them on the real tuple.
+    if (base->kind == ValueKind::Tuple && allConstant(base->items)) {
+      llvm::Expected<PyRef> tuple = toPython(base);
+      if (!tuple)
+        return tuple.takeError();
+      PyRef method = PyRef::steal(PyObject_GetAttrString(tuple->get(), name.str().c_str()));
+      if (!method)
+        return programError("reading attribute '" + name + "' of " +
+                            qualifiedTypeName(type->get()));
+      return values_.wrapReal(method.get(), nullptr);
+    }
+    if (isSymbolicSize(*this, base))
+      return symbolicSizeMethod(*this, base, name);
+    if (!attribute)
+      return raiseBuiltin(PyExc_AttributeError, "'" + qualifiedTypeName(type->get()) +
+                                                    "' object has no attribute '" + name + "'");
+    return captureError("method '" + name + "' of " + qualifiedTypeName(type->get()) +
+                        " is not supported");
+  }
+  case ValueKind::Super: {
+    // Look the name up in the MRO of type(self), after the class super()
+    // was given.
+    const ValuePtr& self = base->items[0];
+    llvm::Expected<PyRef> type = pythonType(self);
+    if (!type)
+      return type.takeError();
+    PyObject* mro = reinterpret_cast<PyTypeObject*>(type->get())->tp_mro;
+    Py_ssize_t i = 0, n = PyTuple_GET_SIZE(mro);
+    while (i < n && PyTuple_GET_ITEM(mro, i) != base->object.get())
+      ++i;
+    PyRef nameObject = PyRef::steal(python::newStr(name));
+    for (++i; i < n; ++i) {
+      PyObject* dict = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_dict;
+      PyObject* attribute = dict ? PyDict_GetItem(dict, nameObject.get()) : nullptr;
+      if (!attribute)
+        continue;
+      llvm::Expected<ValuePtr> function = values_.wrapReal(attribute, nullptr);
+      if (!function)
+        return function.takeError();
+      // `object`'s methods bind to self like functions do (super().__init__());
+      // __new__ is a static method.
+      bool binds = (*function)->kind == ValueKind::Function ||
+                   ((*function)->kind == ValueKind::Builtin && name != "__new__");
+      if (!binds)
+        return *function;
+      ValuePtr method = makeValue(ValueKind::BoundMethod);
+      method->items = {self, *function};
+      return method;
+    }
+    return captureError("'super' object has no attribute '" + name + "'");
+  }
+  default:
+    break;
+  }
+  return captureError("reading attribute '" + name + "' of a " + spelling(base->kind) +
+                      " value is not supported");
+}
+
+} // namespace dync::capture

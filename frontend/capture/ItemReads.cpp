@@ -1,0 +1,184 @@
+//===- ItemReads.cpp - Subscripting symbolic values -----------------------===//
+//
+// Item access: tensors through the oracle, containers structurally,
+// slices of sequences, instances through __getitem__, and subscripts that
+// only build a type annotation.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DictInstances.h"
+#include "frontend/capture/Exceptions.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TypeNames.h"
+#include "frontend/embedding/PyStrings.h"
+
+#include <optional>
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+/// Whether the tuple subclass \p type has a __getitem__ of its own, which
+/// then decides the type of its slices.
+bool slicesItself(PyObject* type) {
+  PyRef name = PyRef::steal(python::newStr("__getitem__"));
+  PyObject* own = _PyType_Lookup(reinterpret_cast<PyTypeObject*>(type), name.get());
+  return own && own != _PyType_Lookup(&PyTuple_Type, name.get());
+}
+
+/// Normalized [start, stop) with step for a slice of constants over a
+/// sequence of \p length.
+llvm::Expected<std::vector<size_t>> sliceIndices(PyObject* slice, size_t length) {
+  Py_ssize_t start, stop, step;
+  if (PySlice_Unpack(slice, &start, &stop, &step) < 0)
+    return programError("slicing");
+  Py_ssize_t count = PySlice_AdjustIndices(static_cast<Py_ssize_t>(length), &start, &stop, step);
+  std::vector<size_t> indices;
+  for (Py_ssize_t i = 0, index = start; i < count; ++i, index += step)
+    indices.push_back(static_cast<size_t>(index));
+  return indices;
+}
+
+/// Whether subscripting \p object only builds a type annotation: a typing
+/// construct (`typing.List`, `typing.Optional`, `types.GenericAlias`) or a
+/// class with __class_getitem__ (`list`, `tuple`, `dict`).
+bool isAnnotationFactory(PyObject* object) {
+  if (PyType_Check(object))
+    return PyObject_HasAttrString(object, "__class_getitem__");
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
+  PyRef module = PyRef::steal(PyObject_GetAttrString(type, "__module__"));
+  if (!module) {
+    PyErr_Clear();
+    return false;
+  }
+  std::optional<std::string> name = python::utf8Of(module.get());
+  return name && (*name == "typing" || *name == "types");
+}
+
+} // namespace
+
+llvm::Expected<ValuePtr> Interpreter::getItem(const ValuePtr& base, const ValuePtr& key) {
+  if (ValuePtr viewed = mappingProxyTarget(base))
+    return getItem(viewed, key);
+  if (base->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> special = callInstanceSpecial(*this, base, "__getitem__", {key});
+    if (!special || *special)
+      return special;
+  }
+  if (base->isTensor())
+    return callOracle(operatorFunction("getitem"), {base, key}, {});
+  if (base->isSequence()) {
+    size_t size = base->items.size();
+    if (key->isConstant() && PyIndex_Check(key->object.get())) {
+      long long index = PyLong_AsLongLong(key->object.get());
+      if (index == -1 && PyErr_Occurred())
+        return programError("indexing");
+      if (index < 0)
+        index += static_cast<long long>(size);
+      if (index < 0 || index >= static_cast<long long>(size))
+        return raiseBuiltin(PyExc_IndexError, spelling(base->kind) + " index out of range");
+      return base->items[index];
+    }
+    PyRef slice;
+    if (key->kind == ValueKind::Slice && allConstant(key->items)) {
+      llvm::Expected<PyRef> converted = toPython(key);
+      if (!converted)
+        return converted.takeError();
+      slice = *converted;
+    } else if (key->isConstant() && PySlice_Check(key->object.get())) {
+      slice = key->object;
+    }
+    if (slice) {
+      llvm::Expected<std::vector<size_t>> indices = sliceIndices(slice.get(), size);
+      if (!indices)
+        return indices.takeError();
+      std::vector<ValuePtr> items;
+      for (size_t index : *indices)
+        items.push_back(base->items[index]);
+      ValuePtr result =
+          base->kind == ValueKind::List ? makeList(std::move(items)) : makeTuple(std::move(items));
+      // A slice of a tuple subclass is a plain tuple unless the type slices
+      // itself (torch.Size gives a torch.Size; named tuples do not).
+      if (base->kind == ValueKind::Tuple && base->object && PyType_Check(base->object.get()) &&
+          slicesItself(base->object.get()))
+        result->object = base->object;
+      return result;
+    }
+    return captureError("indexing a " + spelling(base->kind) + " with a " + spelling(key->kind) +
+                        " value");
+  }
+  if (base->kind == ValueKind::Dict) {
+    for (const auto& [k, v] : base->entries) {
+      llvm::Expected<bool> same = sameKey(*this, k, key);
+      if (!same)
+        return same.takeError();
+      if (*same)
+        return v;
+    }
+    return keyError(*this, key);
+  }
+  // Slices of module containers, and items of those (ModuleContainers.cpp).
+  if (base->kind == ValueKind::NNModule) {
+    if (base->slicedContainer)
+      return itemOfSlicedContainer(base, key);
+    bool constantSlice = key->isConstant() && PySlice_Check(key->object.get());
+    if (constantSlice || (key->kind == ValueKind::Slice && allConstant(key->items))) {
+      llvm::Expected<PyRef> slice = toPython(key);
+      if (!slice)
+        return slice.takeError();
+      return sliceModuleContainer(base, slice->get());
+    }
+  }
+  if ((base->kind == ValueKind::NNModule || base->kind == ValueKind::Object ||
+       base->kind == ValueKind::Constant) &&
+      (key->isConstant() || key->kind == ValueKind::Object)) {
+    PyRef value = PyRef::steal(PyObject_GetItem(base->object.get(), key->object.get()));
+    if (!value)
+      return programError("indexing " + (base->source ? base->source->str() : typeNameOf(base)));
+    // A module container's child is named by the table entry it is;
+    // items of other objects (which are not exact lists, tuples or dicts:
+    // those are structural values) have no source. What an item is depends
+    // on the container's class: it is pinned.
+    SourcePtr source;
+    if (base->kind == ValueKind::NNModule)
+      source = values_.containerItemSource(base->source, base->object.get(), key->object.get(),
+                                           value.get());
+    if (base->source && base->kind != ValueKind::Constant)
+      guards_.add(
+          typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(base->object.get()))));
+    // Which entry a position names depends on the entries before it.
+    if (base->kind == ValueKind::NNModule && PyLong_Check(key->object.get()))
+      values_.guardModuleTableKeys(base);
+    return values_.wrapReal(value.get(), source);
+  }
+  if (base->kind == ValueKind::Constant && key->kind == ValueKind::Slice &&
+      allConstant(key->items)) {
+    llvm::Expected<PyRef> slice = toPython(key);
+    if (!slice)
+      return slice.takeError();
+    ValuePtr value = makeConstantSteal(PyObject_GetItem(base->object.get(), slice->get()));
+    if (!value)
+      return programError("slicing");
+    return value;
+  }
+  if (PyObject* real = base->realObject(); real && isAnnotationFactory(real)) {
+    // A type annotation evaluated while capturing (`List[int]` in
+    // `torch.jit.annotate(List[int], [])`, `Optional[Tensor]`, `list[int]`):
+    // subscripting a typing construct or a class's __class_getitem__ builds
+    // another annotation and runs no user code, so it is evaluated.
+    llvm::Expected<PyRef> index = toPython(key);
+    if (!index)
+      return index.takeError();
+    PyRef value = PyRef::steal(PyObject_GetItem(real, index->get()));
+    if (!value)
+      return programError("subscripting " + typeNameOf(base));
+    return values_.wrapReal(value.get(), nullptr);
+  }
+  return captureError("indexing a " + typeNameOf(base) + " with a " + spelling(key->kind) +
+                      " value is not supported");
+}
+
+} // namespace dync::capture

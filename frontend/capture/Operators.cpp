@@ -1,0 +1,297 @@
+//===- Operators.cpp - Operators, comparisons, identity and `in` ----------===//
+//
+// Binary and unary operators and rich comparisons: constants and SymInts
+// through CPython's own C API, tensors through the oracle with the
+// `operator` module function, sequences structurally, objects made while
+// capturing through their special methods; identity and membership.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DictInstances.h"
+#include "frontend/capture/Exceptions.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/TypeNames.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+bool isNumberLike(const ValuePtr& value) {
+  return value->kind == ValueKind::Constant || value->kind == ValueKind::SymNum;
+}
+
+/// A binary operator: CPython's C API function for constants and SymInts,
+/// and the `operator` module function torch is called with for tensors.
+struct BinaryRow {
+  const char* symbol;
+  const char* operatorName;
+  PyObject* (*apply)(PyObject*, PyObject*);
+};
+
+PyObject* power(PyObject* a, PyObject* b) { return PyNumber_Power(a, b, Py_None); }
+PyObject* inPlacePower(PyObject* a, PyObject* b) { return PyNumber_InPlacePower(a, b, Py_None); }
+
+const BinaryRow BinaryRows[] = {
+    {"+", "add", PyNumber_Add},
+    {"&", "and_", PyNumber_And},
+    {"//", "floordiv", PyNumber_FloorDivide},
+    {"<<", "lshift", PyNumber_Lshift},
+    {"@", "matmul", PyNumber_MatrixMultiply},
+    {"*", "mul", PyNumber_Multiply},
+    {"%", "mod", PyNumber_Remainder},
+    {"|", "or_", PyNumber_Or},
+    {"**", "pow", power},
+    {">>", "rshift", PyNumber_Rshift},
+    {"-", "sub", PyNumber_Subtract},
+    {"/", "truediv", PyNumber_TrueDivide},
+    {"^", "xor", PyNumber_Xor},
+    {"+=", "iadd", PyNumber_InPlaceAdd},
+    {"&=", "iand", PyNumber_InPlaceAnd},
+    {"//=", "ifloordiv", PyNumber_InPlaceFloorDivide},
+    {"<<=", "ilshift", PyNumber_InPlaceLshift},
+    {"@=", "imatmul", PyNumber_InPlaceMatrixMultiply},
+    {"*=", "imul", PyNumber_InPlaceMultiply},
+    {"%=", "imod", PyNumber_InPlaceRemainder},
+    {"|=", "ior", PyNumber_InPlaceOr},
+    {"**=", "ipow", inPlacePower},
+    {">>=", "irshift", PyNumber_InPlaceRshift},
+    {"-=", "isub", PyNumber_InPlaceSubtract},
+    {"/=", "itruediv", PyNumber_InPlaceTrueDivide},
+    {"^=", "ixor", PyNumber_InPlaceXor},
+};
+
+const BinaryRow* binaryRow(llvm::StringRef symbol) {
+  for (const BinaryRow& row : BinaryRows)
+    if (symbol == row.symbol)
+      return &row;
+  return nullptr;
+}
+
+struct CompareRow {
+  const char* symbol;
+  const char* operatorName;
+  int op;
+  /// The special method, and the one of the right operand tried next.
+  const char* special;
+  const char* reflected;
+};
+
+const CompareRow CompareRows[] = {
+    {"<", "lt", Py_LT, "__lt__", "__gt__"},  {"<=", "le", Py_LE, "__le__", "__ge__"},
+    {"==", "eq", Py_EQ, "__eq__", "__eq__"}, {"!=", "ne", Py_NE, "__ne__", "__ne__"},
+    {">", "gt", Py_GT, "__gt__", "__lt__"},  {">=", "ge", Py_GE, "__ge__", "__le__"},
+};
+
+bool isNotImplemented(const ValuePtr& value) {
+  return value->isConstant() && value->object.get() == Py_NotImplemented;
+}
+
+/// A comparison with an object made while capturing, through the special
+/// methods its class defines in Python; null when none answers, so the
+/// default (identity for == and !=) applies.
+llvm::Expected<ValuePtr> compareInstances(Interpreter& interp, const CompareRow& row,
+                                          const ValuePtr& a, const ValuePtr& b) {
+  for (bool reflected : {false, true}) {
+    const ValuePtr& self = reflected ? b : a;
+    const ValuePtr& other = reflected ? a : b;
+    if (self->kind != ValueKind::Instance)
+      continue;
+    llvm::Expected<ValuePtr> result =
+        interp.callSpecial(self, reflected ? row.reflected : row.special, {other});
+    if (!result || (*result && !isNotImplemented(*result)))
+      return result;
+    // object.__ne__ is the negation of __eq__.
+    if (row.op != Py_NE || *result)
+      continue;
+    llvm::Expected<ValuePtr> equal = interp.callSpecial(self, "__eq__", {other});
+    if (!equal)
+      return equal.takeError();
+    if (!*equal || isNotImplemented(*equal))
+      continue;
+    llvm::Expected<bool> truth = interp.truth(*equal);
+    if (!truth)
+      return truth.takeError();
+    return makeBool(!*truth);
+  }
+  return nullptr;
+}
+
+} // namespace
+
+llvm::Expected<ValuePtr> Interpreter::binary(llvm::StringRef symbol, const ValuePtr& a,
+                                             const ValuePtr& b) {
+  const BinaryRow* row = binaryRow(symbol);
+  if (!row)
+    return captureError("binary operator '" + symbol + "' is not supported");
+  if (a->isTensor() || b->isTensor())
+    return callOracle(operatorFunction(row->operatorName), {a, b}, {});
+  if (isNumberLike(a) && isNumberLike(b)) {
+    PyRef result = PyRef::steal(row->apply(a->object.get(), b->object.get()));
+    if (!result)
+      return programError("computing '" + symbol + "'");
+    return wrapFake(result.get());
+  }
+  llvm::StringRef plain = symbol.drop_back(symbol.ends_with("=") ? 1 : 0);
+  bool inPlace = plain.size() != symbol.size();
+  if (a->isSequence() && b->isSequence() && plain == "+") {
+    if (inPlace && a->kind == ValueKind::List) {
+      if (llvm::Error error = noteContainerMutation(a, "extending with '+='"))
+        return error;
+      a->items.insert(a->items.end(), b->items.begin(), b->items.end());
+      return a;
+    }
+    if (a->kind != b->kind)
+      return captureError("can only concatenate " + spelling(a->kind) + " (not " +
+                          spelling(b->kind) + ") to " + spelling(a->kind));
+    std::vector<ValuePtr> items = a->items;
+    items.insert(items.end(), b->items.begin(), b->items.end());
+    return a->kind == ValueKind::List ? makeList(std::move(items)) : makeTuple(std::move(items));
+  }
+  if (plain == "*" && (a->isSequence() || b->isSequence())) {
+    const ValuePtr& sequence = a->isSequence() ? a : b;
+    const ValuePtr& count = a->isSequence() ? b : a;
+    if (count->isConstant() && PyLong_Check(count->object.get())) {
+      std::vector<ValuePtr> items;
+      for (long long i = 0, n = PyLong_AsLongLong(count->object.get()); i < n; ++i)
+        items.insert(items.end(), sequence->items.begin(), sequence->items.end());
+      return sequence->kind == ValueKind::List ? makeList(std::move(items))
+                                               : makeTuple(std::move(items));
+    }
+  }
+  if (a->kind == ValueKind::Constant && (b->isSequence() || b->kind == ValueKind::Dict) &&
+      plain == "%" && allConstant(b->items)) {
+    llvm::Expected<PyRef> converted = toPython(b);
+    if (!converted)
+      return converted.takeError();
+    ValuePtr result = makeConstantSteal(PyNumber_Remainder(a->object.get(), converted->get()));
+    if (!result)
+      return programError("formatting a string");
+    return result;
+  }
+  return captureError("unsupported operand types for " + symbol + ": '" + typeNameOf(a) +
+                      "' and '" + typeNameOf(b) + "'");
+}
+
+llvm::Expected<ValuePtr> Interpreter::compare(llvm::StringRef symbol, const ValuePtr& a,
+                                              const ValuePtr& b) {
+  const CompareRow* row = nullptr;
+  for (const CompareRow& candidate : CompareRows)
+    if (symbol == candidate.symbol)
+      row = &candidate;
+  if (!row)
+    return captureError("comparison '" + symbol + "' is not supported");
+  if (a->isTensor() || b->isTensor())
+    return callOracle(operatorFunction(row->operatorName), {a, b}, {});
+  if (a->kind == ValueKind::Instance || b->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> result = compareInstances(*this, *row, a, b);
+    if (!result || *result)
+      return result;
+  }
+  if (isKnown(a) && isKnown(b)) {
+    llvm::Expected<PyRef> x = toPython(a);
+    if (!x)
+      return x.takeError();
+    llvm::Expected<PyRef> y = toPython(b);
+    if (!y)
+      return y.takeError();
+    PyRef result = PyRef::steal(PyObject_RichCompare(x->get(), y->get(), row->op));
+    if (!result)
+      return programError("comparing with '" + symbol + "'");
+    return wrapFake(result.get());
+  }
+  if (row->op == Py_EQ || row->op == Py_NE) {
+    llvm::Expected<bool> same = identical(a, b);
+    if (!same)
+      return same.takeError();
+    return makeBool(*same == (row->op == Py_EQ));
+  }
+  return captureError("comparing '" + typeNameOf(a) + "' " + symbol + " '" + typeNameOf(b) +
+                      "' is not supported");
+}
+
+llvm::Expected<ValuePtr> Interpreter::unary(llvm::StringRef operatorName, const ValuePtr& a) {
+  if (operatorName == "not_") {
+    llvm::Expected<bool> value = truth(a);
+    if (!value)
+      return value.takeError();
+    return makeBool(!*value);
+  }
+  PyObject* function = operatorFunction(operatorName);
+  if (a->isTensor())
+    return callOracle(function, {a}, {});
+  if (isNumberLike(a)) {
+    PyRef result = PyRef::steal(PyObject_CallOneArg(function, a->object.get()));
+    if (!result)
+      return programError("computing " + operatorName);
+    return wrapFake(result.get());
+  }
+  return captureError("bad operand type for unary " + operatorName + ": '" + typeNameOf(a) + "'");
+}
+
+llvm::Expected<bool> Interpreter::identical(const ValuePtr& a, const ValuePtr& b) {
+  if (a == b)
+    return true;
+  PyObject* realA = a->realObject();
+  return realA && realA == b->realObject();
+}
+
+llvm::Error Interpreter::addToSet(const ValuePtr& set, ValuePtr item) {
+  llvm::Expected<bool> present = contains(set, item);
+  if (!present)
+    return present.takeError();
+  if (!*present)
+    set->items.push_back(std::move(item));
+  return llvm::Error::success();
+}
+
+llvm::Expected<bool> Interpreter::contains(const ValuePtr& container, const ValuePtr& item) {
+  if (ValuePtr viewed = mappingProxyTarget(container))
+    return contains(viewed, item);
+  if (container->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> special =
+        callInstanceSpecial(*this, container, "__contains__", {item});
+    if (!special)
+      return special.takeError();
+    if (*special)
+      return truth(*special);
+  }
+  auto matches = [&](const ValuePtr& candidate) -> llvm::Expected<bool> {
+    return sameKey(*this, candidate, item);
+  };
+  switch (container->kind) {
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Set:
+    for (const ValuePtr& candidate : container->items) {
+      llvm::Expected<bool> match = matches(candidate);
+      if (!match || *match)
+        return match;
+    }
+    return false;
+  case ValueKind::Dict:
+    for (const auto& entry : container->entries) {
+      llvm::Expected<bool> match = matches(entry.first);
+      if (!match || *match)
+        return match;
+    }
+    return false;
+  case ValueKind::Constant:
+  case ValueKind::Object:
+  case ValueKind::NNModule:
+    if (item->isConstant()) {
+      int result = PySequence_Contains(container->object.get(), item->object.get());
+      if (result < 0)
+        return programError("'in'");
+      return result == 1;
+    }
+    break;
+  default:
+    break;
+  }
+  return captureError("'in' on a " + typeNameOf(container) + " with a " + spelling(item->kind) +
+                      " value is not supported");
+}
+
+} // namespace dync::capture

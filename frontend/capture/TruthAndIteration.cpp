@@ -1,0 +1,244 @@
+//===- TruthAndIteration.cpp - Truth, iteration and length of values ------===//
+//
+// What `if`, `for`, unpacking and `len` see: the truth of a value, its
+// items as an unpacked sequence, its iterator and its length, decided by
+// its kind.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DictInstances.h"
+#include "frontend/capture/Exceptions.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TypeNames.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+llvm::Expected<bool> Interpreter::truth(const ValuePtr& value) {
+  if (ValuePtr viewed = mappingProxyTarget(value))
+    return truth(viewed);
+  switch (value->kind) {
+  case ValueKind::Tensor:
+    return captureError("data-dependent branch: the condition depends on a tensor's values, "
+                        "which are not known while capturing");
+  case ValueKind::Constant:
+  case ValueKind::SymNum:
+  case ValueKind::Object:
+  case ValueKind::NNModule: {
+    // bool() of a SymBool asks torch's ShapeEnv, which records the decision
+    // as a guard on the symbols.
+    if (value->kind == ValueKind::SymNum) {
+      if (llvm::Error refused = recorder_.irreversible("deciding a symbolic condition"))
+        return refused;
+      reportLocation();
+    }
+    int result = PyObject_IsTrue(value->object.get());
+    if (result < 0) {
+      // A condition on a data-dependent value (`if n > 0:` with n from
+      // item()) is one torch will not decide: say so in plain words.
+      if (value->kind == ValueKind::SymNum)
+        if (std::optional<std::string> plain = oracle_.explainUndecidableBranch())
+          return captureError(*plain);
+      return programError("deciding a condition");
+    }
+    if (value->kind == ValueKind::SymNum)
+      if (llvm::Error error = checkDynamic())
+        return error;
+    return result == 1;
+  }
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Set:
+    return !value->items.empty();
+  case ValueKind::Dict:
+    return !value->entries.empty();
+  case ValueKind::Null:
+  case ValueKind::Cell:
+    return captureError("truth of a " + spelling(value->kind) + " value");
+  case ValueKind::Instance:
+    // __bool__, else __len__, else true, as CPython decides.
+    for (const char* special : {"__bool__", "__len__"}) {
+      llvm::Expected<ValuePtr> result = callSpecial(value, special, {});
+      if (!result)
+        return result.takeError();
+      if (*result)
+        return truth(*result);
+    }
+    // An object of a dict class without __bool__ or __len__ of its own.
+    if (value->contents)
+      return truth(value->contents);
+    return true;
+  default:
+    return true;
+  }
+}
+
+llvm::Expected<std::vector<ValuePtr>> Interpreter::unpack(const ValuePtr& value) {
+  if (ValuePtr viewed = mappingProxyTarget(value))
+    return unpack(viewed);
+  if (value->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> iterator = callInstanceSpecial(*this, value, "__iter__", {});
+    if (!iterator)
+      return iterator.takeError();
+    if (*iterator)
+      return unpack(*iterator);
+  }
+  switch (value->kind) {
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Set:
+    return value->items;
+  case ValueKind::Dict: {
+    std::vector<ValuePtr> keys;
+    for (const auto& entry : value->entries)
+      keys.push_back(entry.first);
+    return keys;
+  }
+  case ValueKind::Iterator: {
+    std::vector<ValuePtr> items;
+    while (true) {
+      llvm::Expected<ValuePtr> item = next(value);
+      if (!item)
+        return item.takeError();
+      if (!*item)
+        return items;
+      items.push_back(*item);
+    }
+  }
+  case ValueKind::Tensor: {
+    PyObject* len = PyDict_GetItemString(PyModule_GetDict(types_.builtinsModule.get()), "len");
+    llvm::Expected<ValuePtr> size = callOracle(len, {value}, {});
+    if (!size)
+      return size.takeError();
+    if (!(*size)->isConstant())
+      return captureError("iterating over a tensor whose first dimension is symbolic");
+    long long n = PyLong_AsLongLong((*size)->object.get());
+    std::vector<ValuePtr> items;
+    for (long long i = 0; i < n; ++i) {
+      llvm::Expected<ValuePtr> item = getItem(value, makeInt(i));
+      if (!item)
+        return item.takeError();
+      items.push_back(*item);
+    }
+    return items;
+  }
+  case ValueKind::NNModule: {
+    // A slice of a container iterates the children capture read for it.
+    if (value->slicedContainer)
+      return value->items;
+    // Module containers iterate their children (ModuleList, Sequential) or
+    // keys (ModuleDict); children are named by the table entry at their
+    // position.
+    PyObject* object = value->object.get();
+    PyRef moduleDictType, parameterListType;
+    if (auto t = importObject("torch.nn.ModuleDict"))
+      moduleDictType = *t;
+    else
+      return t.takeError();
+    PyRef iterator = PyRef::steal(PyObject_GetIter(object));
+    if (!iterator)
+      return programError("iterating over " +
+                          (value->source ? value->source->str() : typeNameOf(value)));
+    bool keyed = PyObject_IsInstance(object, moduleDictType.get()) == 1;
+    // Iteration is the container class's: pin it, and the entries it walks.
+    if (value->source)
+      guards_.add(typeGuard(value->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
+    values_.guardModuleTableKeys(value);
+    std::vector<ValuePtr> items;
+    long long index = 0;
+    while (PyRef item = PyRef::steal(PyIter_Next(iterator.get()))) {
+      SourcePtr source;
+      if (value->source && !keyed) {
+        PyRef position = PyRef::steal(PyLong_FromLongLong(index));
+        source = values_.containerItemSource(value->source, object, position.get(), item.get());
+      }
+      llvm::Expected<ValuePtr> wrapped = values_.wrapReal(item.get(), source);
+      if (!wrapped)
+        return wrapped.takeError();
+      items.push_back(*wrapped);
+      ++index;
+    }
+    if (PyErr_Occurred())
+      return programError("iterating over a module");
+    return items;
+  }
+  case ValueKind::Constant:
+  case ValueKind::Object: {
+    PyRef iterator = PyRef::steal(PyObject_GetIter(value->object.get()));
+    if (!iterator)
+      return programError("iterating over " + typeNameOf(value));
+    std::vector<ValuePtr> items;
+    while (PyRef item = PyRef::steal(PyIter_Next(iterator.get()))) {
+      // What an object's iterator gives is not a read `[i]` spells (that
+      // is an item of an exact list or tuple): no source.
+      llvm::Expected<ValuePtr> wrapped = values_.wrapReal(item.get(), nullptr);
+      if (!wrapped)
+        return wrapped.takeError();
+      items.push_back(*wrapped);
+    }
+    if (PyErr_Occurred())
+      return programError("iterating");
+    return items;
+  }
+  default:
+    return captureError("iterating over a " + spelling(value->kind) + " value");
+  }
+}
+
+llvm::Expected<ValuePtr> Interpreter::iter(const ValuePtr& value) {
+  if (value->kind == ValueKind::Iterator)
+    return value;
+  if (value->kind == ValueKind::List)
+    return makeIterator(value);
+  llvm::Expected<std::vector<ValuePtr>> items = unpack(value);
+  if (!items)
+    return items.takeError();
+  return makeEagerIterator(std::move(*items));
+}
+
+llvm::Expected<ValuePtr> Interpreter::next(const ValuePtr& iterator) {
+  if (iterator->kind != ValueKind::Iterator)
+    return captureError("next() of a " + spelling(iterator->kind) + " value");
+  const ValuePtr& iterable = iterator->iterable;
+  if (iterator->position >= iterable->items.size())
+    return nullptr;
+  return iterable->items[iterator->position++];
+}
+
+llvm::Expected<ValuePtr> Interpreter::length(const ValuePtr& value) {
+  if (ValuePtr viewed = mappingProxyTarget(value))
+    return length(viewed);
+  if (value->kind == ValueKind::Instance) {
+    llvm::Expected<ValuePtr> special = callInstanceSpecial(*this, value, "__len__", {});
+    if (!special || *special)
+      return special;
+  }
+  switch (value->kind) {
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Set:
+    return makeInt(static_cast<long long>(value->items.size()));
+  case ValueKind::Dict:
+    return makeInt(static_cast<long long>(value->entries.size()));
+  case ValueKind::Tensor: {
+    PyObject* len = PyDict_GetItemString(PyModule_GetDict(types_.builtinsModule.get()), "len");
+    return callOracle(len, {value}, {});
+  }
+  case ValueKind::Constant:
+  case ValueKind::NNModule:
+  case ValueKind::Object: {
+    if (value->kind == ValueKind::NNModule)
+      values_.guardModuleTableKeys(value);
+    Py_ssize_t size = PyObject_Length(value->object.get());
+    if (size < 0)
+      return programError("len()");
+    return makeInt(size);
+  }
+  default:
+    return captureError("len() of a " + spelling(value->kind) + " value");
+  }
+}
+
+} // namespace dync::capture

@@ -1,0 +1,259 @@
+"""The Session's calls: a callable run on fake values under the recording
+mode, undone when it fails, eager mode's layout followed through the
+arguments' twins, and the origins of the guards it made; eager_layout.
+"""
+
+import logging
+
+import torch
+from torch._dispatch.python import enable_python_dispatcher
+from torch._subclasses.fake_tensor import FakeTensor
+
+from dync_oracle_data_dependent import tolist_of_fake
+from dync_oracle_decompositions import _fusion_module
+from dync_oracle_imports import _while_busy
+from dync_oracle_layout import (
+    LayoutObserved,
+    _aliases,
+    _callable_name,
+    _eager_twin,
+    _layout_observed,
+    _origins,
+    _same_value,
+    _set_twin,
+    _storage_key,
+)
+from dync_oracle_leaves import _leaves
+from dync_oracle_wire import OracleError
+
+
+# Tensor.tolist, which torch refuses on fake tensors (see tolist_of_fake).
+_TOLIST = torch._C.TensorBase.tolist
+
+# How many oracle calls are running (calls nest when a callable calls back).
+_calls_running = 0
+
+
+class _QuietDuringCalls(logging.Filter):
+    """torch logs every meta kernel that raises, traceback and all; the
+    oracle hands the exception back to capture, which reports it once."""
+
+    def filter(self, record):
+        return _calls_running == 0
+
+
+logging.getLogger("torch._subclasses.fake_tensor").addFilter(_QuietDuringCalls())
+
+
+def eager_layout(tensor):
+    """`tensor` as eager mode lays it out: itself, or, when a layout choice
+    changed it (its eager twin lies otherwise), a copy in the twin's strides.
+    Capture calls it, through Session.call, on each tensor a graph returns,
+    in order. A copy would not share storage where eager mode's result
+    does, so a returned view, or a tensor sharing storage with another
+    returned one, observes the layout instead."""
+    session = _active_session
+    returned = session.returned if session is not None else {}
+    key = _storage_key(tensor)
+    twin = _eager_twin(tensor)
+    earlier = returned.get(key)
+    if twin is None:
+        if earlier:
+            _layout_observed("the program returns tensors sharing storage", earlier)
+        returned.setdefault(key, frozenset())
+        return tensor
+    origins = _origins(tensor)
+    if key in returned or twin._is_view():
+        _layout_observed("the program returns a view of a tensor a layout choice laid out", origins)
+    returned[key] = origins
+    return _fusion_module().to_layout_of(tensor, twin)
+
+
+# The session whose call is running (eager_layout reads its returns).
+_active_session = None
+
+
+def _run(fn, args, kwargs):
+    if kwargs:
+        return fn(*args, **kwargs)
+    if callable(fn):
+        return fn(*args)
+    # A property getter such as Tensor.T, given as its descriptor: read it
+    # from the one argument.
+    return fn.__get__(args[0], type(args[0]))
+
+
+class _Calls:
+    """The part of Session that runs calls."""
+
+    # Calls -----------------------------------------------------------------
+
+    @_while_busy
+    def call(self, fn, args, kwargs):
+        """Runs fn(*args, **kwargs) on fake values: (result, records)."""
+        global _calls_running, _active_session
+        if self.records_autograd and torch.is_grad_enabled() != self.grad_mode:
+            leaves = torch.utils._pytree.tree_leaves((args, kwargs))
+            if any(isinstance(t, torch.Tensor) and t.requires_grad for t in leaves):
+                raise OracleError(
+                    "this call runs with grad mode switched "
+                    + ("on" if torch.is_grad_enabled() else "off")
+                    + " inside the program, on tensors that require grad; a graph that "
+                    "records autograd runs in one grad mode, so such a switch is not "
+                    "supported yet"
+                )
+        self.records = []
+        self.rebound = []
+        self.calling = fn
+        guards = len(self.env.guards)
+        replacements = len(self.env.replacements)
+        _calls_running += 1
+        _active_session = self
+        prepared = self.kernel_check.prepare(fn, args, kwargs)
+        layout = self.layout if fn is not eager_layout else None
+        fusion = None
+        if layout is not None:
+            fusion = _fusion_module()
+            laid_out = [a for a in _leaves((args, kwargs or {})) if _eager_twin(a) is not None]
+            layout.made = []
+            fusion.layout_choices = layout
+        try:
+            try:
+                run = fn
+                if fn is _TOLIST and len(args) == 1 and not kwargs and type(args[0]) is FakeTensor:
+                    run = tolist_of_fake
+                with self.fake, enable_python_dispatcher(), self.recorder:
+                    out = _run(run, args, kwargs)
+            except LayoutObserved:
+                raise
+            except BaseException as error:
+                plain = self.data.plain_error(error, fn)
+                if plain is not None:
+                    raise plain from None
+                # Whether eager mode's layout would have failed too.
+                if layout is not None and (laid_out or layout.made):
+                    self._follow_eager_layout(fn, args, kwargs, None, laid_out, error)
+                raise
+            if layout is not None and (laid_out or layout.made):
+                self._follow_eager_layout(fn, args, kwargs, out, laid_out, None)
+            self.kernel_check.check(fn, prepared, out)
+        except BaseException:
+            self.undo()
+            self.records = []
+            raise
+        finally:
+            _calls_running -= 1
+            _active_session = None
+            if fusion is not None:
+                fusion.layout_choices = None
+            self._note_origins(guards, replacements)
+            self.data.note_asserts()
+            self.calling = None
+        records, self.records = self.records, []
+        return out, records
+
+    def _follow_eager_layout(self, fn, args, kwargs, out, laid_out, error):
+        """Runs `fn` again on the eager twins of its arguments (see "Layout
+        choices"), unrecorded, and checks that it agrees with the call as
+        made on everything but strides; results whose strides differ carry
+        their twins on. `error` is what the call as made raised, if it did."""
+        # A choice made in the call (a convolution) lays out its result
+        # whatever its input's layout was, and converts it back when pinned:
+        # the call's own choices explain a difference first. Once they are
+        # all pinned, the arguments' choices do.
+        origins = frozenset(self.layout.made) - self.layout.pinned
+        if not origins:
+            origins = frozenset(self.layout.made).union(*(_origins(a) for a in laid_out))
+        name = _callable_name(fn)
+        flat, spec = torch.utils._pytree.tree_flatten((args, kwargs or {}))
+        twin_flat = [twin if (twin := _eager_twin(a)) is not None else a for a in flat]
+        twin_args, twin_kwargs = torch.utils._pytree.tree_unflatten(twin_flat, spec)
+        try:
+            with self.fake, enable_python_dispatcher():
+                eager = _run(fn, twin_args, twin_kwargs)
+        except Exception as eager_error:
+            if error is not None:
+                return
+            _layout_observed(
+                f"{name} succeeds on the chosen layout but raises on eager mode's "
+                f"({type(eager_error).__name__})",
+                origins,
+            )
+        if error is not None:
+            _layout_observed(
+                f"{name} raises on the chosen layout but not on eager mode's "
+                f"({type(error).__name__}: {error})",
+                origins,
+            )
+        got, got_spec = torch.utils._pytree.tree_flatten(out)
+        want, want_spec = torch.utils._pytree.tree_flatten(eager)
+        if got_spec != want_spec:
+            _layout_observed(f"{name} gives results of another structure", origins)
+        if _aliases(got, flat) != _aliases(want, twin_flat):
+            _layout_observed(
+                f"{name} shares storage differently on the chosen layout (a view in one, "
+                "a copy in the other)",
+                origins,
+            )
+        for result, twin in zip(got, want):
+            if isinstance(result, torch.Tensor) != isinstance(twin, torch.Tensor):
+                _layout_observed(f"{name} gives results of another kind", origins)
+            if not isinstance(result, torch.Tensor):
+                if not _same_value(result, twin):
+                    _layout_observed(
+                        f"{name} gives {result!r} on the chosen layout, {twin!r} on eager mode's",
+                        origins,
+                    )
+                continue
+            if type(result) is not FakeTensor or type(twin) is not FakeTensor:
+                continue
+            if result.dtype != twin.dtype or not _same_value(tuple(result.shape), tuple(twin.shape)):
+                _layout_observed(f"{name} gives another type on the chosen layout", origins)
+            _set_twin(result, twin, origins)
+
+    def fact_count(self):
+        """How many facts the ShapeEnv holds; it only grows (see
+        TensorOracle::shapeFactCount)."""
+        env = self.env
+        asserts = sum(len(v) for v in env.deferred_runtime_asserts.values())
+        return (
+            len(env.guards) + len(env.replacements) + len(env.divisible) + len(env.axioms) + asserts
+        )
+
+    def undo(self):
+        """Forgets the ids the last call gave: its results belong to no node,
+        and tensors it updated in place stand for their previous values."""
+        for tensor, previous in reversed(self.rebound):
+            if previous is None:
+                del tensor._dync_id
+            else:
+                tensor._dync_id = previous
+        self.rebound = []
+
+    @property
+    def where(self):
+        return self._where
+
+    @where.setter
+    def where(self, where):
+        # Guards made since the last call (bool() of a SymBool in a branch)
+        # were made at the line being left, not the next one.
+        origins = getattr(self, "guard_origins", None)
+        if origins is not None:
+            while len(origins) < len(self.env.guards):
+                origins.append((None, self._where))
+            # Likewise the run-time asserts torch._check made.
+            self.data.note_asserts()
+        self._where = where
+
+    def _note_origins(self, guards, replacements):
+        origin = (self.calling, self.where)
+        for _ in range(len(self.env.guards) - guards):
+            self.guard_origins.append(origin)
+        # Guards may also come from outside calls (bool() of a SymBool);
+        # those keep no origin.
+        while len(self.guard_origins) < len(self.env.guards):
+            self.guard_origins.append((None, self.where))
+        if len(self.env.replacements) != replacements:
+            for symbol in self.env.replacements:
+                self.replacement_origins.setdefault(symbol, origin)
