@@ -53,8 +53,8 @@
 // functionalization or zero-tensor keys. The graph's symbol ranges and relations are then checked
 // on the bound values. `equals` compares with a constant of the type the
 // literal has (bool, int, float, str: an exact type check, then the value).
-// `length` compares len() of an exact list, tuple or dict (any other type
-// fails), so that a container input that grew or shrank is not read as the
+// `length` compares len() of an exact list, tuple, dict or OrderedDict (any
+// other type fails), so that a container input that grew or shrank is not read as the
 // one captured. `type` compares the object's type's __module__ and
 // __qualname__, written
 // `module:qualname` as entry points are (each part quoted when it is not made
@@ -131,7 +131,8 @@ enum class GuardKind : uint8_t {
   /// The `versionOf` component ("torch", "python") was `version` at
   /// capture. Checked when the artifact loads, not per call.
   Version,
-  /// The value is an exact list, tuple or dict of `length` items.
+  /// The value is an exact list, tuple, dict or OrderedDict of `length`
+  /// items.
   Length,
   /// The value is an exact dict whose keys are, in order, the str keys in
   /// `constant` (a list of strings): what iterating it yields, and which

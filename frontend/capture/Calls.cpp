@@ -14,6 +14,7 @@
 #include "frontend/capture/GuardedDefaults.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/LibraryPreparation.h"
+#include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchSize.h"
 #include "frontend/embedding/PyStrings.h"
@@ -346,30 +347,6 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
   std::string name = module->source ? module->source->str() : describeObject(object);
   if (llvm::Error error = initializeLazyModule(*this, object, args, kwargs))
     return error;
-  // Hooks run Python the graph would not contain; capture them only when
-  // there are none.
-  PyObject** dictPointer = _PyObject_GetDictPtr(object);
-  PyObject* dict = dictPointer ? *dictPointer : nullptr;
-  for (const char* hooks : {"_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
-                            "_backward_pre_hooks", "_state_dict_hooks"}) {
-    if (llvm::StringRef(hooks) == "_state_dict_hooks")
-      continue;
-    PyObject* table = dict ? PyDict_GetItemString(dict, hooks) : nullptr;
-    if (table && PyObject_Length(table) > 0)
-      return captureError("module " + name + " has " + llvm::StringRef(hooks).drop_front() +
-                          " registered; modules with hooks are not supported");
-  }
-  for (const char* hooks : {"_global_forward_hooks", "_global_forward_pre_hooks",
-                            "_global_backward_hooks", "_global_backward_pre_hooks"}) {
-    llvm::Expected<PyRef> table = importObject(std::string("torch.nn.modules.module.") + hooks);
-    if (!table) {
-      llvm::consumeError(table.takeError());
-      continue;
-    }
-    if (PyObject_Length(table->get()) > 0)
-      return captureError(std::string("global module hooks (") + hooks +
-                          ") are registered; modules with hooks are not supported");
-  }
   if (module->source)
     guards_.add(typeGuard(module->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
   // The training flag changes what many modules compute: guard it.
@@ -382,10 +359,17 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
   PyObject* ownCall = _PyType_Lookup(Py_TYPE(object), callName.get());
   PyObject* baseCall =
       _PyType_Lookup(reinterpret_cast<PyTypeObject*>(types_.module.get()), callName.get());
-  llvm::Expected<ValuePtr> target =
-      moduleAttr(module, ownCall && ownCall != baseCall ? "__call__" : "forward");
+  bool overridesCall = ownCall && ownCall != baseCall;
+  // Forward hooks and pre-hooks run around forward, inlined, with their
+  // tables guarded (ModuleHooks.cpp); backward hooks stop capture.
+  llvm::Expected<ModuleHooks> hooks = readModuleHooks(*this, module, overridesCall);
+  if (!hooks)
+    return hooks.takeError();
+  llvm::Expected<ValuePtr> target = moduleAttr(module, overridesCall ? "__call__" : "forward");
   if (!target)
     return target.takeError();
+  if (!hooks->empty())
+    return callWithModuleHooks(*this, *hooks, module, *target, std::move(args), std::move(kwargs));
   return call(*target, std::move(args), std::move(kwargs));
 }
 

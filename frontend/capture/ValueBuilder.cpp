@@ -2,6 +2,7 @@
 #include "frontend/capture/ValueBuilder.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictReads.h"
+#include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchConstants.h"
 #include "frontend/embedding/PyStrings.h"
@@ -199,15 +200,19 @@ SourcePtr ValueBuilder::moduleGlobalSource(PyObject* globals, llvm::StringRef gl
 }
 
 void ValueBuilder::guardNoModuleHooks(const ValuePtr& module) {
-  // What nn.Module._call_impl consults before calling forward directly.
+  // What nn.Module._call_impl consults before calling forward directly. A
+  // table with entries has its keys guarded where its hooks are read
+  // (ModuleHooks.cpp).
   if (module->source)
     for (const char* table :
          {"_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks"})
-      guards_.add(Guard::empty(Source::attr(module->source, table)));
+      if (!hookTableHasEntries(module->object.get(), table, /*global=*/false))
+        guards_.add(Guard::empty(Source::attr(module->source, table)));
   SourcePtr torchModule = Source::module("torch.nn.modules.module");
   for (const char* table : {"_global_forward_hooks", "_global_forward_pre_hooks",
                             "_global_backward_hooks", "_global_backward_pre_hooks"})
-    guards_.add(Guard::empty(Source::attr(torchModule, table)));
+    if (!hookTableHasEntries(module->object.get(), table, /*global=*/true))
+      guards_.add(Guard::empty(Source::attr(torchModule, table)));
   if (!module->source)
     return;
   // The path from a call to forward: type(m).__call__ (nn.Module's
@@ -272,6 +277,10 @@ llvm::Expected<ValuePtr> ValueBuilder::tensorInput(PyObject* real, SourcePtr sou
   if (!source)
     return captureError("a tensor that was not reached from the frame's inputs (" +
                         describeObject(real) + ") cannot be a graph input");
+  if (readsThroughHookTable(*source))
+    return captureError("the tensor " + source->str() +
+                        " is read through a module hook (a closure cell or attribute of the "
+                        "hook); tensors held by hooks are not supported as graph inputs yet");
   // The tensor guard checks these: the graph computes on plain dense
   // tensors of exactly torch.Tensor or nn.Parameter.
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(real));
