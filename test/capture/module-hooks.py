@@ -101,6 +101,7 @@ def example_inputs():
 # GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[1] : "module-hooks":observe line 31
 # GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[2] : "module-hooks":Hooked.__init__.<locals>.<lambda> line 60
 # GUARDS-NEXT: type L['self']._modules['inner']._forward_hooks[3] : builtins:method
+# GUARDS-NEXT: same L['self']._modules['inner']._forward_hooks[3].__self__ : L['self']
 # GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[3].__func__ : "module-hooks":Hooked.clamp line 66
 # GUARDS:      empty L['self']._modules['inner']._modules['fc']._forward_hooks
 # GUARDS:      equals L['self']._modules['inner']._forward_hooks[0].amount : 0.5
