@@ -11,10 +11,26 @@
 // raises RuntimeError, as eager mode's torch._check does. A later node
 // whose dimension is the same symbol is checked to agree.
 //
+// A symbol's range is what torch's fake implementations inferred, which is
+// not always what eager computes (masked_select under a mask that
+// broadcasts its input bounds the result by the input's own element
+// count), narrowed by the program's torch._check calls (the graph cannot
+// tell the two apart). So a value outside it runs the original code when
+// the graph has done nothing the caller could observe yet (written no
+// input, drawn no random number: side effects are replayed after the
+// graph): the graph returns DYNC_ARTIFACT_FALL_BACK and the runtime runs the
+// original code, recording the reason as a miss; eager then returns, or its
+// torch._check raises. After such a node it raises, saying why it cannot
+// fall back. The relations, torch._check's, keep raising as eager's
+// torch._check does.
+//
 //===----------------------------------------------------------------------===//
 #include "codegen/GraphEmitter.h"
 
 #include "ir/Graph.h"
+#include "ir/OpTraits.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace dync::codegen::detail {
 
@@ -27,6 +43,49 @@ const ir::SymbolDecl* unbackedDecl(const ir::Graph& graph, ir::SymExpr symbol) {
     if (decl.unbacked && decl.name == symbol.symbolName())
       return &decl;
   return nullptr;
+}
+
+/// Whether \p ref is a graph input or a view of one (any call whose result
+/// may alias an argument, followed back).
+bool reachesInput(const ir::ValueRef& ref, llvm::SmallPtrSetImpl<const ir::Node*>& seen) {
+  const ir::Node* node = ref.node;
+  if (!node || !seen.insert(node).second)
+    return false;
+  if (node->isInput())
+    return true;
+  const ir::OpTraits* traits = node->isCall() ? ir::findOpTraits(node->op()) : nullptr;
+  if (!traits || !traits->returnsAlias)
+    return false;
+  bool found = false;
+  node->forEachUse([&](const ir::ValueRef& used) { found = found || reachesInput(used, seen); });
+  return found;
+}
+
+/// What a node before \p node did that the caller could observe, or an
+/// empty string: an operator that writes a graph input (or a view of one),
+/// or draws from the random generator. Fused kernels hold neither (an
+/// in-place call ends a group, docs/fusion.md).
+std::string observableBefore(const ir::Graph& graph, const ir::Node& node) {
+  for (const ir::Node& earlier : graph.nodes()) {
+    if (&earlier == &node)
+      break;
+    if (!earlier.isCall() || earlier.isKernelCall())
+      continue;
+    const ir::OpTraits* traits = ir::findOpTraits(earlier.op());
+    if (!traits)
+      return "%" + earlier.name() + " (" + earlier.op() + ", an operator dync does not know)";
+    if (traits->randomSeeded)
+      return "%" + earlier.name() + " (" + earlier.op() + ") drew random numbers";
+    if (!traits->mutatesArgument)
+      continue;
+    bool writesInput = false;
+    llvm::SmallPtrSet<const ir::Node*, 8> seen;
+    earlier.forEachUse(
+        [&](const ir::ValueRef& used) { writesInput = writesInput || reachesInput(used, seen); });
+    if (writesInput)
+      return "%" + earlier.name() + " (" + earlier.op() + ") wrote an input";
+  }
+  return "";
 }
 
 std::string textOf(const ir::Relation& relation) {
@@ -106,11 +165,20 @@ llvm::Error GraphEmitter::bindUnbacked(const ir::Node& node) {
     std::string rangeText;
     llvm::raw_string_ostream os(rangeText);
     range.print(os);
-    llvm::BasicBlock* fail = failBlock(
-        "RuntimeError: the data-dependent value " + decl->name + " computed by %" + node.name() +
-            " (" + node.op() + ") is outside " + rangeText +
-            (decl->origin.empty() ? "" : " (" + decl->origin + ")") + node.location().suffix(),
-        nullptr, /*shimError=*/false, DYNC_ARTIFACT_CHECK_FAILED);
+    std::string what = "the data-dependent value " + decl->name + " computed by %" + node.name() +
+                       " (" + node.op() + ") is outside " + rangeText +
+                       (decl->origin.empty() ? "" : " (" + decl->origin + ")") +
+                       ", the range capture assumed" + node.location().suffix();
+    // Eager returns there: run the original code while nothing is done.
+    std::string done = observableBefore(graph_, node);
+    llvm::BasicBlock* fail =
+        done.empty() ? failBlock(what + "; ran the original code", nullptr, /*shimError=*/false,
+                                 DYNC_ARTIFACT_FALL_BACK)
+                     : failBlock("RuntimeError: " + what +
+                                     "; the graph cannot fall back to the original "
+                                     "code because " +
+                                     done + " before it",
+                                 nullptr, /*shimError=*/false, DYNC_ARTIFACT_CHECK_FAILED);
     checkOrFail(outside, fail, decl->name + ".inside");
   }
 

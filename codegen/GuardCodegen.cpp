@@ -41,7 +41,14 @@ static_assert(
         static_cast<int>(ir::GlobalState::MkldnnDeterministic) ==
             DYNC_GLOBAL_MKLDNN_DETERMINISTIC &&
         static_cast<int>(ir::GlobalState::Nnpack) == DYNC_GLOBAL_NNPACK &&
-        static_cast<int>(ir::GlobalState::CpuFp16Reduction) == DYNC_GLOBAL_CPU_FP16_REDUCTION,
+        static_cast<int>(ir::GlobalState::CpuFp16Reduction) == DYNC_GLOBAL_CPU_FP16_REDUCTION &&
+        static_cast<int>(ir::GlobalState::Fp32PrecisionMatmul) ==
+            DYNC_GLOBAL_FP32_PRECISION_MATMUL &&
+        static_cast<int>(ir::GlobalState::Fp32PrecisionConv) == DYNC_GLOBAL_FP32_PRECISION_CONV &&
+        static_cast<int>(ir::GlobalState::Fp32PrecisionRnn) == DYNC_GLOBAL_FP32_PRECISION_RNN &&
+        static_cast<int>(ir::GlobalState::FlashSdp) == DYNC_GLOBAL_FLASH_SDP &&
+        static_cast<int>(ir::GlobalState::MathSdp) == DYNC_GLOBAL_MATH_SDP &&
+        static_cast<int>(ir::GlobalState::MathSdpReduction) == DYNC_GLOBAL_MATH_SDP_REDUCTION,
     "a global_state guard names its item by the runtime's number");
 
 namespace {
@@ -624,6 +631,20 @@ llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
                             b_.getInt32(0)),
             text);
     return llvm::Error::success();
+  case ir::GuardKind::Same:
+  case ir::GuardKind::Distinct: {
+    // Identity: both sources read (a source that cannot be read misses),
+    // then the two objects' addresses compared.
+    if (!guard.other)
+      return error(text + ": this guard needs the source it compares with");
+    llvm::Expected<Value*> other = read(*guard.other, text);
+    if (!other)
+      return other.takeError();
+    require(guard.kind == ir::GuardKind::Same ? b_.CreateICmpEQ(*object, *other)
+                                              : b_.CreateICmpNE(*object, *other),
+            text);
+    return llvm::Error::success();
+  }
   case ir::GuardKind::Function:
   case ir::GuardKind::Builtin: {
     if (guard.typeModule.find('\0') != std::string::npos ||

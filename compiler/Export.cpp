@@ -10,6 +10,7 @@
 #include "compiler/ArtifactExport.h"
 #include "compiler/CaptureDiagnostics.h"
 #include "compiler/EmitBytecode.h"
+#include "compiler/ObliviousSizes.h"
 #include "compiler/PhaseTimes.h"
 #include "compiler/RangeSpecializations.h"
 #include "compiler/UsageError.h"
@@ -205,7 +206,9 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
                        }) ||
           llvm::any_of(queue, [&](const UncoveredSize& q) { return q.point == size.point; }))
         continue;
-      if (strict)
+      // A size torch specializes is captured even so: it may be the
+      // general graph there (foldSizes decides).
+      if (strict && !size.torchSpecializes)
         return llvm::make_error<python::SourceError>(
             python::SourceLocation{module.displayPath, 0, 0, 0, ""},
             "--dynamic '" + size.spec +
@@ -224,6 +227,89 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
       queue.push_back(std::move(size));
     }
   }
+}
+
+/// The --dynamic text that declares \p symbol.
+std::string specDeclaring(const std::vector<capture::DynamicSpec>& specs, llvm::StringRef symbol) {
+  for (const capture::DynamicSpec& spec : specs)
+    if (spec.symbol == symbol)
+      return spec.text;
+  return symbol.str();
+}
+
+/// Folds the graphs of one entry's specializations (exported from
+/// \p firstOfEntry on) into the graph they specialize where they are the
+/// same program there (ObliviousSizes.h), and notes each size that stays
+/// apart with the difference that keeps it.
+llvm::Error foldSizes(std::vector<ExportedGraph>& exported, size_t firstOfEntry,
+                      const std::vector<capture::DynamicSpec>& specs, bool strict,
+                      const python::LoadedModule& module, llvm::StringRef qualname) {
+  std::vector<std::string> variants;
+  for (size_t i = firstOfEntry; i < exported.size(); ++i)
+    if (!llvm::is_contained(variants, exported[i].variant))
+      variants.push_back(exported[i].variant);
+  std::vector<size_t> dropped;
+  llvm::StringSet<> noted;
+  for (const std::string& variant : variants) {
+    std::vector<size_t> indices;
+    std::vector<CapturedAt> family;
+    for (size_t i = firstOfEntry; i < exported.size(); ++i)
+      if (exported[i].variant == variant) {
+        indices.push_back(i);
+        family.push_back({exported[i].graph, exported[i].sizePoint});
+      }
+    FoldPlan plan = planSizeFolds(family);
+    for (const SizeFold& fold : plan.folds) {
+      // The module owns its graphs; the record only looks at them.
+      auto& graph = const_cast<ir::Graph&>(*exported[indices[fold.into]].graph);
+      for (const std::string& symbol : fold.widened)
+        for (ir::SymbolDecl& decl : graph.symbols())
+          if (decl.name == symbol) {
+            *decl.range.lo -= 1;
+            std::string range;
+            llvm::raw_string_ostream os(range);
+            decl.range.print(os);
+            std::string note = "--dynamic '" + specDeclaring(specs, symbol) + "': the graph for " +
+                               symbol + " = " + std::to_string(*decl.range.lo) +
+                               " is the general graph there; one graph serves " + symbol + " in " +
+                               range;
+            if (noted.insert(note).second)
+              llvm::WithColor::note(llvm::errs(), "dync") << qualname << ": " << note << '\n';
+          }
+      for (size_t b : fold.absorbed)
+        dropped.push_back(indices[b]);
+    }
+    for (const KeptApart& kept : plan.kept) {
+      if (strict)
+        return llvm::make_error<python::SourceError>(
+            python::SourceLocation{module.displayPath, 0, 0, 0, ""},
+            "--dynamic '" + specDeclaring(specs, kept.symbol) +
+                "' is not served whole by one graph (--strict-dynamic): torch specializes " +
+                kept.symbol + " = " + std::to_string(kept.size) +
+                ", and the graph captured there is not the general graph: " + kept.why);
+      // Once per size of an entry: its other variants, and the graphs of
+      // other sizes it specializes too, say the same.
+      if (!noted.insert(kept.symbol + "=" + std::to_string(kept.size)).second)
+        continue;
+      llvm::WithColor::note(llvm::errs(), "dync")
+          << qualname << ": --dynamic '" << specDeclaring(specs, kept.symbol) << "': the graph for "
+          << kept.symbol << " = " << kept.size << " stays apart: " << kept.why << '\n';
+    }
+  }
+  llvm::sort(dropped);
+  // A specialization is never an entry's first variant, which --emit shows.
+  for (size_t i : llvm::reverse(dropped))
+    exported.erase(exported.begin() + i);
+  if (strict)
+    for (size_t i = firstOfEntry; i < exported.size(); ++i)
+      for (const auto& [symbol, size] : exported[i].sizePoint)
+        if (!exported[i].graph->findSymbol(symbol))
+          return llvm::make_error<python::SourceError>(
+              python::SourceLocation{module.displayPath, 0, 0, 0, ""},
+              "--dynamic '" + specDeclaring(specs, symbol) +
+                  "' is not served whole by one graph (--strict-dynamic): torch specializes " +
+                  symbol + " = " + std::to_string(size) + ", which no other graph serves");
+  return llvm::Error::success();
 }
 
 } // namespace
@@ -363,11 +449,31 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
           return llvm::Error::success();
         };
 
+        // Optimizes a recorded variant; --emit=bytecode and --emit=code
+        // show the first one's rewritten code.
+        auto finishVariant = [&](ExportedGraph& made) -> llvm::Error {
+          // The module owns its graphs; the record only looks at them.
+          ir::Graph& graph = const_cast<ir::Graph&>(*made.graph);
+          if (optimize)
+            if (llvm::Error error = optimizeVariant(graph))
+              return error;
+          if (made.shown && (options_.emit == "bytecode" || options_.emit == "code")) {
+            llvm::Expected<std::string> code =
+                rewrittenCode(entry->codeObject(), graph, rewrite::graphGlobalName(graph, index),
+                              options_.emit == "code");
+            if (!code)
+              return llvm::createStringError(module->displayPath + ": " + entry->qualname + ": " +
+                                             llvm::toString(code.takeError()));
+            made.rewritten = std::move(*code);
+          }
+          return llvm::Error::success();
+        };
+
         // Optimizes a variant and records it; --emit shows the first one
         // (the graph as captured, or the rewritten bytecode).
         bool first = true;
         llvm::StringSet<> mergeNotes;
-        auto addVariant = [&](ir::Graph& graph) -> llvm::Error {
+        auto addVariant = [&](ir::Graph& graph, llvm::StringRef variant) -> llvm::Error {
           std::string text;
           if (first && options_.emit == "graph") {
             llvm::raw_string_ostream os(text);
@@ -402,18 +508,6 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
             }
             replaces = i;
           }
-          if (optimize)
-            if (llvm::Error error = optimizeVariant(graph))
-              return error;
-          if (first && (options_.emit == "bytecode" || options_.emit == "code")) {
-            llvm::Expected<std::string> code =
-                rewrittenCode(entry->codeObject(), graph, rewrite::graphGlobalName(graph, index),
-                              options_.emit == "code");
-            if (!code)
-              return llvm::createStringError(module->displayPath + ": " + entry->qualname + ": " +
-                                             llvm::toString(code.takeError()));
-            text = std::move(*code);
-          }
           ExportedGraph made{spec.text,
                              &graph,
                              std::move(text),
@@ -422,13 +516,20 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
                              first,
                              entry->function,
                              std::move(functionsRun[&graph]),
-                             std::move(rangeFree)};
+                             std::move(rangeFree),
+                             sizePoint,
+                             variant.str()};
           if (replaces) {
             made.shown = exported[*replaces].shown;
             exported[*replaces] = std::move(made);
           } else {
             exported.push_back(std::move(made));
           }
+          // An artifact's graphs are optimized once every size is captured:
+          // a graph may yet take in a size captured apart (foldSizes).
+          if (!buildArtifact)
+            if (llvm::Error error = finishVariant(exported.back()))
+              return error;
           first = false;
           return llvm::Error::success();
         };
@@ -468,15 +569,15 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
             // Nothing requires grad and the program never looked at the
             // grad mode: one graph serves both modes.
             dropGradModeGuard(**inference);
-            if (llvm::Error error = addVariant(**inference))
+            if (llvm::Error error = addVariant(**inference, ""))
               return error;
             return firstVariant;
           }
-          if (llvm::Error error = addVariant(**inference))
+          if (llvm::Error error = addVariant(**inference, ""))
             return error;
           if (!grad)
             notCompiled("calls with grad mode on", grad.takeError());
-          else if (llvm::Error error = addVariant(**grad))
+          else if (llvm::Error error = addVariant(**grad, "$grad"))
             return error;
           if (!anyRequiresGrad)
             return firstVariant;
@@ -499,13 +600,24 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
             llvm::consumeError(frozenNoGrad.takeError());
           else if (sameButGradMode(**frozen, **frozenNoGrad))
             dropGradModeGuard(**frozen);
-          if (llvm::Error error = addVariant(**frozen))
+          if (llvm::Error error = addVariant(**frozen, "$frozen"))
             return error;
           return firstVariant;
         };
-        if (buildArtifact)
-          return exportSpecializations(exportFamily, sizePoint, captureOptions.dynamic,
-                                       options_.strictDynamic, *module, entry->qualname);
+        if (buildArtifact) {
+          size_t firstOfEntry = exported.size();
+          if (llvm::Error error =
+                  exportSpecializations(exportFamily, sizePoint, captureOptions.dynamic,
+                                        options_.strictDynamic, *module, entry->qualname))
+            return error;
+          if (llvm::Error error = foldSizes(exported, firstOfEntry, captureOptions.dynamic,
+                                            options_.strictDynamic, *module, entry->qualname))
+            return error;
+          for (size_t i = firstOfEntry; i < exported.size(); ++i)
+            if (llvm::Error error = finishVariant(exported[i]))
+              return error;
+          return llvm::Error::success();
+        }
 
         // What --emit prints: a capture in the current grad mode, or for the
         // optimized graph, the artifact's first variant (under no_grad).
@@ -514,7 +626,7 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
                            optimize ? Autograd::None : Autograd::Any);
         if (!captured)
           return captured.takeError();
-        return addVariant(**captured);
+        return addVariant(**captured, "");
       }();
       if (error) {
         if (!options_.artifact.keepGoing)

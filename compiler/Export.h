@@ -81,6 +81,10 @@ struct ExportedGraph {
   /// The captured graph's rangeFreeText, for merging equal graphs of a
   /// split range; empty when not exported to an artifact.
   std::string rangeFree = {};
+  /// The sizes of the declared ranges it was captured at (empty: the
+  /// examples'), and its variant's name suffix (``, `$grad`, `$frozen`).
+  std::map<std::string, int64_t> sizePoint = {};
+  std::string variant = {};
 };
 
 /// One export, in the mould of clang's CompilerInstance: it owns the

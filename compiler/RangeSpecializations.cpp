@@ -74,13 +74,15 @@ std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
                                           const SizePoint& at) {
   std::vector<UncoveredSize> uncovered;
   llvm::StringSet<> seen;
-  auto add = [&](const capture::DynamicSpec& spec, int64_t size, std::string why) {
+  auto add = [&](const capture::DynamicSpec& spec, int64_t size, std::string why,
+                 bool torchSpecializes = false) {
     SizePoint point = at;
     point[spec.symbol] = size;
     for (const UncoveredSize& known : uncovered)
       if (known.point == point)
         return;
-    uncovered.push_back({std::move(point), spec.text, spec.symbol, size, std::move(why)});
+    uncovered.push_back(
+        {std::move(point), spec.text, spec.symbol, size, std::move(why), torchSpecializes});
   };
   for (const capture::DynamicSpec& spec : specs) {
     if (!seen.insert(spec.symbol).second)
@@ -99,7 +101,8 @@ std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
           spec.range.contains(size))
         add(spec, size,
             "torch specializes sizes 0 and 1, so the graph for " + spec.symbol + " serves " +
-                spec.symbol + " >= " + std::to_string(lowest));
+                spec.symbol + " >= " + std::to_string(lowest),
+            /*torchSpecializes=*/true);
     // A range the program cut at a boundary (`batch < 16` at a batch of
     // 8): the graph serves one part, and a capture at the first size past
     // each cut serves the next.

@@ -35,6 +35,9 @@ struct UncoveredSize {
   std::string symbol;
   int64_t size = 0;
   std::string why;
+  /// A size torch specializes (0 or 1): the graph captured there may turn
+  /// out to be the general graph there (ObliviousSizes.h).
+  bool torchSpecializes = false;
 };
 
 /// The single sizes of \p specs' declared ranges that \p graph, captured at

@@ -75,7 +75,10 @@ single sizes out (sizes 0 and 1, which torch specializes; a size the program
 treats apart, such as a slice covering a whole buffer) or the program cuts
 the range at a boundary (if n > 4), the artifact also holds a graph captured
 at that size or past the cut, and export notes each one on stderr with the
-line that made it; --strict-dynamic makes that an error instead.
+line that made it; a graph captured at a size torch specializes that is the
+general graph there is folded into it (one graph serves [1, N]), and one that
+differs is noted with the difference and its line; --strict-dynamic makes a
+size left apart an error instead.
 
 The artifact's modules (the main one, one per kernel) compile in parallel
 (-j N threads, default one per core); compiled objects are cached in

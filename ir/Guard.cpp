@@ -39,6 +39,10 @@ llvm::StringRef spelling(GuardKind kind) {
     return "int";
   case GuardKind::GlobalState:
     return "global_state";
+  case GuardKind::Same:
+    return "same";
+  case GuardKind::Distinct:
+    return "distinct";
   }
   return "?";
 }
@@ -46,6 +50,20 @@ llvm::StringRef spelling(GuardKind kind) {
 bool isTorchConstant(Argument::Kind kind) {
   return kind == Argument::Kind::DType || kind == Argument::Kind::Device ||
          kind == Argument::Kind::Layout || kind == Argument::Kind::MemoryFormat;
+}
+
+/// The word a float32 precision's number is spelled with (torch's own).
+static std::optional<llvm::StringRef> fp32PrecisionWord(int64_t value) {
+  switch (value) {
+  case 1:
+    return llvm::StringRef("ieee");
+  case 2:
+    return llvm::StringRef("tf32");
+  case 3:
+    return llvm::StringRef("bf16");
+  default:
+    return std::nullopt;
+  }
 }
 
 llvm::StringRef spelling(GlobalState state) {
@@ -68,6 +86,18 @@ llvm::StringRef spelling(GlobalState state) {
     return "nnpack";
   case GlobalState::CpuFp16Reduction:
     return "cpu_fp16_reduction";
+  case GlobalState::Fp32PrecisionMatmul:
+    return "fp32_precision_matmul";
+  case GlobalState::Fp32PrecisionConv:
+    return "fp32_precision_conv";
+  case GlobalState::Fp32PrecisionRnn:
+    return "fp32_precision_rnn";
+  case GlobalState::FlashSdp:
+    return "flash_sdp";
+  case GlobalState::MathSdp:
+    return "math_sdp";
+  case GlobalState::MathSdpReduction:
+    return "math_sdp_reduction";
   }
   return "?";
 }
@@ -77,7 +107,9 @@ std::optional<GlobalState> parseGlobalState(llvm::StringRef name) {
        {GlobalState::DeterministicAlgorithms, GlobalState::FlushDenormal,
         GlobalState::TorchFunctionModes, GlobalState::TorchDispatchModes,
         GlobalState::DeterministicFill, GlobalState::Mkldnn, GlobalState::MkldnnDeterministic,
-        GlobalState::Nnpack, GlobalState::CpuFp16Reduction})
+        GlobalState::Nnpack, GlobalState::CpuFp16Reduction, GlobalState::Fp32PrecisionMatmul,
+        GlobalState::Fp32PrecisionConv, GlobalState::Fp32PrecisionRnn, GlobalState::FlashSdp,
+        GlobalState::MathSdp, GlobalState::MathSdpReduction})
     if (spelling(state) == name)
       return state;
   return std::nullopt;
@@ -93,7 +125,16 @@ std::string spellGlobalStateValue(GlobalState state, int64_t value) {
   case GlobalState::MkldnnDeterministic:
   case GlobalState::Nnpack:
   case GlobalState::CpuFp16Reduction:
+  case GlobalState::FlashSdp:
+  case GlobalState::MathSdp:
+  case GlobalState::MathSdpReduction:
     return value ? "true" : "false";
+  case GlobalState::Fp32PrecisionMatmul:
+  case GlobalState::Fp32PrecisionConv:
+  case GlobalState::Fp32PrecisionRnn:
+    if (std::optional<llvm::StringRef> word = fp32PrecisionWord(value))
+      return word->str();
+    break;
   case GlobalState::TorchFunctionModes:
   case GlobalState::TorchDispatchModes:
     break;
@@ -113,8 +154,18 @@ std::optional<int64_t> parseGlobalStateValue(GlobalState state, llvm::StringRef 
   case GlobalState::MkldnnDeterministic:
   case GlobalState::Nnpack:
   case GlobalState::CpuFp16Reduction:
+  case GlobalState::FlashSdp:
+  case GlobalState::MathSdp:
+  case GlobalState::MathSdpReduction:
     if (word == "true" || word == "false")
       return word == "true" ? 1 : 0;
+    return std::nullopt;
+  case GlobalState::Fp32PrecisionMatmul:
+  case GlobalState::Fp32PrecisionConv:
+  case GlobalState::Fp32PrecisionRnn:
+    for (int64_t value = 1; value <= 3; ++value)
+      if (fp32PrecisionWord(value) == word)
+        return value;
     return std::nullopt;
   case GlobalState::TorchFunctionModes:
   case GlobalState::TorchDispatchModes: {
@@ -228,6 +279,20 @@ Guard Guard::builtin(SourcePtr source, std::string module, std::string name) {
   return guard;
 }
 
+Guard Guard::same(SourcePtr source, SourcePtr other) {
+  Guard guard;
+  guard.kind = GuardKind::Same;
+  guard.source = std::move(source);
+  guard.other = std::move(other);
+  return guard;
+}
+
+Guard Guard::distinct(SourcePtr source, SourcePtr other) {
+  Guard guard = same(std::move(source), std::move(other));
+  guard.kind = GuardKind::Distinct;
+  return guard;
+}
+
 Guard Guard::globalState(GlobalState state, int64_t value) {
   Guard guard;
   guard.kind = GuardKind::GlobalState;
@@ -307,6 +372,12 @@ void Guard::print(llvm::raw_ostream& os) const {
   case GuardKind::GlobalState:
     os << ' ' << spelling(state) << ' ' << spellGlobalStateValue(state, stateValue);
     return;
+  case GuardKind::Same:
+  case GuardKind::Distinct:
+    os << " : ";
+    if (other)
+      other->print(os);
+    return;
   }
 }
 
@@ -314,6 +385,11 @@ void GuardSet::add(Guard guard) {
   bool present = llvm::any_of(guards_, [&](const Guard& g) {
     if (g.kind != guard.kind)
       return false;
+    // A relation between two sources: one guard per pair.
+    if (guard.kind == GuardKind::Same || guard.kind == GuardKind::Distinct)
+      return g.source && guard.source && g.other && guard.other &&
+             ((*g.source == *guard.source && *g.other == *guard.other) ||
+              (*g.source == *guard.other && *g.other == *guard.source));
     if (g.source || guard.source)
       return g.source && guard.source && *g.source == *guard.source;
     // Process-wide state: one guard per subject.

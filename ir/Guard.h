@@ -33,6 +33,12 @@
 //     global_state mkldnn_deterministic false
 //     global_state nnpack true
 //     global_state cpu_fp16_reduction false
+//     global_state fp32_precision_matmul ieee
+//     global_state fp32_precision_conv ieee
+//     global_state fp32_precision_rnn ieee
+//     global_state flash_sdp true
+//     global_state math_sdp true
+//     global_state math_sdp_reduction false
 //     version torch "2.13.0+cpu"
 //     version python "3.11.7"
 //   }
@@ -47,8 +53,8 @@
 // functionalization or zero-tensor keys. The graph's symbol ranges and relations are then checked
 // on the bound values. `equals` compares with a constant of the type the
 // literal has (bool, int, float, str: an exact type check, then the value).
-// `length` compares len() of an exact list, tuple or dict (any other type
-// fails), so that a container input that grew or shrank is not read as the
+// `length` compares len() of an exact list, tuple, dict or OrderedDict (any
+// other type fails), so that a container input that grew or shrank is not read as the
 // one captured. `type` compares the object's type's __module__ and
 // __qualname__, written
 // `module:qualname` as entry points are (each part quoted when it is not made
@@ -82,7 +88,14 @@
 // (torch.utils.deterministic.fill_uninitialized_memory), whether oneDNN is
 // enabled and deterministic (torch.backends.mkldnn.enabled, .deterministic),
 // whether NNPACK is enabled, and whether CPU float16 reductions may
-// accumulate in reduced precision.
+// accumulate in reduced precision; oneDNN's float32 precision for matmuls,
+// convolutions and RNNs (`ieee`, `tf32`, `bf16`, as torch resolves each
+// op's setting), and which scaled_dot_product_attention kernels may run.
+//
+// `same SRC : OTHER` holds when both sources evaluate to one object (Python's
+// `is`), `distinct SRC : OTHER` when they evaluate to two: what capture saw
+// of two sources that reached one object (`self.a is self.b`, a tensor
+// passed twice) or two objects one of which the program changes.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -118,7 +131,8 @@ enum class GuardKind : uint8_t {
   /// The `versionOf` component ("torch", "python") was `version` at
   /// capture. Checked when the artifact loads, not per call.
   Version,
-  /// The value is an exact list, tuple or dict of `length` items.
+  /// The value is an exact list, tuple, dict or OrderedDict of `length`
+  /// items.
   Length,
   /// The value is an exact dict whose keys are, in order, the str keys in
   /// `constant` (a list of strings): what iterating it yields, and which
@@ -140,6 +154,12 @@ enum class GuardKind : uint8_t {
   SymInt,
   /// The process/thread-wide item `state` has the value `stateValue`.
   GlobalState,
+  /// The value is the very object at `other` (`is`): two sources reached
+  /// one object when capture ran.
+  Same,
+  /// The value is not the object at `other`: two sources reached two
+  /// objects, and the program's result depends on which it changed.
+  Distinct,
 };
 
 /// The items a `global_state` guard can name. Their numbers are the
@@ -164,11 +184,24 @@ enum class GlobalState : uint8_t {
   Nnpack = 7,
   /// CPU float16 reductions may accumulate in reduced precision.
   CpuFp16Reduction = 8,
+  /// oneDNN's float32 precision for matmuls, convolutions and RNNs as torch
+  /// resolves it: 1 ieee, 2 tf32, 3 bf16.
+  Fp32PrecisionMatmul = 9,
+  Fp32PrecisionConv = 10,
+  Fp32PrecisionRnn = 11,
+  /// 0 or 1: scaled_dot_product_attention may use its flash (fused CPU)
+  /// kernel, its math kernel; the math kernel may reduce float16 and
+  /// bfloat16 in reduced precision.
+  FlashSdp = 12,
+  MathSdp = 13,
+  MathSdpReduction = 14,
 };
 
 /// `deterministic_algorithms`, `flush_denormal`, `torch_function_modes`,
 /// `torch_dispatch_modes`, `deterministic_fill`, `mkldnn`,
-/// `mkldnn_deterministic`, `nnpack`, `cpu_fp16_reduction`.
+/// `mkldnn_deterministic`, `nnpack`, `cpu_fp16_reduction`,
+/// `fp32_precision_matmul`, `fp32_precision_conv`, `fp32_precision_rnn`,
+/// `flash_sdp`, `math_sdp`, `math_sdp_reduction`.
 llvm::StringRef spelling(GlobalState state);
 std::optional<GlobalState> parseGlobalState(llvm::StringRef name);
 /// The value as the text form writes it (`true`, `warn_only`, `3`), and
@@ -182,7 +215,7 @@ bool isTorchConstant(Argument::Kind kind);
 
 /// `tensor`, `type`, `equals`, `none`, `grad_mode`, `default_dtype`,
 /// `version`, `length`, `keys`, `empty`, `absent`, `function`, `builtin`,
-/// `int`, `global_state`.
+/// `int`, `global_state`, `same`, `distinct`.
 llvm::StringRef spelling(GuardKind kind);
 
 struct Guard {
@@ -205,6 +238,8 @@ struct Guard {
   /// \p value is the int's symbolic integer (usually a bare symbol).
   static Guard symInt(SourcePtr source, SymExpr value);
   static Guard globalState(GlobalState state, int64_t value);
+  static Guard same(SourcePtr source, SourcePtr other);
+  static Guard distinct(SourcePtr source, SourcePtr other);
 
   GuardKind kind = GuardKind::None;
   /// Null for GradMode, DefaultDType, Version and GlobalState.
@@ -220,6 +255,8 @@ struct Guard {
   DType dtype{};
   std::string versionOf, version;
   int64_t length = 0;
+  /// Same and Distinct: the source the value is compared with.
+  SourcePtr other;
   /// GlobalState: the item and its value.
   GlobalState state{};
   int64_t stateValue = 0;

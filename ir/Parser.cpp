@@ -574,9 +574,11 @@ bool Parser::parseGuards(Module& module) {
 bool Parser::parseGuard(GuardSet& guards) {
   llvm::SMLoc loc = tok_.loc();
   if (!tok_.is(Token::Identifier))
-    return expected("a guard (tensor, type, equals, none, length, keys, empty, absent, "
-                    "function, builtin, int, grad_mode, default_dtype, global_state, version) "
-                    "or '}'"),
+    return expected(
+               "a guard (tensor, type, equals, none, length, keys, empty, absent, "
+               "function, builtin, int, same, distinct, grad_mode, default_dtype, global_state, "
+               "version) "
+               "or '}'"),
            false;
   llvm::StringRef word = tok_.spelling;
   auto guardSource = [&]() -> SourcePtr {
@@ -600,6 +602,16 @@ bool Parser::parseGuard(GuardSet& guards) {
     if (!value)
       return false;
     guard = Guard::symInt(std::move(source), *value);
+  } else if (word == "same" || word == "distinct") {
+    // Two sources: `same L['b'] : L['a']`.
+    SourcePtr source = guardSource();
+    if (!source || !expect(Token::Colon, ":"))
+      return false;
+    SourcePtr other = guardSource();
+    if (!other)
+      return false;
+    guard = word == "same" ? Guard::same(std::move(source), std::move(other))
+                           : Guard::distinct(std::move(source), std::move(other));
   } else if (word == "tensor" || word == "type" || word == "equals" || word == "none" ||
              word == "length" || word == "keys" || word == "empty" || word == "absent" ||
              word == "function" || word == "builtin") {
@@ -726,7 +738,9 @@ bool Parser::parseGuard(GuardSet& guards) {
     if (!state)
       return expected("the state, one of deterministic_algorithms, flush_denormal, "
                       "torch_function_modes, torch_dispatch_modes, deterministic_fill, mkldnn, "
-                      "mkldnn_deterministic, nnpack, cpu_fp16_reduction"),
+                      "mkldnn_deterministic, nnpack, cpu_fp16_reduction, fp32_precision_matmul, "
+                      "fp32_precision_conv, fp32_precision_rnn, flash_sdp, math_sdp, "
+                      "math_sdp_reduction"),
              false;
     consume();
     std::optional<int64_t> value;
@@ -737,6 +751,10 @@ bool Parser::parseGuard(GuardSet& guards) {
                       : *state == GlobalState::TorchFunctionModes ||
                               *state == GlobalState::TorchDispatchModes
                           ? "a mode count, like 0"
+                      : *state == GlobalState::Fp32PrecisionMatmul ||
+                              *state == GlobalState::Fp32PrecisionConv ||
+                              *state == GlobalState::Fp32PrecisionRnn
+                          ? "ieee, tf32 or bf16"
                           : "true or false"),
              false;
     consume();

@@ -14,7 +14,10 @@
 //                nn.Module parameters, buffers and submodules as the
 //                dictionary reads they are, `._parameters['weight']`)
 //   base[i]      item i of an exact list or tuple (negative counts from
-//                the end)
+//                the end); of an exact dict or collections.OrderedDict
+//                (nn.Module's hook tables), the value at position i in
+//                its iteration order. Guards only: no graph input is read
+//                through a dict position (BINARY_SUBSCR would read a key)
 //   base['key']  the str key of an exact dict
 //   M['name']    the module `name` in sys.modules (torch's global hook
 //                tables: `M['torch.nn.modules.module']._global_forward_hooks`)

@@ -523,7 +523,8 @@ private:
                      guard.kind == GuardKind::Length || guard.kind == GuardKind::Keys ||
                      guard.kind == GuardKind::Empty || guard.kind == GuardKind::Absent ||
                      guard.kind == GuardKind::Function || guard.kind == GuardKind::Builtin ||
-                     guard.kind == GuardKind::SymInt;
+                     guard.kind == GuardKind::SymInt || guard.kind == GuardKind::Same ||
+                     guard.kind == GuardKind::Distinct;
       if (sourced != bool(guard.source)) {
         report(loc, what + (sourced ? " has no source" : " takes no source"));
       } else if (guard.source) {
@@ -594,6 +595,17 @@ private:
       case GuardKind::GradMode:
       case GuardKind::DefaultDType:
       case GuardKind::GlobalState:
+        break;
+      case GuardKind::Same:
+      case GuardKind::Distinct:
+        if (!guard.other)
+          report(loc, what + " needs the source it compares with");
+        else if (guard.source && *guard.other == *guard.source)
+          report(loc, what + " compares a source with itself");
+        else if (const Source& root = guard.other->root();
+                 root.kind() == Source::Kind::Local && !locals.contains(root.name()))
+          report(loc, what + ": L['" + root.name() +
+                          "'] is not among the local names of the guards block");
         break;
       }
     }

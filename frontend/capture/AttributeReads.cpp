@@ -294,6 +294,46 @@ llvm::Expected<std::optional<ValuePtr>> ObjectSemantics::userObjectClassRead(con
   return std::optional<ValuePtr>(method);
 }
 
+namespace {
+
+/// `super(start, cls).name` for a class \p cls (\p clsValue its value)
+/// deriving from \p start: the name looked up in cls's MRO after start, as
+/// Python's super does when its second argument is a type. A static method
+/// is its function; a class method binds to cls; a plain function or a
+/// builtin (`tuple.__new__`) is returned unbound, as `f.__get__(None, cls)`
+/// gives it.
+llvm::Expected<ValuePtr> superOfClass(ValueBuilder& values, PyObject* cls, const ValuePtr& clsValue,
+                                      PyObject* start, llvm::StringRef name) {
+  PyObject* mro = reinterpret_cast<PyTypeObject*>(cls)->tp_mro;
+  Py_ssize_t i = 0, n = mro ? PyTuple_GET_SIZE(mro) : 0;
+  while (i < n && PyTuple_GET_ITEM(mro, i) != start)
+    ++i;
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  for (++i; i < n; ++i) {
+    PyObject* dict = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_dict;
+    PyObject* attribute = dict ? PyDict_GetItem(dict, nameObject.get()) : nullptr;
+    if (!attribute)
+      continue;
+    bool isStatic = Py_IS_TYPE(attribute, &PyStaticMethod_Type);
+    bool isClassMethod = Py_IS_TYPE(attribute, &PyClassMethod_Type);
+    PyRef underlying = PyRef::borrow(attribute);
+    if (isStatic || isClassMethod) {
+      underlying = PyRef::steal(PyObject_GetAttrString(attribute, "__func__"));
+      if (!underlying)
+        return pythonError("reading the function of '" + name + "' found by super()");
+    }
+    llvm::Expected<ValuePtr> function = values.wrapReal(underlying.get(), nullptr);
+    if (!function || !isClassMethod)
+      return function;
+    ValuePtr method = makeValue(ValueKind::BoundMethod);
+    method->items = {clsValue, *function};
+    return method;
+  }
+  return captureError("'super' object has no attribute '" + name + "'");
+}
+
+} // namespace
+
 llvm::Expected<ValuePtr> ObjectSemantics::getAttr(const ValuePtr& base, llvm::StringRef name) {
   // A mappingproxy's reads are its dict's (MappingProxies.cpp).
   if (ValuePtr viewed = mappingProxyTarget(base); viewed && isMappingProxyRead(name))
@@ -316,6 +356,32 @@ llvm::Expected<ValuePtr> ObjectSemantics::getAttr(const ValuePtr& base, llvm::St
     if (base->kind == ValueKind::Object)
       if (ValuePtr assigned = cx_.assignedRealAttr(base->object.get(), name))
         return assigned;
+    // --- Classes of objects read through sources: `type(SRC).NAME` ---
+    // type(obj) and obj.__class__ give the class of an object read through
+    // a source; what the program (a method of the object, say) reads from
+    // that class is then read as `type(SRC).NAME` and guarded, rather than
+    // folded in as an unguarded constant.
+    if (base->kind == ValueKind::Object && base->source && !base->classOf && name == "__class__") {
+      PyTypeObject* type = Py_TYPE(base->object.get());
+      PyRef key = PyRef::steal(python::newStr(name));
+      if (key && _PyType_Lookup(type, key.get()) == _PyType_Lookup(&PyBaseObject_Type, key.get())) {
+        cx_.guards().add(typeGuard(base->source, reinterpret_cast<PyObject*>(type)));
+        ValuePtr classValue =
+            makeValue(ValueKind::Object, PyRef::borrow(reinterpret_cast<PyObject*>(type)));
+        classValue->classOf = base->source;
+        return classValue;
+      }
+    }
+    if (base->kind == ValueKind::Object && base->classOf) {
+      PyRef key = PyRef::steal(python::newStr(name));
+      PyRef value = PyRef::steal(key ? PyObject_GetAttr(base->object.get(), key.get()) : nullptr);
+      if (!value)
+        return programError("reading attribute '" + name + "' of a class");
+      if (SourcePtr source =
+              cx_.values().classOfSource(base->classOf, base->object.get(), name, value.get()))
+        return cx_.values().wrapReal(value.get(), source);
+    }
+    // --- end of classes of objects read through sources ---
     if (base->kind == ValueKind::Object && base->source) {
       llvm::Expected<std::optional<ValuePtr>> read = userObjectClassRead(base, name);
       if (!read)
@@ -461,6 +527,19 @@ llvm::Expected<ValuePtr> ObjectSemantics::getAttr(const ValuePtr& base, llvm::St
     llvm::Expected<PyRef> type = cx_.pythonType(self);
     if (!type)
       return type.takeError();
+    // super(C, cls) with a class for its second argument, as in a __new__
+    // or a class method (`super().__new__(cls, ...)` of a named tuple's
+    // subclass): the MRO searched is that class's own, and what is found
+    // binds to the class, if at all (superOfClass, above).
+    PyObject* selfClass =
+        self->kind == ValueKind::Object && self->object && PyType_Check(self->object.get()) &&
+                PyType_Check(base->object.get()) &&
+                PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(self->object.get()),
+                                 reinterpret_cast<PyTypeObject*>(base->object.get()))
+            ? self->object.get()
+            : nullptr;
+    if (selfClass)
+      return superOfClass(cx_.values(), selfClass, self, base->object.get(), name);
     PyObject* mro = reinterpret_cast<PyTypeObject*>(type->get())->tp_mro;
     Py_ssize_t i = 0, n = PyTuple_GET_SIZE(mro);
     while (i < n && PyTuple_GET_ITEM(mro, i) != base->object.get())

@@ -98,15 +98,58 @@ llvm::Expected<ValuePtr> builtinIsinstance(Interpreter& interp, const ValuePtr&,
   return makeBool(result == 1);
 }
 
+/// The real class a value stands for, or null. A class is never symbolic,
+/// whatever kind capture gives it: `int` and `tuple` are builtins capture
+/// implements, `torch.Tensor` a torch callable, a user's class an object.
+/// An Instance's `object` is its class, not the instance, so it is none.
+PyObject* realClass(const ValuePtr& v) {
+  switch (v->kind) {
+  case ValueKind::Constant:
+  case ValueKind::Object:
+  case ValueKind::Builtin:
+  case ValueKind::TorchCallable:
+    return v->object && PyType_Check(v->object.get()) ? v->object.get() : nullptr;
+  default:
+    return nullptr;
+  }
+}
+
+/// issubclass's second operand as Python takes it: a class, or a tuple of
+/// them (nested tuples too); null when a part is not a real class.
+PyRef realClassInfo(const ValuePtr& v) {
+  if (PyObject* cls = realClass(v))
+    return PyRef::borrow(cls);
+  if (v->kind != ValueKind::Tuple)
+    return PyRef();
+  PyRef tuple = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(v->items.size())));
+  for (size_t i = 0; i < v->items.size(); ++i) {
+    PyRef item = realClassInfo(v->items[i]);
+    if (!item)
+      return PyRef();
+    PyTuple_SET_ITEM(tuple.get(), static_cast<Py_ssize_t>(i), item.release());
+  }
+  return tuple;
+}
+
 llvm::Expected<ValuePtr> builtinIssubclass(Interpreter& interp, const ValuePtr& self, Args& args,
                                            KeywordArgs& kwargs) {
   if (auto e = noKeywords("issubclass", kwargs))
     return e;
-  if (!Interpreter::allConstant(args) && !llvm::all_of(args, [](const ValuePtr& v) {
-        return v->kind == ValueKind::Object || v->kind == ValueKind::Tuple;
-      }))
-    return captureError("issubclass() of a symbolic value");
-  return applyToConstants(interp, self->object.get(), args);
+  if (auto e = arity("issubclass", args, 2, 2))
+    return e;
+  PyObject* cls = realClass(args[0]);
+  PyRef classInfo = realClassInfo(args[1]);
+  if (!cls || !classInfo) {
+    if (!Interpreter::allConstant(args) && !llvm::all_of(args, [](const ValuePtr& v) {
+          return v->kind == ValueKind::Object || v->kind == ValueKind::Tuple;
+        }))
+      return captureError("issubclass() of a symbolic value");
+    return applyToConstants(interp, self->object.get(), args);
+  }
+  int result = PyObject_IsSubclass(cls, classInfo.get());
+  if (result < 0)
+    return pythonError("issubclass()");
+  return makeBool(result == 1);
 }
 
 llvm::Expected<ValuePtr> builtinGetattr(Interpreter& interp, const ValuePtr&, Args& args,
@@ -532,7 +575,13 @@ llvm::Expected<ValuePtr> builtinType(Interpreter& interp, const ValuePtr&, Args&
     return type.takeError();
   if (args[0]->source)
     interp.guards().add(typeGuard(args[0]->source, type->get()));
-  return makeValue(ValueKind::Object, *type);
+  ValuePtr value = makeValue(ValueKind::Object, *type);
+  // The class of a module or object read through a source: what the program
+  // reads from it is read as `type(SRC).NAME`, and guarded.
+  if (args[0]->source &&
+      (args[0]->kind == ValueKind::Object || args[0]->kind == ValueKind::NNModule))
+    value->classOf = args[0]->source;
+  return value;
 }
 
 llvm::Expected<ValuePtr> builtinCallable(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {

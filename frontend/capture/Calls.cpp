@@ -10,8 +10,11 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/CompilerQueries.h"
 #include "frontend/capture/Exceptions.h"
+#include "frontend/capture/FunctionTransforms.h"
 #include "frontend/capture/GuardedDefaults.h"
 #include "frontend/capture/Interpreter.h"
+#include "frontend/capture/LibraryPreparation.h"
+#include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchSize.h"
 #include "frontend/embedding/PyStrings.h"
@@ -206,6 +209,11 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   case ValueKind::Function:
     if (isCompilerQuery(callee->object.get()))
       return makeConstant(PyRef::borrow(answerCompilerQuery() ? Py_True : Py_False));
+    if (std::optional<std::string> transform = functionTransformName(callee->object.get()))
+      return captureError(*transform +
+                          " is not supported yet: its function runs under functorch's "
+                          "interpreters (batched or differentiated tensors), which capture "
+                          "does not model");
     if (isShapeFunction(*callee) && numbersOnly(args) &&
         llvm::all_of(kwargs, [](const auto& kw) { return numbersOnly({kw.second}); }))
       return callShapeFunction(callee, args, kwargs);
@@ -282,6 +290,11 @@ llvm::Expected<ValuePtr> Interpreter::inlineFunction(const ValuePtr& function,
   if (!locals)
     return locals.takeError();
   values_.guardDefaultsRead(*function, defaultsRead);
+  // A library torch prepares before tracing it is prepared before its
+  // first function runs (LibraryPreparation.h).
+  if (!function->entryGlobals)
+    if (llvm::Error error = prepareLibraryForTracing(function->globals.get()))
+      return error;
   return runFunction(function, std::move(*locals), nullptr);
 }
 
@@ -334,30 +347,6 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
   std::string name = module->source ? module->source->str() : describeObject(object);
   if (llvm::Error error = initializeLazyModule(*this, object, args, kwargs))
     return error;
-  // Hooks run Python the graph would not contain; capture them only when
-  // there are none.
-  PyObject** dictPointer = _PyObject_GetDictPtr(object);
-  PyObject* dict = dictPointer ? *dictPointer : nullptr;
-  for (const char* hooks : {"_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
-                            "_backward_pre_hooks", "_state_dict_hooks"}) {
-    if (llvm::StringRef(hooks) == "_state_dict_hooks")
-      continue;
-    PyObject* table = dict ? PyDict_GetItemString(dict, hooks) : nullptr;
-    if (table && PyObject_Length(table) > 0)
-      return captureError("module " + name + " has " + llvm::StringRef(hooks).drop_front() +
-                          " registered; modules with hooks are not supported");
-  }
-  for (const char* hooks : {"_global_forward_hooks", "_global_forward_pre_hooks",
-                            "_global_backward_hooks", "_global_backward_pre_hooks"}) {
-    llvm::Expected<PyRef> table = importObject(std::string("torch.nn.modules.module.") + hooks);
-    if (!table) {
-      llvm::consumeError(table.takeError());
-      continue;
-    }
-    if (PyObject_Length(table->get()) > 0)
-      return captureError(std::string("global module hooks (") + hooks +
-                          ") are registered; modules with hooks are not supported");
-  }
   if (module->source)
     guards_.add(typeGuard(module->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
   // The training flag changes what many modules compute: guard it.
@@ -370,10 +359,17 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
   PyObject* ownCall = _PyType_Lookup(Py_TYPE(object), callName.get());
   PyObject* baseCall =
       _PyType_Lookup(reinterpret_cast<PyTypeObject*>(types_.module.get()), callName.get());
-  llvm::Expected<ValuePtr> target =
-      moduleAttr(module, ownCall && ownCall != baseCall ? "__call__" : "forward");
+  bool overridesCall = ownCall && ownCall != baseCall;
+  // Forward hooks and pre-hooks run around forward, inlined, with their
+  // tables guarded (ModuleHooks.cpp); backward hooks stop capture.
+  llvm::Expected<ModuleHooks> hooks = readModuleHooks(*this, module, overridesCall);
+  if (!hooks)
+    return hooks.takeError();
+  llvm::Expected<ValuePtr> target = moduleAttr(module, overridesCall ? "__call__" : "forward");
   if (!target)
     return target.takeError();
+  if (!hooks->empty())
+    return callWithModuleHooks(*this, *hooks, module, *target, std::move(args), std::move(kwargs));
   return call(*target, std::move(args), std::move(kwargs));
 }
 

@@ -2,6 +2,7 @@
 #include "frontend/capture/Capture.h"
 
 #include "frontend/bytecode/OpcodeTable.h"
+#include "frontend/capture/AutocastState.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DeclaredInts.h"
 #include "frontend/capture/DictInstances.h"
@@ -706,9 +707,31 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
 
   // --dynamic names arguments, positional or keyword; check them against
   // the examples first.
+  // --- Ints held on self (`--dynamic self.window=w[1,32]`) ---
+  // `self` is no example argument, but an int the method reads from its
+  // instance __dict__ is declared by its path as one inside an argument.
+  std::optional<ExampleBinding> selfBinding;
+  if (self && firstExample == 1)
+    selfBinding = ExampleBinding{parameters[0], Source::local(parameters[0]), self.get(), false};
+  // --- end of ints held on self ---
   for (const DynamicSpec& spec : dynamic) {
     auto it =
         llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == spec.argument; });
+    // --- Ints held on self ---
+    if (it == bindings.end() && selfBinding && spec.argument == selfBinding->name) {
+      if (spec.path.empty())
+        return inputError(module, "--dynamic '" + spec.text + "': '" + spec.argument +
+                                      "' is the object " + entry.qualname +
+                                      " runs on, not an int or a tensor: declare an int it "
+                                      "holds by its path, as in --dynamic '" +
+                                      spec.argument + ".window=w[1,32]'");
+      if (llvm::Error error =
+              declareIntInside(interp, spec, selfBinding->object, selfBinding->source,
+                               options.sizeHints, options.sizeHints.empty(), options.splitRanges))
+        return inputError(module, llvm::toString(std::move(error)));
+      continue;
+    }
+    // --- end of ints held on self ---
     if (it == bindings.end())
       return inputError(module, "--dynamic '" + spec.text + "' names '" + spec.argument +
                                     "', which is not an example argument of " + entry.qualname);
@@ -947,6 +970,12 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     if (!restored)
       PyErr_Clear();
   });
+  // Autocast regions switch autocast for real; one the run does not leave
+  // (it stops inside) is left by this (AutocastState.h).
+  llvm::Expected<AutocastState> autocast = AutocastState::read(torch);
+  if (!autocast)
+    return autocast.takeError();
+  auto restoreAutocast = llvm::make_scope_exit([&] { autocast->restore(torch); });
   // Global state: what the graph's calls compute depends on it (see
   // GlobalStateGuards.h); read before the run, as grad mode is.
   llvm::Expected<std::vector<Guard>> globalState = readGlobalStateGuards(torch);
@@ -995,6 +1024,10 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   ir::Node* outputNode = (*oracle)->builder().setOutput(std::move(*output));
   for (auto& [effect, value] : sideEffects)
     outputNode->addSideEffect(std::move(effect), std::move(value));
+  // Objects the program changes must not be, at a call, what another source
+  // reached (SourceIdentity.cpp).
+  if (llvm::Error error = interp.values().guardChangedObjectsDistinct(graph))
+    return error;
 
   // A dimension declared dynamic must still be a symbol, over at least the
   // declared range: otherwise the program decided something about it. A
@@ -1044,9 +1077,12 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
       auto spec = llvm::find_if(dynamic, [&](const DynamicSpec& s) {
         auto binding =
             llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == s.argument; });
-        if (!s.intArgument || binding == bindings.end())
+        const ExampleBinding* found = binding != bindings.end() ? &*binding : nullptr;
+        if (!found && selfBinding && s.argument == selfBinding->name)
+          found = &*selfBinding;
+        if (!s.intArgument || !found)
           return false;
-        SourcePtr declared = sourceOf(s, binding->source);
+        SourcePtr declared = sourceOf(s, found->source);
         return declared && *declared == *input->source;
       });
       if (spec == dynamic.end() || isAuto(*spec))

@@ -459,7 +459,7 @@ bool realKey(const ValuePtr& value) {
 } // namespace
 
 llvm::Expected<bool> sameKey(SemanticsContext& cx, const ValuePtr& a, const ValuePtr& b) {
-  llvm::Expected<bool> same = ObjectSemantics::identical(a, b);
+  llvm::Expected<bool> same = ObjectSemantics::identical(cx.values(), a, b);
   if (!same || *same)
     return same;
   if (!realKey(a) || !realKey(b))

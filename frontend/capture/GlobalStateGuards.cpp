@@ -47,6 +47,32 @@ llvm::Expected<int64_t> callForInt(PyObject* torch, const char* module, const ch
   return result;
 }
 
+/// oneDNN's float32 precision for \p op as torch resolves it, numbered as
+/// the `global_state` guard's value: 1 ieee, 2 tf32, 3 bf16. An unset
+/// chain ("none") means full precision, so it counts as ieee, as the
+/// runtime reads it.
+llvm::Expected<int64_t> readFloat32Precision(PyObject* torch, const char* op) {
+  PyRef module = PyRef::steal(PyObject_GetAttrString(torch, "_C"));
+  if (!module)
+    return pythonError("reading torch._C");
+  PyRef value = PyRef::steal(
+      PyObject_CallMethod(module.get(), "_get_fp32_precision_getter", "ss", "mkldnn", op));
+  if (!value)
+    return pythonError(llvm::Twine("reading oneDNN's float32 precision for ") + op);
+  const char* word = PyUnicode_Check(value.get()) ? PyUnicode_AsUTF8(value.get()) : nullptr;
+  if (!word)
+    return pythonError(llvm::Twine("reading oneDNN's float32 precision for ") + op);
+  llvm::StringRef precision(word);
+  if (precision == "none" || precision == "ieee")
+    return 1;
+  if (precision == "tf32")
+    return 2;
+  if (precision == "bf16")
+    return 3;
+  return captureError(llvm::Twine("oneDNN's float32 precision for ") + op + " is '" + precision +
+                      "', which capture does not know");
+}
+
 } // namespace
 
 llvm::Expected<std::vector<ir::Guard>> readGlobalStateGuards(PyObject* torch) {
@@ -91,6 +117,32 @@ llvm::Expected<std::vector<ir::Guard>> readGlobalStateGuards(PyObject* torch) {
         Switch{GlobalState::MkldnnDeterministic, "_get_mkldnn_deterministic"},
         Switch{GlobalState::Nnpack, "_get_nnpack_enabled"},
         Switch{GlobalState::CpuFp16Reduction, "_get_cpu_allow_fp16_reduced_precision_reduction"}}) {
+    llvm::Expected<int64_t> value = callForInt(torch, "_C", item.getter);
+    if (!value)
+      return value.takeError();
+    guards.push_back(ir::Guard::globalState(item.state, *value ? 1 : 0));
+  }
+  // The precision oneDNN may compute float32 matmuls, convolutions and RNNs
+  // in (bf16 under torch.set_float32_matmul_precision("medium")), as torch
+  // resolves each op's setting through oneDNN's and the generic one.
+  struct Precision {
+    GlobalState state;
+    const char* op;
+  };
+  for (Precision item : {Precision{GlobalState::Fp32PrecisionMatmul, "matmul"},
+                         Precision{GlobalState::Fp32PrecisionConv, "conv"},
+                         Precision{GlobalState::Fp32PrecisionRnn, "rnn"}}) {
+    llvm::Expected<int64_t> value = readFloat32Precision(torch, item.op);
+    if (!value)
+      return value.takeError();
+    guards.push_back(ir::Guard::globalState(item.state, *value));
+  }
+  // Which kernel scaled_dot_product_attention runs on CPU (the fused flash
+  // kernel or the math one), and how the math kernel reduces half types.
+  for (Switch item :
+       {Switch{GlobalState::FlashSdp, "_get_flash_sdp_enabled"},
+        Switch{GlobalState::MathSdp, "_get_math_sdp_enabled"},
+        Switch{GlobalState::MathSdpReduction, "_get_math_sdp_allow_fp16_bf16_reduction"}}) {
     llvm::Expected<int64_t> value = callForInt(torch, "_C", item.getter);
     if (!value)
       return value.takeError();

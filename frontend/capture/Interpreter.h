@@ -137,7 +137,7 @@ public:
     return semantics_.unary(operatorName, a);
   }
   llvm::Expected<bool> identical(const ValuePtr& a, const ValuePtr& b) {
-    return ObjectSemantics::identical(a, b);
+    return semantics_.identical(a, b);
   }
   llvm::Expected<bool> contains(const ValuePtr& container, const ValuePtr& item) {
     return semantics_.contains(container, item);

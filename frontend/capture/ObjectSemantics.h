@@ -54,7 +54,10 @@ public:
   llvm::Expected<ValuePtr> compare(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b);
   llvm::Expected<ValuePtr> unary(llvm::StringRef operatorName, const ValuePtr& a);
   /// `a is b`: the same value, or values of the same real object.
-  static llvm::Expected<bool> identical(const ValuePtr& a, const ValuePtr& b);
+  llvm::Expected<bool> identical(const ValuePtr& a, const ValuePtr& b);
+  /// identical() where only the value builder is at hand, which guards the
+  /// answer for two objects read through sources.
+  static llvm::Expected<bool> identical(ValueBuilder& values, const ValuePtr& a, const ValuePtr& b);
   llvm::Expected<bool> contains(const ValuePtr& container, const ValuePtr& item);
   /// Adds \p item to the set value \p set unless an equal item is in it.
   llvm::Error addToSet(const ValuePtr& set, ValuePtr item);

@@ -232,10 +232,22 @@ llvm::Expected<ValuePtr> ObjectSemantics::unary(llvm::StringRef operatorName, co
 }
 
 llvm::Expected<bool> ObjectSemantics::identical(const ValuePtr& a, const ValuePtr& b) {
+  return identical(cx_.values(), a, b);
+}
+
+llvm::Expected<bool> ObjectSemantics::identical(ValueBuilder& values, const ValuePtr& a,
+                                                const ValuePtr& b) {
   if (a == b)
     return true;
-  PyObject* realA = a->realObject();
-  return realA && realA == b->realObject();
+  // A list or dict read from the caller's objects is that real container.
+  PyObject* realA = a->realObject() ? a->realObject() : a->realContainer.get();
+  PyObject* realB = b->realObject() ? b->realObject() : b->realContainer.get();
+  bool same = realA && realA == realB;
+  // Two objects read through sources: the answer holds while the guards do
+  // (SourceIdentity.cpp).
+  if (realA && realB)
+    values.guardIdentity(realA, a->source, realB, b->source, same);
+  return same;
 }
 
 llvm::Error ObjectSemantics::addToSet(const ValuePtr& set, ValuePtr item) {

@@ -38,10 +38,49 @@ std::string Interpreter::programLine() const {
   return stack.front().location.file + ":" + std::to_string(stack.front().location.line);
 }
 
+namespace {
+
+/// Whether \p file is code of an installed package or of the standard
+/// library, not of the user's program.
+bool isInstalledLibraryFile(llvm::StringRef file) {
+  if (file.contains("/site-packages/") || file.contains("/dist-packages/"))
+    return true;
+  static const std::string stdlib = [] {
+    PyRef os = PyRef::steal(PyImport_ImportModule("os"));
+    PyRef path = os ? PyRef::steal(PyObject_GetAttrString(os.get(), "__file__")) : PyRef();
+    PyErr_Clear();
+    std::optional<std::string> text = path ? python::utf8Of(path.get()) : std::nullopt;
+    return text ? llvm::StringRef(*text).rsplit('/').first.str() + "/" : std::string();
+  }();
+  return !stdlib.empty() && file.starts_with(stdlib);
+}
+
+} // namespace
+
 llvm::Error Interpreter::noteContainerMutation(const ValuePtr& container, const llvm::Twine& what) {
-  // Containers made while capturing are capture's own.
-  if (!container->source)
-    return llvm::Error::success();
+  // Containers made while capturing are capture's own. A real one read
+  // without a source (a class attribute holding tensors, a library's
+  // global, a function's default, what an iterator gave) cannot be
+  // changed after the graph: no source names it for the rewritten code.
+  if (!container->source) {
+    if (!container->realContainer)
+      return llvm::Error::success();
+    // An installed library changing its own state (einops filling its
+    // backend cache on a first call): its memo caches are the library's
+    // business, filled again by the first call that runs the original code;
+    // capture changes its own copy only (docs/capture.md, "Not yet").
+    std::vector<CaptureFrame> stack = callStack();
+    if (!stack.empty() && isInstalledLibraryFile(stack.front().location.file))
+      return llvm::Error::success();
+    return captureError(
+        what + " on a " + spelling(container->kind) +
+        " that exists before the call but was read without a source (a class attribute, a "
+        "library's global, a real function's default, an item of a container without "
+        "sources): capture would change only its own copy, and the change would not be "
+        "replayed on the real " +
+        spelling(container->kind) +
+        "; keep the state on the instance or pass the container as an argument");
+  }
   PyObject* real = container->realContainer.get();
   if (!real || (container->kind != ValueKind::List && container->kind != ValueKind::Dict)) {
     std::string kind =

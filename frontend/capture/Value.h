@@ -115,10 +115,15 @@ struct Value {
   /// (`self.layers[:n]`). `object` is the real new container and `items` its
   /// children as capture read them, each keeping its own source.
   bool slicedContainer = false;
-  /// List and Dict: the caller's real list or dict this value was read from
-  /// (through its source), which a change in place is replayed on after the
-  /// graph (SideEffects.cpp); null for containers made while capturing.
+  /// List and Dict: the real list or dict this value was read from, which a
+  /// change in place is replayed on after the graph when it was read through
+  /// a source, and refused when not (SideEffects.cpp); null for containers
+  /// made while capturing.
   python::PyRef realContainer;
+  /// Object: a class given by `type(obj)` or `obj.__class__` for an object
+  /// read through this source; its attributes are read as `type(SRC).NAME`
+  /// (ValueBuilder::classOfSource), so they are guarded.
+  SourcePtr classOf;
 
   explicit Value(ValueKind kind) : kind(kind) {}
 

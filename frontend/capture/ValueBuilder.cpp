@@ -2,6 +2,7 @@
 #include "frontend/capture/ValueBuilder.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictReads.h"
+#include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchConstants.h"
 #include "frontend/embedding/PyStrings.h"
@@ -85,10 +86,19 @@ bool isConfigObject(PyObject* object, const TorchTypes& types) {
 /// keep the source: what a guard pins, or a tensor of exactly torch.Tensor
 /// or nn.Parameter, which becomes a graph input with its tensor guard (as a
 /// module global's does), read at each call rather than assumed unchanged.
+/// An nn.Module keeps it too (a lambda closing over a submodule,
+/// `f = lambda x: m.proj(m.act(x))` stored on self): its parameters and
+/// buffers are then graph inputs read through the cell, and its attributes
+/// are guarded as those of a submodule reached from self.
 bool keepsReadSource(PyObject* object, const TorchTypes& types) {
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
-  return isGuardPinnable(object) || type == types.tensor.get() || type == types.parameter.get() ||
-         isConfigObject(object, types);
+  if (isGuardPinnable(object) || type == types.tensor.get() || type == types.parameter.get() ||
+      isConfigObject(object, types))
+    return true;
+  int module = PyObject_IsInstance(object, types.module.get());
+  if (module < 0)
+    PyErr_Clear();
+  return module == 1;
 }
 
 } // namespace
@@ -101,6 +111,21 @@ SourcePtr ValueBuilder::classReadSource(const SourcePtr& base, llvm::StringRef n
   guards_.add(Guard::absent(Source::attr(base, name)));
   return classValue && keepsReadSource(classValue, types_) ? Source::classAttr(base, name)
                                                            : nullptr;
+}
+
+SourcePtr ValueBuilder::classOfSource(const SourcePtr& base, PyObject* type, llvm::StringRef name,
+                                      PyObject* value) {
+  if (!base || !PyType_Check(type))
+    return nullptr;
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  PyObject* held = nameObject
+                       ? _PyType_Lookup(reinterpret_cast<PyTypeObject*>(type), nameObject.get())
+                       : nullptr;
+  if (!held || held != value || !keepsReadSource(value, types_)) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  return Source::classAttr(base, name);
 }
 
 SourcePtr ValueBuilder::moduleReadSource(const SourcePtr& source, PyObject* module,
@@ -175,15 +200,19 @@ SourcePtr ValueBuilder::moduleGlobalSource(PyObject* globals, llvm::StringRef gl
 }
 
 void ValueBuilder::guardNoModuleHooks(const ValuePtr& module) {
-  // What nn.Module._call_impl consults before calling forward directly.
+  // What nn.Module._call_impl consults before calling forward directly. A
+  // table with entries has its keys guarded where its hooks are read
+  // (ModuleHooks.cpp).
   if (module->source)
     for (const char* table :
          {"_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks"})
-      guards_.add(Guard::empty(Source::attr(module->source, table)));
+      if (!hookTableHasEntries(module->object.get(), table, /*global=*/false))
+        guards_.add(Guard::empty(Source::attr(module->source, table)));
   SourcePtr torchModule = Source::module("torch.nn.modules.module");
   for (const char* table : {"_global_forward_hooks", "_global_forward_pre_hooks",
                             "_global_backward_hooks", "_global_backward_pre_hooks"})
-    guards_.add(Guard::empty(Source::attr(torchModule, table)));
+    if (!hookTableHasEntries(module->object.get(), table, /*global=*/true))
+      guards_.add(Guard::empty(Source::attr(torchModule, table)));
   if (!module->source)
     return;
   // The path from a call to forward: type(m).__call__ (nn.Module's
@@ -239,6 +268,7 @@ void ValueBuilder::guardConstant(PyObject* object, const SourcePtr& source) {
 
 llvm::Expected<ValuePtr> ValueBuilder::tensorInput(PyObject* real, SourcePtr source,
                                                    llvm::ArrayRef<oracle::DynamicDim> dims) {
+  noteIdentity(real, source);
   auto it = tensorInputs_.find(real);
   if (it != tensorInputs_.end())
     return it->second.second;
@@ -247,6 +277,10 @@ llvm::Expected<ValuePtr> ValueBuilder::tensorInput(PyObject* real, SourcePtr sou
   if (!source)
     return captureError("a tensor that was not reached from the frame's inputs (" +
                         describeObject(real) + ") cannot be a graph input");
+  if (readsThroughHookTable(*source))
+    return captureError("the tensor " + source->str() +
+                        " is read through a module hook (a closure cell or attribute of the "
+                        "hook); tensors held by hooks are not supported as graph inputs yet");
   // The tensor guard checks these: the graph computes on plain dense
   // tensors of exactly torch.Tensor or nn.Parameter.
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(real));
@@ -413,6 +447,8 @@ ValuePtr ValueBuilder::callersContainer(ValuePtr value, PyObject* real) {
 }
 
 llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr source) {
+  // Two sources that reach one object are pinned as such (SourceIdentity.cpp).
+  noteIdentity(object, source);
   // An int inside an argument declared dynamic is a symbol, not a constant.
   if (std::optional<llvm::Expected<ValuePtr>> declared = declaredIntAt(object, source))
     return std::move(*declared);
@@ -497,7 +533,13 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
     }
     ValuePtr value = makeList(std::move(items));
     value->source = source;
-    return itemsSource ? callersContainer(std::move(value), object) : value;
+    if (itemsSource)
+      return callersContainer(std::move(value), object);
+    // Read without a source: still the real list, which a change in place
+    // must not silently leave alone (SideEffects.cpp refuses it).
+    if (!source)
+      value->realContainer = PyRef::borrow(object);
+    return value;
   }
   if (PyDict_CheckExact(object)) {
     ValuePtr value = makeValue(ValueKind::Dict, {}, source);
@@ -513,7 +555,10 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
         return wrapped.takeError();
       value->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);
     }
-    return source ? callersContainer(std::move(value), object) : value;
+    if (source)
+      return callersContainer(std::move(value), object);
+    value->realContainer = PyRef::borrow(object);
+    return value;
   }
   if (PyObject_IsInstance(object, types_.tensor.get()) == 1)
     return tensorInput(object, source);
@@ -644,7 +689,7 @@ void ValueBuilder::addRoots(std::vector<ValuePtr>& roots) const {
 Recorder::Restore ValueBuilder::save() {
   auto tables = [this] {
     return std::tie(realFunctions_, functionsBeingWrapped_, tensorInputs_, inputOrder_,
-                    declaredInts_);
+                    declaredInts_, identities_, identityIndex_);
   };
   using Tables =
       decltype(std::apply([](auto&... table) { return std::make_tuple(table...); }, tables()));

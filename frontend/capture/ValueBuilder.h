@@ -22,6 +22,7 @@
 #include "frontend/capture/TorchTypes.h"
 #include "frontend/capture/Value.h"
 #include "frontend/oracle/TensorOracle.h"
+#include "ir/Graph.h"
 #include "ir/Guard.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -111,6 +112,13 @@ public:
   /// and gives `type(base).name` when the value is one a guard can pin
   /// without making it a graph input (a constant, a function); else null.
   SourcePtr classReadSource(const SourcePtr& base, llvm::StringRef name, PyObject* classValue);
+  /// `type(base).name` for \p value, attribute \p name of the class of the
+  /// object read through \p base (a class `type(obj)` or `obj.__class__`
+  /// gave), when the class's MRO holds \p value itself (a plain class
+  /// attribute or a function, no descriptor's result) and a guard can pin
+  /// it; else null.
+  SourcePtr classOfSource(const SourcePtr& base, PyObject* type, llvm::StringRef name,
+                          PyObject* value);
   /// The source of \p value, read from Python module \p module through
   /// \p source (a module attribute, or a global of a function defined in
   /// that module), as far as guards may pin it. A library module's state
@@ -156,6 +164,29 @@ public:
   void guardDefaultsRead(const Value& function, const DefaultsRead& read);
 
   //===--------------------------------------------------------------------===//
+  // Identity between sources (SourceIdentity.cpp).
+
+  /// Notes that \p source reached \p object (a tensor, list, dict, module or
+  /// other mutable object; constants, functions, classes and modules are
+  /// pinned otherwise). A second source reaching an object one already
+  /// reached is guarded `same SECOND : FIRST`: capture read one object
+  /// through both, and a change made through one shows through the other.
+  void noteIdentity(PyObject* object, const SourcePtr& source);
+  /// The answer capture gave to `a is b` for real objects \p a and \p b
+  /// read through \p sourceA and \p sourceB, guarded (`same` or
+  /// `distinct`) when both are objects identity is tracked for.
+  void guardIdentity(PyObject* a, const SourcePtr& sourceA, PyObject* b, const SourcePtr& sourceB,
+                     bool same);
+  /// Once the graph is built: every object the program changes (a tensor
+  /// input the graph writes, directly or through a view; a list or dict
+  /// filled or an object whose attribute is set after the graph) must not
+  /// be, at the call, the object another source reached: a `distinct`
+  /// guard for each other source of an object that could pass the same
+  /// guards (a tensor of the same dtype, rank, sizes and requires_grad; an
+  /// object of the same type).
+  llvm::Error guardChangedObjectsDistinct(const ir::Graph& graph);
+
+  //===--------------------------------------------------------------------===//
   // Functions made real by capture (RealObjects.cpp).
 
   /// Wrapping real function \p real gives back \p symbolic, the function
@@ -184,6 +215,16 @@ private:
   /// \p value, read as the caller's exact list or dict \p real, marked as
   /// such; or the value the program changed it into.
   ValuePtr callersContainer(ValuePtr value, PyObject* real);
+  /// Objects reached through sources, each with the first source that
+  /// reached it (SourceIdentity.cpp).
+  struct Identity {
+    python::PyRef object;
+    SourcePtr source;
+  };
+  std::vector<Identity> identities_;
+  std::map<PyObject*, size_t> identityIndex_;
+  /// Whether \p object's identity is tracked (see noteIdentity).
+  bool tracksIdentity(PyObject* object) const;
   /// Graph inputs made from real tensors, by the real object.
   std::map<PyObject*, std::pair<python::PyRef, ValuePtr>> tensorInputs_;
   std::vector<ValuePtr> inputOrder_;

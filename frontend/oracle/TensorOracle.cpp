@@ -103,6 +103,9 @@ private:
   /// The pending Python exception as an error: the oracle's own complaints
   /// (OracleError) by their message alone, torch's under \p context.
   llvm::Error pythonError(const llvm::Twine& context);
+  /// Whether the pending exception is torch's refusal of a fake tensor
+  /// passed where an int goes; the exception stays pending.
+  bool tensorForInt();
   /// Calls session.<method>(args...).
   PyRef callMethod(PyObject* method, std::initializer_list<PyObject*> args);
 
@@ -212,6 +215,20 @@ llvm::Error PythonTensorOracle::start() {
   if (!idName_ || !whereName_)
     return python::takePythonError("starting the tensor oracle");
   return llvm::Error::success();
+}
+
+bool PythonTensorOracle::tensorForInt() {
+  // torch's argument parser says "... but got FakeTensor" when a tensor
+  // stands where an int or a list of ints goes; eager takes a 0-d integer
+  // tensor there through __index__, which a fake tensor cannot answer.
+  if (!PyErr_Occurred() || !PyErr_ExceptionMatches(PyExc_TypeError))
+    return false;
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  std::string message = python::strOf(value);
+  PyErr_Restore(type, value, traceback);
+  return llvm::StringRef(message).contains("but got FakeTensor");
 }
 
 llvm::Error PythonTensorOracle::pythonError(const llvm::Twine& context) {
@@ -327,6 +344,11 @@ llvm::Expected<PyRef> PythonTensorOracle::call(PyObject* callable, PyObject* arg
   if (finalized_)
     return makeError("the tensor oracle was already finalized");
   PyRef result = callMethod(callMethod_.get(), {callable, args, kwargs ? kwargs : Py_None});
+  if (!result && tensorForInt())
+    return pythonError("running " + callableName(callable) +
+                       " on fake tensors, with a tensor where torch takes an int (a size read "
+                       "from a tensor's values, as a packed sequence's batch_sizes[0] is, "
+                       "depends on the data: not supported yet)");
   if (!result)
     return pythonError("running " + callableName(callable) + " on fake tensors");
   // A record the graph cannot hold takes the whole call back, so the graph

@@ -55,6 +55,12 @@ extern "C" {
  * builtin exception the program raises there. Runtimes that predate it
  * report it as any other error. */
 #define DYNC_ARTIFACT_CHECK_FAILED 2
+/* A run-time check of a bound capture inferred (not one the program
+ * states) failed before the graph did anything the caller could observe (no
+ * input written, no random number drawn): `error` says which; the runtime
+ * runs the original code instead, as after a guard miss. Runtimes that
+ * predate it report it as any other error. */
+#define DYNC_ARTIFACT_FALL_BACK 3
 
 /* CPython's frame-local and object types, declared so this header needs no
  * Python.h. */

@@ -30,6 +30,7 @@
 namespace dync::python {
 
 PyObject* GuardErrorType = nullptr;
+PyObject* FallBackType = nullptr;
 
 PyObject* raiseWithAttributes(PyObject* type, const std::string& message,
                               const ExceptionAttribute& first, const ExceptionAttribute& second) {
@@ -86,6 +87,23 @@ thread_local bool inGuard = false;
 PyObject* evalDefault(PyThreadState* tstate, _PyInterpreterFrame* frame, int throwFlag) {
   return previousEval ? previousEval(tstate, frame, throwFlag)
                       : _PyEval_EvalFrameDefault(tstate, frame, throwFlag);
+}
+
+// The message of the dync.FallBack exception being raised, which is
+// cleared.
+std::string fallBackReason() {
+  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  PyObject* text = value ? PyObject_Str(value) : nullptr;
+  const char* utf8 = text ? PyUnicode_AsUTF8(text) : nullptr;
+  std::string reason = utf8 && *utf8 ? utf8 : "a bound capture inferred does not hold";
+  Py_XDECREF(text);
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(traceback);
+  PyErr_Clear();
+  return reason;
 }
 
 void recordMiss(Binding& b, const char* reason) {
@@ -304,7 +322,17 @@ PyObject* dyncEvalFrame(PyThreadState* tstate, _PyInterpreterFrame* frame, int t
     }
     if (hit == 1) {
       ++b.stats.hits;
-      return callRewritten(b, v, view);
+      PyObject* result = callRewritten(b, v, view);
+      if (result || !FallBackType || !PyErr_ExceptionMatches(FallBackType))
+        return result;
+      // The graph stopped before doing anything observable: eager returns
+      // there, so the original code runs, and the call counts as a miss.
+      std::string why = fallBackReason();
+      --b.stats.hits;
+      recordMiss(b, why.c_str());
+      if (b.strict)
+        return raiseGuardError(b, b.stats.lastMissReason.c_str());
+      return evalDefault(tstate, frame, throwFlag);
     }
     bool gradMode = why && std::strncmp(why, "grad_mode ", 10) == 0;
     if (gradMode && !gradModeReason)

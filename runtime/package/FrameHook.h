@@ -83,6 +83,10 @@ struct Binding {
 
 /// The exception a strict-mode guard miss raises (set by the module).
 extern PyObject* GuardErrorType;
+/// dync.FallBack: a graph's check of a bound capture inferred failed before
+/// it did anything observable (DYNC_ARTIFACT_FALL_BACK); the hook runs the
+/// original code.
+extern PyObject* FallBackType;
 
 /// A str attribute of a raised exception: `convert(value)`, which is
 /// PyUnicode_FromString unless, for a path, PyUnicode_DecodeFSDefault.

@@ -169,6 +169,10 @@ PyObject* Graph_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
       dync_tensor_release(outputs[i]);
     if (status == DYNC_ARTIFACT_CHECK_FAILED)
       return raiseCheckFailure(error);
+    if (status == DYNC_ARTIFACT_FALL_BACK) {
+      PyErr_SetString(FallBackType, error);
+      return nullptr;
+    }
     PyErr_Format(PyExc_RuntimeError, "dync graph %s failed: %s", graph.name,
                  *error ? error : "no message");
     return nullptr;
@@ -715,6 +719,11 @@ PyMODINIT_FUNC PyInit__dync() {
                     "A guard missed in strict mode; `entry` names the function and `reason` the "
                     "first failing guard.",
                     PyExc_RuntimeError, GuardErrorType) ||
+      !addException(module, "FallBack", "dync.FallBack",
+                    "A graph found, before doing anything observable, that a bound capture "
+                    "inferred does not hold; the frame hook runs the original code instead. "
+                    "Raised to the caller only when a graph is called directly.",
+                    PyExc_RuntimeError, FallBackType) ||
       PyModule_AddStringConstant(module, "TORCH_VERSION_BUILT", dync_shim_torch_version()) != 0) {
     Py_DECREF(module);
     return nullptr;

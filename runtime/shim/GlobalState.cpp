@@ -33,6 +33,20 @@ bool flushesDenormals() {
 #endif
 }
 
+/// oneDNN's float32 precision for \p op as torch resolves it (the op's own
+/// setting, else oneDNN's, else the generic one): 1 ieee, 2 tf32, 3 bf16.
+/// An unset chain means full precision, so it reads as ieee.
+int64_t oneDnnFloat32Precision(at::Float32Op op) {
+  switch (at::globalContext().float32Precision(at::Float32Backend::MKLDNN, op)) {
+  case at::Float32Precision::TF32:
+    return 2;
+  case at::Float32Precision::BF16:
+    return 3;
+  default:
+    return 1;
+  }
+}
+
 } // namespace
 
 int64_t dync_global_state_of(int which) {
@@ -61,6 +75,20 @@ int64_t dync_global_state_of(int which) {
     return at::globalContext().userEnabledNNPACK() ? 1 : 0;
   case DYNC_GLOBAL_CPU_FP16_REDUCTION:
     return at::globalContext().allowFP16ReductionCPU() ? 1 : 0;
+  // What precision float32 matmuls, convolutions and RNNs may compute in,
+  // and which scaled_dot_product_attention kernel runs on CPU.
+  case DYNC_GLOBAL_FP32_PRECISION_MATMUL:
+    return oneDnnFloat32Precision(at::Float32Op::MATMUL);
+  case DYNC_GLOBAL_FP32_PRECISION_CONV:
+    return oneDnnFloat32Precision(at::Float32Op::CONV);
+  case DYNC_GLOBAL_FP32_PRECISION_RNN:
+    return oneDnnFloat32Precision(at::Float32Op::RNN);
+  case DYNC_GLOBAL_FLASH_SDP:
+    return at::globalContext().userEnabledFlashSDP() ? 1 : 0;
+  case DYNC_GLOBAL_MATH_SDP:
+    return at::globalContext().userEnabledMathSDP() ? 1 : 0;
+  case DYNC_GLOBAL_MATH_SDP_REDUCTION:
+    return at::globalContext().allowFP16BF16ReductionMathSDP() ? 1 : 0;
   default:
     return -1;
   }

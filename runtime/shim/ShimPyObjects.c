@@ -170,8 +170,8 @@ static PyObject* instance_attr(PyObject* obj, const char* name, int* unknown) {
   return dict_lookup(dict, name);
 }
 
-/* The attributes a guard reads from the C fields of a function or a
- * property (whose types are exact, so no Python-level code can be behind
+/* The attributes a guard reads from the C fields of a function, a bound
+ * method or a property (whose types are exact, so no Python-level code can be behind
  * them): what capture read where the function's defaults filled parameters
  * and where a property's getter ran. NULL when `obj` is not such an object
  * or `name` not such a field; `*found` tells the two NULLs apart. */
@@ -184,6 +184,11 @@ static PyObject* builtin_field(PyObject* obj, const char* name, int* found) {
       PyObject* field = name[2] == 'd' ? fn->func_defaults : fn->func_kwdefaults;
       return field ? field : Py_None;
     }
+  } else if (Py_IS_TYPE(obj, &PyMethod_Type) &&
+             (strcmp(name, "__self__") == 0 || strcmp(name, "__func__") == 0)) {
+    /* A bound method's own fields (a hook registered as `obj.method`). */
+    *found = 1;
+    return name[2] == 's' ? PyMethod_GET_SELF(obj) : PyMethod_GET_FUNCTION(obj);
   } else if (Py_IS_TYPE(obj, &PyProperty_Type) && strcmp(name, "fget") == 0) {
     *found = 1;
     /* A member of the property's own struct: reading it runs no code, and
@@ -216,9 +221,59 @@ PyObject* dync_py_dict_item(PyObject* dict, const char* key) {
   return dict_lookup(dict, key);
 }
 
+/* The value at position `index` of an exact dict, in iteration order. */
+static PyObject* dict_value_at(PyObject* dict, int64_t index) {
+  if (index < 0 || index >= PyDict_GET_SIZE(dict))
+    return NULL;
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  for (int64_t i = 0; PyDict_Next(dict, &pos, &key, &value); ++i)
+    if (i == index)
+      return value;
+  return NULL;
+}
+
+/* The value at position `index` of an exact OrderedDict, in its own order
+ * (its linked list, which `move_to_end` changes): its C iterator walks the
+ * keys, and the value is the dict's entry for that exact key object, found
+ * by identity so that no key's __eq__ runs. */
+static PyObject* odict_value_at(PyObject* odict, int64_t index) {
+  if (index < 0 || index >= PyDict_GET_SIZE(odict))
+    return NULL;
+  PyObject* iterator = PyObject_GetIter(odict);
+  if (!iterator) {
+    PyErr_Clear();
+    return NULL;
+  }
+  PyObject* found = NULL;
+  PyObject* key;
+  for (int64_t i = 0; (key = PyIter_Next(iterator)) != NULL; ++i) {
+    if (i == index) {
+      PyObject *k, *value;
+      Py_ssize_t pos = 0;
+      while (PyDict_Next(odict, &pos, &k, &value))
+        if (k == key) {
+          found = value;
+          break;
+        }
+    }
+    Py_DECREF(key);
+    if (i >= index)
+      break;
+  }
+  Py_DECREF(iterator);
+  if (PyErr_Occurred())
+    PyErr_Clear();
+  return found;
+}
+
 PyObject* dync_py_sequence_item(PyObject* seq, int64_t index) {
   if (!seq)
     return NULL;
+  if (PyDict_CheckExact(seq))
+    return dict_value_at(seq, index);
+  if (PyODict_CheckExact(seq))
+    return odict_value_at(seq, index);
   Py_ssize_t size;
   PyObject** items;
   if (PyList_CheckExact(seq)) {
@@ -271,7 +326,9 @@ int64_t dync_py_length(PyObject* obj) {
     return (int64_t)PyList_GET_SIZE(obj);
   if (PyTuple_CheckExact(obj))
     return (int64_t)PyTuple_GET_SIZE(obj);
-  if (PyDict_CheckExact(obj))
+  /* An OrderedDict's entries are its dict's own (nn.Module's hook
+   * tables). */
+  if (PyDict_CheckExact(obj) || PyODict_CheckExact(obj))
     return (int64_t)PyDict_GET_SIZE(obj);
   return -1;
 }

@@ -332,6 +332,18 @@ typedef enum dync_global_state {
   DYNC_GLOBAL_NNPACK = 7,
   /* 1 when CPU float16 reductions may accumulate in reduced precision. */
   DYNC_GLOBAL_CPU_FP16_REDUCTION = 8,
+  /* oneDNN's float32 precision for matmuls, convolutions and RNNs, as
+   * torch resolves it (torch.set_float32_matmul_precision,
+   * torch.backends[.mkldnn[.OP]].fp32_precision): 1 ieee, 2 tf32, 3 bf16. */
+  DYNC_GLOBAL_FP32_PRECISION_MATMUL = 9,
+  DYNC_GLOBAL_FP32_PRECISION_CONV = 10,
+  DYNC_GLOBAL_FP32_PRECISION_RNN = 11,
+  /* 1 when scaled_dot_product_attention may use its flash (fused CPU)
+   * kernel, its math kernel; and when the math kernel may reduce float16
+   * and bfloat16 in reduced precision. */
+  DYNC_GLOBAL_FLASH_SDP = 12,
+  DYNC_GLOBAL_MATH_SDP = 13,
+  DYNC_GLOBAL_MATH_SDP_REDUCTION = 14,
 } dync_global_state;
 /* The value of item `which` (a dync_global_state); -1 for an unknown item. */
 DYNC_SHIM_EXPORT int64_t dync_global_state_of(int which);
@@ -356,7 +368,10 @@ DYNC_SHIM_EXPORT struct _object* dync_py_instance_attr(struct _object* obj, cons
  * never compared with, so no key's __eq__ runs. */
 DYNC_SHIM_EXPORT struct _object* dync_py_dict_item(struct _object* dict, const char* key);
 /* Item `index` of an exact list or tuple, negative counting from the end;
- * NULL for other types (subclasses included) or an index out of range. */
+ * or the value at position `index` (not negative) of an exact dict or
+ * collections.OrderedDict, in its iteration order (nn.Module's hook
+ * tables). NULL for other types (subclasses included) or an index out of
+ * range. */
 DYNC_SHIM_EXPORT struct _object* dync_py_sequence_item(struct _object* seq, int64_t index);
 /* 1 if type(obj).__module__ is the str `module` and type(obj).__qualname__
  * the str `qualname`, read as CPython stores them: for a class, `__module__`
@@ -377,8 +392,9 @@ DYNC_SHIM_EXPORT int dync_py_equals_float(struct _object* obj, double value);
 /* 1 if `obj` is exactly a str whose UTF-8 form is the `size` bytes at
  * `utf8` (which may hold NUL bytes). */
 DYNC_SHIM_EXPORT int dync_py_equals_str(struct _object* obj, const char* utf8, size_t size);
-/* len(obj) for an exact list, tuple or dict; -1 for any other object
- * (subclasses included, whose len() may be Python code). */
+/* len(obj) for an exact list, tuple, dict or collections.OrderedDict; -1
+ * for any other object (other subclasses, whose len() may be Python
+ * code). */
 DYNC_SHIM_EXPORT int64_t dync_py_length(struct _object* obj);
 /* 1 if `obj` is exactly a dict whose keys are, in iteration order, exactly
  * `count` str objects whose UTF-8 forms are keys[i] (sizes[i] bytes each). */

@@ -19,7 +19,7 @@
 # RUN: not %dync export %s:needs_two -o %t.so --dynamic 'x:0=b[1,64]' 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=ATONE
 # RUN: not test -e %t.so
-# RUN: not %dync export %s:f -o %t.so --strict-dynamic --dynamic 'x:0=b[1,64]' 2>&1 \
+# RUN: not %dync export %s:squeezes -o %t.so --strict-dynamic --dynamic 'x:0=b[1,64]' 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=STRICT
 # RUN: not test -e %t.so
 import torch
@@ -39,6 +39,10 @@ def needs_two(x):
     return x * 2
 
 
+def squeezes(x):
+    return x.squeeze(0).relu()
+
+
 def example_inputs():
     return (torch.randn(8, 3),)
 
@@ -52,4 +56,4 @@ def example_inputs():
 # ATONE: dync: note: needs_two: --dynamic 'x:0=b[1,64]': torch specializes sizes 0 and 1, so the graph for b serves b >= 2; adding a graph for b = 1
 # ATONE-NEXT: dynamic-bad-input.py:38:9: error: --dynamic 'x:0=b[1,64]' contradicts the program: at b = 1 (torch specializes sizes 0 and 1, so the graph for b serves b >= 2), the program raises ValueError: needs a batch of two or more
 # ATONE-NEXT: {{^}}        raise ValueError("needs a batch of two or more")
-# STRICT: dynamic-bad-input.py: error: --dynamic 'x:0=b[1,64]' is not served whole by one graph (--strict-dynamic): torch specializes sizes 0 and 1, so the graph for b serves b >= 2, so b = 1 would need a graph of its own
+# STRICT: dynamic-bad-input.py: error: --dynamic 'x:0=b[1,64]' is not served whole by one graph (--strict-dynamic): torch specializes b = 1, and the graph captured there is not the general graph: it computes `%0 = aten::squeeze.dims(%x, [0]) : tensor<f32, [3]>` where the general graph computes `%0 = aten::squeeze.dims(%x, [0]) : tensor<f32, [1, 3]>` at {{.*}}dynamic-bad-input.py:43:12

@@ -34,9 +34,10 @@ def example_inputs():
 # CUT-NEXT: dync: note: cut: --dynamic 'x:0=n[1,100]': torch specializes sizes 0 and 1, so the graph for n serves n >= 2; adding a graph for n = 1
 # GRAPHS: graph @cut(%x: tensor<f32, [n, 3]> = L['x'])
 # GRAPHS-NEXT: symbols { n: [5, 100] }
+# CUT-NEXT: dync: note: cut: --dynamic 'x:0=n[1,100]': the graph for n = 1 is the general graph there; one graph serves n in [1, 4]
 # GRAPHS: graph @cut$n_4(%x: tensor<f32, [n, 3]> = L['x'])
-# GRAPHS-NEXT: symbols { n: [2, 4] }
-# GRAPHS: graph @cut$n_1(%x: tensor<f32, [1, 3]> = L['x'])
+# GRAPHS-NEXT: symbols { n: [1, 4] }
+# GRAPHS-NOT: graph @cut$n_1
 # APART: dync: note: apart: --dynamic 'x:0=n[2,100]': the graph assumes n != 7 at dynamic-range-cut.py:25; adding a graph for n = 7
 # STRICT: dynamic-range-cut.py:19:8: error: --dynamic 'x:0=n[1,100]' contradicts the program: this line assumes dimension 0 of L['x'] is in [5, 100]
 # STRICT-NEXT: {{^}}    if x.shape[0] > 4:

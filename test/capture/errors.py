@@ -44,13 +44,13 @@ def asserts(x):
 
 
 hooked_layer = nn.Linear(3, 3)
-hooked_layer.register_forward_hook(lambda module, args, out: None)
+hooked_layer.register_full_backward_hook(lambda module, grad_in, grad_out: None)
 
 
 def hooked(x):
     return hooked_layer(x)
 
-# HOOK: errors.py:[[@LINE-2]]:12: error: module G['hooked_layer'] has forward_hooks registered; modules with hooks are not supported
+# HOOK: errors.py:[[@LINE-2]]:12: error: module G['hooked_layer'] has backward_hooks registered; backward hooks are not supported (they run in backward, through autograd functions wrapping the module's inputs and outputs)
 # HOOK-NEXT: {{^}}    return hooked_layer(x)
 
 

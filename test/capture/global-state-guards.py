@@ -81,6 +81,12 @@ def program(x):
 # CHECK-NEXT:  global_state mkldnn_deterministic false
 # CHECK-NEXT:  global_state nnpack true
 # CHECK-NEXT:  global_state cpu_fp16_reduction false
+# CHECK-NEXT:  global_state fp32_precision_matmul ieee
+# CHECK-NEXT:  global_state fp32_precision_conv ieee
+# CHECK-NEXT:  global_state fp32_precision_rnn ieee
+# CHECK-NEXT:  global_state flash_sdp true
+# CHECK-NEXT:  global_state math_sdp true
+# CHECK-NEXT:  global_state math_sdp_reduction false
 # CHECK-NEXT:  version torch
 
 # INPUTS: graph @program(

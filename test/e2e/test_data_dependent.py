@@ -114,9 +114,13 @@ def test_data_dependent_sizes_match_eager(run_dync, tmp_path):
                               ("all", [5, 4, 3, 2, 1])):
             check("distinct " + label, "distinct", (torch.tensor(values),))
     """).strip()))
+    # A value outside a symbol's range runs the original code (nothing was
+    # done yet), whose torch._check then raises as eager mode's does.
+    outside = {"counted 9", "counted -1"}
     for name, result in results.items():
         assert result["same"], (name, result)
-        assert (result["hits"], result["misses"]) == (1, 0), (name, result)
+        assert (result["hits"], result["misses"]) == ((0, 1) if name in outside else (1, 0)), \
+            (name, result)
     assert results["counted 9"]["expected"] == "raised"
     assert results["counted 9"]["actual"] == repr("RuntimeError")
     assert results["counted -1"]["actual"] == repr("RuntimeError")

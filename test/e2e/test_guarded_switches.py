@@ -48,6 +48,24 @@ PROGRAM = textwrap.dedent("""
         ("module device", "cast", lambda: set_attr(m, "DEVICE", torch.device("cpu", 0))),
         ("torch.float32", "cast", lambda: set_attr(torch, "float32", torch.float64)),
         ("asks", "asks", None),
+        ("attends", "attends", None),
+        ("matmul precision", "attends",
+         lambda: switch(torch.get_float32_matmul_precision, torch.set_float32_matmul_precision,
+                        "medium")),
+        # Back at "highest", oneDNN's matmul precision reads ieee, not
+        # unset: the same precision, so the call hits.
+        ("matmul precision highest", "attends",
+         lambda: switch(torch.get_float32_matmul_precision, torch.set_float32_matmul_precision,
+                        "highest")),
+        ("conv precision", "attends",
+         lambda: switch(lambda: torch.backends.mkldnn.conv.fp32_precision,
+                        lambda v: setattr(torch.backends.mkldnn.conv, "fp32_precision", v),
+                        "tf32")),
+        ("flash sdp", "attends",
+         lambda: switch(C._get_flash_sdp_enabled, C._set_sdp_use_flash, False)),
+        ("math sdp reduction", "attends",
+         lambda: switch(C._get_math_sdp_allow_fp16_bf16_reduction,
+                        C._set_math_sdp_allow_fp16_bf16_reduction, True)),
     ]
     report({artifact!r}, [(what, entry, lambda entry=entry: getattr(m, entry)(x), change)
                           for what, entry, change in CASES])
@@ -61,12 +79,17 @@ MISSES = {
     "module dtype": "equals G['DTYPE'] : f32",
     "module device": "equals G['DEVICE'] : cpu",
     "torch.float32": "equals G['torch'].float32 : f32",
+    "matmul precision": "global_state fp32_precision_matmul ieee",
+    "conv precision": "global_state fp32_precision_conv ieee",
+    "flash sdp": "global_state flash_sdp true",
+    "math sdp reduction": "global_state math_sdp_reduction false",
 }
 
 
 def test_changed_switches_and_dtypes_miss_and_match_eager(run_dync, tmp_path):
     artifact = tmp_path / "switches.so"
-    done = run_dync("export", f"{MODULE}:convolved", f"{MODULE}:cast", f"{MODULE}:asks", "-o",
+    done = run_dync("export", f"{MODULE}:convolved", f"{MODULE}:cast", f"{MODULE}:asks",
+                    f"{MODULE}:attends", "-o",
                     artifact)
     assert done.returncode == 0, done.stderr
     expected = check_state_changes(PROGRAM, artifact, MISSES)

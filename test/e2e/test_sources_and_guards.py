@@ -266,7 +266,12 @@ SWITCHES = {
     "mkldnn_deterministic": torch._C._get_mkldnn_deterministic,
     "nnpack": torch._C._get_nnpack_enabled,
     "cpu_fp16_reduction": torch._C._get_cpu_allow_fp16_reduced_precision_reduction,
+    "flash_sdp": torch._C._get_flash_sdp_enabled,
+    "math_sdp": torch._C._get_math_sdp_enabled,
+    "math_sdp_reduction": torch._C._get_math_sdp_allow_fp16_bf16_reduction,
 }
+# oneDNN's float32 precision per op, as torch resolves it; unset is ieee.
+PRECISIONS = {"fp32_precision_" + op: op for op in ("matmul", "conv", "rnn")}
 
 
 def torch_constant(text):
@@ -304,6 +309,9 @@ def check_guard(line, L, G, symbols, ranges):
             actual = str(torch._C._len_torch_function_stack())
         elif item in SWITCHES:
             actual = "true" if SWITCHES[item]() else "false"
+        elif item in PRECISIONS:
+            actual = torch._C._get_fp32_precision_getter("mkldnn", PRECISIONS[item])
+            actual = "ieee" if actual == "none" else actual
         else:
             assert item == "torch_dispatch_modes", line
             actual = str(torch._C._len_torch_dispatch_stack())
@@ -320,6 +328,9 @@ def check_guard(line, L, G, symbols, ranges):
         assert name not in vars(evaluate(base, L, G)), line
         return
     value = evaluate(source, L, G)
+    if kind in ("same", "distinct"):
+        assert (value is evaluate(operand, L, G)) == (kind == "same"), line
+        return
     if kind == "tensor":
         check_tensor(value, operand, symbols, ranges)
     elif kind == "type":

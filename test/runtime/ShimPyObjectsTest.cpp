@@ -296,10 +296,22 @@ TEST_F(ShimPyObjectsTest, SequenceItem) {
   EXPECT_EQ(dync_py_sequence_item(t, 1), eval("t[1]"));
   EXPECT_EQ(dync_py_sequence_item(t, -2), eval("t[0]"));
   EXPECT_EQ(dync_py_sequence_item(eval("()"), 0), nullptr);
-  // A subclass of list is not a list; nor is a Sequential or a dict.
+  // A subclass of list is not a list; nor is a Sequential.
   EXPECT_EQ(dync_py_sequence_item(eval("ListSub([1, 2])"), 0), nullptr);
   EXPECT_EQ(dync_py_sequence_item(eval("torch.nn.Sequential(torch.nn.ReLU())"), 0), nullptr);
-  EXPECT_EQ(dync_py_sequence_item(eval("{0: 1}"), 0), nullptr);
+  // An exact dict or OrderedDict gives the value at a position of its
+  // order (a module's hook table read by position); no negative positions.
+  PyObject* d = keep("d", "{7: 'a', 3: 'b'}");
+  EXPECT_EQ(dync_py_sequence_item(d, 0), eval("list(d.values())[0]"));
+  EXPECT_EQ(dync_py_sequence_item(d, 1), eval("list(d.values())[1]"));
+  EXPECT_EQ(dync_py_sequence_item(d, 2), nullptr);
+  EXPECT_EQ(dync_py_sequence_item(d, -1), nullptr);
+  PyObject* od =
+      keep("od", "__import__('collections').OrderedDict([(1, 'x'), (2, 'y'), (3, 'z')])");
+  ASSERT_TRUE(isTrue("od.move_to_end(1) is None"));
+  EXPECT_EQ(dync_py_sequence_item(od, 0), eval("list(od.values())[0]"));
+  EXPECT_EQ(dync_py_sequence_item(od, 2), eval("list(od.values())[2]"));
+  EXPECT_EQ(dync_py_sequence_item(eval("DictSub({0: 1})"), 0), nullptr);
   EXPECT_EQ(dync_py_sequence_item(nullptr, 0), nullptr);
 }
 

@@ -23,3 +23,27 @@ def double_output(module, args, output):
 
 def shift_input(module, args):
     return (args[0] + 1,)
+
+
+def add_one(module, args, output):
+    return output + 1
+
+
+def keyword_scale(module, args, kwargs, output):
+    return output * 0.5
+
+
+class HookedAtExport(nn.Module):
+    """Hooks registered when the model is built, so the artifact runs them:
+    a pre-hook on fc, a forward hook and a keyword forward hook on out."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 6)
+        self.out = nn.Linear(6, 3)
+        self.pre = self.fc.register_forward_pre_hook(shift_input)
+        self.post = self.out.register_forward_hook(double_output)
+        self.keyword = self.out.register_forward_hook(keyword_scale, with_kwargs=True)
+
+    def forward(self, x):
+        return self.out(torch.relu(self.fc(x)))

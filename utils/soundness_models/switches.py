@@ -1,7 +1,8 @@
 """Functions whose result depends on torch's kernel switches (oneDNN, its
 determinism, NNPACK, CPU float16 reductions, the deterministic fill of
-uninitialized memory), on torch dtype and device objects kept in module
-variables or read from torch itself, and on torch.compiler.is_compiling()."""
+uninitialized memory, the float32 matmul precision, the attention kernels),
+on torch dtype and device objects kept in module variables or read from
+torch itself, and on torch.compiler.is_compiling()."""
 import torch
 
 DTYPE = torch.float32
@@ -28,4 +29,10 @@ def example_convolved():
     return (torch.randn(12),)
 
 
-example_cast = example_asks = example_convolved
+def attends(x):
+    q = x.reshape(1, 1, 3, 4)
+    attended = torch.nn.functional.scaled_dot_product_attention(q, q * 2, q + 1)
+    return attended.reshape(-1) + (x.reshape(3, 4) @ x.reshape(4, 3)).sum()
+
+
+example_cast = example_asks = example_attends = example_convolved

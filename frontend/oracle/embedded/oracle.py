@@ -39,7 +39,7 @@ from dync_oracle_calls import _Calls, eager_layout
 from dync_oracle_data_dependent import DataDependent
 from dync_oracle_decompositions import _DECOMPOSITION_SETTINGS, _fusion_module
 from dync_oracle_inputs import _Inputs
-from dync_oracle_kernel_check import _KernelCheck
+from dync_oracle_kernel_check import _BoolMixCheck, _KernelCheck
 from dync_oracle_layout import _take_carried_pins, take_layout_retry
 from dync_oracle_records import _Records
 from dync_oracle_recorder import _fusion_table, _Recorder
@@ -91,6 +91,7 @@ class Session(_Inputs, _Calls, _Records, _Assumptions):
         self.decompositions = decompositions
         self.recorder = _Recorder(self, _fusion_table() if decompositions == "fusion" else None)
         self.kernel_check = _KernelCheck()
+        self.bool_mix_check = _BoolMixCheck()
         self.dims = {}  # user symbol name -> _Dim
         # Whether this capture serves part of a declared range (inputs with
         # size hints): then a symbol torch pins to a constant is that

@@ -124,6 +124,9 @@ class _Calls:
                     run = tolist_of_fake
                 with self.fake, enable_python_dispatcher(), self.recorder:
                     out = _run(run, args, kwargs)
+                # What eager refuses of bools mixed with tensors, fakes may
+                # accept (dync_oracle_kernel_check).
+                self.bool_mix_check.check(fn, args, kwargs)
             except LayoutObserved:
                 raise
             except BaseException as error:

@@ -125,3 +125,95 @@ class _KernelCheck:
             f"kernel gives ({show(want)}); a graph of what they say would not compute what "
             f"eager mode does"
         )
+
+
+class _BoolMixCheck:
+    """Raises what eager mode raises for a call that mixes bools and tensors
+    where torch's fake implementations accept it.
+
+    Python numbers passed for tensor operands are wrapped into tensors, and
+    eager's kernels check their dtypes (`x - True`, `True - x`, `x.bool() -
+    1`, `torch.sub(x, True)` raise RuntimeError) where the Python references
+    fake tensors run do not. So a call with a Python bool among its
+    arguments, or a bool tensor, also runs for real, once per callable and
+    argument signature, on tensors of ones of the same dtypes (of the same
+    sizes and strides when they are static and small, else of the same rank
+    with every size 1); if it raises, it runs again with each Python bool an
+    int and each bool tensor a uint8 one. When only the first raises, the
+    bools are what eager refuses, and its exception is the call's: the
+    program raises it, as in eager mode. A call that raises either way (a
+    kernel that refuses ones) is left to the fake implementation.
+    """
+
+    MAX_NUMEL = _KernelCheck.MAX_NUMEL
+
+    def __init__(self):
+        self.checked = {}  # (callable, signature) -> exception or None
+
+    def check(self, fn, args, kwargs):
+        flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
+        if not any(isinstance(a, FakeTensor) for a in flat):
+            return
+        if not any(type(a) is bool or (isinstance(a, FakeTensor) and a.dtype == torch.bool)
+                   for a in flat):
+            return
+        signature = []
+        numel = 0
+        for a in flat:
+            if isinstance(a, FakeTensor):
+                if a.device.type != "cpu" or a.layout != torch.strided:
+                    return
+                if a._has_symbolic_sizes_strides or numel + a.numel() > self.MAX_NUMEL:
+                    signature.append(((1,) * a.dim(), None, a.dtype))
+                else:
+                    numel += a.numel()
+                    signature.append((tuple(a.shape), tuple(a.stride()), a.dtype))
+            elif isinstance(a, (torch.SymInt, torch.SymFloat, torch.SymBool, torch.Tensor)):
+                return
+            else:
+                signature.append(a)
+        key = (fn, tuple((type(s), s) for s in signature))
+        try:
+            hash(key)
+        except TypeError:
+            return
+        if key not in self.checked:
+            refused = self._run(fn, spec, signature, bools=True)
+            if refused is not None and self._run(fn, spec, signature, bools=False) is not None:
+                refused = None
+            self.checked[key] = refused
+        refused = self.checked[key]
+        if refused is not None:
+            raise type(refused)(*refused.args)
+
+    @staticmethod
+    def _run(fn, spec, signature, bools):
+        """The exception fn raises on probes of `signature`, or None; with
+        `bools` False, Python bools become ints and bool tensors uint8."""
+
+        def real(a):
+            if type(a) is tuple and len(a) == 3 and isinstance(a[2], torch.dtype):
+                shape, stride, dtype = a
+                if not bools and dtype == torch.bool:
+                    dtype = torch.uint8
+                if stride is None:
+                    return torch.ones(shape, dtype=dtype)
+                return torch.empty_strided(shape, stride, dtype=dtype).fill_(1)
+            if not bools and type(a) is bool:
+                return int(a)
+            return a
+
+        # A probe that draws random numbers leaves the generator as it was.
+        with _disable_current_modes(), torch._C._DisablePythonDispatcher(), torch.no_grad(), \
+                warnings.catch_warnings(), torch.random.fork_rng(devices=[]):
+            warnings.simplefilter("ignore")
+            try:
+                probes = [real(a) for a in signature]
+                args, kwargs = torch.utils._pytree.tree_unflatten(probes, spec)
+                if kwargs or callable(fn):
+                    fn(*args, **(kwargs or {}))
+                else:
+                    fn.__get__(args[0], type(args[0]))
+            except Exception as error:
+                return error
+        return None

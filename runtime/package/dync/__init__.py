@@ -39,9 +39,10 @@ import warnings
 import torch
 
 from . import _code_identity, _dync
-from ._dync import ArtifactError, GuardError
+from ._dync import ArtifactError, FallBack, GuardError
 
-__all__ = ["Artifact", "ArtifactError", "ArtifactWarning", "GuardError", "load", "reset_stats",
+__all__ = ["Artifact", "ArtifactError", "ArtifactWarning", "FallBack", "GuardError", "load",
+           "reset_stats",
            "stats"]
 
 

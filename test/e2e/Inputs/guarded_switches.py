@@ -29,5 +29,13 @@ def asks(x):
     return x - 1
 
 
+def attends(x):
+    """A float32 matmul (oneDNN may compute it in bf16 or tf32) and
+    scaled_dot_product_attention (its flash or math kernel on CPU)."""
+    q = x.reshape(1, 1, 2, 4)
+    attended = torch.nn.functional.scaled_dot_product_attention(q, q * 2, q + 1)
+    return attended.reshape(-1) + (x.reshape(2, 4) @ x.reshape(4, 2)).sum()
+
+
 def example_inputs():
     return (torch.linspace(-2.0, 2.0, 8) / 3,)

@@ -2,9 +2,11 @@
 functools' memo decorators and an install probe marked as giving a constant
 result: the constructs real libraries use around their
 graphs, in a few lines each."""
+import collections
 import functools
 
 import torch
+from torch.utils._pytree import is_namedtuple
 
 
 def is_tracing():
@@ -138,3 +140,24 @@ def small_constants(x):
 def small_constants_inputs():
     torch.manual_seed(3)
     return (torch.randn(2, 3, 4),)
+
+
+Pair = collections.namedtuple("Pair", "first second")
+
+
+def class_checks(x):
+    # torch.utils._pytree's is_namedtuple (which state-space models reach)
+    # asks issubclass of the class of each value: a builtin class (int,
+    # tuple, list), a tensor's, torch.Size's, a structseq's, a namedtuple's,
+    # against a builtin class or a tuple of them.
+    values = (x, 3, [x], (x, 1), {"a": x}, x.shape, torch.max(x, 0), Pair(x, 2))
+    flags = [is_namedtuple(v) for v in values]
+    flags.append(issubclass(type(x), (int, (list, torch.Tensor))))
+    flags.append(issubclass(bool, int))
+    flags.append(issubclass(type(x.shape), tuple))
+    return x + torch.tensor([float(f) for f in flags]).sum(), flags
+
+
+def class_checks_inputs():
+    torch.manual_seed(4)
+    return (torch.randn(2, 3),)

@@ -1,0 +1,148 @@
+"""Idioms of model code written outside transformers (utils/wild's corpus,
+docs/testing.md "Model code in the wild: utils/wild"), each exported, loaded
+in a fresh interpreter and compared with eager; every call must run the
+compiled path. One export holds every case."""
+import importlib.util
+import textwrap
+
+import pytest
+
+from conftest import compare_with_eager
+
+torch = pytest.importorskip("torch")
+
+EINOPS = importlib.util.find_spec("einops") is not None
+
+MODEL = textwrap.dedent("""
+    import collections
+
+    import torch
+    from torch import nn
+
+
+    class LambdaOverSubmodule(nn.Module):
+        # minGPT's MLP: a lambda closing over a ModuleDict, stored on self.
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.mlp = nn.ModuleDict(dict(fc=nn.Linear(4, 8), proj=nn.Linear(8, 4), act=nn.GELU()))
+            m = self.mlp
+            self.mlpf = lambda x: m.proj(m.act(m.fc(x)))
+
+        def forward(self, x):
+            return x + self.mlpf(x)
+
+
+    class SharedClassModule(nn.Module):
+        # A module held by the class, shared by every instance.
+        norm = nn.LayerNorm(4)
+
+        def forward(self, x):
+            return self.norm(x) * 2
+
+
+    Pair_ = collections.namedtuple("Pair_", ["data", "sizes"])
+
+
+    class Pair(Pair_):
+        # torch's PackedSequence: a named tuple's subclass whose __new__
+        # calls super().__new__(cls, ...), super() given a class.
+        def __new__(cls, data, sizes=None):
+            return super().__new__(cls, data * 2, sizes)
+
+
+    class Scaled:
+        factor = 2.0
+
+        @classmethod
+        def build(cls, x):
+            return x * cls.factor
+
+
+    class MoreScaled(Scaled):
+        factor = 3.0
+
+        @classmethod
+        def build(cls, x):
+            return super().build(x) + 1
+
+
+    class ClassSuper(nn.Module):
+        def forward(self, x):
+            pair = Pair(x, 4)
+            return pair.data * pair.sizes + MoreScaled.build(x)
+
+
+    def example_inputs():
+        return (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),)
+""")
+
+EINOPS_MODEL = textwrap.dedent("""
+    from einops import rearrange, reduce, repeat
+    from einops.layers.torch import Rearrange
+
+    import collections
+
+    class Heads(nn.Module):
+        # einops' functions and layers: torch prepares einops before
+        # tracing it (its backend cache), and capture does the same.
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.patches = Rearrange("b c (h p) (w q) -> b (h w) (p q c)", p=2, q=2)
+            self.proj = nn.Linear(12, 8)
+            self.latents = nn.Parameter(torch.randn(3, 8))
+
+        def forward(self, image):
+            x = self.proj(self.patches(image))
+            q = repeat(self.latents, "n d -> b n d", b=x.shape[0])
+            q, k = (rearrange(t, "b n (h d) -> b h n d", h=2) for t in (q, x))
+            attn = torch.einsum("bhid,bhjd->bhij", q, k).softmax(-1)
+            out = rearrange(torch.einsum("bhij,bhjd->bhid", attn, k), "b h n d -> b n (h d)")
+            return reduce(out, "b n d -> b d", "mean")
+
+
+    def image_inputs():
+        return (torch.randn(2, 3, 4, 6, generator=torch.Generator().manual_seed(1)),)
+""")
+
+SETUP = """
+    import idioms
+
+    (x,) = idioms.example_inputs()
+    lambda_model, shared = idioms.LambdaOverSubmodule(), idioms.SharedClassModule()
+    class_super = idioms.ClassSuper()
+    calls = {
+        "ClassSuper.forward": lambda: class_super(x),
+        "LambdaOverSubmodule.forward": lambda: lambda_model(x),
+        "SharedClassModule.forward": lambda: shared(x),
+    }
+"""
+
+ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward", "ClassSuper.forward"]
+EINOPS_SETUP = """
+    heads = idioms.Heads()
+    (image,) = idioms.image_inputs()
+    calls["Heads.forward"] = lambda: heads(image)
+"""
+
+
+def test_idioms_match_eager(run_dync, tmp_path):
+    """Every case in one export; einops' (installed by utils/bootstrap)
+    only where einops is installed."""
+    entries, options, setup = list(ENTRIES), [], SETUP
+    (tmp_path / "idioms.py").write_text(MODEL + (EINOPS_MODEL if EINOPS else ""))
+    if EINOPS:
+        entries.append("Heads.forward")
+        options = ["--example", "Heads.forward=image_inputs"]
+        setup = SETUP + EINOPS_SETUP
+    artifact = tmp_path / "idioms-artifact.so"
+    done = run_dync("export", *(f"{tmp_path / 'idioms.py'}:{entry}" for entry in entries),
+                    *options, "-o", artifact)
+    assert done.returncode == 0, done.stderr
+    results = compare_with_eager(tmp_path, artifact, setup)
+    assert sorted(results) == sorted(entries), results
+    for name, (error, hits, misses, reason) in results.items():
+        assert error is None, f"{name}: {error}"
+        assert (hits, misses) == (1, 0), f"{name}: {reason}"
+

@@ -1,0 +1,17 @@
+"""Qwen3-MoE (decoder, routed experts, query/key norms) for causal language modelling."""
+from transformers import Qwen3MoeConfig, Qwen3MoeForCausalLM
+
+from _examples import frozen, texts
+
+config = Qwen3MoeConfig(num_hidden_layers=2, hidden_size=32, num_attention_heads=4,
+                        num_key_value_heads=2, head_dim=8, intermediate_size=64,
+                        moe_intermediate_size=16, num_experts=4, num_experts_per_tok=2,
+                        max_position_embeddings=64, vocab_size=128, pad_token_id=0,
+                        bos_token_id=1, eos_token_id=2)
+model = frozen(Qwen3MoeForCausalLM, config)
+
+
+def example_kwargs():
+    """What a tokenizer gives for two texts, the second padded; no key/value
+    cache, as for an export."""
+    return texts(config, use_cache=False)
