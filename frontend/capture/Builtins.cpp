@@ -177,6 +177,33 @@ llvm::Expected<ValuePtr> builtinGetattr(Interpreter& interp, const ValuePtr&, Ar
   return captureError(message);
 }
 
+llvm::Expected<ValuePtr> builtinSideEffect(Interpreter&, const ValuePtr& self, Args&, KeywordArgs&);
+
+/// setattr(obj, "name", value) with a constant name is `obj.name = value`
+/// (torch's old weight_norm pre-hook sets the module's weight this way):
+/// an object made while capturing changes in capture, a module's or a real
+/// object's attribute is kept and replayed after the graph as STORE_ATTR
+/// keeps it (RealAttributes.cpp); anything else is refused there.
+llvm::Expected<ValuePtr> builtinSetattr(Interpreter& interp, const ValuePtr& self, Args& args,
+                                        KeywordArgs& kwargs) {
+  if (auto e = arity("setattr", args, 3, 3))
+    return e;
+  if (auto e = noKeywords("setattr", kwargs))
+    return e;
+  const ValuePtr& base = args[0];
+  if (!args[1]->isConstant() || !PyUnicode_Check(args[1]->object.get()) ||
+      (base->kind != ValueKind::Instance && base->kind != ValueKind::Object &&
+       base->kind != ValueKind::NNModule))
+    return builtinSideEffect(interp, self, args, kwargs);
+  std::string name = python::utf8Of(args[1]->object.get()).value_or("");
+  llvm::Error error = base->kind == ValueKind::Instance
+                          ? interp.setInstanceAttr(base, name, args[2])
+                          : interp.setRealAttr(base, name, args[2]);
+  if (error)
+    return error;
+  return makeNone();
+}
+
 llvm::Expected<ValuePtr> builtinHasattr(Interpreter& interp, const ValuePtr&, Args& args,
                                         KeywordArgs& kwargs) {
   if (auto e = arity("hasattr", args, 2, 2))
@@ -832,7 +859,7 @@ const Row Rows[] = {
     {"builtins.open", builtinSideEffect},
     {"builtins.exec", builtinSideEffect},
     {"builtins.eval", builtinSideEffect},
-    {"builtins.setattr", builtinSideEffect},
+    {"builtins.setattr", builtinSetattr},
     {"builtins.delattr", builtinSideEffect},
     {"warnings.warn", builtinWarn},
     {"itertools.repeat", itertoolsRepeat},

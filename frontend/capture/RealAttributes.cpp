@@ -49,12 +49,29 @@ std::string whyNotPlain(PyObject* object, llvm::StringRef name) {
   return whyDescriptor(type, key.get());
 }
 
+/// Whether assigning \p value puts back \p entry, the very parameter or
+/// buffer the module holds under that name (spectral norm's `self._u =
+/// F.normalize(..., out=self._u)`): nn.Module.__setattr__ then files the
+/// same object under the same name, which changes nothing. The value is
+/// that tensor when it is the fake capture made for it, as `is` decides; a
+/// parameter or buffer is never reassigned while capturing (that is
+/// refused), so the table still holds it.
+bool assignsOwnEntry(const ValueBuilder& values, PyObject* entry, const ValuePtr& value) {
+  if (!value->isTensor() || !value->object)
+    return false;
+  ValuePtr input = values.tensorInputOf(entry);
+  return input && input->object.get() == value->object.get();
+}
+
 /// The same for an nn.Module, whose __setattr__ files parameters, buffers
 /// and submodules in tables of their own: a value that is none of those,
 /// assigned to a name none of the tables holds, is a plain instance-dict
 /// assignment, which nn.Module.__setattr__ also makes when it is replayed.
-std::string whyNotPlainModuleAttr(const TorchTypes& types, PyObject* object, llvm::StringRef name,
-                                  const ValuePtr& value) {
+/// Sets \p unchanged when the assignment puts back the module's own entry.
+std::string whyNotPlainModuleAttr(const TorchTypes& types, const ValueBuilder& values,
+                                  const ValuePtr& base, llvm::StringRef name, const ValuePtr& value,
+                                  bool& unchanged) {
+  PyObject* object = base->object.get();
   PyTypeObject* type = Py_TYPE(object);
   PyRef key = PyRef::steal(python::newStr(name));
   PyRef moduleSetattr = PyRef::steal(PyObject_GetAttrString(types.module.get(), "__setattr__"));
@@ -68,8 +85,15 @@ std::string whyNotPlainModuleAttr(const TorchTypes& types, PyObject* object, llv
   PyObject* dict = dictPointer ? *dictPointer : nullptr;
   for (const char* table : {"_parameters", "_buffers", "_modules"}) {
     PyObject* entries = dict ? PyDict_GetItemString(dict, table) : nullptr;
-    if (entries && PyDict_Check(entries) && PyDict_GetItem(entries, key.get()))
+    PyObject* entry =
+        entries && PyDict_Check(entries) ? PyDict_GetItem(entries, key.get()) : nullptr;
+    if (entry) {
+      if (std::string_view(table) != "_modules" && assignsOwnEntry(values, entry, value)) {
+        unchanged = true;
+        return "";
+      }
       return std::string("it is in the module's ") + table + ", which assignment would change";
+    }
   }
   if (value->kind == ValueKind::NNModule)
     return "the value is a module, which assignment registers as a submodule";
@@ -91,11 +115,14 @@ llvm::Error Interpreter::setRealAttr(const ValuePtr& base, llvm::StringRef name,
   };
   if (!object || !base->source)
     return refuse("an object the rewritten code cannot find after the graph");
+  bool unchanged = false;
   std::string why = base->kind == ValueKind::NNModule
-                        ? whyNotPlainModuleAttr(types_, object, name, value)
+                        ? whyNotPlainModuleAttr(types_, values_, base, name, value, unchanged)
                         : whyNotPlain(object, name);
   if (!why.empty())
     return refuse(why);
+  if (unchanged)
+    return llvm::Error::success();
   std::string where = programLine();
   for (RealAttrSetting& setting : realAttrSettings_)
     if (setting.object.get() == object && setting.name == name) {

@@ -83,6 +83,11 @@ public:
                                     const oracle::DynamicDim& symbol);
   /// The tensors made graph inputs, in the order they were made.
   const std::vector<ValuePtr>& tensorInputs() const { return inputOrder_; }
+  /// The graph input made for the real tensor \p real, or null.
+  ValuePtr tensorInputOf(PyObject* real) const {
+    auto found = tensorInputs_.find(real);
+    return found == tensorInputs_.end() ? nullptr : found->second.second;
+  }
   /// The ints made graph inputs, in the order they were made.
   const std::vector<ValuePtr>& intInputs() const { return intInputOrder_; }
   /// An int inside an argument declared dynamic (`--dynamic cfg.n=n`):
