@@ -6,7 +6,9 @@
 // mode off, or no tensor argument requiring grad. Then apply is forward
 // (and setup_context, for functions that define it) run on a context that
 // keeps what forward tells it for backward and otherwise does nothing:
-// both are inlined like any other Python code.
+// both are inlined like any other Python code, with grad mode off as apply
+// runs them (so what forward reads besides its inputs, a parameter, records
+// no autograd either).
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"
@@ -119,43 +121,68 @@ llvm::Expected<ValuePtr> Interpreter::applyAutogradFunction(std::vector<ValuePtr
   if (!ctx)
     return ctx.takeError();
 
-  llvm::Expected<ValuePtr> forward = getAttr(cls, "forward");
-  if (!forward)
-    return forward.takeError();
-  llvm::Expected<ValuePtr> setupContext = getAttr(cls, "setup_context");
-  if (!setupContext)
-    return setupContext.takeError();
-  llvm::Expected<PyRef> baseSetup =
-      importObject("torch.autograd.function._SingleLevelFunction.setup_context");
-  if (!baseSetup)
-    return baseSetup.takeError();
-  bool separateSetup = (*setupContext)->object.get() != baseSetup->get();
-  if (!separateSetup) {
-    args.insert(args.begin(), *ctx);
-    return call(*forward, std::move(args), std::move(kwargs));
-  }
-  // forward without ctx, then setup_context(ctx, inputs, output), as
-  // Function.apply does when setup_context is defined.
-  if (!kwargs.empty())
-    return captureError(name + ".apply() with keyword arguments and a setup_context is not "
-                               "supported");
-  std::vector<ValuePtr> inputs = args;
-  if ((*forward)->kind == ValueKind::Function) {
-    auto* code = reinterpret_cast<PyCodeObject*>((*forward)->code.get());
-    const std::vector<ValuePtr>& defaults = (*forward)->items;
-    size_t argCount = static_cast<size_t>(code->co_argcount);
-    for (size_t i = inputs.size(); i < argCount; ++i)
-      if (i + defaults.size() >= argCount)
-        inputs.push_back(defaults[i + defaults.size() - argCount]);
-  }
-  llvm::Expected<ValuePtr> output = call(*forward, std::move(args), {});
-  if (!output)
-    return output.takeError();
-  llvm::Expected<ValuePtr> setup =
-      call(*setupContext, {*ctx, makeTuple(std::move(inputs)), *output}, {});
-  if (!setup)
-    return setup.takeError();
-  return *output;
+  // Function.apply runs forward (and setup_context) with grad mode off, so
+  // nothing forward computes records autograd, whatever it reads besides
+  // its inputs (a module's parameter): eager's result then does not require
+  // grad. Torch's real mode is switched, as a no_grad() block switches it,
+  // so the fake results and the graph's grad-mode checks see what eager
+  // sees; it is put back however forward ends.
+  bool switchOff = enabled.get() == Py_True;
+  if (switchOff)
+    if (llvm::Error refused = recorder_.irreversible("applying an autograd.Function"))
+      return refused;
+  auto setGradMode = [&](bool on) {
+    PyRef done = PyRef::steal(
+        PyObject_CallMethod(types_.torch.get(), "set_grad_enabled", "O", on ? Py_True : Py_False));
+    if (!done)
+      PyErr_Clear();
+  };
+  // forward, and setup_context when the class defines one.
+  auto runForward = [&]() -> llvm::Expected<ValuePtr> {
+    llvm::Expected<ValuePtr> forward = getAttr(cls, "forward");
+    if (!forward)
+      return forward.takeError();
+    llvm::Expected<ValuePtr> setupContext = getAttr(cls, "setup_context");
+    if (!setupContext)
+      return setupContext.takeError();
+    llvm::Expected<PyRef> baseSetup =
+        importObject("torch.autograd.function._SingleLevelFunction.setup_context");
+    if (!baseSetup)
+      return baseSetup.takeError();
+    bool separateSetup = (*setupContext)->object.get() != baseSetup->get();
+    if (!separateSetup) {
+      args.insert(args.begin(), *ctx);
+      return call(*forward, std::move(args), std::move(kwargs));
+    }
+    // forward without ctx, then setup_context(ctx, inputs, output), as
+    // Function.apply does when setup_context is defined.
+    if (!kwargs.empty())
+      return captureError(name + ".apply() with keyword arguments and a setup_context is not "
+                                 "supported");
+    std::vector<ValuePtr> inputs = args;
+    if ((*forward)->kind == ValueKind::Function) {
+      auto* code = reinterpret_cast<PyCodeObject*>((*forward)->code.get());
+      const std::vector<ValuePtr>& defaults = (*forward)->items;
+      size_t argCount = static_cast<size_t>(code->co_argcount);
+      for (size_t i = inputs.size(); i < argCount; ++i)
+        if (i + defaults.size() >= argCount)
+          inputs.push_back(defaults[i + defaults.size() - argCount]);
+    }
+    llvm::Expected<ValuePtr> output = call(*forward, std::move(args), {});
+    if (!output)
+      return output.takeError();
+    llvm::Expected<ValuePtr> setup =
+        call(*setupContext, {*ctx, makeTuple(std::move(inputs)), *output}, {});
+    if (!setup)
+      return setup.takeError();
+    return *output;
+  };
+  if (switchOff)
+    setGradMode(false);
+  llvm::Expected<ValuePtr> result = runForward();
+  if (switchOff)
+    setGradMode(true);
+  return result;
 }
 
 } // namespace dync::capture

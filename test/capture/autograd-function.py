@@ -4,6 +4,12 @@
 # tensors that require grad with grad mode on stops capture.
 # RUN: %dync export %s:module_level %s:local %s:model_no_grad --emit=graph | FileCheck %s
 # RUN: not %dync export %s:model_grad --emit=graph 2>&1 | FileCheck %s --check-prefix=GRAD
+# forward runs with grad mode off, as apply runs it: a parameter it reads
+# (not an input) records no autograd, so a graph recording autograd would
+# differ from eager: the variant for grad mode on is left out (those calls
+# run the original code); under no_grad the graph is the plain product.
+# RUN: %dync export %s:Reads.forward -o %t.reads.so -v 2>&1 | FileCheck %s --check-prefix=READS
+# RUN: %dync export %s:reads_no_grad --emit=graph | FileCheck %s --check-prefix=READSNOGRAD
 import torch
 
 
@@ -88,6 +94,38 @@ def model_grad(x):
     return model(x)
 
 # GRAD: autograd-function.py:[[@LINE-17]]:16: error: autograd-function.Clamp.apply() on tensors that require grad with grad mode on is not supported: the graph does not record autograd (call it under torch.no_grad(), or on tensors that do not require grad)
+
+
+class ScaleBy(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, module):
+        return x * module.weight
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class Reads(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        return ScaleBy.apply(x, self)
+
+# READS: Reads.forward: calls with grad mode on are not compiled (they run the original code): {{.*}}autograd-function.py:[[@LINE-15]]:16: this call runs with grad mode switched off inside the program, on tensors that require grad
+
+
+reads = Reads()
+
+
+def reads_no_grad(x):
+    with torch.no_grad():
+        return reads(x)
+
+# READSNOGRAD-LABEL: graph @reads_no_grad(
+# READSNOGRAD:       aten::mul.Tensor(%x, %reads_weight)
 
 
 def example_inputs():
