@@ -125,7 +125,7 @@ def reads_no_grad(x):
         return reads(x)
 
 # READSNOGRAD-LABEL: graph @reads_no_grad(
-# READSNOGRAD:       aten::mul.Tensor(%x, %reads_weight)
+# READSNOGRAD:       aten::mul.Tensor(%x, %G_reads_weight)
 
 
 def example_inputs():
