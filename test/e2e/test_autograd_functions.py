@@ -1,0 +1,72 @@
+"""Custom autograd.Function.apply in models whose parameters require grad,
+end to end (Inputs/autograd_functions.py).
+
+A graph does not run a Function's backward, so capture leaves out the
+variant for grad mode on wherever a Function sees tensors that require grad
+(its inputs, or a parameter its forward reads, which apply runs with grad
+mode off): those calls run the original code and their outputs,
+`requires_grad` and gradients (the custom backward's) are eager's; calls
+under no_grad are served by the graph. A fresh interpreter computes both
+with and without the artifact.
+"""
+import json
+import os
+
+from conftest import PACKAGE_DIR, INPUTS, run_reporting_script
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+MODULE = os.path.join(INPUTS, "autograd_functions.py")
+
+PROGRAM = """
+import contextlib, json, sys
+sys.path.insert(0, {package!r})
+sys.path.insert(0, {inputs!r})
+import torch
+import dync
+import autograd_functions as m
+
+torch.manual_seed(0)
+x = m.example_inputs()[0]
+report = {{}}
+loaded = dync.load({artifact!r}) if {artifact!r} else contextlib.nullcontext()
+with loaded as art:
+    for name in ["Applied", "Reads"]:
+        torch.manual_seed(1)
+        model = getattr(m, name)()
+        with torch.no_grad():
+            quiet = model(x)
+        out = model(x)
+        grads = []
+        if out.requires_grad:
+            out.square().sum().backward()
+            grads = model.weight.grad.tolist()
+        stats = art.stats()[name + ".forward"] if art else {{}}
+        report[name] = {{"quiet": quiet.tolist(), "out": out.tolist(),
+                        "requires_grad": out.requires_grad, "grads": grads,
+                        "hits": stats.get("hits", 0), "calls": stats.get("calls", 0)}}
+print(json.dumps(report))
+"""
+
+
+def test_custom_backward_gradients_as_eager(run_dync, tmp_path):
+    artifact = tmp_path / "autograd_functions.so"
+    done = run_dync("export", f"{MODULE}:Applied.forward", f"{MODULE}:Reads.forward",
+                    "-o", artifact, "-v")
+    assert done.returncode == 0, done.stderr
+    for entry in ("Applied.forward", "Reads.forward"):
+        assert f"{entry}: calls with grad mode on are not compiled" in done.stderr
+    run = lambda path: run_reporting_script(PROGRAM.format(package=PACKAGE_DIR, inputs=INPUTS,
+                                                           artifact=path))
+    compiled, eager = run(str(artifact)), run("")
+    for name in ("Applied", "Reads"):
+        got, want = compiled[name], eager[name]
+        # The no_grad call is served; the grad-mode call runs the original.
+        assert (got["hits"], got["calls"]) == (1, 2), (name, got)
+        assert got["requires_grad"] == want["requires_grad"], name
+        for key in ("quiet", "out", "grads"):
+            torch.testing.assert_close(torch.tensor(got[key]), torch.tensor(want[key]),
+                                       msg=f"{name} {key}")
+    assert eager["Applied"]["requires_grad"] and not eager["Reads"]["requires_grad"]
