@@ -253,6 +253,12 @@ llvm::Expected<ir::Argument> structuredResult(Interpreter& interp, ir::Context& 
   bool isObject = value->kind == ValueKind::Instance;
   if (isObject)
     syncAttributes(value);
+  // A defaultdict's factory is a slot the rewritten code does not rebuild.
+  if (isObject && PyType_Check(value->object.get()) && defaultDictType() &&
+      PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(value->object.get()), defaultDictType()))
+    return captureError("the function returns a " + qualifiedTypeName(value->object.get()) +
+                        " (a defaultdict), which a graph cannot return yet: return "
+                        "dict(...) of it instead");
   for (const auto& [key, item] : value->entries) {
     if (isObject) {
       std::optional<std::string> name = key->isConstant() && PyUnicode_CheckExact(key->object.get())

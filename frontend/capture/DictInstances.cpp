@@ -232,7 +232,9 @@ llvm::Expected<ValuePtr> dictGetItem(Interpreter& interp, const ValuePtr&, Args&
       return at.takeError();
     if (*at)
       return args[0]->contents->entries[**at].second;
-    llvm::Expected<ValuePtr> missing = interp.callSpecial(args[0], "__missing__", {args[1]});
+    // Python's (Counter's) or defaultdict's own (DictInstancesDefault.cpp).
+    llvm::Expected<ValuePtr> missing =
+        callInstanceSpecial(interp, args[0], "__missing__", {args[1]});
     if (!missing || *missing)
       return missing;
     return keyError(interp, args[1]);
@@ -499,13 +501,17 @@ llvm::Error keyError(SemanticsContext& cx, const ValuePtr& key) {
 }
 
 bool isDictClass(PyTypeObject* type) {
-  if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE) || type->tp_new != PyDict_Type.tp_new)
+  if (type->tp_new != PyDict_Type.tp_new)
     return false;
-  // The builtin the class is laid out as: dict or OrderedDict, whose
-  // behaviour is modelled; not defaultdict or Counter's own.
+  // The builtin the class is laid out as: dict, OrderedDict or defaultdict,
+  // whose behaviour is modelled (defaultdict itself included).
   PyTypeObject* base = type;
   while (base && (base->tp_flags & Py_TPFLAGS_HEAPTYPE))
     base = base->tp_base;
+  if (base && base == defaultDictType())
+    return true;
+  if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE))
+    return false;
   return base == &PyDict_Type || (base && base == orderedDictType());
 }
 
@@ -579,7 +585,7 @@ llvm::Error registerDictInstanceHandlers(Interpreter& interp) {
   for (const auto& [name, handler] : own)
     if (PyObject* attribute = PyDict_GetItemString(ordered->tp_dict, name))
       addBuiltin(interp, attribute, handler);
-  return llvm::Error::success();
+  return registerDefaultDictHandlers(interp);
 }
 
 } // namespace dync::capture

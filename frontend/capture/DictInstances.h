@@ -23,7 +23,7 @@ class SemanticsContext;
 
 /// Whether objects of \p type are made by dict's __new__ and hold their
 /// items in a dict: a class written in Python deriving from dict or
-/// OrderedDict.
+/// OrderedDict, or collections.defaultdict and classes deriving from it.
 bool isDictClass(PyTypeObject* type);
 
 /// `dict.__new__`, which OrderedDict shares.
@@ -56,6 +56,13 @@ llvm::Expected<bool> sameKey(SemanticsContext& cx, const ValuePtr& a, const Valu
 /// KeyError(key) raised, for a key CPython can hold (a constant, a tuple of
 /// them, a real object); else capture stops naming the key's kind.
 llvm::Error keyError(SemanticsContext& cx, const ValuePtr& key);
+
+/// collections.defaultdict, whose objects and those of its subclasses are
+/// objects of a dict class too (DictInstancesDefault.cpp).
+PyTypeObject* defaultDictType();
+
+/// Registers defaultdict's __init__ and __missing__ (DictInstancesDefault.cpp).
+llvm::Error registerDefaultDictHandlers(Interpreter& interp);
 
 /// Registers dict's and OrderedDict's __new__, __init__, item and length
 /// special methods, and OrderedDict's methods that behave as dict's.
