@@ -328,6 +328,15 @@ llvm::Expected<ValuePtr> builtinDict(Interpreter& interp, const ValuePtr&, Args&
   if (!args.empty()) {
     if (args[0]->kind == ValueKind::Dict) {
       dict->entries = args[0]->entries;
+    } else if (args[0]->kind == ValueKind::Instance && args[0]->contents) {
+      // An object of a dict class (a defaultdict): CPython copies its items
+      // directly unless the class iterates otherwise.
+      PyRef iterName = PyRef::steal(python::newStr("__iter__"));
+      PyObject* iter =
+          _PyType_Lookup(reinterpret_cast<PyTypeObject*>(args[0]->object.get()), iterName.get());
+      if (iter && PyFunction_Check(iter))
+        return captureError("dict() of an object whose class defines __iter__ is not supported");
+      dict->entries = args[0]->contents->entries;
     } else {
       llvm::Expected<std::vector<ValuePtr>> pairs = interp.unpack(args[0]);
       if (!pairs)
