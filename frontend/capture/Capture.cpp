@@ -341,6 +341,11 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
         return arg.takeError();
       items.push_back(std::move(*arg));
     }
+    // An object of a list subclass would come back as a plain list.
+    if (value->kind == ValueKind::List && value->object && PyType_Check(value->object.get()))
+      return captureError("the function returns a " + qualifiedTypeName(value->object.get()) +
+                          " (a list subclass), which a graph cannot return yet: return "
+                          "list(...) of it instead");
     if (value->kind == ValueKind::List)
       return ir::Argument::list(std::move(items));
     // A tuple of another type (a structseq like torch.return_types.max,

@@ -158,6 +158,10 @@ llvm::Expected<PyRef> Interpreter::pythonType(const ValuePtr& value) {
       return value->object;
     return PyRef::borrow(reinterpret_cast<PyObject*>(&PyTuple_Type));
   case ValueKind::List:
+    // An object of a class deriving from list keeps its class in `object`
+    // (ListInstances.cpp).
+    if (value->object && PyType_Check(value->object.get()))
+      return value->object;
     return PyRef::borrow(reinterpret_cast<PyObject*>(&PyList_Type));
   case ValueKind::Dict:
     // An OrderedDict keeps its class in `object`.

@@ -17,6 +17,7 @@
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
+#include "frontend/capture/ListInstances.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -77,7 +78,9 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   // dict's __new__ makes an object holding items besides its attributes
   // (DictInstances.cpp).
   bool dictClass = newAttr == dictNewFunction() && isDictClass(type);
-  if (newAttr != objectSlot("__new__") && !staticFunction(newAttr) && !dictClass)
+  // list's __new__ makes a list value of the class (ListInstances.cpp).
+  bool listClass = isListClass(type);
+  if (newAttr != objectSlot("__new__") && !staticFunction(newAttr) && !dictClass && !listClass)
     return unsupported("its __new__ is not written in Python");
   // A metaclass may decide what calling the class does (enums do).
   if (lookup(Py_TYPE(type), "__call__") != lookup(&PyType_Type, "__call__"))
@@ -86,6 +89,8 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   ValuePtr self;
   if (dictClass) {
     self = newDictInstance(cls);
+  } else if (listClass) {
+    self = newListInstance(cls);
   } else if (newAttr == objectSlot("__new__")) {
     // object.__new__ refuses arguments unless __init__ takes them.
     if ((!args.empty() || !kwargs.empty()) && lookup(type, "__init__") == objectSlot("__init__"))
@@ -115,8 +120,9 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   PyObject* init = lookup(type, "__init__");
   if (init == objectSlot("__init__"))
     return self;
-  if (init && dictClass && builtins_.contains(init)) {
-    // dict's or OrderedDict's own __init__: the items given.
+  if (init && (dictClass || listClass) && builtins_.contains(init)) {
+    // dict's, OrderedDict's, defaultdict's or list's own __init__: the
+    // items given.
     args.insert(args.begin(), self);
     llvm::Expected<ValuePtr> result = call(makeValue(ValueKind::Builtin, PyRef::borrow(init)),
                                            std::move(args), std::move(kwargs));
@@ -361,6 +367,8 @@ llvm::Error registerInstanceHandlers(Interpreter& interp) {
       return captureError("object or tuple has no __new__, __init__ or __setattr__");
     addBuiltin(interp, object, handler);
   }
+  if (llvm::Error error = registerListInstanceHandlers(interp))
+    return error;
   return registerDictInstanceHandlers(interp);
 }
 

@@ -2,6 +2,7 @@
 #include "frontend/capture/ValueBuilder.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictReads.h"
+#include "frontend/capture/ListInstances.h"
 #include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchConstants.h"
@@ -468,15 +469,30 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
     }
     return makeConstant(PyRef::borrow(object), source);
   }
-  // Items have sources only in exact lists, tuples and dicts (str keys): a
-  // subclass may read items differently (see ir/Source.h). A subclass read
-  // through a source has its type pinned and its items assumed unchanged.
+  // An object of a class deriving from list that reads its items as a list
+  // does is read as one, keeping its class (ListInstances.cpp); one with
+  // instance attributes is refused, since a list value has no store for
+  // them.
+  bool listObject = !PyList_CheckExact(object) && PyList_Check(object) &&
+                    isListClass(reinterpret_cast<PyTypeObject*>(type)) &&
+                    readsAsList(reinterpret_cast<PyTypeObject*>(type));
+  if (listObject) {
+    PyObject** dictPointer = _PyObject_GetDictPtr(object);
+    if (dictPointer && *dictPointer && PyDict_Size(*dictPointer) > 0)
+      return captureError((source ? source->str() : std::string("an object")) + " is a " +
+                          qualifiedTypeName(type) +
+                          " with instance attributes; objects of list subclasses are read as "
+                          "lists, which hold no attributes, so this is not supported yet");
+  }
+  // Items have sources only in exact lists, tuples and dicts (str keys) and
+  // the list objects above: a subclass may read items differently (see ir/Source.h). A subclass
+  // read through a source has its type pinned and its items assumed unchanged.
   if (source && (PyTuple_Check(object) || PyList_Check(object)) && !PyTuple_CheckExact(object) &&
-      !PyList_CheckExact(object))
+      !PyList_CheckExact(object) && !listObject)
     guards_.add(typeGuard(source, type));
   // A tensor in such a container (a named tuple, an OrderedDict) would be a
   // graph input without a source; say what to pass instead.
-  if (source && !PyTuple_CheckExact(object) && !PyList_CheckExact(object) &&
+  if (source && !PyTuple_CheckExact(object) && !PyList_CheckExact(object) && !listObject &&
       !PyDict_CheckExact(object) &&
       (PyTuple_Check(object) || PyList_Check(object) || PyDict_Check(object))) {
     PyRef values =
@@ -492,7 +508,7 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
                             (PyDict_Check(object) ? "dict" : "tuple") + " instead");
   }
   SourcePtr itemsSource =
-      PyTuple_CheckExact(object) || PyList_CheckExact(object) ? source : nullptr;
+      PyTuple_CheckExact(object) || PyList_CheckExact(object) || listObject ? source : nullptr;
   // Capture reads an exact container's items one by one, each through its
   // own source: pin the type and the length too, so that a call with more
   // or fewer items (or a dict with other keys) misses the guards rather than
@@ -533,6 +549,8 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
     }
     ValuePtr value = makeList(std::move(items));
     value->source = source;
+    if (listObject)
+      value->object = PyRef::borrow(type);
     if (itemsSource)
       return callersContainer(std::move(value), object);
     // Read without a source: still the real list, which a change in place
