@@ -1020,7 +1020,13 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   // the graph, each value rebuilt as a returned one is.
   std::vector<std::pair<ir::SideEffect, ir::Argument>> sideEffects;
   for (const Interpreter::PendingSideEffect& pending : interp.pendingSideEffects()) {
-    llvm::Expected<ir::Argument> value = resultArgument(interp, graph.context(), pending.value);
+    // A real list refilled in place keeps its class: its new items are
+    // spelled as a plain list's (ListInstances.cpp).
+    ValuePtr replayed = pending.value;
+    if (pending.effect.kind != ir::SideEffect::Kind::Set && replayed->kind == ValueKind::List &&
+        replayed->object)
+      replayed = makeList(replayed->items);
+    llvm::Expected<ir::Argument> value = resultArgument(interp, graph.context(), replayed);
     if (!value)
       return captureError(
           "the function leaves " + pending.effect.target +

@@ -267,6 +267,28 @@ static PyObject* odict_value_at(PyObject* odict, int64_t index) {
   return found;
 }
 
+/* A list, or an object of a list subclass whose length and items are
+ * list's own (no __len__ or __getitem__ of its class): what len() and
+ * `[i]` give is then the list's size and items. */
+static int reads_as_list(PyObject* obj) {
+  if (PyList_CheckExact(obj))
+    return 1;
+  if (!PyList_Check(obj))
+    return 0;
+  PyTypeObject* type = Py_TYPE(obj);
+  if (!type->tp_as_sequence ||
+      type->tp_as_sequence->sq_length != PyList_Type.tp_as_sequence->sq_length)
+    return 0;
+  /* list's __getitem__ is a method, so a subclass's mp_subscript slot is
+   * the generic one even when it inherits it: look the method up. */
+  static PyObject* name;
+  if (!name && !(name = PyUnicode_InternFromString("__getitem__"))) {
+    PyErr_Clear();
+    return 0;
+  }
+  return _PyType_Lookup(type, name) == _PyType_Lookup(&PyList_Type, name);
+}
+
 PyObject* dync_py_sequence_item(PyObject* seq, int64_t index) {
   if (!seq)
     return NULL;
@@ -276,7 +298,7 @@ PyObject* dync_py_sequence_item(PyObject* seq, int64_t index) {
     return odict_value_at(seq, index);
   Py_ssize_t size;
   PyObject** items;
-  if (PyList_CheckExact(seq)) {
+  if (reads_as_list(seq)) {
     size = PyList_GET_SIZE(seq);
     items = ((PyListObject*)seq)->ob_item;
   } else if (PyTuple_CheckExact(seq)) {
@@ -322,7 +344,7 @@ int dync_py_is_none(PyObject* obj) { return obj == Py_None; }
 int64_t dync_py_length(PyObject* obj) {
   if (!obj)
     return -1;
-  if (PyList_CheckExact(obj))
+  if (reads_as_list(obj))
     return (int64_t)PyList_GET_SIZE(obj);
   if (PyTuple_CheckExact(obj))
     return (int64_t)PyTuple_GET_SIZE(obj);

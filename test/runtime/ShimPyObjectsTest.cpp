@@ -71,6 +71,13 @@ class SubInner(Outer.Inner):
 class ListSub(list):
     pass
 
+class ListOwnItems(list):
+    def __len__(self):
+        return 0
+
+    def __getitem__(self, index):
+        return None
+
 class IntSub(int):
     pass
 
@@ -296,8 +303,11 @@ TEST_F(ShimPyObjectsTest, SequenceItem) {
   EXPECT_EQ(dync_py_sequence_item(t, 1), eval("t[1]"));
   EXPECT_EQ(dync_py_sequence_item(t, -2), eval("t[0]"));
   EXPECT_EQ(dync_py_sequence_item(eval("()"), 0), nullptr);
-  // A subclass of list is not a list; nor is a Sequential.
-  EXPECT_EQ(dync_py_sequence_item(eval("ListSub([1, 2])"), 0), nullptr);
+  // A subclass of list reading its items as list does gives them; one
+  // with a __getitem__ of its own is not read, nor is a Sequential.
+  PyObject* ls = keep("ls", "ListSub([1, 2])");
+  EXPECT_EQ(dync_py_sequence_item(ls, 1), eval("ls[1]"));
+  EXPECT_EQ(dync_py_sequence_item(eval("ListOwnItems([1, 2])"), 0), nullptr);
   EXPECT_EQ(dync_py_sequence_item(eval("torch.nn.Sequential(torch.nn.ReLU())"), 0), nullptr);
   // An exact dict or OrderedDict gives the value at a position of its
   // order (a module's hook table read by position); no negative positions.
@@ -429,8 +439,10 @@ TEST_F(ShimPyObjectsTest, LengthOfExactContainers) {
   EXPECT_EQ(dync_py_length(eval("[1, 2, 3]")), 3);
   EXPECT_EQ(dync_py_length(eval("()")), 0);
   EXPECT_EQ(dync_py_length(eval("{'a': 1, 'b': 2}")), 2);
-  // Subclasses may define __len__ in Python: never looked at.
-  EXPECT_EQ(dync_py_length(eval("ListSub([1])")), -1);
+  // Subclasses may define __len__ in Python: never looked at; a list
+  // subclass that does not has list's length.
+  EXPECT_EQ(dync_py_length(keep("one", "ListSub([1])")), 1);
+  EXPECT_EQ(dync_py_length(eval("ListOwnItems([1])")), -1);
   EXPECT_EQ(dync_py_length(eval("DictSub(a=1)")), -1);
   EXPECT_EQ(dync_py_length(eval("'text'")), -1);
   EXPECT_EQ(dync_py_length(nullptr), -1);
