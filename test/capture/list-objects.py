@@ -1,0 +1,73 @@
+# Objects of classes deriving from list are list values of their class:
+# made while capturing (list's __init__, or a Python __init__ calling it
+# through super()), or read through a source when the class reads its items
+# as list does, each item then read as `[i]` with the length and the class
+# pinned. Their methods bind to them; `type` and `isinstance` see the
+# class. Returning one, and one with instance attributes, are refused.
+# RUN: %dync export %s:Held.forward --emit=graph | FileCheck %s
+# RUN: %dync export %s:Held.forward --emit=guards | FileCheck %s --check-prefix=GUARDS
+# RUN: not %dync export %s:returned --emit=graph 2>&1 | FileCheck %s --check-prefix=RETURNED
+# RUN: not %dync export %s:Named.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=NAMED
+import torch
+from torch import nn
+
+
+class Layers(list):
+    def run(self, x):
+        for layer in self:
+            x = layer(x)
+        return x
+
+
+class Scaled(list):
+    def __init__(self, factor, items):
+        super().__init__(item * factor for item in items)
+
+
+class Held(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(2, 2)
+        self.order = Layers([self.a, torch.relu])
+
+    def forward(self, x):
+        made = Layers([torch.tanh])
+        made.append(torch.sigmoid)
+        scaled = Scaled(3, [x])
+        return self.order.run(made.run(x)) + scaled[0], type(made) is Layers, len(made)
+
+# CHECK-LABEL: graph @Held.forward(
+# CHECK:       %[[M:[0-9]+]] = aten::mul.Tensor(%x, 3)
+# CHECK-NEXT:  %[[T:[0-9]+]] = aten::tanh.default(%x)
+# CHECK-NEXT:  %[[S:[0-9]+]] = aten::sigmoid.default(%[[T]])
+# CHECK:       aten::addmm.default(%self_order_0_bias, %[[S]],
+# CHECK-NEXT:  %[[R:[0-9]+]] = aten::relu.default
+# CHECK:       aten::add.Tensor(%[[R]], %[[M]])
+# CHECK:       return (%{{[0-9]+}}, true, 2)
+
+# GUARDS-DAG: type L['self'].order : "list-objects":Layers
+# GUARDS-DAG: length L['self'].order : 2
+# GUARDS-DAG: type L['self'].order[0] : torch.nn.modules.linear:Linear
+# GUARDS-DAG: builtin L['self'].order[1] : torch:relu
+
+
+def returned(x):
+    return Layers([x])
+
+# RETURNED: error: returned: the function returns a list-objects.Layers (a list subclass), which a graph cannot return yet: return list(...) of it instead
+
+
+class Named(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.order = Layers([torch.relu])
+        self.order.name = "first"
+
+    def forward(self, x):
+        return self.order.run(x)
+
+# NAMED: error: L['self'].order is a list-objects.Layers with instance attributes; objects of list subclasses are read as lists, which hold no attributes, so this is not supported yet
+
+
+def example_inputs():
+    return (torch.randn(3, 2),)
