@@ -82,6 +82,10 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   bool listClass = isListClass(type);
   if (newAttr != objectSlot("__new__") && !staticFunction(newAttr) && !dictClass && !listClass)
     return unsupported("its __new__ is not written in Python");
+  if (listClass)
+    if (std::string special = ownSpecialMethod(type); !special.empty())
+      return unsupported("it derives from list and defines " + special +
+                         ", which capture does not run on a list");
   // A metaclass may decide what calling the class does (enums do).
   if (lookup(Py_TYPE(type), "__call__") != lookup(&PyType_Type, "__call__"))
     return unsupported("its metaclass defines __call__");

@@ -55,6 +55,30 @@ bool isListClass(PyTypeObject* type) {
          type->tp_new == PyList_Type.tp_new;
 }
 
+std::string ownSpecialMethod(PyTypeObject* type) {
+  // What a class statement puts in every class's dict, and __init__, which
+  // capture runs; any other special method would change what a list value
+  // does.
+  static const llvm::StringRef allowed[] = {
+      "__module__",        "__qualname__",     "__doc__",         "__dict__",
+      "__weakref__",       "__init__",         "__annotations__", "__orig_bases__",
+      "__parameters__",    "__slots__",        "__firstlineno__", "__static_attributes__",
+      "__class_getitem__", "__init_subclass__"};
+  for (PyTypeObject* base = type; base && base != &PyList_Type; base = base->tp_base) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(base->tp_dict, &pos, &key, &value)) {
+      std::optional<std::string> name = PyUnicode_Check(key) ? python::utf8Of(key) : std::nullopt;
+      if (!name || name->size() < 4 || !llvm::StringRef(*name).starts_with("__") ||
+          !llvm::StringRef(*name).ends_with("__"))
+        continue;
+      if (!llvm::is_contained(allowed, llvm::StringRef(*name)))
+        return *name;
+    }
+  }
+  return "";
+}
+
 bool readsAsList(PyTypeObject* type) {
   for (const char* name : {"__getitem__", "__len__", "__iter__", "__setitem__"}) {
     PyRef key = PyRef::steal(python::newStr(name));

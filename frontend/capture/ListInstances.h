@@ -16,6 +16,8 @@
 
 #include <Python.h>
 
+#include <string>
+
 namespace dync::capture {
 
 class Interpreter;
@@ -24,6 +26,12 @@ class Interpreter;
 /// that class: a class written in Python deriving from list that keeps
 /// list's __new__.
 bool isListClass(PyTypeObject* type);
+
+/// The first special method (`__getitem__`, `__add__`, ...) that \p type, a
+/// list class, or a base of it other than list defines, or an empty string:
+/// capture models list's own behaviour over a list value, so a class that
+/// changes it is not modelled.
+std::string ownSpecialMethod(PyTypeObject* type);
 
 /// Whether a real object of the list class \p type reads its items as a
 /// list does (no __getitem__, __len__, __iter__ or __setitem__ of its own),

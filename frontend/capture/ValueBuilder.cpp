@@ -475,7 +475,8 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
   // them.
   bool listObject = !PyList_CheckExact(object) && PyList_Check(object) &&
                     isListClass(reinterpret_cast<PyTypeObject*>(type)) &&
-                    readsAsList(reinterpret_cast<PyTypeObject*>(type));
+                    readsAsList(reinterpret_cast<PyTypeObject*>(type)) &&
+                    ownSpecialMethod(reinterpret_cast<PyTypeObject*>(type)).empty();
   if (listObject) {
     PyObject** dictPointer = _PyObject_GetDictPtr(object);
     if (dictPointer && *dictPointer && PyDict_Size(*dictPointer) > 0)

@@ -3,11 +3,13 @@
 # through super()), or read through a source when the class reads its items
 # as list does, each item then read as `[i]` with the length and the class
 # pinned. Their methods bind to them; `type` and `isinstance` see the
-# class. Returning one, and one with instance attributes, are refused.
+# class. Returning one, one with instance attributes, and a class that
+# changes list's behaviour (a special method of its own) are refused.
 # RUN: %dync export %s:Held.forward --emit=graph | FileCheck %s
 # RUN: %dync export %s:Held.forward --emit=guards | FileCheck %s --check-prefix=GUARDS
 # RUN: not %dync export %s:returned --emit=graph 2>&1 | FileCheck %s --check-prefix=RETURNED
 # RUN: not %dync export %s:Named.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=NAMED
+# RUN: not %dync export %s:own_items --emit=graph 2>&1 | FileCheck %s --check-prefix=OWNITEMS
 import torch
 from torch import nn
 
@@ -67,6 +69,17 @@ class Named(nn.Module):
         return self.order.run(x)
 
 # NAMED: error: L['self'].order is a list-objects.Layers with instance attributes; objects of list subclasses are read as lists, which hold no attributes, so this is not supported yet
+
+
+class OwnItems(list):
+    def __getitem__(self, index):
+        return 0
+
+
+def own_items(x):
+    return OwnItems([x])[0]
+
+# OWNITEMS: list-objects.py:[[@LINE-2]]:12: error: constructing an object of class 'list-objects.OwnItems' is not supported: it derives from list and defines __getitem__, which capture does not run on a list
 
 
 def example_inputs():

@@ -1,12 +1,12 @@
 """A model whose weights are computed: a parametrization of the program's
-own (two chained on one weight), torch's weight_norm and spectral_norm
-parametrizations, and the old weight_norm forward pre-hook. Spectral norm's
+own (two chained on one weight), torch's weight_norm, orthogonal and
+spectral_norm parametrizations, and the old weight_norm forward pre-hook. Spectral norm's
 power iteration updates its `_u`/`_v` buffers in place in training mode.
 """
 import torch
 from torch import nn
 import torch.nn.utils.parametrize as parametrize
-from torch.nn.utils.parametrizations import spectral_norm, weight_norm
+from torch.nn.utils.parametrizations import orthogonal, spectral_norm, weight_norm
 
 
 class Symmetric(nn.Module):
@@ -30,13 +30,14 @@ class Parametrized(nn.Module):
         parametrize.register_parametrization(self.own, "weight", Symmetric())
         parametrize.register_parametrization(self.own, "weight", Scaled(0.5))
         self.normed = weight_norm(nn.Linear(4, 5))
+        self.orth = orthogonal(nn.Linear(5, 5))
         self.spectral = spectral_norm(nn.Linear(5, 3))
         self.spectral.train(spectral_training)
         self.old = nn.utils.weight_norm(nn.Linear(3, 2))
 
     def forward(self, x):
         h = torch.tanh(self.own(x))
-        h = self.normed(h)
+        h = self.orth(self.normed(h))
         h = self.spectral(h)
         return self.old(h)
 
