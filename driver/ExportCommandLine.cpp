@@ -178,6 +178,14 @@ public:
         "Answer True to torch.compiler.is_compiling() while capturing, as torch.compile does, "
         "so the artifact serves the program's compiled path; only for programs that compute "
         "the same on both paths (transformers' models do). Default: False, what eager answers");
+    command
+        ->add_option("--warmup", warmupCalls_,
+                     "Call each entry N times on its example inputs, for real, before capturing "
+                     "it, so a program that fills its own state on its first call (a cache, "
+                     "grids built for a size, hooks installed once) is captured in the state "
+                     "later calls see; the artifact then serves the calls after the first, as "
+                     "an export of a model called once serves them (default: 0)")
+        ->type_name("N");
     command->add_flag("--keep-going", keepGoing_,
                       "Report each entry that fails and go on with the others");
     command->add_flag("--time-report", timeReport_,
@@ -206,6 +214,7 @@ private:
   bool noCache_ = false;
   bool keepGoing_ = false;
   bool assumeCompiling_ = false;
+  unsigned warmupCalls_ = 0;
   bool timeReport_ = false;
 };
 
@@ -326,6 +335,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
   capture::CaptureOptions& captureOptions = exportOptions.capture;
   captureOptions.init = init_;
   captureOptions.assumeCompiling = assumeCompiling_;
+  captureOptions.warmupCalls = warmupCalls_;
   // A plain NAME applies to every entry; QUALNAME=NAME to that entry only.
   std::map<std::string, std::string>& entryExamples = exportOptions.entryExamples;
   for (const std::string& text : examples_) {
