@@ -281,9 +281,8 @@ llvm::Error Interpreter::op_BEFORE_WITH(Frame& f, const Instruction&) {
     // thread holds (or never return, for a Lock this thread holds), so the
     // lock must be free now: it is taken without waiting and given back at
     // once, so that no failed capture leaves it held. The __exit__ the
-    // block's end calls does nothing (isThreadLockExit).
-    if (llvm::Error refused = recorder_.irreversible("taking a threading lock"))
-      return refused;
+    // block's end calls does nothing (isThreadLockExit). Nothing of it
+    // outlasts the check, so a speculated path may take it too.
     PyObject* lock = manager->object.get();
     PyRef exit = PyRef::steal(PyObject_GetAttrString(lock, "__exit__"));
     if (!exit)
