@@ -47,6 +47,9 @@ constexpr const char* ExportFooter = R"(Examples:
   dync export model.py:MLP.forward --emit=guards --dynamic 'x:0=batch[1,1024]'
       keep dimension 0 of argument x symbolic, named batch, in [1, 1024], and
       print the guards the graph was captured under
+  dync export model.py:Model.forward --warmup 1 -o model.dync.so
+      call Model.forward once on its example inputs before capturing it, so
+      state it fills on its first call (a cache) is captured filled
 
 ENTRY is FILE.py:QUALNAME, as for 'dync inspect'; several entries are captured
 in one run. For Class.method entries, self is --init's expression, else the
