@@ -33,6 +33,10 @@ namespace {
 /// module-level instance of exactly that class, else `Class()`.
 llvm::Expected<PyRef> findSelf(const python::LoadedModule& module,
                                const python::ResolvedEntry& entry, const CaptureOptions& options) {
+  // The object a warm-up call ran on (warmUpEntry), so capture sees the
+  // state the call left.
+  if (options.self)
+    return options.self;
   PyObject* globals = PyModule_GetDict(module.module.get());
   if (!options.init.empty()) {
     PyRef value = PyRef::steal(PyRun_String(options.init.c_str(), Py_eval_input, globals, globals));
@@ -491,6 +495,73 @@ makeArguments(Interpreter& interp, GuardSet& recorded, const python::LoadedModul
     recorded.add(Guard::keysAre(source, extra));
   }
   return made;
+}
+
+//===----------------------------------------------------------------------===//
+// Warm-up calls (--warmup N): the entry runs for real on its example inputs
+// before capture, so a program that fills its own state on its first call
+// (a cache keyed by device, grids built when a shape changes, hooks
+// installed once) is captured in the state it keeps from then on.
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<PyRef> warmUpEntry(const python::LoadedModule& module,
+                                  const python::ResolvedEntry& entry,
+                                  const CaptureOptions& options) {
+  PyRef self;
+  switch (entry.kind) {
+  case python::EntryKind::Method: {
+    // Found once: the calls and the capture after them see one object, even
+    // one that --init or the class's constructor makes.
+    llvm::Expected<PyRef> found = findSelf(module, entry, options);
+    if (!found)
+      return found.takeError();
+    self = *found;
+    break;
+  }
+  case python::EntryKind::BoundMethod:
+  case python::EntryKind::ClassMethod:
+    self = entry.self;
+    break;
+  default:
+    break;
+  }
+  for (unsigned call = 0; call < options.warmupCalls; ++call) {
+    // Fresh example arguments each time: a call that changes its inputs in
+    // place leaves capture's unchanged.
+    size_t parameters = static_cast<size_t>(entry.codeObject()->co_argcount);
+    size_t wanted = parameters - (self && parameters > 0 ? 1 : 0);
+    llvm::Expected<ExampleCall> examples = exampleArguments(module, options, wanted);
+    if (!examples)
+      return examples.takeError();
+    PyRef args = examples->args;
+    if (self && entry.kind == python::EntryKind::Method) {
+      Py_ssize_t count = PyTuple_GET_SIZE(args.get());
+      PyRef withSelf = PyRef::steal(PyTuple_New(count + 1));
+      if (!withSelf)
+        return pythonError("building the warm-up call");
+      PyTuple_SET_ITEM(withSelf.get(), 0, PyRef(self).release());
+      for (Py_ssize_t i = 0; i < count; ++i)
+        PyTuple_SET_ITEM(withSelf.get(), i + 1,
+                         PyRef::borrow(PyTuple_GET_ITEM(args.get(), i)).release());
+      args = std::move(withSelf);
+    }
+    // A bound method or classmethod binds its object itself.
+    PyRef callable = entry.function;
+    if (self && entry.kind != python::EntryKind::Method) {
+      callable = PyRef::steal(PyMethod_New(entry.function.get(), self.get()));
+      if (!callable)
+        return pythonError("binding the warm-up call");
+    }
+    PyRef result = PyRef::steal(PyObject_Call(callable.get(), args.get(), examples->kwargs.get()));
+    if (!result)
+      return inputError(module, "--warmup: calling " + entry.qualname +
+                                    " on the example inputs "
+                                    "(call " +
+                                    llvm::Twine(call + 1) + " of " +
+                                    llvm::Twine(options.warmupCalls) +
+                                    ") raised: " + llvm::toString(pythonError("the warm-up call")));
+  }
+  return self;
 }
 
 } // namespace dync::capture
