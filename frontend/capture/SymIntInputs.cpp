@@ -12,6 +12,8 @@
 #include "frontend/capture/DeclaredInts.h"
 #include "frontend/capture/ValueBuilder.h"
 
+#include <algorithm>
+
 namespace dync::capture {
 
 using python::PyRef;
@@ -108,6 +110,80 @@ PyRef readStep(PyObject* base, const Source& step, std::string& why) {
   return PyRef::borrow(value);
 }
 
+/// Whether \p step, an attribute read of \p base, is one the class of
+/// \p base answers rather than its instance `__dict__`: a class attribute
+/// the instance does not shadow, or a data descriptor (a property), which
+/// wins over the instance `__dict__`.
+bool readFromClass(PyObject* base, const Source& step) {
+  if (step.kind() != Source::Kind::Attr)
+    return false;
+  PyRef name = PyRef::steal(PyUnicode_FromStringAndSize(step.name().data(), step.name().size()));
+  PyObject* classAttr = name ? _PyType_Lookup(Py_TYPE(base), name.get()) : nullptr;
+  if (!classAttr) {
+    PyErr_Clear();
+    return false;
+  }
+  if (Py_TYPE(classAttr)->tp_descr_set)
+    return true;
+  PyObject** dict = _PyObject_GetDictPtr(base);
+  return !(dict && *dict && PyDict_GetItem(*dict, name.get()));
+}
+
+/// The int \p steps reach from \p argument read as the program reads it:
+/// through capture's own attribute and item reads, on a checkpoint rolled
+/// back after, so nothing of it stays (no guard, no value). A class
+/// attribute is found where the class holds it (`type(L['cfg']).n`), a
+/// property's getter runs symbolically and gives the int it read (its
+/// source: `L['self']._window`). The source is where guards and the
+/// rewritten bytecode read the int; an int the read computes, or one read
+/// from nowhere they can reach, has none and is an error.
+llvm::Expected<std::pair<SourcePtr, PyRef>>
+intAsProgramReads(Interpreter& interp, const DynamicSpec& spec, PyObject* argument,
+                  const SourcePtr& argumentSource, llvm::ArrayRef<const Source*> steps,
+                  const SourcePtr& written) {
+  Recorder& recorder = interp.recorder();
+  Recorder::Checkpoint checkpoint = recorder.checkpoint();
+  auto read = [&]() -> llvm::Expected<ValuePtr> {
+    llvm::Expected<ValuePtr> value = interp.values().wrapReal(argument, argumentSource);
+    for (const Source* step : steps) {
+      if (!value)
+        return value;
+      if (step->kind() == Source::Kind::Attr) {
+        value = interp.getAttr(*value, step->name());
+        continue;
+      }
+      PyRef key = PyRef::steal(
+          step->hasIndex() ? PyLong_FromLongLong(step->indexValue())
+                           : PyUnicode_FromStringAndSize(step->name().data(), step->name().size()));
+      if (!key)
+        return captureError("making the key of " + step->str());
+      value = interp.getItem(*value, makeConstant(std::move(key)));
+    }
+    return value;
+  };
+  llvm::Expected<ValuePtr> value = read();
+  recorder.rollback(checkpoint);
+  std::string prefix = "--dynamic '" + spec.text + "': ";
+  if (!value)
+    return captureError(prefix + "reading " + written->str() +
+                        " as the program does failed: " + llvm::toString(value.takeError()));
+  PyObject* real = (*value)->object.get();
+  if ((*value)->kind == ValueKind::SymNum || !real || !PyLong_CheckExact(real))
+    return captureError(prefix + "the example's " + written->str() + " is " +
+                        ((*value)->kind == ValueKind::SymNum || !real
+                             ? std::string("no constant")
+                             : std::string("a ") + Py_TYPE(real)->tp_name) +
+                        ", not an int; only an int can be a symbolic int");
+  const SourcePtr& source = (*value)->source;
+  if (!source)
+    return captureError(prefix + written->str() +
+                        " is an int its class computes (a property's getter that does "
+                        "arithmetic or returns a constant), not one read from an attribute or "
+                        "an item, so no guard can read it again: declare the int it is "
+                        "computed from");
+  return std::make_pair(source, PyRef::borrow(real));
+}
+
 } // namespace
 
 llvm::Error declareIntInside(Interpreter& interp, const DynamicSpec& spec, PyObject* argument,
@@ -122,8 +198,20 @@ llvm::Error declareIntInside(Interpreter& interp, const DynamicSpec& spec, PyObj
   for (const Source* step = source.get(); step != argumentSource.get() && step->base();
        step = step->base().get())
     steps.push_back(step);
+  std::reverse(steps.begin(), steps.end());
   PyRef value = PyRef::borrow(argument);
-  for (const Source* step : llvm::reverse(steps)) {
+  for (const Source* step : steps) {
+    // --- Ints the class holds or a property gives ---
+    if (readFromClass(value.get(), *step)) {
+      llvm::Expected<std::pair<SourcePtr, PyRef>> found =
+          intAsProgramReads(interp, spec, argument, argumentSource, steps, source);
+      if (!found)
+        return found.takeError();
+      source = found->first;
+      value = found->second;
+      break;
+    }
+    // --- end of ints the class holds or a property gives ---
     std::string why;
     PyRef next = readStep(value.get(), *step, why);
     if (!next) {
