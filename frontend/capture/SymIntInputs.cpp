@@ -48,6 +48,9 @@ std::optional<llvm::Expected<ValuePtr>> ValueBuilder::declaredIntAt(PyObject* re
   // Every read is the one value, so the graph has one input for it.
   if (declared->value)
     return llvm::Expected<ValuePtr>(declared->value);
+  // Making a graph input is not taken back by a checkpoint's rollback.
+  if (llvm::Error refused = recorder_.irreversible("making the graph's int input " + source->str()))
+    return llvm::Expected<ValuePtr>(std::move(refused));
   const std::optional<int64_t>& hint = declared->symbol.hint;
   // A specialization at 0 or 1 holds the constant, as torch would, under
   // an `equals` guard.
@@ -83,7 +86,7 @@ PyRef readStep(PyObject* base, const Source& step, std::string& why) {
     PyObject* value = dict && *dict ? PyDict_GetItemString(*dict, step.name().c_str()) : nullptr;
     if (!value)
       why = std::string("a ") + Py_TYPE(base)->tp_name + " with no attribute '" + step.name() +
-            "' in its instance __dict__";
+            "' in its instance __dict__ or its class";
     return PyRef::borrow(value);
   }
   if (step.hasIndex()) {
@@ -168,12 +171,11 @@ intAsProgramReads(Interpreter& interp, const DynamicSpec& spec, PyObject* argume
     return captureError(prefix + "reading " + written->str() +
                         " as the program does failed: " + llvm::toString(value.takeError()));
   PyObject* real = (*value)->object.get();
-  if ((*value)->kind == ValueKind::SymNum || !real || !PyLong_CheckExact(real))
-    return captureError(prefix + "the example's " + written->str() + " is " +
-                        ((*value)->kind == ValueKind::SymNum || !real
-                             ? std::string("no constant")
-                             : std::string("a ") + Py_TYPE(real)->tp_name) +
-                        ", not an int; only an int can be a symbolic int");
+  if (!real || !PyLong_CheckExact(real))
+    return captureError(
+        prefix + "the example's " + written->str() + " is " +
+        (real ? std::string("a ") + Py_TYPE(real)->tp_name : std::string("a value capture made")) +
+        ", not an int; only an int can be a symbolic int");
   const SourcePtr& source = (*value)->source;
   if (!source)
     return captureError(prefix + written->str() +
@@ -221,6 +223,13 @@ llvm::Error declareIntInside(Interpreter& interp, const DynamicSpec& spec, PyObj
     }
     value = std::move(next);
   }
+  // Two paths may reach one int (a property and the attribute it reads).
+  if (llvm::any_of(interp.values().declaredInts(), [&](const ValueBuilder::DeclaredInt& d) {
+        return d.source && *d.source == *source;
+      }))
+    return captureError("--dynamic '" + spec.text + "': " + source->str() +
+                        " is declared by another --dynamic option too (a property or a class "
+                        "attribute reads the same int): declare it once");
   if (!PyLong_CheckExact(value.get()))
     return captureError("--dynamic '" + spec.text + "': the example's " + source->str() + " is a " +
                         Py_TYPE(value.get())->tp_name +
