@@ -132,6 +132,20 @@ bool readFromClass(PyObject* base, const Source& step) {
   return !(dict && *dict && PyDict_GetItem(*dict, name.get()));
 }
 
+/// Whether attribute \p step of \p base, absent from its instance
+/// `__dict__`, is found by Python's own read (nn.Module.__getattr__ finds
+/// submodules, parameters and buffers in its tables).
+bool foundElsewhere(PyObject* base, const Source& step) {
+  if (step.kind() != Source::Kind::Attr)
+    return false;
+  PyObject** dict = _PyObject_GetDictPtr(base);
+  if (dict && *dict && PyDict_GetItemString(*dict, step.name().c_str()))
+    return false;
+  int found = PyObject_HasAttrString(base, step.name().c_str());
+  PyErr_Clear();
+  return found == 1;
+}
+
 /// The int \p steps reach from \p argument read as the program reads it:
 /// through capture's own attribute and item reads, on a checkpoint rolled
 /// back after, so nothing of it stays (no guard, no value). A class
@@ -203,8 +217,9 @@ llvm::Error declareIntInside(Interpreter& interp, const DynamicSpec& spec, PyObj
   std::reverse(steps.begin(), steps.end());
   PyRef value = PyRef::borrow(argument);
   for (const Source* step : steps) {
-    // --- Ints the class holds or a property gives ---
-    if (readFromClass(value.get(), *step)) {
+    // --- Ints the class holds or a property gives, or that a read other
+    // than the instance __dict__'s finds (an nn.Module's submodule) ---
+    if (readFromClass(value.get(), *step) || foundElsewhere(value.get(), *step)) {
       llvm::Expected<std::pair<SourcePtr, PyRef>> found =
           intAsProgramReads(interp, spec, argument, argumentSource, steps, source);
       if (!found)

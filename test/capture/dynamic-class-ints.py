@@ -10,6 +10,8 @@
 # RUN:   --dynamic 'self.window=w[1,16]' --dynamic 'self.limit=l[2,9]' | FileCheck %s --check-prefix=GRAPH
 # RUN: %dync export %s:Win.forward --emit=guards --dynamic 'self.cfg.n=n[1,16]' \
 # RUN:   --dynamic 'self.window=w[1,16]' --dynamic 'self.limit=l[2,9]' | FileCheck %s --check-prefix=GUARDS
+# RUN: %dync export %s:Win.forward --emit=guards --dynamic 'self.inner.size=s[1,16]' \
+# RUN:   | FileCheck %s --check-prefix=SUBMODULE
 # RUN: not %dync export %s:Win.forward --emit=graph --dynamic 'self.doubled=d[1,16]' 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=COMPUTED
 # RUN: not %dync export %s:Win.forward --emit=graph --dynamic 'self.constant=c[1,16]' 2>&1 \
@@ -45,6 +47,12 @@ class Config:
     n = 6
 
 
+class Inner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.size = 3
+
+
 class Win(torch.nn.Module):
     limit = 5
     ratio = 1.5
@@ -56,6 +64,7 @@ class Win(torch.nn.Module):
         self.cfg = Config()
         self._window = 4
         self.weight = torch.nn.Parameter(torch.ones(3))
+        self.inner = Inner()
 
     @property
     def window(self):
@@ -78,7 +87,8 @@ class Win(torch.nn.Module):
         return self.weight.shape[0]
 
     def forward(self, x):
-        return x[: self.cfg.n] * 2, x[: self.window], torch.arange(self.limit)
+        return (x[: self.cfg.n] * 2, x[: self.window], torch.arange(self.limit),
+                x[: self.inner.size])
 
 
 model = Win()
@@ -106,12 +116,15 @@ def example_inputs():
 # GUARDS-NOT: equals L['self']._window
 # GUARDS-NOT: equals type(
 
+# A submodule's int is reached through nn.Module's tables.
+# SUBMODULE: int L['self']._modules['inner'].size : s
+
 # COMPUTED: dynamic-class-ints.py: error: --dynamic 'self.doubled=d[1,16]': L['self'].doubled is an int its class computes (a property's getter that does arithmetic or returns a constant), not one read from an attribute or an item, so no guard can read it again: declare the int it is computed from
 # CONSTANT: dynamic-class-ints.py: error: --dynamic 'self.constant=c[1,16]': L['self'].constant is an int its class computes
 # FLOAT: dynamic-class-ints.py: error: --dynamic 'self.ratio=r[1,16]': the example's L['self'].ratio is a float, not an int
 # DESCRIPTOR: dynamic-class-ints.py: error: --dynamic 'self.fixed=f[1,16]': reading L['self'].fixed as the program does failed: attribute 'fixed' of 'dynamic-class-ints.Win' is a data descriptor of type 'dynamic-class-ints.Fixed'
-# RAISES: dynamic-class-ints.py: error: --dynamic 'self.failing=f[1,16]': reading L['self'].failing as the program does failed: {{.*}}dynamic-class-ints.py:74: the program raises ValueError: no window here
+# RAISES: dynamic-class-ints.py: error: --dynamic 'self.failing=f[1,16]': reading L['self'].failing as the program does failed: {{.*}}dynamic-class-ints.py:{{[0-9]+}}: the program raises ValueError: no window here
 # RANGE: dynamic-class-ints.py: error: --dynamic 'self.limit=l[6,9]': the example's type(L['self']).limit is 5, outside the range
-# TENSOR: dynamic-class-ints.py: error: --dynamic 'self.width=w[1,16]': reading L['self'].width as the program does failed: {{.*}}dynamic-class-ints.py:78: making a graph input cannot be taken back
+# TENSOR: dynamic-class-ints.py: error: --dynamic 'self.width=w[1,16]': reading L['self'].width as the program does failed: {{.*}}dynamic-class-ints.py:{{[0-9]+}}: making a graph input cannot be taken back
 # TWICE: dynamic-class-ints.py: error: --dynamic 'self._window=a[1,16]': L['self']._window is declared by another --dynamic option too (a property or a class attribute reads the same int): declare it once
 # UNREAD: dynamic-class-ints.py: error: --dynamic: Win.forward never reads type(L['self']).unread
