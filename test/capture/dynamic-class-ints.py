@@ -12,6 +12,8 @@
 # RUN:   --dynamic 'self.window=w[1,16]' --dynamic 'self.limit=l[2,9]' | FileCheck %s --check-prefix=GUARDS
 # RUN: %dync export %s:Win.forward --emit=guards --dynamic 'self.inner.size=s[1,16]' \
 # RUN:   | FileCheck %s --check-prefix=SUBMODULE
+# RUN: %dync export %s:slotted --example slotted_inputs --emit=guards --dynamic 'cfg.n=n[1,16]' \
+# RUN:   | FileCheck %s --check-prefix=SLOTS
 # RUN: not %dync export %s:Win.forward --emit=graph --dynamic 'self.doubled=d[1,16]' 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=COMPUTED
 # RUN: not %dync export %s:Win.forward --emit=graph --dynamic 'self.constant=c[1,16]' 2>&1 \
@@ -94,6 +96,21 @@ class Win(torch.nn.Module):
 model = Win()
 
 
+class Slotted:
+    __slots__ = ("n",)
+
+    def __init__(self):
+        self.n = 6
+
+
+def slotted(x, cfg):
+    return x[: cfg.n] * 2
+
+
+def slotted_inputs():
+    return (torch.randn(16, 8), Slotted())
+
+
 def example_inputs():
     return (torch.randn(16, 8),)
 
@@ -118,6 +135,10 @@ def example_inputs():
 
 # A submodule's int is reached through nn.Module's tables.
 # SUBMODULE: int L['self']._modules['inner'].size : s
+
+# A __slots__ member (a data descriptor of the class) is read in place.
+# SLOTS: int L['cfg'].n : n
+# SLOTS-NOT: equals L['cfg'].n
 
 # COMPUTED: dynamic-class-ints.py: error: --dynamic 'self.doubled=d[1,16]': L['self'].doubled is an int its class computes (a property's getter that does arithmetic or returns a constant), not one read from an attribute or an item, so no guard can read it again: declare the int it is computed from
 # CONSTANT: dynamic-class-ints.py: error: --dynamic 'self.constant=c[1,16]': L['self'].constant is an int its class computes
