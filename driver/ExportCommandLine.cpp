@@ -67,12 +67,13 @@ inf); the same SYMBOL on two dimensions declares them equal. Repeatable.
 --dynamic ARG=SYMBOL[LO,HI] makes the Python int argument ARG a symbolic size;
 --dynamic 'cfg.n=n[1,64]', 'dims[1]=n', "opts['n']=n" do so for an int held
 in an argument's attribute (a dataclass or config object) or in an item of a
-tuple, list or dict, wherever the program reads it from there.
+tuple, list or dict, wherever the program reads it from there; the path may
+name a class attribute or a property, the int it reads being the symbol.
 --dynamic auto makes every dimension of every tensor argument (ARG_DIM) and
-every int argument of 2 or more (ARG) symbolic, then notes on stderr which
-ones the program specialized, at which line, and the --dynamic spellings that
-hold; an int whose symbol stops capture (range(n)) is kept constant, noted
-with the reason.
+every int argument of 2 or more (ARG, keywords in **kwargs too) symbolic,
+then notes on stderr which ones the program specialized, at which line, and
+the --dynamic spellings that hold; an int whose symbol stops capture
+(range(n)) is kept constant, noted with the reason.
 With -o, every size of a declared range is served: where the graph leaves
 single sizes out (sizes 0 and 1, which torch specializes; a size the program
 treats apart, such as a slice covering a whole buffer) or the program cuts

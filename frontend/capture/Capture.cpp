@@ -264,11 +264,18 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
 
 /// What `--dynamic auto` found: for each dimension it made symbolic, one
 /// line saying it stayed dynamic or where the program specialized it, then
-/// the `--dynamic` spellings that hold.
+/// the `--dynamic` spellings that hold. \p argumentSources: where each
+/// argument a spec names lives in the frame (`L['n']`, or
+/// `L['kwargs']['n']` for a keyword that lands in **kwargs).
 llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
                               const ir::Graph& graph, llvm::ArrayRef<DynamicSpec> autoSpecs,
                               llvm::ArrayRef<std::string> staticInts,
+                              const std::map<std::string, SourcePtr>& argumentSources,
                               std::vector<std::string>& report) {
+  auto sourceOfArgument = [&](const std::string& argument) {
+    auto it = argumentSources.find(argument);
+    return it != argumentSources.end() ? it->second : Source::local(argument);
+  };
   std::vector<std::string> holds;
   report.insert(report.end(), staticInts.begin(), staticInts.end());
   // Int arguments: still a symbol, or the constant the program made it.
@@ -276,7 +283,7 @@ llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
     if (!spec.intArgument)
       continue;
     for (const ValuePtr& input : interp.values().intInputs()) {
-      if (!input->source || *input->source != *Source::local(spec.argument))
+      if (!input->source || *input->source != *sourceOfArgument(spec.argument))
         continue;
       llvm::Expected<ir::SymExpr> value = oracle.symExprOf(input->object.get());
       if (!value)
@@ -312,7 +319,7 @@ llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
   }
   for (const DynamicSpec& spec : autoSpecs)
     for (const ValuePtr& input : interp.values().tensorInputs()) {
-      if (spec.intArgument || !input->source || *input->source != *Source::local(spec.argument))
+      if (spec.intArgument || !input->source || *input->source != *sourceOfArgument(spec.argument))
         continue;
       llvm::Expected<ir::Type> type = oracle.typeOf(input->object.get());
       if (!type)
@@ -532,10 +539,15 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   if (llvm::Error error =
           checkDynamicAfterRun(interp, **oracle, graph, module, entry, options, *inputs, *declared))
     return error;
-  if (options.autoDynamic && options.autoReport)
-    if (llvm::Error error = reportAutoDynamic(interp, **oracle, graph, declared->autoSpecs,
-                                              declared->staticInts, *options.autoReport))
+  if (options.autoDynamic && options.autoReport) {
+    std::map<std::string, SourcePtr> argumentSources;
+    for (const ExampleBinding& binding : inputs->bindings)
+      argumentSources.emplace(binding.name, binding.source);
+    if (llvm::Error error =
+            reportAutoDynamic(interp, **oracle, graph, declared->autoSpecs, declared->staticInts,
+                              argumentSources, *options.autoReport))
       return error;
+  }
   if (llvm::Error error = addGuards(interp, **oracle, graph, recorded, inputs->code,
                                     grad.get() == Py_True, std::move(*globalState)))
     return error;

@@ -267,11 +267,11 @@ llvm::Error checkDynamicAfterRun(Interpreter& interp, oracle::TensorOracle& orac
   // there would stay whatever the graph assumed: say so.
   for (const ValueBuilder::DeclaredInt& declared : interp.values().declaredInts())
     if (!declared.value && options.sizeHints.empty())
-      return inputError(module, "--dynamic: " + entry.qualname + " never reads " +
-                                    declared.source->str() +
-                                    " (an attribute of an object's instance __dict__ or an item "
-                                    "of an exact list, tuple or dict), so it cannot be a "
-                                    "symbol; declare an int the program reads");
+      return inputError(
+          module, "--dynamic: " + entry.qualname + " never reads " + declared.source->str() +
+                      " (an attribute of an object's instance __dict__ or its class, or an item "
+                      "of an exact list, tuple or dict), so it cannot be a "
+                      "symbol; declare an int the program reads");
   // --- end of symbolic int arguments ---
   return llvm::Error::success();
 }
