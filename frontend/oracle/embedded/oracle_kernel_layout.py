@@ -148,26 +148,39 @@ def _kernel_strides(result, fake, exact):
         return None
     if exact:
         return list(result.stride()) if tuple(result.shape) == tuple(fake.shape) else None
-    if not result.is_non_overlapping_and_dense():
-        return None
     # A dimension of size 1 here has size 1 in the fake result too (cutting
     # keeps 1 as 1): where it falls in the order changes no other stride.
     order = sorted(range(result.dim()), key=lambda d: (-result.stride(d), d))
+    dense = _dense_strides(list(result.shape), order)
+    # Only a dense result's order of dimensions says what it is at other sizes.
+    if any(result.size(d) != 1 and result.stride(d) != dense[d] for d in range(result.dim())):
+        return None
     return _dense_strides(list(fake.shape), order)
 
 
-def kernel_laid_out(func, args, kwargs, out):
+def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
     """`out`, the fake results of `func`, with each tensor the CPU kernel
-    lays out otherwise given the kernel's layout (see above)."""
-    from dync_oracle_layout import _eager_twin, _writes_an_argument
+    lays out otherwise given the kernel's layout (see above). For a result
+    the operator's own call gave, a fake tensor of the kernel's strides
+    stands for it; for one a decomposition computed, `relayout(result,
+    model)` gives a copy laid out as `model`, recorded in the graph (the
+    decomposition's kernels run in the graph and lay their results out as
+    they do, which need not be how the operator's own kernel, run by eager,
+    lays out its result). `func` is an ATen operator, or, with `run(func,
+    args, kwargs)` to call it, a callable of torch's (a composite function
+    such as max_pool1d takes another path on fake tensors than on real
+    ones). A result sharing storage with an argument (a view, an argument
+    written in place) is left alone: a copy would not be it."""
+    from dync_oracle_layout import _eager_twin, _storage_key, _writes_an_argument
 
-    if not isinstance(func, torch._ops.OpOverload):
-        return out
-    schema = func._schema
-    if _writes_an_argument(func) or any(r.alias_info is not None for r in schema.returns):
-        return out
-    # Running a random operator for real would draw from the generator.
-    if torch.Tag.nondeterministic_seeded in func.tags:
+    if isinstance(func, torch._ops.OpOverload):
+        schema = func._schema
+        if _writes_an_argument(func) or any(r.alias_info is not None for r in schema.returns):
+            return out
+        # Running a random operator for real would draw from the generator.
+        if torch.Tag.nondeterministic_seeded in func.tags:
+            return out
+    elif run is None:
         return out
     flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
     tensors = [a for a in flat if isinstance(a, torch.Tensor)]
@@ -195,20 +208,25 @@ def kernel_laid_out(func, args, kwargs, out):
     except Exception:
         return out
     if key not in _kernel_results:
-        _kernel_results[key] = _probe_kernel(func, flat, spec, results, exact)
+        _kernel_results[key] = _probe_kernel(func, flat, spec, results, exact, run)
     learned = _kernel_results[key]
     if learned is None:
         return out
     fusion = _fusion_module()
+    arguments = {_storage_key(t) for t in tensors}
     changed = False
     laid_out = []
     for result, strides in zip(results, learned):
-        if isinstance(result, torch.Tensor) and strides is not None:
+        if (
+            isinstance(result, torch.Tensor)
+            and strides is not None
+            and _storage_key(result) not in arguments
+        ):
             model = torch.empty_strided(
                 result.shape, strides, dtype=result.dtype, device=result.device
             )
             if not fusion.same_layout(result, model):
-                result = model
+                result = model if relayout is None else relayout(result, model)
                 changed = True
         laid_out.append(result)
     if not changed:
@@ -216,8 +234,10 @@ def kernel_laid_out(func, args, kwargs, out):
     return torch.utils._pytree.tree_unflatten(laid_out, out_spec)
 
 
-def _probe_kernel(func, flat, spec, results, exact):
-    with _disable_current_modes(), torch._C._DisablePythonDispatcher():
+def _probe_kernel(func, flat, spec, results, exact, run):
+    # A probe that draws random numbers leaves the generator as it was.
+    with _disable_current_modes(), torch._C._DisablePythonDispatcher(), torch.no_grad(), \
+            torch.random.fork_rng(devices=[]):
         try:
             real = []
             for a in flat:
@@ -227,7 +247,10 @@ def _probe_kernel(func, flat, spec, results, exact):
                         return None
                 real.append(a)
             real_args, real_kwargs = torch.utils._pytree.tree_unflatten(real, spec)
-            got = torch.utils._pytree.tree_leaves(func(*real_args, **real_kwargs))
+            called = (
+                func(*real_args, **real_kwargs) if run is None else run(func, real_args, real_kwargs)
+            )
+            got = torch.utils._pytree.tree_leaves(called)
         except Exception:
             return None
     if len(got) != len(results):

@@ -57,7 +57,7 @@ class _Recorder(TorchDispatchMode):
             with self:
                 out = decomposition(*args, **kwargs)
             if out is not NotImplemented:
-                return out
+                return kernel_laid_out(func, args, kwargs, out, self._relayout)
         implicit = self.implicit.get(func)
         if implicit is None:
             implicit = torch._C._dispatch_has_kernel_for_dispatch_key(
@@ -68,7 +68,7 @@ class _Recorder(TorchDispatchMode):
             with self:
                 out = func.decompose(*args, **kwargs)
             if out is not NotImplemented:
-                return out
+                return kernel_laid_out(func, args, kwargs, out, self._relayout)
         if self.fusion is not None and func not in self.decomposing:
             decomposition = self.fusion.get(func, args, kwargs)
             expected = None
@@ -99,6 +99,12 @@ class _Recorder(TorchDispatchMode):
         self.session._record(func, args, kwargs, out)
         self.session._note_constant(func, args, kwargs, out)
         return out
+
+    def _relayout(self, result, model):
+        """A recorded copy of a decomposition's `result` laid out as
+        `model`, the operator's own kernel's layout."""
+        with self:
+            return _fusion_module().to_layout_of(result, model)
 
     def _keeps_operator_layout(self, func):
         return func not in self.fusion.layout_choosers and not _writes_an_argument(func)
