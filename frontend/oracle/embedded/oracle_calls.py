@@ -144,7 +144,8 @@ class _Calls:
             # than eager's on real ones (max_pool1d: with indices, through
             # a 2-d pooling) and lay its result out otherwise: copied, in
             # the graph, to the layout eager's gives.
-            out = kernel_laid_out(fn, args, kwargs, out, self._relayout, _run)
+            with self.fake, enable_python_dispatcher():
+                out = kernel_laid_out(fn, args, kwargs, out, self._relayout, _run)
             self.kernel_check.check(fn, prepared, out)
         except BaseException:
             self.undo()
@@ -163,8 +164,8 @@ class _Calls:
 
     def _relayout(self, result, model):
         """A copy of `result` laid out as `model`, recorded as part of the
-        call."""
-        with self.fake, enable_python_dispatcher(), self.recorder:
+        call (under the fake mode kernel_laid_out runs in)."""
+        with self.recorder:
             return _fusion_module().to_layout_of(result, model)
 
     def _follow_eager_layout(self, fn, args, kwargs, out, laid_out, error):
