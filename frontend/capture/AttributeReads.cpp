@@ -26,6 +26,18 @@ using python::PyRef;
 
 namespace {
 
+/// Whether \p classAttr is a `__slots__` member of a Python class: object
+/// storage inside the instance, which the guard reads in place the way
+/// dync_py_instance_attr does.
+bool isObjectSlot(PyObject* classAttr) {
+  if (!Py_IS_TYPE(classAttr, &PyMemberDescr_Type))
+    return false;
+  PyTypeObject* owner = reinterpret_cast<PyDescrObject*>(classAttr)->d_type;
+  const PyMemberDef* member = reinterpret_cast<PyMemberDescrObject*>(classAttr)->d_member;
+  return (owner->tp_flags & Py_TPFLAGS_HEAPTYPE) &&
+         (member->type == T_OBJECT_EX || member->type == T_OBJECT);
+}
+
 /// The position a named tuple's field descriptor reads, or none when
 /// \p attribute is not one. The descriptor (collections' `_tuplegetter`)
 /// says it only through its pickled form: `(type, (index, doc))`.
@@ -238,6 +250,19 @@ llvm::Expected<std::optional<ValuePtr>> ObjectSemantics::userObjectClassRead(con
     return std::nullopt;
   // The class decides what the read gives; pin it.
   cx_.guards().add(typeGuard(object->source, reinterpret_cast<PyObject*>(type)));
+  // A `__slots__` member (a dataclass with slots=True) is the object's own
+  // storage, as an instance dict entry is: read through its source, so the
+  // guard reads the slot in place (dync_py_instance_attr) and checks it.
+  if (isObjectSlot(classAttr)) {
+    PyRef value = PyRef::steal(PyObject_GetAttr(real, nameObject.get()));
+    if (!value)
+      return programError("reading attribute '" + name + "' of " + object->source->str());
+    llvm::Expected<ValuePtr> read =
+        cx_.values().wrapReal(value.get(), Source::attr(object->source, name));
+    if (!read)
+      return read.takeError();
+    return std::optional<ValuePtr>(*read);
+  }
   // Data descriptors are refused as on nn.Modules: read for real, their
   // result would be a constant no guard checks. Exempt are the instance's
   // own `__dict__`/`__weakref__` slots (what they give is pinned by the type

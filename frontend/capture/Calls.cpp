@@ -301,7 +301,7 @@ llvm::Expected<ValuePtr> Interpreter::inlineFunction(const ValuePtr& function,
 llvm::Expected<ValuePtr> Interpreter::runFunction(const ValuePtr& function,
                                                   std::vector<ValuePtr> locals, ValuePtr names) {
   auto* code = reinterpret_cast<PyCodeObject*>(function->code.get());
-  llvm::Expected<const bytecode::DecodedCode*> body = decoded(code);
+  llvm::Expected<const bytecode::DecodedCode*> body = machine_.decoded(code);
   if (!body)
     return body.takeError();
 
@@ -330,7 +330,7 @@ llvm::Expected<ValuePtr> Interpreter::runFunction(const ValuePtr& function,
   for (size_t i = 0; i < freeCount; ++i)
     frame.locals[offset + i] = function->closure[i];
 
-  llvm::Expected<ValuePtr> result = run(frame);
+  llvm::Expected<ValuePtr> result = machine_.run(frame);
   if (!result)
     return result.takeError();
   // A generator ran to its end when called; what it yielded is what

@@ -1,4 +1,4 @@
-//===- Interpreter.cpp - Frames and the dispatch loop ---------------------===//
+//===- Interpreter.cpp - Creating the interpreter; where the program is ---===//
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/Exceptions.h"
 
@@ -17,27 +17,19 @@ namespace dync::capture {
 
 using python::PyRef;
 
-namespace {
-
-/// Generous: unrolled loops over layers run many instructions, but a loop
-/// that never ends must still stop.
-constexpr size_t MaxSteps = 50'000'000;
-constexpr size_t MaxDepth = 200;
-
-} // namespace
-
 llvm::Expected<std::unique_ptr<Interpreter>>
 Interpreter::create(oracle::TensorOracle& oracle, GuardSet& guards,
                     const bytecode::OpcodeTable& opcodes, PyObject* entryGlobals) {
   std::unique_ptr<Interpreter> interp(new Interpreter(oracle, guards, opcodes));
   interp->values_.setEntryGlobals(entryGlobals);
-  if (llvm::Error error = interp->bindOpcodes())
+  if (llvm::Error error = interp->machine_.bindOpcodes())
     return error;
   if (llvm::Error error = interp->readTypes())
     return error;
   if (llvm::Error error = registerBuiltinHandlers(*interp))
     return error;
   interp->trackState();
+  interp->machine_.trackState();
   interp->values_.setChangedContainers(
       [raw = interp.get()](PyObject* real) { return raw->mutatedContainer(real); });
   return interp;
@@ -101,139 +93,6 @@ PyObject* Interpreter::operatorFunction(llvm::StringRef name) {
   return PyDict_GetItemString(dict, name.str().c_str());
 }
 
-llvm::Expected<const bytecode::DecodedCode*> Interpreter::decoded(PyCodeObject* code) {
-  auto it = codes_.find(reinterpret_cast<PyObject*>(code));
-  if (it != codes_.end())
-    return it->second.second.get();
-  llvm::Expected<bytecode::RawCode> raw = bytecode::readRawCode(code);
-  if (!raw)
-    return raw.takeError();
-  llvm::Expected<bytecode::DecodedCode> decodedCode = bytecode::decode(*raw, opcodes_);
-  if (!decodedCode)
-    return decodedCode.takeError();
-  auto stored = std::make_unique<bytecode::DecodedCode>(std::move(*decodedCode));
-  const bytecode::DecodedCode* result = stored.get();
-  codes_[reinterpret_cast<PyObject*>(code)] = {PyRef::borrow(reinterpret_cast<PyObject*>(code)),
-                                               std::move(stored)};
-  return result;
-}
-
-//===----------------------------------------------------------------------===//
-// The dispatch loop.
-//===----------------------------------------------------------------------===//
-
-llvm::Expected<ValuePtr> Interpreter::run(Frame& frame) {
-  if (frames_.size() >= MaxDepth)
-    return captureError("calls nested more than " + llvm::Twine(MaxDepth) +
-                        " deep (unbounded recursion?)");
-  if (frames_.empty()) {
-    // A new capture (or attempt) handles no exception yet.
-    raisedOrigins_.clear();
-    handledException_ = nullptr;
-  }
-  frames_.push_back(&frame);
-  size_t executing = frame.pc;
-  auto popFrame = llvm::make_scope_exit([&] {
-    // The entry's return is where its graph's output node was written.
-    if (frames_.size() == 1) {
-      size_t after = std::exchange(frame.pc, executing);
-      returnLocation_ = nodeLocation();
-      frame.pc = after;
-    }
-    frames_.pop_back();
-  });
-  const std::vector<bytecode::Instruction>& instructions = frame.decoded->instructions;
-  while (!frame.done) {
-    if (frame.pc >= instructions.size())
-      return locate(captureError("execution ran past the end of the code"));
-    executing = frame.pc;
-    const bytecode::Instruction& ins = instructions[frame.pc];
-    frame.next = frame.pc + 1;
-    const OpcodeEntry* entry = dispatch_[ins.opcode];
-    if (!entry)
-      return locate(captureError("unknown opcode " + llvm::Twine(unsigned(ins.opcode))));
-    if (!entry->handler)
-      return locate(captureError("unsupported opcode " + llvm::Twine(entry->name) + " (" +
-                                 entry->reason + ")"));
-    if (++steps_ > MaxSteps)
-      return locate(captureError("more than " + llvm::Twine(MaxSteps) +
-                                 " instructions executed (a loop that does not end?)"));
-    if (llvm::Error error = (this->*entry->handler)(frame, ins)) {
-      // An exception the program raised goes to this frame's handler, or
-      // on to the caller's; past the entry, capture stops.
-      error = unwindToHandler(frame, locate(std::move(error)));
-      if (!error)
-        continue;
-      if (frames_.size() == 1)
-        return uncaught(std::move(error));
-      return error;
-    }
-    frame.pc = frame.next;
-  }
-  return frame.returnValue;
-}
-
-std::vector<CaptureFrame> Interpreter::callStack() const {
-  std::vector<CaptureFrame> stack;
-  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it) {
-    const Frame& frame = **it;
-    CaptureFrame entry;
-    python::SourceLocation& location = entry.location;
-    location.file = frame.filename;
-    entry.function = frame.qualname;
-    if (frame.pc < frame.decoded->instructions.size()) {
-      const bytecode::SourcePosition& position = frame.decoded->instructions[frame.pc].position;
-      // Columns only mean something on a known, single line.
-      if (position.line > 0) {
-        location.line = static_cast<unsigned>(position.line);
-        if (position.column >= 0 && position.endLine == position.line) {
-          location.column = static_cast<unsigned>(position.column) + 1;
-          location.endColumn =
-              position.endColumn >= 0 ? static_cast<unsigned>(position.endColumn) + 1 : 0;
-        }
-      }
-    }
-    location.lineText = sourceLine(location.file, static_cast<int>(location.line));
-    stack.push_back(std::move(entry));
-  }
-  return stack;
-}
-
-llvm::Error Interpreter::locate(llvm::Error error) {
-  if (!error)
-    return error;
-  if (error.isA<RaisedException>())
-    return llvm::handleErrors(std::move(error), [&](std::unique_ptr<RaisedException> raised) {
-      if (!raised->hasLocation())
-        raised->setStack(callStack());
-      return llvm::Error(std::move(raised));
-    });
-  std::string message;
-  bool located = false;
-  std::unique_ptr<CaptureError> capture;
-  llvm::handleAllErrors(
-      std::move(error),
-      [&](std::unique_ptr<CaptureError> e) {
-        located = e->hasLocation();
-        capture = std::move(e);
-      },
-      [&](const llvm::ErrorInfoBase& other) { message = other.message(); });
-  if (!capture)
-    capture = std::make_unique<CaptureError>(message);
-  if (!located) {
-    // Stopping on the eager path that an is_compiling() answer chose is
-    // often what the compiled path exists to avoid (a branch on a mask's
-    // values): say so where it is first located.
-    if (!compilingAnswer_ && !firstCompilerQuery_.empty())
-      capture = std::make_unique<CaptureError>(
-          capture->reason() + " (note: torch.compiler.is_compiling() at " + firstCompilerQuery_ +
-          " answered False, eager's answer; if the program computes the same on both paths, "
-          "--assume-compiling captures its compiled path)");
-    capture->setStack(callStack());
-  }
-  return llvm::Error(std::move(capture));
-}
-
 bool insideTorchPackage(PyObject* globals) {
   PyObject* name =
       globals && PyDict_Check(globals) ? PyDict_GetItemString(globals, "__name__") : nullptr;
@@ -246,7 +105,8 @@ bool insideTorchPackage(PyObject* globals) {
 bool Interpreter::answerCompilerQuery() {
   // The program's own line, not torch's wrappers of the query
   // (torch._dynamo.is_compiling calls torch.compiler.is_compiling).
-  for (auto it = frames_.rbegin(); it != frames_.rend() && firstCompilerQuery_.empty(); ++it) {
+  const std::vector<Frame*>& frames = machine_.frames();
+  for (auto it = frames.rbegin(); it != frames.rend() && firstCompilerQuery_.empty(); ++it) {
     const Frame& frame = **it;
     if (insideTorchPackage(frame.globals) || frame.pc >= frame.decoded->instructions.size())
       continue;
@@ -256,6 +116,17 @@ bool Interpreter::answerCompilerQuery() {
   return compilingAnswer_;
 }
 
+std::string Interpreter::locatedErrorNote() const {
+  // Stopping on the eager path that an is_compiling() answer chose is
+  // often what the compiled path exists to avoid (a branch on a mask's
+  // values): say so where an error is first located.
+  if (compilingAnswer_ || firstCompilerQuery_.empty())
+    return "";
+  return " (note: torch.compiler.is_compiling() at " + firstCompilerQuery_ +
+         " answered False, eager's answer; if the program computes the same on both paths, "
+         "--assume-compiling captures its compiled path)";
+}
+
 //===----------------------------------------------------------------------===//
 // Where the program is.
 //===----------------------------------------------------------------------===//
@@ -263,12 +134,13 @@ bool Interpreter::answerCompilerQuery() {
 void Interpreter::reportLocation() {
   // The line that matters to the user is in their own module: the innermost
   // frame running the entry module's code, else the innermost frame.
+  const std::vector<Frame*>& frames = machine_.frames();
   const Frame* chosen = nullptr;
-  for (auto it = frames_.rbegin(); it != frames_.rend() && !chosen; ++it)
+  for (auto it = frames.rbegin(); it != frames.rend() && !chosen; ++it)
     if ((*it)->entryGlobals)
       chosen = *it;
-  if (!chosen && !frames_.empty())
-    chosen = frames_.back();
+  if (!chosen && !frames.empty())
+    chosen = frames.back();
   if (!chosen || chosen->pc >= chosen->decoded->instructions.size())
     return;
   int line = chosen->decoded->instructions[chosen->pc].position.line;
@@ -309,7 +181,8 @@ llvm::Error Interpreter::checkDynamic() {
           finding.where = llvm::sys::path::filename(frame.location.file).str() + ":" +
                           std::to_string(frame.location.line);
           finding.lineText = llvm::StringRef(frame.location.lineText).trim().str();
-          if (!frames_.empty() && frame.location.file == frames_.front()->filename)
+          if (!machine_.frames().empty() &&
+              frame.location.file == machine_.frames().front()->filename)
             break;
         }
       autoFindings_.push_back(std::move(finding));

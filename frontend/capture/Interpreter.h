@@ -6,8 +6,15 @@
 // inlined into frames of their own. Anything it cannot model stops capture
 // with a CaptureError naming the reason and the place.
 //
-// The opcode table (OpcodeDispatch.cpp) is total: every opcode the
-// interpreter defines maps to a handler here or to a named reason.
+// The interpreter holds capture's parts and joins them: the bytecode
+// machine (BytecodeMachine.h: frames, dispatch, opcode handlers), object
+// semantics (ObjectSemantics.h), the value builder (ValueBuilder.h) and the
+// recorder (Recorder.h). It is the one MachineContext and the one
+// SemanticsContext: the machine and object semantics see it through those
+// narrow interfaces. What it keeps itself is how calls are made (Calls.cpp
+// and the builtins), objects and classes made while capturing, and the
+// state capture replays or checks after the graph (side effects, context
+// variables, dynamic dimensions).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -15,8 +22,10 @@
 #include "frontend/bytecode/Instruction.h"
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/capture/BuiltinRegistry.h"
+#include "frontend/capture/BytecodeMachine.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Frame.h"
+#include "frontend/capture/MachineContext.h"
 #include "frontend/capture/MappingProxies.h"
 #include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/Recorder.h"
@@ -47,22 +56,10 @@ using ir::GuardSet;
 
 class Interpreter;
 
-/// Whether code running with \p globals is a module of the torch package.
-bool insideTorchPackage(PyObject* globals);
-
-/// How one opcode is executed, or why it is not.
-using OpcodeHandler = llvm::Error (Interpreter::*)(Frame&, const bytecode::Instruction&);
-struct OpcodeEntry {
-  const char* name;
-  OpcodeHandler handler; ///< null when unsupported
-  const char* reason;    ///< why it is unsupported
-};
-/// The table, one row per opcode name (OpcodeDispatch.cpp).
-llvm::ArrayRef<OpcodeEntry> opcodeEntries();
-
-/// The interpreter is the one SemanticsContext: object semantics sees it
-/// through that interface only.
-class Interpreter final : public SemanticsContext {
+/// The interpreter is the one MachineContext and SemanticsContext: the
+/// bytecode machine and object semantics see it through those interfaces
+/// only.
+class Interpreter final : public MachineContext, public SemanticsContext {
 public:
   /// Binds the opcode table to \p opcodes (failing if an opcode has no row)
   /// and reads torch's types. \p entryGlobals is the entry module's dict. GIL
@@ -104,7 +101,7 @@ public:
   // Python semantics over values: ObjectSemantics (ObjectSemantics.h) over
   // this interpreter as its context.
 
-  ObjectSemantics& semantics() { return semantics_; }
+  ObjectSemantics& semantics() override { return semantics_; }
   llvm::Expected<ValuePtr> call(const ValuePtr& callee, std::vector<ValuePtr> args,
                                 KeywordArgs kwargs = {}) override;
   llvm::Expected<ValuePtr> getAttr(const ValuePtr& base, llvm::StringRef name) {
@@ -126,13 +123,6 @@ public:
   llvm::Expected<ValuePtr> compare(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b) {
     return semantics_.compare(symbol, a, b);
   }
-  /// BINARY_OP and COMPARE_OP: pops two operands and applies the operator
-  /// whose spelling the argument indexes in \p spellings.
-  using OperandsApplier = llvm::Expected<ValuePtr> (Interpreter::*)(llvm::StringRef,
-                                                                    const ValuePtr&,
-                                                                    const ValuePtr&);
-  llvm::Error applyTwoOperands(Frame& f, const bytecode::Instruction& ins, llvm::StringRef opname,
-                               llvm::ArrayRef<std::string> spellings, OperandsApplier apply);
   llvm::Expected<ValuePtr> unary(llvm::StringRef operatorName, const ValuePtr& a) {
     return semantics_.unary(operatorName, a);
   }
@@ -158,7 +148,7 @@ public:
   /// `instance.name = value`; \p direct skips the class's __setattr__, as
   /// `object.__setattr__(instance, name, value)` does.
   llvm::Error setInstanceAttr(const ValuePtr& instance, llvm::StringRef name, ValuePtr value,
-                              bool direct = false);
+                              bool direct = false) override;
   /// Calls special method \p name of \p self, an Instance, when its class
   /// defines it in Python; null when it does not.
   llvm::Expected<ValuePtr> callSpecial(const ValuePtr& self, llvm::StringRef name,
@@ -176,7 +166,7 @@ public:
   /// Whether every value (deeply) is a constant.
   static bool allConstant(llvm::ArrayRef<ValuePtr> values) { return capture::allConstant(values); }
   /// Whether \p object is a grad-mode context manager (or class of one).
-  bool isGradModeManager(PyObject* object) const;
+  bool isGradModeManager(PyObject* object) const override;
 
   /// A dimension the user declared dynamic: capture stops, at the line
   /// responsible, as soon as the program specializes it to a constant.
@@ -222,11 +212,11 @@ public:
   /// artifact fingerprints them (docs/artifact.md, "Code identity").
   const std::vector<RanFunction>& functionsRun() const { return functionsRun_; }
   /// The exception being handled (what sys.exc_info() gives), or null.
-  const ValuePtr& handledException() const { return handledException_; }
+  const ValuePtr& handledException() const { return machine_.handledException(); }
 
   oracle::TensorOracle& oracle() override { return oracle_; }
   /// The frame executing, or null outside any (for zero-argument super()).
-  Frame* currentFrame() const { return frames_.empty() ? nullptr : frames_.back(); }
+  Frame* currentFrame() const { return machine_.currentFrame(); }
   /// Stops capture if the program has pinned or narrowed a dimension the
   /// user declared dynamic.
   llvm::Error checkDynamic() override;
@@ -244,10 +234,14 @@ public:
   PyObject* operatorFunction(llvm::StringRef name) override;
 
   /// The Python call stack capture is in, innermost first, for errors.
-  std::vector<struct CaptureFrame> callStack() const;
-  /// The location of a node made now (NodeLocation.cpp): the line each
-  /// frame is at, innermost first; after the entry returned, its return.
-  ir::Location nodeLocation() const;
+  std::vector<struct CaptureFrame> callStack() const { return machine_.callStack(); }
+  /// The location of a node made now: the line each frame is at,
+  /// innermost first; after the entry returned, its return.
+  ir::Location nodeLocation() const { return machine_.nodeLocation(); }
+  /// Frames, the dispatch loop and the opcode handlers.
+  BytecodeMachine& machine() { return machine_; }
+  /// See MachineContext::locatedErrorNote.
+  std::string locatedErrorNote() const override;
 
   //===--------------------------------------------------------------------===//
   // Classes defined while capturing and autograd.Function.apply
@@ -267,7 +261,7 @@ public:
   llvm::Expected<python::PyRef> materialize(const ValuePtr& value);
   /// After STORE_DEREF or DELETE_DEREF: keeps the real cell made for \p cell,
   /// if any, holding what it holds.
-  llvm::Error syncRealCell(const ValuePtr& cell);
+  llvm::Error syncRealCell(const ValuePtr& cell) override;
   /// Calls \p callable for real on the real objects \p args and \p kwargs
   /// stand for (see materialize); what it returns is wrapped as read.
   llvm::Expected<ValuePtr> callForReal(PyObject* callable, const std::vector<ValuePtr>& args,
@@ -368,7 +362,7 @@ public:
   /// value is assigned to the real object after the graph (SideEffects.cpp).
   /// Objects whose class decides what assignment does (`__setattr__` other
   /// than nn.Module's, descriptors) are refused.
-  llvm::Error setRealAttr(const ValuePtr& base, llvm::StringRef name, ValuePtr value);
+  llvm::Error setRealAttr(const ValuePtr& base, llvm::StringRef name, ValuePtr value) override;
   /// What the program last assigned to attribute \p name of \p object
   /// while capturing, or null.
   ValuePtr assignedRealAttr(PyObject* object, llvm::StringRef name) const override;
@@ -416,9 +410,10 @@ public:
   /// program changed it in place, or null when it did not.
   ValuePtr mutatedContainer(PyObject* real) const;
   /// `global name = value` in a frame over \p globals.
-  llvm::Error storeGlobal(PyObject* globals, bool entryGlobals, PyObject* name, ValuePtr value);
+  llvm::Error storeGlobal(PyObject* globals, bool entryGlobals, PyObject* name,
+                          ValuePtr value) override;
   /// What the program assigned to global \p name of \p globals, or null.
-  ValuePtr storedGlobal(PyObject* globals, PyObject* name) const;
+  ValuePtr storedGlobal(PyObject* globals, PyObject* name) const override;
 
 private:
   /// The program's file and line, for messages about a side effect.
@@ -467,20 +462,12 @@ private:
   /// "FILE:LINE" of the first is_compiling() capture answered; empty if none.
   std::string firstCompilerQuery_;
 
-public:
-  //===--------------------------------------------------------------------===//
-  // Opcode handlers (bodies in Opcodes*.cpp).
-#define DYNC_OPCODE(NAME) llvm::Error op_##NAME(Frame& f, const bytecode::Instruction& ins);
-#include "frontend/capture/Opcodes.def"
-
 private:
   Interpreter(oracle::TensorOracle& oracle, GuardSet& guards, const bytecode::OpcodeTable& opcodes)
       : oracle_(oracle), guards_(guards), opcodes_(opcodes) {}
 
-  llvm::Error bindOpcodes();
   llvm::Error readTypes();
 
-  llvm::Expected<const bytecode::DecodedCode*> decoded(PyCodeObject* code);
   llvm::Expected<ValuePtr> inlineFunction(const ValuePtr& function, std::vector<ValuePtr> args,
                                           KeywordArgs kwargs);
   /// Runs a function of torch's symbolic-shape API on numbers and symbolic
@@ -500,38 +487,9 @@ private:
   /// `nn.Softmax(dim=-1)` in forward: an nn.Module subclass called (Calls.cpp).
   llvm::Expected<ValuePtr> constructModule(const ValuePtr& cls, const std::vector<ValuePtr>& args,
                                            const KeywordArgs& kwargs);
-  llvm::Expected<ValuePtr> run(Frame& frame);
-  llvm::Error locate(llvm::Error error);
   llvm::Expected<ValuePtr> moduleAttr(const ValuePtr& module, llvm::StringRef name) {
     return semantics_.moduleAttr(module, name);
   }
-
-  // Shared pieces of opcode handlers.
-  ValuePtr pop(Frame& f);
-  std::vector<ValuePtr> popN(Frame& f, size_t n);
-  llvm::Error callWithStack(Frame& f, size_t argc, KeywordArgs kwargs);
-  llvm::Error jumpIf(Frame& f, const bytecode::Instruction& ins, bool popped, bool onTrue);
-  llvm::Error jumpIfNone(Frame& f, const bytecode::Instruction& ins, bool onNone);
-  llvm::Expected<ValuePtr> loadGlobal(Frame& f, PyObject* name);
-  /// BEFORE_WITH on a context manager written in Python: enters it and
-  /// pushes its __exit__ and what __enter__ gave; false when it is not one.
-  llvm::Expected<bool> enterPythonContext(Frame& f, const ValuePtr& manager);
-
-  //===--------------------------------------------------------------------===//
-  // Data-dependent branches whose one side only raises (RaiseOnlyBranch.cpp).
-
-  /// At a POP_JUMP_* on a tensor: when exactly one side does nothing but
-  /// build an exception and raise it, records a run-time check raising it
-  /// and continues along the other side (true). False when the branch is
-  /// not of that form: the caller reports the data-dependent branch.
-  llvm::Expected<bool> raiseOnlyBranch(Frame& f, const bytecode::Instruction& ins, bool onTrue);
-  /// The exception the code from instruction \p start of \p f raises, when
-  /// it only builds one and raises it; null otherwise. Runs the opcode
-  /// handlers on a checkpoint it rolls back, so it changes nothing; the
-  /// guards the run installed (what the exception's text was read from)
-  /// are left in \p guardsRead (Speculate.cpp).
-  llvm::Expected<python::PyRef> speculateRaise(Frame& f, size_t start,
-                                               std::vector<Guard>& guardsRead);
 
   //===--------------------------------------------------------------------===//
   // Checkpoints of capture's state (Speculate.cpp, Recorder.h).
@@ -542,54 +500,23 @@ public:
 
 private:
   /// Registers with the recorder the state a checkpoint saves: guards,
-  /// graph, frames, every value the interpreter holds and its own tables.
+  /// graph, the machine's frames, every value the interpreter holds and
+  /// its own tables.
   void trackState();
   Recorder recorder_;
-
-  //===--------------------------------------------------------------------===//
-  // Exceptions raised in the program (OpcodesExceptions.cpp).
-
-  /// When \p error is a RaisedException and the exception table of \p f
-  /// has a handler for the instruction executing, unwinds the value stack
-  /// to the handler's depth, pushes lasti if it asks, pushes the exception
-  /// and moves \p f to the handler (success); else returns \p error.
-  llvm::Error unwindToHandler(Frame& f, llvm::Error error);
-  /// A RaisedException of exception value \p exception (an Object holding
-  /// a real exception instance), with what capture says when nothing
-  /// catches it: the words it was first raised with, when it was.
-  llvm::Error reraise(const ValuePtr& exception);
-  /// \p error as it leaves capture: a RaisedException nothing caught
-  /// becomes its CaptureError; the state of handling is reset.
-  llvm::Error uncaught(llvm::Error error);
-  /// What an exception first raised said when uncaught, and where, by the
-  /// exception object; kept while the exception is handled, for a re-raise.
-  struct RaisedOrigin {
-    python::PyRef object;
-    std::string reason;
-    std::vector<struct CaptureFrame> stack;
-  };
 
   oracle::TensorOracle& oracle_;
   GuardSet& guards_;
   const bytecode::OpcodeTable& opcodes_;
   TorchTypes types_;
-  std::array<const OpcodeEntry*, 256> dispatch_{};
-  std::map<PyObject*, std::pair<python::PyRef, std::unique_ptr<bytecode::DecodedCode>>> codes_;
   BuiltinRegistry builtins_;
   /// Declared after what it refers to.
   ValueBuilder values_{oracle_, guards_, recorder_, types_, builtins_};
   ObjectSemantics semantics_{*this};
+  /// Declared after what it refers to.
+  BytecodeMachine machine_{*this, opcodes_};
   std::vector<DynamicWatch> watches_;
   std::vector<AutoFinding> autoFindings_;
-  std::vector<Frame*> frames_;
-  /// Where the entry function returned, for the graph's output node.
-  ir::Location returnLocation_;
-  size_t steps_ = 0;
-  /// See RaisedOrigin.
-  std::map<PyObject*, RaisedOrigin> raisedOrigins_;
-  /// The exception being handled (sys.exc_info()'s), null outside any
-  /// handler: PUSH_EXC_INFO saves it, POP_EXCEPT restores it.
-  ValuePtr handledException_;
 };
 
 /// Registers the builtin handler table (Builtins.cpp).

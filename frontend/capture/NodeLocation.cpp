@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/BytecodeMachine.h"
 
 using namespace dync;
 using namespace dync::capture;
@@ -32,7 +32,7 @@ ir::LocationFrame frameLocation(const Frame& frame) {
 
 } // namespace
 
-ir::Location Interpreter::nodeLocation() const {
+ir::Location BytecodeMachine::nodeLocation() const {
   if (frames_.empty())
     return returnLocation_;
   std::vector<ir::LocationFrame> frames;

@@ -2,11 +2,11 @@
 //
 // The interpreter is total over the opcode set: this table has one row per
 // opcode name CPython 3.11 defines, either the handler that executes it or
-// the reason capture stops there. Interpreter::create checks it against the
-// running interpreter's opcode map, both ways.
+// the reason capture stops there. BytecodeMachine::bindOpcodes checks it
+// against the running interpreter's opcode map, both ways.
 //
 //===----------------------------------------------------------------------===//
-#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/BytecodeMachine.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -15,7 +15,7 @@ namespace dync::capture {
 namespace {
 
 const OpcodeEntry Entries[] = {
-#define DYNC_OPCODE(NAME) {#NAME, &Interpreter::op_##NAME, nullptr},
+#define DYNC_OPCODE(NAME) {#NAME, &BytecodeMachine::op_##NAME, nullptr},
 #include "frontend/capture/Opcodes.def"
     // Never executed: the decoder folds them away.
     {"CACHE", nullptr, "an inline cache entry is not an instruction"},
@@ -47,7 +47,7 @@ const OpcodeEntry Entries[] = {
 
 llvm::ArrayRef<OpcodeEntry> opcodeEntries() { return Entries; }
 
-llvm::Error Interpreter::bindOpcodes() {
+llvm::Error BytecodeMachine::bindOpcodes() {
   llvm::StringMap<const OpcodeEntry*> byName;
   for (const OpcodeEntry& entry : opcodeEntries())
     if (!byName.try_emplace(entry.name, &entry).second)

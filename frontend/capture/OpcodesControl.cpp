@@ -1,7 +1,7 @@
 //===- OpcodesControl.cpp - Jumps, loops, returns, raises, calls ----------===//
+#include "frontend/capture/BytecodeMachine.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -12,21 +12,21 @@ using python::PyRef;
 
 //===----------------------------------------------------------------------===//
 // Loops and jumps. Every jump is on a known value: loops unroll, branches
-// on tensors stop capture (truth() says why), except those whose one side
+// on tensors stop capture (semantics_.truth() says why), except those whose one side
 // only raises, which become run-time checks.
 //===----------------------------------------------------------------------===//
 
-llvm::Error Interpreter::op_GET_ITER(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_GET_ITER(Frame& f, const Instruction&) {
   ValuePtr iterable = pop(f);
-  llvm::Expected<ValuePtr> iterator = iter(iterable);
+  llvm::Expected<ValuePtr> iterator = semantics_.iter(iterable);
   if (!iterator)
     return iterator.takeError();
   f.stack.push_back(*iterator);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_FOR_ITER(Frame& f, const Instruction& ins) {
-  llvm::Expected<ValuePtr> item = next(f.stack.back());
+llvm::Error BytecodeMachine::op_FOR_ITER(Frame& f, const Instruction& ins) {
+  llvm::Expected<ValuePtr> item = semantics_.next(f.stack.back());
   if (!item)
     return item.takeError();
   if (!*item) {
@@ -38,23 +38,23 @@ llvm::Error Interpreter::op_FOR_ITER(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_JUMP_FORWARD(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_JUMP_FORWARD(Frame& f, const Instruction& ins) {
   f.next = ins.jumpTarget;
   return llvm::Error::success();
 }
-llvm::Error Interpreter::op_JUMP_BACKWARD(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_JUMP_BACKWARD(Frame& f, const Instruction& ins) {
   f.next = ins.jumpTarget;
   return llvm::Error::success();
 }
-llvm::Error Interpreter::op_JUMP_BACKWARD_NO_INTERRUPT(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_JUMP_BACKWARD_NO_INTERRUPT(Frame& f, const Instruction& ins) {
   f.next = ins.jumpTarget;
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::jumpIf(Frame& f, const Instruction& ins, bool alwaysPop, bool onTrue) {
+llvm::Error BytecodeMachine::jumpIf(Frame& f, const Instruction& ins, bool alwaysPop, bool onTrue) {
   ValuePtr condition = f.stack.back();
   // A branch on a tensor whose one side only raises becomes a run-time
-  // check (RaiseOnlyBranch.cpp); any other one is reported by truth().
+  // check (RaiseOnlyBranch.cpp); any other one is reported by semantics_.truth().
   if (alwaysPop && condition->isTensor()) {
     llvm::Expected<bool> checked = raiseOnlyBranch(f, ins, onTrue);
     if (!checked)
@@ -62,7 +62,7 @@ llvm::Error Interpreter::jumpIf(Frame& f, const Instruction& ins, bool alwaysPop
     if (*checked)
       return llvm::Error::success();
   }
-  llvm::Expected<bool> value = truth(condition);
+  llvm::Expected<bool> value = semantics_.truth(condition);
   if (!value)
     return value.takeError();
   bool jump = *value == onTrue;
@@ -74,9 +74,9 @@ llvm::Error Interpreter::jumpIf(Frame& f, const Instruction& ins, bool alwaysPop
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::jumpIfNone(Frame& f, const Instruction& ins, bool onNone) {
+llvm::Error BytecodeMachine::jumpIfNone(Frame& f, const Instruction& ins, bool onNone) {
   ValuePtr value = pop(f);
-  llvm::Expected<bool> none = identical(value, makeNone());
+  llvm::Expected<bool> none = semantics_.identical(value, makeNone());
   if (!none)
     return none.takeError();
   if (*none == onNone)
@@ -84,44 +84,44 @@ llvm::Error Interpreter::jumpIfNone(Frame& f, const Instruction& ins, bool onNon
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_POP_JUMP_FORWARD_IF_TRUE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_POP_JUMP_FORWARD_IF_TRUE(Frame& f, const Instruction& ins) {
   return jumpIf(f, ins, true, true);
 }
-llvm::Error Interpreter::op_POP_JUMP_FORWARD_IF_FALSE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_POP_JUMP_FORWARD_IF_FALSE(Frame& f, const Instruction& ins) {
   return jumpIf(f, ins, true, false);
 }
-llvm::Error Interpreter::op_POP_JUMP_BACKWARD_IF_TRUE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_POP_JUMP_BACKWARD_IF_TRUE(Frame& f, const Instruction& ins) {
   return jumpIf(f, ins, true, true);
 }
-llvm::Error Interpreter::op_POP_JUMP_BACKWARD_IF_FALSE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_POP_JUMP_BACKWARD_IF_FALSE(Frame& f, const Instruction& ins) {
   return jumpIf(f, ins, true, false);
 }
-llvm::Error Interpreter::op_POP_JUMP_FORWARD_IF_NONE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_POP_JUMP_FORWARD_IF_NONE(Frame& f, const Instruction& ins) {
   return jumpIfNone(f, ins, true);
 }
-llvm::Error Interpreter::op_POP_JUMP_FORWARD_IF_NOT_NONE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_POP_JUMP_FORWARD_IF_NOT_NONE(Frame& f, const Instruction& ins) {
   return jumpIfNone(f, ins, false);
 }
-llvm::Error Interpreter::op_POP_JUMP_BACKWARD_IF_NONE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_POP_JUMP_BACKWARD_IF_NONE(Frame& f, const Instruction& ins) {
   return jumpIfNone(f, ins, true);
 }
-llvm::Error Interpreter::op_POP_JUMP_BACKWARD_IF_NOT_NONE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_POP_JUMP_BACKWARD_IF_NOT_NONE(Frame& f, const Instruction& ins) {
   return jumpIfNone(f, ins, false);
 }
-llvm::Error Interpreter::op_JUMP_IF_TRUE_OR_POP(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_JUMP_IF_TRUE_OR_POP(Frame& f, const Instruction& ins) {
   return jumpIf(f, ins, false, true);
 }
-llvm::Error Interpreter::op_JUMP_IF_FALSE_OR_POP(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_JUMP_IF_FALSE_OR_POP(Frame& f, const Instruction& ins) {
   return jumpIf(f, ins, false, false);
 }
 
-llvm::Error Interpreter::op_RETURN_VALUE(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_RETURN_VALUE(Frame& f, const Instruction&) {
   f.returnValue = pop(f);
   f.done = true;
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_LOAD_ASSERTION_ERROR(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_LOAD_ASSERTION_ERROR(Frame& f, const Instruction&) {
   f.stack.push_back(makeValue(ValueKind::Object, PyRef::borrow(PyExc_AssertionError)));
   return llvm::Error::success();
 }
@@ -130,17 +130,17 @@ llvm::Error Interpreter::op_LOAD_ASSERTION_ERROR(Frame& f, const Instruction&) {
 // Calls.
 //===----------------------------------------------------------------------===//
 
-llvm::Error Interpreter::op_KW_NAMES(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_KW_NAMES(Frame& f, const Instruction& ins) {
   f.kwNames = PyRef::borrow(PyTuple_GET_ITEM(f.code->co_consts, ins.arg));
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_PRECALL(Frame&, const Instruction&) {
+llvm::Error BytecodeMachine::op_PRECALL(Frame&, const Instruction&) {
   // CALL unpacks bound methods itself.
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::callWithStack(Frame& f, size_t argc, KeywordArgs kwargs) {
+llvm::Error BytecodeMachine::callWithStack(Frame& f, size_t argc, KeywordArgs kwargs) {
   std::vector<ValuePtr> args = popN(f, argc);
   ValuePtr second = pop(f);
   ValuePtr first = pop(f);
@@ -150,14 +150,14 @@ llvm::Error Interpreter::callWithStack(Frame& f, size_t argc, KeywordArgs kwargs
     callee = first;
     args.insert(args.begin(), second);
   }
-  llvm::Expected<ValuePtr> result = call(callee, std::move(args), std::move(kwargs));
+  llvm::Expected<ValuePtr> result = context_.call(callee, std::move(args), std::move(kwargs));
   if (!result)
     return result.takeError();
   f.stack.push_back(*result);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_CALL(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_CALL(Frame& f, const Instruction& ins) {
   KeywordArgs kwargs;
   size_t argc = ins.arg;
   if (f.kwNames) {
@@ -172,7 +172,7 @@ llvm::Error Interpreter::op_CALL(Frame& f, const Instruction& ins) {
   return callWithStack(f, argc, std::move(kwargs));
 }
 
-llvm::Error Interpreter::op_CALL_FUNCTION_EX(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_CALL_FUNCTION_EX(Frame& f, const Instruction& ins) {
   KeywordArgs kwargs;
   if (ins.arg & 1) {
     ValuePtr dict = pop(f);
@@ -185,19 +185,19 @@ llvm::Error Interpreter::op_CALL_FUNCTION_EX(Frame& f, const Instruction& ins) {
     }
   }
   ValuePtr positional = pop(f);
-  llvm::Expected<std::vector<ValuePtr>> args = unpack(positional);
+  llvm::Expected<std::vector<ValuePtr>> args = semantics_.unpack(positional);
   if (!args)
     return args.takeError();
   ValuePtr callee = pop(f);
   pop(f); // the NULL below it
-  llvm::Expected<ValuePtr> result = call(callee, std::move(*args), std::move(kwargs));
+  llvm::Expected<ValuePtr> result = context_.call(callee, std::move(*args), std::move(kwargs));
   if (!result)
     return result.takeError();
   f.stack.push_back(*result);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_MAKE_FUNCTION(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_MAKE_FUNCTION(Frame& f, const Instruction& ins) {
   ValuePtr code = pop(f);
   ValuePtr function = makeValue(ValueKind::Function);
   function->code = code->object;
@@ -218,7 +218,7 @@ llvm::Error Interpreter::op_MAKE_FUNCTION(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_RETURN_GENERATOR(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_RETURN_GENERATOR(Frame& f, const Instruction&) {
   if (!f.generator)
     return captureError("RETURN_GENERATOR outside a generator body");
   // The generator body runs at once; it resumes with None sent in.
@@ -226,7 +226,7 @@ llvm::Error Interpreter::op_RETURN_GENERATOR(Frame& f, const Instruction&) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_YIELD_VALUE(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_YIELD_VALUE(Frame& f, const Instruction&) {
   if (!f.generator)
     return captureError("yield outside a generator body");
   f.yielded.push_back(pop(f));
@@ -239,21 +239,21 @@ llvm::Error Interpreter::op_YIELD_VALUE(Frame& f, const Instruction&) {
 // inlineFunction), so what x yields is known and what is sent back is
 // always None; a sub-generator's return value is not kept, so the
 // expression's value is None.
-llvm::Error Interpreter::op_GET_YIELD_FROM_ITER(Frame& f, const Instruction&) {
-  llvm::Expected<ValuePtr> iterator = iter(pop(f));
+llvm::Error BytecodeMachine::op_GET_YIELD_FROM_ITER(Frame& f, const Instruction&) {
+  llvm::Expected<ValuePtr> iterator = semantics_.iter(pop(f));
   if (!iterator)
     return iterator.takeError();
   f.stack.push_back(*iterator);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_SEND(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_SEND(Frame& f, const Instruction& ins) {
   if (!f.generator)
     return captureError("'await' is not supported");
   ValuePtr sent = pop(f);
   if (!sent->isNone())
     return captureError("sending a value into a generator is not supported");
-  llvm::Expected<ValuePtr> item = next(f.stack.back());
+  llvm::Expected<ValuePtr> item = semantics_.next(f.stack.back());
   if (!item)
     return item.takeError();
   if (!*item) {
@@ -272,9 +272,10 @@ llvm::Error Interpreter::op_SEND(Frame& f, const Instruction& ins) {
 // the end of the block) switches it back.
 //===----------------------------------------------------------------------===//
 
-llvm::Error Interpreter::op_BEFORE_WITH(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_BEFORE_WITH(Frame& f, const Instruction&) {
   ValuePtr manager = pop(f);
-  bool gradMode = manager->kind == ValueKind::Object && isGradModeManager(manager->object.get());
+  bool gradMode =
+      manager->kind == ValueKind::Object && context_.isGradModeManager(manager->object.get());
   if (!gradMode)
     if (llvm::Expected<bool> entered = enterPythonContext(f, manager); !entered || *entered)
       return entered ? llvm::Error::success() : entered.takeError();
@@ -304,11 +305,11 @@ llvm::Error Interpreter::op_BEFORE_WITH(Frame& f, const Instruction&) {
   return llvm::Error::success();
 }
 
-llvm::Expected<bool> Interpreter::enterPythonContext(Frame& f, const ValuePtr& manager) {
+llvm::Expected<bool> BytecodeMachine::enterPythonContext(Frame& f, const ValuePtr& manager) {
   // A context manager whose class writes __enter__ and __exit__ in Python
   // (contextlib.nullcontext, the program's own): both run inlined, __exit__
   // when the block's end calls it with (None, None, None).
-  llvm::Expected<PyRef> type = pythonType(manager);
+  llvm::Expected<PyRef> type = context_.pythonType(manager);
   if (!type) {
     llvm::consumeError(type.takeError());
     return false;
@@ -332,13 +333,13 @@ llvm::Expected<bool> Interpreter::enterPythonContext(Frame& f, const ValuePtr& m
                         "block runs; write it as a class with __enter__ and __exit__");
   if (manager->kind != ValueKind::Instance && manager->kind != ValueKind::Object)
     return false;
-  llvm::Expected<ValuePtr> exit = getAttr(manager, "__exit__");
+  llvm::Expected<ValuePtr> exit = semantics_.getAttr(manager, "__exit__");
   if (!exit)
     return exit.takeError();
-  llvm::Expected<ValuePtr> enter = getAttr(manager, "__enter__");
+  llvm::Expected<ValuePtr> enter = semantics_.getAttr(manager, "__enter__");
   if (!enter)
     return enter.takeError();
-  llvm::Expected<ValuePtr> entered = call(*enter, {});
+  llvm::Expected<ValuePtr> entered = context_.call(*enter, {});
   if (!entered)
     return entered.takeError();
   f.stack.push_back(*exit);
@@ -350,13 +351,13 @@ llvm::Expected<bool> Interpreter::enterPythonContext(Frame& f, const ValuePtr& m
 // Imports: modules are read-only objects like any other.
 //===----------------------------------------------------------------------===//
 
-llvm::Error Interpreter::op_IMPORT_NAME(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_IMPORT_NAME(Frame& f, const Instruction& ins) {
   ValuePtr fromList = pop(f);
   ValuePtr level = pop(f);
   PyObject* name = PyTuple_GET_ITEM(f.code->co_names, ins.arg);
   // The from-list is a tuple of names, which capture holds as a tuple value:
   // without it, `from a.b import c` would import `a` and look for `c` there.
-  llvm::Expected<PyRef> names = toPython(fromList);
+  llvm::Expected<PyRef> names = context_.toPython(fromList);
   if (!names)
     return names.takeError();
   PyRef module = PyRef::steal(
@@ -389,10 +390,10 @@ llvm::Error Interpreter::op_IMPORT_NAME(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_IMPORT_FROM(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_IMPORT_FROM(Frame& f, const Instruction& ins) {
   std::string name = python::utf8Of(PyTuple_GET_ITEM(f.code->co_names, ins.arg)).value_or("?");
   const ValuePtr& module = f.stack.back();
-  llvm::Expected<ValuePtr> value = getAttr(module, name);
+  llvm::Expected<ValuePtr> value = semantics_.getAttr(module, name);
   if (!value) {
     // As CPython's import_from: a submodule not yet bound as an attribute
     // is found in sys.modules; else `from m import name` raises ImportError,

@@ -41,7 +41,7 @@ std::optional<size_t> instructionAtUnit(const bytecode::DecodedCode& code, long 
 
 } // namespace
 
-llvm::Error Interpreter::unwindToHandler(Frame& f, llvm::Error error) {
+llvm::Error BytecodeMachine::unwindToHandler(Frame& f, llvm::Error error) {
   if (!error.isA<RaisedException>())
     return error;
   std::optional<bytecode::ExceptionRegion> handler = findExceptionHandler(*f.decoded, f.pc);
@@ -70,7 +70,7 @@ llvm::Error Interpreter::unwindToHandler(Frame& f, llvm::Error error) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::reraise(const ValuePtr& exception) {
+llvm::Error BytecodeMachine::reraise(const ValuePtr& exception) {
   PyObject* object = exceptionObject(exception);
   if (!object)
     return captureError("re-raising a value that is not an exception");
@@ -87,7 +87,7 @@ llvm::Error Interpreter::reraise(const ValuePtr& exception) {
                      (message.empty() ? "" : ": " + message));
 }
 
-llvm::Error Interpreter::uncaught(llvm::Error error) {
+llvm::Error BytecodeMachine::uncaught(llvm::Error error) {
   raisedOrigins_.clear();
   handledException_ = nullptr;
   if (!error.isA<RaisedException>())
@@ -103,7 +103,7 @@ llvm::Error Interpreter::uncaught(llvm::Error error) {
 // raise
 //===----------------------------------------------------------------------===//
 
-llvm::Error Interpreter::op_RAISE_VARARGS(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_RAISE_VARARGS(Frame& f, const Instruction& ins) {
   std::vector<ValuePtr> operands = popN(f, ins.arg);
   if (operands.empty()) {
     // A bare `raise` re-raises the exception being handled.
@@ -115,7 +115,7 @@ llvm::Error Interpreter::op_RAISE_VARARGS(Frame& f, const Instruction& ins) {
   // `raise Class` raises Class(); an instance is raised as it is.
   auto instantiate = [&](const ValuePtr& value) -> llvm::Expected<ValuePtr> {
     if (value->kind == ValueKind::Object && PyExceptionClass_Check(value->object.get()))
-      return call(value, {});
+      return context_.call(value, {});
     return value;
   };
   llvm::Expected<ValuePtr> raised = instantiate(operands.front());
@@ -179,7 +179,7 @@ llvm::Error Interpreter::op_RAISE_VARARGS(Frame& f, const Instruction& ins) {
 // Handlers
 //===----------------------------------------------------------------------===//
 
-llvm::Error Interpreter::op_PUSH_EXC_INFO(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_PUSH_EXC_INFO(Frame& f, const Instruction&) {
   ValuePtr exception = pop(f);
   f.stack.push_back(handledException_ ? handledException_ : makeNone());
   f.stack.push_back(exception);
@@ -187,20 +187,20 @@ llvm::Error Interpreter::op_PUSH_EXC_INFO(Frame& f, const Instruction&) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_POP_EXCEPT(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_POP_EXCEPT(Frame& f, const Instruction&) {
   ValuePtr previous = pop(f);
   handledException_ = previous->isNone() ? nullptr : std::move(previous);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_CHECK_EXC_MATCH(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_CHECK_EXC_MATCH(Frame& f, const Instruction&) {
   ValuePtr classes = pop(f);
   PyObject* exception = exceptionObject(f.stack.back());
   if (!exception)
     return captureError("'except' on a value that is not an exception");
   // What `except` names must be exception classes, checked as CPython does
   // before matching.
-  llvm::Expected<PyRef> real = toPython(classes);
+  llvm::Expected<PyRef> real = context_.toPython(classes);
   if (!real)
     return real.takeError();
   PyObject* types = real->get();
@@ -218,7 +218,7 @@ llvm::Error Interpreter::op_CHECK_EXC_MATCH(Frame& f, const Instruction&) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_RERAISE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_RERAISE(Frame& f, const Instruction& ins) {
   if (f.stack.size() < ins.arg + 1u)
     return captureError("RERAISE on a stack of " + llvm::Twine(f.stack.size()) + " values");
   if (ins.arg) {
@@ -238,7 +238,7 @@ llvm::Error Interpreter::op_RERAISE(Frame& f, const Instruction& ins) {
 // Leaving a `with` block by an exception
 //===----------------------------------------------------------------------===//
 
-llvm::Error Interpreter::op_WITH_EXCEPT_START(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_WITH_EXCEPT_START(Frame& f, const Instruction&) {
   // The stack is: __exit__, lasti, the exception handled before, the
   // exception; `__exit__(type, value, traceback)` decides whether the block
   // swallows it.
@@ -255,9 +255,9 @@ llvm::Error Interpreter::op_WITH_EXCEPT_START(Frame& f, const Instruction&) {
   PyRef tracebackObject = PyRef::steal(PyException_GetTraceback(object));
   ValuePtr traceback = tracebackObject ? makeValue(ValueKind::Object, tracebackObject) : makeNone();
   if (exit->kind == ValueKind::Object && exit->object &&
-      (isGradModeManager(exit->object.get()) ||
+      (context_.isGradModeManager(exit->object.get()) ||
        (PyMethod_Check(exit->object.get()) &&
-        isGradModeManager(PyMethod_GET_SELF(exit->object.get()))))) {
+        context_.isGradModeManager(PyMethod_GET_SELF(exit->object.get()))))) {
     // A grad-mode manager runs for real (see BEFORE_WITH): it restores the
     // mode and never swallows the exception.
     PyRef result = PyRef::steal(
@@ -268,7 +268,7 @@ llvm::Error Interpreter::op_WITH_EXCEPT_START(Frame& f, const Instruction&) {
     f.stack.push_back(makeConstant(result));
     return llvm::Error::success();
   }
-  llvm::Expected<ValuePtr> result = call(exit, {type, exception, traceback});
+  llvm::Expected<ValuePtr> result = context_.call(exit, {type, exception, traceback});
   if (!result)
     return result.takeError();
   f.stack.push_back(*result);

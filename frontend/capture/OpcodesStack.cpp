@@ -1,8 +1,8 @@
 //===- OpcodesStack.cpp - Stack, locals, attributes, containers -----------===//
+#include "frontend/capture/BytecodeMachine.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -25,42 +25,44 @@ std::string localName(const Frame& f, uint32_t index) {
 
 } // namespace
 
-ValuePtr Interpreter::pop(Frame& f) {
+ValuePtr BytecodeMachine::pop(Frame& f) {
   ValuePtr value = std::move(f.stack.back());
   f.stack.pop_back();
   return value;
 }
 
-std::vector<ValuePtr> Interpreter::popN(Frame& f, size_t n) {
+std::vector<ValuePtr> BytecodeMachine::popN(Frame& f, size_t n) {
   std::vector<ValuePtr> values(f.stack.end() - static_cast<ptrdiff_t>(n), f.stack.end());
   f.stack.resize(f.stack.size() - n);
   return values;
 }
 
-llvm::Error Interpreter::op_NOP(Frame&, const Instruction&) { return llvm::Error::success(); }
-llvm::Error Interpreter::op_RESUME(Frame&, const Instruction&) { return llvm::Error::success(); }
+llvm::Error BytecodeMachine::op_NOP(Frame&, const Instruction&) { return llvm::Error::success(); }
+llvm::Error BytecodeMachine::op_RESUME(Frame&, const Instruction&) {
+  return llvm::Error::success();
+}
 
-llvm::Error Interpreter::op_POP_TOP(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_POP_TOP(Frame& f, const Instruction&) {
   pop(f);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_PUSH_NULL(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_PUSH_NULL(Frame& f, const Instruction&) {
   f.stack.push_back(makeValue(ValueKind::Null));
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_COPY(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_COPY(Frame& f, const Instruction& ins) {
   f.stack.push_back(f.stack[f.stack.size() - ins.arg]);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_SWAP(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_SWAP(Frame& f, const Instruction& ins) {
   std::swap(f.stack.back(), f.stack[f.stack.size() - ins.arg]);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_LOAD_CONST(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_LOAD_CONST(Frame& f, const Instruction& ins) {
   PyObject* constant = PyTuple_GET_ITEM(f.code->co_consts, ins.arg);
   // Constants of the code are part of the program, not inputs: no source,
   // no guard. Tuples of constants stay constants.
@@ -75,7 +77,7 @@ llvm::Error Interpreter::op_LOAD_CONST(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_LOAD_FAST(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_LOAD_FAST(Frame& f, const Instruction& ins) {
   const ValuePtr& value = f.locals[ins.arg];
   if (!value)
     return raiseBuiltin(PyExc_UnboundLocalError, "local variable '" + localName(f, ins.arg) +
@@ -84,19 +86,19 @@ llvm::Error Interpreter::op_LOAD_FAST(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_STORE_FAST(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_STORE_FAST(Frame& f, const Instruction& ins) {
   f.locals[ins.arg] = pop(f);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_DELETE_FAST(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_DELETE_FAST(Frame& f, const Instruction& ins) {
   f.locals[ins.arg] = nullptr;
   return llvm::Error::success();
 }
 
-llvm::Expected<ValuePtr> Interpreter::loadGlobal(Frame& f, PyObject* name) {
+llvm::Expected<ValuePtr> BytecodeMachine::loadGlobal(Frame& f, PyObject* name) {
   // What the program assigned while capturing (SideEffects.cpp).
-  if (ValuePtr stored = storedGlobal(f.globals, name))
+  if (ValuePtr stored = context_.storedGlobal(f.globals, name))
     return stored;
   std::string text = python::utf8Of(name).value_or("?");
   PyObject* value = PyDict_GetItemWithError(f.globals, name);
@@ -121,7 +123,7 @@ llvm::Expected<ValuePtr> Interpreter::loadGlobal(Frame& f, PyObject* name) {
   return values_.wrapReal(value, source);
 }
 
-llvm::Error Interpreter::op_LOAD_GLOBAL(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_LOAD_GLOBAL(Frame& f, const Instruction& ins) {
   if (ins.arg & 1)
     f.stack.push_back(makeValue(ValueKind::Null));
   llvm::Expected<ValuePtr> value = loadGlobal(f, PyTuple_GET_ITEM(f.code->co_names, ins.arg >> 1));
@@ -131,12 +133,19 @@ llvm::Error Interpreter::op_LOAD_GLOBAL(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_MAKE_CELL(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_STORE_GLOBAL(Frame& f, const Instruction& ins) {
+  // Kept by capture and replayed after the graph (SideEffects.cpp).
+  ValuePtr value = pop(f);
+  return context_.storeGlobal(f.globals, f.entryGlobals,
+                              PyTuple_GET_ITEM(f.code->co_names, ins.arg), std::move(value));
+}
+
+llvm::Error BytecodeMachine::op_MAKE_CELL(Frame& f, const Instruction& ins) {
   f.locals[ins.arg] = makeCell(f.locals[ins.arg]);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_COPY_FREE_VARS(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_COPY_FREE_VARS(Frame& f, const Instruction& ins) {
   // The frame's function value put its closure cells in place already when
   // the frame was made (see inlineFunction); nothing to copy here.
   (void)f;
@@ -144,12 +153,12 @@ llvm::Error Interpreter::op_COPY_FREE_VARS(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_LOAD_CLOSURE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_LOAD_CLOSURE(Frame& f, const Instruction& ins) {
   f.stack.push_back(f.locals[ins.arg]);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_LOAD_DEREF(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_LOAD_DEREF(Frame& f, const Instruction& ins) {
   const ValuePtr& cell = f.locals[ins.arg];
   if (!cell || cell->kind != ValueKind::Cell || !cell->cell)
     return captureError("free variable '" + localName(f, ins.arg) +
@@ -158,37 +167,37 @@ llvm::Error Interpreter::op_LOAD_DEREF(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_STORE_DEREF(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_STORE_DEREF(Frame& f, const Instruction& ins) {
   ValuePtr value = pop(f);
   ValuePtr& cell = f.locals[ins.arg];
   if (!cell || cell->kind != ValueKind::Cell)
     cell = makeCell(nullptr);
   cell->cell = std::move(value);
-  return syncRealCell(cell);
+  return context_.syncRealCell(cell);
 }
 
-llvm::Error Interpreter::op_DELETE_DEREF(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_DELETE_DEREF(Frame& f, const Instruction& ins) {
   if (f.locals[ins.arg] && f.locals[ins.arg]->kind == ValueKind::Cell) {
     f.locals[ins.arg]->cell = nullptr;
-    return syncRealCell(f.locals[ins.arg]);
+    return context_.syncRealCell(f.locals[ins.arg]);
   }
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_LOAD_ATTR(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_LOAD_ATTR(Frame& f, const Instruction& ins) {
   ValuePtr base = pop(f);
-  llvm::Expected<ValuePtr> value = getAttr(base, nameAt(f.code->co_names, ins.arg));
+  llvm::Expected<ValuePtr> value = semantics_.getAttr(base, nameAt(f.code->co_names, ins.arg));
   if (!value)
     return value.takeError();
   f.stack.push_back(*value);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_LOAD_METHOD(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_LOAD_METHOD(Frame& f, const Instruction& ins) {
   // Always the unbound form: NULL, then the bound attribute. CALL treats
   // both forms alike.
   ValuePtr base = pop(f);
-  llvm::Expected<ValuePtr> value = getAttr(base, nameAt(f.code->co_names, ins.arg));
+  llvm::Expected<ValuePtr> value = semantics_.getAttr(base, nameAt(f.code->co_names, ins.arg));
   if (!value)
     return value.takeError();
   f.stack.push_back(makeValue(ValueKind::Null));
@@ -196,45 +205,45 @@ llvm::Error Interpreter::op_LOAD_METHOD(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_STORE_ATTR(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_STORE_ATTR(Frame& f, const Instruction& ins) {
   ValuePtr base = pop(f);
   ValuePtr value = pop(f);
   std::string name = nameAt(f.code->co_names, ins.arg);
   // Objects made while capturing are capture's own: assigning their
   // attributes is visible to nothing else.
   if (base->kind == ValueKind::Instance)
-    return setInstanceAttr(base, name, std::move(value));
+    return context_.setInstanceAttr(base, name, std::move(value));
   // A library's state object or a module: kept in capture's state, and
   // assigned to the real object after the graph (RealAttributes.cpp).
   if (base->kind == ValueKind::Object || base->kind == ValueKind::NNModule)
-    return setRealAttr(base, name, std::move(value));
+    return context_.setRealAttr(base, name, std::move(value));
   std::string target = base->source ? base->source->str() : "a " + spelling(base->kind).str();
   return captureError("assigning attribute '" + name + "' of " + target +
                       " (a side effect outside the graph)");
 }
 
-llvm::Error Interpreter::op_BINARY_SUBSCR(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_BINARY_SUBSCR(Frame& f, const Instruction&) {
   ValuePtr key = pop(f);
   ValuePtr base = pop(f);
-  llvm::Expected<ValuePtr> value = getItem(base, key);
+  llvm::Expected<ValuePtr> value = semantics_.getItem(base, key);
   if (!value)
     return value.takeError();
   f.stack.push_back(*value);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_STORE_SUBSCR(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_STORE_SUBSCR(Frame& f, const Instruction&) {
   ValuePtr key = pop(f);
   ValuePtr base = pop(f);
   ValuePtr value = pop(f);
   if (base->isTensor()) {
     llvm::Expected<ValuePtr> result =
-        callOracle(operatorFunction("setitem"), {base, key, value}, {});
+        context_.callOracle(context_.operatorFunction("setitem"), {base, key, value}, {});
     return result ? llvm::Error::success() : result.takeError();
   }
   if (base->kind == ValueKind::Instance) {
     llvm::Expected<ValuePtr> special =
-        callInstanceSpecial(*this, base, "__setitem__", {key, value});
+        callInstanceSpecial(semantics_.context(), base, "__setitem__", {key, value});
     if (!special)
       return special.takeError();
     if (*special)
@@ -243,7 +252,7 @@ llvm::Error Interpreter::op_STORE_SUBSCR(Frame& f, const Instruction&) {
   if (base->source && base->kind != ValueKind::List && base->kind != ValueKind::Dict)
     return captureError("assigning an item of " + base->source->str() +
                         " (mutating an input is a side effect outside the graph)");
-  if (llvm::Error error = noteContainerMutation(base, "assigning an item"))
+  if (llvm::Error error = context_.noteContainerMutation(base, "assigning an item"))
     return error;
   if (base->kind == ValueKind::List && key->isConstant() && PyLong_Check(key->object.get())) {
     long long index = PyLong_AsLongLong(key->object.get());
@@ -257,7 +266,7 @@ llvm::Error Interpreter::op_STORE_SUBSCR(Frame& f, const Instruction&) {
   }
   if (base->kind == ValueKind::Dict) {
     for (auto& [k, v] : base->entries) {
-      llvm::Expected<bool> same = sameKey(*this, k, key);
+      llvm::Expected<bool> same = sameKey(semantics_.context(), k, key);
       if (!same)
         return same.takeError();
       if (*same) {
@@ -271,11 +280,12 @@ llvm::Error Interpreter::op_STORE_SUBSCR(Frame& f, const Instruction&) {
   return captureError("item assignment on a " + spelling(base->kind) + " value");
 }
 
-llvm::Error Interpreter::op_DELETE_SUBSCR(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_DELETE_SUBSCR(Frame& f, const Instruction&) {
   ValuePtr key = pop(f);
   ValuePtr base = pop(f);
   if (base->kind == ValueKind::Instance) {
-    llvm::Expected<ValuePtr> special = callInstanceSpecial(*this, base, "__delitem__", {key});
+    llvm::Expected<ValuePtr> special =
+        callInstanceSpecial(semantics_.context(), base, "__delitem__", {key});
     if (!special)
       return special.takeError();
     if (*special)
@@ -284,7 +294,7 @@ llvm::Error Interpreter::op_DELETE_SUBSCR(Frame& f, const Instruction&) {
   // A list or dict of the caller's: refilled after the graph
   // (SideEffects.cpp).
   if (base->source && (base->kind == ValueKind::Dict || base->kind == ValueKind::List))
-    if (llvm::Error error = noteContainerMutation(base, "deleting an item"))
+    if (llvm::Error error = context_.noteContainerMutation(base, "deleting an item"))
       return error;
   if (base->kind == ValueKind::Dict && key->isConstant()) {
     for (auto it = base->entries.begin(); it != base->entries.end(); ++it)
@@ -312,100 +322,96 @@ llvm::Error Interpreter::op_DELETE_SUBSCR(Frame& f, const Instruction&) {
 // Operators.
 //===----------------------------------------------------------------------===//
 
-llvm::Error Interpreter::applyTwoOperands(Frame& f, const Instruction& ins, llvm::StringRef opname,
-                                          llvm::ArrayRef<std::string> spellings,
-                                          OperandsApplier apply) {
+llvm::Error BytecodeMachine::applyTwoOperands(Frame& f, const Instruction& ins,
+                                              llvm::StringRef opname,
+                                              llvm::ArrayRef<std::string> spellings,
+                                              OperandsApplier apply) {
   ValuePtr b = pop(f);
   ValuePtr a = pop(f);
   if (ins.arg >= spellings.size())
     return captureError(opname + " with unknown operator " + llvm::Twine(ins.arg));
-  llvm::Expected<ValuePtr> value = (this->*apply)(spellings[ins.arg], a, b);
+  llvm::Expected<ValuePtr> value = (semantics_.*apply)(spellings[ins.arg], a, b);
   if (!value)
     return value.takeError();
   f.stack.push_back(*value);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_BINARY_OP(Frame& f, const Instruction& ins) {
-  return applyTwoOperands(f, ins, "BINARY_OP", opcodes_.binaryOps(), &Interpreter::binary);
+llvm::Error BytecodeMachine::op_BINARY_OP(Frame& f, const Instruction& ins) {
+  return applyTwoOperands(f, ins, "BINARY_OP", opcodes_.binaryOps(), &ObjectSemantics::binary);
 }
 
-llvm::Error Interpreter::op_COMPARE_OP(Frame& f, const Instruction& ins) {
-  return applyTwoOperands(f, ins, "COMPARE_OP", opcodes_.compareOps(), &Interpreter::compare);
+llvm::Error BytecodeMachine::op_COMPARE_OP(Frame& f, const Instruction& ins) {
+  return applyTwoOperands(f, ins, "COMPARE_OP", opcodes_.compareOps(), &ObjectSemantics::compare);
 }
 
-llvm::Error Interpreter::op_IS_OP(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_IS_OP(Frame& f, const Instruction& ins) {
   ValuePtr b = pop(f);
   ValuePtr a = pop(f);
-  llvm::Expected<bool> same = identical(a, b);
+  llvm::Expected<bool> same = semantics_.identical(a, b);
   if (!same)
     return same.takeError();
   f.stack.push_back(makeBool(*same != (ins.arg == 1)));
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_CONTAINS_OP(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_CONTAINS_OP(Frame& f, const Instruction& ins) {
   ValuePtr container = pop(f);
   ValuePtr item = pop(f);
-  llvm::Expected<bool> in = contains(container, item);
+  llvm::Expected<bool> in = semantics_.contains(container, item);
   if (!in)
     return in.takeError();
   f.stack.push_back(makeBool(*in != (ins.arg == 1)));
   return llvm::Error::success();
 }
 
-namespace {
-
-llvm::Error unaryOp(Interpreter& interp, Frame& f, llvm::StringRef name) {
-  ValuePtr a = std::move(f.stack.back());
-  f.stack.pop_back();
-  llvm::Expected<ValuePtr> value = interp.unary(name, a);
+llvm::Error BytecodeMachine::unaryOperator(Frame& f, llvm::StringRef name) {
+  ValuePtr a = pop(f);
+  llvm::Expected<ValuePtr> value = semantics_.unary(name, a);
   if (!value)
     return value.takeError();
   f.stack.push_back(*value);
   return llvm::Error::success();
 }
 
-} // namespace
-
-llvm::Error Interpreter::op_UNARY_NEGATIVE(Frame& f, const Instruction&) {
-  return unaryOp(*this, f, "neg");
+llvm::Error BytecodeMachine::op_UNARY_NEGATIVE(Frame& f, const Instruction&) {
+  return unaryOperator(f, "neg");
 }
-llvm::Error Interpreter::op_UNARY_POSITIVE(Frame& f, const Instruction&) {
-  return unaryOp(*this, f, "pos");
+llvm::Error BytecodeMachine::op_UNARY_POSITIVE(Frame& f, const Instruction&) {
+  return unaryOperator(f, "pos");
 }
-llvm::Error Interpreter::op_UNARY_INVERT(Frame& f, const Instruction&) {
-  return unaryOp(*this, f, "invert");
+llvm::Error BytecodeMachine::op_UNARY_INVERT(Frame& f, const Instruction&) {
+  return unaryOperator(f, "invert");
 }
-llvm::Error Interpreter::op_UNARY_NOT(Frame& f, const Instruction&) {
-  return unaryOp(*this, f, "not_");
+llvm::Error BytecodeMachine::op_UNARY_NOT(Frame& f, const Instruction&) {
+  return unaryOperator(f, "not_");
 }
 
 //===----------------------------------------------------------------------===//
 // Containers and strings.
 //===----------------------------------------------------------------------===//
 
-llvm::Error Interpreter::op_BUILD_TUPLE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_BUILD_TUPLE(Frame& f, const Instruction& ins) {
   f.stack.push_back(makeTuple(popN(f, ins.arg)));
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_BUILD_LIST(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_BUILD_LIST(Frame& f, const Instruction& ins) {
   f.stack.push_back(makeList(popN(f, ins.arg)));
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_BUILD_SET(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_BUILD_SET(Frame& f, const Instruction& ins) {
   ValuePtr set = makeValue(ValueKind::Set);
   for (ValuePtr& item : popN(f, ins.arg)) {
-    if (llvm::Error error = addToSet(set, std::move(item)))
+    if (llvm::Error error = semantics_.addToSet(set, std::move(item)))
       return error;
   }
   f.stack.push_back(set);
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_BUILD_MAP(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_BUILD_MAP(Frame& f, const Instruction& ins) {
   std::vector<ValuePtr> items = popN(f, 2 * ins.arg);
   ValuePtr dict = makeValue(ValueKind::Dict);
   f.stack.push_back(dict);
@@ -419,7 +425,7 @@ llvm::Error Interpreter::op_BUILD_MAP(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_BUILD_CONST_KEY_MAP(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_BUILD_CONST_KEY_MAP(Frame& f, const Instruction& ins) {
   ValuePtr keys = pop(f);
   std::vector<ValuePtr> values = popN(f, ins.arg);
   ValuePtr dict = makeValue(ValueKind::Dict);
@@ -429,7 +435,7 @@ llvm::Error Interpreter::op_BUILD_CONST_KEY_MAP(Frame& f, const Instruction& ins
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_BUILD_SLICE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_BUILD_SLICE(Frame& f, const Instruction& ins) {
   ValuePtr slice = makeValue(ValueKind::Slice);
   slice->items = popN(f, ins.arg);
   if (slice->items.size() == 2)
@@ -438,7 +444,7 @@ llvm::Error Interpreter::op_BUILD_SLICE(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_BUILD_STRING(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_BUILD_STRING(Frame& f, const Instruction& ins) {
   std::vector<ValuePtr> parts = popN(f, ins.arg);
   PyRef list = PyRef::steal(PyList_New(0));
   for (const ValuePtr& part : parts) {
@@ -454,7 +460,7 @@ llvm::Error Interpreter::op_BUILD_STRING(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_FORMAT_VALUE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_FORMAT_VALUE(Frame& f, const Instruction& ins) {
   ValuePtr spec = (ins.arg & 0x04) ? pop(f) : makeConstantSteal(PyUnicode_FromString(""));
   ValuePtr value = pop(f);
   // What is known while capturing formats as CPython would format it:
@@ -463,7 +469,7 @@ llvm::Error Interpreter::op_FORMAT_VALUE(Frame& f, const Instruction& ins) {
   if (!isKnown(value))
     return captureError("formatting a " + spelling(value->kind) +
                         " value as a string (f-strings need values known while capturing)");
-  llvm::Expected<PyRef> known = toPython(value);
+  llvm::Expected<PyRef> known = context_.toPython(value);
   if (!known)
     return known.takeError();
   PyRef object = *known;
@@ -489,15 +495,15 @@ llvm::Error Interpreter::op_FORMAT_VALUE(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_LIST_APPEND(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_LIST_APPEND(Frame& f, const Instruction& ins) {
   ValuePtr item = pop(f);
   f.stack[f.stack.size() - ins.arg]->items.push_back(std::move(item));
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_LIST_EXTEND(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_LIST_EXTEND(Frame& f, const Instruction& ins) {
   ValuePtr iterable = pop(f);
-  llvm::Expected<std::vector<ValuePtr>> items = unpack(iterable);
+  llvm::Expected<std::vector<ValuePtr>> items = semantics_.unpack(iterable);
   if (!items)
     return items.takeError();
   ValuePtr& list = f.stack[f.stack.size() - ins.arg];
@@ -505,32 +511,32 @@ llvm::Error Interpreter::op_LIST_EXTEND(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_LIST_TO_TUPLE(Frame& f, const Instruction&) {
+llvm::Error BytecodeMachine::op_LIST_TO_TUPLE(Frame& f, const Instruction&) {
   ValuePtr list = pop(f);
   f.stack.push_back(makeTuple(list->items));
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_SET_ADD(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_SET_ADD(Frame& f, const Instruction& ins) {
   ValuePtr item = pop(f);
   ValuePtr set = f.stack[f.stack.size() - ins.arg];
-  return addToSet(set, std::move(item));
+  return semantics_.addToSet(set, std::move(item));
 }
 
-llvm::Error Interpreter::op_SET_UPDATE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_SET_UPDATE(Frame& f, const Instruction& ins) {
   ValuePtr iterable = pop(f);
-  llvm::Expected<std::vector<ValuePtr>> items = unpack(iterable);
+  llvm::Expected<std::vector<ValuePtr>> items = semantics_.unpack(iterable);
   if (!items)
     return items.takeError();
   ValuePtr set = f.stack[f.stack.size() - ins.arg];
   for (ValuePtr& item : *items) {
-    if (llvm::Error error = addToSet(set, std::move(item)))
+    if (llvm::Error error = semantics_.addToSet(set, std::move(item)))
       return error;
   }
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_MAP_ADD(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_MAP_ADD(Frame& f, const Instruction& ins) {
   ValuePtr value = pop(f);
   ValuePtr key = pop(f);
   ValuePtr dict = f.stack[f.stack.size() - ins.arg];
@@ -540,7 +546,7 @@ llvm::Error Interpreter::op_MAP_ADD(Frame& f, const Instruction& ins) {
   return op_STORE_SUBSCR(f, ins);
 }
 
-llvm::Error Interpreter::op_DICT_UPDATE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_DICT_UPDATE(Frame& f, const Instruction& ins) {
   ValuePtr other = pop(f);
   ValuePtr dict = f.stack[f.stack.size() - ins.arg];
   if (other->kind != ValueKind::Dict)
@@ -555,7 +561,7 @@ llvm::Error Interpreter::op_DICT_UPDATE(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_DICT_MERGE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_DICT_MERGE(Frame& f, const Instruction& ins) {
   ValuePtr other = f.stack.back();
   ValuePtr dict = f.stack[f.stack.size() - 1 - ins.arg];
   if (other->kind == ValueKind::Dict)
@@ -568,9 +574,9 @@ llvm::Error Interpreter::op_DICT_MERGE(Frame& f, const Instruction& ins) {
   return op_DICT_UPDATE(f, ins);
 }
 
-llvm::Error Interpreter::op_UNPACK_SEQUENCE(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_UNPACK_SEQUENCE(Frame& f, const Instruction& ins) {
   ValuePtr sequence = pop(f);
-  llvm::Expected<std::vector<ValuePtr>> items = unpack(sequence);
+  llvm::Expected<std::vector<ValuePtr>> items = semantics_.unpack(sequence);
   if (!items)
     return items.takeError();
   if (items->size() != ins.arg)
@@ -583,9 +589,9 @@ llvm::Error Interpreter::op_UNPACK_SEQUENCE(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_UNPACK_EX(Frame& f, const Instruction& ins) {
+llvm::Error BytecodeMachine::op_UNPACK_EX(Frame& f, const Instruction& ins) {
   ValuePtr sequence = pop(f);
-  llvm::Expected<std::vector<ValuePtr>> items = unpack(sequence);
+  llvm::Expected<std::vector<ValuePtr>> items = semantics_.unpack(sequence);
   if (!items)
     return items.takeError();
   size_t before = ins.arg & 0xFF, after = ins.arg >> 8;
@@ -600,8 +606,8 @@ llvm::Error Interpreter::op_UNPACK_EX(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
-llvm::Error Interpreter::op_GET_LEN(Frame& f, const Instruction&) {
-  llvm::Expected<ValuePtr> value = length(f.stack.back());
+llvm::Error BytecodeMachine::op_GET_LEN(Frame& f, const Instruction&) {
+  llvm::Expected<ValuePtr> value = semantics_.length(f.stack.back());
   if (!value)
     return value.takeError();
   f.stack.push_back(*value);

@@ -14,12 +14,12 @@
 //
 // Each side is run speculatively by the real opcode handlers on a
 // checkpoint of capture's state that is always rolled back
-// (Interpreter::speculateRaise, Speculate.cpp): giving up leaves capture
+// (BytecodeMachine::speculateRaise, Speculate.cpp): giving up leaves capture
 // exactly as it was, and the data-dependent-branch error stands.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/capture/BytecodeMachine.h"
 #include "frontend/capture/CaptureError.h"
-#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -70,7 +70,8 @@ std::optional<std::string> checkText(PyObject* exception) {
 
 } // namespace
 
-llvm::Expected<bool> Interpreter::raiseOnlyBranch(Frame& f, const Instruction& ins, bool onTrue) {
+llvm::Expected<bool> BytecodeMachine::raiseOnlyBranch(Frame& f, const Instruction& ins,
+                                                      bool onTrue) {
   ValuePtr condition = f.stack.back();
   if (!condition->isTensor() || ins.jumpTarget < 0)
     return false;
@@ -81,7 +82,7 @@ llvm::Expected<bool> Interpreter::raiseOnlyBranch(Frame& f, const Instruction& i
 
   size_t fallThrough = f.pc + 1;
   size_t target = static_cast<size_t>(ins.jumpTarget);
-  std::vector<Guard> fallGuards, targetGuards;
+  std::vector<ir::Guard> fallGuards, targetGuards;
   llvm::Expected<PyRef> fallRaises = speculateRaise(f, fallThrough, fallGuards);
   if (!fallRaises)
     return fallRaises.takeError();
@@ -112,7 +113,7 @@ llvm::Expected<bool> Interpreter::raiseOnlyBranch(Frame& f, const Instruction& i
     llvm::Expected<PyRef> logicalNot = importObject("torch.logical_not");
     if (!logicalNot)
       return logicalNot.takeError();
-    llvm::Expected<ValuePtr> negated = callOracle(logicalNot->get(), {condition}, {});
+    llvm::Expected<ValuePtr> negated = context_.callOracle(logicalNot->get(), {condition}, {});
     if (!negated)
       return negated.takeError();
     holds = *negated;
@@ -123,13 +124,13 @@ llvm::Expected<bool> Interpreter::raiseOnlyBranch(Frame& f, const Instruction& i
   ValuePtr message = makeConstantSteal(python::newStr(*text));
   if (!message)
     return pythonError("making a check's message");
-  llvm::Expected<ValuePtr> checked = callOracle(assertOp->get(), {holds, message}, {});
+  llvm::Expected<ValuePtr> checked = context_.callOracle(assertOp->get(), {holds, message}, {});
   if (!checked)
     return checked.takeError();
 
   // The check's text was read from the program's state: the guards the
   // raising side installed pin it.
-  for (Guard& guard : *fallRaises ? fallGuards : targetGuards)
+  for (ir::Guard& guard : *fallRaises ? fallGuards : targetGuards)
     guards_.add(std::move(guard));
   pop(f);
   f.next = *fallRaises ? target : fallThrough;

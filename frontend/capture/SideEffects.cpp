@@ -178,10 +178,4 @@ std::vector<Interpreter::PendingSideEffect> Interpreter::pendingSideEffects() co
   return effects;
 }
 
-llvm::Error Interpreter::op_STORE_GLOBAL(Frame& f, const bytecode::Instruction& ins) {
-  ValuePtr value = pop(f);
-  return storeGlobal(f.globals, f.entryGlobals, PyTuple_GET_ITEM(f.code->co_names, ins.arg),
-                     std::move(value));
-}
-
 } // namespace dync::capture

@@ -1,8 +1,8 @@
 //===- Speculate.cpp - Running a path that may be taken back --------------===//
 //
-// The interpreter's state as the recorder (Recorder.h) saves and restores
-// it, and the speculative run of one side of a data-dependent branch with
-// the real opcode handlers.
+// The interpreter's and the bytecode machine's state as the recorder
+// (Recorder.h) saves and restores it, and the speculative run of one side
+// of a data-dependent branch with the real opcode handlers.
 //
 // A speculated run may do anything capture can take back: install guards,
 // read globals and attributes, store locals, mutate lists, dicts and
@@ -38,14 +38,7 @@ void Interpreter::trackState() {
   // Every value the interpreter holds, and through them every value the
   // program can reach: what a speculated path may mutate.
   recorder_.trackValues([this](std::vector<ValuePtr>& roots) {
-    for (const Frame* frame : frames_) {
-      roots.insert(roots.end(), frame->locals.begin(), frame->locals.end());
-      roots.insert(roots.end(), frame->stack.begin(), frame->stack.end());
-      roots.insert(roots.end(), frame->yielded.begin(), frame->yielded.end());
-      roots.push_back(frame->names);
-      roots.push_back(frame->returnValue);
-    }
-    roots.push_back(handledException_);
+    machine_.addRoots(roots);
     for (const auto& [object, setting] : contextVarSettings_)
       roots.push_back(setting.value);
     for (const auto& [object, token] : contextVarTokens_)
@@ -62,15 +55,43 @@ void Interpreter::trackState() {
       roots.push_back(cell.first);
     values_.addRoots(roots);
   });
-  // The frames themselves (where they are, their stacks and locals as
-  // vectors) and the interpreter's own tables. The code cache is left out:
-  // what it holds does not depend on the path.
+  // The interpreter's own tables; the machine saves its frames
+  // (BytecodeMachine::trackState).
   recorder_.track([this]() -> Recorder::Restore {
     auto tables = [this] {
-      return std::tie(frames_, handledException_, raisedOrigins_, contextVarSettings_,
-                      contextVarTokens_, realAttrSettings_, globalStores_, mutatedContainers_,
-                      realCells_, localClasses_, functionsRun_, watches_, autoFindings_, steps_,
-                      returnLocation_);
+      return std::tie(contextVarSettings_, contextVarTokens_, realAttrSettings_, globalStores_,
+                      mutatedContainers_, realCells_, localClasses_, functionsRun_, watches_,
+                      autoFindings_);
+    };
+    using Tables =
+        decltype(std::apply([](auto&... table) { return std::make_tuple(table...); }, tables()));
+    auto saved = std::make_shared<Tables>(tables());
+    Recorder::Restore restoreValues = values_.save();
+    return [tables, saved, restoreValues] {
+      tables() = *saved;
+      restoreValues();
+    };
+  });
+}
+
+void BytecodeMachine::addRoots(std::vector<ValuePtr>& roots) const {
+  for (const Frame* frame : frames_) {
+    roots.insert(roots.end(), frame->locals.begin(), frame->locals.end());
+    roots.insert(roots.end(), frame->stack.begin(), frame->stack.end());
+    roots.insert(roots.end(), frame->yielded.begin(), frame->yielded.end());
+    roots.push_back(frame->names);
+    roots.push_back(frame->returnValue);
+  }
+  roots.push_back(handledException_);
+}
+
+void BytecodeMachine::trackState() {
+  // The frames themselves (where they are, their stacks and locals as
+  // vectors) and the machine's tables. The code cache is left out: what it
+  // holds does not depend on the path.
+  recorder_.track([this]() -> Recorder::Restore {
+    auto tables = [this] {
+      return std::tie(frames_, handledException_, raisedOrigins_, steps_, returnLocation_);
     };
     using Tables =
         decltype(std::apply([](auto&... table) { return std::make_tuple(table...); }, tables()));
@@ -78,20 +99,19 @@ void Interpreter::trackState() {
     auto frameStates = std::make_shared<std::vector<std::pair<Frame*, Frame>>>();
     for (Frame* frame : frames_)
       frameStates->emplace_back(frame, *frame);
-    Recorder::Restore restoreValues = values_.save();
-    return [tables, saved, frameStates, restoreValues] {
+    return [tables, saved, frameStates] {
       tables() = *saved;
-      restoreValues();
       for (const auto& [frame, state] : *frameStates)
         *frame = state;
     };
   });
 }
 
-llvm::Expected<PyRef> Interpreter::speculateRaise(Frame& f, size_t start,
-                                                  std::vector<Guard>& guardsRead) {
+llvm::Expected<PyRef> BytecodeMachine::speculateRaise(Frame& f, size_t start,
+                                                      std::vector<ir::Guard>& guardsRead) {
   const std::vector<Instruction>& instructions = f.decoded->instructions;
-  size_t factsBefore = oracle_.shapeFactCount();
+  oracle::TensorOracle& oracle = context_.oracle();
+  size_t factsBefore = oracle.shapeFactCount();
   size_t refusalsBefore = recorder_.refusals();
   // GuardSet::add only appends.
   size_t guardsBefore = guards_.guards().size();
@@ -136,7 +156,7 @@ llvm::Expected<PyRef> Interpreter::speculateRaise(Frame& f, size_t start,
   // of the refusal.
   if (recorder_.refusals() != refusalsBefore)
     return PyRef();
-  size_t factsAfter = oracle_.shapeFactCount();
+  size_t factsAfter = oracle.shapeFactCount();
   if (factsBefore == size_t(-1) || factsAfter != factsBefore)
     return captureError("data-dependent branch: the condition depends on a tensor's values, and "
                         "trying whether one side only raises decided a symbolic size, which "

@@ -26,6 +26,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <structmember.h>
 
 #if PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030C0000
 #error "the guard readers read CPython 3.11's dict and instance layouts"
@@ -204,6 +205,34 @@ static PyObject* builtin_field(PyObject* obj, const char* name, int* found) {
   return NULL;
 }
 
+/* The value held in the `__slots__` member `name` of an instance of a
+ * Python class (a dataclass with slots=True, say): the member descriptor
+ * found on the type gives the offset of the object's own storage, read in
+ * place. Looking the name up on the type compares str keys only, so no
+ * user code runs. NULL when `name` is not such a member or the slot is
+ * empty; `*found` tells the two NULLs apart. */
+static PyObject* slot_member(PyObject* obj, const char* name, int* found) {
+  *found = 0;
+  PyTypeObject* type = Py_TYPE(obj);
+  if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE))
+    return NULL;
+  PyObject* key = PyUnicode_FromString(name);
+  if (!key) {
+    PyErr_Clear();
+    return NULL;
+  }
+  PyObject* descriptor = _PyType_Lookup(type, key);
+  Py_DECREF(key);
+  if (!descriptor || !Py_IS_TYPE(descriptor, &PyMemberDescr_Type))
+    return NULL;
+  PyMemberDef* member = ((PyMemberDescrObject*)descriptor)->d_member;
+  if (member->type != T_OBJECT_EX && member->type != T_OBJECT)
+    return NULL;
+  *found = 1;
+  PyObject* value = *(PyObject**)((char*)obj + member->offset);
+  return value || member->type == T_OBJECT_EX ? value : Py_None;
+}
+
 PyObject* dync_py_instance_attr(PyObject* obj, const char* name) {
   if (!obj || !name)
     return NULL;
@@ -211,6 +240,9 @@ PyObject* dync_py_instance_attr(PyObject* obj, const char* name) {
   PyObject* field = builtin_field(obj, name, &found);
   if (found)
     return field;
+  PyObject* slot = slot_member(obj, name, &found);
+  if (found)
+    return slot;
   int unknown;
   return instance_attr(obj, name, &unknown);
 }

@@ -359,9 +359,11 @@ DYNC_SHIM_EXPORT int64_t dync_global_state_of(int which);
 /* The value of key `name` in `obj`'s instance __dict__, as attribute lookup
  * finds it there: CPython 3.11's inline (managed) instance values are read
  * in place without creating the dict, a type's own attributes and
- * properties are not looked at. NULL if `obj` has no instance dict or no
- * such key. Works for instances of Python classes (nn.Module subclasses
- * included), module objects and anything with a tp_dictoffset. */
+ * properties are not looked at, except a `__slots__` member of a Python
+ * class, whose storage in the object is read in place. NULL if `obj` has no
+ * instance dict or no such key (or the slot is empty). Works for instances
+ * of Python classes (nn.Module subclasses included), module objects and
+ * anything with a tp_dictoffset. */
 DYNC_SHIM_EXPORT struct _object* dync_py_instance_attr(struct _object* obj, const char* name);
 /* dict[key] for an exact dict and the str `key` (UTF-8); NULL if `dict` is
  * not exactly a dict or has no such key. Keys that are not exact str are

@@ -1,6 +1,7 @@
 """Function defaults and properties, end to end from one export: a
 positional default or a keyword-only default replaced after export, and a
-property replaced on its class (a user object's and an nn.Module's), each
+property replaced on its class (a user object's and an nn.Module's) and a
+`__slots__` member of a config object assigned, each
 miss with a reason naming what changed, and the call returns what eager
 returns after the same change; the same defaults or getter put back, or a
 default the call does not read, still hit. Tensors held by a closure cell
@@ -44,6 +45,8 @@ PROGRAM = textwrap.dedent("""
         ("Gained.forward", "object property", setter(m.Settings, "gain", property(lambda s: -1.0))),
         ("Gained.forward", "same getter", setter(m.Settings, "gain", property(getter))),
         ("Gained.forward", "module property", setter(m.Gained, "bias", property(lambda s: 9.0))),
+        ("Gained.forward", "slot value", lambda: set_attr(model.limits, "floor", 0.0)),
+        ("Gained.forward", "slot put back", lambda: set_attr(model.limits, "floor", -2.0)),
         ("Gained.forward", "class tensor values", setter(m.Gained, "rows", torch.ones(4))),
         ("Gained.forward", "class tensor shape", setter(m.Gained, "rows", torch.ones(3, 4))),
         ("with_defaults", "cell tensor values",
@@ -66,6 +69,7 @@ MISSES = {
     "object property": "function type(L['self'].settings).gain.fget : "
                        "defaults_properties:Settings.gain",
     "module property": "function type(L['self']).bias.fget : defaults_properties:Gained.bias",
+    "slot value": "equals L['self'].limits.floor : -2.0",
     "class tensor shape": "tensor type(L['self']).rows : tensor<f32, [4]>",
     "cell tensor shape": "tensor G['add_bias'].__closure__[0].cell_contents : tensor<f32, [4]>",
 }

@@ -226,6 +226,29 @@ TEST_F(ShimPyObjectsTest, InstanceAttrOfModulesAndOtherObjects) {
   EXPECT_EQ(dync_py_instance_attr(m, nullptr), nullptr);
 }
 
+TEST_F(ShimPyObjectsTest, InstanceAttrReadsSlotsInPlace) {
+  // A __slots__ member of a Python class is the object's own storage.
+  exec("class Slotted:\n"
+       "    __slots__ = ('kept', 'empty')\n"
+       "    def __init__(self):\n"
+       "        self.kept = 'kept value'\n");
+  PyObject* s = keep("slotted", "Slotted()");
+  EXPECT_EQ(dync_py_instance_attr(s, "kept"), eval("slotted.kept"));
+  // An empty slot reads as absent (reading it in Python raises).
+  EXPECT_EQ(dync_py_instance_attr(s, "empty"), nullptr);
+  exec("slotted.empty = 4");
+  EXPECT_EQ(dync_py_instance_attr(s, "empty"), eval("slotted.empty"));
+  // A slotted dataclass; the members of an extension's heap type
+  // (functools.partial's `func`) are read the same way, in place.
+  PyObject* d = keep("frozen", "__import__('dataclasses').make_dataclass('F', [('n', int)], "
+                               "slots=True, frozen=True)(3)");
+  EXPECT_EQ(dync_py_instance_attr(d, "n"), eval("frozen.n"));
+  PyObject* partial = keep("partial", "__import__('functools').partial(print, 1)");
+  EXPECT_EQ(dync_py_instance_attr(partial, "func"), eval("print"));
+  // A getset descriptor is code, never run.
+  EXPECT_EQ(dync_py_instance_attr(s, "__class__"), nullptr);
+}
+
 TEST_F(ShimPyObjectsTest, DictItem) {
   PyObject* d = keep("d", "{'x': 1, 'y': [2]}");
   EXPECT_EQ(dync_py_dict_item(d, "x"), eval("d['x']"));

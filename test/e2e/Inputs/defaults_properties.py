@@ -36,6 +36,14 @@ class Settings:
         return self._gain * 2
 
 
+class Limits:
+    # Slotted: the value lives in the object's own storage, not a __dict__.
+    __slots__ = ("floor",)
+
+    def __init__(self, floor):
+        self.floor = floor
+
+
 class Gained(nn.Module):
     # A class attribute holding a tensor, read through the instance.
     rows = torch.tensor([2.0, -1.0, 0.5, 3.0])
@@ -44,13 +52,15 @@ class Gained(nn.Module):
         super().__init__()
         self.settings = Settings()
         self._bias = 0.125
+        self.limits = Limits(-2.0)
 
     @property
     def bias(self):
         return self._bias + 1
 
     def forward(self, x):
-        return x * self.settings.gain * self.rows + self.bias
+        y = x * self.settings.gain * self.rows + self.bias
+        return y.clamp(min=self.limits.floor)
 
 
 def example_inputs():
