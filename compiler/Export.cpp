@@ -376,6 +376,27 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
         capture::CaptureOptions entryOptions = captureOptions;
         if (auto it = entryExamples.find(spec.qualname); it != entryExamples.end())
           entryOptions.example = it->second;
+        // --warmup: the entry's calls run once per entry, before any
+        // variant's capture, which all see the state they left. They run
+        // under no_grad, as a model is served: what they cache (a tensor
+        // computed from parameters) then does not require grad, as it does
+        // not after a first call under no_grad() or inference_mode().
+        if (entryOptions.warmupCalls > 0) {
+          python_->flushStdio();
+          python::PyRef warmed;
+          llvm::Error error = withGradMode(false, [&]() -> llvm::Error {
+            llvm::Expected<python::PyRef> self =
+                capture::warmUpEntry(*module, *entry, entryOptions);
+            if (!self)
+              return self.takeError();
+            warmed = std::move(*self);
+            return llvm::Error::success();
+          });
+          python_->flushStdio();
+          if (error)
+            return placeCaptureErrors(std::move(error), module->absolutePath, module->displayPath);
+          entryOptions.self = std::move(warmed);
+        }
 
         // Captures one variant of the entry into \p into, named with
         // \p nameSuffix, under \p gradEnabled with \p decomposition; with

@@ -47,6 +47,9 @@ constexpr const char* ExportFooter = R"(Examples:
   dync export model.py:MLP.forward --emit=guards --dynamic 'x:0=batch[1,1024]'
       keep dimension 0 of argument x symbolic, named batch, in [1, 1024], and
       print the guards the graph was captured under
+  dync export model.py:Model.forward --warmup 1 -o model.dync.so
+      call Model.forward once on its example inputs before capturing it, so
+      state it fills on its first call (a cache) is captured filled
 
 ENTRY is FILE.py:QUALNAME, as for 'dync inspect'; several entries are captured
 in one run. For Class.method entries, self is --init's expression, else the
@@ -64,12 +67,13 @@ inf); the same SYMBOL on two dimensions declares them equal. Repeatable.
 --dynamic ARG=SYMBOL[LO,HI] makes the Python int argument ARG a symbolic size;
 --dynamic 'cfg.n=n[1,64]', 'dims[1]=n', "opts['n']=n" do so for an int held
 in an argument's attribute (a dataclass or config object) or in an item of a
-tuple, list or dict, wherever the program reads it from there.
+tuple, list or dict, wherever the program reads it from there; the path may
+name a class attribute or a property, the int it reads being the symbol.
 --dynamic auto makes every dimension of every tensor argument (ARG_DIM) and
-every int argument of 2 or more (ARG) symbolic, then notes on stderr which
-ones the program specialized, at which line, and the --dynamic spellings that
-hold; an int whose symbol stops capture (range(n)) is kept constant, noted
-with the reason.
+every int argument of 2 or more (ARG, keywords in **kwargs too) symbolic,
+then notes on stderr which ones the program specialized, at which line, and
+the --dynamic spellings that hold; an int whose symbol stops capture
+(range(n)) is kept constant, noted with the reason.
 With -o, every size of a declared range is served: where the graph leaves
 single sizes out (sizes 0 and 1, which torch specializes; a size the program
 treats apart, such as a slice covering a whole buffer) or the program cuts
@@ -178,6 +182,14 @@ public:
         "Answer True to torch.compiler.is_compiling() while capturing, as torch.compile does, "
         "so the artifact serves the program's compiled path; only for programs that compute "
         "the same on both paths (transformers' models do). Default: False, what eager answers");
+    command
+        ->add_option("--warmup", warmupCalls_,
+                     "Call each entry N times on its example inputs, for real, before capturing "
+                     "it, so a program that fills its own state on its first call (a cache, "
+                     "grids built for a size, hooks installed once) is captured in the state "
+                     "later calls see; the artifact then serves the calls after the first, as "
+                     "an export of a model called once serves them (default: 0)")
+        ->type_name("N");
     command->add_flag("--keep-going", keepGoing_,
                       "Report each entry that fails and go on with the others");
     command->add_flag("--time-report", timeReport_,
@@ -206,6 +218,7 @@ private:
   bool noCache_ = false;
   bool keepGoing_ = false;
   bool assumeCompiling_ = false;
+  unsigned warmupCalls_ = 0;
   bool timeReport_ = false;
 };
 
@@ -326,6 +339,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
   capture::CaptureOptions& captureOptions = exportOptions.capture;
   captureOptions.init = init_;
   captureOptions.assumeCompiling = assumeCompiling_;
+  captureOptions.warmupCalls = warmupCalls_;
   // A plain NAME applies to every entry; QUALNAME=NAME to that entry only.
   std::map<std::string, std::string>& entryExamples = exportOptions.entryExamples;
   for (const std::string& text : examples_) {

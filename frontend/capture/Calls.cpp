@@ -9,6 +9,7 @@
 #include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/CompilerQueries.h"
+#include "frontend/capture/ControlFlowOperators.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/FunctionTransforms.h"
 #include "frontend/capture/GuardedDefaults.h"
@@ -16,6 +17,7 @@
 #include "frontend/capture/LibraryPreparation.h"
 #include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/ThreadLocks.h"
 #include "frontend/capture/TorchSize.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -214,6 +216,8 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
                           " is not supported yet: its function runs under functorch's "
                           "interpreters (batched or differentiated tensors), which capture "
                           "does not model");
+    if (std::optional<ControlFlowOperator> op = controlFlowOperator(callee->object.get()))
+      return callControlFlowOperator(*this, *op, std::move(args), std::move(kwargs));
     if (isShapeFunction(*callee) && numbersOnly(args) &&
         llvm::all_of(kwargs, [](const auto& kw) { return numbersOnly({kw.second}); }))
       return callShapeFunction(callee, args, kwargs);
@@ -459,6 +463,10 @@ llvm::Expected<ValuePtr> Interpreter::callNumpyOnConstants(const ValuePtr& calle
 llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
                                                  KeywordArgs kwargs) {
   PyObject* object = callee->object.get();
+  // The end of a `with lock:` block (ThreadLocks.h): the lock was never
+  // held over it.
+  if (isThreadLockExit(object))
+    return makeNone();
   // The descriptor is new and reachable only from values capture holds:
   // making it for real is not a side effect.
   if (isDescriptorFactory(object))

@@ -1,5 +1,6 @@
 //===- Capture.cpp - Capturing one entry function as a graph --------------===//
 #include "frontend/capture/Capture.h"
+#include "frontend/capture/CapturePhases.h"
 
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/capture/AutocastState.h"
@@ -23,121 +24,6 @@ namespace dync::capture {
 using python::PyRef;
 
 namespace {
-
-llvm::Error inputError(const python::LoadedModule& module, const llvm::Twine& message) {
-  // Located in the module's file, without a line: these are about how the
-  // entry is called, not about a line of it.
-  CaptureFrame frame;
-  frame.location.file = module.displayPath;
-  return llvm::make_error<CaptureError>(message.str(), std::vector<CaptureFrame>{frame});
-}
-
-/// The object `self` is for a `Class.method` entry: --init, else a
-/// module-level instance of exactly that class, else `Class()`.
-llvm::Expected<PyRef> findSelf(const python::LoadedModule& module,
-                               const python::ResolvedEntry& entry, const CaptureOptions& options) {
-  PyObject* globals = PyModule_GetDict(module.module.get());
-  if (!options.init.empty()) {
-    PyRef value = PyRef::steal(PyRun_String(options.init.c_str(), Py_eval_input, globals, globals));
-    if (!value)
-      return inputError(module,
-                        llvm::toString(pythonError("evaluating --init '" + options.init + "'")));
-    return value;
-  }
-  PyRef owner = module.module;
-  llvm::SmallVector<llvm::StringRef, 4> parts;
-  llvm::StringRef(entry.ownerPath).split(parts, '.');
-  for (llvm::StringRef part : parts) {
-    owner = PyRef::steal(PyObject_GetAttrString(owner.get(), part.str().c_str()));
-    if (!owner)
-      return inputError(module, llvm::toString(pythonError("resolving " + entry.ownerPath)));
-  }
-  PyObject *key, *value;
-  Py_ssize_t pos = 0;
-  while (PyDict_Next(globals, &pos, &key, &value))
-    if (reinterpret_cast<PyObject*>(Py_TYPE(value)) == owner.get())
-      return PyRef::borrow(value);
-  PyRef made = PyRef::steal(PyObject_CallNoArgs(owner.get()));
-  if (!made)
-    return inputError(module, llvm::toString(pythonError("no instance of " + entry.className +
-                                                         " at module level, and constructing " +
-                                                         entry.className + "()")) +
-                                  "; pass --init 'EXPR' to say how to build one");
-  return made;
-}
-
-/// The example call: positional arguments from --example's function or
-/// example_inputs(), keyword arguments from the function of the same name
-/// with `_kwargs` in place of `_inputs` (example_kwargs()), or with
-/// `_kwargs` appended for a name that does not end in `_inputs`.
-struct ExampleCall {
-  PyRef args;   ///< a tuple
-  PyRef kwargs; ///< a dict with str keys, possibly empty
-  std::string argsName, kwargsName;
-};
-
-/// The name of the keyword-argument function paired with \p positional.
-std::string kwargsFunctionName(llvm::StringRef positional) {
-  if (positional.consume_back("_inputs"))
-    return (positional + "_kwargs").str();
-  return (positional + "_kwargs").str();
-}
-
-llvm::Expected<ExampleCall> exampleArguments(const python::LoadedModule& module,
-                                             const CaptureOptions& options, size_t wanted) {
-  ExampleCall example;
-  example.argsName = options.example.empty() ? "example_inputs" : options.example;
-  example.kwargsName = kwargsFunctionName(example.argsName);
-  PyObject* globals = PyModule_GetDict(module.module.get());
-  PyObject* function = PyDict_GetItemString(globals, example.argsName.c_str());
-  PyObject* kwFunction = PyDict_GetItemString(globals, example.kwargsName.c_str());
-  example.kwargs = PyRef::steal(PyDict_New());
-  if (kwFunction) {
-    PyRef kwargs = PyRef::steal(PyObject_CallNoArgs(kwFunction));
-    if (!kwargs)
-      return inputError(module,
-                        llvm::toString(pythonError("calling " + example.kwargsName + "()")));
-    if (!PyDict_Check(kwargs.get()))
-      return inputError(module,
-                        example.kwargsName + "() returned a " +
-                            qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(kwargs.get()))) +
-                            "; it must return a dict of keyword arguments by "
-                            "parameter name, such as {\"attention_mask\": mask}");
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(kwargs.get(), &pos, &key, &value)) {
-      if (!PyUnicode_Check(key))
-        return inputError(module, example.kwargsName + "() returned a dict with the key " +
-                                      reprOf(key) + "; keyword arguments are named by str keys");
-      if (PyDict_SetItem(example.kwargs.get(), key, value) < 0)
-        return pythonError("copying " + example.kwargsName + "()");
-    }
-  }
-  if (!function) {
-    // Keywords alone are a whole example call.
-    if (kwFunction || (wanted == 0 && options.example.empty())) {
-      example.args = PyRef::steal(PyTuple_New(0));
-      return example;
-    }
-    return inputError(module, options.example.empty()
-                                  ? llvm::Twine("no example inputs: define example_inputs() in "
-                                                "the module returning the positional arguments "
-                                                "as a tuple (and example_kwargs() returning the "
-                                                "keyword arguments as a dict), or name a "
-                                                "function with --example")
-                                  : llvm::Twine("--example names '" + example.argsName +
-                                                "', which the module does not define"));
-  }
-  PyRef result = PyRef::steal(PyObject_CallNoArgs(function));
-  if (!result)
-    return inputError(module, llvm::toString(pythonError("calling " + example.argsName + "()")));
-  if (PyList_Check(result.get()))
-    result = PyRef::steal(PyList_AsTuple(result.get()));
-  if (!PyTuple_Check(result.get()))
-    result = PyRef::steal(PyTuple_Pack(1, result.get()));
-  example.args = std::move(result);
-  return example;
-}
 
 /// The IR's dtype for a torch.dtype object, if it has one.
 std::optional<ir::DType> dtypeOf(PyObject* torch, PyObject* dtype) {
@@ -379,11 +265,18 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
 
 /// What `--dynamic auto` found: for each dimension it made symbolic, one
 /// line saying it stayed dynamic or where the program specialized it, then
-/// the `--dynamic` spellings that hold.
+/// the `--dynamic` spellings that hold. \p argumentSources: where each
+/// argument a spec names lives in the frame (`L['n']`, or
+/// `L['kwargs']['n']` for a keyword that lands in **kwargs).
 llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
                               const ir::Graph& graph, llvm::ArrayRef<DynamicSpec> autoSpecs,
                               llvm::ArrayRef<std::string> staticInts,
+                              const std::map<std::string, SourcePtr>& argumentSources,
                               std::vector<std::string>& report) {
+  auto sourceOfArgument = [&](const std::string& argument) {
+    auto it = argumentSources.find(argument);
+    return it != argumentSources.end() ? it->second : Source::local(argument);
+  };
   std::vector<std::string> holds;
   report.insert(report.end(), staticInts.begin(), staticInts.end());
   // Int arguments: still a symbol, or the constant the program made it.
@@ -391,7 +284,7 @@ llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
     if (!spec.intArgument)
       continue;
     for (const ValuePtr& input : interp.values().intInputs()) {
-      if (!input->source || *input->source != *Source::local(spec.argument))
+      if (!input->source || *input->source != *sourceOfArgument(spec.argument))
         continue;
       llvm::Expected<ir::SymExpr> value = oracle.symExprOf(input->object.get());
       if (!value)
@@ -427,7 +320,7 @@ llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
   }
   for (const DynamicSpec& spec : autoSpecs)
     for (const ValuePtr& input : interp.values().tensorInputs()) {
-      if (spec.intArgument || !input->source || *input->source != *Source::local(spec.argument))
+      if (spec.intArgument || !input->source || *input->source != *sourceOfArgument(spec.argument))
         continue;
       llvm::Expected<ir::Type> type = oracle.typeOf(input->object.get());
       if (!type)
@@ -473,11 +366,101 @@ llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
   return llvm::Error::success();
 }
 
+/// The phase after the run: the graph's output, what the function
+/// returns, and the side effects on the caller's objects the rewritten code
+/// replays after the graph.
+llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir::Graph& graph,
+                           const python::LoadedModule& module, const python::ResolvedEntry& entry,
+                           const CaptureOptions& options, const ValuePtr& result) {
+  if (options.noAutograd)
+    if (llvm::Expected<bool> recorded = resultRequiresGrad(result); !recorded || *recorded)
+      return recorded ? captureError("the function returns a tensor that requires grad, which "
+                                     "a graph that records no autograd cannot give")
+                      : recorded.takeError();
+
+  // The graph returns exactly what the function returns, one value, so the
+  // rewritten bytecode can rebuild it: `return x` and `return (x,)` differ.
+  llvm::Expected<ir::Argument> output = resultArgument(interp, graph.context(), result);
+  if (!output)
+    return inputError(module, entry.qualname + ": " + llvm::toString(output.takeError()));
+  // --- Side effects on the caller's objects (SideEffects.cpp) ---
+  // What the function leaves on objects that existed before the call, in
+  // the order it made the changes: the rewritten code replays them after
+  // the graph, each value rebuilt as a returned one is.
+  std::vector<std::pair<ir::SideEffect, ir::Argument>> sideEffects;
+  for (const Interpreter::PendingSideEffect& pending : interp.pendingSideEffects()) {
+    llvm::Expected<ir::Argument> value = resultArgument(interp, graph.context(), pending.value);
+    if (!value)
+      return captureError(
+          "the function leaves " + pending.effect.target +
+          (pending.effect.kind == ir::SideEffect::Kind::Set ? " set to" : " holding") +
+          " a value the rewritten code cannot rebuild after the graph (changed at " +
+          pending.where + "): " + llvm::toString(value.takeError()));
+    sideEffects.emplace_back(pending.effect, std::move(*value));
+  }
+  // --- end of side effects ---
+  if (llvm::Error error = oracle.finalize())
+    return captureError("finishing the shape environment: " + llvm::toString(std::move(error)));
+  ir::Node* outputNode = oracle.builder().setOutput(std::move(*output));
+  for (auto& [effect, value] : sideEffects)
+    outputNode->addSideEffect(std::move(effect), std::move(value));
+  // Objects the program changes must not be, at a call, what another source
+  // reached (SourceIdentity.cpp).
+  if (llvm::Error error = interp.values().guardChangedObjectsDistinct(graph))
+    return error;
+  return llvm::Error::success();
+}
+
+/// The last phase: the graph's guards. Tensor inputs first, then what the
+/// program's run assumed (\p recorded), then global state (\p gradMode and
+/// \p globalState, read before the run) and versions.
+llvm::Error addGuards(Interpreter& interp, oracle::TensorOracle& oracle, ir::Graph& graph,
+                      const GuardSet& recorded, PyCodeObject* code, bool gradMode,
+                      std::vector<Guard> globalState) {
+  PyObject* torch = interp.types().torch.get();
+  GuardSet& guards = graph.guards();
+  guards.localNames() = localNames(code);
+  for (const ValuePtr& input : interp.values().tensorInputs()) {
+    llvm::Expected<ir::Type> type = oracle.typeOf(input->object.get());
+    if (!type)
+      return type.takeError();
+    guards.add(Guard::tensor(input->source, std::move(*type)));
+  }
+  // Symbolic int arguments: an exact int, binding its symbol.
+  for (const ValuePtr& input : interp.values().intInputs()) {
+    llvm::Expected<ir::SymExpr> value = oracle.symExprOf(input->object.get());
+    if (!value)
+      return value.takeError();
+    guards.add(Guard::symInt(input->source, *value));
+  }
+  for (const Guard& guard : recorded.guards())
+    guards.add(guard);
+  PyRef dtype = PyRef::steal(PyObject_CallMethod(torch, "get_default_dtype", nullptr));
+  PyRef version = PyRef::steal(PyObject_GetAttrString(torch, "__version__"));
+  if (!dtype || !version)
+    return pythonError("reading torch's global state");
+  std::optional<ir::DType> defaultDType = dtypeOf(torch, dtype.get());
+  if (!defaultDType)
+    return captureError("torch's default dtype " + reprOf(dtype.get()) +
+                        " has no spelling in the graph IR");
+  guards.add(Guard::gradMode(gradMode));
+  guards.add(Guard::defaultDType(*defaultDType));
+  for (Guard& guard : globalState)
+    guards.add(std::move(guard));
+  guards.add(Guard::versionIs("torch", python::strOf(version.get())));
+  guards.add(Guard::versionIs("python", llvm::StringRef(Py_GetVersion()).split(' ').first.str()));
+  return llvm::Error::success();
+}
+
 /// One attempt at capturing \p entry into the empty \p graph; what it
 /// ran goes to \p functionsRun.
 /// Under `--dynamic auto`, \p autoInts says whether int arguments start
 /// symbolic too: set when one did; \p staticIntsBecause, when not empty,
 /// keeps them constants (a capture with them symbolic failed so).
+/// The phases (CapturePhases.h): the inputs bound, what is dynamic
+/// declared, the entry's arguments made values, the run, the output and
+/// side effects, the dynamic declarations checked, the guards and the
+/// finished graph.
 llvm::Error captureOnce(const python::LoadedModule& module, const python::ResolvedEntry& entry,
                         const CaptureOptions& options, ir::Graph& graph,
                         const OracleFactory& makeOracle, std::vector<FunctionRun>* functionsRun,
@@ -505,459 +488,17 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     return location.empty() ? definition : location;
   });
 
-  // The parameters the example arguments bind to.
-  PyCodeObject* code = entry.codeObject();
-  std::vector<std::string> parameters;
-  for (int i = 0; i < code->co_argcount; ++i)
-    parameters.push_back(
-        python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)).value_or("?"));
-  PyRef self;
-  switch (entry.kind) {
-  case python::EntryKind::Method: {
-    llvm::Expected<PyRef> found = findSelf(module, entry, options);
-    if (!found)
-      return found.takeError();
-    self = *found;
-    break;
-  }
-  case python::EntryKind::BoundMethod:
-  case python::EntryKind::ClassMethod:
-    self = entry.self;
-    break;
-  default:
-    break;
-  }
-  // A decorator's wrapper (`def wrapper(*args, **kwargs)`, torch.no_grad()'s)
-  // receives `self` in its *args, as every positional argument.
-  bool selfInVarargs = self && parameters.empty() && (code->co_flags & CO_VARARGS);
-  if (self && parameters.empty() && !selfInVarargs)
-    return inputError(module, entry.qualname + " takes no 'self' parameter");
-  size_t firstExample = self && !selfInVarargs ? 1 : 0;
-  llvm::Expected<ExampleCall> examples =
-      exampleArguments(module, options, parameters.size() - firstExample);
-  if (!examples)
-    return examples.takeError();
-  PyObject* exampleArgs = examples->args.get();
-  PyObject* exampleKwargs = examples->kwargs.get();
-  size_t exampleCount = static_cast<size_t>(PyTuple_GET_SIZE(exampleArgs));
-  if (firstExample + exampleCount > parameters.size() && !(code->co_flags & CO_VARARGS))
-    return inputError(module, "the example inputs are " + llvm::Twine(exampleCount) +
-                                  " arguments, but " + entry.qualname + " takes " +
-                                  llvm::Twine(parameters.size() - firstExample));
-
-  // Where each example argument binds, as CPython binds the call
-  // f(*examples, **keywords): its name (for --dynamic), its source in the
-  // frame and its object. Positional arguments past the parameters land in
-  // *args, keywords that name no parameter in **kwargs.
-  struct ExampleBinding {
-    std::string name;
-    SourcePtr source;
-    PyObject* object;
-    bool keyword;
-  };
-  std::vector<ExampleBinding> bindings;
-  size_t kwOnly = static_cast<size_t>(code->co_kwonlyargcount);
-  bool hasVarargs = code->co_flags & CO_VARARGS, hasVarkw = code->co_flags & CO_VARKEYWORDS;
-  auto localName = [&](size_t i) {
-    return python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)).value_or("?");
-  };
-  std::string varargsName = hasVarargs ? localName(parameters.size() + kwOnly) : "";
-  std::string varkwName =
-      hasVarkw ? localName(parameters.size() + kwOnly + (hasVarargs ? 1 : 0)) : "";
-  for (size_t i = 0; i < exampleCount; ++i) {
-    PyObject* value = PyTuple_GET_ITEM(exampleArgs, i);
-    size_t parameter = firstExample + i;
-    if (parameter < parameters.size()) {
-      bindings.push_back(
-          {parameters[parameter], Source::local(parameters[parameter]), value, false});
-    } else {
-      // A decorator's wrapper holds `self` first in *args.
-      size_t extra = parameter - parameters.size() + (selfInVarargs ? 1 : 0);
-      bindings.push_back({varargsName + "_" + std::to_string(extra),
-                          Source::index(Source::local(varargsName), static_cast<int64_t>(extra)),
-                          value, false});
-    }
-  }
-  std::vector<std::string> extraKeywords;
-  {
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(exampleKwargs, &pos, &key, &value)) {
-      std::string name = python::utf8Of(key).value_or("?");
-      size_t index = 0;
-      while (index < parameters.size() + kwOnly && localName(index) != name)
-        ++index;
-      bool named = index < parameters.size() + kwOnly;
-      if (named && index < firstExample)
-        return inputError(module, examples->kwargsName + "() gives '" + name + "', which is " +
-                                      entry.qualname + "'s 'self'");
-      if (named && index < static_cast<size_t>(code->co_posonlyargcount))
-        return inputError(module, examples->kwargsName + "() gives '" + name +
-                                      "', a positional-only parameter of " + entry.qualname +
-                                      "; give it in " + examples->argsName + "()");
-      if (named && index < firstExample + exampleCount)
-        return inputError(module, examples->kwargsName + "() gives '" + name + "', which " +
-                                      examples->argsName + "() already gives as argument " +
-                                      llvm::Twine(index - firstExample));
-      if (!named && !hasVarkw)
-        return inputError(module, examples->kwargsName + "() gives '" + name +
-                                      "', which is not a parameter of " + entry.qualname);
-      if (named) {
-        bindings.push_back({name, Source::local(name), value, true});
-      } else {
-        bindings.push_back({name, Source::key(Source::local(varkwName), name), value, true});
-        extraKeywords.push_back(name);
-      }
-    }
-  }
-  // A parameter without a default that the examples leave out: say where
-  // to give it, rather than letting the call fail.
-  PyObject* defaults = PyFunction_Check(entry.function.get())
-                           ? PyFunction_GetDefaults(entry.function.get())
-                           : nullptr;
-  PyObject* kwDefaults = PyFunction_Check(entry.function.get())
-                             ? PyFunction_GetKwDefaults(entry.function.get())
-                             : nullptr;
-  size_t defaultCount = defaults ? static_cast<size_t>(PyTuple_GET_SIZE(defaults)) : 0;
-  auto givenByExample = [&](const std::string& name) {
-    return llvm::any_of(bindings, [&](const ExampleBinding& b) { return b.name == name; });
-  };
-  if (PyFunction_Check(entry.function.get())) {
-    for (size_t i = firstExample; i < parameters.size() + kwOnly; ++i) {
-      std::string name = localName(i);
-      bool hasDefault = i < parameters.size()
-                            ? i + defaultCount >= parameters.size()
-                            : kwDefaults && PyDict_GetItemString(kwDefaults, name.c_str());
-      if (!hasDefault && !givenByExample(name))
-        return inputError(
-            module, entry.qualname + "() needs the " +
-                        (i < parameters.size() ? "argument" : "keyword-only argument") + " '" +
-                        name + "', which the examples do not give: return it " +
-                        (i < parameters.size() && i >= static_cast<size_t>(code->co_posonlyargcount)
-                             ? "from " + examples->argsName + "() or " + examples->kwargsName + "()"
-                         : i < parameters.size() ? "from " + examples->argsName + "()"
-                                                 : "from " + examples->kwargsName + "()"));
-    }
-    PyErr_Clear();
-  }
-
-  // --dynamic auto: every dimension of every tensor argument, named
-  // ARG_DIM, without a range; specializations are noted, not errors.
-  std::vector<DynamicSpec> dynamic = options.dynamic;
-  std::vector<DynamicSpec> autoSpecs;
-  if (options.autoDynamic)
-    for (const ExampleBinding& binding : bindings) {
-      if (PyObject_IsInstance(binding.object, interp.types().tensor.get()) != 1)
-        continue;
-      PyRef shape = PyRef::steal(PyObject_GetAttrString(binding.object, "shape"));
-      Py_ssize_t rank = shape ? PyObject_Length(shape.get()) : -1;
-      if (rank < 0)
-        return pythonError("reading the shape of '" + binding.name + "'");
-      for (Py_ssize_t d = 0; d < rank; ++d) {
-        if (llvm::any_of(dynamic, [&](const DynamicSpec& s) {
-              return s.argument == binding.name && s.path.empty() &&
-                     s.dim == static_cast<unsigned>(d);
-            }))
-          continue;
-        if (PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), d)) < 2)
-          continue; // torch specializes 0 and 1
-        DynamicSpec spec;
-        spec.argument = binding.name;
-        spec.dim = static_cast<unsigned>(d);
-        spec.symbol = binding.name + "_" + std::to_string(d);
-        spec.text = binding.name + ":" + std::to_string(d) + "=" + spec.symbol;
-        autoSpecs.push_back(spec);
-        dynamic.push_back(std::move(spec));
-      }
-    }
-  // --- Int arguments under --dynamic auto: each exact int of 2 or more
-  // not declared otherwise, named after its argument ---
-  std::vector<std::string> staticInts;
-  if (options.autoDynamic)
-    for (const ExampleBinding& binding : bindings) {
-      if (!PyLong_CheckExact(binding.object) ||
-          llvm::any_of(dynamic, [&](const DynamicSpec& s) { return s.argument == binding.name; }))
-        continue;
-      int overflow = 0;
-      long long example = PyLong_AsLongLongAndOverflow(binding.object, &overflow);
-      if (overflow || example < 2)
-        continue; // torch specializes 0 and 1; a negative int is no size
-      if (!staticIntsBecause.empty()) {
-        staticInts.push_back(binding.source->str() +
-                             " is static: with it symbolic, capture "
-                             "stopped: " +
-                             staticIntsBecause);
-        continue;
-      }
-      DynamicSpec spec;
-      spec.argument = binding.name;
-      spec.intArgument = true;
-      spec.symbol = binding.name;
-      while (llvm::any_of(dynamic, [&](const DynamicSpec& s) { return s.symbol == spec.symbol; }))
-        spec.symbol += "_int";
-      spec.text = binding.name + "=" + spec.symbol;
-      if (autoInts)
-        *autoInts = true;
-      autoSpecs.push_back(spec);
-      dynamic.push_back(std::move(spec));
-    }
-  // --- end of int arguments under --dynamic auto ---
-  auto isAuto = [&](const DynamicSpec& spec) {
-    return llvm::any_of(autoSpecs, [&](const DynamicSpec& a) { return a.text == spec.text; });
-  };
-
-  // --dynamic names arguments, positional or keyword; check them against
-  // the examples first.
-  // --- Ints held on self (`--dynamic self.window=w[1,32]`) ---
-  // `self` is no example argument, but an int the method reads from its
-  // instance __dict__ is declared by its path as one inside an argument.
-  std::optional<ExampleBinding> selfBinding;
-  if (self && firstExample == 1)
-    selfBinding = ExampleBinding{parameters[0], Source::local(parameters[0]), self.get(), false};
-  // --- end of ints held on self ---
-  for (const DynamicSpec& spec : dynamic) {
-    auto it =
-        llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == spec.argument; });
-    // --- Ints held on self ---
-    if (it == bindings.end() && selfBinding && spec.argument == selfBinding->name) {
-      if (spec.path.empty())
-        return inputError(module, "--dynamic '" + spec.text + "': '" + spec.argument +
-                                      "' is the object " + entry.qualname +
-                                      " runs on, not an int or a tensor: declare an int it "
-                                      "holds by its path, as in --dynamic '" +
-                                      spec.argument + ".window=w[1,32]'");
-      if (llvm::Error error =
-              declareIntInside(interp, spec, selfBinding->object, selfBinding->source,
-                               options.sizeHints, options.sizeHints.empty(), options.splitRanges))
-        return inputError(module, llvm::toString(std::move(error)));
-      continue;
-    }
-    // --- end of ints held on self ---
-    if (it == bindings.end())
-      return inputError(module, "--dynamic '" + spec.text + "' names '" + spec.argument +
-                                    "', which is not an example argument of " + entry.qualname);
-    PyObject* value = it->object;
-    // --- Ints inside arguments (`--dynamic cfg.n=n[1,64]`) ---
-    if (!spec.path.empty()) {
-      if (llvm::Error error = declareIntInside(interp, spec, value, it->source, options.sizeHints,
-                                               options.sizeHints.empty(), options.splitRanges))
-        return inputError(module, llvm::toString(std::move(error)));
-      continue;
-    }
-    // --- Symbolic int arguments (`--dynamic n=n[1,64]`) ---
-    bool isTensor = PyObject_IsInstance(value, interp.types().tensor.get()) == 1;
-    if (spec.intArgument || (!isTensor && PyLong_Check(value) && !PyBool_Check(value))) {
-      if (isTensor)
-        return inputError(module, "--dynamic '" + spec.text + "': argument '" + spec.argument +
-                                      "' is a tensor: name one of its dimensions, as in "
-                                      "--dynamic '" +
-                                      spec.argument + ":0=" + spec.symbol + "'");
-      if (!spec.intArgument)
-        return inputError(module, "--dynamic '" + spec.text + "': argument '" + spec.argument +
-                                      "' is an int, which has no dimensions: declare it as "
-                                      "--dynamic '" +
-                                      spec.argument + "=" + spec.symbol + "'");
-      if (!PyLong_CheckExact(value))
-        return inputError(module, "--dynamic '" + spec.text + "': argument '" + spec.argument +
-                                      "' is a " + Py_TYPE(value)->tp_name +
-                                      ", not an int; only an int argument can be a symbolic int");
-      int overflow = 0;
-      long long example = PyLong_AsLongLongAndOverflow(value, &overflow);
-      if (overflow)
-        return inputError(module, "--dynamic '" + spec.text + "': the example's '" + spec.argument +
-                                      "' does not fit in 64 bits");
-      if (auto hint = options.sizeHints.find(spec.symbol); hint != options.sizeHints.end())
-        example = hint->second;
-      if (!spec.range.contains(example))
-        return inputError(module, "--dynamic '" + spec.text + "': the example's '" + spec.argument +
-                                      "' is " + llvm::Twine(example) + ", outside the range");
-      continue;
-    }
-    // --- end of symbolic int arguments ---
-    if (!isTensor)
-      return inputError(module, "--dynamic '" + spec.text + "': argument '" + spec.argument +
-                                    "' is not a tensor");
-    PyRef shape = PyRef::steal(PyObject_GetAttrString(value, "shape"));
-    Py_ssize_t rank = shape ? PyObject_Length(shape.get()) : -1;
-    if (rank < 0)
-      return pythonError("reading the shape of '" + spec.argument + "'");
-    if (spec.dim >= static_cast<unsigned>(rank))
-      return inputError(module, "--dynamic '" + spec.text + "': '" + spec.argument + "' has " +
-                                    llvm::Twine(rank) + " dimensions");
-    long long size = PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), spec.dim));
-    if (auto hint = options.sizeHints.find(spec.symbol); hint != options.sizeHints.end())
-      size = hint->second;
-    if (!spec.range.contains(size))
-      return inputError(module, "--dynamic '" + spec.text + "': the example's size " +
-                                    llvm::Twine(size) + " of '" + spec.argument + "' dimension " +
-                                    llvm::Twine(spec.dim) + " is outside the range");
-  }
-
-  // The frame's arguments, each with its source.
-  std::vector<ValuePtr> args;
-  KeywordArgs keywords;
-  if (self) {
-    SourcePtr selfSource =
-        selfInVarargs ? Source::index(Source::local(varargsName), 0) : Source::local(parameters[0]);
-    llvm::Expected<ValuePtr> value = interp.values().wrapReal(self.get(), selfSource);
-    if (!value)
-      return value.takeError();
-    PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(self.get()));
-    if ((*value)->kind == ValueKind::NNModule || (*value)->kind == ValueKind::Object) {
-      recorded.add(typeGuard((*value)->source, type));
-      if ((*value)->kind == ValueKind::NNModule) {
-        llvm::Expected<ValuePtr> training = interp.getAttr(*value, "training");
-        if (!training)
-          return training.takeError();
-      }
-    }
-    args.push_back(*value);
-  }
-  for (const ExampleBinding& binding : bindings) {
-    llvm::Expected<ValuePtr> arg = [&]() -> llvm::Expected<ValuePtr> {
-      // --- Symbolic int arguments: a SymInt, the graph's int input ---
-      auto intSpec = llvm::find_if(dynamic, [&](const DynamicSpec& spec) {
-        return spec.intArgument && spec.path.empty() && spec.argument == binding.name;
-      });
-      if (intSpec != dynamic.end()) {
-        std::optional<int64_t> hint;
-        if (auto it = options.sizeHints.find(intSpec->symbol); it != options.sizeHints.end())
-          hint = it->second;
-        // As for a dimension: capturing at the example's own value lets
-        // torch pin the symbol, which --dynamic auto reports.
-        if (isAuto(*intSpec))
-          hint = PyLong_AsLongLong(binding.object);
-        // Torch makes sizes 0 and 1 constants: so does this specialization.
-        if (hint && (*hint == 0 || *hint == 1)) {
-          PyRef constant = PyRef::steal(PyLong_FromLongLong(*hint));
-          if (!constant)
-            return pythonError("making the int " + llvm::Twine(*hint));
-          return interp.values().wrapReal(constant.get(), binding.source);
-        }
-        llvm::Expected<ValuePtr> symInt = interp.values().intInput(
-            binding.object, binding.source, {0, intSpec->symbol, intSpec->range, hint});
-        if (symInt && options.sizeHints.empty()) {
-          Interpreter::DynamicWatch watch{
-              (*symInt)->object, 0,     intSpec->text,      binding.source->str(),
-              intSpec->range,    false, options.splitRanges};
-          watch.intArgument = true;
-          watch.noteOnly = isAuto(*intSpec);
-          interp.watchDynamic(std::move(watch));
-        }
-        return symInt;
-      }
-      // --- end of symbolic int arguments ---
-      if (PyObject_IsInstance(binding.object, interp.types().tensor.get()) == 1) {
-        std::vector<oracle::DynamicDim> dims;
-        for (const DynamicSpec& spec : dynamic)
-          if (spec.argument == binding.name && spec.path.empty()) {
-            std::optional<int64_t> hint;
-            if (auto it = options.sizeHints.find(spec.symbol); it != options.sizeHints.end())
-              hint = it->second;
-            // Capturing at the example's own size lets torch pin the
-            // symbol, which --dynamic auto reports rather than refuses.
-            if (isAuto(spec)) {
-              PyRef shape = PyRef::steal(PyObject_GetAttrString(binding.object, "shape"));
-              hint = shape ? PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), spec.dim)) : 2;
-            }
-            dims.push_back({spec.dim, spec.symbol, spec.range, hint});
-          }
-        llvm::Expected<ValuePtr> tensor =
-            interp.values().tensorInput(binding.object, binding.source, dims);
-        // A specialization may narrow or pin what it was asked to serve.
-        if (tensor && options.sizeHints.empty())
-          for (const DynamicSpec& spec : dynamic)
-            if (spec.argument == binding.name && spec.path.empty())
-              interp.watchDynamic({(*tensor)->object, spec.dim, spec.text, binding.source->str(),
-                                   spec.range, isAuto(spec), options.splitRanges});
-        return tensor;
-      }
-      return interp.values().wrapReal(binding.object, binding.source);
-    }();
-    // Nothing has run yet: the error is about the example, placed at the
-    // module.
-    if (!arg)
-      return inputError(module, llvm::toString(arg.takeError()));
-    if (binding.keyword)
-      keywords.emplace_back(binding.name, *arg);
-    else
-      args.push_back(*arg);
-  }
-  // *args and **kwargs are what the call left over: their length and keys
-  // decide what the program iterates and finds there, so a call with other
-  // extra arguments misses.
-  if (hasVarargs) {
-    recorded.add(typeGuard(Source::local(varargsName), reinterpret_cast<PyObject*>(&PyTuple_Type)));
-    recorded.add(
-        Guard::lengthIs(Source::local(varargsName),
-                        static_cast<int64_t>((selfInVarargs ? 1 : 0) +
-                                             (firstExample + exampleCount > parameters.size()
-                                                  ? firstExample + exampleCount - parameters.size()
-                                                  : 0))));
-  }
-  if (hasVarkw) {
-    recorded.add(typeGuard(Source::local(varkwName), reinterpret_cast<PyObject*>(&PyDict_Type)));
-    recorded.add(Guard::keysAre(Source::local(varkwName), extraKeywords));
-  }
-  // Parameters the examples leave to their defaults are read from the frame
-  // like the others, so that they are guarded: a call that passes a mask
-  // must not run a graph captured without one.
-  if (PyFunction_Check(entry.function.get())) {
-    for (size_t i = firstExample + exampleCount; i < parameters.size(); ++i) {
-      if (i + defaultCount < parameters.size() || givenByExample(parameters[i]))
-        continue;
-      llvm::Expected<ValuePtr> arg =
-          interp.values().wrapReal(PyTuple_GET_ITEM(defaults, i + defaultCount - parameters.size()),
-                                   Source::local(parameters[i]));
-      if (!arg)
-        return arg.takeError();
-      // Positional-only parameters cannot be passed by name; they come
-      // first, so the ones left to their defaults follow the examples.
-      if (i < static_cast<size_t>(code->co_posonlyargcount))
-        args.push_back(*arg);
-      else
-        keywords.emplace_back(parameters[i], *arg);
-    }
-    for (size_t i = 0; kwDefaults && i < kwOnly; ++i) {
-      PyObject* name = PyTuple_GET_ITEM(code->co_localsplusnames, code->co_argcount + i);
-      std::string text = python::utf8Of(name).value_or("?");
-      PyObject* value = PyDict_GetItemWithError(kwDefaults, name);
-      if (!value || givenByExample(text))
-        continue;
-      llvm::Expected<ValuePtr> arg = interp.values().wrapReal(value, Source::local(text));
-      if (!arg)
-        return arg.takeError();
-      keywords.emplace_back(text, *arg);
-    }
-    PyErr_Clear();
-  }
-
-  // The entry's own *args tuple and **kwargs dict hold what the call passed
-  // beyond its parameters: a call with more arguments, or other keywords (a
-  // decorator's wrapper pops one), must miss rather than run this graph.
-  if (code->co_flags & CO_VARARGS) {
-    SourcePtr source = Source::local(varargsName);
-    size_t positional = static_cast<size_t>(code->co_argcount);
-    recorded.add(typeGuard(source, reinterpret_cast<PyObject*>(&PyTuple_Type)));
-    recorded.add(Guard::lengthIs(
-        source, static_cast<int64_t>(args.size() > positional ? args.size() - positional : 0)));
-  }
-  if (code->co_flags & CO_VARKEYWORDS) {
-    size_t slot = static_cast<size_t>(code->co_argcount + code->co_kwonlyargcount) +
-                  ((code->co_flags & CO_VARARGS) ? 1 : 0);
-    SourcePtr source = Source::local(
-        python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, slot)).value_or("kwargs"));
-    std::vector<std::string> extra;
-    for (const auto& [name, value] : keywords) {
-      bool named = false;
-      for (int i = 0; i < code->co_argcount + code->co_kwonlyargcount; ++i)
-        named |= python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)) == name;
-      if (!named)
-        extra.push_back(name);
-    }
-    recorded.add(typeGuard(source, reinterpret_cast<PyObject*>(&PyDict_Type)));
-    recorded.add(Guard::keysAre(source, extra));
-  }
+  llvm::Expected<EntryInputs> inputs = bindInputs(module, entry, options);
+  if (!inputs)
+    return inputs.takeError();
+  llvm::Expected<DynamicDeclarations> declared =
+      declareDynamic(interp, module, entry, options, *inputs, autoInts, staticIntsBecause);
+  if (!declared)
+    return declared.takeError();
+  llvm::Expected<EntryArguments> arguments =
+      makeArguments(interp, recorded, module, entry, options, *inputs, *declared);
+  if (!arguments)
+    return arguments.takeError();
 
   // Grad-mode blocks switch the mode for real while capture is inside them;
   // whatever the program leaves it at, it is restored, and the guards name
@@ -988,179 +529,30 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   llvm::Expected<ValuePtr> function = wrapEntryFunction(interp.values(), entry.function.get());
   if (!function)
     return function.takeError();
-  llvm::Expected<ValuePtr> result = interp.call(*function, std::move(args), std::move(keywords));
+  llvm::Expected<ValuePtr> result =
+      interp.call(*function, std::move(arguments->args), std::move(arguments->keywords));
   if (!result)
     return result.takeError();
   if (llvm::Error error = interp.checkContextVarsRestored())
     return error;
 
-  if (options.noAutograd)
-    if (llvm::Expected<bool> recorded = resultRequiresGrad(*result); !recorded || *recorded)
-      return recorded ? captureError("the function returns a tensor that requires grad, which "
-                                     "a graph that records no autograd cannot give")
-                      : recorded.takeError();
-
-  // The graph returns exactly what the function returns, one value, so the
-  // rewritten bytecode can rebuild it: `return x` and `return (x,)` differ.
-  llvm::Expected<ir::Argument> output = resultArgument(interp, graph.context(), *result);
-  if (!output)
-    return inputError(module, entry.qualname + ": " + llvm::toString(output.takeError()));
-  // --- Side effects on the caller's objects (SideEffects.cpp) ---
-  // What the function leaves on objects that existed before the call, in
-  // the order it made the changes: the rewritten code replays them after
-  // the graph, each value rebuilt as a returned one is.
-  std::vector<std::pair<ir::SideEffect, ir::Argument>> sideEffects;
-  for (const Interpreter::PendingSideEffect& pending : interp.pendingSideEffects()) {
-    llvm::Expected<ir::Argument> value = resultArgument(interp, graph.context(), pending.value);
-    if (!value)
-      return captureError(
-          "the function leaves " + pending.effect.target +
-          (pending.effect.kind == ir::SideEffect::Kind::Set ? " set to" : " holding") +
-          " a value the rewritten code cannot rebuild after the graph (changed at " +
-          pending.where + "): " + llvm::toString(value.takeError()));
-    sideEffects.emplace_back(pending.effect, std::move(*value));
-  }
-  // --- end of side effects ---
-  if (llvm::Error error = (*oracle)->finalize())
-    return captureError("finishing the shape environment: " + llvm::toString(std::move(error)));
-  ir::Node* outputNode = (*oracle)->builder().setOutput(std::move(*output));
-  for (auto& [effect, value] : sideEffects)
-    outputNode->addSideEffect(std::move(effect), std::move(value));
-  // Objects the program changes must not be, at a call, what another source
-  // reached (SourceIdentity.cpp).
-  if (llvm::Error error = interp.values().guardChangedObjectsDistinct(graph))
+  if (llvm::Error error = setGraphOutput(interp, **oracle, graph, module, entry, options, *result))
     return error;
-
-  // A dimension declared dynamic must still be a symbol, over at least the
-  // declared range: otherwise the program decided something about it. A
-  // specialization serves only part of the range.
-  for (const DynamicSpec& spec :
-       options.sizeHints.empty() && !options.autoDynamic ? dynamic : std::vector<DynamicSpec>{}) {
-    auto binding =
-        llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == spec.argument; });
-    for (const ValuePtr& input : interp.values().tensorInputs()) {
-      if (!input->source || binding == bindings.end() || *input->source != *binding->source)
-        continue;
-      llvm::Expected<ir::Type> type = (*oracle)->typeOf(input->object.get());
-      if (!type)
-        return type.takeError();
-      ir::SymExpr size = type->sizes()[spec.dim];
-      if (size.isConstant())
-        return inputError(module, "--dynamic '" + spec.text +
-                                      "' contradicts the program: it "
-                                      "specialized dimension " +
-                                      llvm::Twine(spec.dim) + " of '" + spec.argument +
-                                      "' to the constant " + llvm::Twine(size.constantValue()));
-      std::string symbol;
-      llvm::raw_string_ostream os(symbol);
-      size.print(os);
-      if (const ir::SymbolDecl* decl = graph.findSymbol(symbol)) {
-        // Torch specializes sizes 0 and 1 (a symbolic size is at least 2),
-        // so a requested lower bound below 2 is met by 2.
-        int64_t wantedLo = std::max<int64_t>(spec.range.lo.value_or(2), 2);
-        bool narrower = (decl->range.lo && *decl->range.lo > wantedLo) ||
-                        (spec.range.hi && decl->range.hi && *decl->range.hi < *spec.range.hi);
-        // The caller splits a range cut at a boundary into graphs.
-        if (narrower && (spec.range.lo || spec.range.hi) && !options.splitRanges) {
-          std::string range;
-          llvm::raw_string_ostream rs(range);
-          decl->range.print(rs);
-          return inputError(module, "--dynamic '" + spec.text +
-                                        "' contradicts the program: it holds only for " + symbol +
-                                        " in " + range);
-        }
-      }
-    }
-  }
-
-  // --- Symbolic int arguments: still a symbol, over the declared range ---
-  if (options.sizeHints.empty())
-    for (const ValuePtr& input : interp.values().intInputs()) {
-      auto spec = llvm::find_if(dynamic, [&](const DynamicSpec& s) {
-        auto binding =
-            llvm::find_if(bindings, [&](const ExampleBinding& b) { return b.name == s.argument; });
-        const ExampleBinding* found = binding != bindings.end() ? &*binding : nullptr;
-        if (!found && selfBinding && s.argument == selfBinding->name)
-          found = &*selfBinding;
-        if (!s.intArgument || !found)
-          return false;
-        SourcePtr declared = sourceOf(s, found->source);
-        return declared && *declared == *input->source;
-      });
-      if (spec == dynamic.end() || isAuto(*spec))
-        continue;
-      llvm::Expected<ir::SymExpr> value = (*oracle)->symExprOf(input->object.get());
-      if (!value)
-        return value.takeError();
-      if (value->isConstant())
-        return inputError(module, "--dynamic '" + spec->text +
-                                      "' contradicts the program: it specialized '" +
-                                      spec->argument + spec->path + "' to the constant " +
-                                      llvm::Twine(value->constantValue()));
-      const ir::SymbolDecl* decl =
-          value->isSymbol() ? graph.findSymbol(value->symbolName()) : nullptr;
-      if (!decl || options.splitRanges || (!spec->range.lo && !spec->range.hi))
-        continue;
-      int64_t wantedLo = std::max<int64_t>(spec->range.lo.value_or(2), 2);
-      if ((decl->range.lo && *decl->range.lo > wantedLo) ||
-          (spec->range.hi && decl->range.hi && *decl->range.hi < *spec->range.hi)) {
-        std::string range;
-        llvm::raw_string_ostream rs(range);
-        decl->range.print(rs);
-        return inputError(module, "--dynamic '" + spec->text +
-                                      "' contradicts the program: it holds only for " +
-                                      value->symbolName() + " in " + range);
-      }
-    }
-  // An int declared inside an argument that the program never read from
-  // there would stay whatever the graph assumed: say so.
-  for (const ValueBuilder::DeclaredInt& declared : interp.values().declaredInts())
-    if (!declared.value && options.sizeHints.empty())
-      return inputError(module, "--dynamic: " + entry.qualname + " never reads " +
-                                    declared.source->str() +
-                                    " (an attribute of an object's instance __dict__ or an item "
-                                    "of an exact list, tuple or dict), so it cannot be a "
-                                    "symbol; declare an int the program reads");
-  // --- end of symbolic int arguments ---
-
-  if (options.autoDynamic && options.autoReport)
+  if (llvm::Error error =
+          checkDynamicAfterRun(interp, **oracle, graph, module, entry, options, *inputs, *declared))
+    return error;
+  if (options.autoDynamic && options.autoReport) {
+    std::map<std::string, SourcePtr> argumentSources;
+    for (const ExampleBinding& binding : inputs->bindings)
+      argumentSources.emplace(binding.name, binding.source);
     if (llvm::Error error =
-            reportAutoDynamic(interp, **oracle, graph, autoSpecs, staticInts, *options.autoReport))
+            reportAutoDynamic(interp, **oracle, graph, declared->autoSpecs, declared->staticInts,
+                              argumentSources, *options.autoReport))
       return error;
-
-  // Guards: tensor inputs first, then what the program's run assumed, then
-  // global state and versions.
-  GuardSet& guards = graph.guards();
-  guards.localNames() = localNames(code);
-  for (const ValuePtr& input : interp.values().tensorInputs()) {
-    llvm::Expected<ir::Type> type = (*oracle)->typeOf(input->object.get());
-    if (!type)
-      return type.takeError();
-    guards.add(Guard::tensor(input->source, std::move(*type)));
   }
-  // Symbolic int arguments: an exact int, binding its symbol.
-  for (const ValuePtr& input : interp.values().intInputs()) {
-    llvm::Expected<ir::SymExpr> value = (*oracle)->symExprOf(input->object.get());
-    if (!value)
-      return value.takeError();
-    guards.add(Guard::symInt(input->source, *value));
-  }
-  for (const Guard& guard : recorded.guards())
-    guards.add(guard);
-  PyRef dtype = PyRef::steal(PyObject_CallMethod(torch, "get_default_dtype", nullptr));
-  PyRef version = PyRef::steal(PyObject_GetAttrString(torch, "__version__"));
-  if (!dtype || !version)
-    return pythonError("reading torch's global state");
-  std::optional<ir::DType> defaultDType = dtypeOf(torch, dtype.get());
-  if (!defaultDType)
-    return captureError("torch's default dtype " + reprOf(dtype.get()) +
-                        " has no spelling in the graph IR");
-  guards.add(Guard::gradMode(grad.get() == Py_True));
-  guards.add(Guard::defaultDType(*defaultDType));
-  for (Guard& guard : *globalState)
-    guards.add(std::move(guard));
-  guards.add(Guard::versionIs("torch", python::strOf(version.get())));
-  guards.add(Guard::versionIs("python", llvm::StringRef(Py_GetVersion()).split(' ').first.str()));
+  if (llvm::Error error = addGuards(interp, **oracle, graph, recorded, inputs->code,
+                                    grad.get() == Py_True, std::move(*globalState)))
+    return error;
 
   if (llvm::Error error = ir::verify(graph))
     return captureError("the captured graph does not verify: " + llvm::toString(std::move(error)));

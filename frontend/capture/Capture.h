@@ -58,6 +58,12 @@ struct CaptureOptions {
   /// the served call is made (CompilerQueries.h).
   bool assumeCompiling = false;
   std::vector<std::string>* autoReport = nullptr;
+  /// --warmup N: calls of the entry on its example inputs before capture
+  /// (warmUpEntry).
+  unsigned warmupCalls = 0;
+  /// The entry's `self` when the caller has it already (the object the
+  /// warm-up calls ran on); null to find or make one (--init, ...).
+  python::PyRef self;
 };
 
 using OracleFactory =
@@ -82,5 +88,15 @@ llvm::Error captureGraph(const python::LoadedModule& module, const python::Resol
                          const CaptureOptions& options, ir::Graph& graph,
                          const OracleFactory& makeOracle,
                          std::vector<FunctionRun>* functionsRun = nullptr);
+
+/// Calls \p entry options.warmupCalls times on fresh example inputs, for
+/// real, so that state the program fills on its first call (caches, grids,
+/// hooks installed once) is in place when capture reads it. Returns the
+/// `self` the calls ran on (null for a plain function), for
+/// CaptureOptions::self. An exception the call raises is an error placed at
+/// the module's file. GIL held.
+llvm::Expected<python::PyRef> warmUpEntry(const python::LoadedModule& module,
+                                          const python::ResolvedEntry& entry,
+                                          const CaptureOptions& options);
 
 } // namespace dync::capture

@@ -3,6 +3,7 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/ThreadLocks.h"
 #include "frontend/embedding/PyStrings.h"
 
 namespace dync::capture {
@@ -274,6 +275,33 @@ llvm::Error BytecodeMachine::op_SEND(Frame& f, const Instruction& ins) {
 
 llvm::Error BytecodeMachine::op_BEFORE_WITH(Frame& f, const Instruction&) {
   ValuePtr manager = pop(f);
+  if (manager->kind == ValueKind::Object && isThreadLock(manager->object.get())) {
+    // `with lock:` on a threading.Lock or RLock (ThreadLocks.h): the block
+    // runs as if the lock were taken. Eager would wait for a lock another
+    // thread holds (or never return, for a Lock this thread holds), so the
+    // lock must be free now: it is taken without waiting and given back at
+    // once, so that no failed capture leaves it held. The __exit__ the
+    // block's end calls does nothing (isThreadLockExit). Nothing of it
+    // outlasts the check, so a speculated path may take it too.
+    PyObject* lock = manager->object.get();
+    PyRef exit = PyRef::steal(PyObject_GetAttrString(lock, "__exit__"));
+    if (!exit)
+      return pythonError("entering a 'with' block on a lock");
+    PyRef acquired = PyRef::steal(PyObject_CallMethod(lock, "acquire", "(O)", Py_False));
+    if (!acquired)
+      return pythonError("entering a 'with' block on a lock");
+    if (!PyObject_IsTrue(acquired.get()))
+      return captureError("'with' on " + describeObject(lock) +
+                          ": the lock is held while capturing (eager would wait for it, or never "
+                          "return if this thread holds it); capture enters a lock block only "
+                          "when the lock is free");
+    PyRef released = PyRef::steal(PyObject_CallMethod(lock, "release", nullptr));
+    if (!released)
+      return pythonError("entering a 'with' block on a lock");
+    f.stack.push_back(makeValue(ValueKind::Object, exit));
+    f.stack.push_back(makeConstant(PyRef::borrow(Py_True)));
+    return llvm::Error::success();
+  }
   bool gradMode =
       manager->kind == ValueKind::Object && context_.isGradModeManager(manager->object.get());
   if (!gradMode)

@@ -12,6 +12,8 @@
 #include "frontend/capture/DeclaredInts.h"
 #include "frontend/capture/ValueBuilder.h"
 
+#include <algorithm>
+
 namespace dync::capture {
 
 using python::PyRef;
@@ -46,6 +48,9 @@ std::optional<llvm::Expected<ValuePtr>> ValueBuilder::declaredIntAt(PyObject* re
   // Every read is the one value, so the graph has one input for it.
   if (declared->value)
     return llvm::Expected<ValuePtr>(declared->value);
+  // Making a graph input is not taken back by a checkpoint's rollback.
+  if (llvm::Error refused = recorder_.irreversible("making the graph's int input " + source->str()))
+    return llvm::Expected<ValuePtr>(std::move(refused));
   const std::optional<int64_t>& hint = declared->symbol.hint;
   // A specialization at 0 or 1 holds the constant, as torch would, under
   // an `equals` guard.
@@ -81,7 +86,7 @@ PyRef readStep(PyObject* base, const Source& step, std::string& why) {
     PyObject* value = dict && *dict ? PyDict_GetItemString(*dict, step.name().c_str()) : nullptr;
     if (!value)
       why = std::string("a ") + Py_TYPE(base)->tp_name + " with no attribute '" + step.name() +
-            "' in its instance __dict__";
+            "' in its instance __dict__ or its class";
     return PyRef::borrow(value);
   }
   if (step.hasIndex()) {
@@ -108,6 +113,93 @@ PyRef readStep(PyObject* base, const Source& step, std::string& why) {
   return PyRef::borrow(value);
 }
 
+/// Whether \p step, an attribute read of \p base, is one the class of
+/// \p base answers rather than its instance `__dict__`: a class attribute
+/// the instance does not shadow, or a data descriptor (a property), which
+/// wins over the instance `__dict__`.
+bool readFromClass(PyObject* base, const Source& step) {
+  if (step.kind() != Source::Kind::Attr)
+    return false;
+  PyRef name = PyRef::steal(PyUnicode_FromStringAndSize(step.name().data(), step.name().size()));
+  PyObject* classAttr = name ? _PyType_Lookup(Py_TYPE(base), name.get()) : nullptr;
+  if (!classAttr) {
+    PyErr_Clear();
+    return false;
+  }
+  if (Py_TYPE(classAttr)->tp_descr_set)
+    return true;
+  PyObject** dict = _PyObject_GetDictPtr(base);
+  return !(dict && *dict && PyDict_GetItem(*dict, name.get()));
+}
+
+/// Whether attribute \p step of \p base, absent from its instance
+/// `__dict__`, is found by Python's own read (nn.Module.__getattr__ finds
+/// submodules, parameters and buffers in its tables).
+bool foundElsewhere(PyObject* base, const Source& step) {
+  if (step.kind() != Source::Kind::Attr)
+    return false;
+  PyObject** dict = _PyObject_GetDictPtr(base);
+  if (dict && *dict && PyDict_GetItemString(*dict, step.name().c_str()))
+    return false;
+  int found = PyObject_HasAttrString(base, step.name().c_str());
+  PyErr_Clear();
+  return found == 1;
+}
+
+/// The int \p steps reach from \p argument read as the program reads it:
+/// through capture's own attribute and item reads, on a checkpoint rolled
+/// back after, so nothing of it stays (no guard, no value). A class
+/// attribute is found where the class holds it (`type(L['cfg']).n`), a
+/// property's getter runs symbolically and gives the int it read (its
+/// source: `L['self']._window`). The source is where guards and the
+/// rewritten bytecode read the int; an int the read computes, or one read
+/// from nowhere they can reach, has none and is an error.
+llvm::Expected<std::pair<SourcePtr, PyRef>>
+intAsProgramReads(Interpreter& interp, const DynamicSpec& spec, PyObject* argument,
+                  const SourcePtr& argumentSource, llvm::ArrayRef<const Source*> steps,
+                  const SourcePtr& written) {
+  Recorder& recorder = interp.recorder();
+  Recorder::Checkpoint checkpoint = recorder.checkpoint();
+  auto read = [&]() -> llvm::Expected<ValuePtr> {
+    llvm::Expected<ValuePtr> value = interp.values().wrapReal(argument, argumentSource);
+    for (const Source* step : steps) {
+      if (!value)
+        return value;
+      if (step->kind() == Source::Kind::Attr) {
+        value = interp.getAttr(*value, step->name());
+        continue;
+      }
+      PyRef key = PyRef::steal(
+          step->hasIndex() ? PyLong_FromLongLong(step->indexValue())
+                           : PyUnicode_FromStringAndSize(step->name().data(), step->name().size()));
+      if (!key)
+        return captureError("making the key of " + step->str());
+      value = interp.getItem(*value, makeConstant(std::move(key)));
+    }
+    return value;
+  };
+  llvm::Expected<ValuePtr> value = read();
+  recorder.rollback(checkpoint);
+  std::string prefix = "--dynamic '" + spec.text + "': ";
+  if (!value)
+    return captureError(prefix + "reading " + written->str() +
+                        " as the program does failed: " + llvm::toString(value.takeError()));
+  PyObject* real = (*value)->object.get();
+  if (!real || !PyLong_CheckExact(real))
+    return captureError(
+        prefix + "the example's " + written->str() + " is " +
+        (real ? std::string("a ") + Py_TYPE(real)->tp_name : std::string("a value capture made")) +
+        ", not an int; only an int can be a symbolic int");
+  const SourcePtr& source = (*value)->source;
+  if (!source)
+    return captureError(prefix + written->str() +
+                        " is an int its class computes (a property's getter that does "
+                        "arithmetic or returns a constant), not one read from an attribute or "
+                        "an item, so no guard can read it again: declare the int it is "
+                        "computed from");
+  return std::make_pair(source, PyRef::borrow(real));
+}
+
 } // namespace
 
 llvm::Error declareIntInside(Interpreter& interp, const DynamicSpec& spec, PyObject* argument,
@@ -122,8 +214,21 @@ llvm::Error declareIntInside(Interpreter& interp, const DynamicSpec& spec, PyObj
   for (const Source* step = source.get(); step != argumentSource.get() && step->base();
        step = step->base().get())
     steps.push_back(step);
+  std::reverse(steps.begin(), steps.end());
   PyRef value = PyRef::borrow(argument);
-  for (const Source* step : llvm::reverse(steps)) {
+  for (const Source* step : steps) {
+    // --- Ints the class holds or a property gives, or that a read other
+    // than the instance __dict__'s finds (an nn.Module's submodule) ---
+    if (readFromClass(value.get(), *step) || foundElsewhere(value.get(), *step)) {
+      llvm::Expected<std::pair<SourcePtr, PyRef>> found =
+          intAsProgramReads(interp, spec, argument, argumentSource, steps, source);
+      if (!found)
+        return found.takeError();
+      source = found->first;
+      value = found->second;
+      break;
+    }
+    // --- end of ints the class holds or a property gives ---
     std::string why;
     PyRef next = readStep(value.get(), *step, why);
     if (!next) {
@@ -133,6 +238,13 @@ llvm::Error declareIntInside(Interpreter& interp, const DynamicSpec& spec, PyObj
     }
     value = std::move(next);
   }
+  // Two paths may reach one int (a property and the attribute it reads).
+  if (llvm::any_of(interp.values().declaredInts(), [&](const ValueBuilder::DeclaredInt& d) {
+        return d.source && *d.source == *source;
+      }))
+    return captureError("--dynamic '" + spec.text + "': " + source->str() +
+                        " is declared by another --dynamic option too (a property or a class "
+                        "attribute reads the same int): declare it once");
   if (!PyLong_CheckExact(value.get()))
     return captureError("--dynamic '" + spec.text + "': the example's " + source->str() + " is a " +
                         Py_TYPE(value.get())->tp_name +

@@ -69,7 +69,7 @@ def keyed_inputs():
 # KEYED: int L['opts']['n'] : n
 # KEYED: keys L['opts'] : ["n"]
 
-# NOATTR: error: --dynamic 'cfg.size=w[1,32]': the example has no L['cfg'].size: L['cfg'] is a Config with no attribute 'size' in its instance __dict__
+# NOATTR: error: --dynamic 'cfg.size=w[1,32]': the example has no L['cfg'].size: L['cfg'] is a Config with no attribute 'size' in its instance __dict__ or its class
 # FLOAT: error: --dynamic 'cfg.scale=w[1,32]': the example's L['cfg'].scale is a float, not an int; only an int can be a symbolic int
 # LENGTH: error: --dynamic 'dims[2]=w[1,32]': the example has no L['dims'][2]: L['dims'] is a tuple of length 2
 # OUTSIDE: error: --dynamic 'cfg.window=w[8,32]': the example's L['cfg'].window is 5, outside the range

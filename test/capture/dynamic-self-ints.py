@@ -43,7 +43,7 @@ def example_inputs():
 # GUARDS: int L['self'].window : w
 # GUARDS: equals L['self'].scale : 0.5
 # WHOLE: dynamic-self-ints.py: error: --dynamic 'self=w[1,32]': 'self' is the object Win.forward runs on, not an int or a tensor: declare an int it holds by its path, as in --dynamic 'self.window=w[1,32]'
-# MISSING: dynamic-self-ints.py: error: --dynamic 'self.size=w[1,32]': the example has no L['self'].size: L['self'] is a Win with no attribute 'size' in its instance __dict__
+# MISSING: dynamic-self-ints.py: error: --dynamic 'self.size=w[1,32]': the example has no L['self'].size: L['self'] is a Win with no attribute 'size' in its instance __dict__ or its class
 # FLOAT: dynamic-self-ints.py: error: --dynamic 'self.scale=w[1,32]': the example's L['self'].scale is a float, not an int
 # RANGE: dynamic-self-ints.py: error: --dynamic 'self.window=w[8,32]': the example's L['self'].window is 4, outside the range
 # UNREAD: dynamic-self-ints.py: error: --dynamic: Win.forward never reads L['self'].unused

@@ -232,3 +232,145 @@ def test_auto_dynamic_int_arguments_serve_other_values(tmp_path, run_dync):
     # (which torch specializes; auto declares no range to split), miss.
     assert [hits for _, _, _, hits, _ in report] == [1, 1, 1, 1, 0, 0], report
     assert "L['k']" in report[4][4], report[4][4]
+
+
+HELD_BY_CLASS = '''
+import torch
+from torch import nn
+
+
+class Config:
+    n = 6  # a class attribute: no instance holds it
+
+
+class Win(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cfg = Config()
+        self._window = 4
+
+    @property
+    def window(self):
+        return self._window
+
+    def forward(self, x, **kwargs):
+        # Rows up to the config's n, columns up to the window, and a count
+        # as long as the keyword k.
+        return x[: self.cfg.n] * 2, x[:, : self.window] + 1, torch.arange(kwargs["k"])
+
+
+model = Win()
+
+
+def example_inputs():
+    return (torch.randn(16, 12),)
+
+
+def example_kwargs():
+    return {"k": 5}
+'''
+
+HELD_BY_CLASS_CALLS = """
+import json, sys
+sys.path[:0] = [{package!r}, {folder!r}]
+import torch
+import dync
+import program
+
+model = program.model
+x = torch.randn(16, 12, generator=torch.Generator().manual_seed(0))
+
+
+def set_n(v):
+    program.Config.n = v
+
+
+def set_window(v):
+    model._window = v
+
+
+def shadow_n(v):
+    model.cfg.n = v
+
+
+def replace_window(v):
+    program.Win.window = property(lambda self: v)
+
+
+# (what, change, value, k): each change is made, then the call; changes
+# stay for the calls after. The whole sequence runs eagerly first, then
+# again from the same start with the artifact loaded.
+calls = [("n", set_n, v, 5) for v in (1, 2, 9, 16)]
+calls += [("window", set_window, v, 5) for v in (1, 3, 8)]
+calls += [("k", None, None, k) for k in (2, 7, 30)]
+calls += [("bool n", set_n, True, 5), ("n back", set_n, 4, 5)]
+calls += [("replaced window", replace_window, 5, 5), ("shadowed n", shadow_n, 7, 5)]
+original_window = program.Win.window
+
+
+def start():
+    program.Config.n = 6
+    model._window = 4
+    model.cfg.__dict__.pop("n", None)
+    program.Win.window = original_window
+
+
+start()
+expected = []
+for what, change, value, k in calls:
+    if change:
+        change(value)
+    expected.append(model(x, k=k))
+start()
+report = []
+with dync.load({artifact!r}) as artifact:
+    for (what, change, value, k), want in zip(calls, expected):
+        if change:
+            change(value)
+        dync.reset_stats()
+        got = model(x, k=k)
+        stats = artifact.stats()["Win.forward"]
+        same = all(torch.equal(g, w) for g, w in zip(got, want))
+        report.append([what, repr(value), k, same, stats["hits"], stats["last_miss_reason"]])
+print(json.dumps(report))
+"""
+
+
+def test_ints_a_class_holds_or_a_property_gives_and_keyword_ints_serve_their_ranges(
+        tmp_path, run_dync):
+    # A class attribute of the config's class and a property's int, declared
+    # by path, and an int arriving through **kwargs under --dynamic auto, in
+    # one export.
+    (tmp_path / "program.py").write_text(HELD_BY_CLASS)
+    artifact = tmp_path / "program.dync.so"
+    exported = run_dync("export", f"{tmp_path / 'program.py'}:Win.forward", "-o", artifact,
+                        "--dynamic", "auto", "--dynamic", "self.cfg.n=n[1,16]",
+                        "--dynamic", "self.window=w[1,8]")
+    assert exported.returncode == 0, exported.stderr
+    assert "--dynamic auto: L['kwargs']['k'] is dynamic: k in [2, inf]" in exported.stderr
+    assert "--dynamic 'k=k[2, inf]'" in exported.stderr
+    listing = run_dync("inspect", artifact)
+    assert listing.returncode == 0, listing.stderr
+    for guard in ("int type(L['self'].cfg).n : n", "int L['self']._window : w",
+                  "int L['kwargs']['k'] : k", "absent L['self'].cfg.n",
+                  "function type(L['self']).window.fget"):
+        assert guard in listing.stdout, listing.stdout
+
+    report = run_reporting_script(HELD_BY_CLASS_CALLS.format(
+        package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(artifact)))
+    for what, value, k, same, hits, reason in report:
+        assert same, f"{what} = {value}, k = {k}: differs from eager"
+    hits = {(what, value, k): (hits, reason) for what, value, k, _, hits, reason in report}
+    # Every value of the declared ranges, and the keyword int at any size,
+    # hits the compiled path.
+    for what, value, k, _, _, _ in report[:10]:
+        assert hits[(what, value, k)][0] == 1, (what, value, k, hits[(what, value, k)])
+    assert hits[("n back", "4", 5)][0] == 1
+    # A bool in the class attribute, an instance attribute shadowing it and
+    # a property replaced on the class miss, and eager's answer is given.
+    assert hits[("bool n", "True", 5)][0] == 0
+    assert "not exactly an int" in hits[("bool n", "True", 5)][1]
+    assert hits[("shadowed n", "7", 5)][0] == 0
+    assert "L['self'].cfg.n" in hits[("shadowed n", "7", 5)][1]
+    assert hits[("replaced window", "5", 5)][0] == 0
+    assert "window" in hits[("replaced window", "5", 5)][1]

@@ -1,0 +1,567 @@
+//===- CaptureInputs.cpp - The entry's inputs: examples bound, arguments --===//
+//
+// The first phases of a capture attempt (CapturePhases.h): the example call
+// bound to the entry's parameters as CPython binds `f(*examples,
+// **keywords)`, with a clear error for every way the examples and the
+// signature disagree; then, once what is dynamic is declared, the entry's
+// arguments as values with their sources, and the guards on what the call
+// left in *args and **kwargs.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/CapturePhases.h"
+
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DeclaredInts.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "frontend/embedding/PyStrings.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+llvm::Error inputError(const python::LoadedModule& module, const llvm::Twine& message) {
+  // Located in the module's file, without a line: these are about how the
+  // entry is called, not about a line of it.
+  CaptureFrame frame;
+  frame.location.file = module.displayPath;
+  return llvm::make_error<CaptureError>(message.str(), std::vector<CaptureFrame>{frame});
+}
+
+namespace {
+
+/// The object `self` is for a `Class.method` entry: --init, else a
+/// module-level instance of exactly that class, else `Class()`.
+llvm::Expected<PyRef> findSelf(const python::LoadedModule& module,
+                               const python::ResolvedEntry& entry, const CaptureOptions& options) {
+  // The object a warm-up call ran on (warmUpEntry), so capture sees the
+  // state the call left.
+  if (options.self)
+    return options.self;
+  PyObject* globals = PyModule_GetDict(module.module.get());
+  if (!options.init.empty()) {
+    PyRef value = PyRef::steal(PyRun_String(options.init.c_str(), Py_eval_input, globals, globals));
+    if (!value)
+      return inputError(module,
+                        llvm::toString(pythonError("evaluating --init '" + options.init + "'")));
+    return value;
+  }
+  PyRef owner = module.module;
+  llvm::SmallVector<llvm::StringRef, 4> parts;
+  llvm::StringRef(entry.ownerPath).split(parts, '.');
+  for (llvm::StringRef part : parts) {
+    owner = PyRef::steal(PyObject_GetAttrString(owner.get(), part.str().c_str()));
+    if (!owner)
+      return inputError(module, llvm::toString(pythonError("resolving " + entry.ownerPath)));
+  }
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(globals, &pos, &key, &value))
+    if (reinterpret_cast<PyObject*>(Py_TYPE(value)) == owner.get())
+      return PyRef::borrow(value);
+  PyRef made = PyRef::steal(PyObject_CallNoArgs(owner.get()));
+  if (!made)
+    return inputError(module, llvm::toString(pythonError("no instance of " + entry.className +
+                                                         " at module level, and constructing " +
+                                                         entry.className + "()")) +
+                                  "; pass --init 'EXPR' to say how to build one");
+  return made;
+}
+
+/// The example call: positional arguments from --example's function or
+/// example_inputs(), keyword arguments from the function of the same name
+/// with `_kwargs` in place of `_inputs` (example_kwargs()), or with
+/// `_kwargs` appended for a name that does not end in `_inputs`.
+struct ExampleCall {
+  PyRef args;   ///< a tuple
+  PyRef kwargs; ///< a dict with str keys, possibly empty
+  std::string argsName, kwargsName;
+};
+
+/// The name of the keyword-argument function paired with \p positional.
+std::string kwargsFunctionName(llvm::StringRef positional) {
+  if (positional.consume_back("_inputs"))
+    return (positional + "_kwargs").str();
+  return (positional + "_kwargs").str();
+}
+
+llvm::Expected<ExampleCall> exampleArguments(const python::LoadedModule& module,
+                                             const CaptureOptions& options, size_t wanted) {
+  ExampleCall example;
+  example.argsName = options.example.empty() ? "example_inputs" : options.example;
+  example.kwargsName = kwargsFunctionName(example.argsName);
+  PyObject* globals = PyModule_GetDict(module.module.get());
+  PyObject* function = PyDict_GetItemString(globals, example.argsName.c_str());
+  PyObject* kwFunction = PyDict_GetItemString(globals, example.kwargsName.c_str());
+  example.kwargs = PyRef::steal(PyDict_New());
+  if (kwFunction) {
+    PyRef kwargs = PyRef::steal(PyObject_CallNoArgs(kwFunction));
+    if (!kwargs)
+      return inputError(module,
+                        llvm::toString(pythonError("calling " + example.kwargsName + "()")));
+    if (!PyDict_Check(kwargs.get()))
+      return inputError(module,
+                        example.kwargsName + "() returned a " +
+                            qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(kwargs.get()))) +
+                            "; it must return a dict of keyword arguments by "
+                            "parameter name, such as {\"attention_mask\": mask}");
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargs.get(), &pos, &key, &value)) {
+      if (!PyUnicode_Check(key))
+        return inputError(module, example.kwargsName + "() returned a dict with the key " +
+                                      reprOf(key) + "; keyword arguments are named by str keys");
+      if (PyDict_SetItem(example.kwargs.get(), key, value) < 0)
+        return pythonError("copying " + example.kwargsName + "()");
+    }
+  }
+  if (!function) {
+    // Keywords alone are a whole example call.
+    if (kwFunction || (wanted == 0 && options.example.empty())) {
+      example.args = PyRef::steal(PyTuple_New(0));
+      return example;
+    }
+    return inputError(module, options.example.empty()
+                                  ? llvm::Twine("no example inputs: define example_inputs() in "
+                                                "the module returning the positional arguments "
+                                                "as a tuple (and example_kwargs() returning the "
+                                                "keyword arguments as a dict), or name a "
+                                                "function with --example")
+                                  : llvm::Twine("--example names '" + example.argsName +
+                                                "', which the module does not define"));
+  }
+  PyRef result = PyRef::steal(PyObject_CallNoArgs(function));
+  if (!result)
+    return inputError(module, llvm::toString(pythonError("calling " + example.argsName + "()")));
+  if (PyList_Check(result.get()))
+    result = PyRef::steal(PyList_AsTuple(result.get()));
+  if (!PyTuple_Check(result.get()))
+    result = PyRef::steal(PyTuple_Pack(1, result.get()));
+  example.args = std::move(result);
+  return example;
+}
+
+} // namespace
+
+bool EntryInputs::givenByExample(const std::string& name) const {
+  return llvm::any_of(bindings, [&](const ExampleBinding& b) { return b.name == name; });
+}
+
+llvm::Expected<EntryInputs> bindInputs(const python::LoadedModule& module,
+                                       const python::ResolvedEntry& entry,
+                                       const CaptureOptions& options) {
+  // The parameters the example arguments bind to.
+  PyCodeObject* code = entry.codeObject();
+  std::vector<std::string> parameters;
+  for (int i = 0; i < code->co_argcount; ++i)
+    parameters.push_back(
+        python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)).value_or("?"));
+  PyRef self;
+  switch (entry.kind) {
+  case python::EntryKind::Method: {
+    llvm::Expected<PyRef> found = findSelf(module, entry, options);
+    if (!found)
+      return found.takeError();
+    self = *found;
+    break;
+  }
+  case python::EntryKind::BoundMethod:
+  case python::EntryKind::ClassMethod:
+    self = entry.self;
+    break;
+  default:
+    break;
+  }
+  // A decorator's wrapper (`def wrapper(*args, **kwargs)`, torch.no_grad()'s)
+  // receives `self` in its *args, as every positional argument.
+  bool selfInVarargs = self && parameters.empty() && (code->co_flags & CO_VARARGS);
+  if (self && parameters.empty() && !selfInVarargs)
+    return inputError(module, entry.qualname + " takes no 'self' parameter");
+  size_t firstExample = self && !selfInVarargs ? 1 : 0;
+  llvm::Expected<ExampleCall> examples =
+      exampleArguments(module, options, parameters.size() - firstExample);
+  if (!examples)
+    return examples.takeError();
+  PyObject* exampleArgs = examples->args.get();
+  PyObject* exampleKwargs = examples->kwargs.get();
+  size_t exampleCount = static_cast<size_t>(PyTuple_GET_SIZE(exampleArgs));
+  if (firstExample + exampleCount > parameters.size() && !(code->co_flags & CO_VARARGS))
+    return inputError(module, "the example inputs are " + llvm::Twine(exampleCount) +
+                                  " arguments, but " + entry.qualname + " takes " +
+                                  llvm::Twine(parameters.size() - firstExample));
+
+  // Where each example argument binds, as CPython binds the call
+  // f(*examples, **keywords): its name (for --dynamic), its source in the
+  // frame and its object. Positional arguments past the parameters land in
+  // *args, keywords that name no parameter in **kwargs.
+  std::vector<ExampleBinding> bindings;
+  size_t kwOnly = static_cast<size_t>(code->co_kwonlyargcount);
+  bool hasVarargs = code->co_flags & CO_VARARGS, hasVarkw = code->co_flags & CO_VARKEYWORDS;
+  auto localName = [&](size_t i) {
+    return python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)).value_or("?");
+  };
+  std::string varargsName = hasVarargs ? localName(parameters.size() + kwOnly) : "";
+  std::string varkwName =
+      hasVarkw ? localName(parameters.size() + kwOnly + (hasVarargs ? 1 : 0)) : "";
+  for (size_t i = 0; i < exampleCount; ++i) {
+    PyObject* value = PyTuple_GET_ITEM(exampleArgs, i);
+    size_t parameter = firstExample + i;
+    if (parameter < parameters.size()) {
+      bindings.push_back(
+          {parameters[parameter], Source::local(parameters[parameter]), value, false});
+    } else {
+      // A decorator's wrapper holds `self` first in *args.
+      size_t extra = parameter - parameters.size() + (selfInVarargs ? 1 : 0);
+      bindings.push_back({varargsName + "_" + std::to_string(extra),
+                          Source::index(Source::local(varargsName), static_cast<int64_t>(extra)),
+                          value, false});
+    }
+  }
+  std::vector<std::string> extraKeywords;
+  {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(exampleKwargs, &pos, &key, &value)) {
+      std::string name = python::utf8Of(key).value_or("?");
+      size_t index = 0;
+      while (index < parameters.size() + kwOnly && localName(index) != name)
+        ++index;
+      bool named = index < parameters.size() + kwOnly;
+      if (named && index < firstExample)
+        return inputError(module, examples->kwargsName + "() gives '" + name + "', which is " +
+                                      entry.qualname + "'s 'self'");
+      if (named && index < static_cast<size_t>(code->co_posonlyargcount))
+        return inputError(module, examples->kwargsName + "() gives '" + name +
+                                      "', a positional-only parameter of " + entry.qualname +
+                                      "; give it in " + examples->argsName + "()");
+      if (named && index < firstExample + exampleCount)
+        return inputError(module, examples->kwargsName + "() gives '" + name + "', which " +
+                                      examples->argsName + "() already gives as argument " +
+                                      llvm::Twine(index - firstExample));
+      if (!named && !hasVarkw)
+        return inputError(module, examples->kwargsName + "() gives '" + name +
+                                      "', which is not a parameter of " + entry.qualname);
+      if (named) {
+        bindings.push_back({name, Source::local(name), value, true});
+      } else {
+        bindings.push_back({name, Source::key(Source::local(varkwName), name), value, true});
+        extraKeywords.push_back(name);
+      }
+    }
+  }
+  // A parameter without a default that the examples leave out: say where
+  // to give it, rather than letting the call fail.
+  PyObject* defaults = PyFunction_Check(entry.function.get())
+                           ? PyFunction_GetDefaults(entry.function.get())
+                           : nullptr;
+  PyObject* kwDefaults = PyFunction_Check(entry.function.get())
+                             ? PyFunction_GetKwDefaults(entry.function.get())
+                             : nullptr;
+  size_t defaultCount = defaults ? static_cast<size_t>(PyTuple_GET_SIZE(defaults)) : 0;
+  auto givenByExample = [&](const std::string& name) {
+    return llvm::any_of(bindings, [&](const ExampleBinding& b) { return b.name == name; });
+  };
+  if (PyFunction_Check(entry.function.get())) {
+    for (size_t i = firstExample; i < parameters.size() + kwOnly; ++i) {
+      std::string name = localName(i);
+      bool hasDefault = i < parameters.size()
+                            ? i + defaultCount >= parameters.size()
+                            : kwDefaults && PyDict_GetItemString(kwDefaults, name.c_str());
+      if (!hasDefault && !givenByExample(name))
+        return inputError(
+            module, entry.qualname + "() needs the " +
+                        (i < parameters.size() ? "argument" : "keyword-only argument") + " '" +
+                        name + "', which the examples do not give: return it " +
+                        (i < parameters.size() && i >= static_cast<size_t>(code->co_posonlyargcount)
+                             ? "from " + examples->argsName + "() or " + examples->kwargsName + "()"
+                         : i < parameters.size() ? "from " + examples->argsName + "()"
+                                                 : "from " + examples->kwargsName + "()"));
+    }
+    PyErr_Clear();
+  }
+
+  EntryInputs inputs;
+  inputs.code = code;
+  inputs.self = self;
+  inputs.parameters = std::move(parameters);
+  inputs.selfInVarargs = selfInVarargs;
+  inputs.firstExample = firstExample;
+  inputs.exampleArgs = examples->args;
+  inputs.exampleKwargs = examples->kwargs;
+  inputs.exampleCount = exampleCount;
+  inputs.kwOnly = kwOnly;
+  inputs.hasVarargs = hasVarargs;
+  inputs.hasVarkw = hasVarkw;
+  inputs.varargsName = std::move(varargsName);
+  inputs.varkwName = std::move(varkwName);
+  inputs.bindings = std::move(bindings);
+  inputs.extraKeywords = std::move(extraKeywords);
+  inputs.defaults = defaults;
+  inputs.kwDefaults = kwDefaults;
+  inputs.defaultCount = defaultCount;
+  // --- Ints held on self (`--dynamic self.window=w[1,32]`) ---
+  // `self` is no example argument, but an int the method reads from its
+  // instance __dict__ is declared by its path as one inside an argument.
+  if (inputs.self && inputs.firstExample == 1)
+    inputs.selfBinding = ExampleBinding{inputs.parameters[0], Source::local(inputs.parameters[0]),
+                                        inputs.self.get(), false};
+  // --- end of ints held on self ---
+  return inputs;
+}
+
+llvm::Expected<EntryArguments>
+makeArguments(Interpreter& interp, GuardSet& recorded, const python::LoadedModule& module,
+              const python::ResolvedEntry& entry, const CaptureOptions& options,
+              const EntryInputs& inputs, const DynamicDeclarations& declared) {
+  PyCodeObject* code = inputs.code;
+  const PyRef& self = inputs.self;
+  const std::vector<std::string>& parameters = inputs.parameters;
+  bool selfInVarargs = inputs.selfInVarargs;
+  size_t firstExample = inputs.firstExample;
+  size_t exampleCount = inputs.exampleCount;
+  size_t kwOnly = inputs.kwOnly;
+  bool hasVarargs = inputs.hasVarargs, hasVarkw = inputs.hasVarkw;
+  const std::string& varargsName = inputs.varargsName;
+  const std::string& varkwName = inputs.varkwName;
+  PyObject* defaults = inputs.defaults;
+  PyObject* kwDefaults = inputs.kwDefaults;
+  size_t defaultCount = inputs.defaultCount;
+  auto givenByExample = [&](const std::string& name) { return inputs.givenByExample(name); };
+  const std::vector<DynamicSpec>& dynamic = declared.dynamic;
+  auto isAuto = [&](const DynamicSpec& spec) { return declared.isAuto(spec); };
+  EntryArguments made;
+  std::vector<ValuePtr>& args = made.args;
+  KeywordArgs& keywords = made.keywords;
+  // The frame's arguments, each with its source.
+  if (self) {
+    SourcePtr selfSource =
+        selfInVarargs ? Source::index(Source::local(varargsName), 0) : Source::local(parameters[0]);
+    llvm::Expected<ValuePtr> value = interp.values().wrapReal(self.get(), selfSource);
+    if (!value)
+      return value.takeError();
+    PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(self.get()));
+    if ((*value)->kind == ValueKind::NNModule || (*value)->kind == ValueKind::Object) {
+      recorded.add(typeGuard((*value)->source, type));
+      if ((*value)->kind == ValueKind::NNModule) {
+        llvm::Expected<ValuePtr> training = interp.getAttr(*value, "training");
+        if (!training)
+          return training.takeError();
+      }
+    }
+    args.push_back(*value);
+  }
+  for (const ExampleBinding& binding : inputs.bindings) {
+    llvm::Expected<ValuePtr> arg = [&]() -> llvm::Expected<ValuePtr> {
+      // --- Symbolic int arguments: a SymInt, the graph's int input ---
+      auto intSpec = llvm::find_if(dynamic, [&](const DynamicSpec& spec) {
+        return spec.intArgument && spec.path.empty() && spec.argument == binding.name;
+      });
+      if (intSpec != dynamic.end()) {
+        std::optional<int64_t> hint;
+        if (auto it = options.sizeHints.find(intSpec->symbol); it != options.sizeHints.end())
+          hint = it->second;
+        // As for a dimension: capturing at the example's own value lets
+        // torch pin the symbol, which --dynamic auto reports.
+        if (isAuto(*intSpec))
+          hint = PyLong_AsLongLong(binding.object);
+        // Torch makes sizes 0 and 1 constants: so does this specialization.
+        if (hint && (*hint == 0 || *hint == 1)) {
+          PyRef constant = PyRef::steal(PyLong_FromLongLong(*hint));
+          if (!constant)
+            return pythonError("making the int " + llvm::Twine(*hint));
+          return interp.values().wrapReal(constant.get(), binding.source);
+        }
+        llvm::Expected<ValuePtr> symInt = interp.values().intInput(
+            binding.object, binding.source, {0, intSpec->symbol, intSpec->range, hint});
+        if (symInt && options.sizeHints.empty()) {
+          Interpreter::DynamicWatch watch{
+              (*symInt)->object, 0,     intSpec->text,      binding.source->str(),
+              intSpec->range,    false, options.splitRanges};
+          watch.intArgument = true;
+          watch.noteOnly = isAuto(*intSpec);
+          interp.watchDynamic(std::move(watch));
+        }
+        return symInt;
+      }
+      // --- end of symbolic int arguments ---
+      if (PyObject_IsInstance(binding.object, interp.types().tensor.get()) == 1) {
+        std::vector<oracle::DynamicDim> dims;
+        for (const DynamicSpec& spec : dynamic)
+          if (spec.argument == binding.name && spec.path.empty()) {
+            std::optional<int64_t> hint;
+            if (auto it = options.sizeHints.find(spec.symbol); it != options.sizeHints.end())
+              hint = it->second;
+            // Capturing at the example's own size lets torch pin the
+            // symbol, which --dynamic auto reports rather than refuses.
+            if (isAuto(spec)) {
+              PyRef shape = PyRef::steal(PyObject_GetAttrString(binding.object, "shape"));
+              hint = shape ? PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), spec.dim)) : 2;
+            }
+            dims.push_back({spec.dim, spec.symbol, spec.range, hint});
+          }
+        llvm::Expected<ValuePtr> tensor =
+            interp.values().tensorInput(binding.object, binding.source, dims);
+        // A specialization may narrow or pin what it was asked to serve.
+        if (tensor && options.sizeHints.empty())
+          for (const DynamicSpec& spec : dynamic)
+            if (spec.argument == binding.name && spec.path.empty())
+              interp.watchDynamic({(*tensor)->object, spec.dim, spec.text, binding.source->str(),
+                                   spec.range, isAuto(spec), options.splitRanges});
+        return tensor;
+      }
+      return interp.values().wrapReal(binding.object, binding.source);
+    }();
+    // Nothing has run yet: the error is about the example, placed at the
+    // module.
+    if (!arg)
+      return inputError(module, llvm::toString(arg.takeError()));
+    if (binding.keyword)
+      keywords.emplace_back(binding.name, *arg);
+    else
+      args.push_back(*arg);
+  }
+  // *args and **kwargs are what the call left over: their length and keys
+  // decide what the program iterates and finds there, so a call with other
+  // extra arguments misses.
+  if (hasVarargs) {
+    recorded.add(typeGuard(Source::local(varargsName), reinterpret_cast<PyObject*>(&PyTuple_Type)));
+    recorded.add(
+        Guard::lengthIs(Source::local(varargsName),
+                        static_cast<int64_t>((selfInVarargs ? 1 : 0) +
+                                             (firstExample + exampleCount > parameters.size()
+                                                  ? firstExample + exampleCount - parameters.size()
+                                                  : 0))));
+  }
+  if (hasVarkw) {
+    recorded.add(typeGuard(Source::local(varkwName), reinterpret_cast<PyObject*>(&PyDict_Type)));
+    recorded.add(Guard::keysAre(Source::local(varkwName), inputs.extraKeywords));
+  }
+  // Parameters the examples leave to their defaults are read from the frame
+  // like the others, so that they are guarded: a call that passes a mask
+  // must not run a graph captured without one.
+  if (PyFunction_Check(entry.function.get())) {
+    for (size_t i = firstExample + exampleCount; i < parameters.size(); ++i) {
+      if (i + defaultCount < parameters.size() || givenByExample(parameters[i]))
+        continue;
+      llvm::Expected<ValuePtr> arg =
+          interp.values().wrapReal(PyTuple_GET_ITEM(defaults, i + defaultCount - parameters.size()),
+                                   Source::local(parameters[i]));
+      if (!arg)
+        return arg.takeError();
+      // Positional-only parameters cannot be passed by name; they come
+      // first, so the ones left to their defaults follow the examples.
+      if (i < static_cast<size_t>(code->co_posonlyargcount))
+        args.push_back(*arg);
+      else
+        keywords.emplace_back(parameters[i], *arg);
+    }
+    for (size_t i = 0; kwDefaults && i < kwOnly; ++i) {
+      PyObject* name = PyTuple_GET_ITEM(code->co_localsplusnames, code->co_argcount + i);
+      std::string text = python::utf8Of(name).value_or("?");
+      PyObject* value = PyDict_GetItemWithError(kwDefaults, name);
+      if (!value || givenByExample(text))
+        continue;
+      llvm::Expected<ValuePtr> arg = interp.values().wrapReal(value, Source::local(text));
+      if (!arg)
+        return arg.takeError();
+      keywords.emplace_back(text, *arg);
+    }
+    PyErr_Clear();
+  }
+
+  // The entry's own *args tuple and **kwargs dict hold what the call passed
+  // beyond its parameters: a call with more arguments, or other keywords (a
+  // decorator's wrapper pops one), must miss rather than run this graph.
+  if (code->co_flags & CO_VARARGS) {
+    SourcePtr source = Source::local(varargsName);
+    size_t positional = static_cast<size_t>(code->co_argcount);
+    recorded.add(typeGuard(source, reinterpret_cast<PyObject*>(&PyTuple_Type)));
+    recorded.add(Guard::lengthIs(
+        source, static_cast<int64_t>(args.size() > positional ? args.size() - positional : 0)));
+  }
+  if (code->co_flags & CO_VARKEYWORDS) {
+    size_t slot = static_cast<size_t>(code->co_argcount + code->co_kwonlyargcount) +
+                  ((code->co_flags & CO_VARARGS) ? 1 : 0);
+    SourcePtr source = Source::local(
+        python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, slot)).value_or("kwargs"));
+    std::vector<std::string> extra;
+    for (const auto& [name, value] : keywords) {
+      bool named = false;
+      for (int i = 0; i < code->co_argcount + code->co_kwonlyargcount; ++i)
+        named |= python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)) == name;
+      if (!named)
+        extra.push_back(name);
+    }
+    recorded.add(typeGuard(source, reinterpret_cast<PyObject*>(&PyDict_Type)));
+    recorded.add(Guard::keysAre(source, extra));
+  }
+  return made;
+}
+
+//===----------------------------------------------------------------------===//
+// Warm-up calls (--warmup N): the entry runs for real on its example inputs
+// before capture, so a program that fills its own state on its first call
+// (a cache keyed by device, grids built when a shape changes, hooks
+// installed once) is captured in the state it keeps from then on.
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<PyRef> warmUpEntry(const python::LoadedModule& module,
+                                  const python::ResolvedEntry& entry,
+                                  const CaptureOptions& options) {
+  PyRef self;
+  switch (entry.kind) {
+  case python::EntryKind::Method: {
+    // Found once: the calls and the capture after them see one object, even
+    // one that --init or the class's constructor makes.
+    llvm::Expected<PyRef> found = findSelf(module, entry, options);
+    if (!found)
+      return found.takeError();
+    self = *found;
+    break;
+  }
+  case python::EntryKind::BoundMethod:
+  case python::EntryKind::ClassMethod:
+    self = entry.self;
+    break;
+  default:
+    break;
+  }
+  for (unsigned call = 0; call < options.warmupCalls; ++call) {
+    // Fresh example arguments each time: a call that changes its inputs in
+    // place leaves capture's unchanged.
+    size_t parameters = static_cast<size_t>(entry.codeObject()->co_argcount);
+    size_t wanted = parameters - (self && parameters > 0 ? 1 : 0);
+    llvm::Expected<ExampleCall> examples = exampleArguments(module, options, wanted);
+    if (!examples)
+      return examples.takeError();
+    PyRef args = examples->args;
+    if (self && entry.kind == python::EntryKind::Method) {
+      Py_ssize_t count = PyTuple_GET_SIZE(args.get());
+      PyRef withSelf = PyRef::steal(PyTuple_New(count + 1));
+      if (!withSelf)
+        return pythonError("building the warm-up call");
+      PyTuple_SET_ITEM(withSelf.get(), 0, PyRef(self).release());
+      for (Py_ssize_t i = 0; i < count; ++i)
+        PyTuple_SET_ITEM(withSelf.get(), i + 1,
+                         PyRef::borrow(PyTuple_GET_ITEM(args.get(), i)).release());
+      args = std::move(withSelf);
+    }
+    // A bound method or classmethod binds its object itself.
+    PyRef callable = entry.function;
+    if (self && entry.kind != python::EntryKind::Method) {
+      callable = PyRef::steal(PyMethod_New(entry.function.get(), self.get()));
+      if (!callable)
+        return pythonError("binding the warm-up call");
+    }
+    PyRef result = PyRef::steal(PyObject_Call(callable.get(), args.get(), examples->kwargs.get()));
+    if (!result)
+      return inputError(module, "--warmup: calling " + entry.qualname +
+                                    " on the example inputs "
+                                    "(call " +
+                                    llvm::Twine(call + 1) + " of " +
+                                    llvm::Twine(options.warmupCalls) +
+                                    ") raised: " + llvm::toString(pythonError("the warm-up call")));
+  }
+  return self;
+}
+
+} // namespace dync::capture

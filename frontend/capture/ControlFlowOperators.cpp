@@ -1,0 +1,325 @@
+//===- ControlFlowOperators.cpp - torch.cond and torch map ----------------===//
+#include "frontend/capture/ControlFlowOperators.h"
+
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Exceptions.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+
+#include "llvm/ADT/Twine.h"
+
+#include <string>
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+/// `module.name` when the program's torch has imported \p module (borrowed),
+/// else null.
+PyObject* importedFunction(const char* module, const char* name) {
+  PyObject* found = PyDict_GetItemString(PyImport_GetModuleDict(), module); // borrowed
+  if (!found)
+    return nullptr;
+  PyObject* function = PyObject_GetAttrString(found, name);
+  if (!function) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  Py_DECREF(function); // the module keeps it alive
+  return function;
+}
+
+/// Binds \p args and \p kwargs to \p names, as a Python call would: the
+/// first \p required must be given, the rest default to null; positional
+/// arguments past the names go to \p rest when it is given.
+llvm::Expected<std::vector<ValuePtr>> bindArguments(llvm::StringRef function,
+                                                    llvm::ArrayRef<const char*> names,
+                                                    size_t required, std::vector<ValuePtr> args,
+                                                    KeywordArgs kwargs,
+                                                    std::vector<ValuePtr>* rest = nullptr) {
+  std::vector<ValuePtr> bound(names.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (i < names.size())
+      bound[i] = args[i];
+    else if (rest)
+      rest->push_back(args[i]);
+    else
+      return raiseBuiltin(PyExc_TypeError, function + "() takes at most " +
+                                               llvm::Twine(names.size()) +
+                                               " positional arguments but " +
+                                               llvm::Twine(args.size()) + " were given");
+  }
+  for (auto& [name, value] : kwargs) {
+    auto it = llvm::find_if(names, [&](const char* n) { return name == n; });
+    if (it == names.end())
+      return raiseBuiltin(PyExc_TypeError,
+                          function + "() got an unexpected keyword argument '" + name + "'");
+    size_t index = static_cast<size_t>(it - names.begin());
+    if (bound[index])
+      return raiseBuiltin(PyExc_TypeError,
+                          function + "() got multiple values for argument '" + name + "'");
+    bound[index] = value;
+  }
+  for (size_t i = 0; i < required; ++i)
+    if (!bound[i])
+      return raiseBuiltin(PyExc_TypeError,
+                          function + "() missing required argument '" + names[i] + "'");
+  return bound;
+}
+
+//===----------------------------------------------------------------------===//
+// torch.cond
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<ValuePtr> callCond(Interpreter& interp, std::vector<ValuePtr> args,
+                                  KeywordArgs kwargs) {
+  llvm::Expected<std::vector<ValuePtr>> bound = bindArguments(
+      "cond", {"pred", "true_fn", "false_fn", "operands"}, 3, std::move(args), std::move(kwargs));
+  if (!bound)
+    return bound.takeError();
+  const ValuePtr& pred = (*bound)[0];
+  ValuePtr operands = (*bound)[3] ? (*bound)[3] : makeTuple({});
+  if (pred->isTensor())
+    return captureError(
+        "torch.cond with a tensor predicate is not supported yet: which branch runs is known "
+        "only when the graph runs, so the graph would have to hold both branches, and dync's "
+        "graph IR has no subgraphs; a predicate that is a Python bool or a comparison of sizes "
+        "is supported (the branch it takes is captured, and the decision guarded)");
+  // A Python number, or a SymBool of sizes: eager holds a bool there and
+  // runs `true_fn(*operands)` or `false_fn(*operands)`. Deciding on a
+  // symbolic predicate guards it, as an `if` does.
+  llvm::Expected<bool> taken = interp.truth(pred);
+  if (!taken)
+    return taken.takeError();
+  llvm::Expected<std::vector<ValuePtr>> unpacked = interp.unpack(operands);
+  if (!unpacked)
+    return unpacked.takeError();
+  return interp.call((*bound)[*taken ? 1 : 2], std::move(*unpacked), {});
+}
+
+//===----------------------------------------------------------------------===//
+// torch._higher_order_ops.map
+//===----------------------------------------------------------------------===//
+
+/// The shape of a pytree of values: tuples, lists and dicts are nodes,
+/// everything else a leaf, as torch's pytree sees capture's containers.
+struct TreeShape {
+  enum class Kind { Leaf, Tuple, List, Dict } kind = Kind::Leaf;
+  std::vector<ValuePtr> keys; ///< a dict's, in order
+  std::vector<TreeShape> children;
+
+  bool operator==(const TreeShape& other) const {
+    if (kind != other.kind || children != other.children || keys.size() != other.keys.size())
+      return false;
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (!keys[i]->object || !other.keys[i]->object ||
+          PyObject_RichCompareBool(keys[i]->object.get(), other.keys[i]->object.get(), Py_EQ) != 1)
+        return false;
+    return true;
+  }
+};
+
+/// Flattens \p value into \p leaves, returning its shape. A named tuple, a
+/// dict subclass or an object of a class made while capturing, which
+/// torch's pytree may treat as a node, is refused rather than guessed at.
+llvm::Expected<TreeShape> flatten(const ValuePtr& value, std::vector<ValuePtr>& leaves) {
+  TreeShape shape;
+  switch (value->kind) {
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Dict:
+    // A Tuple's or Dict's `object` is its class when it is not a plain
+    // tuple or dict (a named tuple, torch.Size, an OrderedDict).
+    if (value->object && value->kind != ValueKind::List)
+      return captureError("torch map over a pytree holding a " +
+                          qualifiedTypeName(value->object.get()) +
+                          " is not supported yet; plain tuples, lists and dicts are");
+    break;
+  case ValueKind::Instance:
+    return captureError("torch map over a pytree holding an object of class '" +
+                        qualifiedTypeName(value->object.get()) +
+                        "' is not supported yet; plain tuples, lists and dicts are");
+  default:
+    leaves.push_back(value);
+    return shape;
+  }
+  if (value->kind == ValueKind::Dict) {
+    shape.kind = TreeShape::Kind::Dict;
+    for (const auto& [key, item] : value->entries) {
+      shape.keys.push_back(key);
+      llvm::Expected<TreeShape> child = flatten(item, leaves);
+      if (!child)
+        return child.takeError();
+      shape.children.push_back(std::move(*child));
+    }
+    return shape;
+  }
+  shape.kind = value->kind == ValueKind::Tuple ? TreeShape::Kind::Tuple : TreeShape::Kind::List;
+  for (const ValuePtr& item : value->items) {
+    llvm::Expected<TreeShape> child = flatten(item, leaves);
+    if (!child)
+      return child.takeError();
+    shape.children.push_back(std::move(*child));
+  }
+  return shape;
+}
+
+/// The pytree of \p shape with the leaves taken in order from \p leaves.
+ValuePtr unflatten(const TreeShape& shape, llvm::ArrayRef<ValuePtr> leaves, size_t& next) {
+  if (shape.kind == TreeShape::Kind::Leaf)
+    return leaves[next++];
+  std::vector<ValuePtr> items;
+  for (const TreeShape& child : shape.children)
+    items.push_back(unflatten(child, leaves, next));
+  switch (shape.kind) {
+  case TreeShape::Kind::Tuple:
+    return makeTuple(std::move(items));
+  case TreeShape::Kind::List:
+    return makeList(std::move(items));
+  default: {
+    ValuePtr dict = makeValue(ValueKind::Dict);
+    for (size_t i = 0; i < items.size(); ++i)
+      dict->entries.emplace_back(shape.keys[i], items[i]);
+    return dict;
+  }
+  }
+}
+
+/// Calls the method \p name of \p self with \p args.
+llvm::Expected<ValuePtr> callMethod(Interpreter& interp, const ValuePtr& self, llvm::StringRef name,
+                                    std::vector<ValuePtr> args) {
+  llvm::Expected<ValuePtr> method = interp.getAttr(self, name);
+  if (!method)
+    return method.takeError();
+  return interp.call(*method, std::move(args), {});
+}
+
+/// A size as a Python int: a constant, or none for a symbolic one.
+std::optional<long long> staticSize(const ValuePtr& size) {
+  if (!size->isConstant() || !PyLong_Check(size->object.get()))
+    return std::nullopt;
+  return PyLong_AsLongLong(size->object.get());
+}
+
+llvm::Expected<ValuePtr> callMap(Interpreter& interp, std::vector<ValuePtr> args,
+                                 KeywordArgs kwargs) {
+  std::vector<ValuePtr> rest;
+  llvm::Expected<std::vector<ValuePtr>> bound =
+      bindArguments("map", {"f", "xs"}, 2, std::move(args), std::move(kwargs), &rest);
+  if (!bound)
+    return bound.takeError();
+  const ValuePtr& function = (*bound)[0];
+  std::vector<ValuePtr> flatXs;
+  llvm::Expected<TreeShape> xsShape = flatten((*bound)[1], flatXs);
+  if (!xsShape)
+    return xsShape.takeError();
+  // What eager's map checks before it runs anything.
+  if (flatXs.empty() || !llvm::all_of(flatXs, [](const ValuePtr& x) { return x->isTensor(); }))
+    return raiseBuiltin(PyExc_RuntimeError, "Mapped xs can only consist of tensors.",
+                        "the program raises");
+  std::optional<long long> rows;
+  for (const ValuePtr& x : flatXs) {
+    llvm::Expected<ValuePtr> size = callMethod(interp, x, "size", {makeInt(0)});
+    if (!size)
+      return size.takeError();
+    std::optional<long long> known = staticSize(*size);
+    if (!known)
+      return captureError("torch map over a dynamic leading dimension is not supported yet: "
+                          "capture runs the mapped function once per row, so the number of "
+                          "rows must be known when capturing");
+    if (!rows) {
+      rows = *known;
+      if (*rows == 0)
+        return raiseBuiltin(PyExc_RuntimeError, "Leading dimensions of mapped xs cannot be 0.",
+                            "the program raises");
+    } else if (*known != *rows) {
+      return raiseBuiltin(PyExc_RuntimeError, "Leading dimensions of mapped xs must be consistent.",
+                          "the program raises");
+    }
+  }
+  // One call per row, on that row of every mapped tensor (a view, as
+  // eager's iteration over the tensor gives), with the other arguments as
+  // given.
+  std::optional<TreeShape> outShape;
+  std::vector<std::vector<ValuePtr>> outLeaves;
+  for (long long row = 0; row < *rows; ++row) {
+    std::vector<ValuePtr> rowLeaves;
+    for (const ValuePtr& x : flatXs) {
+      llvm::Expected<ValuePtr> slice = callMethod(interp, x, "select", {makeInt(0), makeInt(row)});
+      if (!slice)
+        return slice.takeError();
+      rowLeaves.push_back(*slice);
+    }
+    size_t next = 0;
+    std::vector<ValuePtr> callArgs{unflatten(*xsShape, rowLeaves, next)};
+    callArgs.insert(callArgs.end(), rest.begin(), rest.end());
+    llvm::Expected<ValuePtr> result = interp.call(function, std::move(callArgs), {});
+    if (!result)
+      return result.takeError();
+    std::vector<ValuePtr> leaves;
+    llvm::Expected<TreeShape> shape = flatten(*result, leaves);
+    if (!shape)
+      return shape.takeError();
+    // Eager stacks leaf by leaf under the last row's structure; rows that
+    // differ are refused rather than paired up as zip would.
+    if (outShape && !(*outShape == *shape))
+      return captureError("torch map's function returned results of different structures for "
+                          "different rows, which is not supported");
+    outShape = std::move(*shape);
+    outLeaves.push_back(std::move(leaves));
+  }
+  llvm::Expected<PyRef> stackFunction = importObject("torch.stack");
+  if (!stackFunction)
+    return stackFunction.takeError();
+  llvm::Expected<ValuePtr> stack = interp.values().wrapReal(stackFunction->get(), nullptr);
+  if (!stack)
+    return stack.takeError();
+  std::vector<ValuePtr> stacked;
+  for (size_t leaf = 0; leaf < outLeaves.front().size(); ++leaf) {
+    std::vector<ValuePtr> column;
+    for (const std::vector<ValuePtr>& rowLeaves : outLeaves)
+      column.push_back(rowLeaves[leaf]);
+    if (llvm::all_of(column, [](const ValuePtr& v) { return v->isTensor(); })) {
+      llvm::Expected<ValuePtr> joined = interp.call(*stack, {makeList(std::move(column))}, {});
+      if (!joined)
+        return joined.takeError();
+      stacked.push_back(*joined);
+    } else if (llvm::all_of(column, [](const ValuePtr& v) { return v->isNone(); })) {
+      stacked.push_back(makeNone());
+    } else {
+      return raiseBuiltin(PyExc_RuntimeError,
+                          "Cannot stack the results of the mapped function: each leaf must be "
+                          "a tensor (or None) in every row",
+                          "the program raises");
+    }
+  }
+  size_t next = 0;
+  return unflatten(*outShape, stacked, next);
+}
+
+} // namespace
+
+std::optional<ControlFlowOperator> controlFlowOperator(PyObject* function) {
+  if (!function || !PyFunction_Check(function))
+    return std::nullopt;
+  if (function == importedFunction("torch._higher_order_ops.cond", "cond"))
+    return ControlFlowOperator::Cond;
+  if (function == importedFunction("torch._higher_order_ops.map", "map"))
+    return ControlFlowOperator::Map;
+  return std::nullopt;
+}
+
+llvm::Expected<ValuePtr> callControlFlowOperator(Interpreter& interp, ControlFlowOperator op,
+                                                 std::vector<ValuePtr> args, KeywordArgs kwargs) {
+  switch (op) {
+  case ControlFlowOperator::Cond:
+    return callCond(interp, std::move(args), std::move(kwargs));
+  case ControlFlowOperator::Map:
+    return callMap(interp, std::move(args), std::move(kwargs));
+  }
+  return captureError("unknown control-flow operator");
+}
+
+} // namespace dync::capture

@@ -1,0 +1,45 @@
+//===- ControlFlowOperators.h - torch.cond and torch map --------*- C++ -*-===//
+//
+// torch's control-flow operators, called as functions by the program:
+// `torch.cond(pred, true_fn, false_fn, operands)` and
+// `torch._higher_order_ops.map(f, xs, *args)`. torch.export keeps their
+// functions as subgraphs of a higher-order operator; dync's graph IR has no
+// subgraphs, so capture gives each the meaning eager computes, in the one
+// graph:
+//
+// - cond on a Python or symbolic bool (a size comparison) runs the branch
+//   the predicate takes, as eager does, with the decision guarded as an
+//   `if` on it is. cond on a tensor predicate (its value known only when
+//   the graph runs) is refused: both branches would have to be in the
+//   graph (docs/capture.md, "Control-flow operators").
+// - map runs its function once per row of the mapped tensors (a static
+//   leading size) and stacks the results, as eager's map does.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/capture/BuiltinRegistry.h"
+#include "frontend/capture/Value.h"
+
+#include "llvm/Support/Error.h"
+
+#include <Python.h>
+
+#include <optional>
+#include <vector>
+
+namespace dync::capture {
+
+class Interpreter;
+
+enum class ControlFlowOperator { Cond, Map };
+
+/// Which control-flow operator \p function is (by identity with torch's
+/// functions, once the program's torch has imported them), or none.
+std::optional<ControlFlowOperator> controlFlowOperator(PyObject* function);
+
+/// Calls \p op on \p args and \p kwargs as eager would (see above).
+llvm::Expected<ValuePtr> callControlFlowOperator(Interpreter& interp, ControlFlowOperator op,
+                                                 std::vector<ValuePtr> args, KeywordArgs kwargs);
+
+} // namespace dync::capture
