@@ -7,6 +7,7 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DeclaredInts.h"
 #include "frontend/capture/DictInstances.h"
+#include "frontend/capture/EntryFunction.h"
 #include "frontend/capture/GlobalStateGuards.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -541,7 +542,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     return globalState.takeError();
 
   // Run it.
-  llvm::Expected<ValuePtr> function = interp.values().wrapReal(entry.function.get(), nullptr);
+  // Its closure cells are read through the frame's free variables.
+  llvm::Expected<ValuePtr> function = wrapEntryFunction(interp.values(), entry.function.get());
   if (!function)
     return function.takeError();
   llvm::Expected<ValuePtr> result =

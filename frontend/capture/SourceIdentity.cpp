@@ -16,10 +16,14 @@
 // - `a is b` between two such objects is guarded with capture's answer.
 //
 // As torch.compile's duplicate-input and tensor no-aliasing guards do, with
-// the no-aliasing ones kept to what the program changes and, as there, not
-// between two of the modules' own parameters and buffers. Two distinct
-// tensors sharing storage (a view and its base passed separately) are not
-// checked.
+// the no-aliasing ones kept to what the program changes. Unlike there, two
+// of the modules' own parameters or buffers are checked too when the
+// program writes one of them (batch norm's running statistics in training):
+// tying them after export (`bn2.running_mean = bn1.running_mean`) makes
+// eager's second update read the first's result, which a graph that read
+// both at its start would not. Each unordered pair is checked once. Two
+// distinct tensors sharing storage (a view and its base passed separately)
+// are not checked.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/ValueBuilder.h"
@@ -28,6 +32,10 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <set>
+#include <string>
+#include <utility>
 
 namespace dync::capture {
 
@@ -101,16 +109,6 @@ void collectWrittenInputs(const ir::ValueRef& ref, llvm::StringSet<>& inputs,
   node->forEachUse([&](const ir::ValueRef& used) { collectWrittenInputs(used, inputs, seen); });
 }
 
-/// Whether \p source reads a module's parameter or buffer (a step through
-/// `_parameters` or `_buffers`).
-bool isModuleState(const Source& source) {
-  for (const Source* step = &source; step; step = step->base().get())
-    if (step->kind() == Source::Kind::Attr &&
-        (step->name() == "_parameters" || step->name() == "_buffers"))
-      return true;
-  return false;
-}
-
 /// Whether a tensor of type \p a could pass a tensor guard of type \p b
 /// too: the same dtype, device, rank and requires_grad, and sizes that
 /// agree where both are constants.
@@ -170,6 +168,9 @@ llvm::Error ValueBuilder::guardChangedObjectsDistinct(const ir::Graph& graph) {
     return std::optional<ir::Type>(std::move(*type));
   };
   PyObject* tensorClass = types_.tensor.get();
+  // Pairs already guarded, either way round: two written objects are each
+  // the other's `other`.
+  std::set<std::pair<std::string, std::string>> guarded;
   for (const Identity& written : identities_) {
     if (!changed.contains(written.source->str()))
       continue;
@@ -183,12 +184,6 @@ llvm::Error ValueBuilder::guardChangedObjectsDistinct(const ir::Graph& graph) {
       if (other.object.get() == object)
         continue;
       PyObject* otherObject = other.object.get();
-      // Two of the modules' own parameters or buffers are taken to stay
-      // apart, as torch.compile takes them: a model with many
-      // normalization layers would otherwise check every pair of running
-      // statistics. One tied to another at export is still `same`.
-      if (isModuleState(*written.source) && isModuleState(*other.source))
-        continue;
       if (isTensor) {
         if (PyObject_IsInstance(otherObject, tensorClass) != 1)
           continue;
@@ -201,6 +196,9 @@ llvm::Error ValueBuilder::guardChangedObjectsDistinct(const ir::Graph& graph) {
         // The type guards of both keep them apart.
         continue;
       }
+      std::string a = written.source->str(), b = other.source->str();
+      if (!guarded.insert(a < b ? std::make_pair(a, b) : std::make_pair(b, a)).second)
+        continue;
       guards_.add(Guard::distinct(written.source, other.source));
     }
   }

@@ -2,6 +2,7 @@
 #include "frontend/capture/ValueBuilder.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictReads.h"
+#include "frontend/capture/EntryFunction.h"
 #include "frontend/capture/ListInstances.h"
 #include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -309,6 +310,34 @@ llvm::Expected<ValuePtr> ValueBuilder::tensorInput(PyObject* real, SourcePtr sou
   return value;
 }
 
+// --- The entry function's closure (EntryFunction.h) ---
+namespace {
+
+/// The entry function while wrapEntryFunction wraps it: capture runs on one
+/// thread, under the GIL, one entry at a time.
+PyObject* entryFunctionBeingWrapped = nullptr;
+
+/// `L['name']` for free variable \p index of \p fn's code: the frame slot
+/// COPY_FREE_VARS fills from closure cell \p index.
+SourcePtr entryFreeVariableSource(PyFunctionObject* fn, Py_ssize_t index) {
+  auto* code = reinterpret_cast<PyCodeObject*>(fn->func_code);
+  Py_ssize_t slot = code->co_nlocalsplus - code->co_nfreevars + index;
+  if (index >= code->co_nfreevars || slot >= PyTuple_GET_SIZE(code->co_localsplusnames))
+    return nullptr;
+  std::optional<std::string> name =
+      python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, slot));
+  return name ? Source::local(*name) : nullptr;
+}
+
+} // namespace
+
+llvm::Expected<ValuePtr> wrapEntryFunction(ValueBuilder& values, PyObject* function) {
+  entryFunctionBeingWrapped = function;
+  auto reset = llvm::make_scope_exit([] { entryFunctionBeingWrapped = nullptr; });
+  return values.wrapReal(function, nullptr);
+}
+// --- end of the entry function's closure ---
+
 llvm::Expected<ValuePtr> ValueBuilder::functionFromReal(PyObject* function, SourcePtr source) {
   if (auto it = functionsBeingWrapped_.find(function); it != functionsBeingWrapped_.end())
     return it->second;
@@ -389,6 +418,9 @@ llvm::Expected<ValuePtr> ValueBuilder::functionFromReal(PyObject* function, Sour
         // source, when a guard can pin it without it becoming an input.
         SourcePtr cellSource =
             source && keepsReadSource(contents, types_) ? Source::cell(source, i) : nullptr;
+        // The entry's own cells are the frame's free variables (EntryFunction.h).
+        if (!source && function == entryFunctionBeingWrapped && keepsReadSource(contents, types_))
+          cellSource = entryFreeVariableSource(fn, i);
         llvm::Expected<ValuePtr> wrapped = wrapReal(contents, cellSource);
         if (!wrapped)
           return wrapped.takeError();

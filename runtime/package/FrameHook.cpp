@@ -192,6 +192,43 @@ private:
   size_t size_ = 0;
 };
 
+// What a guard reads as the frame's locals. Until COPY_FREE_VARS runs, a
+// free variable's slot is empty and its value sits in the cell of the
+// function's closure; the guards read it as `L['name']`, as the rewritten
+// code's LOAD_DEREF does (a decorator's wrapper reads the function it wraps
+// from a cell that can be rebound after load). For code with free variables
+// the slots are copied, the free ones filled with what their cells hold
+// (borrowed: the frame's function keeps its closure alive); other frames'
+// localsplus is passed as it is.
+class GuardLocals {
+public:
+  explicit GuardLocals(const dync_frame_view& view) : slots_(view.localsplus) {
+    PyCodeObject* co = view.code;
+    int free = co->co_nfreevars;
+    PyObject* closure = view.function ? PyFunction_GET_CLOSURE(view.function) : nullptr;
+    if (free == 0 || !closure || !PyTuple_Check(closure) || PyTuple_GET_SIZE(closure) != free)
+      return;
+    auto total = static_cast<size_t>(co->co_nlocalsplus);
+    PyObject** copy = local_;
+    if (total > std::size(local_)) {
+      heap_.resize(total);
+      copy = heap_.data();
+    }
+    std::copy(view.localsplus, view.localsplus + total, copy);
+    for (int i = 0; i < free; ++i)
+      copy[total - static_cast<size_t>(free - i)] = PyCell_GET(PyTuple_GET_ITEM(closure, i));
+    slots_ = copy;
+  }
+  GuardLocals(const GuardLocals&) = delete;
+  GuardLocals& operator=(const GuardLocals&) = delete;
+  PyObject* const* slots() const { return slots_; }
+
+private:
+  PyObject* const* slots_;
+  PyObject* local_[32];
+  std::vector<PyObject*> heap_;
+};
+
 // Calls the rewritten code with the arguments bound in `view`'s frame:
 // positional parameters and *args positionally, keyword-only parameters and
 // **kwargs by name. Every parameter is passed, so defaults play no part.
@@ -308,10 +345,11 @@ PyObject* dyncEvalFrame(PyThreadState* tstate, _PyInterpreterFrame* frame, int t
   // every variant failed that way.
   const char* reason = nullptr;
   const char* gradModeReason = nullptr;
+  GuardLocals locals(view);
   for (const Binding::Variant& v : b.variants) {
     const char* why = nullptr;
     inGuard = true;
-    int hit = v.entry->guard(view.localsplus, view.globals, &why);
+    int hit = v.entry->guard(locals.slots(), view.globals, &why);
     inGuard = false;
     if (PyErr_Occurred()) {
       // Contract violation by the artifact; never let it leak into the

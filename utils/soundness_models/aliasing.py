@@ -46,6 +46,23 @@ class Tied(nn.Module):
         return self.out(torch.tanh(self.emb(x)))
 
 
+class TwoNorms(nn.Module):
+    """Two batch norms in training: each writes its running statistics in
+    place, and a model may share one set between them after export."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn1 = nn.BatchNorm1d(4)
+        self.bn2 = nn.BatchNorm1d(4)
+
+    def forward(self, x):
+        return self.bn2(self.bn1(x) * 2 + 1)
+
+
+def example_twonorms():
+    return (torch.randn(6, 4),)
+
+
 def append_then_count(x, a, b):
     a.append(2.0)
     return x * len(b)

@@ -47,3 +47,22 @@ class HookedAtExport(nn.Module):
 
     def forward(self, x):
         return self.out(torch.relu(self.fc(x)))
+
+
+def flexible(module, args, *rest):
+    """A forward hook that takes keywords or not: (output,) or (kwargs,
+    output) after the arguments."""
+    return rest[-1] * (3.0 if len(rest) == 2 else 2.0)
+
+
+class HookedFlags(nn.Module):
+    """A plain forward hook that could take keywords, then a keyword one."""
+
+    def __init__(self):
+        super().__init__()
+        self.out = nn.Linear(6, 3)
+        self.first = self.out.register_forward_hook(flexible)
+        self.second = self.out.register_forward_hook(keyword_scale, with_kwargs=True)
+
+    def forward(self, x):
+        return self.out(torch.relu(x))

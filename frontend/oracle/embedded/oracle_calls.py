@@ -12,6 +12,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 from dync_oracle_data_dependent import tolist_of_fake
 from dync_oracle_decompositions import _fusion_module
 from dync_oracle_imports import _while_busy
+from dync_oracle_kernel_layout import kernel_laid_out
 from dync_oracle_layout import (
     LayoutObserved,
     _aliases,
@@ -139,6 +140,12 @@ class _Calls:
                 raise
             if layout is not None and (laid_out or layout.made):
                 self._follow_eager_layout(fn, args, kwargs, out, laid_out, None)
+            # A composite function may take another path on fake tensors
+            # than eager's on real ones (max_pool1d: with indices, through
+            # a 2-d pooling) and lay its result out otherwise: copied, in
+            # the graph, to the layout eager's gives.
+            with self.fake, enable_python_dispatcher():
+                out = kernel_laid_out(fn, args, kwargs, out, self._relayout, _run)
             self.kernel_check.check(fn, prepared, out)
         except BaseException:
             self.undo()
@@ -154,6 +161,12 @@ class _Calls:
             self.calling = None
         records, self.records = self.records, []
         return out, records
+
+    def _relayout(self, result, model):
+        """A copy of `result` laid out as `model`, recorded as part of the
+        call (under the fake mode kernel_laid_out runs in)."""
+        with self.recorder:
+            return _fusion_module().to_layout_of(result, model)
 
     def _follow_eager_layout(self, fn, args, kwargs, out, laid_out, error):
         """Runs `fn` again on the eager twins of its arguments (see "Layout

@@ -79,3 +79,187 @@ def _run_kernel_for_layout(func, flat, spec, expected):
             return False
     fusion = _fusion_module()
     return fusion.tensors_agree(out, expected, fusion.same_layout)
+
+
+# --- The kernel's layout for an operator that stays whole -----------------
+#
+# A graph calls the operator's CPU kernel, and the program goes on with
+# whatever layout it returned; capture goes on with the fake result's, taken
+# from the meta function. Where the two differ (batch norm in eval mode of a
+# transposed input: the meta function keeps the input's strides, the
+# kernel's result is contiguous), capture decides from strides eager never
+# has: a `view` that the real result cannot give, a reshape that copies in
+# one and not in the other, strides the program returns. So for a call of
+# an operator that returns new tensors (no view, no argument written) on
+# tensors of another layout than contiguous or channels-last, the kernel
+# runs once on real zeros laid out like the arguments, and each result the
+# kernel lays out otherwise than the fake one is given the kernel's layout.
+# Arguments are the fake ones' sizes when static and small; otherwise the
+# sizes are cut to at most _PROBE_SIZE per dimension with the strides kept
+# in the same order, and the kernel's order of dimensions is carried over to
+# the real sizes. A call the kernel refuses on such arguments keeps the fake
+# layout.
+
+_PROBE_SIZE = 3
+
+# (operator, argument signature) -> per result, the kernel's strides for
+# the fake sizes (None: keep the fake layout), or None when unknown.
+_kernel_results = {}
+
+
+def _hint(n):
+    if isinstance(n, torch.SymInt):
+        return n.node.hint
+    return int(n)
+
+
+def _dense_strides(sizes, order):
+    """Dense strides for `sizes` with the dimensions in `order`, outermost
+    first."""
+    strides = [0] * len(sizes)
+    running = 1
+    for d in reversed(order):
+        strides[d] = running
+        running = running * sizes[d]
+    return strides
+
+
+def _probe_argument(a, exact):
+    """A real zero tensor laid out like the fake `a`: its sizes and strides
+    when `exact`, else sizes cut to _PROBE_SIZE, strides dense in the same
+    order (a broadcast dimension keeps stride 0)."""
+    sizes = [_hint(s) for s in a.shape]
+    strides = [_hint(s) for s in a.stride()]
+    if None in sizes or None in strides:
+        return None
+    if not exact:
+        small = [min(s, _PROBE_SIZE) for s in sizes]
+        order = sorted(range(len(sizes)), key=lambda d: (-strides[d], d))
+        dense = _dense_strides(small, order)
+        strides = [0 if strides[d] == 0 and sizes[d] > 1 else dense[d] for d in range(len(sizes))]
+        sizes = small
+    return torch.empty_strided(sizes, strides, dtype=a.dtype, device="cpu").zero_()
+
+
+def _kernel_strides(result, fake, exact):
+    """The strides the kernel's `result` stands for at the fake result's
+    sizes, or None when its layout cannot be carried over."""
+    if not isinstance(result, torch.Tensor) or result.dim() != fake.dim():
+        return None
+    if exact:
+        return list(result.stride()) if tuple(result.shape) == tuple(fake.shape) else None
+    # A dimension of size 1 here has size 1 in the fake result too (cutting
+    # keeps 1 as 1): where it falls in the order changes no other stride.
+    order = sorted(range(result.dim()), key=lambda d: (-result.stride(d), d))
+    dense = _dense_strides(list(result.shape), order)
+    # Only a dense result's order of dimensions says what it is at other sizes.
+    if any(result.size(d) != 1 and result.stride(d) != dense[d] for d in range(result.dim())):
+        return None
+    return _dense_strides(list(fake.shape), order)
+
+
+def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
+    """`out`, the fake results of `func`, with each tensor the CPU kernel
+    lays out otherwise given the kernel's layout (see above). For a result
+    the operator's own call gave, a fake tensor of the kernel's strides
+    stands for it; for one a decomposition computed, `relayout(result,
+    model)` gives a copy laid out as `model`, recorded in the graph (the
+    decomposition's kernels run in the graph and lay their results out as
+    they do, which need not be how the operator's own kernel, run by eager,
+    lays out its result). `func` is an ATen operator, or, with `run(func,
+    args, kwargs)` to call it, a callable of torch's (a composite function
+    such as max_pool1d takes another path on fake tensors than on real
+    ones). A result sharing storage with an argument (a view, an argument
+    written in place) is left alone: a copy would not be it."""
+    from dync_oracle_layout import _eager_twin, _storage_key, _writes_an_argument
+
+    if isinstance(func, torch._ops.OpOverload):
+        schema = func._schema
+        if _writes_an_argument(func) or any(r.alias_info is not None for r in schema.returns):
+            return out
+        # Running a random operator for real would draw from the generator.
+        if torch.Tag.nondeterministic_seeded in func.tags:
+            return out
+    elif run is None:
+        return out
+    flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
+    tensors = [a for a in flat if isinstance(a, torch.Tensor)]
+    if not tensors or all(_standard_layout(t) for t in tensors):
+        return out
+    if any(
+        t.device.type != "cpu" or t.layout != torch.strided or _eager_twin(t) is not None
+        for t in tensors
+    ):
+        return out
+    # A symbolic number passed to a real kernel would be compared there,
+    # and each comparison would be a guard on it.
+    if any(isinstance(a, (torch.SymInt, torch.SymFloat, torch.SymBool)) for a in flat):
+        return out
+    results, out_spec = torch.utils._pytree.tree_flatten(out)
+    if not any(isinstance(r, torch.Tensor) for r in results):
+        return out
+    exact = not any(t._has_symbolic_sizes_strides for t in tensors) and (
+        sum(t.numel() for t in tensors) <= _KERNEL_LAYOUT_MAX_NUMEL
+    )
+    try:
+        key = (func, str(spec), exact) + tuple(
+            (tuple(_hint(s) for s in a.shape), tuple(_hint(s) for s in a.stride()), a.dtype)
+            if isinstance(a, torch.Tensor)
+            else repr(a)
+            for a in flat
+        )
+        hash(key)
+    except Exception:
+        return out
+    if key not in _kernel_results:
+        _kernel_results[key] = _probe_kernel(func, flat, spec, results, exact, run)
+    learned = _kernel_results[key]
+    if learned is None:
+        return out
+    fusion = _fusion_module()
+    arguments = {_storage_key(t) for t in tensors}
+    changed = False
+    laid_out = []
+    for result, strides in zip(results, learned):
+        if (
+            isinstance(result, torch.Tensor)
+            and strides is not None
+            and _storage_key(result) not in arguments
+        ):
+            model = torch.empty_strided(
+                result.shape, strides, dtype=result.dtype, device=result.device
+            )
+            if not fusion.same_layout(result, model):
+                result = model if relayout is None else relayout(result, model)
+                changed = True
+        laid_out.append(result)
+    if not changed:
+        return out
+    return torch.utils._pytree.tree_unflatten(laid_out, out_spec)
+
+
+def _probe_kernel(func, flat, spec, results, exact, run):
+    # A probe that draws random numbers leaves the generator as it was.
+    with _disable_current_modes(), torch._C._DisablePythonDispatcher(), torch.no_grad(), \
+            torch.random.fork_rng(devices=[]):
+        try:
+            real = []
+            for a in flat:
+                if isinstance(a, torch.Tensor):
+                    a = _probe_argument(a, exact)
+                    if a is None:
+                        return None
+                real.append(a)
+            real_args, real_kwargs = torch.utils._pytree.tree_unflatten(real, spec)
+            called = (
+                func(*real_args, **real_kwargs) if run is None else run(func, real_args, real_kwargs)
+            )
+            got = torch.utils._pytree.tree_leaves(called)
+        except Exception:
+            return None
+    if len(got) != len(results):
+        return None
+    return [
+        _kernel_strides(r, fake, exact) if isinstance(fake, torch.Tensor) else None
+        for r, fake in zip(got, results)
+    ]

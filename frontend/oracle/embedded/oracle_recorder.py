@@ -8,7 +8,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode, autograd_would_have_decomposed
 
 from dync_oracle_decompositions import _decomposition_table, _fusion_module
-from dync_oracle_kernel_layout import _kernel_layout_known
+from dync_oracle_kernel_layout import _kernel_layout_known, kernel_laid_out
 from dync_oracle_layout import (
     _STORAGE_READS,
     _check_storage_read,
@@ -57,7 +57,7 @@ class _Recorder(TorchDispatchMode):
             with self:
                 out = decomposition(*args, **kwargs)
             if out is not NotImplemented:
-                return out
+                return kernel_laid_out(func, args, kwargs, out, self._relayout)
         implicit = self.implicit.get(func)
         if implicit is None:
             implicit = torch._C._dispatch_has_kernel_for_dispatch_key(
@@ -68,7 +68,7 @@ class _Recorder(TorchDispatchMode):
             with self:
                 out = func.decompose(*args, **kwargs)
             if out is not NotImplemented:
-                return out
+                return kernel_laid_out(func, args, kwargs, out, self._relayout)
         if self.fusion is not None and func not in self.decomposing:
             decomposition = self.fusion.get(func, args, kwargs)
             expected = None
@@ -89,6 +89,9 @@ class _Recorder(TorchDispatchMode):
         if self.fusion is not None and func._opname in _STORAGE_READS:
             _check_storage_read(func, args, kwargs)
         out = func(*args, **kwargs)
+        # Laid out as the CPU kernel lays it out, where the meta function
+        # says otherwise (dync_oracle_kernel_layout).
+        out = kernel_laid_out(func, args, kwargs, out)
         if self.fusion is not None:
             _follow_eager_twins(func, args, kwargs, out)
         if self.session._folded(args, kwargs, out):
@@ -96,6 +99,12 @@ class _Recorder(TorchDispatchMode):
         self.session._record(func, args, kwargs, out)
         self.session._note_constant(func, args, kwargs, out)
         return out
+
+    def _relayout(self, result, model):
+        """A recorded copy of a decomposition's `result` laid out as
+        `model`, the operator's own kernel's layout."""
+        with self:
+            return _fusion_module().to_layout_of(result, model)
 
     def _keeps_operator_layout(self, func):
         return func not in self.fusion.layout_choosers and not _writes_an_argument(func)
