@@ -140,6 +140,21 @@ llvm::Expected<ExampleCall> exampleArguments(const python::LoadedModule& module,
   return example;
 }
 
+/// The object a method entry runs on: findSelf's for `Class.method`, the
+/// bound object for a bound method or class method; none for a function.
+llvm::Expected<PyRef> entrySelf(const python::LoadedModule& module,
+                                const python::ResolvedEntry& entry, const CaptureOptions& options) {
+  switch (entry.kind) {
+  case python::EntryKind::Method:
+    return findSelf(module, entry, options);
+  case python::EntryKind::BoundMethod:
+  case python::EntryKind::ClassMethod:
+    return entry.self;
+  default:
+    return PyRef();
+  }
+}
+
 } // namespace
 
 bool EntryInputs::givenByExample(const std::string& name) const {
@@ -155,22 +170,10 @@ llvm::Expected<EntryInputs> bindInputs(const python::LoadedModule& module,
   for (int i = 0; i < code->co_argcount; ++i)
     parameters.push_back(
         python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)).value_or("?"));
-  PyRef self;
-  switch (entry.kind) {
-  case python::EntryKind::Method: {
-    llvm::Expected<PyRef> found = findSelf(module, entry, options);
-    if (!found)
-      return found.takeError();
-    self = *found;
-    break;
-  }
-  case python::EntryKind::BoundMethod:
-  case python::EntryKind::ClassMethod:
-    self = entry.self;
-    break;
-  default:
-    break;
-  }
+  llvm::Expected<PyRef> found = entrySelf(module, entry, options);
+  if (!found)
+    return found.takeError();
+  PyRef self = *found;
   // A decorator's wrapper (`def wrapper(*args, **kwargs)`, torch.no_grad()'s)
   // receives `self` in its *args, as every positional argument.
   bool selfInVarargs = self && parameters.empty() && (code->co_flags & CO_VARARGS);
@@ -507,24 +510,12 @@ makeArguments(Interpreter& interp, GuardSet& recorded, const python::LoadedModul
 llvm::Expected<PyRef> warmUpEntry(const python::LoadedModule& module,
                                   const python::ResolvedEntry& entry,
                                   const CaptureOptions& options) {
-  PyRef self;
-  switch (entry.kind) {
-  case python::EntryKind::Method: {
-    // Found once: the calls and the capture after them see one object, even
-    // one that --init or the class's constructor makes.
-    llvm::Expected<PyRef> found = findSelf(module, entry, options);
-    if (!found)
-      return found.takeError();
-    self = *found;
-    break;
-  }
-  case python::EntryKind::BoundMethod:
-  case python::EntryKind::ClassMethod:
-    self = entry.self;
-    break;
-  default:
-    break;
-  }
+  // Found once: the calls and the capture after them see one object, even
+  // one that --init or the class's constructor makes.
+  llvm::Expected<PyRef> found = entrySelf(module, entry, options);
+  if (!found)
+    return found.takeError();
+  PyRef self = *found;
   for (unsigned call = 0; call < options.warmupCalls; ++call) {
     // Fresh example arguments each time: a call that changes its inputs in
     // place leaves capture's unchanged.
