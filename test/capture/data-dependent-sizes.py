@@ -3,7 +3,10 @@
 # fresh unbacked symbol, declared `unbacked`, that later operators size
 # with. torch._check and torch._check_is_size narrow its range or add
 # relations, which the graph checks when it runs; guards never mention it.
-# RUN: %dync export %s:positions %s:masked %s:distinct --emit=graph | FileCheck %s
+# A data-dependent result of a non-contiguous input (combinations'
+# masked_select of expanded grids) keeps the layout torch's meta function
+# gives: no kernel is probed for a size that has no value yet.
+# RUN: %dync export %s:positions %s:masked %s:distinct %s:pairs --emit=graph | FileCheck %s
 # RUN: %dync export %s:counted %s:matched %s:listed --example counted=int_inputs --example matched=int_inputs --example listed=list_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=ITEM
 # RUN: %dync export %s:counted --example int_inputs --emit=guards 2>&1 | FileCheck %s --check-prefix=GUARDS
 import torch
@@ -82,6 +85,14 @@ def listed(x, n):
 # GUARDS-LABEL: guards @counted(
 # GUARDS-NOT:   u0
 # GUARDS:       }
+
+
+def pairs(x):
+    return torch.combinations(x.flatten(), r=2)
+
+# CHECK-LABEL: graph @pairs(
+# CHECK:         aten::masked_select.default({{.*}}) : tensor<f32, [u{{[0-9]+}}]>
+# CHECK:         aten::cat.default({{.*}}) : tensor<f32, [u{{[0-9]+}}, 2]>
 
 
 def example_inputs():

@@ -184,6 +184,16 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
         return out
     flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
     tensors = [a for a in flat if isinstance(a, torch.Tensor)]
+    # A size computed from tensor data has no value to probe with, and
+    # asking about its layout would decide things about it that capture
+    # cannot: such calls keep what torch's meta function says.
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    if any(free_unbacked_symbols(t) for t in tensors) or any(
+        isinstance(r, torch.Tensor) and free_unbacked_symbols(r)
+        for r in torch.utils._pytree.tree_leaves(out)
+    ):
+        return out
     if not tensors or all(_standard_layout(t) for t in tensors):
         return out
     if any(
