@@ -603,10 +603,14 @@ bool Parser::parseGuard(GuardSet& guards) {
       return false;
     guard = Guard::symInt(std::move(source), *value);
   } else if (word == "same" || word == "distinct") {
-    // Two sources: `same L['b'] : L['a']`.
+    // Two sources: `same L['b'] : L['a']`. The second is lexed from just
+    // after the colon, so the colon is not consumed as a token first (that
+    // would lex the source's leading `L` as a name).
     SourcePtr source = guardSource();
-    if (!source || !expect(Token::Colon, ":"))
+    if (!source)
       return false;
+    if (!tok_.is(Token::Colon))
+      return expected("':'"), false;
     SourcePtr other = guardSource();
     if (!other)
       return false;
