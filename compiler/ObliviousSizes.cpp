@@ -210,18 +210,45 @@ private:
            keyword.value.memoryFormatValue() != ir::MemoryFormat::Contiguous))
         return false;
     (void)s;
-    return !anyWrites();
+    return writesMissCopy(g);
   }
 
-  bool anyWrites() {
-    for (const ir::Graph* graph : {&general_, &special_})
-      for (const ir::Node& node : graph->nodes())
-        if (node.isCall()) {
-          const ir::OpTraits* traits = ir::findOpTraits(node.op());
-          if (!traits || traits->mutatesArgument)
-            return true;
-        }
-    return false;
+  /// Whether no write in either graph can tell the general graph's \p copy
+  /// from the special graph's view of the tensor it copies: every operator
+  /// that writes writes its first argument only, into storage its graph
+  /// made (the result of an operator that is not a view, as `copy_` into an
+  /// `empty_strided` buffer fills it) other than the copied tensor's, a
+  /// copy's, or an input's.
+  bool writesMissCopy(const ir::Node& copy) {
+    const ir::Node& input = *copy.args().front().valueRef().node;
+    const ir::Node* special = map_.lookup(&input);
+    if (!special)
+      return false;
+    for (auto [graph, copied] :
+         {std::pair(&general_, storageOf(&input)), std::pair(&special_, storageOf(special))})
+      for (const ir::Node& node : graph->nodes()) {
+        if (!node.isCall())
+          continue;
+        const ir::OpTraits* traits = ir::findOpTraits(node.op());
+        if (traits && !traits->mutatesArgument)
+          continue;
+        if (!traits || !traits->functionalTwin || node.args().empty() ||
+            !node.args().front().isValue())
+          return false;
+        const ir::Node* written = storageOf(node.args().front().valueRef().node);
+        if (written == copied || written == &copy || copies_.count(written) ||
+            !isFreshStorage(*written))
+          return false;
+      }
+    return true;
+  }
+
+  /// A call whose result has storage of its own: not a view, not a write.
+  static bool isFreshStorage(const ir::Node& node) {
+    if (!node.isCall())
+      return false;
+    const ir::OpTraits* traits = ir::findOpTraits(node.op());
+    return traits && !traits->returnsAlias && !traits->mutatesArgument;
   }
 
   bool sameArgument(const ir::Argument& g, const ir::Argument& s) {
