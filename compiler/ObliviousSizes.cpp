@@ -177,6 +177,14 @@ public:
           ++g;
           continue;
         }
+        if (const ir::Node* fill = elidableFill(*g, std::next(g), gEnd)) {
+          const ir::ValueRef& input = fill->args()[1].valueRef();
+          map_[fill] = map_.lookup(input.node);
+          copies_.insert(&*g);
+          copies_.insert(fill);
+          g = std::next(g, 2);
+          continue;
+        }
         return why;
       }
       ++g;
@@ -210,24 +218,51 @@ private:
            keyword.value.memoryFormatValue() != ir::MemoryFormat::Contiguous))
         return false;
     (void)s;
-    return writesMissCopy(g);
+    return writesMissCopy(g, *g.args().front().valueRef().node);
+  }
+
+  /// The other spelling of a copy: `empty_strided` then `copy_` of a tensor
+  /// into it, as capture lays out an operator's result as torch's meta
+  /// function does. Where the special graph's tensor already has that
+  /// layout at these sizes, it leaves both out. Returns the `copy_` when
+  /// \p empty and the node after it, \p next, are such a copy the special
+  /// graph may leave out.
+  template <typename Iterator>
+  const ir::Node* elidableFill(const ir::Node& empty, Iterator next, Iterator end) {
+    if (!empty.isCall() || empty.op() != "aten::empty_strided.default" || next == end)
+      return nullptr;
+    const ir::Node& fill = *next;
+    if (!fill.isCall() || fill.op() != "aten::copy_.default" || fill.args().size() < 2 ||
+        !fill.args()[0].isValue() || fill.args()[0].valueRef().node != &empty ||
+        !fill.args()[1].isValue())
+      return nullptr;
+    for (size_t i = 2; i < fill.args().size(); ++i)
+      if (fill.args()[i].kind() != ir::Argument::Kind::Bool || fill.args()[i].boolValue())
+        return nullptr; // non_blocking
+    const ir::Node* input = fill.args()[1].valueRef().node;
+    const ir::Node* special = map_.lookup(input);
+    if (!special || !empty.type().isTensor() || !special->type().isTensor() ||
+        layoutText(empty.type()) != layoutText(special->type()) ||
+        !writesMissCopy(empty, *input, &fill))
+      return nullptr;
+    return &fill;
   }
 
   /// Whether no write in either graph can tell the general graph's \p copy
-  /// from the special graph's view of the tensor it copies: every operator
+  /// of \p input from the special graph's view of it: every operator
   /// that writes writes its first argument only, into storage its graph
   /// made (the result of an operator that is not a view, as `copy_` into an
   /// `empty_strided` buffer fills it) other than the copied tensor's, a
   /// copy's, or an input's.
-  bool writesMissCopy(const ir::Node& copy) {
-    const ir::Node& input = *copy.args().front().valueRef().node;
+  bool writesMissCopy(const ir::Node& copy, const ir::Node& input,
+                      const ir::Node* filling = nullptr) {
     const ir::Node* special = map_.lookup(&input);
     if (!special)
       return false;
     for (auto [graph, copied] :
          {std::pair(&general_, storageOf(&input)), std::pair(&special_, storageOf(special))})
       for (const ir::Node& node : graph->nodes()) {
-        if (!node.isCall())
+        if (!node.isCall() || &node == filling)
           continue;
         const ir::OpTraits* traits = ir::findOpTraits(node.op());
         if (traits && !traits->mutatesArgument)

@@ -16,9 +16,10 @@ each entry at every size of the grid on rows of its example, comparing with
 eager on copies of the same inputs (values, and the inputs after the call);
 a call that did not run the compiled graph is a miss, with its reason.
 
-By default one sample per module of module_db and per op of a set of op_db
-families (see select); `--all` takes every sample that has a batch
-dimension.
+Every sample is exported at batch 4 (rows of its own picked again), so
+that many share one export. By default one sample per module of module_db
+and per op of a list of op_db ops (NAMED); `--all` takes every sample that
+has a batch dimension.
 """
 import importlib.machinery
 import importlib.util
@@ -32,6 +33,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RANGE = (1, 16)
+EXAMPLE_BATCH = 4  # the size every sample is exported at
 BATCH_SIZE = 60  # entries per export
 
 
@@ -128,26 +130,26 @@ def eager_runs(sample, batch, sizes):
         return False
 
 
-# op_db families of the default selection: ops a model applies to a batch
+# The op_db ops of the default selection: ops a model applies to a batch
 # (elementwise, reductions over other dimensions, matrix products, shape
-# and indexing ops, nn.functional). The first sample of each op that has a
-# batch dimension; --all takes them all.
-FAMILIES = ("UnaryUfuncInfo", "BinaryUfuncInfo", "ReductionOpInfo")
-FUNCTIONAL = re.compile(r"^nn\.functional\.")
-NAMED = {"matmul", "bmm", "mm", "addmm", "baddbmm", "linear", "softmax", "log_softmax",
-         "cat", "stack", "reshape", "view", "transpose", "permute", "flatten", "unsqueeze",
-         "squeeze", "expand", "gather", "index_select", "where", "clamp", "cumsum",
-         "masked_fill", "narrow", "split", "chunk", "flip", "roll", "sort", "topk",
-         "argmax", "max", "min", "mean", "sum", "var", "std", "norm", "einsum", "tril",
-         "triu", "repeat", "tile", "pad", "layer_norm", "group_norm", "batch_norm"}
+# and indexing ops, normalization), the first sample of each that has a
+# batch dimension; --all takes every sample of every op.
+NAMED = {"add", "mul", "sub", "div", "exp", "tanh", "sigmoid", "abs", "pow", "where",
+         "clamp", "matmul", "bmm", "mm", "addmm", "baddbmm", "einsum", "softmax",
+         "log_softmax", "cat", "stack", "reshape", "view", "transpose", "permute", "flatten",
+         "unsqueeze", "squeeze", "expand", "gather", "index_select", "masked_fill", "narrow",
+         "split", "chunk", "flip", "roll", "sort", "topk", "argmax", "max", "mean", "sum",
+         "var", "std", "norm", "cumsum", "tril", "repeat", "nn.functional.pad",
+         "nn.functional.linear", "nn.functional.layer_norm", "nn.functional.group_norm",
+         "nn.functional.gelu", "nn.functional.relu", "nn.functional.silu",
+         "nn.functional.conv2d", "nn.functional.embedding", "nn.functional.cross_entropy",
+         "nn.functional.scaled_dot_product_attention", "nn.functional.interpolate"}
 
 
-def selected(sample, family_of):
-    if sample.suite == "module_db":
-        return True
-    base = sample.name.split(".")[0] if not FUNCTIONAL.match(sample.name) else sample.name
-    return (family_of.get(sample.name) in FAMILIES or base in NAMED
-            or bool(FUNCTIONAL.match(sample.name)))
+def selected(sample):
+    return sample.suite == "module_db" or sample.name.split(".")[0] in NAMED or \
+        sample.name in NAMED or any(sample.name.startswith(n + ".") for n in NAMED
+                                    if n.startswith("nn."))
 
 
 class Options:
@@ -162,33 +164,31 @@ def collect(take_all, only, progress):
     """The samples with a batch dimension: [(sample, batch)]."""
     import warnings
 
-    from torch.testing._internal.common_methods_invocations import op_db
-
     warnings.filterwarnings("ignore")
     c = conformance()
-    family_of = {op.name + (f".{op.variant_test_name}" if op.variant_test_name else ""):
-                 type(op).__name__ for op in op_db}
     chosen = []
     for suite, sampler in (("module_db", c.module_samples), ("op_db", c.op_samples)):
         other = "op_db" if suite == "module_db" else "module_db"
         if only and all(o.startswith(other) for o in only):
             continue  # `--only op_db.add` samples no module
         progress(f"{suite}: collecting samples")
-        samples, _ = sampler(Options())
+        # The default selection samples the ops it names only.
+        samples, _ = sampler(Options(None if take_all or suite == "module_db" else set(NAMED)))
         taken = set()
         for sample in samples:
             key = (sample.suite, sample.name)
             if only and not any(o in f"{sample.suite}.{sample.name}" for o in only):
                 continue
-            if not take_all and (key in taken or not selected(sample, family_of)):
+            if not take_all and (key in taken or not selected(sample)):
                 continue
             batch = leading_batch(sample)
             if batch is None or not eager_runs(sample, batch, RANGE):
                 continue
-            if batch == 1:
-                # Export at 3 rows: at 1 torch specializes the size.
-                sample.args, sample.kwargs = at_size(sample, 3, batch)
-                batch = 3
+            if batch != EXAMPLE_BATCH:
+                # One example size for all, so that samples share exports;
+                # not 1, which torch specializes.
+                sample.args, sample.kwargs = at_size(sample, EXAMPLE_BATCH, batch)
+                batch = EXAMPLE_BATCH
             taken.add(key)
             chosen.append((sample, batch))
     return chosen
