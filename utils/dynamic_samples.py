@@ -279,6 +279,7 @@ def run_group(dync, directory, stem, group, sizes):
             spans[m.group(1)] = (n, n + 1)
     said = {}
     current = None
+    unplaced = []  # error lines that name no entry and no line of one
     for line in exported.stderr.splitlines():
         named = re.search(r"\b(e\d+)\b", line)
         placed = re.match(r"\S+?\.py:(\d+):\d+: ", line)
@@ -293,6 +294,21 @@ def run_group(dync, directory, stem, group, sizes):
         if owner:
             current = owner
             said.setdefault(owner, []).append(line.strip())
+        elif "error:" in line and "no entry was captured" not in line:
+            current = None
+            unplaced.append(line.strip())
+    # Export captures the entries in order and says one error for each it
+    # leaves out: the errors no entry claimed go, in order, to the entries
+    # left out without one, when there are as many.
+    loaded = set()
+    if os.path.exists(artifact):
+        listed = subprocess.run([dync, "inspect", artifact], capture_output=True, text=True)
+        loaded = set(re.findall(r"^entry (e\d+) ", listed.stdout, re.M))
+    silent = [name for _, name in entries
+              if name not in loaded and not any("error" in l for l in said.get(name, []))]
+    if len(silent) == len(unplaced):
+        for name, line in zip(silent, unplaced):
+            said.setdefault(name, []).append(line)
     results = {}
     if not os.path.exists(artifact):
         for sample, name in entries:
@@ -360,7 +376,10 @@ def run(dync, take_all, only, sizes, progress):
                 ok, hits, calls, lines = results.get(
                     sample, (False, 0, 0, ["FAIL harness: the sample could not be written"]))
                 yield label, ok, hits, calls, lines
-    subprocess.run(["rm", "-rf", directory])
+    if not os.environ.get("DYNC_KEEP_SAMPLES"):
+        subprocess.run(["rm", "-rf", directory])
+    else:
+        progress(f"kept {directory}")
 
 
 # --- The child: loads one artifact and calls its entries at each size ---

@@ -168,11 +168,13 @@ class _Inputs:
         # A dense layout, in whatever dimension order, has strides that are
         # products of sizes; written with the symbolic sizes they stay right
         # for every size. Ties (size-1 dimensions) go innermost last, as in a
-        # row-major layout.
+        # row-major layout. A static dimension of size 0 is one of size 1 to
+        # the others' strides, as torch lays out an empty tensor ((4, 0, 3)
+        # is contiguous with strides (3, 3, 1)).
         result = [None] * len(shape)
         expected, expected_hint = 1, 1
         for d in sorted(range(len(shape)), key=lambda d: (strides[d], -d)):
-            if shape[d] == 1 and not isinstance(sizes[d], torch.SymInt):
+            if shape[d] in (0, 1) and not isinstance(sizes[d], torch.SymInt):
                 result[d] = strides[d]
                 continue
             if strides[d] != expected_hint:
