@@ -3,7 +3,7 @@
 # (4, 0, 3) has strides (3, 3, 1), the contiguous strides the guard prints
 # as none. The batch stays symbolic, with the
 # strides torch gives at every batch size
-# (test/e2e/test_dynamic_ranges.py calls it at several).
+# (test/e2e/test_dynamic_empty_dims.py calls it at several).
 # RUN: %dync export %s:double --dynamic 'x:0=b[1,16]' --emit=guards | FileCheck %s
 import torch
 
