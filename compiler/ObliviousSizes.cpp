@@ -182,6 +182,7 @@ public:
           map_[fill] = map_.lookup(input.node);
           copies_.insert(&*g);
           copies_.insert(fill);
+          fills_.insert(fill);
           g = std::next(g, 2);
           continue;
         }
@@ -262,7 +263,8 @@ private:
     for (auto [graph, copied] :
          {std::pair(&general_, storageOf(&input)), std::pair(&special_, storageOf(special))})
       for (const ir::Node& node : graph->nodes()) {
-        if (!node.isCall() || &node == filling)
+        // A fill left out, this one or an earlier one, only makes its copy.
+        if (!node.isCall() || &node == filling || fills_.count(&node))
           continue;
         const ir::OpTraits* traits = ir::findOpTraits(node.op());
         if (traits && !traits->mutatesArgument)
@@ -441,6 +443,8 @@ private:
   llvm::SmallPtrSet<const ir::Node*, 8> copies_;
   /// Values whose layout may differ from the special graph's.
   llvm::SmallPtrSet<const ir::Node*, 8> relaidOut_;
+  /// The `copy_` of each fill the special graph leaves out (elidableFill).
+  llvm::SmallPtrSet<const ir::Node*, 8> fills_;
 };
 
 /// The first place \p special differs from \p general (the general graph
