@@ -355,7 +355,7 @@ def run_group(dync, directory, stem, group, sizes):
     return results
 
 
-def run(dync, take_all, only, sizes, progress):
+def run(dync, take_all, only, sizes, progress, keep=False):
     """Runs every selected sample: yields (label, ok, hits, calls, lines, graphs)."""
     chosen = collect(take_all, only, progress)
     groups = {}
@@ -376,10 +376,10 @@ def run(dync, take_all, only, sizes, progress):
                 ok, hits, calls, lines = results.get(
                     sample, (False, 0, 0, ["FAIL harness: the sample could not be written"]))
                 yield label, ok, hits, calls, lines
-    if not os.environ.get("DYNC_KEEP_SAMPLES"):
-        subprocess.run(["rm", "-rf", directory])
+    if keep:
+        progress(f"the generated modules and artifacts are in {directory}")
     else:
-        progress(f"kept {directory}")
+        subprocess.run(["rm", "-rf", directory])
 
 
 # --- The child: loads one artifact and calls its entries at each size ---
