@@ -59,6 +59,8 @@ class Interpreter;
 /// The interpreter is the one MachineContext and SemanticsContext: the
 /// bytecode machine and object semantics see it through those interfaces
 /// only.
+struct GeneratorContexts;
+
 class Interpreter final : public MachineContext, public SemanticsContext {
 public:
   /// Binds the opcode table to \p opcodes (failing if an opcode has no row)
@@ -78,6 +80,10 @@ public:
   /// answer given, the error says where the program asked and names
   /// --assume-compiling.
   bool answerCompilerQuery();
+  /// What torch.compiler.is_exporting() answers while capturing
+  /// (CaptureOptions::assumeExporting).
+  void setExportingAnswer(bool answer) { exportingAnswer_ = answer; }
+  bool exportingAnswer() const { return exportingAnswer_; }
 
   //===--------------------------------------------------------------------===//
   // Values from and to Python.
@@ -447,6 +453,23 @@ private:
   /// frame; \p names is a class body's namespace.
   llvm::Expected<ValuePtr> runFunction(const ValuePtr& function, std::vector<ValuePtr> locals,
                                        ValuePtr names);
+  llvm::Error setUpFrame(Frame& frame, const ValuePtr& function, std::vector<ValuePtr> locals,
+                         ValuePtr names);
+
+  //===--------------------------------------------------------------------===//
+  // @contextlib.contextmanager contexts (GeneratorContexts.cpp): the
+  // generator's frame pauses at its yield while the `with` block runs.
+
+  /// A frame for generator function \p function over its bound arguments,
+  /// set to pause at each yield, not yet run.
+  llvm::Expected<std::unique_ptr<Frame>>
+  pausedFrame(const ValuePtr& function, std::vector<ValuePtr> args, KeywordArgs kwargs);
+  /// A call capture makes of a context manager factory, or of the
+  /// __enter__ / __exit__ of a context it made; none for any other call.
+  llvm::Expected<std::optional<ValuePtr>>
+  callGeneratorContext(const ValuePtr& callee, std::vector<ValuePtr>& args, KeywordArgs& kwargs);
+  /// The contexts made while capturing, by their marker object.
+  std::shared_ptr<GeneratorContexts> generatorContexts_;
   /// Real cells made for cells made while capturing, by the symbolic cell
   /// (kept alive by the pair).
   std::map<const Value*, std::pair<ValuePtr, python::PyRef>> realCells_;
@@ -459,6 +482,7 @@ private:
   /// The class of the context autograd.Function.forward gets.
   python::PyRef contextClass_;
   bool compilingAnswer_ = false;
+  bool exportingAnswer_ = false;
   /// "FILE:LINE" of the first is_compiling() capture answered; empty if none.
   std::string firstCompilerQuery_;
 

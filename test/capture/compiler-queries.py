@@ -8,6 +8,14 @@
 # RUN:   | FileCheck %s --check-prefix=COMPILED
 # RUN: not %dync export %s:masked --emit=graph 2>&1 | FileCheck %s --check-prefix=REFUSED
 # RUN: %dync export %s:masked --emit=graph --assume-compiling | FileCheck %s --check-prefix=MASKED
+# torch.compiler.is_exporting() answers False, also under --assume-compiling
+# (torch.compile's answer); --assume-exporting answers True to both
+# questions, as torch.export does.
+# RUN: %dync export %s:exports --example example_asks --emit=graph | FileCheck %s --check-prefix=EAGER-EXPORT
+# RUN: %dync export %s:exports --example example_asks --emit=graph --assume-compiling \
+# RUN:   | FileCheck %s --check-prefix=COMPILED-EXPORT
+# RUN: %dync export %s:exports --example example_asks --emit=graph --assume-exporting \
+# RUN:   | FileCheck %s --check-prefix=EXPORTED
 import torch
 
 
@@ -31,10 +39,29 @@ def masked(x, mask):
     return x.masked_fill(mask == 0, float("-inf")).softmax(-1)
 
 # REFUSED: data-dependent branch
-# REFUSED-SAME: (note: torch.compiler.is_compiling() at {{.*}}compiler-queries.py:29 answered False, eager's answer; if the program computes the same on both paths, --assume-compiling captures its compiled path)
+# REFUSED-SAME: (note: torch.compiler.is_compiling() at {{.*}}compiler-queries.py:37 answered False, eager's answer; if the program computes the same on both paths, --assume-compiling captures its compiled path)
 # MASKED:        graph @masked(
 # MASKED:        aten::eq.Scalar(%mask, 0)
 # MASKED:        aten::where.self
+
+
+def exports(x):
+    # As transformers' Mamba chooses its scan.
+    if torch.compiler.is_compiling() and not torch.compiler.is_exporting():
+        return x * 3
+    if torch.compiler.is_exporting():
+        return x.exp()
+    return x.abs()
+
+# EAGER-EXPORT:       graph @exports(
+# EAGER-EXPORT:       aten::abs.default
+# EAGER-EXPORT-NOT:   aten::
+# COMPILED-EXPORT:    graph @exports(
+# COMPILED-EXPORT:    aten::mul.Tensor
+# COMPILED-EXPORT-NOT: aten::
+# EXPORTED:           graph @exports(
+# EXPORTED:           aten::exp.default
+# EXPORTED-NOT:       aten::
 
 
 def example_asks():

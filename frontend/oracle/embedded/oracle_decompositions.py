@@ -75,7 +75,18 @@ class _Decompositions:
             return self.found[op]
         except KeyError:
             pass
-        decomposition = _OWN_CORE.get(op) or self.listed.get(op)
+        decomposition = _OWN_CORE.get(op)
+        # A random operator is kept as the program calls it: torch's listed
+        # decompositions of them (bernoulli as rand_like(x) < x) compute the
+        # same distribution from other draws, so a compiled call would give
+        # other numbers than eager's from the same generator state. Their
+        # CompositeImplicitAutograd kernels (below: dropout's) are the very
+        # calls eager makes, and stay.
+        if decomposition is None and not (
+            isinstance(op, torch._ops.OpOverload)
+            and torch.Tag.nondeterministic_seeded in op.tags
+        ):
+            decomposition = self.listed.get(op)
         if decomposition is None and isinstance(op, torch._ops.OpOverload):
             from torch._export.utils import (
                 _get_decomp_for_cia,

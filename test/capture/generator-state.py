@@ -1,0 +1,100 @@
+# Random operators draw from torch's default generator when the graph runs,
+# in the program's order and as the program calls them (bernoulli is not
+# decomposed into other draws). Reseeding, saving and restoring the
+# generator inside the function are graph nodes of dync's own operators,
+# at their place among the draws; a @contextlib.contextmanager's generator
+# pauses at its yield while its block runs, and torch's dispatch-exclusion
+# guards are blocks that change nothing (op_db's wrapper_set_seed uses
+# both, through torch.testing's freeze_rng_state).
+# RUN: %dync export %s:draws --emit=graph | FileCheck %s --check-prefix=DRAWS
+# RUN: %dync export %s:seeded --emit=graph | FileCheck %s --check-prefix=SEEDED
+# RUN: %dync export %s:frozen --emit=graph | FileCheck %s --check-prefix=FROZEN
+# RUN: not %dync export %s:nondeterministic --emit=graph 2>&1 | FileCheck %s --check-prefix=SEED
+# RUN: not %dync export %s:raising --emit=graph 2>&1 | FileCheck %s --check-prefix=RAISE
+# RUN: not %dync export %s:twice --emit=graph 2>&1 | FileCheck %s --check-prefix=TWICE
+import contextlib
+
+import torch
+import torch.testing._utils
+
+
+def draws(x):
+    return torch.bernoulli(x), torch.rand_like(x), torch.nn.functional.dropout(x, 0.5)
+
+# DRAWS:      graph @draws(
+# DRAWS:      aten::bernoulli.default(%x)
+# DRAWS-NEXT: aten::rand_like.default(%x
+# DRAWS:      aten::native_dropout.default(%x, 0.5, true)
+
+
+def seeded(x):
+    a = torch.rand_like(x)
+    torch.manual_seed(3)
+    return a, torch.bernoulli(x)
+
+# SEEDED:      graph @seeded(
+# SEEDED:      aten::rand_like.default(%x
+# SEEDED:      dync::manual_seed.default(3) : none
+# SEEDED-NEXT: aten::bernoulli.default(%x)
+
+
+@contextlib.contextmanager
+def saved_generator():
+    state = torch.get_rng_state()
+    try:
+        yield state
+    finally:
+        torch.set_rng_state(state)
+
+
+def frozen(x):
+    with saved_generator():
+        torch.manual_seed(42)
+        y = torch.bernoulli(x)
+    with torch.testing._utils.freeze_rng_state():
+        torch.manual_seed(7)
+        z = torch.nn.functional.dropout(x, 0.25)
+    return y, z, torch.rand_like(x)
+
+# FROZEN:      graph @frozen(
+# FROZEN:      %[[STATE:[0-9]+]] = dync::get_rng_state.default() : tensor<u8, [5056]>
+# FROZEN-NEXT: dync::manual_seed.default(42)
+# FROZEN-NEXT: aten::bernoulli.default(%x)
+# FROZEN-NEXT: dync::set_rng_state.default(%[[STATE]])
+# FROZEN-NEXT: %[[STATE2:[0-9]+]] = dync::get_rng_state.default()
+# FROZEN-NEXT: dync::manual_seed.default(7)
+# FROZEN:      aten::native_dropout.default(%x, 0.25, true)
+# FROZEN:      dync::set_rng_state.default(%[[STATE2]])
+# FROZEN-NEXT: aten::rand_like.default(%x
+
+
+def nondeterministic(x):
+    torch.seed()
+    return torch.bernoulli(x)
+
+# SEED: generator-state.py:[[@LINE-3]]:5: error: torch.seed seeds torch's generator from a nondeterministic source, which a graph cannot reproduce; call it outside the exported function
+
+
+def raising(x):
+    with saved_generator():
+        raise ValueError("inside")
+
+# RAISE: error: an exception leaving a 'with' block on saved_generator() (made by @contextlib.contextmanager) is not supported yet: capture does not throw it into the generator at its yield
+
+
+@contextlib.contextmanager
+def yields_twice():
+    yield 1
+    yield 2
+
+
+def twice(x):
+    with yields_twice():
+        y = x + 1
+    return y
+
+# TWICE: error: yields_twice() yielded a second time (eager raises RuntimeError: generator didn't stop)
+
+
+def example_inputs():
+    return (torch.rand(3, 4),)
