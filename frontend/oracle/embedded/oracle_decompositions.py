@@ -77,11 +77,10 @@ class _Decompositions:
             pass
         decomposition = _OWN_CORE.get(op)
         # A random operator is kept as the program calls it: torch's listed
-        # decompositions of them (bernoulli as rand_like(x) < x) compute the
-        # same distribution from other draws, so a compiled call would give
-        # other numbers than eager's from the same generator state. Their
-        # CompositeImplicitAutograd kernels (below: dropout's) are the very
-        # calls eager makes, and stay.
+        # decompositions of them are written to give the same distribution,
+        # not to consume the generator as eager's CPU kernel does, so a
+        # compiled call could draw other numbers than eager's from the same
+        # state (bernoulli's, rand_like(x) < x, happens to draw the same).
         if decomposition is None and not (
             isinstance(op, torch._ops.OpOverload)
             and torch.Tag.nondeterministic_seeded in op.tags
