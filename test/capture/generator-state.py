@@ -7,7 +7,8 @@
 # guards are blocks that change nothing (op_db's wrapper_set_seed uses
 # both, through torch.testing's freeze_rng_state).
 # RUN: %dync export %s:draws %s:seeded %s:frozen --emit=graph | FileCheck %s
-# RUN: not %dync export %s:nondeterministic %s:raising %s:twice --emit=graph --keep-going 2>&1 \
+# RUN: not %dync export %s:nondeterministic %s:raising %s:twice %s:own_generator --emit=graph \
+# RUN:   --keep-going 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=REFUSED
 import contextlib
 
@@ -91,6 +92,16 @@ def twice(x):
     return y
 
 # REFUSED: error: yields_twice() yielded a second time (eager raises RuntimeError: generator didn't stop)
+
+
+GENERATOR = torch.Generator().manual_seed(3)
+
+
+def own_generator(x):
+    # A generator of the program's own is not a value a graph holds.
+    return torch.bernoulli(x, generator=GENERATOR)
+
+# REFUSED: generator-state.py:[[@LINE-2]]:12: error: an operator argument of type Generator cannot appear in a graph
 
 
 def example_inputs():
