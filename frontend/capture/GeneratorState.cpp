@@ -2,7 +2,7 @@
 #include "frontend/capture/GeneratorState.h"
 
 #include "frontend/capture/CaptureError.h"
-#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/MachineContext.h"
 #include "frontend/embedding/PyStrings.h"
 
 #include <array>
@@ -112,7 +112,7 @@ std::optional<GeneratorStateFunction> generatorStateFunction(PyObject* function)
   return std::nullopt;
 }
 
-llvm::Expected<ValuePtr> callGeneratorStateFunction(Interpreter& interp,
+llvm::Expected<ValuePtr> callGeneratorStateFunction(MachineContext& context,
                                                     GeneratorStateFunction function,
                                                     const std::vector<ValuePtr>& args,
                                                     const KeywordArgs& kwargs) {
@@ -132,7 +132,7 @@ llvm::Expected<ValuePtr> callGeneratorStateFunction(Interpreter& interp,
     llvm::Expected<PyRef> op = generatorOperator("manual_seed");
     if (!op)
       return op.takeError();
-    llvm::Expected<ValuePtr> seeded = interp.callOracle(op->get(), {*seed}, {});
+    llvm::Expected<ValuePtr> seeded = context.callOracle(op->get(), {*seed}, {});
     if (!seeded)
       return seeded.takeError();
     // Eager returns the default generator; the same object here.
@@ -147,7 +147,7 @@ llvm::Expected<ValuePtr> callGeneratorStateFunction(Interpreter& interp,
     llvm::Expected<PyRef> op = generatorOperator("get_rng_state");
     if (!op)
       return op.takeError();
-    return interp.callOracle(op->get(), {}, {});
+    return context.callOracle(op->get(), {}, {});
   }
   case GeneratorStateFunction::SetState: {
     llvm::Expected<ValuePtr> state = onlyArgument(name, "new_state", args, kwargs);
@@ -156,7 +156,7 @@ llvm::Expected<ValuePtr> callGeneratorStateFunction(Interpreter& interp,
     llvm::Expected<PyRef> op = generatorOperator("set_rng_state");
     if (!op)
       return op.takeError();
-    llvm::Expected<ValuePtr> set = interp.callOracle(op->get(), {*state}, {});
+    llvm::Expected<ValuePtr> set = context.callOracle(op->get(), {*state}, {});
     if (!set)
       return set.takeError();
     return makeNone();

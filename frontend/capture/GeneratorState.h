@@ -28,7 +28,7 @@
 
 namespace dync::capture {
 
-class Interpreter;
+class MachineContext;
 
 /// torch's functions on the default generator's state.
 enum class GeneratorStateFunction { ManualSeed, Seed, GetState, SetState };
@@ -39,7 +39,7 @@ std::optional<GeneratorStateFunction> generatorStateFunction(PyObject* function)
 
 /// Captures a call of \p function: a node of dync's operator for it, or a
 /// refusal naming the function where the graph cannot hold the call.
-llvm::Expected<ValuePtr> callGeneratorStateFunction(Interpreter& interp,
+llvm::Expected<ValuePtr> callGeneratorStateFunction(MachineContext& context,
                                                     GeneratorStateFunction function,
                                                     const std::vector<ValuePtr>& args,
                                                     const KeywordArgs& kwargs);
