@@ -182,6 +182,11 @@ public:
         "Answer True to torch.compiler.is_compiling() while capturing, as torch.compile does, "
         "so the artifact serves the program's compiled path; only for programs that compute "
         "the same on both paths (transformers' models do). Default: False, what eager answers");
+    command->add_flag(
+        "--assume-exporting", assumeExporting_,
+        "Answer True to torch.compiler.is_compiling() and torch.compiler.is_exporting() while "
+        "capturing, as torch.export does, so the artifact serves the path the program keeps "
+        "for export; the same caveat as --assume-compiling");
     command
         ->add_option("--warmup", warmupCalls_,
                      "Call each entry N times on its example inputs, for real, before capturing "
@@ -218,6 +223,7 @@ private:
   bool noCache_ = false;
   bool keepGoing_ = false;
   bool assumeCompiling_ = false;
+  bool assumeExporting_ = false;
   unsigned warmupCalls_ = 0;
   bool timeReport_ = false;
 };
@@ -339,6 +345,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
   capture::CaptureOptions& captureOptions = exportOptions.capture;
   captureOptions.init = init_;
   captureOptions.assumeCompiling = assumeCompiling_;
+  captureOptions.assumeExporting = assumeExporting_;
   captureOptions.warmupCalls = warmupCalls_;
   // A plain NAME applies to every entry; QUALNAME=NAME to that entry only.
   std::map<std::string, std::string>& entryExamples = exportOptions.entryExamples;

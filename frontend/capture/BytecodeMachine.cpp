@@ -90,6 +90,10 @@ llvm::Expected<ValuePtr> BytecodeMachine::run(Frame& frame) {
       return error;
     }
     frame.pc = frame.next;
+    // A generator run as its consumer asks stops after its yield; running
+    // the frame again goes on from the next instruction.
+    if (frame.paused)
+      return frame.yielded.back();
   }
   return frame.returnValue;
 }

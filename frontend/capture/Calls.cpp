@@ -10,8 +10,10 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/CompilerQueries.h"
 #include "frontend/capture/ControlFlowOperators.h"
+#include "frontend/capture/DispatchExclusion.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/FunctionTransforms.h"
+#include "frontend/capture/GeneratorState.h"
 #include "frontend/capture/GuardedDefaults.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/LibraryPreparation.h"
@@ -207,10 +209,26 @@ llvm::Expected<std::optional<ValuePtr>> cachedFunction(BuiltinContext& interp, P
 
 llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<ValuePtr> args,
                                            KeywordArgs kwargs) {
+  // torch's functions on the default generator's state, whatever kind of
+  // value capture gives them (GeneratorState.h).
+  if (std::optional<GeneratorStateFunction> generatorCall =
+          generatorStateFunction(callee->object.get()))
+    return callGeneratorStateFunction(*this, *generatorCall, args, kwargs);
+  // @contextlib.contextmanager factories and the contexts they make
+  // (GeneratorContexts.cpp).
+  if (callee->kind == ValueKind::Function || callee->kind == ValueKind::Object) {
+    llvm::Expected<std::optional<ValuePtr>> context = callGeneratorContext(callee, args, kwargs);
+    if (!context)
+      return context.takeError();
+    if (*context)
+      return std::move(**context);
+  }
   switch (callee->kind) {
   case ValueKind::Function:
     if (isCompilerQuery(callee->object.get()))
       return makeConstant(PyRef::borrow(answerCompilerQuery() ? Py_True : Py_False));
+    if (isExportQuery(callee->object.get()))
+      return makeConstant(PyRef::borrow(exportingAnswer_ ? Py_True : Py_False));
     if (std::optional<std::string> transform = functionTransformName(callee->object.get()))
       return captureError(*transform +
                           " is not supported yet: its function runs under functorch's "
@@ -302,8 +320,8 @@ llvm::Expected<ValuePtr> Interpreter::inlineFunction(const ValuePtr& function,
   return runFunction(function, std::move(*locals), nullptr);
 }
 
-llvm::Expected<ValuePtr> Interpreter::runFunction(const ValuePtr& function,
-                                                  std::vector<ValuePtr> locals, ValuePtr names) {
+llvm::Error Interpreter::setUpFrame(Frame& frame, const ValuePtr& function,
+                                    std::vector<ValuePtr> locals, ValuePtr names) {
   auto* code = reinterpret_cast<PyCodeObject*>(function->code.get());
   llvm::Expected<const bytecode::DecodedCode*> body = machine_.decoded(code);
   if (!body)
@@ -314,7 +332,6 @@ llvm::Expected<ValuePtr> Interpreter::runFunction(const ValuePtr& function,
   if (!names)
     functionsRun_.push_back({function->code, function->globals, function->qualname});
 
-  Frame frame;
   frame.code = code;
   frame.decoded = *body;
   frame.locals = std::move(locals);
@@ -333,7 +350,14 @@ llvm::Expected<ValuePtr> Interpreter::runFunction(const ValuePtr& function,
   size_t offset = frame.locals.size() - freeCount;
   for (size_t i = 0; i < freeCount; ++i)
     frame.locals[offset + i] = function->closure[i];
+  return llvm::Error::success();
+}
 
+llvm::Expected<ValuePtr> Interpreter::runFunction(const ValuePtr& function,
+                                                  std::vector<ValuePtr> locals, ValuePtr names) {
+  Frame frame;
+  if (llvm::Error error = setUpFrame(frame, function, std::move(locals), std::move(names)))
+    return error;
   llvm::Expected<ValuePtr> result = machine_.run(frame);
   if (!result)
     return result.takeError();
@@ -343,6 +367,24 @@ llvm::Expected<ValuePtr> Interpreter::runFunction(const ValuePtr& function,
   if (frame.generator)
     return makeEagerIterator(std::move(frame.yielded));
   return *result;
+}
+
+llvm::Expected<std::unique_ptr<Frame>>
+Interpreter::pausedFrame(const ValuePtr& function, std::vector<ValuePtr> args, KeywordArgs kwargs) {
+  DefaultsRead defaultsRead;
+  llvm::Expected<std::vector<ValuePtr>> locals =
+      bindArguments(*function, std::move(args), std::move(kwargs), defaultsRead);
+  if (!locals)
+    return locals.takeError();
+  values_.guardDefaultsRead(*function, defaultsRead);
+  if (!function->entryGlobals)
+    if (llvm::Error error = prepareLibraryForTracing(function->globals.get()))
+      return error;
+  auto frame = std::make_unique<Frame>();
+  if (llvm::Error error = setUpFrame(*frame, function, std::move(*locals), nullptr))
+    return error;
+  frame->pauseAtYield = true;
+  return frame;
 }
 
 llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::vector<ValuePtr> args,
@@ -467,6 +509,16 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
   // held over it.
   if (isThreadLockExit(object))
     return makeNone();
+  // torch's dispatch-exclusion blocks: a stand-in, whose block's end does
+  // nothing (DispatchExclusion.h).
+  if (isDispatchExclusionExit(object))
+    return makeNone();
+  if (isDispatchExclusionClass(object) && args.empty() && kwargs.empty()) {
+    llvm::Expected<PyRef> standIn = makeDispatchExclusionStandIn();
+    if (!standIn)
+      return standIn.takeError();
+    return makeValue(ValueKind::Object, *standIn);
+  }
   // The descriptor is new and reachable only from values capture holds:
   // making it for real is not a side effect.
   if (isDescriptorFactory(object))

@@ -494,7 +494,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   if (!created)
     return created.takeError();
   Interpreter& interp = **created;
-  interp.setCompilingAnswer(options.assumeCompiling);
+  interp.setCompilingAnswer(options.assumeCompiling || options.assumeExporting);
+  interp.setExportingAnswer(options.assumeExporting);
   // Every call records the user's line capture is executing when it is made;
   // one made before the entry runs, its `def` line.
   PyCodeObject* entryCode = entry.codeObject();

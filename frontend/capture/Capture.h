@@ -57,6 +57,10 @@ struct CaptureOptions {
   /// compiled path; by default it answers False, what eager answers when
   /// the served call is made (CompilerQueries.h).
   bool assumeCompiling = false;
+  /// --assume-exporting: torch.compiler.is_compiling() and
+  /// torch.compiler.is_exporting() both answer True, as under torch.export
+  /// (CompilerQueries.h).
+  bool assumeExporting = false;
   std::vector<std::string>* autoReport = nullptr;
   /// --warmup N: calls of the entry on its example inputs before capture
   /// (warmUpEntry).

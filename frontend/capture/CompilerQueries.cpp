@@ -31,4 +31,9 @@ bool isCompilerQuery(PyObject* function) {
          function == importedAttribute("torch.compiler", "is_compiling");
 }
 
+bool isExportQuery(PyObject* function) {
+  return function && PyFunction_Check(function) &&
+         function == importedAttribute("torch.compiler", "is_exporting");
+}
+
 } // namespace dync::capture

@@ -14,6 +14,13 @@
 // the program computes the same on both paths, as libraries that ask
 // (transformers, torch.nn) promise; no guard can check that promise.
 //
+// `torch.compiler.is_exporting()` asks whether the program runs under
+// torch.export. `--assume-exporting` answers True to both questions, as
+// torch.export does (torch.compile answers is_exporting() False), so the
+// graph is the path a program keeps for export: transformers' Mamba and
+// Jamba scan sequentially there instead of calling associative_scan, whose
+// generic mode is built on torch.vmap.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -28,5 +35,9 @@ namespace dync::capture {
 /// other spellings (`torch._dynamo.is_compiling`,
 /// `torch._utils.is_compiling`) are Python functions that call this one.
 bool isCompilerQuery(PyObject* function);
+
+/// Whether \p function is torch.compiler.is_exporting, whose answer while
+/// capturing is the interpreter's (Interpreter::exportingAnswer).
+bool isExportQuery(PyObject* function);
 
 } // namespace dync::capture

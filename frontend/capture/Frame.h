@@ -40,6 +40,11 @@ struct Frame {
   /// collected here.
   bool generator = false;
   std::vector<ValuePtr> yielded;
+  /// A generator that runs as its consumer asks (a @contextlib.contextmanager
+  /// context, GeneratorContexts.cpp) stops at each yield instead: `paused`
+  /// is then set, and running the frame again resumes it with None sent in.
+  bool pauseAtYield = false;
+  bool paused = false;
 
   /// A class body's namespace, a Dict value that LOAD_NAME, STORE_NAME and
   /// DELETE_NAME read and write (ClassBodies.cpp); null in function bodies.

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictInstances.h"
+#include "frontend/capture/DispatchExclusion.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/ListInstances.h"
@@ -70,6 +71,13 @@ bool sameName(const ValuePtr& key, llvm::StringRef name) {
 llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector<ValuePtr> args,
                                                 KeywordArgs kwargs) {
   auto* type = reinterpret_cast<PyTypeObject*>(cls->object.get());
+  // torch's dispatch-exclusion guards: a stand-in (DispatchExclusion.h).
+  if (isDispatchExclusionClass(cls->object.get()) && args.empty() && kwargs.empty()) {
+    llvm::Expected<PyRef> standIn = makeDispatchExclusionStandIn();
+    if (!standIn)
+      return standIn.takeError();
+    return makeValue(ValueKind::Object, *standIn);
+  }
   std::string name = className(type);
   auto unsupported = [&](const llvm::Twine& why) {
     return captureError("constructing an object of class '" + name + "' is not supported: " + why);

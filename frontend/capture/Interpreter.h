@@ -61,6 +61,8 @@ class Interpreter;
 /// BuiltinContext: the bytecode machine, object semantics and the builtins
 /// see it through those interfaces only. Its public surface is what the
 /// capture driver (Capture.cpp and the phases in CapturePhases.h) uses.
+struct GeneratorContexts;
+
 class Interpreter final : public MachineContext, public SemanticsContext, public BuiltinContext {
 public:
   /// Binds the opcode table to \p opcodes (failing if an opcode has no row)
@@ -77,6 +79,9 @@ public:
   /// What torch.compiler.is_compiling() answers while capturing
   /// (CaptureOptions::assumeCompiling).
   void setCompilingAnswer(bool answer) { compilingAnswer_ = answer; }
+  /// What torch.compiler.is_exporting() answers while capturing
+  /// (CaptureOptions::assumeExporting).
+  void setExportingAnswer(bool answer) { exportingAnswer_ = answer; }
 
   /// Makes real objects values, with their sources and guards.
   ValueBuilder& values() override { return values_; }
@@ -220,6 +225,21 @@ private:
   /// frame; \p names is a class body's namespace.
   llvm::Expected<ValuePtr> runFunction(const ValuePtr& function, std::vector<ValuePtr> locals,
                                        ValuePtr names);
+  llvm::Error setUpFrame(Frame& frame, const ValuePtr& function, std::vector<ValuePtr> locals,
+                         ValuePtr names);
+
+  //===--------------------------------------------------------------------===//
+  // @contextlib.contextmanager contexts (GeneratorContexts.cpp): the
+  // generator's frame pauses at its yield while the `with` block runs.
+
+  /// A frame for generator function \p function over its bound arguments,
+  /// set to pause at each yield, not yet run.
+  llvm::Expected<std::unique_ptr<Frame>>
+  pausedFrame(const ValuePtr& function, std::vector<ValuePtr> args, KeywordArgs kwargs);
+  /// A call capture makes of a context manager factory, or of the
+  /// __enter__ / __exit__ of a context it made; none for any other call.
+  llvm::Expected<std::optional<ValuePtr>>
+  callGeneratorContext(const ValuePtr& callee, std::vector<ValuePtr>& args, KeywordArgs& kwargs);
   /// Runs a function of torch's symbolic-shape API on numbers and symbolic
   /// numbers.
   llvm::Expected<ValuePtr> callShapeFunction(const ValuePtr& function,
@@ -442,6 +462,10 @@ private:
   /// The class of the context autograd.Function.forward gets.
   python::PyRef contextClass_;
   bool compilingAnswer_ = false;
+  bool exportingAnswer_ = false;
+  /// The @contextlib.contextmanager contexts made while capturing, by their
+  /// marker object (GeneratorContexts.cpp).
+  std::shared_ptr<GeneratorContexts> generatorContexts_;
   /// "FILE:LINE" of the first is_compiling() capture answered; empty if none.
   std::string firstCompilerQuery_;
 

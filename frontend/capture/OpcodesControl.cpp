@@ -1,6 +1,7 @@
 //===- OpcodesControl.cpp - Jumps, loops, returns, raises, calls ----------===//
 #include "frontend/capture/BytecodeMachine.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DispatchExclusion.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/ThreadLocks.h"
@@ -232,6 +233,7 @@ llvm::Error BytecodeMachine::op_YIELD_VALUE(Frame& f, const Instruction&) {
     return captureError("yield outside a generator body");
   f.yielded.push_back(pop(f));
   f.stack.push_back(makeNone());
+  f.paused = f.pauseAtYield;
   return llvm::Error::success();
 }
 
@@ -300,6 +302,17 @@ llvm::Error BytecodeMachine::op_BEFORE_WITH(Frame& f, const Instruction&) {
       return pythonError("entering a 'with' block on a lock");
     f.stack.push_back(makeValue(ValueKind::Object, exit));
     f.stack.push_back(makeConstant(PyRef::borrow(Py_True)));
+    return llvm::Error::success();
+  }
+  if (manager->kind == ValueKind::Object && isDispatchExclusionStandIn(manager->object.get())) {
+    // A block that switches off dispatch modes or functorch, neither of
+    // which a served call has on (DispatchExclusion.h): entered and left
+    // without doing anything.
+    llvm::Expected<PyRef> exit = dispatchExclusionExit();
+    if (!exit)
+      return exit.takeError();
+    f.stack.push_back(makeValue(ValueKind::Object, *exit));
+    f.stack.push_back(makeNone());
     return llvm::Error::success();
   }
   bool gradMode =

@@ -75,7 +75,17 @@ class _Decompositions:
             return self.found[op]
         except KeyError:
             pass
-        decomposition = _OWN_CORE.get(op) or self.listed.get(op)
+        decomposition = _OWN_CORE.get(op)
+        # A random operator is kept as the program calls it: torch's listed
+        # decompositions of them are written to give the same distribution,
+        # not to consume the generator as eager's CPU kernel does, so a
+        # compiled call could draw other numbers than eager's from the same
+        # state (bernoulli's, rand_like(x) < x, happens to draw the same).
+        if decomposition is None and not (
+            isinstance(op, torch._ops.OpOverload)
+            and torch.Tag.nondeterministic_seeded in op.tags
+        ):
+            decomposition = self.listed.get(op)
         if decomposition is None and isinstance(op, torch._ops.OpOverload):
             from torch._export.utils import (
                 _get_decomp_for_cia,
