@@ -126,7 +126,7 @@ def example_inputs():
 # CHECK-DAG: length L['self'].tagged : 2
 # CHECK-DAG: equals L['self'].tagged[1] : 2.5
 
-# GRAPH: %self_order_a: tensor<f32, [3]> = input L['self'].order['a']
+# GRAPH: %self_order_a: tensor<f32, [3]> = L['self'].order['a']
 
 # OWN-DAG: type G['SCALED'] : "held-dict-objects":Scaled
 # OWN-DAG: keys G['SCALED'] : ["factor"]
