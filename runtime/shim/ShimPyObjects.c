@@ -206,23 +206,20 @@ static PyObject* builtin_field(PyObject* obj, const char* name, int* found) {
 }
 
 /* Whether some class in `type`'s MRO declares members a lookup could find:
- * a Python class with a non-empty `__slots__`, or a static type with C
- * members (defaultdict's default_factory). Without one no attribute is a
+ * a Python class with a non-empty `__slots__`, or a type written in C with
+ * members (defaultdict's default_factory, functools.partial's func). Without one no attribute is a
  * member, and the lookup below is skipped (attribute guards run on every
  * call). */
 static int has_members(PyTypeObject* type) {
   PyObject* mro = type->tp_mro;
   if (!mro || !PyTuple_Check(mro))
     return 1;
+  /* A class statement's members are its __slots__ (the array ends at once
+   * without them); an extension's types list theirs. */
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); ++i) {
     PyTypeObject* base = (PyTypeObject*)PyTuple_GET_ITEM(mro, i);
-    if (base->tp_flags & Py_TPFLAGS_HEAPTYPE) {
-      PyObject* slots = ((PyHeapTypeObject*)base)->ht_slots;
-      if (slots && (!PyTuple_Check(slots) || PyTuple_GET_SIZE(slots) > 0))
-        return 1;
-    } else if (base->tp_members && base->tp_members[0].name) {
+    if (base->tp_members && base->tp_members[0].name)
       return 1;
-    }
   }
   return 0;
 }

@@ -520,10 +520,10 @@ TEST_F(ShimPyObjectsTest, DictKeysInOrder) {
   // a subclass's __iter__. Only str keys.
   EXPECT_EQ(dync_py_dict_keys_are(eval("DictSub(a=1)"), keys, sizes, 1), 1);
   EXPECT_EQ(dync_py_dict_keys_are(eval("DictSub(b=1)"), keys, sizes, 1), 0);
-  exec("ordered = collections.OrderedDict([('\u00e9', 3), ('a', 1), ('b\0c', 2)])");
+  exec("ordered = collections.OrderedDict([('\\u00e9', 3), ('a', 1), ('b\\0c', 2)])");
   PyObject* ordered = eval("ordered");
   EXPECT_EQ(dync_py_dict_keys_are(ordered, keys, sizes, 3), 0);
-  exec("ordered.move_to_end('\u00e9')");
+  exec("ordered.move_to_end('\\u00e9')");
   EXPECT_EQ(dync_py_dict_keys_are(ordered, keys, sizes, 3), 1);
   exec("class OwnIter(collections.OrderedDict):\n"
        "    def __iter__(self):\n"
