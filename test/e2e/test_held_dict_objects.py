@@ -90,7 +90,7 @@ MISSES = {
     "own getitem item": "equals G['SCALED']['factor'] : 3.0",
     "own getitem missing": "keys G['SCALED'] : [\"factor\"]",
     "cache filled": "keys L['self'].cache : []",
-    "cache factory": "same L['self'].cache.default_factory : M['builtins'].list",
+    "cache factory": "L['self'].cache.default_factory : ",
 }
 
 
