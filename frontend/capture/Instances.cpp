@@ -161,6 +161,13 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
   if (name == "__class__")
     return makeValue(ValueKind::Object, instance->object);
   syncAttributes(instance);
+  // A real object of a dict class the program holds (ValueBuilderDicts.cpp)
+  // has its instance attributes read through sources; one of the class's
+  // read instead is guarded absent from the instance, as an object's is.
+  bool realObject = instance->source != nullptr;
+  if (realObject && name == "__dict__")
+    return captureError("reading __dict__ of " + instance->source->str() +
+                        ", an object of a dict class the program holds, is not supported yet");
   // `self.__dict__`: one Dict value, from then on where the attributes live
   // (setInstanceAttr keeps it in step), so that what the program stores
   // through it is what later reads see.
@@ -194,6 +201,8 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
   for (const auto& [key, value] : instance->entries)
     if (sameName(key, name))
       return value;
+  if (realObject && type->tp_dictoffset != 0)
+    guards_.add(ir::Guard::absent(Source::attr(instance->source, name)));
   if (classAttr && !slot) {
     if (PyFunction_Check(classAttr)) {
       llvm::Expected<ValuePtr> function = values_.functionFromReal(classAttr, nullptr);
@@ -241,6 +250,12 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
 llvm::Error Interpreter::setInstanceAttr(const ValuePtr& instance, llvm::StringRef name,
                                          ValuePtr value, bool direct) {
   PyTypeObject* type = typeOf(instance);
+  // A real object of a dict class the program holds: capture would change
+  // only its own copy, and no side effect sets an attribute of it.
+  if (instance->source)
+    return captureError("assigning attribute '" + name + "' of " + instance->source->str() +
+                        ", an object of a dict class the program holds (a side effect outside "
+                        "the graph), is not supported yet");
   ValuePtr key = makeConstantSteal(python::newStr(name));
   if (!direct) {
     PyObject* setter = lookup(type, "__setattr__");

@@ -501,6 +501,12 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
     }
     return makeConstant(PyRef::borrow(object), source);
   }
+  // A real object of a dict subclass (an OrderedDict, a defaultdict, a
+  // class deriving from them) read through a source: its items are sourced
+  // and guarded as an exact dict's are (ValueBuilderDicts.cpp).
+  if (source && PyDict_Check(object) && !PyDict_CheckExact(object))
+    if (std::optional<llvm::Expected<ValuePtr>> read = wrapDictObject(object, source))
+      return std::move(*read);
   // An object of a class deriving from list that reads its items as a list
   // does is read as one, keeping its class (ListInstances.cpp); one with
   // instance attributes is refused, since a list value has no store for
@@ -517,15 +523,27 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
                           " with instance attributes; objects of list subclasses are read as "
                           "lists, which hold no attributes, so this is not supported yet");
   }
-  // Items have sources only in exact lists, tuples and dicts (str keys) and
-  // the list objects above: a subclass may read items differently (see ir/Source.h). A subclass
-  // read through a source has its type pinned and its items assumed unchanged.
-  if (source && (PyTuple_Check(object) || PyList_Check(object)) && !PyTuple_CheckExact(object) &&
-      !PyList_CheckExact(object) && !listObject)
+  // An object of any list subclass whose length, item reads, iteration
+  // and item stores are list's has its items read as a list's, each through
+  // its own source (the native guards read them as list's too); one whose
+  // class reads or stores items with methods of its own cannot be guarded
+  // item by item, and is refused rather than assumed unchanged.
+  bool listItems = listObject || (PyList_Check(object) && !PyList_CheckExact(object) &&
+                                  readsAsList(reinterpret_cast<PyTypeObject*>(type)));
+  if (source && PyList_Check(object) && !PyList_CheckExact(object) && !listItems)
+    return captureError(source->str() + " is a " + qualifiedTypeName(type) +
+                        " whose class reads or stores its items with methods of its own "
+                        "(__getitem__, __len__, __iter__ or __setitem__); guards cannot read its "
+                        "items as the program does, so this is not supported yet");
+  // Items have sources only in exact lists, tuples and dicts (str keys), the
+  // list objects above and the dict objects of wrapDictObject: a subclass
+  // may read items differently (see ir/Source.h). A tuple subclass (a named
+  // tuple, immutable) read through a source has its type pinned.
+  if (source && PyTuple_Check(object) && !PyTuple_CheckExact(object))
     guards_.add(typeGuard(source, type));
   // A tensor in such a container (a named tuple, an OrderedDict) would be a
   // graph input without a source; say what to pass instead.
-  if (source && !PyTuple_CheckExact(object) && !PyList_CheckExact(object) && !listObject &&
+  if (source && !PyTuple_CheckExact(object) && !PyList_CheckExact(object) && !listItems &&
       !PyDict_CheckExact(object) &&
       (PyTuple_Check(object) || PyList_Check(object) || PyDict_Check(object))) {
     PyRef values =
@@ -541,7 +559,7 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
                             (PyDict_Check(object) ? "dict" : "tuple") + " instead");
   }
   SourcePtr itemsSource =
-      PyTuple_CheckExact(object) || PyList_CheckExact(object) || listObject ? source : nullptr;
+      PyTuple_CheckExact(object) || PyList_CheckExact(object) || listItems ? source : nullptr;
   // Capture reads an exact container's items one by one, each through its
   // own source: pin the type and the length too, so that a call with more
   // or fewer items (or a dict with other keys) misses the guards rather than

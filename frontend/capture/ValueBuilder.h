@@ -220,6 +220,10 @@ private:
   /// \p value, read as the caller's exact list or dict \p real, marked as
   /// such; or the value the program changed it into.
   ValuePtr callersContainer(ValuePtr value, PyObject* real);
+  /// A real object of a dict subclass read through \p source, its items
+  /// sourced and guarded (ValueBuilderDicts.cpp); nullopt to read it as any
+  /// other object.
+  std::optional<llvm::Expected<ValuePtr>> wrapDictObject(PyObject* object, const SourcePtr& source);
   /// Objects reached through sources, each with the first source that
   /// reached it (SourceIdentity.cpp).
   struct Identity {

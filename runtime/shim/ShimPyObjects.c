@@ -205,22 +205,43 @@ static PyObject* builtin_field(PyObject* obj, const char* name, int* found) {
   return NULL;
 }
 
-/* The value held in the `__slots__` member `name` of an instance of a
- * Python class (a dataclass with slots=True, say): the member descriptor
- * found on the type gives the offset of the object's own storage, read in
- * place. Looking the name up on the type compares str keys only, so no
- * user code runs. NULL when `name` is not such a member or the slot is
- * empty; `*found` tells the two NULLs apart. */
+/* Whether some class in `type`'s MRO declares members a lookup could find:
+ * a Python class with a non-empty `__slots__`, or a type written in C with
+ * members (defaultdict's default_factory, functools.partial's func). Without one no attribute is a
+ * member, and the lookup below is skipped (attribute guards run on every
+ * call). */
+static int has_members(PyTypeObject* type) {
+  PyObject* mro = type->tp_mro;
+  if (!mro || !PyTuple_Check(mro))
+    return 1;
+  /* A class statement's members are its __slots__ (the array ends at once
+   * without them); an extension's types list theirs. */
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); ++i) {
+    PyTypeObject* base = (PyTypeObject*)PyTuple_GET_ITEM(mro, i);
+    if (base->tp_members && base->tp_members[0].name)
+      return 1;
+  }
+  return 0;
+}
+
+/* The value held in the member `name` of `obj`: a `__slots__` member of a
+ * Python class (a dataclass with slots=True, say), or a C member of a static
+ * type read as the generic lookup reads it (defaultdict's default_factory).
+ * The member descriptor found on the type gives the offset of the object's
+ * own storage, read in place. Looking the name up on the type compares str
+ * keys only (an interned probe, no allocation once cached), so no user code
+ * runs. NULL when `name` is not such a member or the slot is empty; `*found`
+ * tells the two NULLs apart. */
 static PyObject* slot_member(PyObject* obj, const char* name, int* found) {
   *found = 0;
   PyTypeObject* type = Py_TYPE(obj);
-  if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE))
+  if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE) && type->tp_getattro != PyObject_GenericGetAttr)
     return NULL;
-  PyObject* key = PyUnicode_FromString(name);
-  if (!key) {
-    PyErr_Clear();
+  if (!has_members(type))
     return NULL;
-  }
+  PyObject* key = probe_for(name, (Py_ssize_t)strlen(name));
+  if (!key)
+    return NULL;
   PyObject* descriptor = _PyType_Lookup(type, key);
   Py_DECREF(key);
   if (!descriptor || !Py_IS_TYPE(descriptor, &PyMemberDescr_Type))
@@ -248,7 +269,11 @@ PyObject* dync_py_instance_attr(PyObject* obj, const char* name) {
 }
 
 PyObject* dync_py_dict_item(PyObject* dict, const char* key) {
-  if (!dict || !key || !PyDict_CheckExact(dict))
+  /* A dict subclass's items are its dict's own: what `obj['key']` gives
+   * while the class reads items as dict does and the key is present, which
+   * capture guards (the keys) or refuses (a __getitem__ of its own that a
+   * graph input would run). */
+  if (!dict || !key || !PyDict_Check(dict))
     return NULL;
   return dict_lookup(dict, key);
 }
@@ -387,10 +412,39 @@ int64_t dync_py_length(PyObject* obj) {
   return -1;
 }
 
+/* dync_py_dict_keys_are for an OrderedDict or an object of a subclass: its
+ * own order (its linked list), walked by OrderedDict's C iterator, which
+ * runs no Python `__iter__` of a subclass. */
+static int odict_keys_are(PyObject* obj, const char* const* keys, const int64_t* sizes,
+                          int64_t count) {
+  PyObject* iterator = PyODict_Type.tp_iter(obj);
+  if (!iterator) {
+    PyErr_Clear();
+    return 0;
+  }
+  int same = 1;
+  int64_t i = 0;
+  PyObject* key;
+  while (same && (key = PyIter_Next(iterator)) != NULL) {
+    same = i < count && str_equals(key, keys[i], (Py_ssize_t)sizes[i]);
+    ++i;
+    Py_DECREF(key);
+  }
+  Py_DECREF(iterator);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return 0;
+  }
+  return same && i == count;
+}
+
 int dync_py_dict_keys_are(PyObject* obj, const char* const* keys, const int64_t* sizes,
                           int64_t count) {
-  if (!obj || !PyDict_CheckExact(obj) || PyDict_GET_SIZE(obj) != count)
+  /* Subclasses included: their keys are the dict's own. */
+  if (!obj || !PyDict_Check(obj) || PyDict_GET_SIZE(obj) != count)
     return 0;
+  if (PyODict_Check(obj))
+    return odict_keys_are(obj, keys, sizes, count);
   PyObject *key, *value;
   Py_ssize_t pos = 0;
   for (int64_t i = 0; PyDict_Next(obj, &pos, &key, &value); ++i)

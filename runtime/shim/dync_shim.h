@@ -365,9 +365,10 @@ DYNC_SHIM_EXPORT int64_t dync_global_state_of(int which);
  * of Python classes (nn.Module subclasses included), module objects and
  * anything with a tp_dictoffset. */
 DYNC_SHIM_EXPORT struct _object* dync_py_instance_attr(struct _object* obj, const char* name);
-/* dict[key] for an exact dict and the str `key` (UTF-8); NULL if `dict` is
- * not exactly a dict or has no such key. Keys that are not exact str are
- * never compared with, so no key's __eq__ runs. */
+/* dict[key] for a dict (or an object of a dict subclass, whose items are
+ * its dict's) and the str `key` (UTF-8); NULL if `dict` is not a dict or
+ * has no such key. Keys that are not exact str are never compared with, so
+ * no key's __eq__ runs. */
 DYNC_SHIM_EXPORT struct _object* dync_py_dict_item(struct _object* dict, const char* key);
 /* Item `index` of an exact list or tuple, negative counting from the end;
  * or the value at position `index` (not negative) of an exact dict or
@@ -398,7 +399,9 @@ DYNC_SHIM_EXPORT int dync_py_equals_str(struct _object* obj, const char* utf8, s
  * for any other object (other subclasses, whose len() may be Python
  * code). */
 DYNC_SHIM_EXPORT int64_t dync_py_length(struct _object* obj);
-/* 1 if `obj` is exactly a dict whose keys are, in iteration order, exactly
+/* 1 if `obj` is a dict (an OrderedDict, a defaultdict, an object of another
+ * dict subclass) whose keys are, in iteration order (an OrderedDict's own),
+ * exactly
  * `count` str objects whose UTF-8 forms are keys[i] (sizes[i] bytes each). */
 DYNC_SHIM_EXPORT int dync_py_dict_keys_are(struct _object* obj, const char* const* keys,
                                            const int64_t* sizes, int64_t count);

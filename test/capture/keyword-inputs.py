@@ -26,7 +26,7 @@
 # RUN:   | FileCheck %s --check-prefix=BADKEY
 # RUN: not %dync export %s:named_tuple --example named_tuple_inputs --emit=graph 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=NAMEDTUPLE
-# RUN: not %dync export %s:named_tuple --example ordered_inputs --emit=graph 2>&1 \
+# RUN: %dync export %s:ordered_items --example ordered_inputs --emit=graph \
 # RUN:   | FileCheck %s --check-prefix=ORDEREDDICT
 # RUN: not %dync export %s:Model.forward --example dynamic_inputs --emit=graph \
 # RUN:   --dynamic 'mask:0=b' 2>&1 | FileCheck %s --check-prefix=NODYN
@@ -173,7 +173,8 @@ def dynamic_kwargs():
 # NODYN: keyword-inputs.py: error: --dynamic 'mask:0=b' names 'mask', which is not an example argument of Model.forward
 
 
-# Containers whose items the guards cannot read yet.
+# Containers whose items the guards cannot read yet (named tuples), and an
+# OrderedDict, whose items they read.
 Pair = collections.namedtuple("Pair", "a b")
 
 
@@ -185,9 +186,14 @@ def named_tuple_inputs():
     return (Pair(torch.ones(2), torch.ones(2)),)
 
 
+def ordered_items(p):
+    return p["a"] * 2
+
+
 def ordered_kwargs():
     return {"p": collections.OrderedDict(a=torch.ones(2))}
 
 
 # NAMEDTUPLE: keyword-inputs.py: error: L['p'] is a keyword-inputs.Pair holding tensors; tensors in subclasses of tuple, list and dict (named tuples, OrderedDicts) are not supported as inputs yet: pass a plain tuple instead
-# ORDEREDDICT: keyword-inputs.py: error: L['p'] is a collections.OrderedDict holding tensors; {{.*}}: pass a plain dict instead
+# An OrderedDict's items are inputs by key, as a dict's are.
+# ORDEREDDICT: graph @ordered_items(%p_a: tensor<f32, [2]> = L['p']['a'])

@@ -254,6 +254,18 @@ TEST_F(ShimPyObjectsTest, InstanceAttrReadsSlotsInPlace) {
   EXPECT_EQ(dync_py_instance_attr(partial, "func"), eval("print"));
   // A getset descriptor is code, never run.
   EXPECT_EQ(dync_py_instance_attr(s, "__class__"), nullptr);
+  // A C member of a static type, as the generic lookup reads it:
+  // defaultdict's default_factory.
+  PyObject* counts = keep("counts", "collections.defaultdict(list)");
+  EXPECT_EQ(dync_py_instance_attr(counts, "default_factory"), eval("list"));
+  exec("counts.default_factory = None");
+  EXPECT_EQ(dync_py_instance_attr(counts, "default_factory"), Py_None);
+  // A class without slots anywhere in its MRO has no members to look up:
+  // an instance attribute is still found, a missing one is absent.
+  PyObject* plain = keep("plain", "Plain()");
+  exec("plain.fresh = 5");
+  EXPECT_EQ(dync_py_instance_attr(plain, "fresh"), eval("plain.fresh"));
+  EXPECT_EQ(dync_py_instance_attr(plain, "missing"), nullptr);
 }
 
 TEST_F(ShimPyObjectsTest, DictItem) {
@@ -273,10 +285,18 @@ TEST_F(ShimPyObjectsTest, DictItem) {
   // A str subclass key is not a str key.
   PyObject* subKey = keep("subkey", "{StrSub('k'): 1}");
   EXPECT_EQ(dync_py_dict_item(subKey, "k"), nullptr);
-  // Only exact dicts: a subclass's __getitem__ would record the call.
+  // A dict subclass's items are its dict's own, read without running its
+  // __getitem__ (which would record the call); an OrderedDict's too.
   PyObject* sub = keep("sub", "DictSub(x=1)");
-  EXPECT_EQ(dync_py_dict_item(sub, "x"), nullptr);
-  EXPECT_EQ(dync_py_dict_item(eval("collections.OrderedDict(x=1)"), "x"), nullptr);
+  EXPECT_EQ(dync_py_dict_item(sub, "x"), eval("dict.__getitem__(sub, 'x')"));
+  EXPECT_EQ(dync_py_dict_item(sub, "y"), nullptr);
+  PyObject* ordered = keep("ordered", "collections.OrderedDict(x=[1])");
+  EXPECT_EQ(dync_py_dict_item(ordered, "x"), eval("ordered['x']"));
+  PyObject* counts = keep("counts", "collections.defaultdict(list, x=[2])");
+  EXPECT_EQ(dync_py_dict_item(counts, "x"), eval("counts['x']"));
+  // A missing key is absent: the factory is never called.
+  EXPECT_EQ(dync_py_dict_item(counts, "y"), nullptr);
+  EXPECT_EQ(PyObject_Length(counts), 1);
   EXPECT_EQ(dync_py_dict_item(eval("[1]"), "x"), nullptr);
   EXPECT_EQ(dync_py_dict_item(nullptr, "x"), nullptr);
   EXPECT_EQ(dync_py_dict_item(d, nullptr), nullptr);
@@ -495,8 +515,23 @@ TEST_F(ShimPyObjectsTest, DictKeysInOrder) {
   EXPECT_EQ(dync_py_dict_keys_are(eval("{'a': 1, 'b\\0c': 2}"), keys, sizes, 3), 0);
   EXPECT_EQ(dync_py_dict_keys_are(eval("{'a': 1, 'b\\0c': 2}"), keys, sizes, 1), 0);
   EXPECT_EQ(dync_py_dict_keys_are(eval("{}"), keys, sizes, 0), 1);
-  // Only exact dicts, and only str keys.
-  EXPECT_EQ(dync_py_dict_keys_are(eval("DictSub(a=1)"), keys, sizes, 1), 0);
+  // Dict subclasses by their dict's order; an OrderedDict by its own, which
+  // move_to_end changes (its storage order stays), walked without running
+  // a subclass's __iter__. Only str keys.
+  EXPECT_EQ(dync_py_dict_keys_are(eval("DictSub(a=1)"), keys, sizes, 1), 1);
+  EXPECT_EQ(dync_py_dict_keys_are(eval("DictSub(b=1)"), keys, sizes, 1), 0);
+  exec("ordered = collections.OrderedDict([('\\u00e9', 3), ('a', 1), ('b\\0c', 2)])");
+  PyObject* ordered = eval("ordered");
+  EXPECT_EQ(dync_py_dict_keys_are(ordered, keys, sizes, 3), 0);
+  exec("ordered.move_to_end('\\u00e9')");
+  EXPECT_EQ(dync_py_dict_keys_are(ordered, keys, sizes, 3), 1);
+  exec("class OwnIter(collections.OrderedDict):\n"
+       "    def __iter__(self):\n"
+       "        calls.append('iter')\n"
+       "        return iter(())\n"
+       "own = OwnIter(a=1)");
+  EXPECT_EQ(dync_py_dict_keys_are(eval("own"), keys, sizes, 1), 1);
+  EXPECT_EQ(dync_py_dict_keys_are(eval("collections.defaultdict(int, a=1)"), keys, sizes, 1), 1);
   EXPECT_EQ(dync_py_dict_keys_are(eval("{1: 1}"), keys, sizes, 1), 0);
   EXPECT_EQ(dync_py_dict_keys_are(nullptr, keys, sizes, 0), 0);
 }
