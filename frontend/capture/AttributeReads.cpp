@@ -357,6 +357,204 @@ llvm::Expected<ValuePtr> superOfClass(ValueBuilder& values, PyObject* cls, const
   return captureError("'super' object has no attribute '" + name + "'");
 }
 
+// --- Classes of objects read through sources: `type(SRC).NAME` ---
+/// `type(SRC).NAME`: the class of an object read through a source, and
+/// what the program reads from that class, guarded; nothing when \p base
+/// is no such class or object.
+llvm::Expected<std::optional<ValuePtr>>
+classOfSourceAttr(SemanticsContext& cx, const ValuePtr& base, llvm::StringRef name) {
+  // type(obj) and obj.__class__ give the class of an object read through
+  // a source; what the program (a method of the object, say) reads from
+  // that class is then read as `type(SRC).NAME` and guarded, rather than
+  // folded in as an unguarded constant.
+  if (base->kind == ValueKind::Object && base->source && !base->classOf && name == "__class__") {
+    PyTypeObject* type = Py_TYPE(base->object.get());
+    PyRef key = PyRef::steal(python::newStr(name));
+    if (key && _PyType_Lookup(type, key.get()) == _PyType_Lookup(&PyBaseObject_Type, key.get())) {
+      cx.guards().add(typeGuard(base->source, reinterpret_cast<PyObject*>(type)));
+      ValuePtr classValue =
+          makeValue(ValueKind::Object, PyRef::borrow(reinterpret_cast<PyObject*>(type)));
+      classValue->classOf = base->source;
+      return std::optional<ValuePtr>(classValue);
+    }
+  }
+  if (base->kind == ValueKind::Object && base->classOf) {
+    PyRef key = PyRef::steal(python::newStr(name));
+    PyRef value = PyRef::steal(key ? PyObject_GetAttr(base->object.get(), key.get()) : nullptr);
+    if (!value)
+      return programError("reading attribute '" + name + "' of a class");
+    if (SourcePtr source =
+            cx.values().classOfSource(base->classOf, base->object.get(), name, value.get())) {
+      llvm::Expected<ValuePtr> read = cx.values().wrapReal(value.get(), source);
+      if (!read)
+        return read.takeError();
+      return std::optional<ValuePtr>(*read);
+    }
+  }
+  return std::optional<ValuePtr>();
+}
+// --- end of classes of objects read through sources ---
+
+/// An attribute of a real object (a constant, an object read, a builtin,
+/// a torch callable) read for real: a builtin capture models, a method
+/// bound to the object, or the value read with the source it has.
+llvm::Expected<ValuePtr> realObjectAttr(SemanticsContext& cx, const ValuePtr& base,
+                                        llvm::StringRef name) {
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  PyRef value = PyRef::steal(PyObject_GetAttr(base->object.get(), nameObject.get()));
+  if (!value)
+    return programError("reading attribute '" + name + "' of " +
+                        (base->source ? base->source->str() : typeNameOf(base)));
+  // A method of an object's C class that capture models (ContextVar.set).
+  if (ValuePtr method = cx.boundBuiltinMethod(base, value.get()))
+    return method;
+  // A Python method bound to the object read: its `self` is that object
+  // with its source, so what the method reads of it is guarded and what
+  // it assigns can be read back (RealAttributes.cpp).
+  if (base->kind == ValueKind::Object && base->source && PyMethod_Check(value.get()) &&
+      PyMethod_GET_SELF(value.get()) == base->object.get() &&
+      PyFunction_Check(PyMethod_GET_FUNCTION(value.get()))) {
+    llvm::Expected<ValuePtr> function =
+        cx.values().wrapReal(PyMethod_GET_FUNCTION(value.get()), nullptr);
+    if (!function)
+      return function.takeError();
+    ValuePtr method = makeValue(ValueKind::BoundMethod, PyRef::borrow(value.get()));
+    method->items = {base, *function};
+    return method;
+  }
+  // Only a read of the instance dict (a module's, a class's) has a source;
+  // what an object's class gives is a constant, with the class pinned.
+  PyObject* object = base->object.get();
+  SourcePtr source =
+      cx.values().instanceDictSource(base->source, object, nameObject.get(), value.get());
+  if (base->source && !source && base->kind != ValueKind::Constant && !PyModule_Check(object) &&
+      !PyType_Check(object)) {
+    cx.guards().add(typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
+    // A plain class attribute (the object the class holds, as is).
+    if (Py_TYPE(object)->tp_getattro == PyObject_GenericGetAttr &&
+        _PyType_Lookup(Py_TYPE(object), nameObject.get()) == value.get())
+      source = cx.values().classReadSource(base->source, name, value.get());
+  }
+  // Methods of constants stay calls on constants (see callObject). What
+  // torch's own modules hold is guarded only where it is a function
+  // (moduleReadSource).
+  if (base->kind == ValueKind::Constant)
+    source = nullptr;
+  source = cx.values().moduleReadSource(source, object, value.get());
+  return cx.values().wrapReal(value.get(), source);
+}
+
+/// An attribute of a tuple, list, dict or set value: a method of its
+/// type (a builtin capture implements, or a Python function), a named
+/// tuple's field, or a pure method of a tuple of constants.
+llvm::Expected<ValuePtr> containerAttr(SemanticsContext& cx, const ValuePtr& base,
+                                       llvm::StringRef name) {
+  llvm::Expected<PyRef> type = cx.pythonType(base);
+  if (!type)
+    return type.takeError();
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  PyObject* attribute =
+      _PyType_Lookup(reinterpret_cast<PyTypeObject*>(type->get()), nameObject.get());
+  // OrderedDict overrides these in C with dict's behaviour (order is
+  // insertion order for both); its own methods (move_to_end, popitem,
+  // copy, which keeps the class) are DictInstances.cpp's.
+  if (base->kind == ValueKind::Dict && type->get() == cx.types().orderedDict.get() &&
+      llvm::is_contained({"keys", "values", "items", "get", "setdefault", "pop", "update", "clear",
+                          "__contains__", "__getitem__", "__setitem__", "__delitem__", "__len__",
+                          "__iter__"},
+                         name))
+    attribute = _PyType_Lookup(&PyDict_Type, nameObject.get());
+  if (attribute && cx.builtins().contains(attribute)) {
+    ValuePtr method = makeValue(ValueKind::BoundMethod);
+    method->items = {base, makeValue(ValueKind::Builtin, PyRef::borrow(attribute))};
+    return method;
+  }
+  if (attribute && PyFunction_Check(attribute)) {
+    llvm::Expected<ValuePtr> function = cx.values().functionFromReal(attribute, nullptr);
+    if (!function)
+      return function.takeError();
+    ValuePtr method = makeValue(ValueKind::BoundMethod);
+    method->items = {base, *function};
+    return method;
+  }
+  if (base->kind == ValueKind::Tuple && attribute) {
+    llvm::Expected<std::optional<size_t>> field = namedTupleField(attribute);
+    if (!field)
+      return field.takeError();
+    if (*field) {
+      if (**field >= base->items.size())
+        return captureError("named tuple field '" + name + "' is out of range");
+      return base->items[**field];
+    }
+  }
+  // Other methods of a tuple of constants (torch.Size.numel, say) are
+  // pure: run them on the real tuple.
+  if (base->kind == ValueKind::Tuple && allConstant(base->items)) {
+    llvm::Expected<PyRef> tuple = cx.toPython(base);
+    if (!tuple)
+      return tuple.takeError();
+    PyRef method = PyRef::steal(PyObject_GetAttrString(tuple->get(), name.str().c_str()));
+    if (!method)
+      return programError("reading attribute '" + name + "' of " + qualifiedTypeName(type->get()));
+    return cx.values().wrapReal(method.get(), nullptr);
+  }
+  if (isSymbolicSize(cx, base))
+    return symbolicSizeMethod(cx, base, name);
+  if (!attribute)
+    return raiseBuiltin(PyExc_AttributeError, "'" + qualifiedTypeName(type->get()) +
+                                                  "' object has no attribute '" + name + "'");
+  return captureError("method '" + name + "' of " + qualifiedTypeName(type->get()) +
+                      " is not supported");
+}
+
+/// An attribute of a `super()` value.
+llvm::Expected<ValuePtr> superAttr(SemanticsContext& cx, const ValuePtr& base,
+                                   llvm::StringRef name) {
+  // Look the name up in the MRO of type(self), after the class super()
+  // was given.
+  const ValuePtr& self = base->items[0];
+  llvm::Expected<PyRef> type = cx.pythonType(self);
+  if (!type)
+    return type.takeError();
+  // super(C, cls) with a class for its second argument, as in a __new__
+  // or a class method (`super().__new__(cls, ...)` of a named tuple's
+  // subclass): the MRO searched is that class's own, and what is found
+  // binds to the class, if at all (superOfClass, above).
+  PyObject* selfClass =
+      self->kind == ValueKind::Object && self->object && PyType_Check(self->object.get()) &&
+              PyType_Check(base->object.get()) &&
+              PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(self->object.get()),
+                               reinterpret_cast<PyTypeObject*>(base->object.get()))
+          ? self->object.get()
+          : nullptr;
+  if (selfClass)
+    return superOfClass(cx.values(), selfClass, self, base->object.get(), name);
+  PyObject* mro = reinterpret_cast<PyTypeObject*>(type->get())->tp_mro;
+  Py_ssize_t i = 0, n = PyTuple_GET_SIZE(mro);
+  while (i < n && PyTuple_GET_ITEM(mro, i) != base->object.get())
+    ++i;
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  for (++i; i < n; ++i) {
+    PyObject* dict = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_dict;
+    PyObject* attribute = dict ? PyDict_GetItem(dict, nameObject.get()) : nullptr;
+    if (!attribute)
+      continue;
+    llvm::Expected<ValuePtr> function = cx.values().wrapReal(attribute, nullptr);
+    if (!function)
+      return function.takeError();
+    // `object`'s methods bind to self like functions do (super().__init__());
+    // __new__ is a static method.
+    bool binds = (*function)->kind == ValueKind::Function ||
+                 ((*function)->kind == ValueKind::Builtin && name != "__new__");
+    if (!binds)
+      return *function;
+    ValuePtr method = makeValue(ValueKind::BoundMethod);
+    method->items = {self, *function};
+    return method;
+  }
+  return captureError("'super' object has no attribute '" + name + "'");
+}
+
 } // namespace
 
 llvm::Expected<ValuePtr> ObjectSemantics::getAttr(const ValuePtr& base, llvm::StringRef name) {
@@ -381,32 +579,11 @@ llvm::Expected<ValuePtr> ObjectSemantics::getAttr(const ValuePtr& base, llvm::St
     if (base->kind == ValueKind::Object)
       if (ValuePtr assigned = cx_.assignedRealAttr(base->object.get(), name))
         return assigned;
-    // --- Classes of objects read through sources: `type(SRC).NAME` ---
-    // type(obj) and obj.__class__ give the class of an object read through
-    // a source; what the program (a method of the object, say) reads from
-    // that class is then read as `type(SRC).NAME` and guarded, rather than
-    // folded in as an unguarded constant.
-    if (base->kind == ValueKind::Object && base->source && !base->classOf && name == "__class__") {
-      PyTypeObject* type = Py_TYPE(base->object.get());
-      PyRef key = PyRef::steal(python::newStr(name));
-      if (key && _PyType_Lookup(type, key.get()) == _PyType_Lookup(&PyBaseObject_Type, key.get())) {
-        cx_.guards().add(typeGuard(base->source, reinterpret_cast<PyObject*>(type)));
-        ValuePtr classValue =
-            makeValue(ValueKind::Object, PyRef::borrow(reinterpret_cast<PyObject*>(type)));
-        classValue->classOf = base->source;
-        return classValue;
-      }
-    }
-    if (base->kind == ValueKind::Object && base->classOf) {
-      PyRef key = PyRef::steal(python::newStr(name));
-      PyRef value = PyRef::steal(key ? PyObject_GetAttr(base->object.get(), key.get()) : nullptr);
-      if (!value)
-        return programError("reading attribute '" + name + "' of a class");
-      if (SourcePtr source =
-              cx_.values().classOfSource(base->classOf, base->object.get(), name, value.get()))
-        return cx_.values().wrapReal(value.get(), source);
-    }
-    // --- end of classes of objects read through sources ---
+    llvm::Expected<std::optional<ValuePtr>> classRead = classOfSourceAttr(cx_, base, name);
+    if (!classRead)
+      return classRead.takeError();
+    if (*classRead)
+      return **classRead;
     if (base->kind == ValueKind::Object && base->source) {
       llvm::Expected<std::optional<ValuePtr>> read = userObjectClassRead(base, name);
       if (!read)
@@ -418,48 +595,7 @@ llvm::Expected<ValuePtr> ObjectSemantics::getAttr(const ValuePtr& base, llvm::St
     if (base->kind == ValueKind::Constant || base->kind == ValueKind::Object)
       if (std::optional<llvm::Expected<ValuePtr>> method = constantMethodAttr(cx_, base, name))
         return std::move(*method);
-    PyRef nameObject = PyRef::steal(python::newStr(name));
-    PyRef value = PyRef::steal(PyObject_GetAttr(base->object.get(), nameObject.get()));
-    if (!value)
-      return programError("reading attribute '" + name + "' of " +
-                          (base->source ? base->source->str() : typeNameOf(base)));
-    // A method of an object's C class that capture models (ContextVar.set).
-    if (ValuePtr method = cx_.boundBuiltinMethod(base, value.get()))
-      return method;
-    // A Python method bound to the object read: its `self` is that object
-    // with its source, so what the method reads of it is guarded and what
-    // it assigns can be read back (RealAttributes.cpp).
-    if (base->kind == ValueKind::Object && base->source && PyMethod_Check(value.get()) &&
-        PyMethod_GET_SELF(value.get()) == base->object.get() &&
-        PyFunction_Check(PyMethod_GET_FUNCTION(value.get()))) {
-      llvm::Expected<ValuePtr> function =
-          cx_.values().wrapReal(PyMethod_GET_FUNCTION(value.get()), nullptr);
-      if (!function)
-        return function.takeError();
-      ValuePtr method = makeValue(ValueKind::BoundMethod, PyRef::borrow(value.get()));
-      method->items = {base, *function};
-      return method;
-    }
-    // Only a read of the instance dict (a module's, a class's) has a source;
-    // what an object's class gives is a constant, with the class pinned.
-    PyObject* object = base->object.get();
-    SourcePtr source =
-        cx_.values().instanceDictSource(base->source, object, nameObject.get(), value.get());
-    if (base->source && !source && base->kind != ValueKind::Constant && !PyModule_Check(object) &&
-        !PyType_Check(object)) {
-      cx_.guards().add(typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
-      // A plain class attribute (the object the class holds, as is).
-      if (Py_TYPE(object)->tp_getattro == PyObject_GenericGetAttr &&
-          _PyType_Lookup(Py_TYPE(object), nameObject.get()) == value.get())
-        source = cx_.values().classReadSource(base->source, name, value.get());
-    }
-    // Methods of constants stay calls on constants (see callObject). What
-    // torch's own modules hold is guarded only where it is a function
-    // (moduleReadSource).
-    if (base->kind == ValueKind::Constant)
-      source = nullptr;
-    source = cx_.values().moduleReadSource(source, object, value.get());
-    return cx_.values().wrapReal(value.get(), source);
+    return realObjectAttr(cx_, base, name);
   }
   case ValueKind::Function:
     if (base->object) {
@@ -487,108 +623,10 @@ llvm::Expected<ValuePtr> ObjectSemantics::getAttr(const ValuePtr& base, llvm::St
   case ValueKind::List:
   case ValueKind::Dict:
   case ValueKind::Set: {
-    llvm::Expected<PyRef> type = cx_.pythonType(base);
-    if (!type)
-      return type.takeError();
-    PyRef nameObject = PyRef::steal(python::newStr(name));
-    PyObject* attribute =
-        _PyType_Lookup(reinterpret_cast<PyTypeObject*>(type->get()), nameObject.get());
-    // OrderedDict overrides these in C with dict's behaviour (order is
-    // insertion order for both); its own methods (move_to_end, popitem,
-    // copy, which keeps the class) are DictInstances.cpp's.
-    if (base->kind == ValueKind::Dict && type->get() == cx_.types().orderedDict.get() &&
-        llvm::is_contained({"keys", "values", "items", "get", "setdefault", "pop", "update",
-                            "clear", "__contains__", "__getitem__", "__setitem__", "__delitem__",
-                            "__len__", "__iter__"},
-                           name))
-      attribute = _PyType_Lookup(&PyDict_Type, nameObject.get());
-    if (attribute && cx_.builtins().contains(attribute)) {
-      ValuePtr method = makeValue(ValueKind::BoundMethod);
-      method->items = {base, makeValue(ValueKind::Builtin, PyRef::borrow(attribute))};
-      return method;
-    }
-    if (attribute && PyFunction_Check(attribute)) {
-      llvm::Expected<ValuePtr> function = cx_.values().functionFromReal(attribute, nullptr);
-      if (!function)
-        return function.takeError();
-      ValuePtr method = makeValue(ValueKind::BoundMethod);
-      method->items = {base, *function};
-      return method;
-    }
-    if (base->kind == ValueKind::Tuple && attribute) {
-      llvm::Expected<std::optional<size_t>> field = namedTupleField(attribute);
-      if (!field)
-        return field.takeError();
-      if (*field) {
-        if (**field >= base->items.size())
-          return captureError("named tuple field '" + name + "' is out of range");
-        return base->items[**field];
-      }
-    }
-    // Other methods of a tuple of constants (torch.Size.numel, say) are
-    // pure: run them on the real tuple.
-    if (base->kind == ValueKind::Tuple && allConstant(base->items)) {
-      llvm::Expected<PyRef> tuple = cx_.toPython(base);
-      if (!tuple)
-        return tuple.takeError();
-      PyRef method = PyRef::steal(PyObject_GetAttrString(tuple->get(), name.str().c_str()));
-      if (!method)
-        return programError("reading attribute '" + name + "' of " +
-                            qualifiedTypeName(type->get()));
-      return cx_.values().wrapReal(method.get(), nullptr);
-    }
-    if (isSymbolicSize(cx_, base))
-      return symbolicSizeMethod(cx_, base, name);
-    if (!attribute)
-      return raiseBuiltin(PyExc_AttributeError, "'" + qualifiedTypeName(type->get()) +
-                                                    "' object has no attribute '" + name + "'");
-    return captureError("method '" + name + "' of " + qualifiedTypeName(type->get()) +
-                        " is not supported");
+    return containerAttr(cx_, base, name);
   }
   case ValueKind::Super: {
-    // Look the name up in the MRO of type(self), after the class super()
-    // was given.
-    const ValuePtr& self = base->items[0];
-    llvm::Expected<PyRef> type = cx_.pythonType(self);
-    if (!type)
-      return type.takeError();
-    // super(C, cls) with a class for its second argument, as in a __new__
-    // or a class method (`super().__new__(cls, ...)` of a named tuple's
-    // subclass): the MRO searched is that class's own, and what is found
-    // binds to the class, if at all (superOfClass, above).
-    PyObject* selfClass =
-        self->kind == ValueKind::Object && self->object && PyType_Check(self->object.get()) &&
-                PyType_Check(base->object.get()) &&
-                PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(self->object.get()),
-                                 reinterpret_cast<PyTypeObject*>(base->object.get()))
-            ? self->object.get()
-            : nullptr;
-    if (selfClass)
-      return superOfClass(cx_.values(), selfClass, self, base->object.get(), name);
-    PyObject* mro = reinterpret_cast<PyTypeObject*>(type->get())->tp_mro;
-    Py_ssize_t i = 0, n = PyTuple_GET_SIZE(mro);
-    while (i < n && PyTuple_GET_ITEM(mro, i) != base->object.get())
-      ++i;
-    PyRef nameObject = PyRef::steal(python::newStr(name));
-    for (++i; i < n; ++i) {
-      PyObject* dict = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_dict;
-      PyObject* attribute = dict ? PyDict_GetItem(dict, nameObject.get()) : nullptr;
-      if (!attribute)
-        continue;
-      llvm::Expected<ValuePtr> function = cx_.values().wrapReal(attribute, nullptr);
-      if (!function)
-        return function.takeError();
-      // `object`'s methods bind to self like functions do (super().__init__());
-      // __new__ is a static method.
-      bool binds = (*function)->kind == ValueKind::Function ||
-                   ((*function)->kind == ValueKind::Builtin && name != "__new__");
-      if (!binds)
-        return *function;
-      ValuePtr method = makeValue(ValueKind::BoundMethod);
-      method->items = {self, *function};
-      return method;
-    }
-    return captureError("'super' object has no attribute '" + name + "'");
+    return superAttr(cx_, base, name);
   }
   default:
     break;

@@ -26,9 +26,9 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/BuiltinMethods.h"
 
+#include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -183,7 +183,7 @@ public:
   /// \p sizesAsText: the call makes text (a str method), so symbolic numbers
   /// are stand-ins too, whose text is refused rather than spelled as the
   /// symbol.
-  Realizer(Interpreter& interp, bool sizesAsText) : interp_(interp), sizesAsText_(sizesAsText) {
+  Realizer(BuiltinContext& interp, bool sizesAsText) : interp_(interp), sizesAsText_(sizesAsText) {
     activeRealizers().push_back(this);
   }
   ~Realizer() {
@@ -193,7 +193,7 @@ public:
   Realizer(const Realizer&) = delete;
   Realizer& operator=(const Realizer&) = delete;
 
-  Interpreter& interp() { return interp_; }
+  BuiltinContext& interp() { return interp_; }
 
   llvm::Expected<PyRef> toReal(const ValuePtr& value);
   llvm::Expected<ValuePtr> fromReal(PyObject* object);
@@ -237,7 +237,7 @@ private:
   llvm::Expected<PyRef> standIn(const ValuePtr& value);
   llvm::Expected<PyRef> realTuple(const ValuePtr& value);
 
-  Interpreter& interp_;
+  BuiltinContext& interp_;
   bool sizesAsText_;
   /// Containers made for values, by value.
   std::map<const Value*, PyRef> made_;
@@ -690,7 +690,7 @@ llvm::Expected<StandInClasses> standInClasses() {
 /// Calls \p callable on \p args made real; \p row, when the callable is a
 /// method of the table, says what it does to \p receiver (args[0], or null
 /// when the call has none).
-llvm::Expected<ValuePtr> runOnRealValues(Interpreter& interp, const MethodRow* row,
+llvm::Expected<ValuePtr> runOnRealValues(BuiltinContext& interp, const MethodRow* row,
                                          PyObject* callable, const ValuePtr& receiver,
                                          const Args& args, const KeywordArgs& kwargs,
                                          bool makesText = false) {
@@ -744,7 +744,7 @@ llvm::Expected<ValuePtr> runOnRealValues(Interpreter& interp, const MethodRow* r
 /// The handler of every attribute of the table registered as a builtin: the
 /// method descriptor (the receiver is args[0]), class method descriptor or
 /// static method.
-llvm::Expected<ValuePtr> tableMethod(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> tableMethod(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                      KeywordArgs& kwargs) {
   PyObject* attribute = self->object.get();
   const MethodRow& row = *methodTable().byAttribute.at(attribute);
@@ -775,7 +775,7 @@ llvm::Expected<ValuePtr> tableMethod(Interpreter& interp, const ValuePtr& self, 
 
 } // namespace
 
-llvm::Error registerBuiltinMethods(Interpreter& interp) {
+llvm::Error registerBuiltinMethods(BuiltinContext& interp) {
   if (llvm::Error error = buildMethodTable())
     return error;
   for (const auto& [attribute, row] : methodTable().byAttribute)
@@ -813,7 +813,8 @@ constantMethodAttr(SemanticsContext& cx, const ValuePtr& base, llvm::StringRef n
   return llvm::Expected<ValuePtr>(method);
 }
 
-std::optional<llvm::Expected<ValuePtr>> callTableFunction(Interpreter& interp, PyObject* callable,
+std::optional<llvm::Expected<ValuePtr>> callTableFunction(BuiltinContext& interp,
+                                                          PyObject* callable,
                                                           const std::vector<ValuePtr>& args,
                                                           const KeywordArgs& kwargs) {
   if (!PyCFunction_Check(callable))
@@ -832,7 +833,7 @@ std::optional<llvm::Expected<ValuePtr>> callTableFunction(Interpreter& interp, P
   return runOnRealValues(interp, &row, callable, nullptr, args, kwargs);
 }
 
-llvm::Expected<ValuePtr> callWithRealValues(Interpreter& interp, PyObject* callable,
+llvm::Expected<ValuePtr> callWithRealValues(BuiltinContext& interp, PyObject* callable,
                                             const std::vector<ValuePtr>& args,
                                             const KeywordArgs& kwargs, bool makesText) {
   return runOnRealValues(interp, nullptr, callable, nullptr, args, kwargs, makesText);

@@ -25,12 +25,12 @@
 
 namespace dync::capture {
 
-class Interpreter;
+class BuiltinContext;
 class SemanticsContext;
 
 /// Registers every method of the table as a builtin of \p interp, and checks
 /// the table against the running interpreter's types.
-llvm::Error registerBuiltinMethods(Interpreter& interp);
+llvm::Error registerBuiltinMethods(BuiltinContext& interp);
 
 /// `base.name` where \p base is a constant whose type the table covers (str,
 /// int, float, bool, frozenset): a method bound to it, or a data attribute
@@ -42,7 +42,8 @@ constantMethodAttr(SemanticsContext& cx, const ValuePtr& base, llvm::StringRef n
 /// Calls \p callable, a C function of the table reached as a real object
 /// (`dict.fromkeys` read from the class, `str.maketrans`, a bound method of
 /// a constant); none when it is not one.
-std::optional<llvm::Expected<ValuePtr>> callTableFunction(Interpreter& interp, PyObject* callable,
+std::optional<llvm::Expected<ValuePtr>> callTableFunction(BuiltinContext& interp,
+                                                          PyObject* callable,
                                                           const std::vector<ValuePtr>& args,
                                                           const KeywordArgs& kwargs);
 
@@ -51,7 +52,7 @@ std::optional<llvm::Expected<ValuePtr>> callTableFunction(Interpreter& interp, P
 /// as `sorted` that call back into what they are given (a key function).
 /// \p makesText: the call makes text (`repr`), so a symbolic number's text is
 /// refused rather than spelled as its symbol.
-llvm::Expected<ValuePtr> callWithRealValues(Interpreter& interp, PyObject* callable,
+llvm::Expected<ValuePtr> callWithRealValues(BuiltinContext& interp, PyObject* callable,
                                             const std::vector<ValuePtr>& args,
                                             const KeywordArgs& kwargs, bool makesText = false);
 

@@ -26,13 +26,13 @@
 
 namespace dync::capture {
 
-class Interpreter;
+class BuiltinContext;
 
 /// Keyword arguments in call order.
 using KeywordArgs = std::vector<std::pair<std::string, ValuePtr>>;
 
 /// A handler for a builtin callable capture implements over symbolic values.
-using BuiltinHandler = llvm::Expected<ValuePtr> (*)(Interpreter&, const ValuePtr& self,
+using BuiltinHandler = llvm::Expected<ValuePtr> (*)(BuiltinContext&, const ValuePtr& self,
                                                     std::vector<ValuePtr>& args,
                                                     KeywordArgs& kwargs);
 

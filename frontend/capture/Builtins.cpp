@@ -39,7 +39,8 @@ llvm::Error noKeywords(llvm::StringRef name, const KeywordArgs& kwargs) {
 }
 
 /// Calls \p object (a builtin) on constants in CPython.
-llvm::Expected<ValuePtr> applyToConstants(Interpreter& interp, PyObject* object, const Args& args) {
+llvm::Expected<ValuePtr> applyToConstants(BuiltinContext& interp, PyObject* object,
+                                          const Args& args) {
   PyRef tuple = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(args.size())));
   for (size_t i = 0; i < args.size(); ++i) {
     llvm::Expected<PyRef> arg = interp.toPython(args[i]);
@@ -69,7 +70,7 @@ bool numeric(const ValuePtr& v) {
 
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<ValuePtr> builtinLen(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinLen(BuiltinContext& interp, const ValuePtr&, Args& args,
                                     KeywordArgs& kwargs) {
   if (auto e = arity("len", args, 1, 1))
     return e;
@@ -78,7 +79,7 @@ llvm::Expected<ValuePtr> builtinLen(Interpreter& interp, const ValuePtr&, Args& 
   return interp.length(args[0]);
 }
 
-llvm::Expected<ValuePtr> builtinIsinstance(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinIsinstance(BuiltinContext& interp, const ValuePtr&, Args& args,
                                            KeywordArgs& kwargs) {
   if (auto e = arity("isinstance", args, 2, 2))
     return e;
@@ -131,7 +132,7 @@ PyRef realClassInfo(const ValuePtr& v) {
   return tuple;
 }
 
-llvm::Expected<ValuePtr> builtinIssubclass(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> builtinIssubclass(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                            KeywordArgs& kwargs) {
   if (auto e = noKeywords("issubclass", kwargs))
     return e;
@@ -140,7 +141,7 @@ llvm::Expected<ValuePtr> builtinIssubclass(Interpreter& interp, const ValuePtr& 
   PyObject* cls = realClass(args[0]);
   PyRef classInfo = realClassInfo(args[1]);
   if (!cls || !classInfo) {
-    if (!Interpreter::allConstant(args) && !llvm::all_of(args, [](const ValuePtr& v) {
+    if (!allConstant(args) && !llvm::all_of(args, [](const ValuePtr& v) {
           return v->kind == ValueKind::Object || v->kind == ValueKind::Tuple;
         }))
       return captureError("issubclass() of a symbolic value");
@@ -152,7 +153,7 @@ llvm::Expected<ValuePtr> builtinIssubclass(Interpreter& interp, const ValuePtr& 
   return makeBool(result == 1);
 }
 
-llvm::Expected<ValuePtr> builtinGetattr(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinGetattr(BuiltinContext& interp, const ValuePtr&, Args& args,
                                         KeywordArgs& kwargs) {
   if (auto e = arity("getattr", args, 2, 3))
     return e;
@@ -177,14 +178,15 @@ llvm::Expected<ValuePtr> builtinGetattr(Interpreter& interp, const ValuePtr&, Ar
   return captureError(message);
 }
 
-llvm::Expected<ValuePtr> builtinSideEffect(Interpreter&, const ValuePtr& self, Args&, KeywordArgs&);
+llvm::Expected<ValuePtr> builtinSideEffect(BuiltinContext&, const ValuePtr& self, Args&,
+                                           KeywordArgs&);
 
 /// setattr(obj, "name", value) with a constant name is `obj.name = value`
 /// (torch's old weight_norm pre-hook sets the module's weight this way):
 /// an object made while capturing changes in capture, a module's or a real
 /// object's attribute is kept and replayed after the graph as STORE_ATTR
 /// keeps it (RealAttributes.cpp); anything else is refused there.
-llvm::Expected<ValuePtr> builtinSetattr(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> builtinSetattr(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                         KeywordArgs& kwargs) {
   if (auto e = arity("setattr", args, 3, 3))
     return e;
@@ -204,7 +206,7 @@ llvm::Expected<ValuePtr> builtinSetattr(Interpreter& interp, const ValuePtr& sel
   return makeNone();
 }
 
-llvm::Expected<ValuePtr> builtinHasattr(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinHasattr(BuiltinContext& interp, const ValuePtr&, Args& args,
                                         KeywordArgs& kwargs) {
   if (auto e = arity("hasattr", args, 2, 2))
     return e;
@@ -231,7 +233,7 @@ llvm::Expected<ValuePtr> builtinHasattr(Interpreter& interp, const ValuePtr&, Ar
 /// min and max: over constants and SymInts by CPython (torch's SymInt
 /// semantics), over tensors by the oracle (torch.min/max of two tensors is
 /// not what Python's min does, so that is refused).
-llvm::Expected<ValuePtr> builtinMinMax(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> builtinMinMax(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                        KeywordArgs& kwargs) {
   std::string name = nameOf(self->object.get(), "min");
   if (auto e = noKeywords(name, kwargs))
@@ -252,7 +254,7 @@ llvm::Expected<ValuePtr> builtinMinMax(Interpreter& interp, const ValuePtr& self
 
 /// abs, int, float, bool, round, divmod, pow, str, hash of numbers: CPython
 /// applied to constants and SymInts.
-llvm::Expected<ValuePtr> builtinNumeric(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> builtinNumeric(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                         KeywordArgs& kwargs) {
   if (auto e = noKeywords(describeObject(self->object.get()), kwargs))
     return e;
@@ -292,7 +294,7 @@ llvm::Expected<ValuePtr> builtinNumeric(Interpreter& interp, const ValuePtr& sel
   return applyToConstants(interp, self->object.get(), args);
 }
 
-llvm::Expected<ValuePtr> builtinTuple(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinTuple(BuiltinContext& interp, const ValuePtr&, Args& args,
                                       KeywordArgs& kwargs) {
   if (auto e = arity("tuple", args, 0, 1))
     return e;
@@ -306,7 +308,7 @@ llvm::Expected<ValuePtr> builtinTuple(Interpreter& interp, const ValuePtr&, Args
   return makeTuple(std::move(*items));
 }
 
-llvm::Expected<ValuePtr> builtinList(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinList(BuiltinContext& interp, const ValuePtr&, Args& args,
                                      KeywordArgs& kwargs) {
   if (auto e = arity("list", args, 0, 1))
     return e;
@@ -320,7 +322,7 @@ llvm::Expected<ValuePtr> builtinList(Interpreter& interp, const ValuePtr&, Args&
   return makeList(std::move(*items));
 }
 
-llvm::Expected<ValuePtr> builtinDict(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinDict(BuiltinContext& interp, const ValuePtr&, Args& args,
                                      KeywordArgs& kwargs) {
   if (auto e = arity("dict", args, 0, 1))
     return e;
@@ -357,7 +359,7 @@ llvm::Expected<ValuePtr> builtinDict(Interpreter& interp, const ValuePtr&, Args&
   return dict;
 }
 
-llvm::Expected<ValuePtr> builtinSet(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinSet(BuiltinContext& interp, const ValuePtr&, Args& args,
                                     KeywordArgs& kwargs) {
   if (auto e = arity("set", args, 0, 1))
     return e;
@@ -376,19 +378,19 @@ llvm::Expected<ValuePtr> builtinSet(Interpreter& interp, const ValuePtr&, Args& 
   return set;
 }
 
-llvm::Expected<ValuePtr> builtinRange(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> builtinRange(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                       KeywordArgs& kwargs) {
   if (auto e = arity("range", args, 1, 3))
     return e;
   if (auto e = noKeywords("range", kwargs))
     return e;
-  if (!Interpreter::allConstant(args))
+  if (!allConstant(args))
     return captureError("range() over a symbolic bound: the loop's trip count would depend on "
                         "a dynamic size");
   return applyToConstants(interp, self->object.get(), args);
 }
 
-llvm::Expected<ValuePtr> builtinEnumerate(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinEnumerate(BuiltinContext& interp, const ValuePtr&, Args& args,
                                           KeywordArgs& kwargs) {
   if (auto e = arity("enumerate", args, 1, 2))
     return e;
@@ -411,7 +413,7 @@ llvm::Expected<ValuePtr> builtinEnumerate(Interpreter& interp, const ValuePtr&, 
   return makeEagerIterator(std::move(pairs));
 }
 
-llvm::Expected<ValuePtr> builtinZip(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinZip(BuiltinContext& interp, const ValuePtr&, Args& args,
                                     KeywordArgs& kwargs) {
   bool strict = false;
   for (auto& [name, value] : kwargs) {
@@ -445,7 +447,7 @@ llvm::Expected<ValuePtr> builtinZip(Interpreter& interp, const ValuePtr&, Args& 
   return makeEagerIterator(std::move(rows));
 }
 
-llvm::Expected<ValuePtr> builtinReversed(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinReversed(BuiltinContext& interp, const ValuePtr&, Args& args,
                                          KeywordArgs&) {
   if (auto e = arity("reversed", args, 1, 1))
     return e;
@@ -459,7 +461,7 @@ llvm::Expected<ValuePtr> builtinReversed(Interpreter& interp, const ValuePtr&, A
 /// sorted(): CPython's own, on the items made real as a builtin method's
 /// arguments are; a key function written in Python runs inlined, and
 /// comparing tensors is a data-dependent branch (BuiltinMethods.h).
-llvm::Expected<ValuePtr> builtinSorted(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> builtinSorted(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                        KeywordArgs& kwargs) {
   if (auto e = arity("sorted", args, 1, 1))
     return e;
@@ -468,7 +470,7 @@ llvm::Expected<ValuePtr> builtinSorted(Interpreter& interp, const ValuePtr& self
 
 /// repr(): CPython's, on the value made real as a builtin method's
 /// arguments are; the text of a tensor or a symbolic size is refused.
-llvm::Expected<ValuePtr> builtinRepr(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> builtinRepr(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                      KeywordArgs& kwargs) {
   if (auto e = arity("repr", args, 1, 1))
     return e;
@@ -477,14 +479,14 @@ llvm::Expected<ValuePtr> builtinRepr(Interpreter& interp, const ValuePtr& self, 
   return callWithRealValues(interp, self->object.get(), args, kwargs, /*makesText=*/true);
 }
 
-llvm::Expected<ValuePtr> builtinIter(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinIter(BuiltinContext& interp, const ValuePtr&, Args& args,
                                      KeywordArgs&) {
   if (auto e = arity("iter", args, 1, 1))
     return e;
   return interp.iter(args[0]);
 }
 
-llvm::Expected<ValuePtr> builtinNext(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinNext(BuiltinContext& interp, const ValuePtr&, Args& args,
                                      KeywordArgs&) {
   if (auto e = arity("next", args, 1, 2))
     return e;
@@ -498,7 +500,7 @@ llvm::Expected<ValuePtr> builtinNext(Interpreter& interp, const ValuePtr&, Args&
   return raiseBuiltin(PyExc_StopIteration, "", "the program raises");
 }
 
-llvm::Expected<ValuePtr> builtinAllAny(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> builtinAllAny(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                        KeywordArgs&) {
   bool isAll = self->object.get() ==
                PyDict_GetItemString(PyModule_GetDict(interp.types().builtinsModule.get()), "all");
@@ -517,7 +519,7 @@ llvm::Expected<ValuePtr> builtinAllAny(Interpreter& interp, const ValuePtr& self
   return makeBool(isAll);
 }
 
-llvm::Expected<ValuePtr> builtinSum(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinSum(BuiltinContext& interp, const ValuePtr&, Args& args,
                                     KeywordArgs& kwargs) {
   if (auto e = arity("sum", args, 1, 2))
     return e;
@@ -537,7 +539,7 @@ llvm::Expected<ValuePtr> builtinSum(Interpreter& interp, const ValuePtr&, Args& 
   return total;
 }
 
-llvm::Expected<ValuePtr> builtinMap(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinMap(BuiltinContext& interp, const ValuePtr&, Args& args,
                                     KeywordArgs&) {
   if (args.size() < 2)
     return captureError("map() must have at least two arguments");
@@ -564,7 +566,7 @@ llvm::Expected<ValuePtr> builtinMap(Interpreter& interp, const ValuePtr&, Args& 
 }
 
 /// filter(function, iterable); filter(None, iterable) keeps the true items.
-llvm::Expected<ValuePtr> builtinFilter(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinFilter(BuiltinContext& interp, const ValuePtr&, Args& args,
                                        KeywordArgs& kwargs) {
   if (auto e = arity("filter", args, 2, 2))
     return e;
@@ -591,7 +593,7 @@ llvm::Expected<ValuePtr> builtinFilter(Interpreter& interp, const ValuePtr&, Arg
   return makeEagerIterator(std::move(kept));
 }
 
-llvm::Expected<ValuePtr> builtinSlice(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
+llvm::Expected<ValuePtr> builtinSlice(BuiltinContext&, const ValuePtr&, Args& args, KeywordArgs&) {
   if (auto e = arity("slice", args, 1, 3))
     return e;
   ValuePtr slice = makeValue(ValueKind::Slice);
@@ -602,7 +604,7 @@ llvm::Expected<ValuePtr> builtinSlice(Interpreter&, const ValuePtr&, Args& args,
   return slice;
 }
 
-llvm::Expected<ValuePtr> builtinType(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinType(BuiltinContext& interp, const ValuePtr&, Args& args,
                                      KeywordArgs&) {
   if (auto e = arity("type", args, 1, 1))
     return e;
@@ -620,7 +622,8 @@ llvm::Expected<ValuePtr> builtinType(Interpreter& interp, const ValuePtr&, Args&
   return value;
 }
 
-llvm::Expected<ValuePtr> builtinCallable(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
+llvm::Expected<ValuePtr> builtinCallable(BuiltinContext&, const ValuePtr&, Args& args,
+                                         KeywordArgs&) {
   if (auto e = arity("callable", args, 1, 1))
     return e;
   switch (args[0]->kind) {
@@ -641,7 +644,7 @@ llvm::Expected<ValuePtr> builtinCallable(Interpreter&, const ValuePtr&, Args& ar
   }
 }
 
-llvm::Expected<ValuePtr> builtinSuper(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinSuper(BuiltinContext& interp, const ValuePtr&, Args& args,
                                       KeywordArgs&) {
   if (args.empty()) {
     // What CPython's super() reads from the calling frame: its first
@@ -677,7 +680,7 @@ llvm::Expected<ValuePtr> builtinSuper(Interpreter& interp, const ValuePtr&, Args
 /// Tensors that reach torch functions through capture are fake tensors
 /// without __torch_function__ overrides, so the override checks in
 /// torch.nn.functional are always false.
-llvm::Expected<ValuePtr> builtinHasTorchFunction(Interpreter&, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinHasTorchFunction(BuiltinContext&, const ValuePtr&, Args& args,
                                                  KeywordArgs&) {
   std::vector<ValuePtr> pending(args.begin(), args.end());
   while (!pending.empty()) {
@@ -696,12 +699,12 @@ llvm::Expected<ValuePtr> builtinHasTorchFunction(Interpreter&, const ValuePtr&, 
 
 /// warnings.warn: the warning is shown while capturing, where CPython
 /// would show it the first time the line runs; the graph does not warn.
-llvm::Expected<ValuePtr> builtinWarn(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> builtinWarn(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                      KeywordArgs& kwargs) {
   if (!llvm::all_of(args, isKnown) ||
       !llvm::all_of(kwargs, [](const auto& kw) { return isKnown(kw.second); }))
     return captureError("warnings.warn() with a message that depends on tensor values");
-  llvm::Expected<Interpreter::PythonCallArguments> call = interp.toPythonArguments(args, kwargs);
+  llvm::Expected<BuiltinContext::PythonCallArguments> call = interp.toPythonArguments(args, kwargs);
   if (!call)
     return call.takeError();
   PyRef result =
@@ -712,7 +715,7 @@ llvm::Expected<ValuePtr> builtinWarn(Interpreter& interp, const ValuePtr& self, 
 }
 
 /// itertools.repeat(x, n): n times the same value.
-llvm::Expected<ValuePtr> itertoolsRepeat(Interpreter&, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> itertoolsRepeat(BuiltinContext&, const ValuePtr&, Args& args,
                                          KeywordArgs& kwargs) {
   ValuePtr times = args.size() == 2 ? args[1] : nullptr;
   for (auto& [name, value] : kwargs)
@@ -729,7 +732,7 @@ llvm::Expected<ValuePtr> itertoolsRepeat(Interpreter&, const ValuePtr&, Args& ar
 }
 
 /// itertools.chain(a, b, ...): the items of each in turn.
-llvm::Expected<ValuePtr> itertoolsChain(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> itertoolsChain(BuiltinContext& interp, const ValuePtr&, Args& args,
                                         KeywordArgs& kwargs) {
   if (auto e = noKeywords("chain", kwargs))
     return e;
@@ -744,7 +747,7 @@ llvm::Expected<ValuePtr> itertoolsChain(Interpreter& interp, const ValuePtr&, Ar
 }
 
 /// functools.reduce(function, iterable[, initial]), folding from the left.
-llvm::Expected<ValuePtr> functoolsReduce(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> functoolsReduce(BuiltinContext& interp, const ValuePtr&, Args& args,
                                          KeywordArgs& kwargs) {
   if (auto e = arity("reduce", args, 2, 3))
     return e;
@@ -770,11 +773,11 @@ llvm::Expected<ValuePtr> functoolsReduce(Interpreter& interp, const ValuePtr&, A
   return total;
 }
 
-llvm::Expected<ValuePtr> builtinReturnsNone(Interpreter&, const ValuePtr&, Args&, KeywordArgs&) {
+llvm::Expected<ValuePtr> builtinReturnsNone(BuiltinContext&, const ValuePtr&, Args&, KeywordArgs&) {
   return makeNone();
 }
 
-llvm::Expected<ValuePtr> builtinSideEffect(Interpreter&, const ValuePtr& self, Args&,
+llvm::Expected<ValuePtr> builtinSideEffect(BuiltinContext&, const ValuePtr& self, Args&,
                                            KeywordArgs&) {
   return captureError("call to " + describeObject(self->object.get()) +
                       " is a side effect outside the graph (it acts on the world, not on "
@@ -782,7 +785,7 @@ llvm::Expected<ValuePtr> builtinSideEffect(Interpreter&, const ValuePtr& self, A
 }
 
 /// operator.xxx(a, b) is the same operation as the operator syntax.
-llvm::Expected<ValuePtr> operatorFunction(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> operatorFunction(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                           KeywordArgs&) {
   std::string name = nameOf(self->object.get(), "");
   static const std::pair<const char*, const char*> binaries[] = {
@@ -913,7 +916,7 @@ ValuePtr Interpreter::boundBuiltinMethod(const ValuePtr& base, PyObject* bound) 
   return method;
 }
 
-llvm::Error registerBuiltinHandlers(Interpreter& interp) {
+llvm::Error registerBuiltinHandlers(BuiltinContext& interp) {
   for (const Row& row : Rows) {
     llvm::StringRef name(row.name);
     llvm::Expected<PyRef> object = importObject(name);

@@ -146,7 +146,7 @@ bool isShapeFunction(const Value& function) {
 /// call happens here, as it would in eager mode: the hook runs for real on
 /// the fake arguments, which have the shapes it reads, and materializes real
 /// parameters; the forward is then captured like any other module's.
-llvm::Error initializeLazyModule(Interpreter& interp, PyObject* module,
+llvm::Error initializeLazyModule(BuiltinContext& interp, PyObject* module,
                                  const std::vector<ValuePtr>& args, const KeywordArgs& kwargs) {
   llvm::Expected<PyRef> lazy = importObject("torch.nn.modules.lazy.LazyModuleMixin");
   if (!lazy)
@@ -154,7 +154,7 @@ llvm::Error initializeLazyModule(Interpreter& interp, PyObject* module,
   if (PyObject_IsInstance(module, lazy->get()) != 1 ||
       !PyObject_HasAttrString(module, "_initialize_hook"))
     return llvm::Error::success();
-  llvm::Expected<Interpreter::PythonCallArguments> call = interp.toPythonArguments(args, kwargs);
+  llvm::Expected<BuiltinContext::PythonCallArguments> call = interp.toPythonArguments(args, kwargs);
   if (!call)
     return call.takeError();
   PyRef kwargsDict = call->kwargs ? call->kwargs : PyRef::steal(PyDict_New());
@@ -184,7 +184,7 @@ bool isImmutableBuiltinType(PyTypeObject* type) {
 
 /// The function a functools.lru_cache wrapper \p object caches, to inline
 /// in its place; nullopt when \p object is not such a wrapper.
-llvm::Expected<std::optional<ValuePtr>> cachedFunction(Interpreter& interp, PyObject* object) {
+llvm::Expected<std::optional<ValuePtr>> cachedFunction(BuiltinContext& interp, PyObject* object) {
   static PyObject* cacheWrapperType = nullptr; // functools' C type, alive as long as Python
   if (!cacheWrapperType) {
     llvm::Expected<PyRef> type = importObject("functools._lru_cache_wrapper");

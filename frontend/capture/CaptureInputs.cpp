@@ -161,146 +161,161 @@ bool EntryInputs::givenByExample(const std::string& name) const {
   return llvm::any_of(bindings, [&](const ExampleBinding& b) { return b.name == name; });
 }
 
-llvm::Expected<EntryInputs> bindInputs(const python::LoadedModule& module,
-                                       const python::ResolvedEntry& entry,
-                                       const CaptureOptions& options) {
-  // The parameters the example arguments bind to.
-  PyCodeObject* code = entry.codeObject();
-  std::vector<std::string> parameters;
-  for (int i = 0; i < code->co_argcount; ++i)
-    parameters.push_back(
-        python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)).value_or("?"));
-  llvm::Expected<PyRef> found = entrySelf(module, entry, options);
-  if (!found)
-    return found.takeError();
-  PyRef self = *found;
-  // A decorator's wrapper (`def wrapper(*args, **kwargs)`, torch.no_grad()'s)
-  // receives `self` in its *args, as every positional argument.
-  bool selfInVarargs = self && parameters.empty() && (code->co_flags & CO_VARARGS);
-  if (self && parameters.empty() && !selfInVarargs)
-    return inputError(module, entry.qualname + " takes no 'self' parameter");
-  size_t firstExample = self && !selfInVarargs ? 1 : 0;
-  llvm::Expected<ExampleCall> examples =
-      exampleArguments(module, options, parameters.size() - firstExample);
-  if (!examples)
-    return examples.takeError();
-  PyObject* exampleArgs = examples->args.get();
-  PyObject* exampleKwargs = examples->kwargs.get();
-  size_t exampleCount = static_cast<size_t>(PyTuple_GET_SIZE(exampleArgs));
-  if (firstExample + exampleCount > parameters.size() && !(code->co_flags & CO_VARARGS))
-    return inputError(module, "the example inputs are " + llvm::Twine(exampleCount) +
-                                  " arguments, but " + entry.qualname + " takes " +
-                                  llvm::Twine(parameters.size() - firstExample));
+namespace {
 
-  // Where each example argument binds, as CPython binds the call
-  // f(*examples, **keywords): its name (for --dynamic), its source in the
-  // frame and its object. Positional arguments past the parameters land in
-  // *args, keywords that name no parameter in **kwargs.
-  std::vector<ExampleBinding> bindings;
-  size_t kwOnly = static_cast<size_t>(code->co_kwonlyargcount);
-  bool hasVarargs = code->co_flags & CO_VARARGS, hasVarkw = code->co_flags & CO_VARKEYWORDS;
-  auto localName = [&](size_t i) {
-    return python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)).value_or("?");
-  };
-  std::string varargsName = hasVarargs ? localName(parameters.size() + kwOnly) : "";
-  std::string varkwName =
-      hasVarkw ? localName(parameters.size() + kwOnly + (hasVarargs ? 1 : 0)) : "";
-  for (size_t i = 0; i < exampleCount; ++i) {
-    PyObject* value = PyTuple_GET_ITEM(exampleArgs, i);
-    size_t parameter = firstExample + i;
+/// The name of local \p i of \p code.
+std::string localName(PyCodeObject* code, size_t i) {
+  return python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)).value_or("?");
+}
+
+/// Binds the positional example arguments to the parameters, as CPython
+/// binds f(*examples): those past the parameters land in *args.
+void bindPositionalExamples(EntryInputs& inputs) {
+  const std::vector<std::string>& parameters = inputs.parameters;
+  for (size_t i = 0; i < inputs.exampleCount; ++i) {
+    PyObject* value = PyTuple_GET_ITEM(inputs.exampleArgs.get(), i);
+    size_t parameter = inputs.firstExample + i;
     if (parameter < parameters.size()) {
-      bindings.push_back(
+      inputs.bindings.push_back(
           {parameters[parameter], Source::local(parameters[parameter]), value, false});
     } else {
       // A decorator's wrapper holds `self` first in *args.
-      size_t extra = parameter - parameters.size() + (selfInVarargs ? 1 : 0);
-      bindings.push_back({varargsName + "_" + std::to_string(extra),
-                          Source::index(Source::local(varargsName), static_cast<int64_t>(extra)),
-                          value, false});
+      size_t extra = parameter - parameters.size() + (inputs.selfInVarargs ? 1 : 0);
+      inputs.bindings.push_back(
+          {inputs.varargsName + "_" + std::to_string(extra),
+           Source::index(Source::local(inputs.varargsName), static_cast<int64_t>(extra)), value,
+           false});
     }
   }
-  std::vector<std::string> extraKeywords;
-  {
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(exampleKwargs, &pos, &key, &value)) {
-      std::string name = python::utf8Of(key).value_or("?");
-      size_t index = 0;
-      while (index < parameters.size() + kwOnly && localName(index) != name)
-        ++index;
-      bool named = index < parameters.size() + kwOnly;
-      if (named && index < firstExample)
-        return inputError(module, examples->kwargsName + "() gives '" + name + "', which is " +
-                                      entry.qualname + "'s 'self'");
-      if (named && index < static_cast<size_t>(code->co_posonlyargcount))
-        return inputError(module, examples->kwargsName + "() gives '" + name +
-                                      "', a positional-only parameter of " + entry.qualname +
-                                      "; give it in " + examples->argsName + "()");
-      if (named && index < firstExample + exampleCount)
-        return inputError(module, examples->kwargsName + "() gives '" + name + "', which " +
-                                      examples->argsName + "() already gives as argument " +
-                                      llvm::Twine(index - firstExample));
-      if (!named && !hasVarkw)
-        return inputError(module, examples->kwargsName + "() gives '" + name +
-                                      "', which is not a parameter of " + entry.qualname);
-      if (named) {
-        bindings.push_back({name, Source::local(name), value, true});
-      } else {
-        bindings.push_back({name, Source::key(Source::local(varkwName), name), value, true});
-        extraKeywords.push_back(name);
-      }
-    }
-  }
-  // A parameter without a default that the examples leave out: say where
-  // to give it, rather than letting the call fail.
-  PyObject* defaults = PyFunction_Check(entry.function.get())
-                           ? PyFunction_GetDefaults(entry.function.get())
-                           : nullptr;
-  PyObject* kwDefaults = PyFunction_Check(entry.function.get())
-                             ? PyFunction_GetKwDefaults(entry.function.get())
-                             : nullptr;
-  size_t defaultCount = defaults ? static_cast<size_t>(PyTuple_GET_SIZE(defaults)) : 0;
-  auto givenByExample = [&](const std::string& name) {
-    return llvm::any_of(bindings, [&](const ExampleBinding& b) { return b.name == name; });
-  };
-  if (PyFunction_Check(entry.function.get())) {
-    for (size_t i = firstExample; i < parameters.size() + kwOnly; ++i) {
-      std::string name = localName(i);
-      bool hasDefault = i < parameters.size()
-                            ? i + defaultCount >= parameters.size()
-                            : kwDefaults && PyDict_GetItemString(kwDefaults, name.c_str());
-      if (!hasDefault && !givenByExample(name))
-        return inputError(
-            module, entry.qualname + "() needs the " +
-                        (i < parameters.size() ? "argument" : "keyword-only argument") + " '" +
-                        name + "', which the examples do not give: return it " +
-                        (i < parameters.size() && i >= static_cast<size_t>(code->co_posonlyargcount)
-                             ? "from " + examples->argsName + "() or " + examples->kwargsName + "()"
-                         : i < parameters.size() ? "from " + examples->argsName + "()"
-                                                 : "from " + examples->kwargsName + "()"));
-    }
-    PyErr_Clear();
-  }
+}
 
+/// Binds the keyword example arguments, as CPython binds f(**keywords):
+/// keywords that name no parameter land in **kwargs; one that names self, a
+/// positional-only parameter or one given positionally is an error.
+llvm::Error bindKeywordExamples(const python::LoadedModule& module,
+                                const python::ResolvedEntry& entry, const ExampleCall& examples,
+                                EntryInputs& inputs) {
+  PyCodeObject* code = inputs.code;
+  size_t named = inputs.parameters.size() + inputs.kwOnly;
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(inputs.exampleKwargs.get(), &pos, &key, &value)) {
+    std::string name = python::utf8Of(key).value_or("?");
+    size_t index = 0;
+    while (index < named && localName(code, index) != name)
+      ++index;
+    bool isParameter = index < named;
+    if (isParameter && index < inputs.firstExample)
+      return inputError(module, examples.kwargsName + "() gives '" + name + "', which is " +
+                                    entry.qualname + "'s 'self'");
+    if (isParameter && index < static_cast<size_t>(code->co_posonlyargcount))
+      return inputError(module, examples.kwargsName + "() gives '" + name +
+                                    "', a positional-only parameter of " + entry.qualname +
+                                    "; give it in " + examples.argsName + "()");
+    if (isParameter && index < inputs.firstExample + inputs.exampleCount)
+      return inputError(module, examples.kwargsName + "() gives '" + name + "', which " +
+                                    examples.argsName + "() already gives as argument " +
+                                    llvm::Twine(index - inputs.firstExample));
+    if (!isParameter && !inputs.hasVarkw)
+      return inputError(module, examples.kwargsName + "() gives '" + name +
+                                    "', which is not a parameter of " + entry.qualname);
+    if (isParameter) {
+      inputs.bindings.push_back({name, Source::local(name), value, true});
+    } else {
+      inputs.bindings.push_back(
+          {name, Source::key(Source::local(inputs.varkwName), name), value, true});
+      inputs.extraKeywords.push_back(name);
+    }
+  }
+  return llvm::Error::success();
+}
+
+/// A parameter without a default that the examples leave out: say where
+/// to give it, rather than letting the call fail.
+llvm::Error checkRequiredParameters(const python::LoadedModule& module,
+                                    const python::ResolvedEntry& entry, const ExampleCall& examples,
+                                    const EntryInputs& inputs) {
+  if (!PyFunction_Check(entry.function.get()))
+    return llvm::Error::success();
+  PyCodeObject* code = inputs.code;
+  size_t positional = inputs.parameters.size();
+  for (size_t i = inputs.firstExample; i < positional + inputs.kwOnly; ++i) {
+    std::string name = localName(code, i);
+    bool hasDefault =
+        i < positional ? i + inputs.defaultCount >= positional
+                       : inputs.kwDefaults && PyDict_GetItemString(inputs.kwDefaults, name.c_str());
+    if (!hasDefault && !inputs.givenByExample(name))
+      return inputError(
+          module, entry.qualname + "() needs the " +
+                      (i < positional ? "argument" : "keyword-only argument") + " '" + name +
+                      "', which the examples do not give: return it " +
+                      (i < positional && i >= static_cast<size_t>(code->co_posonlyargcount)
+                           ? "from " + examples.argsName + "() or " + examples.kwargsName + "()"
+                       : i < positional ? "from " + examples.argsName + "()"
+                                        : "from " + examples.kwargsName + "()"));
+  }
+  PyErr_Clear();
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<EntryInputs> bindInputs(const python::LoadedModule& module,
+                                       const python::ResolvedEntry& entry,
+                                       const CaptureOptions& options) {
   EntryInputs inputs;
+  // The parameters the example arguments bind to.
+  PyCodeObject* code = entry.codeObject();
   inputs.code = code;
-  inputs.self = self;
-  inputs.parameters = std::move(parameters);
-  inputs.selfInVarargs = selfInVarargs;
-  inputs.firstExample = firstExample;
+  std::vector<std::string>& parameters = inputs.parameters;
+  for (int i = 0; i < code->co_argcount; ++i)
+    parameters.push_back(localName(code, static_cast<size_t>(i)));
+  llvm::Expected<PyRef> found = entrySelf(module, entry, options);
+  if (!found)
+    return found.takeError();
+  inputs.self = *found;
+  // A decorator's wrapper (`def wrapper(*args, **kwargs)`, torch.no_grad()'s)
+  // receives `self` in its *args, as every positional argument.
+  inputs.selfInVarargs = inputs.self && parameters.empty() && (code->co_flags & CO_VARARGS);
+  if (inputs.self && parameters.empty() && !inputs.selfInVarargs)
+    return inputError(module, entry.qualname + " takes no 'self' parameter");
+  inputs.firstExample = inputs.self && !inputs.selfInVarargs ? 1 : 0;
+  llvm::Expected<ExampleCall> examples =
+      exampleArguments(module, options, parameters.size() - inputs.firstExample);
+  if (!examples)
+    return examples.takeError();
   inputs.exampleArgs = examples->args;
   inputs.exampleKwargs = examples->kwargs;
-  inputs.exampleCount = exampleCount;
-  inputs.kwOnly = kwOnly;
-  inputs.hasVarargs = hasVarargs;
-  inputs.hasVarkw = hasVarkw;
-  inputs.varargsName = std::move(varargsName);
-  inputs.varkwName = std::move(varkwName);
-  inputs.bindings = std::move(bindings);
-  inputs.extraKeywords = std::move(extraKeywords);
-  inputs.defaults = defaults;
-  inputs.kwDefaults = kwDefaults;
-  inputs.defaultCount = defaultCount;
+  inputs.exampleCount = static_cast<size_t>(PyTuple_GET_SIZE(examples->args.get()));
+  if (inputs.firstExample + inputs.exampleCount > parameters.size() &&
+      !(code->co_flags & CO_VARARGS))
+    return inputError(module, "the example inputs are " + llvm::Twine(inputs.exampleCount) +
+                                  " arguments, but " + entry.qualname + " takes " +
+                                  llvm::Twine(parameters.size() - inputs.firstExample));
+
+  // Where each example argument binds, as CPython binds the call
+  // f(*examples, **keywords): its name (for --dynamic), its source in the
+  // frame and its object.
+  inputs.kwOnly = static_cast<size_t>(code->co_kwonlyargcount);
+  inputs.hasVarargs = code->co_flags & CO_VARARGS;
+  inputs.hasVarkw = code->co_flags & CO_VARKEYWORDS;
+  if (inputs.hasVarargs)
+    inputs.varargsName = localName(code, parameters.size() + inputs.kwOnly);
+  if (inputs.hasVarkw)
+    inputs.varkwName =
+        localName(code, parameters.size() + inputs.kwOnly + (inputs.hasVarargs ? 1 : 0));
+  bindPositionalExamples(inputs);
+  if (llvm::Error error = bindKeywordExamples(module, entry, *examples, inputs))
+    return error;
+
+  if (PyFunction_Check(entry.function.get())) {
+    inputs.defaults = PyFunction_GetDefaults(entry.function.get());
+    inputs.kwDefaults = PyFunction_GetKwDefaults(entry.function.get());
+  }
+  inputs.defaultCount =
+      inputs.defaults ? static_cast<size_t>(PyTuple_GET_SIZE(inputs.defaults)) : 0;
+  if (llvm::Error error = checkRequiredParameters(module, entry, *examples, inputs))
+    return error;
   // --- Ints held on self (`--dynamic self.window=w[1,32]`) ---
   // `self` is no example argument, but an int the method reads from its
   // instance __dict__ is declared by its path as one inside an argument.
@@ -311,175 +326,186 @@ llvm::Expected<EntryInputs> bindInputs(const python::LoadedModule& module,
   return inputs;
 }
 
-llvm::Expected<EntryArguments>
-makeArguments(Interpreter& interp, GuardSet& recorded, const python::LoadedModule& module,
-              const python::ResolvedEntry& entry, const CaptureOptions& options,
-              const EntryInputs& inputs, const DynamicDeclarations& declared) {
-  PyCodeObject* code = inputs.code;
+namespace {
+
+/// The entry's `self`, read from the frame (or its *args when the method
+/// takes self there); a module or object is guarded by its type, and a
+/// module's `training` read so that it is guarded too.
+llvm::Expected<ValuePtr> selfArgument(Interpreter& interp, GuardSet& recorded,
+                                      const EntryInputs& inputs) {
   const PyRef& self = inputs.self;
-  const std::vector<std::string>& parameters = inputs.parameters;
-  bool selfInVarargs = inputs.selfInVarargs;
-  size_t firstExample = inputs.firstExample;
-  size_t exampleCount = inputs.exampleCount;
-  size_t kwOnly = inputs.kwOnly;
-  bool hasVarargs = inputs.hasVarargs, hasVarkw = inputs.hasVarkw;
+  SourcePtr selfSource = inputs.selfInVarargs ? Source::index(Source::local(inputs.varargsName), 0)
+                                              : Source::local(inputs.parameters[0]);
+  llvm::Expected<ValuePtr> value = interp.values().wrapReal(self.get(), selfSource);
+  if (!value)
+    return value.takeError();
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(self.get()));
+  if ((*value)->kind == ValueKind::NNModule || (*value)->kind == ValueKind::Object) {
+    recorded.add(typeGuard((*value)->source, type));
+    if ((*value)->kind == ValueKind::NNModule) {
+      llvm::Expected<ValuePtr> training = interp.getAttr(*value, "training");
+      if (!training)
+        return training.takeError();
+    }
+  }
+  return value;
+}
+
+// --- Symbolic int arguments: a SymInt, the graph's int input ---
+/// An int argument declared dynamic by \p intSpec: a SymInt the graph
+/// takes as an input, watched for specialization.
+llvm::Expected<ValuePtr> symbolicIntArgument(Interpreter& interp, const CaptureOptions& options,
+                                             const DynamicDeclarations& declared,
+                                             const DynamicSpec& intSpec,
+                                             const ExampleBinding& binding) {
+  std::optional<int64_t> hint;
+  if (auto it = options.sizeHints.find(intSpec.symbol); it != options.sizeHints.end())
+    hint = it->second;
+  // As for a dimension: capturing at the example's own value lets
+  // torch pin the symbol, which --dynamic auto reports.
+  if (declared.isAuto(intSpec))
+    hint = PyLong_AsLongLong(binding.object);
+  // Torch makes sizes 0 and 1 constants: so does this specialization.
+  if (hint && (*hint == 0 || *hint == 1)) {
+    PyRef constant = PyRef::steal(PyLong_FromLongLong(*hint));
+    if (!constant)
+      return pythonError("making the int " + llvm::Twine(*hint));
+    return interp.values().wrapReal(constant.get(), binding.source);
+  }
+  llvm::Expected<ValuePtr> symInt = interp.values().intInput(
+      binding.object, binding.source, {0, intSpec.symbol, intSpec.range, hint});
+  if (symInt && options.sizeHints.empty()) {
+    Interpreter::DynamicWatch watch{
+        (*symInt)->object, 0,     intSpec.text,       binding.source->str(),
+        intSpec.range,     false, options.splitRanges};
+    watch.intArgument = true;
+    watch.noteOnly = declared.isAuto(intSpec);
+    interp.watchDynamic(std::move(watch));
+  }
+  return symInt;
+}
+// --- end of symbolic int arguments ---
+
+/// A tensor argument: a graph input whose declared dimensions are
+/// symbolic, each watched for specialization.
+llvm::Expected<ValuePtr> tensorArgument(Interpreter& interp, const CaptureOptions& options,
+                                        const DynamicDeclarations& declared,
+                                        const ExampleBinding& binding) {
+  const std::vector<DynamicSpec>& dynamic = declared.dynamic;
+  std::vector<oracle::DynamicDim> dims;
+  for (const DynamicSpec& spec : dynamic)
+    if (spec.argument == binding.name && spec.path.empty()) {
+      std::optional<int64_t> hint;
+      if (auto it = options.sizeHints.find(spec.symbol); it != options.sizeHints.end())
+        hint = it->second;
+      // Capturing at the example's own size lets torch pin the
+      // symbol, which --dynamic auto reports rather than refuses.
+      if (declared.isAuto(spec)) {
+        PyRef shape = PyRef::steal(PyObject_GetAttrString(binding.object, "shape"));
+        hint = shape ? PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), spec.dim)) : 2;
+      }
+      dims.push_back({spec.dim, spec.symbol, spec.range, hint});
+    }
+  llvm::Expected<ValuePtr> tensor =
+      interp.values().tensorInput(binding.object, binding.source, dims);
+  // A specialization may narrow or pin what it was asked to serve.
+  if (tensor && options.sizeHints.empty())
+    for (const DynamicSpec& spec : dynamic)
+      if (spec.argument == binding.name && spec.path.empty())
+        interp.watchDynamic({(*tensor)->object, spec.dim, spec.text, binding.source->str(),
+                             spec.range, declared.isAuto(spec), options.splitRanges});
+  return tensor;
+}
+
+/// The value of the example argument \p binding: a symbolic int, a tensor
+/// input or any other object read from the frame.
+llvm::Expected<ValuePtr> exampleArgument(Interpreter& interp, const CaptureOptions& options,
+                                         const DynamicDeclarations& declared,
+                                         const ExampleBinding& binding) {
+  auto intSpec = llvm::find_if(declared.dynamic, [&](const DynamicSpec& spec) {
+    return spec.intArgument && spec.path.empty() && spec.argument == binding.name;
+  });
+  if (intSpec != declared.dynamic.end())
+    return symbolicIntArgument(interp, options, declared, *intSpec, binding);
+  if (PyObject_IsInstance(binding.object, interp.types().tensor.get()) == 1)
+    return tensorArgument(interp, options, declared, binding);
+  return interp.values().wrapReal(binding.object, binding.source);
+}
+
+/// *args and **kwargs are what the call left over: their length and keys
+/// decide what the program iterates and finds there, so a call with other
+/// extra arguments misses.
+void guardLeftoverArguments(GuardSet& recorded, const EntryInputs& inputs) {
   const std::string& varargsName = inputs.varargsName;
   const std::string& varkwName = inputs.varkwName;
-  PyObject* defaults = inputs.defaults;
-  PyObject* kwDefaults = inputs.kwDefaults;
-  size_t defaultCount = inputs.defaultCount;
-  auto givenByExample = [&](const std::string& name) { return inputs.givenByExample(name); };
-  const std::vector<DynamicSpec>& dynamic = declared.dynamic;
-  auto isAuto = [&](const DynamicSpec& spec) { return declared.isAuto(spec); };
-  EntryArguments made;
-  std::vector<ValuePtr>& args = made.args;
-  KeywordArgs& keywords = made.keywords;
-  // The frame's arguments, each with its source.
-  if (self) {
-    SourcePtr selfSource =
-        selfInVarargs ? Source::index(Source::local(varargsName), 0) : Source::local(parameters[0]);
-    llvm::Expected<ValuePtr> value = interp.values().wrapReal(self.get(), selfSource);
-    if (!value)
-      return value.takeError();
-    PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(self.get()));
-    if ((*value)->kind == ValueKind::NNModule || (*value)->kind == ValueKind::Object) {
-      recorded.add(typeGuard((*value)->source, type));
-      if ((*value)->kind == ValueKind::NNModule) {
-        llvm::Expected<ValuePtr> training = interp.getAttr(*value, "training");
-        if (!training)
-          return training.takeError();
-      }
-    }
-    args.push_back(*value);
-  }
-  for (const ExampleBinding& binding : inputs.bindings) {
-    llvm::Expected<ValuePtr> arg = [&]() -> llvm::Expected<ValuePtr> {
-      // --- Symbolic int arguments: a SymInt, the graph's int input ---
-      auto intSpec = llvm::find_if(dynamic, [&](const DynamicSpec& spec) {
-        return spec.intArgument && spec.path.empty() && spec.argument == binding.name;
-      });
-      if (intSpec != dynamic.end()) {
-        std::optional<int64_t> hint;
-        if (auto it = options.sizeHints.find(intSpec->symbol); it != options.sizeHints.end())
-          hint = it->second;
-        // As for a dimension: capturing at the example's own value lets
-        // torch pin the symbol, which --dynamic auto reports.
-        if (isAuto(*intSpec))
-          hint = PyLong_AsLongLong(binding.object);
-        // Torch makes sizes 0 and 1 constants: so does this specialization.
-        if (hint && (*hint == 0 || *hint == 1)) {
-          PyRef constant = PyRef::steal(PyLong_FromLongLong(*hint));
-          if (!constant)
-            return pythonError("making the int " + llvm::Twine(*hint));
-          return interp.values().wrapReal(constant.get(), binding.source);
-        }
-        llvm::Expected<ValuePtr> symInt = interp.values().intInput(
-            binding.object, binding.source, {0, intSpec->symbol, intSpec->range, hint});
-        if (symInt && options.sizeHints.empty()) {
-          Interpreter::DynamicWatch watch{
-              (*symInt)->object, 0,     intSpec->text,      binding.source->str(),
-              intSpec->range,    false, options.splitRanges};
-          watch.intArgument = true;
-          watch.noteOnly = isAuto(*intSpec);
-          interp.watchDynamic(std::move(watch));
-        }
-        return symInt;
-      }
-      // --- end of symbolic int arguments ---
-      if (PyObject_IsInstance(binding.object, interp.types().tensor.get()) == 1) {
-        std::vector<oracle::DynamicDim> dims;
-        for (const DynamicSpec& spec : dynamic)
-          if (spec.argument == binding.name && spec.path.empty()) {
-            std::optional<int64_t> hint;
-            if (auto it = options.sizeHints.find(spec.symbol); it != options.sizeHints.end())
-              hint = it->second;
-            // Capturing at the example's own size lets torch pin the
-            // symbol, which --dynamic auto reports rather than refuses.
-            if (isAuto(spec)) {
-              PyRef shape = PyRef::steal(PyObject_GetAttrString(binding.object, "shape"));
-              hint = shape ? PyLong_AsLongLong(PyTuple_GET_ITEM(shape.get(), spec.dim)) : 2;
-            }
-            dims.push_back({spec.dim, spec.symbol, spec.range, hint});
-          }
-        llvm::Expected<ValuePtr> tensor =
-            interp.values().tensorInput(binding.object, binding.source, dims);
-        // A specialization may narrow or pin what it was asked to serve.
-        if (tensor && options.sizeHints.empty())
-          for (const DynamicSpec& spec : dynamic)
-            if (spec.argument == binding.name && spec.path.empty())
-              interp.watchDynamic({(*tensor)->object, spec.dim, spec.text, binding.source->str(),
-                                   spec.range, isAuto(spec), options.splitRanges});
-        return tensor;
-      }
-      return interp.values().wrapReal(binding.object, binding.source);
-    }();
-    // Nothing has run yet: the error is about the example, placed at the
-    // module.
-    if (!arg)
-      return inputError(module, llvm::toString(arg.takeError()));
-    if (binding.keyword)
-      keywords.emplace_back(binding.name, *arg);
-    else
-      args.push_back(*arg);
-  }
-  // *args and **kwargs are what the call left over: their length and keys
-  // decide what the program iterates and finds there, so a call with other
-  // extra arguments misses.
-  if (hasVarargs) {
+  size_t given = inputs.firstExample + inputs.exampleCount;
+  size_t parameterCount = inputs.parameters.size();
+  if (inputs.hasVarargs) {
     recorded.add(typeGuard(Source::local(varargsName), reinterpret_cast<PyObject*>(&PyTuple_Type)));
-    recorded.add(
-        Guard::lengthIs(Source::local(varargsName),
-                        static_cast<int64_t>((selfInVarargs ? 1 : 0) +
-                                             (firstExample + exampleCount > parameters.size()
-                                                  ? firstExample + exampleCount - parameters.size()
-                                                  : 0))));
+    recorded.add(Guard::lengthIs(
+        Source::local(varargsName),
+        static_cast<int64_t>((inputs.selfInVarargs ? 1 : 0) +
+                             (given > parameterCount ? given - parameterCount : 0))));
   }
-  if (hasVarkw) {
+  if (inputs.hasVarkw) {
     recorded.add(typeGuard(Source::local(varkwName), reinterpret_cast<PyObject*>(&PyDict_Type)));
     recorded.add(Guard::keysAre(Source::local(varkwName), inputs.extraKeywords));
   }
-  // Parameters the examples leave to their defaults are read from the frame
-  // like the others, so that they are guarded: a call that passes a mask
-  // must not run a graph captured without one.
-  if (PyFunction_Check(entry.function.get())) {
-    for (size_t i = firstExample + exampleCount; i < parameters.size(); ++i) {
-      if (i + defaultCount < parameters.size() || givenByExample(parameters[i]))
-        continue;
-      llvm::Expected<ValuePtr> arg =
-          interp.values().wrapReal(PyTuple_GET_ITEM(defaults, i + defaultCount - parameters.size()),
-                                   Source::local(parameters[i]));
-      if (!arg)
-        return arg.takeError();
-      // Positional-only parameters cannot be passed by name; they come
-      // first, so the ones left to their defaults follow the examples.
-      if (i < static_cast<size_t>(code->co_posonlyargcount))
-        args.push_back(*arg);
-      else
-        keywords.emplace_back(parameters[i], *arg);
-    }
-    for (size_t i = 0; kwDefaults && i < kwOnly; ++i) {
-      PyObject* name = PyTuple_GET_ITEM(code->co_localsplusnames, code->co_argcount + i);
-      std::string text = python::utf8Of(name).value_or("?");
-      PyObject* value = PyDict_GetItemWithError(kwDefaults, name);
-      if (!value || givenByExample(text))
-        continue;
-      llvm::Expected<ValuePtr> arg = interp.values().wrapReal(value, Source::local(text));
-      if (!arg)
-        return arg.takeError();
-      keywords.emplace_back(text, *arg);
-    }
-    PyErr_Clear();
-  }
+}
 
-  // The entry's own *args tuple and **kwargs dict hold what the call passed
-  // beyond its parameters: a call with more arguments, or other keywords (a
-  // decorator's wrapper pops one), must miss rather than run this graph.
+/// Parameters the examples leave to their defaults are read from the frame
+/// like the others, so that they are guarded: a call that passes a mask
+/// must not run a graph captured without one.
+llvm::Error addDefaultedArguments(Interpreter& interp, const python::ResolvedEntry& entry,
+                                  const EntryInputs& inputs, EntryArguments& made) {
+  if (!PyFunction_Check(entry.function.get()))
+    return llvm::Error::success();
+  PyCodeObject* code = inputs.code;
+  const std::vector<std::string>& parameters = inputs.parameters;
+  size_t defaultCount = inputs.defaultCount;
+  for (size_t i = inputs.firstExample + inputs.exampleCount; i < parameters.size(); ++i) {
+    if (i + defaultCount < parameters.size() || inputs.givenByExample(parameters[i]))
+      continue;
+    llvm::Expected<ValuePtr> arg = interp.values().wrapReal(
+        PyTuple_GET_ITEM(inputs.defaults, i + defaultCount - parameters.size()),
+        Source::local(parameters[i]));
+    if (!arg)
+      return arg.takeError();
+    // Positional-only parameters cannot be passed by name; they come
+    // first, so the ones left to their defaults follow the examples.
+    if (i < static_cast<size_t>(code->co_posonlyargcount))
+      made.args.push_back(*arg);
+    else
+      made.keywords.emplace_back(parameters[i], *arg);
+  }
+  for (size_t i = 0; inputs.kwDefaults && i < inputs.kwOnly; ++i) {
+    PyObject* name = PyTuple_GET_ITEM(code->co_localsplusnames, code->co_argcount + i);
+    std::string text = python::utf8Of(name).value_or("?");
+    PyObject* value = PyDict_GetItemWithError(inputs.kwDefaults, name);
+    if (!value || inputs.givenByExample(text))
+      continue;
+    llvm::Expected<ValuePtr> arg = interp.values().wrapReal(value, Source::local(text));
+    if (!arg)
+      return arg.takeError();
+    made.keywords.emplace_back(text, *arg);
+  }
+  PyErr_Clear();
+  return llvm::Error::success();
+}
+
+/// The entry's own *args tuple and **kwargs dict hold what the call passed
+/// beyond its parameters: a call with more arguments, or other keywords (a
+/// decorator's wrapper pops one), must miss rather than run this graph.
+void guardEntryExtraArguments(GuardSet& recorded, const EntryInputs& inputs,
+                              const EntryArguments& made) {
+  PyCodeObject* code = inputs.code;
   if (code->co_flags & CO_VARARGS) {
-    SourcePtr source = Source::local(varargsName);
+    SourcePtr source = Source::local(inputs.varargsName);
     size_t positional = static_cast<size_t>(code->co_argcount);
     recorded.add(typeGuard(source, reinterpret_cast<PyObject*>(&PyTuple_Type)));
     recorded.add(Guard::lengthIs(
-        source, static_cast<int64_t>(args.size() > positional ? args.size() - positional : 0)));
+        source,
+        static_cast<int64_t>(made.args.size() > positional ? made.args.size() - positional : 0)));
   }
   if (code->co_flags & CO_VARKEYWORDS) {
     size_t slot = static_cast<size_t>(code->co_argcount + code->co_kwonlyargcount) +
@@ -487,7 +513,7 @@ makeArguments(Interpreter& interp, GuardSet& recorded, const python::LoadedModul
     SourcePtr source = Source::local(
         python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, slot)).value_or("kwargs"));
     std::vector<std::string> extra;
-    for (const auto& [name, value] : keywords) {
+    for (const auto& [name, value] : made.keywords) {
       bool named = false;
       for (int i = 0; i < code->co_argcount + code->co_kwonlyargcount; ++i)
         named |= python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)) == name;
@@ -497,6 +523,37 @@ makeArguments(Interpreter& interp, GuardSet& recorded, const python::LoadedModul
     recorded.add(typeGuard(source, reinterpret_cast<PyObject*>(&PyDict_Type)));
     recorded.add(Guard::keysAre(source, extra));
   }
+}
+
+} // namespace
+
+llvm::Expected<EntryArguments>
+makeArguments(Interpreter& interp, GuardSet& recorded, const python::LoadedModule& module,
+              const python::ResolvedEntry& entry, const CaptureOptions& options,
+              const EntryInputs& inputs, const DynamicDeclarations& declared) {
+  EntryArguments made;
+  // The frame's arguments, each with its source.
+  if (inputs.self) {
+    llvm::Expected<ValuePtr> self = selfArgument(interp, recorded, inputs);
+    if (!self)
+      return self.takeError();
+    made.args.push_back(*self);
+  }
+  for (const ExampleBinding& binding : inputs.bindings) {
+    llvm::Expected<ValuePtr> arg = exampleArgument(interp, options, declared, binding);
+    // Nothing has run yet: the error is about the example, placed at the
+    // module.
+    if (!arg)
+      return inputError(module, llvm::toString(arg.takeError()));
+    if (binding.keyword)
+      made.keywords.emplace_back(binding.name, *arg);
+    else
+      made.args.push_back(*arg);
+  }
+  guardLeftoverArguments(recorded, inputs);
+  if (llvm::Error error = addDefaultedArguments(interp, entry, inputs, made))
+    return error;
+  guardEntryExtraArguments(recorded, inputs, made);
   return made;
 }
 

@@ -58,7 +58,7 @@ std::optional<CaptureFrame> firstBinding(const Value& body, const std::string& a
   return std::nullopt;
 }
 
-llvm::Expected<ValuePtr> buildClassBuiltin(Interpreter& interp, const ValuePtr&,
+llvm::Expected<ValuePtr> buildClassBuiltin(BuiltinContext& interp, const ValuePtr&,
                                            std::vector<ValuePtr>& args, KeywordArgs& kwargs) {
   return interp.buildClass(std::move(args), std::move(kwargs));
 }
@@ -76,7 +76,7 @@ std::optional<CaptureFrame> Interpreter::bindingFrame(const Value& body,
   return firstBinding(body, attribute, **code, machine_.opcodes().byName("STORE_NAME"));
 }
 
-llvm::Error registerClassHandlers(Interpreter& interp) {
+llvm::Error registerClassHandlers(BuiltinContext& interp) {
   llvm::Expected<PyRef> buildClass = importObject("builtins.__build_class__");
   if (!buildClass)
     return buildClass.takeError();

@@ -41,7 +41,7 @@ std::string nameOf(PyObject* variable) {
   return reprOf(name.get());
 }
 
-llvm::Expected<ValuePtr> contextVarGet(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> contextVarGet(BuiltinContext& interp, const ValuePtr&, Args& args,
                                        KeywordArgs& kwargs) {
   llvm::Expected<PyObject*> variable = variableOf(args, "get");
   if (!variable)
@@ -65,7 +65,7 @@ llvm::Expected<ValuePtr> contextVarGet(Interpreter& interp, const ValuePtr&, Arg
                       " has no value");
 }
 
-llvm::Expected<ValuePtr> contextVarSet(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> contextVarSet(BuiltinContext& interp, const ValuePtr&, Args& args,
                                        KeywordArgs& kwargs) {
   llvm::Expected<PyObject*> variable = variableOf(args, "set");
   if (!variable)
@@ -73,7 +73,7 @@ llvm::Expected<ValuePtr> contextVarSet(Interpreter& interp, const ValuePtr&, Arg
   if (args.size() != 2 || !kwargs.empty())
     return captureError("ContextVar.set() takes exactly one argument");
   auto& settings = interp.contextVarSettings();
-  Interpreter::ContextVarToken token{PyRef::borrow(*variable), std::nullopt};
+  BuiltinContext::ContextVarToken token{PyRef::borrow(*variable), std::nullopt};
   if (auto it = settings.find(*variable); it != settings.end())
     token.previous = it->second;
   settings[*variable] = {PyRef::borrow(*variable), args[1]};
@@ -85,7 +85,7 @@ llvm::Expected<ValuePtr> contextVarSet(Interpreter& interp, const ValuePtr&, Arg
   return makeValue(ValueKind::Object, object);
 }
 
-llvm::Expected<ValuePtr> contextVarReset(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> contextVarReset(BuiltinContext& interp, const ValuePtr&, Args& args,
                                          KeywordArgs& kwargs) {
   llvm::Expected<PyObject*> variable = variableOf(args, "reset");
   if (!variable)
@@ -98,7 +98,7 @@ llvm::Expected<ValuePtr> contextVarReset(Interpreter& interp, const ValuePtr&, A
     return captureError("ContextVar.reset() with a token that was not made while capturing "
                         "(resetting a variable set outside the function is a side effect "
                         "outside the graph)");
-  Interpreter::ContextVarToken token = found->second.second;
+  BuiltinContext::ContextVarToken token = found->second.second;
   if (token.variable.get() != *variable)
     return captureError("the program raises ValueError: the token was created by a different "
                         "ContextVar");
@@ -121,7 +121,7 @@ llvm::Error Interpreter::checkContextVarsRestored() const {
                       " set, a change of state outside the graph");
 }
 
-llvm::Error registerContextVarHandlers(Interpreter& interp) {
+llvm::Error registerContextVarHandlers(BuiltinContext& interp) {
   PyObject* type = reinterpret_cast<PyObject*>(&PyContextVar_Type);
   const std::pair<const char*, BuiltinHandler> handlers[] = {
       {"get", contextVarGet}, {"set", contextVarSet}, {"reset", contextVarReset}};

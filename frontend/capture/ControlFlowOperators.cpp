@@ -1,9 +1,9 @@
 //===- ControlFlowOperators.cpp - torch.cond and torch map ----------------===//
 #include "frontend/capture/ControlFlowOperators.h"
 
+#include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 
 #include "llvm/ADT/Twine.h"
@@ -73,7 +73,7 @@ llvm::Expected<std::vector<ValuePtr>> bindArguments(llvm::StringRef function,
 // torch.cond
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<ValuePtr> callCond(Interpreter& interp, std::vector<ValuePtr> args,
+llvm::Expected<ValuePtr> callCond(BuiltinContext& interp, std::vector<ValuePtr> args,
                                   KeywordArgs kwargs) {
   llvm::Expected<std::vector<ValuePtr>> bound = bindArguments(
       "cond", {"pred", "true_fn", "false_fn", "operands"}, 3, std::move(args), std::move(kwargs));
@@ -188,8 +188,8 @@ ValuePtr unflatten(const TreeShape& shape, llvm::ArrayRef<ValuePtr> leaves, size
 }
 
 /// Calls the method \p name of \p self with \p args.
-llvm::Expected<ValuePtr> callMethod(Interpreter& interp, const ValuePtr& self, llvm::StringRef name,
-                                    std::vector<ValuePtr> args) {
+llvm::Expected<ValuePtr> callMethod(BuiltinContext& interp, const ValuePtr& self,
+                                    llvm::StringRef name, std::vector<ValuePtr> args) {
   llvm::Expected<ValuePtr> method = interp.getAttr(self, name);
   if (!method)
     return method.takeError();
@@ -203,7 +203,7 @@ std::optional<long long> staticSize(const ValuePtr& size) {
   return PyLong_AsLongLong(size->object.get());
 }
 
-llvm::Expected<ValuePtr> callMap(Interpreter& interp, std::vector<ValuePtr> args,
+llvm::Expected<ValuePtr> callMap(BuiltinContext& interp, std::vector<ValuePtr> args,
                                  KeywordArgs kwargs) {
   std::vector<ValuePtr> rest;
   llvm::Expected<std::vector<ValuePtr>> bound =
@@ -311,7 +311,7 @@ std::optional<ControlFlowOperator> controlFlowOperator(PyObject* function) {
   return std::nullopt;
 }
 
-llvm::Expected<ValuePtr> callControlFlowOperator(Interpreter& interp, ControlFlowOperator op,
+llvm::Expected<ValuePtr> callControlFlowOperator(BuiltinContext& interp, ControlFlowOperator op,
                                                  std::vector<ValuePtr> args, KeywordArgs kwargs) {
   switch (op) {
   case ControlFlowOperator::Cond:

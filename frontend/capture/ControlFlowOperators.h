@@ -30,7 +30,7 @@
 
 namespace dync::capture {
 
-class Interpreter;
+class BuiltinContext;
 
 enum class ControlFlowOperator { Cond, Map };
 
@@ -39,7 +39,7 @@ enum class ControlFlowOperator { Cond, Map };
 std::optional<ControlFlowOperator> controlFlowOperator(PyObject* function);
 
 /// Calls \p op on \p args and \p kwargs as eager would (see above).
-llvm::Expected<ValuePtr> callControlFlowOperator(Interpreter& interp, ControlFlowOperator op,
+llvm::Expected<ValuePtr> callControlFlowOperator(BuiltinContext& interp, ControlFlowOperator op,
                                                  std::vector<ValuePtr> args, KeywordArgs kwargs);
 
 } // namespace dync::capture

@@ -14,9 +14,9 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/DictInstances.h"
 
+#include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
@@ -49,7 +49,7 @@ bool isClassValue(const ValuePtr& value) {
 }
 
 /// The receiver's name for messages: its class.
-std::string receiverName(Interpreter& interp, const ValuePtr& value) {
+std::string receiverName(BuiltinContext& interp, const ValuePtr& value) {
   llvm::Expected<PyRef> type = interp.pythonType(value);
   if (!type) {
     llvm::consumeError(type.takeError());
@@ -60,7 +60,7 @@ std::string receiverName(Interpreter& interp, const ValuePtr& value) {
 
 /// The Dict value a mutating method of dict changes, or an error saying why
 /// there is none.
-llvm::Expected<ValuePtr> mutableContents(Interpreter& interp, const ValuePtr& receiver,
+llvm::Expected<ValuePtr> mutableContents(BuiltinContext& interp, const ValuePtr& receiver,
                                          llvm::StringRef method) {
   ValuePtr contents = dictContents(receiver);
   if (!contents)
@@ -81,11 +81,11 @@ llvm::Error expectArgs(const Args& args, const KeywordArgs& kwargs, size_t count
 
 /// Where \p key is among \p dict's entries, as dict finds it: the same
 /// value, or an equal constant.
-llvm::Expected<std::optional<size_t>> findKey(Interpreter& interp, const ValuePtr& dict,
+llvm::Expected<std::optional<size_t>> findKey(BuiltinContext& interp, const ValuePtr& dict,
                                               const ValuePtr& key) {
   for (size_t i = 0; i < dict->entries.size(); ++i) {
     const ValuePtr& existing = dict->entries[i].first;
-    llvm::Expected<bool> same = sameKey(interp, existing, key);
+    llvm::Expected<bool> same = sameKey(interp.semantics().context(), existing, key);
     if (!same)
       return same.takeError();
     if (*same)
@@ -100,7 +100,7 @@ llvm::Expected<std::optional<size_t>> findKey(Interpreter& interp, const ValuePt
 
 /// dict.__new__(cls): an empty dict, OrderedDict, or object of a class
 /// deriving from them. The items come from __init__.
-llvm::Expected<ValuePtr> dictNew(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
+llvm::Expected<ValuePtr> dictNew(BuiltinContext&, const ValuePtr&, Args& args, KeywordArgs&) {
   if (args.empty() || !isClassValue(args[0]))
     return captureError("dict.__new__(X): X is not a type object");
   auto* type = reinterpret_cast<PyTypeObject*>(args[0]->object.get());
@@ -137,7 +137,7 @@ bool storesThroughPython(const ValuePtr& receiver) {
 /// OrderedDict's `update(self, *args, **kwargs)` on an object whose class
 /// stores through Python: the items are gathered as dict.update gathers
 /// them, then stored one by one through the class's `__setitem__`.
-llvm::Expected<ValuePtr> updateThroughSetItem(Interpreter& interp, const ValuePtr& receiver,
+llvm::Expected<ValuePtr> updateThroughSetItem(BuiltinContext& interp, const ValuePtr& receiver,
                                               const Args& rest, const KeywordArgs& kwargs) {
   ValuePtr gathered = makeValue(ValueKind::Dict);
   llvm::Expected<ValuePtr> update = interp.getAttr(gathered, "update");
@@ -148,7 +148,7 @@ llvm::Expected<ValuePtr> updateThroughSetItem(Interpreter& interp, const ValuePt
     return done.takeError();
   for (const auto& [key, value] : gathered->entries) {
     llvm::Expected<ValuePtr> stored =
-        callInstanceSpecial(interp, receiver, "__setitem__", {key, value});
+        callInstanceSpecial(interp.semantics().context(), receiver, "__setitem__", {key, value});
     if (!stored)
       return stored.takeError();
   }
@@ -156,7 +156,7 @@ llvm::Expected<ValuePtr> updateThroughSetItem(Interpreter& interp, const ValuePt
 }
 
 /// dict.__init__(self, mapping_or_pairs=(), **kwargs): as dict.update.
-llvm::Expected<ValuePtr> dictInit(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> dictInit(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                   KeywordArgs& kwargs) {
   if (args.empty())
     return captureError("descriptor '__init__' of 'dict' object needs an argument");
@@ -179,7 +179,7 @@ llvm::Expected<ValuePtr> dictInit(Interpreter& interp, const ValuePtr& self, Arg
   return makeNone();
 }
 
-llvm::Expected<ValuePtr> dictSetItem(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> dictSetItem(BuiltinContext& interp, const ValuePtr&, Args& args,
                                      KeywordArgs& kwargs) {
   if (llvm::Error error = expectArgs(args, kwargs, 3, "__setitem__"))
     return error;
@@ -196,7 +196,7 @@ llvm::Expected<ValuePtr> dictSetItem(Interpreter& interp, const ValuePtr&, Args&
   return makeNone();
 }
 
-llvm::Expected<ValuePtr> dictDelItem(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> dictDelItem(BuiltinContext& interp, const ValuePtr&, Args& args,
                                      KeywordArgs& kwargs) {
   if (llvm::Error error = expectArgs(args, kwargs, 2, "__delitem__"))
     return error;
@@ -207,7 +207,7 @@ llvm::Expected<ValuePtr> dictDelItem(Interpreter& interp, const ValuePtr&, Args&
   if (!at)
     return at.takeError();
   if (!*at)
-    return keyError(interp, args[1]);
+    return keyError(interp.semantics().context(), args[1]);
   (*contents)->entries.erase((*contents)->entries.begin() + **at);
   return makeNone();
 }
@@ -220,7 +220,7 @@ ValuePtr readable(const ValuePtr& receiver) {
   return contents ? contents : receiver;
 }
 
-llvm::Expected<ValuePtr> dictGetItem(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> dictGetItem(BuiltinContext& interp, const ValuePtr&, Args& args,
                                      KeywordArgs& kwargs) {
   if (llvm::Error error = expectArgs(args, kwargs, 2, "__getitem__"))
     return error;
@@ -234,15 +234,15 @@ llvm::Expected<ValuePtr> dictGetItem(Interpreter& interp, const ValuePtr&, Args&
       return args[0]->contents->entries[**at].second;
     // Python's (Counter's) or defaultdict's own (DictInstancesDefault.cpp).
     llvm::Expected<ValuePtr> missing =
-        callInstanceSpecial(interp, args[0], "__missing__", {args[1]});
+        callInstanceSpecial(interp.semantics().context(), args[0], "__missing__", {args[1]});
     if (!missing || *missing)
       return missing;
-    return keyError(interp, args[1]);
+    return keyError(interp.semantics().context(), args[1]);
   }
   return interp.getItem(readable(args[0]), args[1]);
 }
 
-llvm::Expected<ValuePtr> dictContains(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> dictContains(BuiltinContext& interp, const ValuePtr&, Args& args,
                                       KeywordArgs& kwargs) {
   if (llvm::Error error = expectArgs(args, kwargs, 2, "__contains__"))
     return error;
@@ -252,14 +252,14 @@ llvm::Expected<ValuePtr> dictContains(Interpreter& interp, const ValuePtr&, Args
   return makeBool(*in);
 }
 
-llvm::Expected<ValuePtr> dictLen(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> dictLen(BuiltinContext& interp, const ValuePtr&, Args& args,
                                  KeywordArgs& kwargs) {
   if (llvm::Error error = expectArgs(args, kwargs, 1, "__len__"))
     return error;
   return interp.length(readable(args[0]));
 }
 
-llvm::Expected<ValuePtr> dictIter(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> dictIter(BuiltinContext& interp, const ValuePtr&, Args& args,
                                   KeywordArgs& kwargs) {
   if (llvm::Error error = expectArgs(args, kwargs, 1, "__iter__"))
     return error;
@@ -269,7 +269,7 @@ llvm::Expected<ValuePtr> dictIter(Interpreter& interp, const ValuePtr&, Args& ar
 /// OrderedDict's own keys, values, items, get, setdefault, pop, update and
 /// clear, called on an OrderedDict or an object of a class deriving from
 /// it: dict's method of the same name on the contents.
-llvm::Expected<ValuePtr> orderedDictMethod(Interpreter& interp, const ValuePtr& self, Args& args,
+llvm::Expected<ValuePtr> orderedDictMethod(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                            KeywordArgs& kwargs) {
   PyRef name = PyRef::steal(PyObject_GetAttrString(self->object.get(), "__name__"));
   std::optional<std::string> text = name ? python::utf8Of(name.get()) : std::nullopt;
@@ -304,7 +304,7 @@ llvm::Expected<ValuePtr> orderedDictMethod(Interpreter& interp, const ValuePtr& 
 //===----------------------------------------------------------------------===//
 
 /// The receiver of an OrderedDict method, checked to be one.
-llvm::Expected<ValuePtr> orderedReceiver(Interpreter& interp, const Args& args,
+llvm::Expected<ValuePtr> orderedReceiver(BuiltinContext& interp, const Args& args,
                                          llvm::StringRef method) {
   if (args.empty())
     return captureError("descriptor '" + method +
@@ -334,8 +334,9 @@ llvm::Expected<ValuePtr> orderedReceiver(Interpreter& interp, const Args& args,
 
 /// The `last` argument of move_to_end and popitem: the one after the
 /// receiver's \p position other arguments, or the keyword; true if absent.
-llvm::Expected<bool> lastArgument(Interpreter& interp, const Args& args, const KeywordArgs& kwargs,
-                                  size_t position, llvm::StringRef method) {
+llvm::Expected<bool> lastArgument(BuiltinContext& interp, const Args& args,
+                                  const KeywordArgs& kwargs, size_t position,
+                                  llvm::StringRef method) {
   ValuePtr last;
   if (args.size() > position + 1)
     last = args[position + 1];
@@ -355,7 +356,7 @@ llvm::Expected<bool> lastArgument(Interpreter& interp, const Args& args, const K
   return interp.truth(last);
 }
 
-llvm::Expected<ValuePtr> orderedMoveToEnd(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> orderedMoveToEnd(BuiltinContext& interp, const ValuePtr&, Args& args,
                                           KeywordArgs& kwargs) {
   llvm::Expected<ValuePtr> receiver = orderedReceiver(interp, args, "move_to_end");
   if (!receiver)
@@ -373,14 +374,14 @@ llvm::Expected<ValuePtr> orderedMoveToEnd(Interpreter& interp, const ValuePtr&, 
   if (!at)
     return at.takeError();
   if (!*at)
-    return keyError(interp, args[1]);
+    return keyError(interp.semantics().context(), args[1]);
   auto entry = entries[**at];
   entries.erase(entries.begin() + **at);
   entries.insert(*last ? entries.end() : entries.begin(), std::move(entry));
   return makeNone();
 }
 
-llvm::Expected<ValuePtr> orderedPopItem(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> orderedPopItem(BuiltinContext& interp, const ValuePtr&, Args& args,
                                         KeywordArgs& kwargs) {
   llvm::Expected<ValuePtr> receiver = orderedReceiver(interp, args, "popitem");
   if (!receiver)
@@ -396,10 +397,12 @@ llvm::Expected<ValuePtr> orderedPopItem(Interpreter& interp, const ValuePtr&, Ar
     return raiseBuiltin(PyExc_KeyError, "dictionary is empty");
   ValuePtr key = *last ? entries.back().first : entries.front().first;
   if ((*receiver)->kind == ValueKind::Instance) {
-    llvm::Expected<ValuePtr> value = callInstanceSpecial(interp, *receiver, "__getitem__", {key});
+    llvm::Expected<ValuePtr> value =
+        callInstanceSpecial(interp.semantics().context(), *receiver, "__getitem__", {key});
     if (!value)
       return value.takeError();
-    llvm::Expected<ValuePtr> deleted = callInstanceSpecial(interp, *receiver, "__delitem__", {key});
+    llvm::Expected<ValuePtr> deleted =
+        callInstanceSpecial(interp.semantics().context(), *receiver, "__delitem__", {key});
     if (!deleted)
       return deleted.takeError();
     if (!*value || !*deleted)
@@ -412,7 +415,7 @@ llvm::Expected<ValuePtr> orderedPopItem(Interpreter& interp, const ValuePtr&, Ar
   return makeTuple({key, value});
 }
 
-llvm::Expected<ValuePtr> orderedCopy(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> orderedCopy(BuiltinContext& interp, const ValuePtr&, Args& args,
                                      KeywordArgs& kwargs) {
   llvm::Expected<ValuePtr> receiver = orderedReceiver(interp, args, "copy");
   if (!receiver)
@@ -436,14 +439,15 @@ llvm::Expected<ValuePtr> orderedCopy(Interpreter& interp, const ValuePtr&, Args&
   for (const auto& entry : (*receiver)->contents->entries)
     keys.push_back(entry.first);
   for (const ValuePtr& key : keys) {
-    llvm::Expected<ValuePtr> value = callInstanceSpecial(interp, *receiver, "__getitem__", {key});
+    llvm::Expected<ValuePtr> value =
+        callInstanceSpecial(interp.semantics().context(), *receiver, "__getitem__", {key});
     if (!value)
       return value.takeError();
     if (!*value || (*copy)->kind != ValueKind::Instance)
       return captureError("OrderedDict.copy() of a " + receiverName(interp, *receiver) +
                           " value is not supported");
     llvm::Expected<ValuePtr> stored =
-        callInstanceSpecial(interp, *copy, "__setitem__", {key, *value});
+        callInstanceSpecial(interp.semantics().context(), *copy, "__setitem__", {key, *value});
     if (!stored)
       return stored.takeError();
   }
@@ -558,7 +562,7 @@ void syncAttributes(const ValuePtr& instance) {
     instance->entries = instance->attributeDict->entries;
 }
 
-llvm::Error registerDictInstanceHandlers(Interpreter& interp) {
+llvm::Error registerDictInstanceHandlers(BuiltinContext& interp) {
   PyTypeObject* ordered = orderedDictType();
   if (!ordered)
     return captureError("collections.OrderedDict cannot be imported");

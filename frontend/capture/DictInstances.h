@@ -18,7 +18,7 @@
 
 namespace dync::capture {
 
-class Interpreter;
+class BuiltinContext;
 class SemanticsContext;
 
 /// Whether objects of \p type are made by dict's __new__ and hold their
@@ -62,10 +62,10 @@ llvm::Error keyError(SemanticsContext& cx, const ValuePtr& key);
 PyTypeObject* defaultDictType();
 
 /// Registers defaultdict's __init__ and __missing__ (DictInstancesDefault.cpp).
-llvm::Error registerDefaultDictHandlers(Interpreter& interp);
+llvm::Error registerDefaultDictHandlers(BuiltinContext& interp);
 
 /// Registers dict's and OrderedDict's __new__, __init__, item and length
 /// special methods, and OrderedDict's methods that behave as dict's.
-llvm::Error registerDictInstanceHandlers(Interpreter& interp);
+llvm::Error registerDictInstanceHandlers(BuiltinContext& interp);
 
 } // namespace dync::capture

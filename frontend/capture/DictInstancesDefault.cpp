@@ -10,10 +10,10 @@
 // CPython's does.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 
 namespace dync::capture {
@@ -33,7 +33,7 @@ bool refusedFactory(const ValuePtr& value) {
 }
 
 /// defaultdict.__init__(self, default_factory=None, *args, **kwargs).
-llvm::Expected<ValuePtr> defaultDictInit(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> defaultDictInit(BuiltinContext& interp, const ValuePtr&, Args& args,
                                          KeywordArgs& kwargs) {
   if (args.empty() || args[0]->kind != ValueKind::Instance || !args[0]->contents)
     return captureError("defaultdict.__init__() on a value capture cannot change");
@@ -53,7 +53,7 @@ llvm::Expected<ValuePtr> defaultDictInit(Interpreter& interp, const ValuePtr&, A
 
 /// defaultdict.__missing__(self, key): KeyError without a factory, else
 /// `self[key] = default_factory()`, returning the new value.
-llvm::Expected<ValuePtr> defaultDictMissing(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> defaultDictMissing(BuiltinContext& interp, const ValuePtr&, Args& args,
                                             KeywordArgs& kwargs) {
   if (args.size() != 2 || !kwargs.empty())
     return captureError("defaultdict.__missing__() takes exactly one argument besides the dict");
@@ -63,12 +63,12 @@ llvm::Expected<ValuePtr> defaultDictMissing(Interpreter& interp, const ValuePtr&
   if (!factory)
     return factory.takeError();
   if ((*factory)->isNone())
-    return keyError(interp, args[1]);
+    return keyError(interp.semantics().context(), args[1]);
   llvm::Expected<ValuePtr> made = interp.call(*factory, {});
   if (!made)
     return made.takeError();
   llvm::Expected<ValuePtr> stored =
-      callInstanceSpecial(interp, args[0], "__setitem__", {args[1], *made});
+      callInstanceSpecial(interp.semantics().context(), args[0], "__setitem__", {args[1], *made});
   if (!stored)
     return stored.takeError();
   return *made;
@@ -87,7 +87,7 @@ PyTypeObject* defaultDictType() {
   return type && PyType_Check(type) ? reinterpret_cast<PyTypeObject*>(type) : nullptr;
 }
 
-llvm::Error registerDefaultDictHandlers(Interpreter& interp) {
+llvm::Error registerDefaultDictHandlers(BuiltinContext& interp) {
   PyTypeObject* type = defaultDictType();
   if (!type)
     return captureError("collections.defaultdict cannot be imported");

@@ -17,9 +17,9 @@
 // inspect.unwrap bounds its walk with, reads the interpreter's limit.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 
 namespace dync::capture {
@@ -50,7 +50,7 @@ llvm::Expected<PyObject*> identityType() {
   return type;
 }
 
-llvm::Expected<ValuePtr> builtinId(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinId(BuiltinContext& interp, const ValuePtr&, Args& args,
                                    KeywordArgs& kwargs) {
   if (args.size() != 1 || !kwargs.empty())
     return raiseBuiltin(PyExc_TypeError,
@@ -76,7 +76,7 @@ llvm::Expected<ValuePtr> builtinId(Interpreter& interp, const ValuePtr&, Args& a
   return makeConstant(number);
 }
 
-llvm::Expected<ValuePtr> builtinVars(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> builtinVars(BuiltinContext& interp, const ValuePtr&, Args& args,
                                      KeywordArgs& kwargs) {
   if (!kwargs.empty() || args.size() > 1)
     return raiseBuiltin(PyExc_TypeError,
@@ -89,7 +89,7 @@ llvm::Expected<ValuePtr> builtinVars(Interpreter& interp, const ValuePtr&, Args&
 
 /// sys.getrecursionlimit(): how deep the interpreter lets calls go, which
 /// code walking chains compares against (inspect.unwrap); read as it is.
-llvm::Expected<ValuePtr> sysGetrecursionlimit(Interpreter&, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> sysGetrecursionlimit(BuiltinContext&, const ValuePtr&, Args& args,
                                               KeywordArgs& kwargs) {
   if (!args.empty() || !kwargs.empty())
     return raiseBuiltin(PyExc_TypeError, "getrecursionlimit() takes no arguments");
@@ -98,7 +98,7 @@ llvm::Expected<ValuePtr> sysGetrecursionlimit(Interpreter&, const ValuePtr&, Arg
 
 } // namespace
 
-llvm::Error registerIdentityHandlers(Interpreter& interp) {
+llvm::Error registerIdentityHandlers(BuiltinContext& interp) {
   const std::pair<const char*, BuiltinHandler> handlers[] = {
       {"builtins.id", builtinId},
       {"builtins.vars", builtinVars},

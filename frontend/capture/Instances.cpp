@@ -309,7 +309,7 @@ bool isClass(const ValuePtr& value) {
 
 /// object.__new__(cls): a fresh instance, for a __new__ written in Python
 /// that calls `super().__new__(cls)`.
-llvm::Expected<ValuePtr> objectNew(Interpreter&, const ValuePtr&, Args& args, KeywordArgs&) {
+llvm::Expected<ValuePtr> objectNew(BuiltinContext&, const ValuePtr&, Args& args, KeywordArgs&) {
   if (args.empty() || !isClass(args[0]))
     return captureError("object.__new__(X): X is not a type object");
   auto* type = reinterpret_cast<PyTypeObject*>(args[0]->object.get());
@@ -318,13 +318,13 @@ llvm::Expected<ValuePtr> objectNew(Interpreter&, const ValuePtr&, Args& args, Ke
   return makeValue(ValueKind::Instance, args[0]->object);
 }
 
-llvm::Expected<ValuePtr> objectInit(Interpreter&, const ValuePtr&, Args&, KeywordArgs&) {
+llvm::Expected<ValuePtr> objectInit(BuiltinContext&, const ValuePtr&, Args&, KeywordArgs&) {
   return makeNone();
 }
 
 /// object.__setattr__(self, name, value): how frozen dataclasses set their
 /// fields in __init__.
-llvm::Expected<ValuePtr> objectSetattr(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> objectSetattr(BuiltinContext& interp, const ValuePtr&, Args& args,
                                        KeywordArgs&) {
   if (args.size() != 3)
     return captureError("object.__setattr__() takes 3 arguments");
@@ -340,7 +340,7 @@ llvm::Expected<ValuePtr> objectSetattr(Interpreter& interp, const ValuePtr&, Arg
 }
 
 /// tuple.__new__(cls, iterable): a named tuple's __new__ makes its value so.
-llvm::Expected<ValuePtr> tupleNew(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> tupleNew(BuiltinContext& interp, const ValuePtr&, Args& args,
                                   KeywordArgs& kwargs) {
   if (args.empty() || args.size() > 2 || !kwargs.empty() || !isClass(args[0]))
     return captureError("tuple.__new__(X, iterable) expects a type and at most one iterable");
@@ -359,7 +359,7 @@ llvm::Expected<ValuePtr> tupleNew(Interpreter& interp, const ValuePtr&, Args& ar
 
 } // namespace
 
-llvm::Error registerInstanceHandlers(Interpreter& interp) {
+llvm::Error registerInstanceHandlers(BuiltinContext& interp) {
   const std::pair<PyObject*, BuiltinHandler> handlers[] = {
       {objectSlot("__new__"), objectNew},
       {objectSlot("__init__"), objectInit},

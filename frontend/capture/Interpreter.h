@@ -21,6 +21,7 @@
 
 #include "frontend/bytecode/Instruction.h"
 #include "frontend/bytecode/OpcodeTable.h"
+#include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/BuiltinRegistry.h"
 #include "frontend/capture/BytecodeMachine.h"
 #include "frontend/capture/CaptureError.h"
@@ -56,10 +57,11 @@ using ir::GuardSet;
 
 class Interpreter;
 
-/// The interpreter is the one MachineContext and SemanticsContext: the
-/// bytecode machine and object semantics see it through those interfaces
-/// only.
-class Interpreter final : public MachineContext, public SemanticsContext {
+/// The interpreter is the one MachineContext, SemanticsContext and
+/// BuiltinContext: the bytecode machine, object semantics and the builtins
+/// see it through those interfaces only. Its public surface is what the
+/// capture driver (Capture.cpp and the phases in CapturePhases.h) uses.
+class Interpreter final : public MachineContext, public SemanticsContext, public BuiltinContext {
 public:
   /// Binds the opcode table to \p opcodes (failing if an opcode has no row)
   /// and reads torch's types. \p entryGlobals is the entry module's dict. GIL
@@ -69,104 +71,29 @@ public:
                                                              const bytecode::OpcodeTable& opcodes,
                                                              PyObject* entryGlobals);
 
+  //===--------------------------------------------------------------------===//
+  // What the capture driver uses.
+
   /// What torch.compiler.is_compiling() answers while capturing
   /// (CaptureOptions::assumeCompiling).
   void setCompilingAnswer(bool answer) { compilingAnswer_ = answer; }
-  bool compilingAnswer() const { return compilingAnswer_; }
-  /// Answers torch.compiler.is_compiling() at the current line, remembering
-  /// the first line that asked: when capture later stops with the eager
-  /// answer given, the error says where the program asked and names
-  /// --assume-compiling.
-  bool answerCompilerQuery();
 
-  //===--------------------------------------------------------------------===//
-  // Values from and to Python.
-
-  /// A value the oracle returned: fake tensors, SymInts, constants, and
-  /// tuples and lists of them.
-  llvm::Expected<ValuePtr> wrapFake(PyObject* object) override;
+  /// Makes real objects values, with their sources and guards.
+  ValueBuilder& values() override { return values_; }
+  const TorchTypes& types() const override { return types_; }
+  oracle::TensorOracle& oracle() override { return oracle_; }
+  /// What capture did that a speculated path must be able to take back.
+  Recorder& recorder() override { return recorder_; }
+  /// `callee(*args, **kwargs)`: inlined, a builtin, the oracle, a module's
+  /// forward (Calls.cpp).
+  llvm::Expected<ValuePtr> call(const ValuePtr& callee, std::vector<ValuePtr> args,
+                                KeywordArgs kwargs = {}) override;
   /// The Python object a value stands for when passed to torch: a fake
   /// tensor, a constant, a new tuple or list of those.
   llvm::Expected<python::PyRef> toPython(const ValuePtr& value) override;
-  /// A call's arguments as the tuple and dict (null when there are no
-  /// keywords) CPython's call protocol takes.
-  struct PythonCallArguments {
-    python::PyRef args;
-    python::PyRef kwargs;
-  };
-  llvm::Expected<PythonCallArguments> toPythonArguments(const std::vector<ValuePtr>& args,
-                                                        const KeywordArgs& kwargs);
-
-  //===--------------------------------------------------------------------===//
-  // Python semantics over values: ObjectSemantics (ObjectSemantics.h) over
-  // this interpreter as its context.
-
-  ObjectSemantics& semantics() override { return semantics_; }
-  llvm::Expected<ValuePtr> call(const ValuePtr& callee, std::vector<ValuePtr> args,
-                                KeywordArgs kwargs = {}) override;
-  llvm::Expected<ValuePtr> getAttr(const ValuePtr& base, llvm::StringRef name) {
-    return semantics_.getAttr(base, name);
-  }
-  llvm::Expected<ValuePtr> getItem(const ValuePtr& base, const ValuePtr& key) {
-    return semantics_.getItem(base, key);
-  }
-  llvm::Expected<bool> truth(const ValuePtr& value) { return semantics_.truth(value); }
-  llvm::Expected<std::vector<ValuePtr>> unpack(const ValuePtr& value) {
-    return semantics_.unpack(value);
-  }
-  llvm::Expected<ValuePtr> iter(const ValuePtr& value) { return semantics_.iter(value); }
-  llvm::Expected<ValuePtr> next(const ValuePtr& iterator) { return semantics_.next(iterator); }
-  llvm::Expected<ValuePtr> length(const ValuePtr& value) { return semantics_.length(value); }
-  llvm::Expected<ValuePtr> binary(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b) {
-    return semantics_.binary(symbol, a, b);
-  }
-  llvm::Expected<ValuePtr> compare(llvm::StringRef symbol, const ValuePtr& a, const ValuePtr& b) {
-    return semantics_.compare(symbol, a, b);
-  }
-  llvm::Expected<ValuePtr> unary(llvm::StringRef operatorName, const ValuePtr& a) {
-    return semantics_.unary(operatorName, a);
-  }
-  llvm::Expected<bool> identical(const ValuePtr& a, const ValuePtr& b) {
-    return semantics_.identical(a, b);
-  }
-  llvm::Expected<bool> contains(const ValuePtr& container, const ValuePtr& item) {
-    return semantics_.contains(container, item);
-  }
-  llvm::Error addToSet(const ValuePtr& set, ValuePtr item) {
-    return semantics_.addToSet(set, std::move(item));
-  }
-  /// The Python type of a value (new reference).
-  llvm::Expected<python::PyRef> pythonType(const ValuePtr& value) override;
-  //===--------------------------------------------------------------------===//
-  // Objects of Python classes made while capturing (Instances.cpp).
-
-  /// `cls(*args, **kwargs)` for a class written in Python: its __new__ and
-  /// __init__ run inlined over an Instance value.
-  llvm::Expected<ValuePtr> construct(const ValuePtr& cls, std::vector<ValuePtr> args,
-                                     KeywordArgs kwargs);
-  llvm::Expected<ValuePtr> instanceAttr(const ValuePtr& instance, llvm::StringRef name) override;
-  /// `instance.name = value`; \p direct skips the class's __setattr__, as
-  /// `object.__setattr__(instance, name, value)` does.
-  llvm::Error setInstanceAttr(const ValuePtr& instance, llvm::StringRef name, ValuePtr value,
-                              bool direct = false) override;
-  /// Calls special method \p name of \p self, an Instance, when its class
-  /// defines it in Python; null when it does not.
-  llvm::Expected<ValuePtr> callSpecial(const ValuePtr& self, llvm::StringRef name,
-                                       std::vector<ValuePtr> args) override;
-
-  /// A method of a real object (\p base) that capture handles as a builtin:
-  /// \p bound is a C method bound to base's object whose descriptor is
-  /// registered, and the result is that builtin bound to \p base; null when
-  /// it is not one.
-  ValuePtr boundBuiltinMethod(const ValuePtr& base, PyObject* bound) const override;
-
-  /// Runs \p callable on fake values through the oracle.
-  llvm::Expected<ValuePtr> callOracle(PyObject* callable, const std::vector<ValuePtr>& args,
-                                      const KeywordArgs& kwargs) override;
-  /// Whether every value (deeply) is a constant.
-  static bool allConstant(llvm::ArrayRef<ValuePtr> values) { return capture::allConstant(values); }
-  /// Whether \p object is a grad-mode context manager (or class of one).
-  bool isGradModeManager(PyObject* object) const override;
+  /// The location of a node made now: the line each frame is at,
+  /// innermost first; after the entry returned, its return.
+  ir::Location nodeLocation() const { return machine_.nodeLocation(); }
 
   /// A dimension the user declared dynamic: capture stops, at the line
   /// responsible, as soon as the program specializes it to a constant.
@@ -187,6 +114,7 @@ public:
     /// dimension \p dim is watched.
     bool intArgument = false;
   };
+  void watchDynamic(DynamicWatch watch) { watches_.push_back(std::move(watch)); }
   /// What `--dynamic auto` learned while capturing: a dimension the
   /// program specialized, and the user's line that did it.
   struct AutoFinding {
@@ -197,7 +125,6 @@ public:
     std::string lineText;
   };
   const std::vector<AutoFinding>& autoFindings() const { return autoFindings_; }
-  void watchDynamic(DynamicWatch watch) { watches_.push_back(std::move(watch)); }
 
   /// A Python function whose bytecode capture ran: its code, globals and
   /// __qualname__ (which a decorator or a generated method may set apart
@@ -211,46 +138,140 @@ public:
   /// it inlined), in the order they first ran; repeats are kept. The
   /// artifact fingerprints them (docs/artifact.md, "Code identity").
   const std::vector<RanFunction>& functionsRun() const { return functionsRun_; }
-  /// The exception being handled (what sys.exc_info() gives), or null.
-  const ValuePtr& handledException() const { return machine_.handledException(); }
 
-  oracle::TensorOracle& oracle() override { return oracle_; }
+  /// A change the function leaves on an object that existed before the
+  /// call: what the rewritten code does after the graph, the value it puts
+  /// there, and the program's line that made it.
+  struct PendingSideEffect {
+    ir::SideEffect effect;
+    ValuePtr value;
+    std::string where;
+  };
+  /// Every such change, in the order the program first made them:
+  /// attributes assigned (setRealAttr), globals assigned (STORE_GLOBAL),
+  /// lists and dicts of the caller's changed in place
+  /// (noteContainerMutation).
+  std::vector<PendingSideEffect> pendingSideEffects() const;
+  /// Fails when the program leaves a context variable set: a change the
+  /// graph cannot make.
+  llvm::Error checkContextVarsRestored() const;
+
+private:
+  Interpreter(oracle::TensorOracle& oracle, GuardSet& guards, const bytecode::OpcodeTable& opcodes)
+      : oracle_(oracle), guards_(guards), opcodes_(opcodes) {}
+
+  llvm::Error readTypes();
+  /// Registers with the recorder the state a checkpoint saves: guards,
+  /// graph, the machine's frames, every value the interpreter holds and
+  /// its own tables.
+  void trackState();
+
+  //===--------------------------------------------------------------------===//
+  // Capture's state, as the contexts see it.
+
+  GuardSet& guards() override { return guards_; }
+  ObjectSemantics& semantics() override { return semantics_; }
+  BuiltinRegistry& builtins() override { return builtins_; }
+  const BuiltinRegistry& builtins() const override { return builtins_; }
+
+  //===--------------------------------------------------------------------===//
+  // Values from and to Python (FakeValues.cpp).
+
+  llvm::Expected<ValuePtr> wrapFake(PyObject* object) override;
+  llvm::Expected<PythonCallArguments> toPythonArguments(const std::vector<ValuePtr>& args,
+                                                        const KeywordArgs& kwargs) override;
+  llvm::Expected<python::PyRef> pythonType(const ValuePtr& value) override;
+  /// Runs \p callable on fake values through the oracle.
+  llvm::Expected<ValuePtr> callOracle(PyObject* callable, const std::vector<ValuePtr>& args,
+                                      const KeywordArgs& kwargs) override;
+  /// Whether \p object is a grad-mode context manager (or class of one).
+  bool isGradModeManager(PyObject* object) const override;
+  /// The `operator` module's function \p name (borrowed).
+  PyObject* operatorFunction(llvm::StringRef name) override;
+
+  //===--------------------------------------------------------------------===//
+  // Where the program is, and torch.compiler.is_compiling().
+
+  /// The exception being handled (what sys.exc_info() gives), or null.
+  const ValuePtr& handledException() const override { return machine_.handledException(); }
   /// The frame executing, or null outside any (for zero-argument super()).
-  Frame* currentFrame() const { return machine_.currentFrame(); }
+  Frame* currentFrame() const override { return machine_.currentFrame(); }
+  /// The Python call stack capture is in, innermost first, for errors.
+  std::vector<struct CaptureFrame> callStack() const { return machine_.callStack(); }
   /// Stops capture if the program has pinned or narrowed a dimension the
   /// user declared dynamic.
   llvm::Error checkDynamic() override;
   /// Tells the oracle which line of the program its next calls come from.
   void reportLocation() override;
-  GuardSet& guards() override { return guards_; }
-  /// Makes real objects values, with their sources and guards.
-  ValueBuilder& values() override { return values_; }
-  const ValueBuilder& values() const { return values_; }
-  /// The builtins capture implements; handlers register here.
-  BuiltinRegistry& builtins() { return builtins_; }
-  const BuiltinRegistry& builtins() const override { return builtins_; }
-  const TorchTypes& types() const override { return types_; }
-  /// The `operator` module's function \p name (borrowed).
-  PyObject* operatorFunction(llvm::StringRef name) override;
-
-  /// The Python call stack capture is in, innermost first, for errors.
-  std::vector<struct CaptureFrame> callStack() const { return machine_.callStack(); }
-  /// The location of a node made now: the line each frame is at,
-  /// innermost first; after the entry returned, its return.
-  ir::Location nodeLocation() const { return machine_.nodeLocation(); }
-  /// Frames, the dispatch loop and the opcode handlers.
-  BytecodeMachine& machine() { return machine_; }
   /// See MachineContext::locatedErrorNote.
   std::string locatedErrorNote() const override;
+  /// Answers torch.compiler.is_compiling() at the current line, remembering
+  /// the first line that asked: when capture later stops with the eager
+  /// answer given, the error says where the program asked and names
+  /// --assume-compiling.
+  bool answerCompilerQuery();
 
   //===--------------------------------------------------------------------===//
-  // Classes defined while capturing and autograd.Function.apply
-  // (ClassBodies.cpp, RealObjects.cpp, AutogradFunctions.cpp).
+  // How calls are made (Calls.cpp).
+
+  llvm::Expected<ValuePtr> inlineFunction(const ValuePtr& function, std::vector<ValuePtr> args,
+                                          KeywordArgs kwargs);
+  /// Runs \p function's code over \p locals (bound arguments) in a new
+  /// frame; \p names is a class body's namespace.
+  llvm::Expected<ValuePtr> runFunction(const ValuePtr& function, std::vector<ValuePtr> locals,
+                                       ValuePtr names);
+  /// Runs a function of torch's symbolic-shape API on numbers and symbolic
+  /// numbers.
+  llvm::Expected<ValuePtr> callShapeFunction(const ValuePtr& function,
+                                             const std::vector<ValuePtr>& args,
+                                             const KeywordArgs& kwargs);
+  llvm::Expected<ValuePtr> callModule(const ValuePtr& module, std::vector<ValuePtr> args,
+                                      KeywordArgs kwargs);
+  llvm::Expected<ValuePtr> callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
+                                      KeywordArgs kwargs);
+  /// A NumPy function called on constants; null when \p callee is not
+  /// NumPy's.
+  llvm::Expected<ValuePtr> callNumpyOnConstants(const ValuePtr& callee,
+                                                const std::vector<ValuePtr>& args,
+                                                const KeywordArgs& kwargs);
+  /// `nn.Softmax(dim=-1)` in forward: an nn.Module subclass called.
+  llvm::Expected<ValuePtr> constructModule(const ValuePtr& cls, const std::vector<ValuePtr>& args,
+                                           const KeywordArgs& kwargs);
+  llvm::Expected<ValuePtr> moduleAttr(const ValuePtr& module, llvm::StringRef name) {
+    return semantics_.moduleAttr(module, name);
+  }
+  /// A method of a real object (\p base) that capture handles as a builtin:
+  /// \p bound is a C method bound to base's object whose descriptor is
+  /// registered, and the result is that builtin bound to \p base; null when
+  /// it is not one.
+  ValuePtr boundBuiltinMethod(const ValuePtr& base, PyObject* bound) const override;
+
+  //===--------------------------------------------------------------------===//
+  // Objects of Python classes made while capturing (Instances.cpp).
+
+  /// `cls(*args, **kwargs)` for a class written in Python: its __new__ and
+  /// __init__ run inlined over an Instance value.
+  llvm::Expected<ValuePtr> construct(const ValuePtr& cls, std::vector<ValuePtr> args,
+                                     KeywordArgs kwargs);
+  llvm::Expected<ValuePtr> instanceAttr(const ValuePtr& instance, llvm::StringRef name) override;
+  /// `instance.name = value`; \p direct skips the class's __setattr__, as
+  /// `object.__setattr__(instance, name, value)` does.
+  llvm::Error setInstanceAttr(const ValuePtr& instance, llvm::StringRef name, ValuePtr value,
+                              bool direct = false) override;
+  /// Calls special method \p name of \p self, an Instance, when its class
+  /// defines it in Python; null when it does not.
+  llvm::Expected<ValuePtr> callSpecial(const ValuePtr& self, llvm::StringRef name,
+                                       std::vector<ValuePtr> args) override;
+
+  //===--------------------------------------------------------------------===//
+  // Classes defined while capturing, real objects made for values, and
+  // autograd.Function.apply (ClassBodies.cpp, RealObjects.cpp,
+  // ConstantResults.cpp, AutogradFunctions.cpp).
 
   /// `__build_class__(body, name, *bases, **keywords)`, what a class
   /// statement calls: runs the body symbolically over a namespace, then
   /// makes the real class with the real metaclass.
-  llvm::Expected<ValuePtr> buildClass(std::vector<ValuePtr> args, KeywordArgs kwargs);
+  llvm::Expected<ValuePtr> buildClass(std::vector<ValuePtr> args, KeywordArgs kwargs) override;
   /// Why \p value cannot be made a real object ("a tensor"), or nothing
   /// when it can: constants, real objects, containers of those, functions
   /// made while capturing whose defaults can be. Closure cells always can:
@@ -259,52 +280,48 @@ public:
   /// The real object \p value stands for, making one for containers and
   /// functions made while capturing. Only for values whyNotReal accepts.
   llvm::Expected<python::PyRef> materialize(const ValuePtr& value);
+  llvm::Expected<python::PyRef> materialize(const ValuePtr& value,
+                                            std::map<const Value*, python::PyRef>& made);
+  llvm::Expected<python::PyRef> materializeCell(const ValuePtr& cell);
   /// After STORE_DEREF or DELETE_DEREF: keeps the real cell made for \p cell,
   /// if any, holding what it holds.
   llvm::Error syncRealCell(const ValuePtr& cell) override;
+  /// Where class body \p body binds \p attribute, for errors.
+  std::optional<struct CaptureFrame> bindingFrame(const Value& body, const std::string& attribute);
   /// Calls \p callable for real on the real objects \p args and \p kwargs
   /// stand for (see materialize); what it returns is wrapped as read.
   llvm::Expected<ValuePtr> callForReal(PyObject* callable, const std::vector<ValuePtr>& args,
                                        const KeywordArgs& kwargs);
   /// A call of a function its author marked as giving a constant result
   /// (`torch._dynamo.assume_constant_result`), on constant arguments: run
-  /// for real, its result a constant (ConstantResults.cpp). nullopt for any
-  /// other call, which is inlined.
+  /// for real, its result a constant. nullopt for any other call, which is
+  /// inlined.
   llvm::Expected<std::optional<ValuePtr>> callMarkedConstant(const ValuePtr& function,
                                                              const std::vector<ValuePtr>& args,
                                                              const KeywordArgs& kwargs);
   /// Whether calling \p function decorates a class defined while capturing
   /// with a standard library class decorator (dataclasses.dataclass,
-  /// functools.total_ordering): such calls run for real (ClassBodies.cpp).
+  /// functools.total_ordering): such calls run for real.
   bool decoratesLocalClass(const Value& function, const std::vector<ValuePtr>& args) const;
   /// Whether \p function is torch.autograd.Function.apply.
   bool isAutogradApply(const Value& function);
   /// `cls.apply(*args, **kwargs)` for an autograd.Function subclass `cls`
-  /// (args[0]), without recording autograd (AutogradFunctions.cpp).
+  /// (args[0]), without recording autograd.
   llvm::Expected<ValuePtr> applyAutogradFunction(std::vector<ValuePtr> args, KeywordArgs kwargs);
 
   //===--------------------------------------------------------------------===//
-  // Context variables (ContextVars.cpp).
+  // State builtins keep: context variables (ContextVars.cpp) and id()'s
+  // numbers (IdentityBuiltins.cpp).
 
-  /// What `ContextVar.set` gave a variable while capturing, and the token
-  /// that undoes it. The real variables are never set: a set and its reset
-  /// happen in capture's own state, so the run changes nothing outside.
-  struct ContextVarSetting {
-    python::PyRef variable;
-    ValuePtr value;
-  };
-  struct ContextVarToken {
-    python::PyRef variable;
-    /// The setting before the set; none when the variable had none here.
-    std::optional<ContextVarSetting> previous;
-  };
-  std::map<PyObject*, ContextVarSetting>& contextVarSettings() { return contextVarSettings_; }
-  std::map<PyObject*, std::pair<python::PyRef, ContextVarToken>>& contextVarTokens() {
+  std::map<PyObject*, ContextVarSetting>& contextVarSettings() override {
+    return contextVarSettings_;
+  }
+  std::map<PyObject*, std::pair<python::PyRef, ContextVarToken>>& contextVarTokens() override {
     return contextVarTokens_;
   }
-  /// Fails when the program leaves a context variable set: a change the
-  /// graph cannot make.
-  llvm::Error checkContextVarsRestored() const;
+  std::map<const void*, std::pair<ValuePtr, python::PyRef>>& identities() override {
+    return identities_;
+  }
 
   //===--------------------------------------------------------------------===//
   // Slices of module containers (ModuleContainers.cpp).
@@ -318,7 +335,8 @@ public:
                                                  const ValuePtr& key) override;
 
   //===--------------------------------------------------------------------===//
-  // functools.partial (Partials.cpp).
+  // functools.partial (Partials.cpp) and types.MappingProxyType
+  // (MappingProxies.cpp).
 
   /// Whether \p object is functools.partial, or a subclass that leaves
   /// construction and calls to it.
@@ -340,66 +358,24 @@ public:
   /// Calling partial \p partial.
   llvm::Expected<ValuePtr> callPartial(const ValuePtr& partial, std::vector<ValuePtr> args,
                                        KeywordArgs kwargs);
-
-  /// The numbers id() gave while capturing, by identity, with the value
-  /// each was given for, kept alive so that no other takes its place
-  /// (IdentityBuiltins.cpp).
-  std::map<const void*, std::pair<ValuePtr, python::PyRef>>& identities() { return identities_; }
-
-private:
-  std::map<const void*, std::pair<ValuePtr, python::PyRef>> identities_;
-
-public:
-  /// `types.MappingProxyType(d)` for a dict \p args[0] (MappingProxies.cpp).
+  /// `types.MappingProxyType(d)` for a dict \p args[0].
   llvm::Expected<ValuePtr> makeMappingProxy(std::vector<ValuePtr> args, const KeywordArgs& kwargs);
 
   //===--------------------------------------------------------------------===//
-  // Attributes of real objects assigned while capturing (RealAttributes.cpp).
+  // Attributes of real objects assigned while capturing (RealAttributes.cpp)
+  // and side effects on the caller's objects, replayed after the graph
+  // (SideEffects.cpp).
 
   /// `base.name = value` on an object that exists outside capture (a
   /// library's state object, an nn.Module): kept in capture's own state, as
   /// ContextVar settings are; reads of the attribute see it, and the last
-  /// value is assigned to the real object after the graph (SideEffects.cpp).
-  /// Objects whose class decides what assignment does (`__setattr__` other
-  /// than nn.Module's, descriptors) are refused.
+  /// value is assigned to the real object after the graph. Objects whose
+  /// class decides what assignment does (`__setattr__` other than
+  /// nn.Module's, descriptors) are refused.
   llvm::Error setRealAttr(const ValuePtr& base, llvm::StringRef name, ValuePtr value) override;
   /// What the program last assigned to attribute \p name of \p object
   /// while capturing, or null.
   ValuePtr assignedRealAttr(PyObject* object, llvm::StringRef name) const override;
-
-private:
-  std::map<PyObject*, ContextVarSetting> contextVarSettings_;
-  std::map<PyObject*, std::pair<python::PyRef, ContextVarToken>> contextVarTokens_;
-  /// An attribute assigned by setRealAttr: the object (kept alive), its
-  /// source, the program's line and what the program assigned last;
-  /// `order` places it among the other side effects.
-  struct RealAttrSetting {
-    python::PyRef object;
-    std::string name, owner, where;
-    SourcePtr target;
-    ValuePtr value;
-    size_t order = 0;
-  };
-  std::vector<RealAttrSetting> realAttrSettings_;
-
-  //===--------------------------------------------------------------------===//
-  // Side effects on the caller's objects, replayed after the graph
-  // (SideEffects.cpp).
-
-public:
-  /// A change the function leaves on an object that existed before the
-  /// call: what the rewritten code does after the graph, the value it puts
-  /// there, and the program's line that made it.
-  struct PendingSideEffect {
-    ir::SideEffect effect;
-    ValuePtr value;
-    std::string where;
-  };
-  /// Every such change, in the order the program first made them:
-  /// attributes assigned (setRealAttr), globals assigned (STORE_GLOBAL),
-  /// lists and dicts of the caller's changed in place
-  /// (noteContainerMutation).
-  std::vector<PendingSideEffect> pendingSideEffects() const;
   /// Called before \p container (a List or Dict value) is changed in
   /// place. One read from the caller's objects (with a source) is recorded,
   /// so that its final contents are replayed after the graph and later reads
@@ -414,10 +390,27 @@ public:
                           ValuePtr value) override;
   /// What the program assigned to global \p name of \p globals, or null.
   ValuePtr storedGlobal(PyObject* globals, PyObject* name) const override;
-
-private:
   /// The program's file and line, for messages about a side effect.
   std::string programLine() const;
+
+  //===--------------------------------------------------------------------===//
+  // The interpreter's own tables, declared before capture's parts and so
+  // destroyed after them.
+
+  std::map<const void*, std::pair<ValuePtr, python::PyRef>> identities_;
+  std::map<PyObject*, ContextVarSetting> contextVarSettings_;
+  std::map<PyObject*, std::pair<python::PyRef, ContextVarToken>> contextVarTokens_;
+  /// An attribute assigned by setRealAttr: the object (kept alive), its
+  /// source, the program's line and what the program assigned last;
+  /// `order` places it among the other side effects.
+  struct RealAttrSetting {
+    python::PyRef object;
+    std::string name, owner, where;
+    SourcePtr target;
+    ValuePtr value;
+    size_t order = 0;
+  };
+  std::vector<RealAttrSetting> realAttrSettings_;
   struct GlobalStore {
     python::PyRef globals;
     std::string name;
@@ -437,16 +430,6 @@ private:
   /// Orders side effects of the three kinds; gaps a rollback leaves are
   /// harmless.
   size_t sideEffectCount_ = 0;
-
-  llvm::Expected<python::PyRef> materialize(const ValuePtr& value,
-                                            std::map<const Value*, python::PyRef>& made);
-  llvm::Expected<python::PyRef> materializeCell(const ValuePtr& cell);
-  /// Where class body \p body binds \p attribute, for errors.
-  std::optional<struct CaptureFrame> bindingFrame(const Value& body, const std::string& attribute);
-  /// Runs \p function's code over \p locals (bound arguments) in a new
-  /// frame; \p names is a class body's namespace.
-  llvm::Expected<ValuePtr> runFunction(const ValuePtr& function, std::vector<ValuePtr> locals,
-                                       ValuePtr names);
   /// Real cells made for cells made while capturing, by the symbolic cell
   /// (kept alive by the pair).
   std::map<const Value*, std::pair<ValuePtr, python::PyRef>> realCells_;
@@ -462,79 +445,21 @@ private:
   /// "FILE:LINE" of the first is_compiling() capture answered; empty if none.
   std::string firstCompilerQuery_;
 
-private:
-  Interpreter(oracle::TensorOracle& oracle, GuardSet& guards, const bytecode::OpcodeTable& opcodes)
-      : oracle_(oracle), guards_(guards), opcodes_(opcodes) {}
-
-  llvm::Error readTypes();
-
-  llvm::Expected<ValuePtr> inlineFunction(const ValuePtr& function, std::vector<ValuePtr> args,
-                                          KeywordArgs kwargs);
-  /// Runs a function of torch's symbolic-shape API on numbers and symbolic
-  /// numbers (Calls.cpp).
-  llvm::Expected<ValuePtr> callShapeFunction(const ValuePtr& function,
-                                             const std::vector<ValuePtr>& args,
-                                             const KeywordArgs& kwargs);
-  llvm::Expected<ValuePtr> callModule(const ValuePtr& module, std::vector<ValuePtr> args,
-                                      KeywordArgs kwargs);
-  llvm::Expected<ValuePtr> callObject(const ValuePtr& callee, std::vector<ValuePtr> args,
-                                      KeywordArgs kwargs);
-  /// A NumPy function called on constants (Calls.cpp); null when \p callee
-  /// is not NumPy's.
-  llvm::Expected<ValuePtr> callNumpyOnConstants(const ValuePtr& callee,
-                                                const std::vector<ValuePtr>& args,
-                                                const KeywordArgs& kwargs);
-  /// `nn.Softmax(dim=-1)` in forward: an nn.Module subclass called (Calls.cpp).
-  llvm::Expected<ValuePtr> constructModule(const ValuePtr& cls, const std::vector<ValuePtr>& args,
-                                           const KeywordArgs& kwargs);
-  llvm::Expected<ValuePtr> moduleAttr(const ValuePtr& module, llvm::StringRef name) {
-    return semantics_.moduleAttr(module, name);
-  }
-
   //===--------------------------------------------------------------------===//
-  // Checkpoints of capture's state (Speculate.cpp, Recorder.h).
+  // Capture's parts. Declared in the order they refer to each other.
 
-public:
-  /// What capture did that a speculated path must be able to take back.
-  Recorder& recorder() override { return recorder_; }
-
-private:
-  /// Registers with the recorder the state a checkpoint saves: guards,
-  /// graph, the machine's frames, every value the interpreter holds and
-  /// its own tables.
-  void trackState();
   Recorder recorder_;
-
   oracle::TensorOracle& oracle_;
   GuardSet& guards_;
   const bytecode::OpcodeTable& opcodes_;
   TorchTypes types_;
   BuiltinRegistry builtins_;
-  /// Declared after what it refers to.
   ValueBuilder values_{oracle_, guards_, recorder_, types_, builtins_};
   ObjectSemantics semantics_{*this};
-  /// Declared after what it refers to.
   BytecodeMachine machine_{*this, opcodes_};
+
   std::vector<DynamicWatch> watches_;
   std::vector<AutoFinding> autoFindings_;
 };
-
-/// Registers the builtin handler table (Builtins.cpp).
-llvm::Error registerBuiltinHandlers(Interpreter& interp);
-/// Registers `object`'s and `tuple`'s methods that classes made while
-/// capturing call (Instances.cpp).
-llvm::Error registerInstanceHandlers(Interpreter& interp);
-/// Registers `__build_class__` (ClassBodies.cpp).
-llvm::Error registerClassHandlers(Interpreter& interp);
-/// Registers ContextVar's get, set and reset (ContextVars.cpp).
-llvm::Error registerContextVarHandlers(Interpreter& interp);
-/// Registers id() and vars() (IdentityBuiltins.cpp).
-llvm::Error registerIdentityHandlers(Interpreter& interp);
-/// Registers sys.exc_info() (OpcodesExceptions.cpp).
-llvm::Error registerExceptionInfoHandlers(Interpreter& interp);
-/// Registers \p handler for \p object in \p interp's builtins.
-inline void addBuiltin(Interpreter& interp, PyObject* object, BuiltinHandler handler) {
-  interp.builtins().add(object, handler);
-}
 
 } // namespace dync::capture

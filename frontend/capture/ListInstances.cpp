@@ -10,9 +10,9 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/ListInstances.h"
 
+#include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
 #include "frontend/embedding/PyStrings.h"
 
 namespace dync::capture {
@@ -26,7 +26,7 @@ using Args = std::vector<ValuePtr>;
 PyObject* listSlot(const char* name) { return PyDict_GetItemString(PyList_Type.tp_dict, name); }
 
 /// list.__init__(self, iterable=()): the items become the iterable's.
-llvm::Expected<ValuePtr> listInit(Interpreter& interp, const ValuePtr&, Args& args,
+llvm::Expected<ValuePtr> listInit(BuiltinContext& interp, const ValuePtr&, Args& args,
                                   KeywordArgs& kwargs) {
   if (args.empty() || args[0]->kind != ValueKind::List)
     return captureError("list.__init__() on a value capture does not model as a list");
@@ -94,7 +94,7 @@ ValuePtr newListInstance(const ValuePtr& cls) {
   return list;
 }
 
-llvm::Error registerListInstanceHandlers(Interpreter& interp) {
+llvm::Error registerListInstanceHandlers(BuiltinContext& interp) {
   PyObject* init = listSlot("__init__");
   if (!init)
     return captureError("list has no __init__");

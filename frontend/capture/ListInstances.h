@@ -20,7 +20,7 @@
 
 namespace dync::capture {
 
-class Interpreter;
+class BuiltinContext;
 
 /// Whether objects of \p type are lists capture models as List values of
 /// that class: a class written in Python deriving from list that keeps
@@ -43,6 +43,6 @@ ValuePtr newListInstance(const ValuePtr& cls);
 
 /// Registers list's `__init__`, which the classes' `__init__` (or
 /// `super().__init__(items)`) runs on such an object.
-llvm::Error registerListInstanceHandlers(Interpreter& interp);
+llvm::Error registerListInstanceHandlers(BuiltinContext& interp);
 
 } // namespace dync::capture

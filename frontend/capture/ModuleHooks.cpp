@@ -29,8 +29,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/ModuleHooks.h"
+#include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
-#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -82,7 +82,7 @@ struct TableRead {
 /// the same hooks under other ids in another process (or when the model is
 /// built again): the guards name positions, never ids. An empty table is
 /// guarded elsewhere.
-llvm::Expected<TableRead> readTable(Interpreter& interp, PyObject* table, SourcePtr source) {
+llvm::Expected<TableRead> readTable(BuiltinContext& interp, PyObject* table, SourcePtr source) {
   TableRead read;
   read.source = source;
   if (entriesOf(table) == 0)
@@ -113,7 +113,7 @@ llvm::Expected<TableRead> readTable(Interpreter& interp, PyObject* table, Source
 /// that it is empty, or that the module has none), and reads it. Which of
 /// the hooks it names is read here, not guarded (see docs/capture.md, "Not
 /// yet"): its keys are handle ids, which differ from process to process.
-PyRef guardKwargsTable(Interpreter& interp, PyObject* table, const SourcePtr& source) {
+PyRef guardKwargsTable(BuiltinContext& interp, PyObject* table, const SourcePtr& source) {
   if (!table) {
     if (source->kind() == Source::Kind::Attr && source->base()->kind() != Source::Kind::Module)
       interp.guards().add(Guard::absent(source));
@@ -141,7 +141,7 @@ bool inTable(PyObject* table, long long id) {
 /// A hook read through \p source (`table[i]`), pinned: a function by its
 /// code, a bound method by its function and object (`.__func__`,
 /// `.__self__`), a callable object by its class and the class's __call__.
-llvm::Expected<ValuePtr> wrapHook(Interpreter& interp, PyObject* hook, const SourcePtr& source) {
+llvm::Expected<ValuePtr> wrapHook(BuiltinContext& interp, PyObject* hook, const SourcePtr& source) {
   ValueBuilder& values = interp.values();
   if (PyMethod_Check(hook)) {
     interp.guards().add(typeGuard(source, reinterpret_cast<PyObject*>(&PyMethod_Type)));
@@ -191,7 +191,7 @@ bool hookTableHasEntries(PyObject* module, const char* table, bool global) {
   return entriesOf(moduleTable(module, table)) > 0;
 }
 
-llvm::Expected<ModuleHooks> readModuleHooks(Interpreter& interp, const ValuePtr& module,
+llvm::Expected<ModuleHooks> readModuleHooks(BuiltinContext& interp, const ValuePtr& module,
                                             bool ownCall) {
   PyObject* object = module->object.get();
   std::string name = module->source ? module->source->str() : describeObject(object);
@@ -283,7 +283,7 @@ llvm::Expected<ModuleHooks> readModuleHooks(Interpreter& interp, const ValuePtr&
   return hooks;
 }
 
-llvm::Expected<ValuePtr> callWithModuleHooks(Interpreter& interp, const ModuleHooks& hooks,
+llvm::Expected<ValuePtr> callWithModuleHooks(BuiltinContext& interp, const ModuleHooks& hooks,
                                              const ValuePtr& module, const ValuePtr& forward,
                                              std::vector<ValuePtr> args, KeywordArgs kwargs) {
   ValuePtr positional = makeTuple(std::move(args));

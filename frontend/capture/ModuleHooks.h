@@ -19,7 +19,7 @@
 
 namespace dync::capture {
 
-class Interpreter;
+class BuiltinContext;
 
 /// The hooks a call of one module runs, in eager's order: the global
 /// tables' entries first, then the module's.
@@ -41,7 +41,7 @@ struct ModuleHooks {
 /// ValueBuilder::guardNoModuleHooks. Backward hooks, and hooks on a module
 /// whose class overrides `__call__` (\p ownCall) or that has no source, stop
 /// capture with a message naming the table.
-llvm::Expected<ModuleHooks> readModuleHooks(Interpreter& interp, const ValuePtr& module,
+llvm::Expected<ModuleHooks> readModuleHooks(BuiltinContext& interp, const ValuePtr& module,
                                             bool ownCall);
 
 /// Whether \p source reads through a position of a hook table
@@ -58,7 +58,7 @@ bool hookTableHasEntries(PyObject* module, const char* table, bool global);
 /// pre-hook may replace the positional arguments (or, with keywords, both),
 /// \p forward runs on what they left, and each forward hook may replace the
 /// result.
-llvm::Expected<ValuePtr> callWithModuleHooks(Interpreter& interp, const ModuleHooks& hooks,
+llvm::Expected<ValuePtr> callWithModuleHooks(BuiltinContext& interp, const ModuleHooks& hooks,
                                              const ValuePtr& module, const ValuePtr& forward,
                                              std::vector<ValuePtr> args, KeywordArgs kwargs);
 

@@ -11,8 +11,9 @@
 // in turn. The handler's bytecode does the rest with the opcodes below.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/capture/BuiltinContext.h"
+#include "frontend/capture/BytecodeMachine.h"
 #include "frontend/capture/Exceptions.h"
-#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -285,7 +286,7 @@ namespace {
 /// `except` block, as (type, value, traceback); (None, None, None) outside
 /// any. Capture raises exceptions without running frames for real, so the
 /// traceback is what the exception object holds (its `__traceback__`).
-llvm::Expected<ValuePtr> sysExcInfo(Interpreter& interp, const ValuePtr&,
+llvm::Expected<ValuePtr> sysExcInfo(BuiltinContext& interp, const ValuePtr&,
                                     std::vector<ValuePtr>& args, KeywordArgs& kwargs) {
   if (!args.empty() || !kwargs.empty())
     return raiseBuiltin(PyExc_TypeError, "sys.exc_info() takes no arguments");
@@ -305,7 +306,7 @@ llvm::Expected<ValuePtr> sysExcInfo(Interpreter& interp, const ValuePtr&,
 
 } // namespace
 
-llvm::Error registerExceptionInfoHandlers(Interpreter& interp) {
+llvm::Error registerExceptionInfoHandlers(BuiltinContext& interp) {
   llvm::Expected<PyRef> excInfo = importObject("sys.exc_info");
   if (!excInfo)
     return excInfo.takeError();

@@ -1,15 +1,15 @@
 //===- TorchSize.cpp - torch.Size values over symbolic sizes --------------===//
 #include "frontend/capture/TorchSize.h"
 
+#include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
-#include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 
 namespace dync::capture {
 
 using python::PyRef;
 
-llvm::Expected<ValuePtr> constructSize(Interpreter& interp, const std::vector<ValuePtr>& args,
+llvm::Expected<ValuePtr> constructSize(BuiltinContext& interp, const std::vector<ValuePtr>& args,
                                        const KeywordArgs& kwargs) {
   if (!kwargs.empty() || args.size() > 1)
     return captureError("torch.Size takes at most one argument, an iterable of ints");
@@ -46,7 +46,7 @@ namespace {
 /// `size.numel()`: the product of the items, computed with the symbolic
 /// numbers' own `*` so that it stays an expression in the sizes. torch's C
 /// implementation asks for each item's value, which specializes it.
-llvm::Expected<ValuePtr> sizeNumel(Interpreter& interp, const ValuePtr&,
+llvm::Expected<ValuePtr> sizeNumel(BuiltinContext& interp, const ValuePtr&,
                                    std::vector<ValuePtr>& args, KeywordArgs& kwargs) {
   if (args.size() != 1 || !kwargs.empty())
     return captureError("torch.Size.numel() takes no arguments");
@@ -64,7 +64,7 @@ llvm::Expected<ValuePtr> sizeNumel(Interpreter& interp, const ValuePtr&,
 
 } // namespace
 
-llvm::Error registerSizeHandlers(Interpreter& interp) {
+llvm::Error registerSizeHandlers(BuiltinContext& interp) {
   PyRef numel = PyRef::steal(PyObject_GetAttrString(interp.types().size.get(), "numel"));
   if (!numel)
     return pythonError("reading torch.Size.numel");

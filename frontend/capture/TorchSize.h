@@ -19,14 +19,14 @@
 
 namespace dync::capture {
 
-class Interpreter;
+class BuiltinContext;
 class SemanticsContext;
 
 /// `torch.Size(iterable)`: the iterable is unpacked symbolically (a list, a
 /// tuple, a generator over sizes), then torch.Size itself checks and builds
 /// the result from the ints and SymInts it gives, so what it accepts is
 /// torch's rule.
-llvm::Expected<ValuePtr> constructSize(Interpreter& interp, const std::vector<ValuePtr>& args,
+llvm::Expected<ValuePtr> constructSize(BuiltinContext& interp, const std::vector<ValuePtr>& args,
                                        const KeywordArgs& kwargs);
 
 /// Whether \p value is a torch.Size value some of whose items are symbolic.
@@ -34,7 +34,7 @@ bool isSymbolicSize(const SemanticsContext& cx, const ValuePtr& value);
 
 /// Registers the torch.Size methods capture computes itself (`numel`):
 /// torch's own would make every symbolic size a constant.
-llvm::Error registerSizeHandlers(Interpreter& interp);
+llvm::Error registerSizeHandlers(BuiltinContext& interp);
 
 /// Method \p name of a torch.Size with symbolic items (`numel`, `count`,
 /// `index`): bound to the real torch.Size of those SymInts and run by the
