@@ -199,7 +199,8 @@ public:
                       "Report each entry that fails and go on with the others");
     command->add_flag("--time-report", timeReport_,
                       "Print on stderr the time spent starting Python, importing, capturing, "
-                      "generating code, compiling, linking and writing output");
+                      "generating code, compiling, linking and writing output: wall-clock time "
+                      "and the process's CPU time");
     command->footer(ExportFooter);
     return *command;
   }

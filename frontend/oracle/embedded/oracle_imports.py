@@ -30,7 +30,57 @@ def _drop_disable_stand_ins():
     _disable_deferred.clear()
 
 
+# DYNC_ORACLE_PROFILE=FILE: where the oracle's time goes, written to FILE
+# when the process exits (docs/tensor-oracle.md, "Profiling the oracle"):
+# each entry point's calls and wall time (outermost calls only; Session.call
+# by the callable it ran); with DYNC_ORACLE_PROFILE_PYTHON=1 also
+# cProfile's statistics of everything they ran (which slows them down).
+_profile_path = os.environ.get("DYNC_ORACLE_PROFILE")
+_profiling = bool(_profile_path)
+_profile = None
+if _profiling:
+    import atexit
+    import time
+
+    if os.environ.get("DYNC_ORACLE_PROFILE_PYTHON") == "1":
+        import cProfile
+
+        _profile = cProfile.Profile()
+    _profile_totals = {}  # entry point -> [calls, seconds, CPU seconds]
+    _profile_sequence = []  # (entry point, seconds, CPU seconds), in the order they ran
+
+    def _write_profile():
+        import io
+        import pstats
+
+        out = io.StringIO()
+        seconds = sum(t for _, t, _ in _profile_totals.values())
+        cpu = sum(c for _, _, c in _profile_totals.values())
+        out.write(f"oracle entry points: {seconds:.4f} s in all, {cpu:.4f} s of the thread's CPU time\n")
+        for name, (count, total, cpu) in sorted(_profile_totals.items(), key=lambda kv: -kv[1][1]):
+            out.write(
+                f"  {name:<60} {count:>6} calls {total:>8.4f} s {total / count * 1e6:>9.1f} us/call"
+                f" (CPU {cpu:.4f} s)\n"
+            )
+        out.write("in order (ms, CPU ms):\n")
+        for key, seconds, cpu in _profile_sequence:
+            out.write(f"  {seconds * 1000:>8.2f} {cpu * 1000:>8.2f} {key}\n")
+        if _profile is not None:
+            stats = pstats.Stats(_profile, stream=out)
+            stats.sort_stats("cumulative").print_stats(100)
+            stats.sort_stats("tottime").print_stats(60)
+        with open(_profile_path, "w") as f:
+            f.write(out.getvalue())
+
+    atexit.register(_write_profile)
+
+
 def _while_busy(method):
+    busy = _busy_while(method)
+    return _profiled(method, busy) if _profiling else busy
+
+
+def _busy_while(method):
     @functools.wraps(method)
     def run(*args, **kwargs):
         global _busy
@@ -49,6 +99,38 @@ def _while_busy(method):
                 # off: the next call of each such function asks for the real
                 # wrapper, which runs the package body.
                 _drop_disable_stand_ins()
+
+    return run
+
+
+def _profiled(method, busy):
+    """`busy`, which runs `method`, counting and timing its outermost calls."""
+    name = method.__qualname__
+
+    @functools.wraps(method)
+    def run(*args, **kwargs):
+        if _busy:
+            return busy(*args, **kwargs)
+        key = name
+        if name.endswith(".call") and len(args) > 1:
+            fn = args[1]
+            key = f"{name} {getattr(fn, '__module__', None) or ''}.{getattr(fn, '__qualname__', type(fn).__qualname__)}"
+        start = time.perf_counter()
+        start_cpu = time.thread_time()
+        if _profile is not None:
+            _profile.enable()
+        try:
+            return busy(*args, **kwargs)
+        finally:
+            if _profile is not None:
+                _profile.disable()
+            seconds = time.perf_counter() - start
+            cpu = time.thread_time() - start_cpu
+            totals = _profile_totals.setdefault(key, [0, 0.0, 0.0])
+            totals[0] += 1
+            totals[1] += seconds
+            totals[2] += cpu
+            _profile_sequence.append((key, seconds, cpu))
 
     return run
 

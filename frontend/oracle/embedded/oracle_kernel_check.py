@@ -1,6 +1,7 @@
 """The check of what fake tensors say a call gives against torch's CPU
 kernels."""
 
+import contextlib
 import warnings
 
 import torch
@@ -9,6 +10,27 @@ from torch.utils._python_dispatch import _disable_current_modes
 
 from dync_oracle_leaves import _leaves
 from dync_oracle_wire import _DTYPES, OracleError
+
+
+@contextlib.contextmanager
+def _one_thread():
+    """Runs a check's kernels on the calling thread alone.
+
+    The checks compare result shapes and dtypes, or whether a call raises,
+    which no kernel decides by how many threads it may use; but many CPU
+    kernels split even a few rows over torch's intra-op threads, and on a
+    busy machine each such split waits for a thread to be scheduled (about
+    20 ms a call on two cores shared with other work, against microseconds
+    on one thread)."""
+    threads = torch.get_num_threads()
+    if threads == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 class _KernelCheck:
@@ -95,7 +117,7 @@ class _KernelCheck:
 
         # What the kernel warns about zeros is not the program's business.
         with _disable_current_modes(), torch._C._DisablePythonDispatcher(), torch.no_grad(), \
-                warnings.catch_warnings():
+                warnings.catch_warnings(), _one_thread():
             warnings.simplefilter("ignore")
             try:
                 probes = [real(a, m) for a, m in zip(flat, signature)]
@@ -205,7 +227,7 @@ class _BoolMixCheck:
 
         # A probe that draws random numbers leaves the generator as it was.
         with _disable_current_modes(), torch._C._DisablePythonDispatcher(), torch.no_grad(), \
-                warnings.catch_warnings(), torch.random.fork_rng(devices=[]):
+                warnings.catch_warnings(), torch.random.fork_rng(devices=[]), _one_thread():
             warnings.simplefilter("ignore")
             try:
                 probes = [real(a) for a in signature]

@@ -158,6 +158,33 @@ def _kernel_strides(result, fake, exact):
     return _dense_strides(list(fake.shape), order)
 
 
+# Operator -> whether its results may be probed (_probed_operator).
+_probed_operators = {}
+
+
+def _probed_operator(func):
+    """Whether the results of ATen operator `func` are new tensors a probe
+    may lay out: it writes no argument, returns no view, and draws no random
+    numbers (running a random operator for real would draw from the
+    generator). A fact of the operator's schema and tags alone."""
+    from dync_oracle_layout import _writes_an_argument
+
+    if _writes_an_argument(func) or any(r.alias_info is not None for r in func._schema.returns):
+        return False
+    return torch.Tag.nondeterministic_seeded not in func.tags
+
+
+def _has_unbacked_symbols(t):
+    """free_unbacked_symbols(t), as a bool; a tensor whose sizes, strides and
+    storage offset are all plain ints has none, which its flag says without
+    walking them."""
+    if not t._has_symbolic_sizes_strides:
+        return False
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    return bool(free_unbacked_symbols(t))
+
+
 def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
     """`out`, the fake results of `func`, with each tensor the CPU kernel
     lays out otherwise given the kernel's layout (see above). For a result
@@ -171,14 +198,14 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
     such as max_pool1d takes another path on fake tensors than on real
     ones). A result sharing storage with an argument (a view, an argument
     written in place) is left alone: a copy would not be it."""
-    from dync_oracle_layout import _eager_twin, _storage_key, _writes_an_argument
+    from dync_oracle_layout import _eager_twin, _storage_key
 
     if isinstance(func, torch._ops.OpOverload):
-        schema = func._schema
-        if _writes_an_argument(func) or any(r.alias_info is not None for r in schema.returns):
-            return out
-        # Running a random operator for real would draw from the generator.
-        if torch.Tag.nondeterministic_seeded in func.tags:
+        probed = _probed_operators.get(func)
+        if probed is None:
+            probed = _probed_operator(func)
+            _probed_operators[func] = probed
+        if not probed:
             return out
     elif run is None:
         return out
@@ -187,10 +214,8 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
     # A size computed from tensor data has no value to probe with, and
     # asking about its layout would decide things about it that capture
     # cannot: such calls keep what torch's meta function says.
-    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
-
-    if any(free_unbacked_symbols(t) for t in tensors) or any(
-        isinstance(r, torch.Tensor) and free_unbacked_symbols(r)
+    if any(_has_unbacked_symbols(t) for t in tensors) or any(
+        isinstance(r, torch.Tensor) and _has_unbacked_symbols(r)
         for r in torch.utils._pytree.tree_leaves(out)
     ):
         return out
