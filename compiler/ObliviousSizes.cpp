@@ -114,8 +114,15 @@ std::string lineOf(const ir::Node& node) {
 }
 
 /// A type's text with the strides of its size-1 dimensions left out: they
-/// address nothing, and torch picks them freely.
+/// address nothing, and torch picks them freely. The tensors of a tuple or
+/// list (an operator's several results) are written the same way.
 std::string layoutText(const ir::Type& type, bool withStrides = true) {
+  if (type.isSequence()) {
+    std::string text = type.kind() == ir::Type::Kind::Tuple ? "tuple<" : "list<";
+    for (const auto& [i, element] : llvm::enumerate(type.elements()))
+      text += (i ? ", " : "") + layoutText(element, withStrides);
+    return text + ">";
+  }
   if (!type.isTensor()) {
     std::string text;
     llvm::raw_string_ostream os(text);
