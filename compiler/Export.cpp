@@ -5,314 +5,21 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Export.h"
-#include "codegen/KernelCodegen.h"
-#include "codegen/TargetSpec.h"
 #include "compiler/ArtifactExport.h"
-#include "compiler/CaptureDiagnostics.h"
-#include "compiler/EmitBytecode.h"
-#include "compiler/ObliviousSizes.h"
+#include "compiler/EntryExport.h"
 #include "compiler/PhaseTimes.h"
-#include "compiler/RangeSpecializations.h"
 #include "compiler/UsageError.h"
-#include "passes/Pipeline.h"
 
 #include "frontend/capture/Capture.h"
-#include "frontend/capture/DynamicSpec.h"
 #include "frontend/embedding/EmbeddedPython.h"
-#include "frontend/embedding/EntryResolver.h"
-#include "frontend/embedding/EntrySpec.h"
 #include "frontend/embedding/InterpreterProbe.h"
-#include "frontend/embedding/ModuleLoader.h"
-#include "frontend/embedding/PyRef.h"
-#include "frontend/embedding/PythonError.h"
-#include "frontend/embedding/SourceError.h"
-#include "frontend/oracle/TensorOracle.h"
-#include "frontend/rewrite/RewrittenCode.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/ADT/StringSet.h"
-#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <map>
-#include <optional>
 
 namespace dync::compiler {
 
 char UsageError::ID = 0;
-
-namespace {
-
-/// The pipeline export runs at -O1; `dync-opt --pipeline=export-O1` runs
-/// the same one.
-const transforms::PipelineInfo& exportPipeline() {
-  const transforms::PipelineInfo* pipeline = transforms::findPipeline("export-O1");
-  assert(pipeline && "the registry lists export-O1");
-  return *pipeline;
-}
-
-/// What --emit=bytecode shows of the rewritten code of \p code running
-/// \p graph (its listing), or with \p marshalled what --emit=code writes
-/// (marshal.dumps of it). GIL held.
-llvm::Expected<std::string> rewrittenCode(PyCodeObject* code, const ir::Graph& graph,
-                                          llvm::StringRef global, bool marshalled) {
-  std::string text;
-  if (marshalled) {
-    llvm::Expected<std::vector<uint8_t>> bytes =
-        rewrite::rewriteWholeFunction(reinterpret_cast<PyObject*>(code), graph, global);
-    if (!bytes)
-      return bytes.takeError();
-    text.assign(bytes->begin(), bytes->end());
-    return text;
-  }
-  llvm::Expected<PyObject*> rewritten =
-      rewrite::buildWholeFunctionCode(reinterpret_cast<PyObject*>(code), graph, global);
-  if (!rewritten)
-    return rewritten.takeError();
-  python::PyRef owned = python::PyRef::steal(*rewritten);
-  llvm::raw_string_ostream os(text);
-  if (llvm::Error error = emitBytecode(os, reinterpret_cast<PyCodeObject*>(owned.get())))
-    return error;
-  return text;
-}
-
-/// What a variant's graph does about autograd, which capture checks.
-enum class Autograd {
-  /// Anything (what --emit shows of a plain capture).
-  Any,
-  /// Nothing it returns requires grad: it may be fused.
-  None,
-  /// As None, and no input requires grad whatever the real ones say.
-  Frozen,
-  /// Its ATen calls run one by one and autograd records them, in the grad
-  /// mode of the capture: the program may not switch it over tensors that
-  /// require grad.
-  Records,
-};
-
-/// torch.is_grad_enabled(). GIL held.
-bool gradModeNow() {
-  python::PyRef torch = python::PyRef::steal(PyImport_ImportModule("torch"));
-  python::PyRef enabled =
-      torch ? python::PyRef::steal(PyObject_CallMethod(torch.get(), "is_grad_enabled", nullptr))
-            : python::PyRef();
-  PyErr_Clear();
-  return !enabled || enabled.get() == Py_True;
-}
-
-/// Runs \p fn with torch's grad mode set to \p enabled, then restores it.
-/// GIL held.
-llvm::Error withGradMode(bool enabled, llvm::function_ref<llvm::Error()> fn) {
-  python::PyRef torch = python::PyRef::steal(PyImport_ImportModule("torch"));
-  if (!torch)
-    return python::takePythonError("importing torch");
-  bool before = gradModeNow();
-  auto set = [&](bool mode) -> llvm::Error {
-    python::PyRef done = python::PyRef::steal(
-        PyObject_CallMethod(torch.get(), "set_grad_enabled", "O", mode ? Py_True : Py_False));
-    if (!done)
-      return python::takePythonError("setting torch's grad mode");
-    return llvm::Error::success();
-  };
-  if (llvm::Error error = set(enabled))
-    return error;
-  llvm::Error result = fn();
-  if (llvm::Error error = set(before))
-    return llvm::joinErrors(std::move(result), std::move(error));
-  return result;
-}
-
-/// The text of \p graph and its guards without its name (the header up to
-/// its first parenthesis), the grad-mode guard and runs of blanks (the
-/// header's indentation follows the name).
-std::string textButGradMode(const ir::Graph& graph) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  graph.print(os);
-  for (const ir::Guard& guard : graph.guards().guards())
-    if (guard.kind != ir::GuardKind::GradMode) {
-      guard.print(os);
-      os << '\n';
-    }
-  llvm::StringRef body = llvm::StringRef(text).drop_until([](char c) { return c == '('; });
-  std::string normal;
-  for (char c : body)
-    if (c != ' ' || normal.empty() || normal.back() != ' ')
-      normal.push_back(c);
-  return normal;
-}
-
-/// Whether \p a and \p b, the same entry captured in two grad modes, are the
-/// same graph under the same guards but for the grad mode.
-bool sameButGradMode(const ir::Graph& a, const ir::Graph& b) {
-  return textButGradMode(a) == textButGradMode(b);
-}
-
-void dropGradModeGuard(ir::Graph& graph) {
-  ir::GuardSet kept;
-  kept.localNames() = graph.guards().localNames();
-  kept.setLoc(graph.guards().loc());
-  for (const ir::Guard& guard : graph.guards().guards())
-    if (guard.kind != ir::GuardKind::GradMode)
-      kept.add(guard);
-  graph.guards() = std::move(kept);
-}
-
-/// Exports the variants of an entry at the examples' sizes, then at each
-/// size of a declared range their graph leaves out (sizes 0 and 1, single
-/// sizes the program treats apart), until every declared size is served or
-/// \p MaxSpecializations graphs were made. Each specialization is noted on
-/// stderr; with \p strict, the first size left out is the error instead. A
-/// specialization that cannot be captured means the program does not run at
-/// that size: the range contradicts it.
-llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>()> exportFamily,
-                                  SizePoint& sizePoint,
-                                  const std::vector<capture::DynamicSpec>& specs, bool strict,
-                                  const python::LoadedModule& module, llvm::StringRef qualname) {
-  constexpr size_t MaxSpecializations = 8;
-  std::vector<UncoveredSize> queue;
-  // Each graph made so far, with the sizes it was captured at.
-  std::vector<std::pair<const ir::Graph*, SizePoint>> done;
-  for (size_t next = 0;; ++next) {
-    if (next > 0) {
-      if (next > queue.size())
-        return llvm::Error::success();
-      sizePoint = queue[next - 1].point;
-    }
-    llvm::Expected<ir::Graph*> first = exportFamily();
-    if (!first) {
-      if (next == 0)
-        return first.takeError();
-      // The program does not run (or cannot be captured) at that size.
-      const UncoveredSize& why = queue[next - 1];
-      std::string prefix = "--dynamic '" + why.spec + "' contradicts the program: at " +
-                           describePoint(sizePoint) + " (" + why.why + "), ";
-      return llvm::handleErrors(
-          first.takeError(),
-          [&](const python::SourceError& error) {
-            return llvm::make_error<python::SourceError>(error.location(), prefix + error.text());
-          },
-          [&](const llvm::ErrorInfoBase& error) {
-            return llvm::createStringError(prefix + error.message());
-          });
-    }
-    done.emplace_back(*first, sizePoint);
-    for (UncoveredSize& size : uncoveredSizes(**first, specs, sizePoint)) {
-      if (llvm::any_of(done,
-                       [&](const auto& made) {
-                         return made.second == size.point ||
-                                servesPoint(*made.first, made.second, size.point);
-                       }) ||
-          llvm::any_of(queue, [&](const UncoveredSize& q) { return q.point == size.point; }))
-        continue;
-      // A size torch specializes is captured even so: it may be the
-      // general graph there (foldSizes decides).
-      if (strict && !size.torchSpecializes)
-        return llvm::make_error<python::SourceError>(
-            python::SourceLocation{module.displayPath, 0, 0, 0, ""},
-            "--dynamic '" + size.spec +
-                "' is not served whole by one graph (--strict-dynamic): " + size.why + ", so " +
-                size.symbol + " = " + std::to_string(size.size) + " would need a graph of its own");
-      if (queue.size() + 1 >= MaxSpecializations) {
-        llvm::WithColor::warning(llvm::errs(), "dync")
-            << qualname << ": --dynamic '" << size.spec << "': " << size.symbol << " = "
-            << size.size << " is not served (" << size.why << "); the artifact already holds "
-            << MaxSpecializations << " graphs for its ranges\n";
-        continue;
-      }
-      llvm::WithColor::note(llvm::errs(), "dync")
-          << qualname << ": --dynamic '" << size.spec << "': " << size.why
-          << "; adding a graph for " << describePoint(size.point) << '\n';
-      queue.push_back(std::move(size));
-    }
-  }
-}
-
-/// The --dynamic text that declares \p symbol.
-std::string specDeclaring(const std::vector<capture::DynamicSpec>& specs, llvm::StringRef symbol) {
-  for (const capture::DynamicSpec& spec : specs)
-    if (spec.symbol == symbol)
-      return spec.text;
-  return symbol.str();
-}
-
-/// Folds the graphs of one entry's specializations (exported from
-/// \p firstOfEntry on) into the graph they specialize where they are the
-/// same program there (ObliviousSizes.h), and notes each size that stays
-/// apart with the difference that keeps it.
-llvm::Error foldSizes(std::vector<ExportedGraph>& exported, size_t firstOfEntry,
-                      const std::vector<capture::DynamicSpec>& specs, bool strict,
-                      const python::LoadedModule& module, llvm::StringRef qualname) {
-  std::vector<std::string> variants;
-  for (size_t i = firstOfEntry; i < exported.size(); ++i)
-    if (!llvm::is_contained(variants, exported[i].variant))
-      variants.push_back(exported[i].variant);
-  std::vector<size_t> dropped;
-  llvm::StringSet<> noted;
-  for (const std::string& variant : variants) {
-    std::vector<size_t> indices;
-    std::vector<CapturedAt> family;
-    for (size_t i = firstOfEntry; i < exported.size(); ++i)
-      if (exported[i].variant == variant) {
-        indices.push_back(i);
-        family.push_back({exported[i].graph, exported[i].sizePoint});
-      }
-    FoldPlan plan = planSizeFolds(family);
-    for (const SizeFold& fold : plan.folds) {
-      // The module owns its graphs; the record only looks at them.
-      auto& graph = const_cast<ir::Graph&>(*exported[indices[fold.into]].graph);
-      for (const std::string& symbol : fold.widened)
-        for (ir::SymbolDecl& decl : graph.symbols())
-          if (decl.name == symbol) {
-            *decl.range.lo -= 1;
-            std::string range;
-            llvm::raw_string_ostream os(range);
-            decl.range.print(os);
-            std::string note = "--dynamic '" + specDeclaring(specs, symbol) + "': the graph for " +
-                               symbol + " = " + std::to_string(*decl.range.lo) +
-                               " is the general graph there; one graph serves " + symbol + " in " +
-                               range;
-            if (noted.insert(note).second)
-              llvm::WithColor::note(llvm::errs(), "dync") << qualname << ": " << note << '\n';
-          }
-      for (size_t b : fold.absorbed)
-        dropped.push_back(indices[b]);
-    }
-    for (const KeptApart& kept : plan.kept) {
-      if (strict)
-        return llvm::make_error<python::SourceError>(
-            python::SourceLocation{module.displayPath, 0, 0, 0, ""},
-            "--dynamic '" + specDeclaring(specs, kept.symbol) +
-                "' is not served whole by one graph (--strict-dynamic): torch specializes " +
-                kept.symbol + " = " + std::to_string(kept.size) +
-                ", and the graph captured there is not the general graph: " + kept.why);
-      // Once per size of an entry: its other variants, and the graphs of
-      // other sizes it specializes too, say the same.
-      if (!noted.insert(kept.symbol + "=" + std::to_string(kept.size)).second)
-        continue;
-      llvm::WithColor::note(llvm::errs(), "dync")
-          << qualname << ": --dynamic '" << specDeclaring(specs, kept.symbol) << "': the graph for "
-          << kept.symbol << " = " << kept.size << " stays apart: " << kept.why << '\n';
-    }
-  }
-  llvm::sort(dropped);
-  // A specialization is never an entry's first variant, which --emit shows.
-  for (size_t i : llvm::reverse(dropped))
-    exported.erase(exported.begin() + i);
-  if (strict)
-    for (size_t i = firstOfEntry; i < exported.size(); ++i)
-      for (const auto& [symbol, size] : exported[i].sizePoint)
-        if (!exported[i].graph->findSymbol(symbol))
-          return llvm::make_error<python::SourceError>(
-              python::SourceLocation{module.displayPath, 0, 0, 0, ""},
-              "--dynamic '" + specDeclaring(specs, symbol) +
-                  "' is not served whole by one graph (--strict-dynamic): torch specializes " +
-                  symbol + " = " + std::to_string(size) + ", which no other graph serves");
-  return llvm::Error::success();
-}
-
-} // namespace
 
 ExportCompiler::ExportCompiler(ExportOptions options) : options_(std::move(options)) {}
 
@@ -343,354 +50,69 @@ llvm::Error ExportCompiler::run(llvm::Error& failed) {
   llvm::Error failures = llvm::Error::success();
   // The graphs and Python objects live as long as the compiler: the driver
   // prints them after run().
-  {
-    ir::Context& context = *context_;
-    ir::Module& graphs = *graphs_;
-    PhaseTimes& times = *options_.artifact.times;
-    const capture::CaptureOptions& captureOptions = options_.capture;
-    const std::map<std::string, std::string>& entryExamples = options_.entryExamples;
-    const std::vector<python::EntrySpec>& specs = options_.entries;
-    // What each entry that was captured produced, in order; a failed entry
-    // leaves nothing here, even if its graph got as far as a return.
-    using Exported = ExportedGraph;
-    std::vector<Exported>& exported = exported_;
-    // The passes run for what compiles or shows the optimized graph; the
-    // graph they start from is decomposed for fusion unless asked otherwise.
-    bool optimize =
-        options_.optLevel > 0 && (!options_.artifact.outputPath.empty() ||
-                                  options_.emit == "llvm" || options_.emit == "optimized-graph");
-    std::string decompose = !options_.decompose.empty() ? options_.decompose
-                            : options_.optLevel > 0     ? "fusion"
-                                                        : "core";
-    bool buildArtifact = !options_.artifact.outputPath.empty() || options_.emit == "llvm";
-    for (const auto& [index, spec] : llvm::enumerate(specs)) {
-      llvm::Error error = [&]() -> llvm::Error {
-        std::optional<PhaseTimes::Scope> importing(std::in_place, times, "import");
-        llvm::Expected<python::LoadedModule> module = python::importModuleFromPath(spec.path);
-        if (!module)
-          return module.takeError();
-        importing.reset();
-        llvm::Expected<python::ResolvedEntry> entry = python::resolveEntry(*module, spec.qualname);
-        if (!entry)
-          return entry.takeError();
-        capture::CaptureOptions entryOptions = captureOptions;
-        if (auto it = entryExamples.find(spec.qualname); it != entryExamples.end())
-          entryOptions.example = it->second;
-        // --warmup: the entry's calls run once per entry, before any
-        // variant's capture, which all see the state they left. They run
-        // under no_grad, as a model is served: what they cache (a tensor
-        // computed from parameters) then does not require grad, as it does
-        // not after a first call under no_grad() or inference_mode().
-        if (entryOptions.warmupCalls > 0) {
-          python_->flushStdio();
-          python::PyRef warmed;
-          llvm::Error error = withGradMode(false, [&]() -> llvm::Error {
-            llvm::Expected<python::PyRef> self =
-                capture::warmUpEntry(*module, *entry, entryOptions);
-            if (!self)
-              return self.takeError();
-            warmed = std::move(*self);
-            return llvm::Error::success();
-          });
-          python_->flushStdio();
-          if (error)
-            return placeCaptureErrors(std::move(error), module->absolutePath, module->displayPath);
-          entryOptions.self = std::move(warmed);
-        }
-
-        // Captures one variant of the entry into \p into, named with
-        // \p nameSuffix, under \p gradEnabled with \p decomposition; with
-        // \p frozen no input requires grad. Returns its graph.
-        // What each variant's capture ran, by graph, for the code identity.
-        std::map<const ir::Graph*, std::vector<capture::FunctionRun>> functionsRun;
-        // The sizes the variants being captured serve part of the declared
-        // ranges at (empty: the examples'); see RangeSpecializations.h.
-        SizePoint sizePoint;
-        std::vector<std::string> autoReport;
-        auto printAutoReport = llvm::make_scope_exit([&] {
-          for (const std::string& line : autoReport)
-            llvm::WithColor::note(llvm::errs(), "dync")
-                << entry->qualname << ": --dynamic auto: " << line << '\n';
-        });
-        auto captureVariant = [&](bool gradEnabled, llvm::StringRef decomposition,
-                                  llvm::StringRef nameSuffix, Autograd autograd,
-                                  ir::Module* into = nullptr) -> llvm::Expected<ir::Graph*> {
-          python_->flushStdio();
-          ir::Graph& graph =
-              (into ? *into : graphs)
-                  .addGraph(entry->qualname + specializationSuffix(sizePoint) + nameSuffix.str());
-          PhaseTimes::Scope capturing(times, "capture");
-          oracle::OracleOptions oracleOptions;
-          oracleOptions.decompositions = *oracle::parseDecompositions(decomposition);
-          oracleOptions.inputsRequireGrad = autograd != Autograd::Frozen;
-          oracleOptions.recordsAutograd = autograd == Autograd::Records;
-          capture::CaptureOptions variantOptions = entryOptions;
-          variantOptions.sizeHints = sizePoint;
-          // An artifact serves a range the program cuts with a graph per
-          // part (exportSpecializations); --strict-dynamic refuses the cut.
-          variantOptions.splitRanges = buildArtifact && !options_.strictDynamic;
-          // --dynamic auto reports what the first capture found.
-          variantOptions.autoReport = autoReport.empty() ? &autoReport : nullptr;
-          // Under no_grad nothing records autograd, and what requires grad
-          // is an input, a view of one, or a tensor made so, as in eager.
-          variantOptions.noAutograd =
-              gradEnabled && (autograd == Autograd::None || autograd == Autograd::Frozen);
-          llvm::Error captured = withGradMode(gradEnabled, [&] {
-            return capture::captureGraph(
-                *module, *entry, variantOptions, graph,
-                [&](ir::Graph& g) { return oracle::TensorOracle::create(g, oracleOptions); },
-                &functionsRun[&graph]);
-          });
-          python_->flushStdio();
-          if (captured)
-            return placeCaptureErrors(std::move(captured), module->absolutePath,
-                                      module->displayPath);
-          return &graph;
-        };
-        // The pipeline -O names (export-O1), as `dync-opt --pipeline` runs
-        // it: a kernel codegen cannot lower runs as the ATen calls it holds,
-        // slower, never wrong, and the entry is still exported.
-        auto optimizeVariant = [&](ir::Graph& graph) -> llvm::Error {
-          PhaseTimes::Scope optimizing(times, "passes");
-          transforms::PassOptions passOptions;
-          passOptions.checkKernel = codegen::checkKernel;
-          passOptions.onUnfused = [&](const ir::Graph& kernel, llvm::Error why) {
-            if (options_.artifact.log)
-              *options_.artifact.log << "dync: " << entry->qualname << ": kernel @" << kernel.name()
-                                     << " runs as ATen calls: " << llvm::toString(std::move(why))
-                                     << '\n';
-            else
-              llvm::consumeError(std::move(why));
-          };
-          if (llvm::Error error =
-                  transforms::runPipeline(exportPipeline(), graphs, graph, passOptions))
-            return llvm::createStringError(
-                module->displayPath + ": " + entry->qualname +
-                ": optimizing the graph failed: " + llvm::toString(std::move(error)));
-          return llvm::Error::success();
-        };
-
-        // Optimizes a recorded variant; --emit=bytecode and --emit=code
-        // show the first one's rewritten code.
-        auto finishVariant = [&](ExportedGraph& made) -> llvm::Error {
-          // The module owns its graphs; the record only looks at them.
-          ir::Graph& graph = const_cast<ir::Graph&>(*made.graph);
-          if (optimize)
-            if (llvm::Error error = optimizeVariant(graph))
-              return error;
-          if (made.shown && (options_.emit == "bytecode" || options_.emit == "code")) {
-            llvm::Expected<std::string> code =
-                rewrittenCode(entry->codeObject(), graph, rewrite::graphGlobalName(graph, index),
-                              options_.emit == "code");
-            if (!code)
-              return llvm::createStringError(module->displayPath + ": " + entry->qualname + ": " +
-                                             llvm::toString(code.takeError()));
-            made.rewritten = std::move(*code);
-          }
-          return llvm::Error::success();
-        };
-
-        // Optimizes a variant and records it; --emit shows the first one
-        // (the graph as captured, or the rewritten bytecode).
-        bool first = true;
-        llvm::StringSet<> mergeNotes;
-        auto addVariant = [&](ir::Graph& graph, llvm::StringRef variant) -> llvm::Error {
-          std::string text;
-          if (first && options_.emit == "graph") {
-            llvm::raw_string_ostream os(text);
-            graph.print(os);
-            os << '\n';
-          }
-          // Equal graphs of a split range: this one, over the union of the
-          // two ranges, takes the earlier one's place (its kernels go with
-          // it), so the artifact holds one graph and one set of kernels.
-          std::string rangeFree = buildArtifact ? rangeFreeText(graph) : std::string();
-          std::optional<size_t> replaces;
-          for (size_t i = 0; buildArtifact && i < exported.size() && !replaces; ++i) {
-            if (exported[i].spec != spec.text || exported[i].rangeFree != rangeFree)
-              continue;
-            std::optional<MergedRange> merged = mergedRange(*exported[i].graph, graph);
-            if (!merged)
-              continue;
-            for (ir::SymbolDecl& decl : graph.symbols())
-              if (decl.name == merged->symbol)
-                decl.range = merged->range;
-            // Once per entry, not per grad-mode variant.
-            if (mergeNotes.insert(merged->what).second)
-              llvm::WithColor::note(llvm::errs(), "dync")
-                  << entry->qualname << ": the graphs for " << merged->what
-                  << " are the same; one graph serves both\n";
-            // The merged graph takes the earlier one's name too (the
-            // earlier one stays in the module, unexported, under another).
-            if (ir::Graph* earlier = graphs.findGraph(exported[i].graph->name())) {
-              std::string name = earlier->name();
-              earlier->setName(name + "$merged");
-              graph.setName(name);
-            }
-            replaces = i;
-          }
-          ExportedGraph made{spec.text,
-                             &graph,
-                             std::move(text),
-                             entry->code,
-                             module->absolutePath,
-                             first,
-                             entry->function,
-                             std::move(functionsRun[&graph]),
-                             std::move(rangeFree),
-                             sizePoint,
-                             variant.str()};
-          if (replaces) {
-            made.shown = exported[*replaces].shown;
-            exported[*replaces] = std::move(made);
-          } else {
-            exported.push_back(std::move(made));
-          }
-          // An artifact's graphs are optimized once every size is captured:
-          // a graph may yet take in a size captured apart (foldSizes).
-          if (!buildArtifact)
-            if (llvm::Error error = finishVariant(exported.back()))
-              return error;
-          first = false;
-          return llvm::Error::success();
-        };
-        // The variants of one point of the declared ranges; returns the
-        // first, which decides which sizes it leaves out.
-        auto exportFamily = [&]() -> llvm::Expected<ir::Graph*> {
-          // The artifact serves an entry with one variant per grad mode
-          // (docs/capture.md, "Grad mode and autograd"), tried in order.
-          // Captured under no_grad, a graph records no autograd and is
-          // fused. Captured with grad mode on, a graph in which something
-          // requires grad runs as the ATen calls eager makes, which
-          // autograd records as eager's do.
-          auto notCompiled = [&](llvm::StringRef calls, llvm::Error why) {
-            if (options_.artifact.log)
-              *options_.artifact.log << "dync: " << entry->qualname << ": " << calls
-                                     << " are not compiled (they run the original code): "
-                                     << llvm::toString(std::move(why)) << '\n';
-            else
-              llvm::consumeError(std::move(why));
-          };
-
-          llvm::Expected<ir::Graph*> inference =
-              captureVariant(false, decompose, "", Autograd::None);
-          if (!inference)
-            return inference.takeError();
-          ir::Graph* firstVariant = *inference;
-          // Composite operators are decomposed for fusion only where fusion
-          // can run: autograd must record eager's operators, not pieces.
-          bool anyRequiresGrad =
-              llvm::any_of((*inference)->guards().guards(), [](const ir::Guard& g) {
-                return g.tensorType && g.tensorType->requiresGrad();
-              });
-          llvm::Expected<ir::Graph*> grad =
-              anyRequiresGrad ? captureVariant(true, "core", "$grad", Autograd::Records)
-                              : captureVariant(true, decompose, "$grad", Autograd::None);
-          if (grad && !anyRequiresGrad && sameButGradMode(**inference, **grad)) {
-            // Nothing requires grad and the program never looked at the
-            // grad mode: one graph serves both modes.
-            dropGradModeGuard(**inference);
-            if (llvm::Error error = addVariant(**inference, ""))
-              return error;
-            return firstVariant;
-          }
-          if (llvm::Error error = addVariant(**inference, ""))
-            return error;
-          if (!grad)
-            notCompiled("calls with grad mode on", grad.takeError());
-          else if (llvm::Error error = addVariant(**grad, "$grad"))
-            return error;
-          if (!anyRequiresGrad)
-            return firstVariant;
-
-          // Parameters frozen for inference (requires_grad_(False)): the
-          // variants above pin requires_grad as the example had it, so a
-          // third is captured as if no input required grad. When its graph
-          // and guards are the same with grad mode off, the program never
-          // looked at the grad mode and the variant serves both modes.
-          llvm::Expected<ir::Graph*> frozen =
-              captureVariant(true, decompose, "$frozen", Autograd::Frozen);
-          if (!frozen) {
-            notCompiled("calls with frozen parameters", frozen.takeError());
-            return firstVariant;
-          }
-          ir::Module scratch(context);
-          llvm::Expected<ir::Graph*> frozenNoGrad =
-              captureVariant(false, decompose, "$frozen", Autograd::Frozen, &scratch);
-          if (!frozenNoGrad)
-            llvm::consumeError(frozenNoGrad.takeError());
-          else if (sameButGradMode(**frozen, **frozenNoGrad))
-            dropGradModeGuard(**frozen);
-          if (llvm::Error error = addVariant(**frozen, "$frozen"))
-            return error;
-          return firstVariant;
-        };
-        if (buildArtifact) {
-          size_t firstOfEntry = exported.size();
-          if (llvm::Error error =
-                  exportSpecializations(exportFamily, sizePoint, captureOptions.dynamic,
-                                        options_.strictDynamic, *module, entry->qualname))
-            return error;
-          if (llvm::Error error = foldSizes(exported, firstOfEntry, captureOptions.dynamic,
-                                            options_.strictDynamic, *module, entry->qualname))
-            return error;
-          for (size_t i = firstOfEntry; i < exported.size(); ++i)
-            if (llvm::Error error = finishVariant(exported[i]))
-              return error;
-          return llvm::Error::success();
-        }
-
-        // What --emit prints: a capture in the current grad mode, or for the
-        // optimized graph, the artifact's first variant (under no_grad).
-        llvm::Expected<ir::Graph*> captured =
-            captureVariant(optimize ? false : gradModeNow(), decompose, "",
-                           optimize ? Autograd::None : Autograd::Any);
-        if (!captured)
-          return captured.takeError();
-        return addVariant(**captured, "");
-      }();
-      if (error) {
-        if (!options_.artifact.keepGoing)
-          return error;
-        failures = llvm::joinErrors(std::move(failures), std::move(error));
-      }
-    }
-
-    if (buildArtifact && !exported.empty()) {
-      // One artifact holds the entries of one source file: the runtime
-      // checks that file's hash and finds the entries in its module.
-      std::vector<CapturedEntry> captured;
-      for (const Exported& entry : exported) {
-        if (entry.sourcePath != exported.front().sourcePath)
-          return llvm::make_error<UsageError>(
-              "-o writes the entries of one file, but " + entry.spec + " is not in " +
-              exported.front().sourcePath + "; export each file to its own library");
-        CapturedEntry& added = captured.emplace_back();
-        added.graph = entry.graph;
-        added.code = entry.code;
-        added.function = entry.function;
-        for (const capture::FunctionRun& run : entry.functionsRun)
-          added.functionsRun.push_back({run.code, run.globals, run.qualname});
-      }
-      ArtifactRequest request = options_.artifact;
-      request.llvmIR = options_.emit == "llvm" ? &llvm::outs() : nullptr;
-      llvm::Error skipped = llvm::Error::success();
-      if (llvm::Error error =
-              writeArtifact(captured, exported.front().sourcePath, request, skipped)) {
-        llvm::consumeError(std::move(skipped));
-        return llvm::joinErrors(std::move(failures), std::move(error));
-      }
-      failures = llvm::joinErrors(std::move(failures), std::move(skipped));
-    } else if (buildArtifact) {
-      failures = llvm::joinErrors(
-          std::move(failures),
-          llvm::createStringError("no entry was captured; " +
-                                  (options_.artifact.outputPath.empty()
-                                       ? std::string("no LLVM IR to print")
-                                       : options_.artifact.outputPath + " was not written")));
+  EntryExportContext shared{
+      options_,
+      *python_,
+      *context_,
+      *graphs_,
+      exported_,
+      // The passes run for what compiles or shows the optimized graph; the
+      // graph they start from is decomposed for fusion unless asked
+      // otherwise.
+      options_.optLevel > 0 && (!options_.artifact.outputPath.empty() || options_.emit == "llvm" ||
+                                options_.emit == "optimized-graph"),
+      !options_.decompose.empty() ? options_.decompose
+      : options_.optLevel > 0     ? "fusion"
+                                  : "core",
+      !options_.artifact.outputPath.empty() || options_.emit == "llvm",
+  };
+  for (const auto& [index, spec] : llvm::enumerate(options_.entries)) {
+    if (llvm::Error error = EntryExport(shared, index, spec).run()) {
+      if (!options_.artifact.keepGoing)
+        return error;
+      failures = llvm::joinErrors(std::move(failures), std::move(error));
     }
   }
+  if (shared.buildArtifact)
+    if (llvm::Error error = writeExported(failures))
+      return error;
   failed = std::move(failures);
+  return llvm::Error::success();
+}
+
+llvm::Error ExportCompiler::writeExported(llvm::Error& failures) {
+  if (exported_.empty()) {
+    failures = llvm::joinErrors(
+        std::move(failures),
+        llvm::createStringError("no entry was captured; " +
+                                (options_.artifact.outputPath.empty()
+                                     ? std::string("no LLVM IR to print")
+                                     : options_.artifact.outputPath + " was not written")));
+    return llvm::Error::success();
+  }
+  // One artifact holds the entries of one source file: the runtime checks
+  // that file's hash and finds the entries in its module.
+  std::vector<CapturedEntry> captured;
+  for (const ExportedGraph& entry : exported_) {
+    if (entry.sourcePath != exported_.front().sourcePath)
+      return llvm::make_error<UsageError>("-o writes the entries of one file, but " + entry.spec +
+                                          " is not in " + exported_.front().sourcePath +
+                                          "; export each file to its own library");
+    CapturedEntry& added = captured.emplace_back();
+    added.graph = entry.graph;
+    added.code = entry.code;
+    added.function = entry.function;
+    for (const capture::FunctionRun& run : entry.functionsRun)
+      added.functionsRun.push_back({run.code, run.globals, run.qualname});
+  }
+  ArtifactRequest request = options_.artifact;
+  request.llvmIR = options_.emit == "llvm" ? &llvm::outs() : nullptr;
+  llvm::Error skipped = llvm::Error::success();
+  if (llvm::Error error = writeArtifact(captured, exported_.front().sourcePath, request, skipped)) {
+    llvm::consumeError(std::move(skipped));
+    return llvm::joinErrors(std::move(failures), std::move(error));
+  }
+  failures = llvm::joinErrors(std::move(failures), std::move(skipped));
   return llvm::Error::success();
 }
 

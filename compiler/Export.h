@@ -113,6 +113,11 @@ public:
   const ir::Module& graphs() const { return *graphs_; }
 
 private:
+  /// Writes the artifact (-o, or --emit=llvm's IR) from what run()
+  /// exported. The entries it skips join \p failures, as does having
+  /// nothing to write; a returned error stops the export.
+  llvm::Error writeExported(llvm::Error& failures);
+
   ExportOptions options_;
   std::unique_ptr<python::EmbeddedPython> python_;
   std::unique_ptr<ir::Context> context_;
