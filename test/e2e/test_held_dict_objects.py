@@ -1,4 +1,5 @@
-"""Dict and list subclass objects the program holds (Inputs/held_dict_objects.py),
+"""Dict and list subclass objects the program holds (the soundness catalog's
+utils/soundness_models/dict_objects.py),
 end to end: an OrderedDict, a defaultdict and a class deriving from dict on a
 module, a class with a __getitem__ and __missing__ of its own as a global, a
 list subclass, a defaultdict cache forward fills, and an OrderedDict argument
@@ -10,17 +11,19 @@ import textwrap
 
 import pytest
 
-from conftest import INPUTS, check_state_changes
+from conftest import REPO, check_state_changes
 
 torch = pytest.importorskip("torch")
-MODULE = os.path.join(INPUTS, "held_dict_objects.py")
+MODELS = os.path.join(REPO, "utils", "soundness_models")
+MODULE = os.path.join(MODELS, "dict_objects.py")
 
 PROGRAM = textwrap.dedent("""
     import collections, sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {inputs!r})
+    sys.path.insert(0, MODELS_DIR)
     import torch
-    import held_dict_objects as m
+    import dict_objects as m
     from state_changes import report
 
     x = torch.linspace(-1.0, 1.0, 3)
@@ -78,7 +81,7 @@ PROGRAM = textwrap.dedent("""
         ("ordered input other", "ordered_input", ordered(torch.full((3,), 3.0))),
     ]
     report({artifact!r}, [(what, entry, call, None) for what, entry, call in CASES])
-""")
+""").replace("MODELS_DIR", repr(MODELS))
 
 MISSES = {
     "ordered item": "equals L['self'].order['b'] : 2.0",

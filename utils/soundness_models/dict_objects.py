@@ -1,7 +1,9 @@
 """Dict and list subclass objects the program holds: an OrderedDict, a
 defaultdict and a class deriving from dict on a module, a defaultdict cache
 filled by forward, a class whose item reads are its own as a global, and a
-list subclass; their items are read through sources."""
+list subclass; their items are read through sources. Also the end-to-end
+test's program (test/e2e/test_held_dict_objects.py): `reset` and an entry
+taking an OrderedDict of tensors."""
 import collections
 
 import torch
@@ -65,3 +67,16 @@ def example_scaled():
 
 def example_inputs():
     return (torch.randn(3),)
+
+
+def reset():
+    SCALED.clear()
+    SCALED["factor"] = 3.0
+
+
+def ordered_input(x, d):
+    return x * d["w"] + d["b"]
+
+
+def example_ordered_input():
+    return (torch.randn(3), collections.OrderedDict(w=torch.randn(3), b=torch.randn(3)))
