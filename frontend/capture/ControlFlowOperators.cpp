@@ -4,6 +4,7 @@
 #include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
+#include "frontend/capture/ImportedAttribute.h"
 #include "frontend/capture/PythonHelpers.h"
 
 #include "llvm/ADT/Twine.h"
@@ -15,21 +16,6 @@ namespace dync::capture {
 using python::PyRef;
 
 namespace {
-
-/// `module.name` when the program's torch has imported \p module (borrowed),
-/// else null.
-PyObject* importedFunction(const char* module, const char* name) {
-  PyObject* found = PyDict_GetItemString(PyImport_GetModuleDict(), module); // borrowed
-  if (!found)
-    return nullptr;
-  PyObject* function = PyObject_GetAttrString(found, name);
-  if (!function) {
-    PyErr_Clear();
-    return nullptr;
-  }
-  Py_DECREF(function); // the module keeps it alive
-  return function;
-}
 
 /// Binds \p args and \p kwargs to \p names, as a Python call would: the
 /// first \p required must be given, the rest default to null; positional
@@ -304,9 +290,9 @@ llvm::Expected<ValuePtr> callMap(BuiltinContext& interp, std::vector<ValuePtr> a
 std::optional<ControlFlowOperator> controlFlowOperator(PyObject* function) {
   if (!function || !PyFunction_Check(function))
     return std::nullopt;
-  if (function == importedFunction("torch._higher_order_ops.cond", "cond"))
+  if (function == importedAttribute("torch._higher_order_ops.cond", "cond"))
     return ControlFlowOperator::Cond;
-  if (function == importedFunction("torch._higher_order_ops.map", "map"))
+  if (function == importedAttribute("torch._higher_order_ops.map", "map"))
     return ControlFlowOperator::Map;
   return std::nullopt;
 }

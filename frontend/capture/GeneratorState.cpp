@@ -2,6 +2,7 @@
 #include "frontend/capture/GeneratorState.h"
 
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/ImportedAttribute.h"
 #include "frontend/capture/MachineContext.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -13,21 +14,6 @@ namespace dync::capture {
 using python::PyRef;
 
 namespace {
-
-/// `module.name` when the module is imported and has it, else nullptr
-/// (borrowed: the module keeps it alive).
-PyObject* importedAttribute(const char* module, const char* name) {
-  PyObject* found = PyDict_GetItemString(PyImport_GetModuleDict(), module); // borrowed
-  if (!found)
-    return nullptr;
-  PyObject* attribute = PyObject_GetAttrString(found, name);
-  if (!attribute) {
-    PyErr_Clear();
-    return nullptr;
-  }
-  Py_DECREF(attribute);
-  return attribute;
-}
 
 const char* pythonName(GeneratorStateFunction function) {
   switch (function) {
