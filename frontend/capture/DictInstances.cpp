@@ -29,17 +29,6 @@ namespace {
 
 using Args = std::vector<ValuePtr>;
 
-PyTypeObject* orderedDictType() {
-  static PyObject* type = [] {
-    PyRef module = PyRef::steal(PyImport_ImportModule("collections"));
-    PyObject* found = module ? PyObject_GetAttrString(module.get(), "OrderedDict") : nullptr;
-    if (!found)
-      PyErr_Clear();
-    return found; // kept for the process: classes are immortal enough
-  }();
-  return type && PyType_Check(type) ? reinterpret_cast<PyTypeObject*>(type) : nullptr;
-}
-
 /// dict's own `__init__` (a wrapper descriptor), which writes the items
 /// directly whatever the class's `__setitem__`.
 PyObject* dictInitFunction() { return PyDict_GetItemString(PyDict_Type.tp_dict, "__init__"); }
@@ -590,6 +579,17 @@ llvm::Error registerDictInstanceHandlers(BuiltinContext& interp) {
     if (PyObject* attribute = PyDict_GetItemString(ordered->tp_dict, name))
       addBuiltin(interp, attribute, handler);
   return registerDefaultDictHandlers(interp);
+}
+
+PyTypeObject* orderedDictType() {
+  static PyObject* type = [] {
+    PyRef module = PyRef::steal(PyImport_ImportModule("collections"));
+    PyObject* found = module ? PyObject_GetAttrString(module.get(), "OrderedDict") : nullptr;
+    if (!found)
+      PyErr_Clear();
+    return found; // kept for the process: classes are immortal enough
+  }();
+  return type && PyType_Check(type) ? reinterpret_cast<PyTypeObject*>(type) : nullptr;
 }
 
 } // namespace dync::capture

@@ -57,6 +57,9 @@ llvm::Expected<bool> sameKey(SemanticsContext& cx, const ValuePtr& a, const Valu
 /// them, a real object); else capture stops naming the key's kind.
 llvm::Error keyError(SemanticsContext& cx, const ValuePtr& key);
 
+/// collections.OrderedDict, or null when it cannot be imported.
+PyTypeObject* orderedDictType();
+
 /// collections.defaultdict, whose objects and those of its subclasses are
 /// objects of a dict class too (DictInstancesDefault.cpp).
 PyTypeObject* defaultDictType();

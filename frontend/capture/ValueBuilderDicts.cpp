@@ -40,17 +40,6 @@ using python::PyRef;
 
 namespace {
 
-PyTypeObject* orderedDictClass() {
-  static PyObject* type = [] {
-    PyRef module = PyRef::steal(PyImport_ImportModule("collections"));
-    PyObject* found = module ? PyObject_GetAttrString(module.get(), "OrderedDict") : nullptr;
-    if (!found)
-      PyErr_Clear();
-    return found; // kept for the process, as the collections module keeps it
-  }();
-  return type && PyType_Check(type) ? reinterpret_cast<PyTypeObject*>(type) : nullptr;
-}
-
 bool derivesFrom(PyTypeObject* type, PyTypeObject* base) {
   return base && PyType_IsSubtype(type, base);
 }
@@ -60,8 +49,8 @@ bool derivesFrom(PyTypeObject* type, PyTypeObject* base) {
 PyTypeObject* builtinDictBase(PyTypeObject* type) {
   if (derivesFrom(type, defaultDictType()))
     return defaultDictType();
-  if (derivesFrom(type, orderedDictClass()))
-    return orderedDictClass();
+  if (derivesFrom(type, orderedDictType()))
+    return orderedDictType();
   return &PyDict_Type;
 }
 
@@ -81,7 +70,7 @@ bool inheritsFromBuiltin(PyTypeObject* type, const char* name) {
 /// `__iter__` of a subclass runs; else the dict's storage order.
 llvm::Expected<std::vector<std::pair<PyObject*, PyObject*>>> entriesInOrder(PyObject* object) {
   std::vector<std::pair<PyObject*, PyObject*>> entries;
-  PyTypeObject* ordered = orderedDictClass();
+  PyTypeObject* ordered = orderedDictType();
   if (!ordered || !PyObject_TypeCheck(object, ordered)) {
     PyObject *key, *value;
     Py_ssize_t pos = 0;
@@ -142,7 +131,7 @@ std::optional<llvm::Expected<ValuePtr>> ValueBuilder::wrapDictObject(PyObject* o
   auto* type = Py_TYPE(object);
   PyObject* typeObject = reinterpret_cast<PyObject*>(type);
   std::string where = source->str() + " (a " + qualifiedTypeName(typeObject) + ")";
-  bool exactOrdered = type == orderedDictClass();
+  bool exactOrdered = type == orderedDictType();
   if (!exactOrdered && !isDictClass(type))
     return llvm::Expected<ValuePtr>(captureError(
         where + " is an object of a dict class capture does not model (written in C, or with "
@@ -173,8 +162,8 @@ std::optional<llvm::Expected<ValuePtr>> ValueBuilder::wrapDictObject(PyObject* o
   guards_.add(typeGuard(source, typeObject));
   guards_.add(Guard::keysAre(source, keys));
   ValuePtr contents = makeValue(ValueKind::Dict, {}, source);
-  if (derivesFrom(type, orderedDictClass()))
-    contents->object = PyRef::borrow(reinterpret_cast<PyObject*>(orderedDictClass()));
+  if (derivesFrom(type, orderedDictType()))
+    contents->object = PyRef::borrow(reinterpret_cast<PyObject*>(orderedDictType()));
   for (size_t i = 0; i < entries->size(); ++i) {
     auto [key, item] = (*entries)[i];
     if (ownItemRead && PyObject_IsInstance(item, types_.tensor.get()) == 1)
