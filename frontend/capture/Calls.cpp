@@ -306,6 +306,15 @@ llvm::Expected<ValuePtr> Interpreter::inlineFunction(const ValuePtr& function,
   if (code->co_flags & (CO_COROUTINE | CO_ITERABLE_COROUTINE | CO_ASYNC_GENERATOR))
     return captureError("calling coroutine or async generator " + function->qualname +
                         "() is not supported");
+  llvm::Expected<std::vector<ValuePtr>> locals =
+      bindCall(function, std::move(args), std::move(kwargs));
+  if (!locals)
+    return locals.takeError();
+  return runFunction(function, std::move(*locals), nullptr);
+}
+
+llvm::Expected<std::vector<ValuePtr>>
+Interpreter::bindCall(const ValuePtr& function, std::vector<ValuePtr> args, KeywordArgs kwargs) {
   DefaultsRead defaultsRead;
   llvm::Expected<std::vector<ValuePtr>> locals =
       bindArguments(*function, std::move(args), std::move(kwargs), defaultsRead);
@@ -317,7 +326,7 @@ llvm::Expected<ValuePtr> Interpreter::inlineFunction(const ValuePtr& function,
   if (!function->entryGlobals)
     if (llvm::Error error = prepareLibraryForTracing(function->globals.get()))
       return error;
-  return runFunction(function, std::move(*locals), nullptr);
+  return locals;
 }
 
 llvm::Error Interpreter::setUpFrame(Frame& frame, const ValuePtr& function,
@@ -371,15 +380,10 @@ llvm::Expected<ValuePtr> Interpreter::runFunction(const ValuePtr& function,
 
 llvm::Expected<std::unique_ptr<Frame>>
 Interpreter::pausedFrame(const ValuePtr& function, std::vector<ValuePtr> args, KeywordArgs kwargs) {
-  DefaultsRead defaultsRead;
   llvm::Expected<std::vector<ValuePtr>> locals =
-      bindArguments(*function, std::move(args), std::move(kwargs), defaultsRead);
+      bindCall(function, std::move(args), std::move(kwargs));
   if (!locals)
     return locals.takeError();
-  values_.guardDefaultsRead(*function, defaultsRead);
-  if (!function->entryGlobals)
-    if (llvm::Error error = prepareLibraryForTracing(function->globals.get()))
-      return error;
   auto frame = std::make_unique<Frame>();
   if (llvm::Error error = setUpFrame(*frame, function, std::move(*locals), nullptr))
     return error;

@@ -221,6 +221,10 @@ private:
 
   llvm::Expected<ValuePtr> inlineFunction(const ValuePtr& function, std::vector<ValuePtr> args,
                                           KeywordArgs kwargs);
+  /// \p function's locals for a call with \p args and \p kwargs, the
+  /// defaults it read guarded and its library prepared for tracing.
+  llvm::Expected<std::vector<ValuePtr>> bindCall(const ValuePtr& function,
+                                                 std::vector<ValuePtr> args, KeywordArgs kwargs);
   /// Runs \p function's code over \p locals (bound arguments) in a new
   /// frame; \p names is a class body's namespace.
   llvm::Expected<ValuePtr> runFunction(const ValuePtr& function, std::vector<ValuePtr> locals,
