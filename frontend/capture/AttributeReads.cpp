@@ -321,6 +321,22 @@ llvm::Expected<std::optional<ValuePtr>> ObjectSemantics::userObjectClassRead(con
 
 namespace {
 
+/// What `super(start, obj).name` finds: \p name in the `__dict__` of the
+/// classes after \p start in \p type's MRO (borrowed), or null.
+PyObject* mroAttributeAfter(PyObject* type, PyObject* start, llvm::StringRef name) {
+  PyObject* mro = reinterpret_cast<PyTypeObject*>(type)->tp_mro;
+  Py_ssize_t i = 0, n = mro ? PyTuple_GET_SIZE(mro) : 0;
+  while (i < n && PyTuple_GET_ITEM(mro, i) != start)
+    ++i;
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  for (++i; i < n; ++i) {
+    PyObject* dict = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_dict;
+    if (PyObject* attribute = dict ? PyDict_GetItem(dict, nameObject.get()) : nullptr)
+      return attribute;
+  }
+  return nullptr;
+}
+
 /// `super(start, cls).name` for a class \p cls (\p clsValue its value)
 /// deriving from \p start: the name looked up in cls's MRO after start, as
 /// Python's super does when its second argument is a type. A static method
@@ -329,16 +345,7 @@ namespace {
 /// gives it.
 llvm::Expected<ValuePtr> superOfClass(ValueBuilder& values, PyObject* cls, const ValuePtr& clsValue,
                                       PyObject* start, llvm::StringRef name) {
-  PyObject* mro = reinterpret_cast<PyTypeObject*>(cls)->tp_mro;
-  Py_ssize_t i = 0, n = mro ? PyTuple_GET_SIZE(mro) : 0;
-  while (i < n && PyTuple_GET_ITEM(mro, i) != start)
-    ++i;
-  PyRef nameObject = PyRef::steal(python::newStr(name));
-  for (++i; i < n; ++i) {
-    PyObject* dict = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_dict;
-    PyObject* attribute = dict ? PyDict_GetItem(dict, nameObject.get()) : nullptr;
-    if (!attribute)
-      continue;
+  if (PyObject* attribute = mroAttributeAfter(cls, start, name)) {
     bool isStatic = Py_IS_TYPE(attribute, &PyStaticMethod_Type);
     bool isClassMethod = Py_IS_TYPE(attribute, &PyClassMethod_Type);
     PyRef underlying = PyRef::borrow(attribute);
@@ -529,16 +536,7 @@ llvm::Expected<ValuePtr> superAttr(SemanticsContext& cx, const ValuePtr& base,
           : nullptr;
   if (selfClass)
     return superOfClass(cx.values(), selfClass, self, base->object.get(), name);
-  PyObject* mro = reinterpret_cast<PyTypeObject*>(type->get())->tp_mro;
-  Py_ssize_t i = 0, n = PyTuple_GET_SIZE(mro);
-  while (i < n && PyTuple_GET_ITEM(mro, i) != base->object.get())
-    ++i;
-  PyRef nameObject = PyRef::steal(python::newStr(name));
-  for (++i; i < n; ++i) {
-    PyObject* dict = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_dict;
-    PyObject* attribute = dict ? PyDict_GetItem(dict, nameObject.get()) : nullptr;
-    if (!attribute)
-      continue;
+  if (PyObject* attribute = mroAttributeAfter(type->get(), base->object.get(), name)) {
     llvm::Expected<ValuePtr> function = cx.values().wrapReal(attribute, nullptr);
     if (!function)
       return function.takeError();
