@@ -325,6 +325,11 @@ llvm::Error GraphEmitter::pushWrappedNumber(const ir::Node& node, const ir::Argu
   case ir::Argument::Kind::Bool:
     shim_.call(b_, ShimFn::PushWrappedBool, {stack_, b_.getInt32(arg.boolValue())});
     return llvm::Error::success();
+  case ir::Argument::Kind::Complex:
+    shim_.call(b_, ShimFn::PushWrappedComplex,
+               {stack_, llvm::ConstantFP::get(b_.getDoubleTy(), arg.complexValue().real()),
+                llvm::ConstantFP::get(b_.getDoubleTy(), arg.complexValue().imag())});
+    return llvm::Error::success();
   default: {
     llvm::Expected<Value*> v = emitSym(&node, arg.symValue());
     if (!v)
@@ -388,6 +393,11 @@ llvm::Error GraphEmitter::pushArgument(const ir::Node& node, const ir::Argument&
   case Kind::Float:
     shim_.call(b_, ShimFn::PushDouble,
                {stack_, llvm::ConstantFP::get(b_.getDoubleTy(), arg.floatValue())});
+    return llvm::Error::success();
+  case Kind::Complex:
+    shim_.call(b_, ShimFn::PushComplex,
+               {stack_, llvm::ConstantFP::get(b_.getDoubleTy(), arg.complexValue().real()),
+                llvm::ConstantFP::get(b_.getDoubleTy(), arg.complexValue().imag())});
     return llvm::Error::success();
   case Kind::Bool:
     shim_.call(b_, ShimFn::PushBool, {stack_, b_.getInt32(arg.boolValue())});
@@ -569,7 +579,7 @@ llvm::Error GraphEmitter::emitCall(const ir::Node& node, unsigned position) {
     wrapped[i] =
         type && (*type == "Tensor" || *type == "Tensor?") && arg &&
         (arg->kind() == ir::Argument::Kind::Sym || arg->kind() == ir::Argument::Kind::Float ||
-         arg->kind() == ir::Argument::Kind::Bool);
+         arg->kind() == ir::Argument::Kind::Bool || arg->kind() == ir::Argument::Kind::Complex);
   }
 
   llvm::GlobalVariable* op = shim_.op(node.op());

@@ -480,6 +480,8 @@ llvm::Expected<ir::Argument> PythonTensorOracle::argument(PyObject* object) {
   }
   if (PyFloat_CheckExact(object))
     return ir::Argument::floating(PyFloat_AS_DOUBLE(object));
+  if (PyComplex_CheckExact(object))
+    return ir::Argument::complex({PyComplex_RealAsDouble(object), PyComplex_ImagAsDouble(object)});
   if (PyUnicode_CheckExact(object))
     return ir::Argument::string(python::utf8Of(object).value_or(""));
   if (PyList_CheckExact(object) || PyTuple_CheckExact(object)) {

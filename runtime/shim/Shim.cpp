@@ -525,6 +525,15 @@ dync_status dync_stack_push_wrapped_bool(dync_stack* stack, int value) {
   return pushWrappedNumber(stack, c10::Scalar(value != 0), c10::kBool);
 }
 
+dync_status dync_stack_push_complex(dync_stack* stack, double real, double imag) {
+  return push(stack, c10::IValue(c10::complex<double>(real, imag)));
+}
+
+dync_status dync_stack_push_wrapped_complex(dync_stack* stack, double real, double imag) {
+  return pushWrappedNumber(stack, c10::Scalar(c10::complex<double>(real, imag)),
+                           c10::kComplexDouble);
+}
+
 dync_status dync_stack_push_bool(dync_stack* stack, int value) {
   return push(stack, c10::IValue(value != 0));
 }

@@ -170,6 +170,11 @@ DYNC_SHIM_EXPORT dync_status dync_stack_push_bool(dync_stack* stack, int value);
 DYNC_SHIM_EXPORT dync_status dync_stack_push_wrapped_double(dync_stack* stack, double value);
 DYNC_SHIM_EXPORT dync_status dync_stack_push_wrapped_int(dync_stack* stack, int64_t value);
 DYNC_SHIM_EXPORT dync_status dync_stack_push_wrapped_bool(dync_stack* stack, int value);
+/* A complex number (real and imaginary parts), for a Scalar parameter; and,
+ * for a Tensor parameter, as a 0-dim complex128 wrapped number. */
+DYNC_SHIM_EXPORT dync_status dync_stack_push_complex(dync_stack* stack, double real, double imag);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_wrapped_complex(dync_stack* stack, double real,
+                                                             double imag);
 /* None, for an optional argument that is absent. An optional argument that is
  * present is pushed as its value. */
 DYNC_SHIM_EXPORT dync_status dync_stack_push_none(dync_stack* stack);
