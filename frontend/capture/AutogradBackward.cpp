@@ -351,6 +351,15 @@ Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name
     if (index == 0)
       index = leaf++;
 
+  // Everything forward saved is kept (and its version checked) whether
+  // backward reads it or not, as eager's saved tensors are.
+  if (ValuePtr savedTensors = attribute("saved_tensors");
+      savedTensors && savedTensors->isSequence())
+    for (const ValuePtr& tensor : savedTensors->items)
+      if (tensor->isTensor())
+        if (std::optional<ir::ValueRef> ref = oracle_.valueOf(tensor->object.get());
+            ref && !llvm::is_contained(call.saved, *ref))
+          call.saved.push_back(*ref);
   if (llvm::Error error = outlineBackward(entry, marker, perInput, oracle_, backward, call.saved))
     return error;
   call.backward = backward.name();
