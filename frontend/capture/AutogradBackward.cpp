@@ -95,6 +95,9 @@ llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<V
   std::vector<ir::Node*> gradInputs;
   for (ir::Node& input : backward.nodes())
     if (input.isInput()) {
+      if (!isStatic(input.type()))
+        return captureError("backward takes a gradient of symbolic size (" + input.type().str() +
+                            "), which a backward graph does not support yet");
       gradInputs.push_back(&input);
       inside.insert(&input);
     }
@@ -295,7 +298,8 @@ Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name
   ir::Node* marker = entry.nodes().empty() ? nullptr : &entry.nodes().back();
   setRealGradMode(false);
   auto runBackward = [&]() -> llvm::Expected<ValuePtr> {
-    std::vector<ValuePtr> backwardArgs{ctx};
+    // One gradient per tensor output; None for what else forward returned.
+    std::vector<ValuePtr> grads;
     for (auto [i, output] : llvm::enumerate(outputs)) {
       llvm::Expected<ValuePtr> grad = unboundFake(output, false);
       if (!grad)
@@ -304,8 +308,14 @@ Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name
           ir::Node::input("grad" + std::to_string(i),
                           *call.outputs[i].node->resultType(call.outputs[i].index), ""));
       oracle_.bindValue((*grad)->object.get(), ir::ValueRef{input, std::nullopt});
-      backwardArgs.push_back(*grad);
+      grads.push_back(*grad);
     }
+    std::vector<ValuePtr> backwardArgs{ctx};
+    if (result->isTensor())
+      backwardArgs.push_back(grads.front());
+    else
+      for (size_t i = 0, next = 0; i < result->items.size(); ++i)
+        backwardArgs.push_back(result->items[i]->isTensor() ? grads[next++] : makeNone());
     llvm::Expected<ValuePtr> function = getAttr(cls, "backward");
     if (!function)
       return function.takeError();

@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 MODULE = os.path.join(INPUTS, "autograd_backward.py")
-MODELS = ["Estimators", "Marked", "Mixed"]
+MODELS = ["Estimators", "Marked", "Mixed", "Once"]
 
 PROGRAM = """
 import contextlib, json, sys

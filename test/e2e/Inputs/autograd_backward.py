@@ -3,9 +3,11 @@ backward differs from the true derivative of forward, so the gradients show
 that the user's backward ran: a straight-through estimator, a clamp that
 passes a scaled gradient, a setup_context function keeping a number on ctx,
 an output marked non-differentiable (its absent gradient materialized as
-zeros), and a backward that branches on ctx.needs_input_grad."""
+zeros), a backward that branches on ctx.needs_input_grad, and a
+once_differentiable backward of a forward that also returns a number."""
 import torch
 from torch import nn
+from torch.autograd.function import once_differentiable
 
 
 class StraightThrough(torch.autograd.Function):
@@ -80,6 +82,19 @@ class Mix(torch.autograd.Function):
         return grad_x, grad_w
 
 
+class TimesExp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.exp(), 3
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad, grad_number):
+        (x,) = ctx.saved_tensors
+        return grad * x * 2
+
+
 class Estimators(nn.Module):
     def __init__(self):
         super().__init__()
@@ -107,6 +122,16 @@ class Mixed(nn.Module):
 
     def forward(self, x):
         return Mix.apply(x, self.weight).tanh()
+
+
+class Once(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(3))
+
+    def forward(self, x):
+        y, n = TimesExp.apply(x * self.weight)
+        return y * n
 
 
 def example_inputs():
