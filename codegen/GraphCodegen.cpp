@@ -3,6 +3,7 @@
 #include "codegen/GraphCodegen.h"
 
 #include "codegen/GraphEmitter.h"
+#include "ir/AutogradFunction.h"
 #include "runtime/artifact/dync_artifact.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -757,8 +758,10 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
     ++position;
     if (!node.isCall())
       continue;
-    if (llvm::Error error =
-            node.isKernelCall() ? emitKernelCall(node, position) : emitCall(node, position))
+    if (llvm::Error error = node.isKernelCall() ? emitKernelCall(node, position)
+                            : ir::isAutogradFunctionCall(node)
+                                ? emitAutogradFunctionCall(node, position)
+                                : emitCall(node, position))
       return error;
   }
 

@@ -4,7 +4,7 @@
 // function (GraphCodegen.h), shared by the files that implement its parts:
 // GraphCodegen.cpp lowers inputs, ATen calls and the output;
 // KernelCallLowering.cpp lowers calls of generated kernels (docs/kernels.md,
-// "Calling kernels").
+// "Calling kernels"); AutogradFunctionLowering.cpp applies autograd.Functions.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -77,6 +77,9 @@ private:
   /// Releases the tensors \p node (at \p position) was the last to read, and
   /// its own results nobody reads.
   void releaseDead(const ir::Node& node, unsigned position);
+
+  /// `dync::autograd_function.apply` (AutogradFunctionLowering.cpp).
+  llvm::Error emitAutogradFunctionCall(const ir::Node& node, unsigned position);
 
   // Kernel calls (docs/kernels.md, "Calling kernels").
   llvm::Error planBuffers();

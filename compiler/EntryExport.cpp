@@ -24,6 +24,7 @@
 #include "frontend/embedding/SourceError.h"
 #include "frontend/oracle/TensorOracle.h"
 #include "frontend/rewrite/RewrittenCode.h"
+#include "ir/AutogradFunction.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -467,6 +468,12 @@ llvm::Error EntryExport::addVariant(ir::Graph& graph, llvm::StringRef variant) {
   std::string text;
   if (first_ && options_.emit == "graph") {
     llvm::raw_string_ostream os(text);
+    // The backward graphs of its autograd.Functions first, as the module
+    // prints them.
+    for (const ir::Graph* backward : ir::backwardGraphsOf(graph)) {
+      backward->print(os);
+      os << '\n';
+    }
     graph.print(os);
     os << '\n';
   }

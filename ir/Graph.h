@@ -53,9 +53,11 @@ struct SideEffect {
   std::string target;
 };
 
-/// What a graph is: an entry captured from a Python function, or a kernel
-/// that entry graphs call.
-enum class GraphKind : uint8_t { Entry, Kernel };
+/// What a graph is: an entry captured from a Python function, a kernel
+/// that entry graphs call, or the backward of an autograd.Function that an
+/// entry graph's `dync::autograd_function` node attaches to its outputs
+/// (ir/AutogradFunction.h).
+enum class GraphKind : uint8_t { Entry, Kernel, Backward };
 
 class Module;
 
@@ -164,6 +166,7 @@ public:
   Context& context() const { return ctx_; }
   GraphKind kind() const { return kind_; }
   bool isKernel() const { return kind_ == GraphKind::Kernel; }
+  bool isBackward() const { return kind_ == GraphKind::Backward; }
   /// The module that created this graph, where its kernel calls resolve;
   /// null for a graph constructed on its own.
   Module* module() const { return module_; }
@@ -245,11 +248,21 @@ public:
   Graph& addKernel(std::string name);
   llvm::ArrayRef<std::unique_ptr<Graph>> kernels() const { return kernels_; }
   Graph* findKernel(llvm::StringRef name) const;
+  /// Backward graphs of autograd.Functions (ir/AutogradFunction.h), in the
+  /// order they were added; same namespace as graphs and kernels.
+  Graph& addBackward(std::string name);
+  llvm::ArrayRef<std::unique_ptr<Graph>> backwards() const { return backwards_; }
+  Graph* findBackward(llvm::StringRef name) const;
+  /// \p base, or `base.N` for the first N that no graph, kernel or backward
+  /// graph is named yet.
+  std::string freshName(llvm::StringRef base) const;
+
   /// A name `k<N>` no graph or kernel has yet, N counting up from the
   /// number of kernels: `k0`, `k1`, ... for kernels the fusion pass adds.
   std::string freshKernelName() const;
 
-  /// Kernels first, then entry graphs each followed by its guards, in the
+  /// Kernels first, then backward graphs, then entry graphs each followed
+  /// by its guards, in the
   /// order they were added, a blank line between any two.
   void print(llvm::raw_ostream& os) const;
 
@@ -257,6 +270,7 @@ private:
   Context& ctx_;
   std::vector<std::unique_ptr<Graph>> graphs_;
   std::vector<std::unique_ptr<Graph>> kernels_;
+  std::vector<std::unique_ptr<Graph>> backwards_;
 };
 
 } // namespace dync::ir

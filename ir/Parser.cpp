@@ -213,11 +213,14 @@ llvm::Expected<std::unique_ptr<Module>> Parser::parseModule() {
       continue;
     }
     bool isKernel = tok_.isKeyword("kernel");
-    if (!isKernel && !tok_.isKeyword("graph")) {
-      expected("'graph', 'kernel' or 'guards'");
+    bool isBackward = tok_.isKeyword("backward");
+    if (!isKernel && !isBackward && !tok_.isKeyword("graph")) {
+      expected("'graph', 'kernel', 'backward' or 'guards'");
       return takeError();
     }
-    if (!parseGraph(*module, isKernel ? GraphKind::Kernel : GraphKind::Entry))
+    if (!parseGraph(*module, isKernel     ? GraphKind::Kernel
+                             : isBackward ? GraphKind::Backward
+                                          : GraphKind::Entry))
       return takeError();
   }
   return module;
@@ -231,7 +234,9 @@ bool Parser::parseGraph(Module& module, GraphKind kind) {
     return expected(isKernel ? "a kernel name like @k0" : "a graph name like @MLP.forward"), false;
   bool quoted = tok_.start[1] == '"';
   std::string name = quoted ? unescapeString(tok_.spelling) : tok_.spelling.str();
-  Graph& graph = isKernel ? module.addKernel(std::move(name)) : module.addGraph(std::move(name));
+  Graph& graph = isKernel                      ? module.addKernel(std::move(name))
+                 : kind == GraphKind::Backward ? module.addBackward(std::move(name))
+                                               : module.addGraph(std::move(name));
   graph.setLoc(loc);
   consume();
   values_.clear();
@@ -306,9 +311,11 @@ bool Parser::parseInput(Graph& graph) {
   // A kernel's inputs are what its caller passes; an entry graph's are read
   // from the frame.
   std::string sourceText;
-  if (graph.isKernel()) {
+  if (graph.isKernel() || graph.isBackward()) {
     if (tok_.is(Token::Equal))
-      return error(tok_.loc(), "a kernel's inputs have no source; its caller passes them"), false;
+      return error(tok_.loc(), std::string(graph.isKernel() ? "a kernel's" : "a backward graph's") +
+                                   " inputs have no source; its caller passes them"),
+             false;
   } else {
     if (!tok_.is(Token::Equal))
       return expected("'=' and the input's source"), false;

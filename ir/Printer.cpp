@@ -15,7 +15,8 @@
 // Any node may end with its location, `loc("model.py":12:16)` (Location.h).
 // Inputs are aligned under the first; empty symbol and relation blocks are
 // left out. A kernel is written the same way after `kernel`, its inputs
-// without `= <source>`. Module::print writes the kernels first, so a reader
+// without `= <source>`, and so is an autograd.Function's backward graph
+// after `backward`. Module::print writes the kernels first, so a reader
 // meets each kernel before the calls of it, then the entry graphs, each
 // followed by its guards block (GuardSet::print, in Guard.cpp).
 //
@@ -80,7 +81,7 @@ void Node::print(llvm::raw_ostream& os, bool withLocation) const {
 void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
   std::string header;
   llvm::raw_string_ostream headerOs(header);
-  headerOs << (isKernel() ? "kernel " : "graph ");
+  headerOs << (isKernel() ? "kernel " : isBackward() ? "backward " : "graph ");
   printGraphName(headerOs, name_);
   headerOs << '(';
   os << header;
@@ -137,8 +138,13 @@ void Module::print(llvm::raw_ostream& os) const {
       os << '\n';
     kernel->print(os);
   }
-  for (auto [i, graph] : llvm::enumerate(graphs_)) {
+  for (auto [i, backward] : llvm::enumerate(backwards_)) {
     if (i > 0 || !kernels_.empty())
+      os << '\n';
+    backward->print(os);
+  }
+  for (auto [i, graph] : llvm::enumerate(graphs_)) {
+    if (i > 0 || !kernels_.empty() || !backwards_.empty())
       os << '\n';
     graph->print(os);
     // A graph's guards follow it; a block with neither guards nor local

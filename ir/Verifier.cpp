@@ -1,6 +1,7 @@
 //===- Verifier.cpp - Structural rules every graph obeys ------------------===//
 #include "ir/Verifier.h"
 
+#include "ir/AutogradFunction.h"
 #include "ir/Source.h"
 #include "ir/Syntax.h"
 #include "ir/kernel/ElementOps.h"
@@ -198,7 +199,15 @@ private:
   void checkNode(const Node& node) {
     switch (node.kind()) {
     case NodeKind::Input:
-      if (graph_.isKernel()) {
+      if (graph_.isBackward()) {
+        // The autograd node passes a backward graph's inputs.
+        if (!node.source().empty())
+          report(node, "backward graph input " + label(node) +
+                           " has a source; backward graph inputs have none");
+        if (!node.type().isTensor())
+          report(node, "backward graph input " + label(node) + " must be a tensor, not " +
+                           node.type().str());
+      } else if (graph_.isKernel()) {
         // The caller passes a kernel's inputs as buffers.
         if (!node.source().empty())
           report(node, "kernel input " + label(node) + " has a source; kernel inputs have none");
@@ -214,7 +223,12 @@ private:
     case NodeKind::Call:
       if (node.isKernelCall())
         checkKernelCall(node);
-      else if (!isOperatorName(node.op()))
+      else if (isAutogradFunctionCall(node)) {
+        if (graph_.isKernel())
+          report(node, label(node) + ": a kernel cannot apply an autograd.Function");
+        else if (std::string why = checkAutogradFunctionCall(node, graph_.module()); !why.empty())
+          report(node, label(node) + ": " + why);
+      } else if (!isOperatorName(node.op()))
         report(node, label(node) + ": operator '" + node.op() +
                          "' is not of the form namespace::name.overload");
       else if (graph_.isKernel())
@@ -647,12 +661,15 @@ llvm::Error verify(const Module& module, const llvm::SourceMgr* sm) {
     for (const std::unique_ptr<Graph>& graph : graphs) {
       if (!names.insert(graph->name()).second)
         sink.report(*graph, graph->loc(),
-                    (graph->isKernel() ? "kernel @" : "graph @") + graph->name() +
-                        " is defined more than once");
+                    (graph->isKernel()     ? "kernel @"
+                     : graph->isBackward() ? "backward graph @"
+                                           : "graph @") +
+                        graph->name() + " is defined more than once");
       GraphVerifier(*graph, sink).run();
     }
   };
   verifyAll(module.kernels());
+  verifyAll(module.backwards());
   verifyAll(module.graphs());
   return sink.takeError();
 }

@@ -3,6 +3,9 @@
 #include "frontend/embedding/PyRef.h"
 #include "frontend/embedding/PyStrings.h"
 #include "frontend/embedding/PythonError.h"
+#include "ir/AutogradFunction.h"
+
+#include <functional>
 
 #include "llvm/ADT/StringSet.h"
 
@@ -40,8 +43,21 @@ llvm::Expected<std::string> oracle::operatorSchemas(llvm::ArrayRef<const ir::Gra
     return python::takePythonError("reading torch.ops");
   llvm::StringSet<> seen;
   std::string lines;
-  for (const ir::Graph* graph : graphs)
-    for (const ir::Node& node : graph->nodes()) {
+  // A graph's operators, and those of the backward graphs its autograd
+  // nodes run.
+  std::function<llvm::Error(const ir::Graph&)> add = [&](const ir::Graph& graph) -> llvm::Error {
+    for (const ir::Node& node : graph.nodes()) {
+      if (ir::isAutogradFunctionCall(node)) {
+        llvm::Expected<ir::AutogradFunctionCall> call = ir::readAutogradFunctionCall(node);
+        if (!call)
+          return call.takeError();
+        const ir::Graph* backward =
+            graph.module() ? graph.module()->findBackward(call->backward) : nullptr;
+        if (backward && seen.insert("@" + backward->name()).second)
+          if (llvm::Error error = add(*backward))
+            return error;
+        continue;
+      }
       // A kernel call runs generated code, not an operator with a schema.
       if (node.kind() != ir::NodeKind::Call || node.isKernelCall() ||
           !seen.insert(node.op()).second)
@@ -51,5 +67,10 @@ llvm::Expected<std::string> oracle::operatorSchemas(llvm::ArrayRef<const ir::Gra
         return schema.takeError();
       lines += *schema + "\n";
     }
+    return llvm::Error::success();
+  };
+  for (const ir::Graph* graph : graphs)
+    if (llvm::Error error = add(*graph))
+      return error;
   return lines;
 }

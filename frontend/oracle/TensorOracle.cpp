@@ -87,6 +87,7 @@ public:
                                     const DynamicDim& symbol) override;
   llvm::Expected<PyRef> call(PyObject* callable, PyObject* args, PyObject* kwargs) override;
   std::optional<ir::ValueRef> valueOf(PyObject* fake) const override;
+  void bindValue(PyObject* fake, ir::ValueRef ref) override;
   llvm::Expected<ir::Type> typeOf(PyObject* fake) override;
   llvm::Expected<ir::SymExpr> symExprOf(PyObject* symInt) override;
   llvm::Expected<PyRef> eagerLayout(PyObject* fake) override;
@@ -615,6 +616,15 @@ std::optional<ir::ValueRef> PythonTensorOracle::valueOf(PyObject* fake) const {
   if (it == values_.end())
     return std::nullopt;
   return it->second;
+}
+
+void PythonTensorOracle::bindValue(PyObject* fake, ir::ValueRef ref) {
+  PyRef id = PyRef::steal(PyObject_GetAttr(fake, idName_.get()));
+  if (!id || !PyLong_Check(id.get())) {
+    PyErr_Clear();
+    return;
+  }
+  values_[PyLong_AsLongLong(id.get())] = ref;
 }
 
 llvm::Expected<ir::Type> PythonTensorOracle::typeOf(PyObject* fake) {

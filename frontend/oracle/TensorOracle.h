@@ -137,6 +137,10 @@ public:
 
   /// The graph value a fake tensor stands for, if the oracle made it.
   virtual std::optional<ir::ValueRef> valueOf(PyObject* fake) const = 0;
+  /// Makes \p fake, a tensor the oracle made, stand for \p ref from now on:
+  /// a result of a node capture placed itself (an autograd.Function's
+  /// outputs, docs/capture.md).
+  virtual void bindValue(PyObject* fake, ir::ValueRef ref) {}
 
   /// A fake tensor's type, its symbolic sizes and strides translated.
   virtual llvm::Expected<ir::Type> typeOf(PyObject* fake) = 0;

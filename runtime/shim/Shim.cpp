@@ -134,6 +134,19 @@ dync_tensor* releaseToHandle(at::Tensor&& t) {
   return reinterpret_cast<dync_tensor*>(t.unsafeReleaseTensorImpl());
 }
 
+std::vector<c10::IValue>& stackArguments(dync_stack* stack, const std::string** pushError) {
+  stack->beginArguments();
+  *pushError = &stack->pushError;
+  return stack->values;
+}
+
+void setStackResults(dync_stack* stack, std::vector<c10::IValue> results) {
+  stack->values = std::move(results);
+  stack->useDefault.clear();
+  stack->pushError.clear();
+  stack->holdsResults = true;
+}
+
 } // namespace dync::shim
 
 using namespace dync::shim;
