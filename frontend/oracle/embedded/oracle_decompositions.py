@@ -8,6 +8,9 @@ further decompositions the `fusion` setting applies.
 import torch
 import torch._decomp
 
+from dync_oracle_attention import flash_attention_for_cpu
+from dync_oracle_draws import draws
+
 
 def _unsafe_split_with_sizes(x, split_sizes, dim=0):
     """aten::unsafe_split_with_sizes as one slice per piece.
@@ -49,6 +52,8 @@ def _unsafe_split(x, split_size, dim=0):
 _OWN_CORE = {
     torch.ops.aten.unsafe_split_with_sizes.default: _unsafe_split_with_sizes,
     torch.ops.aten.unsafe_split.Tensor: _unsafe_split,
+    # torch's listed one returns the attention weights for the second result.
+    torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default: flash_attention_for_cpu,
 }
 
 
@@ -63,29 +68,40 @@ class _Decompositions:
     hold: torch's listed core-ATen decomposition, else, for a preservable
     CompositeImplicitAutograd operator (not one of the aten operators export
     keeps whole), that kernel. Entries are kept once found; every session
-    uses the same ones.
+    uses the same ones. A random operator's entry applies to the calls that
+    draw nothing (dync_oracle_draws), so `get` takes the call's arguments.
     """
 
     def __init__(self):
         self.listed = torch._decomp._core_aten_decompositions_post_autograd()
         self.found = {}
 
-    def get(self, op):
+    def get(self, op, args=(), kwargs=None):
+        """`op`'s decomposition for this call of it, or None."""
         try:
-            return self.found[op]
+            entry = self.found[op]
         except KeyError:
-            pass
-        decomposition = _OWN_CORE.get(op)
-        # A random operator is kept as the program calls it: torch's listed
-        # decompositions of them are written to give the same distribution,
-        # not to consume the generator as eager's CPU kernel does, so a
-        # compiled call could draw other numbers than eager's from the same
-        # state (bernoulli's, rand_like(x) < x, happens to draw the same).
-        if decomposition is None and not (
-            isinstance(op, torch._ops.OpOverload)
+            entry = self.found[op] = self._find(op)
+        if isinstance(entry, _Drawless):
+            return None if draws(op, args, kwargs) else entry.decomposition
+        return entry
+
+    def _find(self, op):
+        decomposition = _OWN_CORE.get(op) or self.listed.get(op)
+        # A call of a random operator that draws is kept as the program
+        # calls it: torch's listed decompositions of them are written to
+        # give the same distribution, not to consume the generator as
+        # eager's CPU kernel does, so a compiled call could draw other
+        # numbers than eager's from the same state (bernoulli's,
+        # rand_like(x) < x, happens to draw the same). A call that draws
+        # nothing (CPU attention with dropout_p = 0; dync_oracle_draws)
+        # decomposes as any other.
+        if (
+            decomposition is not None
+            and isinstance(op, torch._ops.OpOverload)
             and torch.Tag.nondeterministic_seeded in op.tags
         ):
-            decomposition = self.listed.get(op)
+            return _Drawless(decomposition)
         if decomposition is None and isinstance(op, torch._ops.OpOverload):
             from torch._export.utils import (
                 _get_decomp_for_cia,
@@ -98,8 +114,27 @@ class _Decompositions:
                 _is_aten_op(op) and op in PRESERVED_ATEN_CIA_OPS
             ):
                 decomposition = _get_decomp_for_cia(op)
-        self.found[op] = decomposition
         return decomposition
+
+
+    @staticmethod
+    def lays_out_as_operator(op):
+        """Whether `op`'s decomposition gives results that must then be
+        laid out as the operator's meta function lays out its own."""
+        return op in _LAID_OUT_AS_OPERATOR
+
+
+# dync's own decompositions whose results the recorder copies to the
+# operator's layout where they differ.
+_LAID_OUT_AS_OPERATOR = frozenset((torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default,))
+
+
+class _Drawless:
+    """The entry of a random operator's decomposition, which applies to the
+    calls that draw nothing only."""
+
+    def __init__(self, decomposition):
+        self.decomposition = decomposition
 
 
 _decompositions = None

@@ -52,11 +52,14 @@ class _Recorder(TorchDispatchMode):
         # prim::layout) that fake tensors answer; graphs never contain them.
         if func.namespace == "prim":
             return func(*args, **kwargs)
-        decomposition = self.table.get(func)
+        decomposition = self.table.get(func, args, kwargs)
         if decomposition is not None:
+            # The operator itself, on fake tensors alone: not recorded.
+            expected = func(*args, **kwargs) if self.table.lays_out_as_operator(func) else None
             with self:
                 out = decomposition(*args, **kwargs)
             if out is not NotImplemented:
+                out = self._operator_layout(func, out, expected)
                 return kernel_laid_out(func, args, kwargs, out, self._relayout)
         implicit = self.implicit.get(func)
         if implicit is None:
@@ -110,7 +113,7 @@ class _Recorder(TorchDispatchMode):
         return func not in self.fusion.layout_choosers and not _writes_an_argument(func)
 
     def _operator_layout(self, func, out, expected):
-        """A fusion decomposition's result, laid out as the operator lays
+        """A decomposition's result, laid out as the operator lays
         its own out. torch's decompositions compute the operator's values,
         but not always in its strides (a softmax over the channels of a
         channels-last tensor), and a program can observe strides; where
