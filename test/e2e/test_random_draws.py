@@ -7,7 +7,8 @@ nothing and decomposes (frontend/oracle/embedded/oracle_draws.py). The
 program's entries are exported at -O1 with the batch symbolic (so no
 capture-time kernel check stands in for the comparison) and called at
 several batch sizes: F.scaled_dot_product_attention with a padding mask,
-causal with grouped-query heads, the operator called directly (its second
+causal with grouped-query heads, the operator called directly, causal and
+masked at once, with a query whose scores are all masked out (its second
 result, the log-sum-exp, included), and attention with dropout, whose
 values and the generator's state after it must equal eager's under a seed.
 Then the rule itself: each CPU kernel it answers "draws nothing" for leaves
@@ -37,8 +38,9 @@ def causal(q, k, v, mask):
 
 
 def direct(q, k, v, mask):
-    return torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p=0.0,
-                                                                     scale=0.3)
+    # Causal and a mask at once, which the kernel takes (the math path does not).
+    return torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
+        q, k, v, dropout_p=0.0, is_causal=True, attn_mask=mask, scale=0.3)
 
 
 def dropping(q, k, v, mask):
@@ -54,6 +56,7 @@ def inputs(b):
     q, k, v = (torch.randn(b, 2, 6, 8, generator=g) for _ in range(3))
     keep = torch.ones(b, 1, 6, 6, dtype=torch.bool)
     keep[0, :, :, 4:] = False
+    keep[0, :, 5, :] = False  # a query that sees nothing
     mask = torch.zeros(b, 1, 6, 6).masked_fill(keep.logical_not(), float("-inf"))
     return q, k, v, mask
 '''

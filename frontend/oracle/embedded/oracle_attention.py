@@ -36,6 +36,12 @@ def _keys_per_query_head(query, key):
     return key if groups == 1 else key.repeat_interleave(groups, dim=1)
 
 
+def _causal(queries, keys):
+    """Where query i may attend to key j: j <= i, counted from the first of
+    each, as the kernel aligns them."""
+    return torch.ones(queries, keys, dtype=torch.bool).tril()
+
+
 def _log_sum_exp(query, key, attn_mask, is_causal, scale):
     accumulate = torch.float64 if query.dtype == torch.float64 else torch.float32
     query, key = query.to(accumulate), _keys_per_query_head(query, key).to(accumulate)
@@ -43,8 +49,7 @@ def _log_sum_exp(query, key, attn_mask, is_causal, scale):
         scale = 1.0 / math.sqrt(query.shape[-1])
     scores = torch.matmul(query, key.transpose(-2, -1)) * scale
     if is_causal:
-        allowed = torch.ones(scores.shape[-2], scores.shape[-1], dtype=torch.bool).tril()
-        scores = scores.masked_fill(allowed.logical_not(), -math.inf)
+        scores = scores.masked_fill(_causal(*scores.shape[-2:]).logical_not(), -math.inf)
     if attn_mask is not None:
         scores = scores + attn_mask.to(accumulate)
     result = torch.logsumexp(scores, dim=-1)
@@ -64,6 +69,13 @@ def flash_attention_for_cpu(
         lambda: "scaled_dot_product_attention_flash_attention: Attention mask is the same data "
         "type as query",
     )
+    if is_causal and attn_mask is not None:
+        # The kernel takes both; the math path refuses the pair, so the
+        # causal mask joins the given one.
+        attn_mask = attn_mask.masked_fill(
+            _causal(query.shape[-2], key.shape[-2]).logical_not(), -math.inf
+        )
+        is_causal = False
     output, _ = aten._scaled_dot_product_attention_math.default(
         query,
         key,

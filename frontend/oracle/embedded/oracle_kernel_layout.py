@@ -142,10 +142,30 @@ def _probe_argument(a, exact):
     return torch.empty_strided(sizes, strides, dtype=a.dtype, device="cpu").zero_()
 
 
+def _overlapping(sizes, strides):
+    """Whether two elements of a layout may share memory: unless each
+    dimension's stride, smallest first, steps past every offset the smaller
+    ones reach, it is taken to (a stride 0 of a dimension of size above 1
+    always does)."""
+    reach = 0
+    for size, stride in sorted(
+        ((size, stride) for size, stride in zip(sizes, strides) if size > 1),
+        key=lambda pair: pair[1],
+    ):
+        if stride <= reach:
+            return True
+        reach += (size - 1) * stride
+    return False
+
+
 def _kernel_strides(result, fake, exact):
     """The strides the kernel's `result` stands for at the fake result's
     sizes, or None when its layout cannot be carried over."""
     if not isinstance(result, torch.Tensor) or result.dim() != fake.dim():
+        return None
+    # A copy cannot lay a result out with elements sharing memory (the
+    # kernel returned its expanded argument as it is: dropout in eval mode).
+    if _overlapping(result.shape, result.stride()):
         return None
     if exact:
         return list(result.stride()) if tuple(result.shape) == tuple(fake.shape) else None
