@@ -9,7 +9,9 @@ kernel once on zeros laid out like the arguments), so a `view` the program
 takes of the result, or of what follows it, is the one eager takes (a view
 the meta strides would refuse is captured, one they would allow where the
 real result cannot give it is refused as eager refuses it), and a result
-returned as it is has eager's strides. Every entry is exported into one
+returned as it is has eager's strides. A kernel result whose elements share
+memory (dropout in eval mode returns its expanded argument itself) keeps
+the fake layout, which no copy could give otherwise. Every entry is exported into one
 artifact at -O0 (-O1 takes the same path for them), loaded in a fresh interpreter and compared
 with eager (values and strides); every call must run the compiled path.
 """
@@ -64,6 +66,13 @@ MODEL = textwrap.dedent("""
         return y.view(x.shape[0], -1) * 2
 
 
+    # Dropout in eval mode returns its expanded argument as it is, whose
+    # strides (a 0) no copy can give: the result keeps the fake layout.
+    def expanded_dropout(x):
+        y = F.dropout(x[:, :1, :].expand(-1, 3, -1), 0.1, training=False)
+        return y.contiguous(), (y * 2).sum(1)
+
+
     def example():
         return (torch.randn(2, 5, 8, generator=torch.Generator().manual_seed(1)),)
 
@@ -73,7 +82,8 @@ MODEL = textwrap.dedent("""
 """)
 
 ENTRIES = [("patch.forward", "example"), ("big_patch", "example_big"),
-           ("pooled", "example"), ("training_norm", "example")]
+           ("pooled", "example"), ("training_norm", "example"),
+           ("expanded_dropout", "example")]
 
 SETUP = """
     import torch
@@ -82,7 +92,8 @@ SETUP = """
     x = layouts.example()[0]
     xb = layouts.example_big()[0]
     calls = {"Patch.forward": lambda: layouts.patch(x), "big_patch": lambda: layouts.big_patch(xb),
-             "pooled": lambda: layouts.pooled(x), "training_norm": lambda: layouts.training_norm(x)}
+             "pooled": lambda: layouts.pooled(x), "training_norm": lambda: layouts.training_norm(x),
+             "expanded_dropout": lambda: layouts.expanded_dropout(x)}
 """
 
 
@@ -99,7 +110,8 @@ def results(request, run_dync, tmp_path_factory):
     return compare_with_eager(folder, artifact, textwrap.dedent(SETUP))
 
 
-@pytest.mark.parametrize("entry", ["Patch.forward", "big_patch", "pooled", "training_norm"])
+@pytest.mark.parametrize("entry", ["Patch.forward", "big_patch", "pooled", "training_norm",
+                                   "expanded_dropout"])
 def test_matches_eager(results, entry):
     error, hits, misses, reason = results[entry]
     assert error is None, error

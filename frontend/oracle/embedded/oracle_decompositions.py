@@ -8,6 +8,8 @@ further decompositions the `fusion` setting applies.
 import torch
 import torch._decomp
 
+from dync_oracle_draws import draws
+
 
 def _unsafe_split_with_sizes(x, split_sizes, dim=0):
     """aten::unsafe_split_with_sizes as one slice per piece.
@@ -51,6 +53,16 @@ _OWN_CORE = {
     torch.ops.aten.unsafe_split.Tensor: _unsafe_split,
 }
 
+# Operators kept whole though torch's table lists a decomposition. CPU
+# attention: its kernel's one call is faster than what the decomposition
+# becomes at -O1 (matrix products, a softmax and mask arithmetic, fused or
+# not: the zoo's geometric mean against torch.compile fell from 1.14x to
+# 0.99x, docs/benchmarks.md), its online softmax rounds otherwise (op_db's
+# samples differ by up to 1.5e-5 in float32, and more in bfloat16), and
+# torch's listed decomposition returns the attention weights where the
+# kernel returns the log-sum-exp.
+_KEPT_WHOLE = frozenset((torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default,))
+
 
 class _Decompositions:
     """torch's core-ATen decomposition table, core_aten_decompositions(),
@@ -63,7 +75,8 @@ class _Decompositions:
     hold: torch's listed core-ATen decomposition, else, for a preservable
     CompositeImplicitAutograd operator (not one of the aten operators export
     keeps whole), that kernel. Entries are kept once found; every session
-    uses the same ones.
+    uses the same ones. A random operator's entry applies to the calls that
+    draw nothing (dync_oracle_draws), so `get` takes the call's arguments.
 
     A graph that records autograd takes only the CompositeImplicitAutograd
     kernels (`for_autograd`): those are what eager's autograd records too,
@@ -77,23 +90,37 @@ class _Decompositions:
         self.found = {}
         self.found_for_autograd = {}
 
-    def get(self, op, for_autograd=False):
+    def get(self, op, args=(), kwargs=None, for_autograd=False):
+        """`op`'s decomposition for this call of it, or None."""
         found = self.found_for_autograd if for_autograd else self.found
         try:
-            return found[op]
+            entry = found[op]
         except KeyError:
-            pass
-        decomposition = None if for_autograd else _OWN_CORE.get(op)
-        # A random operator is kept as the program calls it: torch's listed
-        # decompositions of them are written to give the same distribution,
-        # not to consume the generator as eager's CPU kernel does, so a
-        # compiled call could draw other numbers than eager's from the same
-        # state (bernoulli's, rand_like(x) < x, happens to draw the same).
-        if decomposition is None and not for_autograd and not (
-            isinstance(op, torch._ops.OpOverload)
+            entry = found[op] = self._find(op, for_autograd)
+        if isinstance(entry, _Drawless):
+            return None if draws(op, args, kwargs) else entry.decomposition
+        return entry
+
+    def _find(self, op, for_autograd):
+        if op in _KEPT_WHOLE:
+            return None
+        decomposition = None
+        if not for_autograd:
+            decomposition = _OWN_CORE.get(op) or self.listed.get(op)
+        # A call of a random operator that draws is kept as the program
+        # calls it: torch's listed decompositions of them are written to
+        # give the same distribution, not to consume the generator as
+        # eager's CPU kernel does, so a compiled call could draw other
+        # numbers than eager's from the same state (bernoulli's,
+        # rand_like(x) < x, happens to draw the same). A call that draws
+        # nothing (CPU attention with dropout_p = 0; dync_oracle_draws)
+        # decomposes as any other.
+        if (
+            decomposition is not None
+            and isinstance(op, torch._ops.OpOverload)
             and torch.Tag.nondeterministic_seeded in op.tags
         ):
-            decomposition = self.listed.get(op)
+            return _Drawless(decomposition)
         if decomposition is None and isinstance(op, torch._ops.OpOverload):
             from torch._export.utils import (
                 _get_decomp_for_cia,
@@ -106,8 +133,16 @@ class _Decompositions:
                 _is_aten_op(op) and op in PRESERVED_ATEN_CIA_OPS
             ):
                 decomposition = _get_decomp_for_cia(op)
-        found[op] = decomposition
         return decomposition
+
+
+
+class _Drawless:
+    """The entry of a random operator's decomposition, which applies to the
+    calls that draw nothing only."""
+
+    def __init__(self, decomposition):
+        self.decomposition = decomposition
 
 
 _decompositions = None

@@ -5,6 +5,7 @@ import torch
 from torch.utils._python_dispatch import _disable_current_modes
 
 from dync_oracle_decompositions import _fusion_module
+from dync_oracle_draws import draws
 
 
 # Decomposing an operator of tensors in another layout than contiguous or
@@ -141,10 +142,30 @@ def _probe_argument(a, exact):
     return torch.empty_strided(sizes, strides, dtype=a.dtype, device="cpu").zero_()
 
 
+def _overlapping(sizes, strides):
+    """Whether two elements of a layout may share memory: unless each
+    dimension's stride, smallest first, steps past every offset the smaller
+    ones reach, it is taken to (a stride 0 of a dimension of size above 1
+    always does)."""
+    reach = 0
+    for size, stride in sorted(
+        ((size, stride) for size, stride in zip(sizes, strides) if size > 1),
+        key=lambda pair: pair[1],
+    ):
+        if stride <= reach:
+            return True
+        reach += (size - 1) * stride
+    return False
+
+
 def _kernel_strides(result, fake, exact):
     """The strides the kernel's `result` stands for at the fake result's
     sizes, or None when its layout cannot be carried over."""
     if not isinstance(result, torch.Tensor) or result.dim() != fake.dim():
+        return None
+    # A copy cannot lay a result out with elements sharing memory (the
+    # kernel returned its expanded argument as it is: dropout in eval mode).
+    if _overlapping(result.shape, result.stride()):
         return None
     if exact:
         return list(result.stride()) if tuple(result.shape) == tuple(fake.shape) else None
@@ -164,14 +185,15 @@ _probed_operators = {}
 
 def _probed_operator(func):
     """Whether the results of ATen operator `func` are new tensors a probe
-    may lay out: it writes no argument, returns no view, and draws no random
-    numbers (running a random operator for real would draw from the
-    generator). A fact of the operator's schema and tags alone."""
+    may lay out: it writes no argument and returns no view. A fact of the
+    operator's schema alone; whether a call draws random numbers (running
+    it for real would draw from the generator) is the call's
+    (dync_oracle_draws)."""
     from dync_oracle_layout import _writes_an_argument
 
-    if _writes_an_argument(func) or any(r.alias_info is not None for r in func._schema.returns):
-        return False
-    return torch.Tag.nondeterministic_seeded not in func.tags
+    return not (
+        _writes_an_argument(func) or any(r.alias_info is not None for r in func._schema.returns)
+    )
 
 
 def _has_unbacked_symbols(t):
@@ -205,7 +227,7 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
         if probed is None:
             probed = _probed_operator(func)
             _probed_operators[func] = probed
-        if not probed:
+        if not probed or draws(func, args, kwargs):
             return out
     elif run is None:
         return out

@@ -53,7 +53,7 @@ class _Recorder(TorchDispatchMode):
         if func.namespace == "prim":
             return func(*args, **kwargs)
         decomposition = self.table.get(
-            func, for_autograd=getattr(self.session, "records_autograd", False)
+            func, args, kwargs, for_autograd=getattr(self.session, "records_autograd", False)
         )
         if decomposition is not None:
             with self:
