@@ -13,7 +13,6 @@
 # RUN: %dync export %s:missing_key --emit=graph | FileCheck %s --check-prefix=MISSINGGRAPH
 # RUN: not %dync export %s:own_tensor --emit=guards 2>&1 | FileCheck %s --check-prefix=OWNTENSOR
 # RUN: not %dync export %s:own_list --emit=guards 2>&1 | FileCheck %s --check-prefix=OWNLIST
-# RUN: not %dync export %s:int_keys --emit=guards 2>&1 | FileCheck %s --check-prefix=INTKEYS
 # RUN: not %dync export %s:odd_factory --emit=guards 2>&1 | FileCheck %s --check-prefix=FACTORY
 import collections
 import functools
@@ -92,13 +91,6 @@ def own_list(x):
     return x * ITEMS[0]
 
 
-INTS = collections.OrderedDict([(1, 2.0)])
-
-
-def int_keys(x):
-    return x * INTS[1]
-
-
 ODD = collections.defaultdict(lambda: 1)
 ODD.default_factory = functools.partial(int, 5)
 
@@ -136,10 +128,8 @@ def example_inputs():
 # MISSING-DAG: same G['CACHE'].default_factory : M['builtins'].list
 # MISSINGGRAPH: after fill G['CACHE'] = {"seen": [1]}
 
-# OWNTENSOR: error: G['OWN'] (a held-dict-objects.Scaled) holds a tensor at key 'w' and its class has a __getitem__ of its own, which reading the tensor as a graph input would run; not supported yet
+# OWNTENSOR: error: G['OWN'] (a held-dict-objects.Scaled) holds a tensor at G['OWN']['w'] and its class has a __getitem__ of its own, which reading the tensor as a graph input would run; not supported yet
 
 # OWNLIST: error: G['ITEMS'] is a held-dict-objects.Items whose class reads or stores its items with methods of its own (__getitem__, __len__, __iter__ or __setitem__); guards cannot read its items as the program does, so this is not supported yet
-
-# INTKEYS: error: G['INTS'] (a collections.OrderedDict) has a key that is not a str (1); the items of a dict object the program holds are guarded by str key only, so this is not supported yet
 
 # FACTORY: error: G['ODD'] (a collections.defaultdict) has a default_factory ({{.*}}) that guards cannot pin (not None, a function or a class its module names); not supported yet
