@@ -233,6 +233,9 @@ void ValueBuilder::guardDictClassRead(const ValuePtr& instance, llvm::StringRef 
       !PyType_Check(instance->object.get()))
     return;
   auto* type = reinterpret_cast<PyTypeObject*>(instance->object.get());
+  // A class written in C (an exact defaultdict) cannot be changed.
+  if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE))
+    return;
   PyRef key = PyRef::steal(python::newStr(name));
   if (!key) {
     PyErr_Clear();

@@ -3,7 +3,9 @@
 # source: their items are read one by one through their own sources, with the
 # type and the keys (an OrderedDict's in its own order) guarded, a constant
 # item by value and a tensor item as a graph input, so a change after export
-# misses or is read again. A defaultdict's factory is pinned; a class whose
+# misses or is read again, and what the object's class gives for each name
+# capture looks up on it (a method of its own, its builtin base's, none) is
+# pinned through `type(SRC).name`. A defaultdict's factory is pinned; a class whose
 # item reads are its own cannot have a tensor read as a graph input, and a
 # list subclass reading its items with methods of its own is refused.
 # RUN: %dync export %s:Model.forward --emit=guards | FileCheck %s
@@ -115,6 +117,8 @@ def example_inputs():
 # CHECK-DAG: keys L['self'].table : ["scale"]
 # CHECK-DAG: equals L['self'].table['scale'] : 0.5
 # CHECK-DAG: equals L['self'].table.note : "kept"
+# CHECK-DAG: absent type(L['self'].table).note
+# CHECK-DAG: same type(L['self'].table).__getitem__ : M['builtins'].dict.__getitem__
 # CHECK-DAG: length L['self'].tagged : 2
 # CHECK-DAG: equals L['self'].tagged[1] : 2.5
 
@@ -123,6 +127,8 @@ def example_inputs():
 # OWN-DAG: type G['SCALED'] : "held-dict-objects":Scaled
 # OWN-DAG: keys G['SCALED'] : ["factor"]
 # OWN-DAG: equals G['SCALED']['factor'] : 3.0
+# OWN-DAG: function type(G['SCALED']).__getitem__ : "held-dict-objects":Scaled.__getitem__ line 29
+# OWN-DAG: function type(G['SCALED']).__missing__ : "held-dict-objects":Scaled.__missing__ line 32
 
 # MISSING-DAG: keys G['CACHE'] : []
 # MISSING-DAG: same G['CACHE'].default_factory : M['builtins'].list
