@@ -93,23 +93,23 @@ def example_inputs():
 # GUARDS-NEXT: empty M['torch.nn.modules.module']._global_forward_pre_hooks
 # GUARDS:      length L['self']._modules['inner']._forward_pre_hooks_with_kwargs : 1
 # GUARDS-NEXT: length L['self']._modules['inner']._forward_pre_hooks : 2
-# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_pre_hooks.values())[0] : "module-hooks":double_input line 20
+# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_pre_hooks.values())[0] : "module-hooks":double_input line 22
 # GUARDS-NEXT: lacks_key L['self']._modules['inner']._forward_pre_hooks_with_kwargs : list(L['self']._modules['inner']._forward_pre_hooks)[0]
-# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_pre_hooks.values())[1] : "module-hooks":add_shift line 25
+# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_pre_hooks.values())[1] : "module-hooks":add_shift line 27
 # GUARDS-NEXT: has_key L['self']._modules['inner']._forward_pre_hooks_with_kwargs : list(L['self']._modules['inner']._forward_pre_hooks)[1]
 # GUARDS-NEXT: length L['self']._modules['inner']._forward_hooks_with_kwargs : 1
 # GUARDS-NEXT: empty M['torch.nn.modules.module']._global_forward_hooks_with_kwargs
 # GUARDS-NEXT: length L['self']._modules['inner']._forward_hooks : 4
 # GUARDS-NEXT: type list(L['self']._modules['inner']._forward_hooks.values())[0] : "module-hooks":Offset
-# GUARDS-NEXT: function type(list(L['self']._modules['inner']._forward_hooks.values())[0]).__call__ : "module-hooks":Offset.__call__ line 39
+# GUARDS-NEXT: function type(list(L['self']._modules['inner']._forward_hooks.values())[0]).__call__ : "module-hooks":Offset.__call__ line 41
 # GUARDS-NEXT: lacks_key L['self']._modules['inner']._forward_hooks_with_kwargs : list(L['self']._modules['inner']._forward_hooks)[0]
-# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_hooks.values())[1] : "module-hooks":observe line 31
+# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_hooks.values())[1] : "module-hooks":observe line 33
 # GUARDS-NEXT: lacks_key L['self']._modules['inner']._forward_hooks_with_kwargs : list(L['self']._modules['inner']._forward_hooks)[1]
-# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_hooks.values())[2] : "module-hooks":Hooked.__init__.<locals>.<lambda> line 60
+# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_hooks.values())[2] : "module-hooks":Hooked.__init__.<locals>.<lambda> line 62
 # GUARDS-NEXT: has_key L['self']._modules['inner']._forward_hooks_with_kwargs : list(L['self']._modules['inner']._forward_hooks)[2]
 # GUARDS-NEXT: type list(L['self']._modules['inner']._forward_hooks.values())[3] : builtins:method
 # GUARDS-NEXT: same list(L['self']._modules['inner']._forward_hooks.values())[3].__self__ : L['self']
-# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_hooks.values())[3].__func__ : "module-hooks":Hooked.clamp line 66
+# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_hooks.values())[3].__func__ : "module-hooks":Hooked.clamp line 68
 # GUARDS-NEXT: lacks_key L['self']._modules['inner']._forward_hooks_with_kwargs : list(L['self']._modules['inner']._forward_hooks)[3]
 # GUARDS:      empty L['self']._modules['inner']._modules['fc']._forward_hooks
 # GUARDS:      equals list(L['self']._modules['inner']._forward_hooks.values())[0].amount : 0.5
