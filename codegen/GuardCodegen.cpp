@@ -80,6 +80,42 @@ std::pair<int, std::string> torchConstantName(const ir::Argument& constant) {
   }
 }
 
+/// Appends \p key encoded as the shim's keyed dict readers take it
+/// (dync_shim.h): a tag, then the value, numbers in the host's byte order.
+void encodeKey(const ir::DictKey& key, std::string& out) {
+  auto number = [&](const auto& value) {
+    out.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  };
+  switch (key.kind) {
+  case ir::DictKey::Kind::Int:
+    out += 'i';
+    number(key.intValue);
+    return;
+  case ir::DictKey::Kind::Str:
+    out += 's';
+    number(static_cast<int64_t>(key.strValue.size()));
+    out += key.strValue;
+    return;
+  case ir::DictKey::Kind::Bool:
+    out += 'b';
+    out += key.boolValue ? '\1' : '\0';
+    return;
+  case ir::DictKey::Kind::Float:
+    out += 'f';
+    number(key.floatValue);
+    return;
+  case ir::DictKey::Kind::None:
+    out += 'n';
+    return;
+  case ir::DictKey::Kind::Tuple:
+    out += 't';
+    number(static_cast<int64_t>(key.elements.size()));
+    for (const ir::DictKey& element : key.elements)
+      encodeKey(element, out);
+    return;
+  }
+}
+
 /// Where a symbol's value was read: a dimension of a guarded tensor.
 struct Binding {
   Value* value = nullptr;
@@ -289,19 +325,37 @@ llvm::Expected<Value*> GuardEmitter::read(const ir::Source& source, llvm::String
     break;
   }
   case ir::Source::Kind::Attr:
-  case ir::Source::Kind::Item: {
+  case ir::Source::Kind::Item:
+  case ir::Source::Kind::ValueAt:
+  case ir::Source::Kind::KeyAt: {
     llvm::Expected<Value*> base = read(*source.base(), guardText);
     if (!base)
       return base.takeError();
-    if (source.kind() == ir::Source::Kind::Attr)
+    if (source.kind() == ir::Source::Kind::Attr) {
       object = shim_.call(b_, ShimFn::PyInstanceAttr,
                           {*base, shim_.string(source.name(), "guard.name")}, "attr");
-    else if (source.hasIndex())
+    } else if (source.kind() == ir::Source::Kind::ValueAt) {
+      // A dict's value at a position (dync_py_sequence_item's dict case).
+      object = shim_.call(b_, ShimFn::PySequenceItem, {*base, b_.getInt64(source.indexValue())},
+                          "value_at");
+    } else if (source.kind() == ir::Source::Kind::KeyAt) {
       object =
-          shim_.call(b_, ShimFn::PySequenceItem, {*base, b_.getInt64(source.indexValue())}, "item");
-    else
+          shim_.call(b_, ShimFn::PyDictKeyAt, {*base, b_.getInt64(source.indexValue())}, "key_at");
+    } else if (source.hasIndex()) {
+      // Python's base[i]: a list's or tuple's item, a dict's int key.
+      object =
+          shim_.call(b_, ShimFn::PySubscriptInt, {*base, b_.getInt64(source.indexValue())}, "item");
+    } else if (const ir::DictKey* key = source.typedKey()) {
+      std::string encoded;
+      encodeKey(*key, encoded);
+      object = shim_.call(b_, ShimFn::PyDictItemKeyed,
+                          {*base, shim_.string(encoded, "guard.key"),
+                           b_.getInt64(static_cast<int64_t>(encoded.size()))},
+                          "item");
+    } else {
       object = shim_.call(b_, ShimFn::PyDictItem,
                           {*base, shim_.string(source.name(), "guard.name")}, "item");
+    }
     break;
   }
   }
@@ -497,17 +551,28 @@ llvm::Error GuardEmitter::emitEquals(const ir::Guard& guard, Value* object,
 }
 
 llvm::Error GuardEmitter::emitKeys(const ir::Guard& guard, Value* object, const std::string& text) {
-  if (!guard.constant || guard.constant->kind() != ir::Argument::Kind::List)
-    return error(text + ": a keys guard lists its keys");
+  bool strings = llvm::all_of(
+      guard.keys, [](const ir::DictKey& key) { return key.kind == ir::DictKey::Kind::Str; });
+  if (!strings) {
+    // Keys of other types: one encoded run the shim walks the dict against.
+    std::string encoded;
+    for (const ir::DictKey& key : guard.keys)
+      encodeKey(key, encoded);
+    Value* same = shim_.call(b_, ShimFn::PyDictKeysAreKeyed,
+                             {object, shim_.string(encoded, "guard.keys"),
+                              b_.getInt64(static_cast<int64_t>(encoded.size())),
+                              b_.getInt64(static_cast<int64_t>(guard.keys.size()))},
+                             "keys_are");
+    require(b_.CreateICmpNE(same, b_.getInt32(0)), text);
+    return llvm::Error::success();
+  }
   // The keys and their sizes are constant tables; the shim walks the dict
   // once against them.
   llvm::Module& module = *b_.GetInsertBlock()->getModule();
   std::vector<llvm::Constant*> keys, sizes;
-  for (const ir::Argument& key : guard.constant->elements()) {
-    if (key.kind() != ir::Argument::Kind::String)
-      return error(text + ": a keys guard lists strings only");
-    keys.push_back(shim_.string(key.stringValue(), "guard.key"));
-    sizes.push_back(b_.getInt64(key.stringValue().size()));
+  for (const ir::DictKey& key : guard.keys) {
+    keys.push_back(shim_.string(key.strValue, "guard.key"));
+    sizes.push_back(b_.getInt64(key.strValue.size()));
   }
   auto table = [&](llvm::Type* element, llvm::ArrayRef<llvm::Constant*> items, const char* name) {
     auto* type = llvm::ArrayType::get(element, items.size());
@@ -580,16 +645,19 @@ llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
   if (!guard.source)
     return error(text + ": this guard needs a source");
   if (guard.kind == ir::GuardKind::Absent) {
-    // The attribute itself is not read: base's dict must not hold it.
-    if (guard.source->kind() != ir::Source::Kind::Attr)
+    // The attribute itself is not read: base's dict (or its class's) must
+    // not hold it.
+    bool ofClass = guard.source->kind() == ir::Source::Kind::ClassAttr;
+    if (guard.source->kind() != ir::Source::Kind::Attr && !ofClass)
       return error(text + ": an absent guard names an attribute");
     llvm::Expected<Value*> base = read(*guard.source->base(), text);
     if (!base)
       return base.takeError();
     if (guard.source->name().find('\0') != std::string::npos)
       return error(text + ": a name has a NUL character");
-    Value* absent = shim_.call(b_, ShimFn::PyInstanceAttrAbsent,
-                               {*base, shim_.string(guard.source->name(), "guard.name")}, "absent");
+    Value* absent =
+        shim_.call(b_, ofClass ? ShimFn::PyClassAttrAbsent : ShimFn::PyInstanceAttrAbsent,
+                   {*base, shim_.string(guard.source->name(), "guard.name")}, "absent");
     require(b_.CreateICmpNE(absent, b_.getInt32(0)), text);
     return llvm::Error::success();
   }
@@ -643,6 +711,19 @@ llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
     require(guard.kind == ir::GuardKind::Same ? b_.CreateICmpEQ(*object, *other)
                                               : b_.CreateICmpNE(*object, *other),
             text);
+    return llvm::Error::success();
+  }
+  case ir::GuardKind::HasKey:
+  case ir::GuardKind::LacksKey: {
+    // `key in dict`, answered only where no user code takes part (-1
+    // otherwise, which neither guard accepts).
+    if (!guard.other)
+      return error(text + ": this guard needs the source of the key");
+    llvm::Expected<Value*> key = read(*guard.other, text);
+    if (!key)
+      return key.takeError();
+    Value* has = shim_.call(b_, ShimFn::PyDictHasKey, {*object, *key}, "has_key");
+    require(b_.CreateICmpEQ(has, b_.getInt32(guard.kind == ir::GuardKind::HasKey ? 1 : 0)), text);
     return llvm::Error::success();
   }
   case ir::GuardKind::Function:

@@ -43,6 +43,10 @@ llvm::StringRef spelling(GuardKind kind) {
     return "same";
   case GuardKind::Distinct:
     return "distinct";
+  case GuardKind::HasKey:
+    return "has_key";
+  case GuardKind::LacksKey:
+    return "lacks_key";
   }
   return "?";
 }
@@ -241,13 +245,17 @@ Guard Guard::lengthIs(SourcePtr source, int64_t length) {
 }
 
 Guard Guard::keysAre(SourcePtr source, const std::vector<std::string>& keys) {
+  std::vector<DictKey> names;
+  for (const std::string& key : keys)
+    names.push_back(DictKey::str(key));
+  return keysAre(std::move(source), std::move(names));
+}
+
+Guard Guard::keysAre(SourcePtr source, std::vector<DictKey> keys) {
   Guard guard;
   guard.kind = GuardKind::Keys;
   guard.source = std::move(source);
-  std::vector<Argument> names;
-  for (const std::string& key : keys)
-    names.push_back(Argument::string(key));
-  guard.constant = Argument::list(std::move(names));
+  guard.keys = std::move(keys);
   return guard;
 }
 
@@ -290,6 +298,12 @@ Guard Guard::same(SourcePtr source, SourcePtr other) {
 Guard Guard::distinct(SourcePtr source, SourcePtr other) {
   Guard guard = same(std::move(source), std::move(other));
   guard.kind = GuardKind::Distinct;
+  return guard;
+}
+
+Guard Guard::keyMembership(SourcePtr source, SourcePtr key, bool has) {
+  Guard guard = same(std::move(source), std::move(key));
+  guard.kind = has ? GuardKind::HasKey : GuardKind::LacksKey;
   return guard;
 }
 
@@ -362,8 +376,9 @@ void Guard::print(llvm::raw_ostream& os) const {
     os << " : " << length;
     return;
   case GuardKind::Keys:
-    os << " : ";
-    (constant ? *constant : Argument::list({})).print(os);
+    os << " : [";
+    llvm::interleaveComma(keys, os, [&](const DictKey& key) { key.print(os, /*python=*/false); });
+    os << ']';
     return;
   case GuardKind::SymInt:
     os << " : ";
@@ -374,6 +389,8 @@ void Guard::print(llvm::raw_ostream& os) const {
     return;
   case GuardKind::Same:
   case GuardKind::Distinct:
+  case GuardKind::HasKey:
+  case GuardKind::LacksKey:
     os << " : ";
     if (other)
       other->print(os);
@@ -390,6 +407,10 @@ void GuardSet::add(Guard guard) {
       return g.source && guard.source && g.other && guard.other &&
              ((*g.source == *guard.source && *g.other == *guard.other) ||
               (*g.source == *guard.other && *g.other == *guard.source));
+    // A key in a dict: one guard per dict and key.
+    if (guard.kind == GuardKind::HasKey || guard.kind == GuardKind::LacksKey)
+      return g.source && guard.source && g.other && guard.other && *g.source == *guard.source &&
+             *g.other == *guard.other;
     if (g.source || guard.source)
       return g.source && guard.source && *g.source == *guard.source;
     // Process-wide state: one guard per subject.

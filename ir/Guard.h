@@ -61,11 +61,17 @@
 // of `[A-Za-z0-9_.<>$]`). A source that cannot be evaluated (a missing key, an
 // index out of range, a container of another type) fails its guard.
 //
+// `keys` lists a dict's keys as the graph IR writes constants (`["a", 0,
+// true, none, 1.5, (1, "b")]`); each must be of the same exact type and
+// equal (1, 1.0 and True differ).
+//
 // `empty` holds for an exact dict or collections.OrderedDict without
 // entries (nn.Module's hook tables). `absent` is written with an attribute
 // source `base.name` and holds when base's instance __dict__ has no key
 // `name` (or base has no __dict__): a value capture read from the class is
-// not shadowed by the instance. `function` holds for a Python function
+// not shadowed by the instance. Written with a class source
+// `type(base).name`, it holds when no class in type(base)'s MRO has `name`
+// in its own __dict__. `function` holds for a Python function
 // (exactly types.FunctionType) whose __module__ and code's __qualname__
 // and first line are the ones given, `builtin` for a built-in function
 // (exactly types.BuiltinFunctionType) with that __module__ and __name__:
@@ -96,6 +102,14 @@
 // `is`), `distinct SRC : OTHER` when they evaluate to two: what capture saw
 // of two sources that reached one object (`self.a is self.b`, a tensor
 // passed twice) or two objects one of which the program changes.
+//
+// `has_key SRC : KEY` holds when the dict (or OrderedDict) at SRC has the
+// object at KEY as a key (Python's `KEY in SRC`, for keys that are ints,
+// strs, bools, floats, None or tuples of those), `lacks_key SRC : KEY` when
+// it has not: which of a module's hooks take keywords, the key being a
+// hook's handle id read by its position (`list(L['self']._forward_hooks)[0]`).
+// A dict holding a key of another type (whose __eq__ could answer) fails
+// both.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -134,13 +148,14 @@ enum class GuardKind : uint8_t {
   /// The value is an exact list, tuple, dict or OrderedDict of `length`
   /// items.
   Length,
-  /// The value is an exact dict whose keys are, in order, the str keys in
-  /// `constant` (a list of strings): what iterating it yields, and which
-  /// entry each position names.
+  /// The value is a dict whose keys are, in order, `keys` (each of the
+  /// same exact type and equal): what iterating it yields, and which entry
+  /// each position names.
   Keys,
   /// The value is an exact dict or OrderedDict with no entries.
   Empty,
-  /// The source is `base.name` and base's instance dict has no key `name`.
+  /// The source is `base.name` and base's instance dict has no key `name`,
+  /// or `type(base).name` and no class of type(base)'s MRO has `name`.
   Absent,
   /// A Python function with `typeModule`, code qualname `typeQualname` and
   /// first line `firstLine`.
@@ -160,6 +175,10 @@ enum class GuardKind : uint8_t {
   /// The value is not the object at `other`: two sources reached two
   /// objects, and the program's result depends on which it changed.
   Distinct,
+  /// The value is a dict that has the object at `other` as a key.
+  HasKey,
+  /// The value is a dict that has not the object at `other` as a key.
+  LacksKey,
 };
 
 /// The items a `global_state` guard can name. Their numbers are the
@@ -215,7 +234,7 @@ bool isTorchConstant(Argument::Kind kind);
 
 /// `tensor`, `type`, `equals`, `none`, `grad_mode`, `default_dtype`,
 /// `version`, `length`, `keys`, `empty`, `absent`, `function`, `builtin`,
-/// `int`, `global_state`, `same`, `distinct`.
+/// `int`, `global_state`, `same`, `distinct`, `has_key`, `lacks_key`.
 llvm::StringRef spelling(GuardKind kind);
 
 struct Guard {
@@ -229,8 +248,9 @@ struct Guard {
   static Guard versionIs(std::string of, std::string version);
   static Guard lengthIs(SourcePtr source, int64_t length);
   static Guard keysAre(SourcePtr source, const std::vector<std::string>& keys);
+  static Guard keysAre(SourcePtr source, std::vector<DictKey> keys);
   static Guard empty(SourcePtr source);
-  /// \p source is an Attr source.
+  /// \p source is an Attr or a ClassAttr source.
   static Guard absent(SourcePtr source);
   static Guard function(SourcePtr source, std::string module, std::string qualname,
                         int64_t firstLine);
@@ -240,6 +260,9 @@ struct Guard {
   static Guard globalState(GlobalState state, int64_t value);
   static Guard same(SourcePtr source, SourcePtr other);
   static Guard distinct(SourcePtr source, SourcePtr other);
+  /// The dict at \p source has (\p has) or has not the object at \p key
+  /// as a key.
+  static Guard keyMembership(SourcePtr source, SourcePtr key, bool has);
 
   GuardKind kind = GuardKind::None;
   /// Null for GradMode, DefaultDType, Version and GlobalState.
@@ -249,13 +272,16 @@ struct Guard {
   std::string typeModule, typeQualname;
   /// Function: the code's first line.
   int64_t firstLine = 0;
-  /// Equals: the constant; Keys: the list of keys.
+  /// Equals: the constant.
   std::optional<Argument> constant;
+  /// Keys: the dict's keys in order.
+  std::vector<DictKey> keys;
   bool flag = false;
   DType dtype{};
   std::string versionOf, version;
   int64_t length = 0;
-  /// Same and Distinct: the source the value is compared with.
+  /// Same and Distinct: the source the value is compared with; HasKey and
+  /// LacksKey: the key's.
   SourcePtr other;
   /// GlobalState: the item and its value.
   GlobalState state{};

@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
@@ -580,14 +581,48 @@ bool Parser::parseGuards(Module& module) {
   return true;
 }
 
+/// A dict key written as a graph constant: an int, a string, a bool, a
+/// finite float, none, or a tuple of those.
+static std::optional<DictKey> dictKeyOf(const Argument& key) {
+  switch (key.kind()) {
+  case Argument::Kind::Sym:
+    if (!key.symValue().isConstant())
+      return std::nullopt;
+    return DictKey::integer(key.symValue().constantValue());
+  case Argument::Kind::String:
+    return DictKey::str(key.stringValue());
+  case Argument::Kind::Bool:
+    return DictKey::boolean(key.boolValue());
+  case Argument::Kind::None:
+    return DictKey::none();
+  case Argument::Kind::Float:
+    if (!std::isfinite(key.floatValue()))
+      return std::nullopt;
+    return DictKey::floating(key.floatValue());
+  case Argument::Kind::Tuple: {
+    if (key.hasTupleType())
+      return std::nullopt;
+    std::vector<DictKey> elements;
+    for (const Argument& element : key.elements()) {
+      std::optional<DictKey> converted = dictKeyOf(element);
+      if (!converted)
+        return std::nullopt;
+      elements.push_back(std::move(*converted));
+    }
+    return DictKey::tuple(std::move(elements));
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
 bool Parser::parseGuard(GuardSet& guards) {
   llvm::SMLoc loc = tok_.loc();
   if (!tok_.is(Token::Identifier))
-    return expected(
-               "a guard (tensor, type, equals, none, length, keys, empty, absent, "
-               "function, builtin, int, same, distinct, grad_mode, default_dtype, global_state, "
-               "version) "
-               "or '}'"),
+    return expected("a guard (tensor, type, equals, none, length, keys, empty, absent, "
+                    "function, builtin, int, same, distinct, has_key, lacks_key, grad_mode, "
+                    "default_dtype, global_state, version) "
+                    "or '}'"),
            false;
   llvm::StringRef word = tok_.spelling;
   auto guardSource = [&]() -> SourcePtr {
@@ -611,7 +646,7 @@ bool Parser::parseGuard(GuardSet& guards) {
     if (!value)
       return false;
     guard = Guard::symInt(std::move(source), *value);
-  } else if (word == "same" || word == "distinct") {
+  } else if (word == "same" || word == "distinct" || word == "has_key" || word == "lacks_key") {
     // Two sources: `same L['b'] : L['a']`. The second is lexed from just
     // after the colon, so the colon is not consumed as a token first (that
     // would lex the source's leading `L` as a name).
@@ -623,8 +658,11 @@ bool Parser::parseGuard(GuardSet& guards) {
     SourcePtr other = guardSource();
     if (!other)
       return false;
-    guard = word == "same" ? Guard::same(std::move(source), std::move(other))
-                           : Guard::distinct(std::move(source), std::move(other));
+    if (word == "has_key" || word == "lacks_key")
+      guard = Guard::keyMembership(std::move(source), std::move(other), word == "has_key");
+    else
+      guard = word == "same" ? Guard::same(std::move(source), std::move(other))
+                             : Guard::distinct(std::move(source), std::move(other));
   } else if (word == "tensor" || word == "type" || word == "equals" || word == "none" ||
              word == "length" || word == "keys" || word == "empty" || word == "absent" ||
              word == "function" || word == "builtin") {
@@ -639,16 +677,19 @@ bool Parser::parseGuard(GuardSet& guards) {
       if (tok_.is(Token::LBracket))
         keys = parseArgument();
       else
-        error(keysLoc, "expected the keys, a list of strings like [\"a\", \"b\"]");
+        error(keysLoc, "expected the keys, a list of dict keys like [\"a\", 0, (1, true)]");
       if (!keys)
         return false;
-      std::vector<std::string> names;
+      std::vector<DictKey> names;
       for (const Argument& key : keys->elements()) {
-        if (key.kind() != Argument::Kind::String)
-          return error(keysLoc, "a keys guard lists strings only"), false;
-        names.push_back(key.stringValue());
+        std::optional<DictKey> name = dictKeyOf(key);
+        if (!name)
+          return error(keysLoc, "a keys guard lists dict keys: ints, strings, bools, finite "
+                                "floats, none and tuples of those"),
+                 false;
+        names.push_back(std::move(*name));
       }
-      guard = Guard::keysAre(std::move(source), names);
+      guard = Guard::keysAre(std::move(source), std::move(names));
     } else if (word == "length") {
       if (!expect(Token::Colon, ":"))
         return false;
@@ -663,8 +704,10 @@ bool Parser::parseGuard(GuardSet& guards) {
     } else if (word == "empty") {
       guard = Guard::empty(std::move(source));
     } else if (word == "absent") {
-      if (source->kind() != Source::Kind::Attr)
-        return error(loc, "an absent guard names an attribute, like L['self'].scale"), false;
+      if (source->kind() != Source::Kind::Attr && source->kind() != Source::Kind::ClassAttr)
+        return error(loc, "an absent guard names an attribute, like L['self'].scale or "
+                          "type(L['self']).scale"),
+               false;
       guard = Guard::absent(std::move(source));
     } else if (word == "type" || word == "function" || word == "builtin") {
       if (!tok_.is(Token::Colon))

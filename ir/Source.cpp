@@ -1,8 +1,15 @@
 //===- Source.cpp - Where a graph input or guarded value lives in the frame ===//
 #include "ir/Source.h"
 
+#include "ir/Argument.h"
+#include "ir/Syntax.h"
+
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+
+#include <cmath>
+#include <cstring>
 
 namespace dync::ir {
 
@@ -11,7 +18,7 @@ namespace {
 /// A Python string literal in single quotes. Quotes, backslashes and control
 /// characters are escaped, so the text stays on one line and reads back the
 /// same in Python and in parse(); other bytes (UTF-8 included) are kept.
-void printQuoted(llvm::raw_ostream& os, llvm::StringRef text) {
+void printPythonQuoted(llvm::raw_ostream& os, llvm::StringRef text) {
   os << '\'';
   for (unsigned char c : text) {
     if (c == '\'' || c == '\\')
@@ -78,10 +85,34 @@ private:
       if (!name)
         return fail(length, "expected an attribute name after '.'");
       source = Source::classAttr(*base, *name);
+    } else if (rest.starts_with("list(")) {
+      // `list(base.values())[i]` or `list(base)[i]`: a position of a dict.
+      pos_ += 5;
+      ++listDepth_;
+      llvm::Expected<SourcePtr> base = readSource(length);
+      --listDepth_;
+      if (!base)
+        return base.takeError();
+      bool values = text_.substr(pos_).starts_with(".values()");
+      if (values)
+        pos_ += 9;
+      if (!consume(')') || !consume('['))
+        return fail(length, "expected ')[' and a position after list(...");
+      std::optional<int64_t> position = readInteger();
+      if (!position)
+        return fail(length);
+      if (*position < 0)
+        return fail(length, "a position in list(...) is not negative");
+      if (!consume(']'))
+        return fail(length, "expected ']'");
+      source = values ? Source::valueAt(*base, *position) : Source::keyAt(*base, *position);
     } else {
-      return fail(length, "expected L['name'], G['name'], M['name'] or type(...)");
+      return fail(length, "expected L['name'], G['name'], M['name'], type(...) or list(...)");
     }
     while (pos_ < text_.size()) {
+      // Inside list(...), `.values()` ends the base.
+      if (listDepth_ > 0 && text_.substr(pos_).starts_with(".values()"))
+        break;
       if (consume('.')) {
         std::optional<llvm::StringRef> name = readName();
         if (!name)
@@ -100,17 +131,10 @@ private:
         }
         source = Source::attr(source, *name);
       } else if (consume('[')) {
-        if (pos_ < text_.size() && (text_[pos_] == '\'' || text_[pos_] == '"')) {
-          std::optional<std::string> key = readString();
-          if (!key)
-            return fail(length);
-          source = Source::key(source, *key);
-        } else {
-          std::optional<int64_t> index = readInteger();
-          if (!index)
-            return fail(length);
-          source = Source::index(source, *index);
-        }
+        std::optional<DictKey> key = readKey();
+        if (!key)
+          return fail(length);
+        source = Source::item(source, *key);
         if (!consume(']'))
           return fail(length, "expected ']'");
       } else {
@@ -118,6 +142,61 @@ private:
       }
     }
     return source;
+  }
+
+  /// A dict key or list index as Python writes it: an int, a quoted str,
+  /// True, False, None, a float (with a point or an exponent), or a tuple
+  /// of those, `(1, 'a')`, `(1,)`, `()`.
+  std::optional<DictKey> readKey(int depth = 0) {
+    if (depth > 16)
+      return error("a key nests tuples too deeply");
+    if (pos_ < text_.size() && (text_[pos_] == '\'' || text_[pos_] == '"')) {
+      std::optional<std::string> text = readString();
+      return text ? std::optional<DictKey>(DictKey::str(std::move(*text))) : std::nullopt;
+    }
+    llvm::StringRef rest = text_.substr(pos_);
+    for (auto [word, key] : {std::pair<llvm::StringRef, DictKey>{"True", DictKey::boolean(true)},
+                             std::pair<llvm::StringRef, DictKey>{"False", DictKey::boolean(false)},
+                             std::pair<llvm::StringRef, DictKey>{"None", DictKey::none()}})
+      if (rest.starts_with(word) &&
+          (rest.size() == word.size() || !isNameChar(rest[word.size()]))) {
+        pos_ += word.size();
+        return key;
+      }
+    if (consume('(')) {
+      std::vector<DictKey> elements;
+      bool comma = false;
+      while (!consume(')')) {
+        if (!elements.empty() && !comma)
+          return error("expected ',' or ')' in a tuple key");
+        std::optional<DictKey> element = readKey(depth + 1);
+        if (!element)
+          return std::nullopt;
+        elements.push_back(std::move(*element));
+        comma = consume(',');
+        while (comma && consume(' '))
+          ;
+      }
+      // `(1)` is the int 1 in Python, not a tuple.
+      if (elements.size() == 1 && !comma)
+        return error("a one-element tuple key is written with a comma, (k,)");
+      return DictKey::tuple(std::move(elements));
+    }
+    size_t end = pos_;
+    while (end < text_.size() && (llvm::isAlnum(text_[end]) || text_[end] == '.' ||
+                                  text_[end] == '-' || text_[end] == '+'))
+      ++end;
+    llvm::StringRef number = text_.slice(pos_, end);
+    if (number.find_first_of(".eE") == llvm::StringRef::npos) {
+      std::optional<int64_t> index = readInteger();
+      return index ? std::optional<DictKey>(DictKey::integer(*index)) : std::nullopt;
+    }
+    double value;
+    if (number.getAsDouble(value, /*AllowInexact=*/true) || !std::isfinite(value))
+      return error("expected a key: an int, a quoted str, True, False, None, a finite float or "
+                   "a tuple of those");
+    pos_ = end;
+    return DictKey::floating(value);
   }
 
   std::optional<llvm::StringRef> readName() {
@@ -223,6 +302,8 @@ private:
 
   llvm::StringRef text_;
   size_t pos_ = 0;
+  /// How many `list(` the source being read is inside.
+  int listDepth_ = 0;
   std::string message_;
 };
 
@@ -242,6 +323,20 @@ SourcePtr Source::index(SourcePtr base, int64_t index) {
 }
 SourcePtr Source::key(SourcePtr base, llvm::StringRef key) {
   return SourcePtr(new Source(Kind::Item, std::move(base), key.str(), 0, false));
+}
+SourcePtr Source::item(SourcePtr base, const DictKey& key) {
+  if (key.kind == DictKey::Kind::Int)
+    return index(std::move(base), key.intValue);
+  if (key.kind == DictKey::Kind::Str)
+    return Source::key(std::move(base), key.strValue);
+  return SourcePtr(
+      new Source(Kind::Item, std::move(base), "", 0, false, std::make_shared<const DictKey>(key)));
+}
+SourcePtr Source::valueAt(SourcePtr base, int64_t position) {
+  return SourcePtr(new Source(Kind::ValueAt, std::move(base), "", position, true));
+}
+SourcePtr Source::keyAt(SourcePtr base, int64_t position) {
+  return SourcePtr(new Source(Kind::KeyAt, std::move(base), "", position, true));
 }
 SourcePtr Source::module(llvm::StringRef name) {
   return SourcePtr(new Source(Kind::Module, nullptr, name.str(), 0, false));
@@ -282,17 +377,17 @@ void Source::print(llvm::raw_ostream& os) const {
   switch (kind_) {
   case Kind::Local:
     os << "L[";
-    printQuoted(os, name_);
+    printPythonQuoted(os, name_);
     os << ']';
     return;
   case Kind::Global:
     os << "G[";
-    printQuoted(os, name_);
+    printPythonQuoted(os, name_);
     os << ']';
     return;
   case Kind::Module:
     os << "M[";
-    printQuoted(os, name_);
+    printPythonQuoted(os, name_);
     os << ']';
     return;
   case Kind::Attr:
@@ -311,13 +406,109 @@ void Source::print(llvm::raw_ostream& os) const {
   case Kind::Item:
     base_->print(os);
     os << '[';
-    if (hasIndex_)
-      os << index_;
-    else
-      printQuoted(os, name_);
+    itemKey().print(os, /*python=*/true);
     os << ']';
     return;
+  case Kind::ValueAt:
+  case Kind::KeyAt:
+    os << "list(";
+    base_->print(os);
+    os << (kind_ == Kind::ValueAt ? ".values())[" : ")[") << index_ << ']';
+    return;
   }
+}
+
+DictKey Source::itemKey() const {
+  if (typedKey_)
+    return *typedKey_;
+  if (hasIndex_)
+    return DictKey::integer(index_);
+  return DictKey::str(name_);
+}
+
+DictKey DictKey::integer(int64_t value) {
+  DictKey key;
+  key.kind = Kind::Int;
+  key.intValue = value;
+  return key;
+}
+DictKey DictKey::str(std::string value) {
+  DictKey key;
+  key.kind = Kind::Str;
+  key.strValue = std::move(value);
+  return key;
+}
+DictKey DictKey::boolean(bool value) {
+  DictKey key;
+  key.kind = Kind::Bool;
+  key.boolValue = value;
+  return key;
+}
+DictKey DictKey::floating(double value) {
+  DictKey key;
+  key.kind = Kind::Float;
+  key.floatValue = value;
+  return key;
+}
+DictKey DictKey::none() { return DictKey(); }
+DictKey DictKey::tuple(std::vector<DictKey> elements) {
+  DictKey key;
+  key.kind = Kind::Tuple;
+  key.elements = std::move(elements);
+  return key;
+}
+
+void DictKey::print(llvm::raw_ostream& os, bool python) const {
+  switch (kind) {
+  case Kind::Int:
+    os << intValue;
+    return;
+  case Kind::Str:
+    if (python)
+      printPythonQuoted(os, strValue);
+    else
+      printQuoted(os, strValue);
+    return;
+  case Kind::Bool:
+    os << (python ? (boolValue ? "True" : "False") : (boolValue ? "true" : "false"));
+    return;
+  case Kind::None:
+    os << (python ? "None" : "none");
+    return;
+  case Kind::Float:
+    printFloat(os, floatValue);
+    return;
+  case Kind::Tuple:
+    os << '(';
+    llvm::interleave(
+        elements, os, [&](const DictKey& element) { element.print(os, python); }, ", ");
+    if (elements.size() == 1)
+      os << ',';
+    os << ')';
+    return;
+  }
+}
+
+bool operator==(const DictKey& a, const DictKey& b) {
+  if (a.kind != b.kind)
+    return false;
+  switch (a.kind) {
+  case DictKey::Kind::Int:
+    return a.intValue == b.intValue;
+  case DictKey::Kind::Str:
+    return a.strValue == b.strValue;
+  case DictKey::Kind::Bool:
+    return a.boolValue == b.boolValue;
+  case DictKey::Kind::None:
+    return true;
+  case DictKey::Kind::Float:
+    if (std::isnan(a.floatValue))
+      return std::isnan(b.floatValue);
+    return a.floatValue == b.floatValue && std::signbit(a.floatValue) == std::signbit(b.floatValue);
+  case DictKey::Kind::Tuple:
+    return a.elements == b.elements;
+  }
+  return false;
 }
 
 std::string Source::str() const {
@@ -337,6 +528,10 @@ static bool isModuleTable(const Source& source) {
 
 std::string Source::valueName() const {
   std::string part = hasIndex_ ? std::to_string(index_) : name_;
+  if (typedKey_) {
+    llvm::raw_string_ostream os(part);
+    typedKey_->print(os, /*python=*/true);
+  }
   // Keys may hold characters that value names cannot; keep the name an
   // identifier so that the graph's text form reads back.
   for (char& c : part)
@@ -359,6 +554,10 @@ std::string Source::valueName() const {
     return base_->valueName() + "_" + part;
   case Kind::Item:
     return base_->valueName() + "_" + part;
+  case Kind::ValueAt:
+    return base_->valueName() + "_values_" + part;
+  case Kind::KeyAt:
+    return base_->valueName() + "_keys_" + part;
   }
   return part;
 }
@@ -367,7 +566,8 @@ bool operator==(const Source& a, const Source& b) {
   if (&a == &b)
     return true;
   if (a.kind_ != b.kind_ || a.hasIndex_ != b.hasIndex_ || a.name_ != b.name_ ||
-      a.index_ != b.index_)
+      a.index_ != b.index_ || !a.typedKey_ != !b.typedKey_ ||
+      (a.typedKey_ && !(*a.typedKey_ == *b.typedKey_)))
     return false;
   if (!a.base_ || !b.base_)
     return !a.base_ && !b.base_;

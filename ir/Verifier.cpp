@@ -538,7 +538,8 @@ private:
                      guard.kind == GuardKind::Empty || guard.kind == GuardKind::Absent ||
                      guard.kind == GuardKind::Function || guard.kind == GuardKind::Builtin ||
                      guard.kind == GuardKind::SymInt || guard.kind == GuardKind::Same ||
-                     guard.kind == GuardKind::Distinct;
+                     guard.kind == GuardKind::Distinct || guard.kind == GuardKind::HasKey ||
+                     guard.kind == GuardKind::LacksKey;
       if (sourced != bool(guard.source)) {
         report(loc, what + (sourced ? " has no source" : " takes no source"));
       } else if (guard.source) {
@@ -566,8 +567,9 @@ private:
           report(loc, what + ": a first line is not negative");
         break;
       case GuardKind::Absent:
-        if (guard.source && guard.source->kind() != Source::Kind::Attr)
-          report(loc, what + ": an absent guard names an attribute, base.name");
+        if (guard.source && guard.source->kind() != Source::Kind::Attr &&
+            guard.source->kind() != Source::Kind::ClassAttr)
+          report(loc, what + ": an absent guard names an attribute, base.name or type(base).name");
         break;
       case GuardKind::Equals: {
         Argument::Kind kind = guard.constant ? guard.constant->kind() : Argument::Kind::None;
@@ -586,15 +588,8 @@ private:
         if (guard.length < 0)
           report(loc, what + ": a length is not negative");
         break;
-      case GuardKind::Keys: {
-        bool strings = guard.constant && guard.constant->kind() == Argument::Kind::List &&
-                       llvm::all_of(guard.constant->elements(), [](const Argument& key) {
-                         return key.kind() == Argument::Kind::String;
-                       });
-        if (!strings)
-          report(loc, what + " must list its keys as strings");
+      case GuardKind::Keys:
         break;
-      }
       case GuardKind::SymInt:
         if (!guard.constant || guard.constant->kind() != Argument::Kind::Sym ||
             !guard.constant->symValue())
@@ -612,6 +607,8 @@ private:
         break;
       case GuardKind::Same:
       case GuardKind::Distinct:
+      case GuardKind::HasKey:
+      case GuardKind::LacksKey:
         if (!guard.other)
           report(loc, what + " needs the source it compares with");
         else if (guard.source && *guard.other == *guard.source)

@@ -4,6 +4,8 @@
 #include "frontend/embedding/PyRef.h"
 #include "frontend/embedding/PyStrings.h"
 
+#include <cmath>
+
 namespace dync::capture {
 
 using ir::Source;
@@ -37,6 +39,46 @@ PyObject* lookup(PyObject* dict, PyObject* key) {
   if (!value)
     PyErr_Clear();
   return value;
+}
+
+/// dictKeyOf, \p depth tuples down.
+std::optional<ir::DictKey> keyConstant(PyObject* key, int depth) {
+  if (key == Py_None)
+    return ir::DictKey::none();
+  if (PyBool_Check(key))
+    return ir::DictKey::boolean(key == Py_True);
+  if (PyLong_CheckExact(key)) {
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(key, &overflow);
+    if (overflow || (value == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return std::nullopt;
+    }
+    return ir::DictKey::integer(value);
+  }
+  if (PyFloat_CheckExact(key)) {
+    // A NaN key is found only by identity, which a rebuilt key is not.
+    double value = PyFloat_AS_DOUBLE(key);
+    if (!std::isfinite(value))
+      return std::nullopt;
+    return ir::DictKey::floating(value);
+  }
+  if (PyUnicode_CheckExact(key)) {
+    std::optional<std::string> text = python::utf8Of(key);
+    if (!text)
+      PyErr_Clear();
+    return text ? std::optional<ir::DictKey>(ir::DictKey::str(std::move(*text))) : std::nullopt;
+  }
+  if (!PyTuple_CheckExact(key) || depth > 8)
+    return std::nullopt;
+  std::vector<ir::DictKey> elements;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); ++i) {
+    std::optional<ir::DictKey> element = keyConstant(PyTuple_GET_ITEM(key, i), depth + 1);
+    if (!element)
+      return std::nullopt;
+    elements.push_back(std::move(*element));
+  }
+  return ir::DictKey::tuple(std::move(elements));
 }
 
 } // namespace
@@ -103,6 +145,25 @@ std::optional<std::vector<std::string>> strKeys(PyObject* dict) {
     keys.push_back(std::move(*name));
   }
   return keys;
+}
+
+std::optional<ir::DictKey> dictKeyOf(PyObject* key) { return keyConstant(key, 0); }
+
+std::optional<std::vector<ir::DictKey>> dictKeys(PyObject* dict) {
+  std::vector<ir::DictKey> keys;
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(dict, &pos, &key, &value)) {
+    std::optional<ir::DictKey> constant = dictKeyOf(key);
+    if (!constant)
+      return std::nullopt;
+    keys.push_back(std::move(*constant));
+  }
+  return keys;
+}
+
+bool namesHookTable(const Source& source) {
+  return source.kind() == Source::Kind::Attr && llvm::StringRef(source.name()).contains("hooks");
 }
 
 SourcePtr containerItemSource(const SourcePtr& base, PyObject* container, PyObject* key,

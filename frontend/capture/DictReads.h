@@ -3,7 +3,8 @@
 // A source step must mean the same when the rewritten bytecode evaluates it
 // (LOAD_ATTR, BINARY_SUBSCR) and when a native guard does without running
 // Python code (ir/Source.h): `.name` is a key of the instance __dict__,
-// `['key']` a str key of an exact dict. These functions give a value capture
+// `['key']` a str key of an exact dict, `[K]` another constant key
+// (dictKeyOf). These functions give a value capture
 // read its source only when the read was such a dictionary read and found
 // that very object; otherwise they give null, and the value is a constant
 // of the graph (its base's type is guarded instead).
@@ -44,6 +45,21 @@ std::pair<ir::SourcePtr, PyObject*> moduleTable(const ir::SourcePtr& base, PyObj
 /// The keys of exact dict \p dict in iteration order, when every one is an
 /// exact str; else nothing.
 std::optional<std::vector<std::string>> strKeys(PyObject* dict);
+
+/// \p key as a constant a source names a dict entry by: an exact int (in
+/// int64_t), str, bool, finite float or None, or an exact tuple of those;
+/// else nothing (a NaN or infinity, an enum member, an object, a big int).
+std::optional<ir::DictKey> dictKeyOf(PyObject* key);
+
+/// The keys of exact dict \p dict in iteration order, when every one is a
+/// dictKeyOf constant; else nothing.
+std::optional<std::vector<ir::DictKey>> dictKeys(PyObject* dict);
+
+/// Whether \p source names one of nn.Module's hook tables (a module's
+/// `_forward_hooks`, `_forward_hooks_with_kwargs`, ..., or the global ones),
+/// whose int keys are handle ids a process-wide counter numbers: guards
+/// read them by position (ModuleHooks.cpp), never by key.
+bool namesHookTable(const ir::Source& source);
 
 /// The source of \p item, which the module container \p container (Sequential,
 /// ModuleList, ModuleDict, ParameterList, ...) gave for \p key: the entry of

@@ -120,10 +120,8 @@ ir::SourcePtr sourceOf(const DynamicSpec& spec, const ir::SourcePtr& argument) {
   for (const ir::Source* step : llvm::reverse(steps)) {
     if (step->kind() == ir::Source::Kind::Attr)
       source = ir::Source::attr(source, step->name());
-    else if (step->kind() == ir::Source::Kind::Item && step->hasIndex())
-      source = ir::Source::index(source, step->indexValue());
-    else if (step->kind() == ir::Source::Kind::Item)
-      source = ir::Source::key(source, step->name());
+    else if (step->kind() == ir::Source::Kind::Item && !step->typedKey())
+      source = ir::Source::item(source, step->itemKey());
     else
       return nullptr;
   }

@@ -180,7 +180,10 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
     return instance->attributeDict;
   }
   // Python's order: data descriptors of the class, then the instance's own
-  // attributes, then everything else the class has.
+  // attributes, then everything else the class has. What the class of a
+  // real object gives is pinned, present or not.
+  if (realObject)
+    values_.guardDictClassRead(instance, name);
   PyObject* classAttr = lookup(type, name);
   bool slot = classAttr && Py_IS_TYPE(classAttr, &PyMemberDescr_Type);
   if (classAttr && PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
@@ -308,6 +311,8 @@ llvm::Error Interpreter::setInstanceAttr(const ValuePtr& instance, llvm::StringR
 
 llvm::Expected<ValuePtr> Interpreter::callSpecial(const ValuePtr& self, llvm::StringRef name,
                                                   std::vector<ValuePtr> args) {
+  // A real dict object's class decides which method runs: pinned.
+  values_.guardDictClassRead(self, name);
   PyObject* method = lookup(typeOf(self), name);
   if (!method || !PyFunction_Check(method))
     return nullptr;

@@ -23,9 +23,12 @@
 // second way only when forward raises, which a graph that ran does not.
 //
 // Each table's length is guarded and each hook read through its position
-// (`L['self']._forward_hooks[0]`): the keys are handle ids from a
-// process-wide counter, so the same program numbers its hooks differently
-// in another process.
+// (`list(L['self']._forward_hooks.values())[0]`): the keys are handle ids
+// from a process-wide counter, so the same program numbers its hooks
+// differently in another process. Whether a hook takes keywords is guarded
+// the same way, by the key at its position: `has_key
+// L['self']._forward_hooks_with_kwargs : list(L['self']._forward_hooks)[0]`
+// (or `lacks_key`).
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/ModuleHooks.h"
@@ -111,8 +114,7 @@ llvm::Expected<TableRead> readTable(BuiltinContext& interp, PyObject* table, Sou
 
 /// Guards the length of the table saying which hooks take keywords (or
 /// that it is empty, or that the module has none), and reads it. Which of
-/// the hooks it names is read here, not guarded (see docs/capture.md, "Not
-/// yet"): its keys are handle ids, which differ from process to process.
+/// the hooks it names is guarded hook by hook (takesKeywords).
 PyRef guardKwargsTable(BuiltinContext& interp, PyObject* table, const SourcePtr& source) {
   if (!table) {
     if (source->kind() == Source::Kind::Attr && source->base()->kind() != Source::Kind::Module)
@@ -136,6 +138,31 @@ bool inTable(PyObject* table, long long id) {
   if (found < 0)
     PyErr_Clear();
   return found == 1;
+}
+
+/// One table saying which hooks take keywords, as read: where it is and
+/// the table (null when the module has none).
+struct KwargsTable {
+  SourcePtr source;
+  PyRef table;
+};
+
+/// Whether the hook with handle \p id, the key at \p keySource, is in one
+/// of \p tables; each non-empty table's answer is guarded by that key
+/// (`has_key` or `lacks_key`), so a hook registered again with or without
+/// `with_kwargs` at the same position misses. Empty and absent tables are
+/// guarded as such (guardKwargsTable).
+bool takesKeywords(BuiltinContext& interp, llvm::ArrayRef<KwargsTable> tables, long long id,
+                   const SourcePtr& keySource) {
+  bool takes = false;
+  for (const KwargsTable& kwargs : tables) {
+    if (entriesOf(kwargs.table.get()) == 0)
+      continue;
+    bool in = inTable(kwargs.table.get(), id);
+    interp.guards().add(Guard::keyMembership(kwargs.source, keySource, in));
+    takes = takes || in;
+  }
+  return takes;
 }
 
 /// A hook read through \p source (`table[i]`), pinned: a function by its
@@ -178,7 +205,7 @@ llvm::Expected<ValuePtr> wrapHook(BuiltinContext& interp, PyObject* hook, const 
 bool readsThroughHookTable(const Source& source) {
   for (const Source* step = &source; step && step->base(); step = step->base().get()) {
     const Source& base = *step->base();
-    if (step->kind() == Source::Kind::Item && step->hasIndex() &&
+    if ((step->kind() == Source::Kind::ValueAt || step->kind() == Source::Kind::KeyAt) &&
         base.kind() == Source::Kind::Attr && llvm::StringRef(base.name()).ends_with("_hooks"))
       return true;
   }
@@ -228,8 +255,11 @@ llvm::Expected<ModuleHooks> readModuleHooks(BuiltinContext& interp, const ValueP
                         "cannot be guarded; hooks on such a module are not supported");
 
   SourcePtr torchModule = Source::module(kTorchModule);
+  // Each hook is read through its position, and so is its key, which the
+  // keyword tables are asked about.
   auto hooksOf = [&](llvm::ArrayRef<std::pair<PyObject*, SourcePtr>> tables,
-                     auto takesKwargs) -> llvm::Expected<std::vector<ModuleHooks::Hook>> {
+                     llvm::ArrayRef<KwargsTable> kwargsTables)
+      -> llvm::Expected<std::vector<ModuleHooks::Hook>> {
     std::vector<ModuleHooks::Hook> found;
     for (const auto& [table, source] : tables) {
       llvm::Expected<TableRead> read = readTable(interp, table, source);
@@ -237,45 +267,47 @@ llvm::Expected<ModuleHooks> readModuleHooks(BuiltinContext& interp, const ValueP
         return read.takeError();
       for (size_t position = 0; position < read->entries.size(); ++position) {
         const auto& [id, hook] = read->entries[position];
-        llvm::Expected<ValuePtr> function = wrapHook(
-            interp, hook.get(), Source::index(read->source, static_cast<int64_t>(position)));
+        auto at = static_cast<int64_t>(position);
+        llvm::Expected<ValuePtr> function =
+            wrapHook(interp, hook.get(), Source::valueAt(read->source, at));
         if (!function)
           return function.takeError();
-        found.push_back({*function, takesKwargs(id)});
+        found.push_back(
+            {*function, takesKeywords(interp, kwargsTables, id, Source::keyAt(read->source, at))});
       }
     }
     return found;
   };
+  auto kwargsTable = [&](PyObject* table, SourcePtr source) {
+    return KwargsTable{source, guardKwargsTable(interp, table, source)};
+  };
 
   if (anyPre) {
     PyRef global = globalTable("_global_forward_pre_hooks");
-    PyRef kwargsTable =
-        guardKwargsTable(interp, moduleTable(object, "_forward_pre_hooks_with_kwargs"),
-                         Source::attr(module->source, "_forward_pre_hooks_with_kwargs"));
+    KwargsTable kwargs =
+        kwargsTable(moduleTable(object, "_forward_pre_hooks_with_kwargs"),
+                    Source::attr(module->source, "_forward_pre_hooks_with_kwargs"));
     llvm::Expected<std::vector<ModuleHooks::Hook>> pre =
         hooksOf({{global.get(), Source::attr(torchModule, "_global_forward_pre_hooks")},
                  {moduleTable(object, "_forward_pre_hooks"),
                   Source::attr(module->source, "_forward_pre_hooks")}},
-                [&](long long id) { return inTable(kwargsTable.get(), id); });
+                {kwargs});
     if (!pre)
       return pre.takeError();
     hooks.preHooks = std::move(*pre);
   }
   if (anyForward) {
     PyRef global = globalTable("_global_forward_hooks");
-    PyRef moduleKwargs =
-        guardKwargsTable(interp, moduleTable(object, "_forward_hooks_with_kwargs"),
-                         Source::attr(module->source, "_forward_hooks_with_kwargs"));
+    KwargsTable moduleKwargs =
+        kwargsTable(moduleTable(object, "_forward_hooks_with_kwargs"),
+                    Source::attr(module->source, "_forward_hooks_with_kwargs"));
     PyRef globalKwargsObject = globalTable("_global_forward_hooks_with_kwargs");
-    PyRef globalKwargs =
-        guardKwargsTable(interp, globalKwargsObject.get(),
-                         Source::attr(torchModule, "_global_forward_hooks_with_kwargs"));
+    KwargsTable globalKwargs = kwargsTable(
+        globalKwargsObject.get(), Source::attr(torchModule, "_global_forward_hooks_with_kwargs"));
     llvm::Expected<std::vector<ModuleHooks::Hook>> forward = hooksOf(
         {{global.get(), Source::attr(torchModule, "_global_forward_hooks")},
          {moduleTable(object, "_forward_hooks"), Source::attr(module->source, "_forward_hooks")}},
-        [&](long long id) {
-          return inTable(moduleKwargs.get(), id) || inTable(globalKwargs.get(), id);
-        });
+        {moduleKwargs, globalKwargs});
     if (!forward)
       return forward.takeError();
     hooks.forwardHooks = std::move(*forward);

@@ -34,8 +34,9 @@ bool isImmutableConstant(PyObject* object) {
 /// Whether a guard pins \p object by itself, so that giving it a source
 /// only adds guards: constants (equals, none, type), functions (function,
 /// builtin). Tensors and containers of them would become graph inputs.
-/// Exact lists, tuples and str-keyed dicts of such values are pinnable too,
-/// item by item (type, length or keys, then each item): a closure cell or a
+/// Exact lists, tuples and dicts of such values keyed by constants
+/// (dictKeyOf) are pinnable too, item by item (type, length or keys, then
+/// each item): a closure cell or a
 /// class attribute holding a list of constants is guarded, not assumed
 /// unchanged. The depth bound keeps a self-referencing list finite.
 bool isGuardPinnable(PyObject* object, int depth = 0) {
@@ -55,7 +56,7 @@ bool isGuardPinnable(PyObject* object, int depth = 0) {
     PyObject *key, *value;
     Py_ssize_t pos = 0;
     while (PyDict_Next(object, &pos, &key, &value))
-      if (!PyUnicode_CheckExact(key) || !isGuardPinnable(value, depth + 1))
+      if (!capture::dictKeyOf(key) || !isGuardPinnable(value, depth + 1))
         return false;
     return true;
   }
@@ -535,7 +536,8 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
                         " whose class reads or stores its items with methods of its own "
                         "(__getitem__, __len__, __iter__ or __setitem__); guards cannot read its "
                         "items as the program does, so this is not supported yet");
-  // Items have sources only in exact lists, tuples and dicts (str keys), the
+  // Items have sources only in exact lists, tuples and dicts (keys that are
+  // constants, dictKeyOf), the
   // list objects above and the dict objects of wrapDictObject: a subclass
   // may read items differently (see ir/Source.h). A tuple subclass (a named
   // tuple, immutable) read through a source has its type pinned.
@@ -566,11 +568,15 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
   // running a graph that saw another container.
   if (source && (itemsSource || PyDict_CheckExact(object))) {
     guards_.add(typeGuard(source, type));
-    // A dict's keys, in order, say which entries capture read and in what
-    // order iterating it yields them; a dict with a key that is not a str
-    // keeps its length pinned only (its entries have no sources either).
-    std::optional<std::vector<std::string>> keys =
-        PyDict_CheckExact(object) ? capture::strKeys(object) : std::nullopt;
+    // A dict's keys, in order and with their types, say which entries
+    // capture read and in what order iterating it yields them; a dict with
+    // a key that is not such a constant (an object, an enum member) keeps
+    // its length pinned only, and so do nn.Module's hook tables, keyed by
+    // handle ids that differ from process to process (ModuleHooks.cpp
+    // guards them): their entries have no sources.
+    std::optional<std::vector<ir::DictKey>> keys =
+        PyDict_CheckExact(object) && !capture::namesHookTable(*source) ? capture::dictKeys(object)
+                                                                       : std::nullopt;
     guards_.add(keys ? Guard::keysAre(source, *keys)
                      : Guard::lengthIs(source, PyObject_Length(object)));
   }
@@ -612,14 +618,14 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
   }
   if (PyDict_CheckExact(object)) {
     ValuePtr value = makeValue(ValueKind::Dict, {}, source);
+    // Each entry through its key, when the keys guard above pins them all.
+    bool keyed = source && !capture::namesHookTable(*source) && capture::dictKeys(object);
     PyObject *key, *item;
     Py_ssize_t pos = 0;
     while (PyDict_Next(object, &pos, &key, &item)) {
-      // `[i]` would mean a list item: only str keys name dict entries.
-      std::optional<std::string> name =
-          source && PyUnicode_CheckExact(key) ? python::utf8Of(key) : std::nullopt;
+      std::optional<ir::DictKey> name = keyed ? capture::dictKeyOf(key) : std::nullopt;
       llvm::Expected<ValuePtr> wrapped =
-          wrapReal(item, name ? Source::key(source, *name) : nullptr);
+          wrapReal(item, name ? Source::item(source, *name) : nullptr);
       if (!wrapped)
         return wrapped.takeError();
       value->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);

@@ -161,6 +161,14 @@ public:
   /// (and `_parameters`, when it has entries): what iterating a container
   /// module, its len() and its positional items depend on.
   void guardModuleTableKeys(const ValuePtr& module);
+  /// Pins what the class of a real dict object the program holds (an
+  /// Instance value with a source, wrapDictObject) gives for \p name, as
+  /// the MRO finds it: a Python function by a `function` guard through
+  /// `type(SRC).name`, an attribute of its builtin base (dict's
+  /// `__getitem__`) by a `same` guard with that base's own, nothing by
+  /// `absent type(SRC).name`. Capture ran what it found; a class changed
+  /// after export must miss. Other instances are left alone.
+  void guardDictClassRead(const ValuePtr& instance, llvm::StringRef name);
   /// Guards what \p function's __defaults__ and __kwdefaults__ held where
   /// \p read says the call used them, when the function was read through a
   /// source (its length and each default used; a default that is neither a

@@ -22,12 +22,13 @@
 // ensures): a class with a `__getitem__` of its own in Python has its items
 // guarded, but a tensor among them cannot be a graph input, whose read by
 // the rewritten code would run that method. Such a tensor, a key that is not
-// a str, and a dict class capture does not model stop capture with a
-// message saying so.
+// a constant a source can name (DictReads.h), and a dict class capture does
+// not model stop capture with a message saying so.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DictInstances.h"
+#include "frontend/capture/DictReads.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/ValueBuilder.h"
 #include "frontend/embedding/PyStrings.h"
@@ -93,12 +94,6 @@ llvm::Expected<std::vector<std::pair<PyObject*, PyObject*>>> entriesInOrder(PyOb
   return entries;
 }
 
-/// Whether \p source names one of nn.Module's hook tables, whose int keys
-/// ModuleHooks.cpp guards as it reads them.
-bool isHookTable(const SourcePtr& source) {
-  return source->kind() == Source::Kind::Attr && llvm::StringRef(source->name()).contains("hooks");
-}
-
 /// `M['module'].name` when the class \p object is the attribute `name` of
 /// its module, as imported: what pins which class a value is.
 SourcePtr classSource(PyObject* object) {
@@ -140,20 +135,18 @@ std::optional<llvm::Expected<ValuePtr>> ValueBuilder::wrapDictObject(PyObject* o
   llvm::Expected<std::vector<std::pair<PyObject*, PyObject*>>> entries = entriesInOrder(object);
   if (!entries)
     return llvm::Expected<ValuePtr>(entries.takeError());
-  std::vector<std::string> keys;
+  // nn.Module's hook tables keep their own reading (ModuleHooks.cpp).
+  if (namesHookTable(*source))
+    return std::nullopt;
+  std::vector<ir::DictKey> keys;
   for (const auto& [key, item] : *entries) {
-    std::optional<std::string> name =
-        PyUnicode_CheckExact(key) ? python::utf8Of(key) : std::nullopt;
-    if (!name) {
-      PyErr_Clear();
-      // nn.Module's hook tables keep their previous reading.
-      if (isHookTable(source))
-        return std::nullopt;
+    std::optional<ir::DictKey> name = dictKeyOf(key);
+    if (!name)
       return llvm::Expected<ValuePtr>(captureError(
-          where + " has a key that is not a str (" + reprOf(key) +
-          "); the items of a dict object the program holds are guarded by str key only, so "
-          "this is not supported yet"));
-    }
+          where + " has the key " + reprOf(key) +
+          ", which is not an int, str, bool, finite float, None or a tuple of those; the items "
+          "of a dict object the program holds are guarded by such keys only, so this is not "
+          "supported yet"));
     keys.push_back(std::move(*name));
   }
   // A __getitem__ of the class's own would run when the rewritten code
@@ -166,13 +159,14 @@ std::optional<llvm::Expected<ValuePtr>> ValueBuilder::wrapDictObject(PyObject* o
     contents->object = PyRef::borrow(reinterpret_cast<PyObject*>(orderedDictType()));
   for (size_t i = 0; i < entries->size(); ++i) {
     auto [key, item] = (*entries)[i];
+    SourcePtr itemSource = Source::item(source, keys[i]);
     if (ownItemRead && PyObject_IsInstance(item, types_.tensor.get()) == 1)
       return llvm::Expected<ValuePtr>(captureError(
-          where + " holds a tensor at key '" + keys[i] +
-          "' and its class has a __getitem__ of "
+          where + " holds a tensor at " + itemSource->str() +
+          " and its class has a __getitem__ of "
           "its own, which reading the tensor as a graph input would run; not supported yet"));
     PyErr_Clear();
-    llvm::Expected<ValuePtr> wrapped = wrapReal(item, Source::key(source, keys[i]));
+    llvm::Expected<ValuePtr> wrapped = wrapReal(item, itemSource);
     if (!wrapped)
       return llvm::Expected<ValuePtr>(wrapped.takeError());
     contents->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);
@@ -232,6 +226,59 @@ std::optional<llvm::Expected<ValuePtr>> ValueBuilder::wrapDictObject(PyObject* o
     instance->entries.emplace_back(makeConstantSteal(python::newStr("default_factory")), *wrapped);
   }
   return llvm::Expected<ValuePtr>(instance);
+}
+
+void ValueBuilder::guardDictClassRead(const ValuePtr& instance, llvm::StringRef name) {
+  if (instance->kind != ValueKind::Instance || !instance->source || !instance->object ||
+      !PyType_Check(instance->object.get()))
+    return;
+  auto* type = reinterpret_cast<PyTypeObject*>(instance->object.get());
+  // A class written in C (an exact defaultdict) cannot be changed.
+  if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE))
+    return;
+  PyRef key = PyRef::steal(python::newStr(name));
+  if (!key) {
+    PyErr_Clear();
+    return;
+  }
+  SourcePtr source = Source::classAttr(instance->source, name);
+  PyObject* found = _PyType_Lookup(type, key.get());
+  if (!found) {
+    guards_.add(Guard::absent(source));
+    return;
+  }
+  if (PyFunction_Check(found)) {
+    llvm::Expected<ValuePtr> pinned = functionFromReal(found, source);
+    if (!pinned)
+      llvm::consumeError(pinned.takeError());
+    return;
+  }
+  // The class of the MRO whose own dict holds it: a builtin base (dict,
+  // OrderedDict, defaultdict, object), named through its module.
+  PyObject* mro = type->tp_mro;
+  for (Py_ssize_t i = 0; mro && PyTuple_Check(mro) && i < PyTuple_GET_SIZE(mro); ++i) {
+    auto* base = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i));
+    if (!base->tp_dict || PyDict_GetItemWithError(base->tp_dict, key.get()) != found) {
+      PyErr_Clear();
+      continue;
+    }
+    if (base->tp_flags & Py_TPFLAGS_HEAPTYPE)
+      break;
+    if (SourcePtr owner = classSource(reinterpret_cast<PyObject*>(base)))
+      guards_.add(Guard::same(source, Source::attr(owner, name)));
+    return;
+  }
+  // Anything else the class itself holds (a constant, a staticmethod): a
+  // constant by value, the rest by type.
+  bool constant = found == Py_None || PyBool_Check(found) || PyLong_CheckExact(found) ||
+                  PyFloat_CheckExact(found) || PyUnicode_CheckExact(found);
+  if (!constant) {
+    guards_.add(typeGuard(source, reinterpret_cast<PyObject*>(Py_TYPE(found))));
+    return;
+  }
+  llvm::Expected<ValuePtr> pinned = wrapReal(found, source);
+  if (!pinned)
+    llvm::consumeError(pinned.takeError());
 }
 
 } // namespace dync::capture

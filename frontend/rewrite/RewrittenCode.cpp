@@ -228,6 +228,34 @@ llvm::Error Emitter::loadInput(const ir::Node& input) {
   return loadSource(**source, "input %" + input.name());
 }
 
+/// The Python object a dict key source names (a new reference; null with
+/// a Python error set if it cannot be made).
+static PyRef keyObject(const ir::DictKey& key) {
+  switch (key.kind) {
+  case ir::DictKey::Kind::Int:
+    return PyRef::steal(PyLong_FromLongLong(key.intValue));
+  case ir::DictKey::Kind::Str:
+    return PyRef::steal(PyUnicode_FromStringAndSize(key.strValue.data(), key.strValue.size()));
+  case ir::DictKey::Kind::Bool:
+    return PyRef::borrow(key.boolValue ? Py_True : Py_False);
+  case ir::DictKey::Kind::Float:
+    return PyRef::steal(PyFloat_FromDouble(key.floatValue));
+  case ir::DictKey::Kind::None:
+    return PyRef::borrow(Py_None);
+  case ir::DictKey::Kind::Tuple: {
+    PyRef tuple = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(key.elements.size())));
+    for (size_t i = 0; tuple && i < key.elements.size(); ++i) {
+      PyRef element = keyObject(key.elements[i]);
+      if (!element)
+        return PyRef();
+      PyTuple_SET_ITEM(tuple.get(), static_cast<Py_ssize_t>(i), element.release());
+    }
+    return tuple;
+  }
+  }
+  return PyRef();
+}
+
 llvm::Error Emitter::loadSource(const ir::Source& source, const std::string& what) {
   switch (source.kind()) {
   case ir::Source::Kind::Local: {
@@ -262,15 +290,28 @@ llvm::Error Emitter::loadSource(const ir::Source& source, const std::string& wha
   case ir::Source::Kind::Item: {
     if (llvm::Error error = loadSource(*source.base(), what))
       return error;
-    llvm::Error key = source.hasIndex()
-                          ? loadInt(source.indexValue())
-                          : loadConstant(PyRef::steal(PyUnicode_FromStringAndSize(
-                                             source.name().data(), source.name().size())),
-                                         "s" + source.name());
+    llvm::Error key = llvm::Error::success();
+    if (source.hasIndex()) {
+      key = loadInt(source.indexValue());
+    } else if (const ir::DictKey* typed = source.typedKey()) {
+      // A bool, float, None or tuple key, one constant of the code.
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      typed->print(os, /*python=*/true);
+      key = loadConstant(keyObject(*typed), "k" + text);
+    } else {
+      key = loadConstant(
+          PyRef::steal(PyUnicode_FromStringAndSize(source.name().data(), source.name().size())),
+          "s" + source.name());
+    }
     if (key)
       return key;
     return emit("BINARY_SUBSCR");
   }
+  case ir::Source::Kind::ValueAt:
+  case ir::Source::Kind::KeyAt:
+    return fail(what + " is read from " + source.str() +
+                ", a position in a dict, which only guards read");
   case ir::Source::Kind::Cell: {
     // A tensor a closure cell holds: base.__closure__[i].cell_contents,
     // the read the guard makes.

@@ -518,6 +518,23 @@ PyObject* dync_py_class_attr(PyObject* obj, const char* name) {
   return NULL;
 }
 
+int dync_py_class_attr_absent(PyObject* obj, const char* name) {
+  if (!obj || !name)
+    return 0;
+  PyObject* mro = Py_TYPE(obj)->tp_mro;
+  if (!mro || !PyTuple_Check(mro))
+    return 0;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); ++i) {
+    PyObject* base = PyTuple_GET_ITEM(mro, i);
+    PyObject* dict = PyType_Check(base) ? ((PyTypeObject*)base)->tp_dict : NULL;
+    if (!dict || !PyDict_Check(dict))
+      return 0;
+    if (dict_lookup(dict, name))
+      return 0;
+  }
+  return 1;
+}
+
 PyObject* dync_py_closure_cell(PyObject* fn, int64_t index) {
   if (!fn || !PyFunction_Check(fn) || Py_TYPE(fn) != &PyFunction_Type)
     return NULL;

@@ -483,6 +483,42 @@ typedef int (*dync_backward_fn)(dync_tensor* const* inputs, size_t num_inputs,
 DYNC_SHIM_EXPORT dync_status dync_autograd_function_apply(dync_stack* stack,
                                                           dync_backward_fn backward,
                                                           size_t num_backward_outputs);
+/* Appended for dict entries named by keys other than str (ShimPyDictKeys.c).
+ * A key is encoded as bytes: 'i' and an int64_t, 's', an int64_t size and
+ * that many UTF-8 bytes, 'b' and one byte 0 or 1, 'f' and a double, 'n'
+ * (None), or 't', an int64_t count and that many encoded keys (a tuple);
+ * numbers in the host's byte order. A dict key is the encoded one when it
+ * is of the same exact type (int, str, bool, float, None, tuple) with an
+ * equal value: 1, 1.0 and True are three keys here; a float compares as
+ * dync_py_equals_float does. */
+
+/* dict[index] as Python's subscript reads it with an int: the value under
+ * the exact int key `index` of a dict (or an object of a dict subclass,
+ * whose items are its dict's); else dync_py_sequence_item's item of a list
+ * or tuple. NULL when there is none. */
+DYNC_SHIM_EXPORT struct _object* dync_py_subscript_int(struct _object* obj, int64_t index);
+/* The value under the key encoded in the `size` bytes at `key` of a dict
+ * (or of an object of a dict subclass); NULL when it has no such key. */
+DYNC_SHIM_EXPORT struct _object* dync_py_dict_item_keyed(struct _object* dict, const char* key,
+                                                         int64_t size);
+/* 1 if `obj` is a dict (subclasses included, an OrderedDict's keys in its
+ * own order) whose keys are, in iteration order, the `count` keys encoded
+ * one after another in the `size` bytes at `keys`. */
+DYNC_SHIM_EXPORT int dync_py_dict_keys_are_keyed(struct _object* obj, const char* keys,
+                                                 int64_t size, int64_t count);
+/* The key at position `position` (not negative) of an exact dict or
+ * collections.OrderedDict, in its iteration order; NULL for other types or
+ * a position out of range. */
+DYNC_SHIM_EXPORT struct _object* dync_py_dict_key_at(struct _object* dict, int64_t position);
+/* Python's `key in dict` for a dict (subclasses included): 1 or 0 when the
+ * key and every key of the dict are exact ints, bools, floats, strs, None
+ * or tuples of those, whose comparisons are C code; -1 otherwise (a key's
+ * own __eq__ could answer), and for a NULL or a non-dict. */
+DYNC_SHIM_EXPORT int dync_py_dict_has_key(struct _object* dict, struct _object* key);
+/* 1 if no class of type(obj)'s method resolution order has `name` in its
+ * own __dict__ (what dync_py_class_attr would find); 0 if one has, or if
+ * the order cannot be read. */
+DYNC_SHIM_EXPORT int dync_py_class_attr_absent(struct _object* obj, const char* name);
 
 /* ---- The function table artifacts receive -------------------------------
  * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the

@@ -3,7 +3,9 @@
 # source: their items are read one by one through their own sources, with the
 # type and the keys (an OrderedDict's in its own order) guarded, a constant
 # item by value and a tensor item as a graph input, so a change after export
-# misses or is read again. A defaultdict's factory is pinned; a class whose
+# misses or is read again, and what the object's class gives for each name
+# capture looks up on it (a method of its own, its builtin base's, none) is
+# pinned through `type(SRC).name`. A defaultdict's factory is pinned; a class whose
 # item reads are its own cannot have a tensor read as a graph input, and a
 # list subclass reading its items with methods of its own is refused.
 # RUN: %dync export %s:Model.forward --emit=guards | FileCheck %s
@@ -13,7 +15,6 @@
 # RUN: %dync export %s:missing_key --emit=graph | FileCheck %s --check-prefix=MISSINGGRAPH
 # RUN: not %dync export %s:own_tensor --emit=guards 2>&1 | FileCheck %s --check-prefix=OWNTENSOR
 # RUN: not %dync export %s:own_list --emit=guards 2>&1 | FileCheck %s --check-prefix=OWNLIST
-# RUN: not %dync export %s:int_keys --emit=guards 2>&1 | FileCheck %s --check-prefix=INTKEYS
 # RUN: not %dync export %s:odd_factory --emit=guards 2>&1 | FileCheck %s --check-prefix=FACTORY
 import collections
 import functools
@@ -92,13 +93,6 @@ def own_list(x):
     return x * ITEMS[0]
 
 
-INTS = collections.OrderedDict([(1, 2.0)])
-
-
-def int_keys(x):
-    return x * INTS[1]
-
-
 ODD = collections.defaultdict(lambda: 1)
 ODD.default_factory = functools.partial(int, 5)
 
@@ -123,6 +117,8 @@ def example_inputs():
 # CHECK-DAG: keys L['self'].table : ["scale"]
 # CHECK-DAG: equals L['self'].table['scale'] : 0.5
 # CHECK-DAG: equals L['self'].table.note : "kept"
+# CHECK-DAG: absent type(L['self'].table).note
+# CHECK-DAG: same type(L['self'].table).__getitem__ : M['builtins'].dict.__getitem__
 # CHECK-DAG: length L['self'].tagged : 2
 # CHECK-DAG: equals L['self'].tagged[1] : 2.5
 
@@ -131,15 +127,15 @@ def example_inputs():
 # OWN-DAG: type G['SCALED'] : "held-dict-objects":Scaled
 # OWN-DAG: keys G['SCALED'] : ["factor"]
 # OWN-DAG: equals G['SCALED']['factor'] : 3.0
+# OWN-DAG: function type(G['SCALED']).__getitem__ : "held-dict-objects":Scaled.__getitem__ line 31
+# OWN-DAG: function type(G['SCALED']).__missing__ : "held-dict-objects":Scaled.__missing__ line 34
 
 # MISSING-DAG: keys G['CACHE'] : []
 # MISSING-DAG: same G['CACHE'].default_factory : M['builtins'].list
 # MISSINGGRAPH: after fill G['CACHE'] = {"seen": [1]}
 
-# OWNTENSOR: error: G['OWN'] (a held-dict-objects.Scaled) holds a tensor at key 'w' and its class has a __getitem__ of its own, which reading the tensor as a graph input would run; not supported yet
+# OWNTENSOR: error: G['OWN'] (a held-dict-objects.Scaled) holds a tensor at G['OWN']['w'] and its class has a __getitem__ of its own, which reading the tensor as a graph input would run; not supported yet
 
 # OWNLIST: error: G['ITEMS'] is a held-dict-objects.Items whose class reads or stores its items with methods of its own (__getitem__, __len__, __iter__ or __setitem__); guards cannot read its items as the program does, so this is not supported yet
-
-# INTKEYS: error: G['INTS'] (a collections.OrderedDict) has a key that is not a str (1); the items of a dict object the program holds are guarded by str key only, so this is not supported yet
 
 # FACTORY: error: G['ODD'] (a collections.defaultdict) has a default_factory ({{.*}}) that guards cannot pin (not None, a function or a class its module names); not supported yet

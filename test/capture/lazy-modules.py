@@ -21,7 +21,7 @@ wrapped = nn.Sequential(hooked)
 
 # HOOK:      empty L['self']._modules['0']._forward_pre_hooks_with_kwargs
 # HOOK-NEXT: length L['self']._modules['0']._forward_pre_hooks : 1
-# HOOK-NEXT: function L['self']._modules['0']._forward_pre_hooks[0] : "lazy-modules":<lambda> line 13
+# HOOK-NEXT: function list(L['self']._modules['0']._forward_pre_hooks.values())[0] : "lazy-modules":<lambda> line 13
 
 
 def example_inputs():

@@ -3,10 +3,12 @@
 # replacement arguments (a tuple, one value, or with keywords a pair), a
 # forward hook's replacement output, a hook returning None, `prepend`,
 # `with_kwargs` and `always_call`. The hook tables' lengths are guarded, and
-# each hook through its position in the table's order, `table[i]` (never
-# its handle id, which another process numbers differently): a function by
-# its code, a bound method by `.__func__` and `.__self__`, a callable object
-# by its class and the class's `__call__`.
+# each hook through its position in the table's order,
+# `list(table.values())[i]` (never its handle id, which another process
+# numbers differently): a function by its code, a bound method by
+# `.__func__` and `.__self__`, a callable object by its class and the
+# class's `__call__`; whether it takes keywords by its key at that
+# position, `has_key table_with_kwargs : list(table)[i]` or `lacks_key`.
 # RUN: %dync export %s:Hooked.forward --emit=graph | FileCheck %s --check-prefix=GRAPH
 # RUN: %dync export %s:Hooked.forward --emit=guards | FileCheck %s --check-prefix=GUARDS
 # RUN: not %dync export %s:own_call --emit=graph --example example_inputs_3 2>&1 | FileCheck %s --check-prefix=OWNCALL
@@ -91,20 +93,26 @@ def example_inputs():
 # GUARDS-NEXT: empty M['torch.nn.modules.module']._global_forward_pre_hooks
 # GUARDS:      length L['self']._modules['inner']._forward_pre_hooks_with_kwargs : 1
 # GUARDS-NEXT: length L['self']._modules['inner']._forward_pre_hooks : 2
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_pre_hooks[0] : "module-hooks":double_input line 20
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_pre_hooks[1] : "module-hooks":add_shift line 25
+# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_pre_hooks.values())[0] : "module-hooks":double_input line 22
+# GUARDS-NEXT: lacks_key L['self']._modules['inner']._forward_pre_hooks_with_kwargs : list(L['self']._modules['inner']._forward_pre_hooks)[0]
+# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_pre_hooks.values())[1] : "module-hooks":add_shift line 27
+# GUARDS-NEXT: has_key L['self']._modules['inner']._forward_pre_hooks_with_kwargs : list(L['self']._modules['inner']._forward_pre_hooks)[1]
 # GUARDS-NEXT: length L['self']._modules['inner']._forward_hooks_with_kwargs : 1
 # GUARDS-NEXT: empty M['torch.nn.modules.module']._global_forward_hooks_with_kwargs
 # GUARDS-NEXT: length L['self']._modules['inner']._forward_hooks : 4
-# GUARDS-NEXT: type L['self']._modules['inner']._forward_hooks[0] : "module-hooks":Offset
-# GUARDS-NEXT: function type(L['self']._modules['inner']._forward_hooks[0]).__call__ : "module-hooks":Offset.__call__ line 39
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[1] : "module-hooks":observe line 31
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[2] : "module-hooks":Hooked.__init__.<locals>.<lambda> line 60
-# GUARDS-NEXT: type L['self']._modules['inner']._forward_hooks[3] : builtins:method
-# GUARDS-NEXT: same L['self']._modules['inner']._forward_hooks[3].__self__ : L['self']
-# GUARDS-NEXT: function L['self']._modules['inner']._forward_hooks[3].__func__ : "module-hooks":Hooked.clamp line 66
+# GUARDS-NEXT: type list(L['self']._modules['inner']._forward_hooks.values())[0] : "module-hooks":Offset
+# GUARDS-NEXT: function type(list(L['self']._modules['inner']._forward_hooks.values())[0]).__call__ : "module-hooks":Offset.__call__ line 41
+# GUARDS-NEXT: lacks_key L['self']._modules['inner']._forward_hooks_with_kwargs : list(L['self']._modules['inner']._forward_hooks)[0]
+# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_hooks.values())[1] : "module-hooks":observe line 33
+# GUARDS-NEXT: lacks_key L['self']._modules['inner']._forward_hooks_with_kwargs : list(L['self']._modules['inner']._forward_hooks)[1]
+# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_hooks.values())[2] : "module-hooks":Hooked.__init__.<locals>.<lambda> line 62
+# GUARDS-NEXT: has_key L['self']._modules['inner']._forward_hooks_with_kwargs : list(L['self']._modules['inner']._forward_hooks)[2]
+# GUARDS-NEXT: type list(L['self']._modules['inner']._forward_hooks.values())[3] : builtins:method
+# GUARDS-NEXT: same list(L['self']._modules['inner']._forward_hooks.values())[3].__self__ : L['self']
+# GUARDS-NEXT: function list(L['self']._modules['inner']._forward_hooks.values())[3].__func__ : "module-hooks":Hooked.clamp line 68
+# GUARDS-NEXT: lacks_key L['self']._modules['inner']._forward_hooks_with_kwargs : list(L['self']._modules['inner']._forward_hooks)[3]
 # GUARDS:      empty L['self']._modules['inner']._modules['fc']._forward_hooks
-# GUARDS:      equals L['self']._modules['inner']._forward_hooks[0].amount : 0.5
+# GUARDS:      equals list(L['self']._modules['inner']._forward_hooks.values())[0].amount : 0.5
 # GUARDS-NOT:  _forward_hooks_always_called
 
 
@@ -157,7 +165,7 @@ bias_layer.register_forward_hook(add_bias_hook(torch.ones(3)))
 def tensor_in_hook(x):
     return bias_layer(x)
 
-# TENSOR: error: the tensor G['bias_layer']._forward_hooks[1].__closure__[0].cell_contents is read through a module hook (a closure cell or attribute of the hook); tensors held by hooks are not supported as graph inputs yet
+# TENSOR: error: the tensor list(G['bias_layer']._forward_hooks.values())[1].__closure__[0].cell_contents is read through a module hook (a closure cell or attribute of the hook); tensors held by hooks are not supported as graph inputs yet
 
 
 def example_inputs_3():

@@ -2,8 +2,8 @@
 # parameters, buffers and submodules in nn.Module's tables, children of
 # ModuleList, Sequential and ModuleDict by their `_modules` key (an int index
 # names the entry at that position, negative from the end), instance
-# attributes in the instance dict, items of exact lists and tuples, str keys
-# of exact dicts. What is read from the class (a class attribute, a
+# attributes in the instance dict, items of exact lists and tuples, keys of
+# exact dicts (a str, an int, any constant key). What is read from the class (a class attribute, a
 # property's code), items of a tuple subclass, and values the guards cannot
 # spell (a dtype) have no source: they are constants of the graph under a
 # type guard. Parameters the example leaves to their defaults are guarded.
@@ -79,8 +79,9 @@ def example_inputs():
 # GUARDS-NEXT:   type L['self']._modules['seq']._modules['last'] : torch.nn.modules.linear:Linear
 # GUARDS:        type L['self']._modules['seq']._modules['first'] : torch.nn.modules.linear:Identity
 # GUARDS:        type L['self'].cfg : builtins:dict
-# GUARDS-NEXT:   length L['self'].cfg : 2
+# GUARDS-NEXT:   keys L['self'].cfg : ["depth", 3]
 # GUARDS-NEXT:   equals L['self'].cfg['depth'] : 2
+# GUARDS-NEXT:   equals L['self'].cfg[3] : "three"
 # GUARDS-NEXT:   type L['self'].sizes : builtins:list
 # GUARDS-NEXT:   length L['self'].sizes : 2
 # GUARDS-NEXT:   equals L['self'].sizes[0] : 1
@@ -89,4 +90,3 @@ def example_inputs():
 # GUARDS-NEXT:   equals L['self'].dtype : f32
 # GUARDS-NEXT:   grad_mode true
 # GUARDS-NOT:  scale
-# GUARDS-NOT:  cfg[3]

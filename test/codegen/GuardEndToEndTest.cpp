@@ -270,7 +270,12 @@ TEST_F(GuardEndToEnd, EqualsConstants) {
   expectMiss("mask=False", "none L['mask']");
   expectMiss("items=[7, 1]", "equals L['items'][-1] : 7");
   expectMiss("items=[]", "equals L['items'][-1] : 7: L['items'][-1] could not be read");
-  expectMiss("items={-1: 7}", "equals L['items'][-1] : 7: L['items'][-1] could not be read");
+  // `[-1]` is Python's subscript: a dict's entry under the int key -1 (the
+  // type and keys guards capture adds tell a dict from a list); a key of
+  // another type (True is not 1 here) is another entry.
+  expectHit("items={-1: 7}");
+  expectMiss("items={1: 7}", "equals L['items'][-1] : 7: L['items'][-1] could not be read");
+  expectMiss("items={-1.0: 7}", "equals L['items'][-1] : 7: L['items'][-1] could not be read");
 }
 
 TEST_F(GuardEndToEnd, Globals) {

@@ -3,7 +3,8 @@ utils/soundness_models/dict_objects.py),
 end to end: an OrderedDict, a defaultdict and a class deriving from dict on a
 module, a class with a __getitem__ and __missing__ of its own as a global, a
 list subclass, a defaultdict cache forward fills, and an OrderedDict argument
-holding tensors. Each change of an item after export misses (naming the guard)
+holding tensors. Each change of an item, or of a method of the object's class
+(`__getitem__`, `__missing__` replaced or added), after export misses (naming the guard)
 or, for a tensor item replaced, is served reading the new tensor; every result
 equals eager's after the same change, the cache's filled state included."""
 import os
@@ -33,7 +34,10 @@ PROGRAM = textwrap.dedent("""
             model = m.Held()
             if change:
                 change(model)
-            return model(x)
+            try:
+                return model(x)
+            finally:
+                m.reset()
         return call
 
     def scaled(change=None):
@@ -73,6 +77,12 @@ PROGRAM = textwrap.dedent("""
         ("own getitem", "scaled", scaled()),
         ("own getitem item", "scaled", scaled(lambda: m.SCALED.__setitem__("factor", 5.0))),
         ("own getitem missing", "scaled", scaled(lambda: m.SCALED.__setitem__("absent", 1.0))),
+        ("own getitem replaced", "scaled",
+         scaled(lambda: setattr(m.Scaled, "__getitem__", lambda s, k: dict.__getitem__(s, k) * 3))),
+        ("own missing replaced", "scaled",
+         scaled(lambda: setattr(m.Scaled, "__missing__", lambda s, k: 0.75))),
+        ("subclass getitem added", "Held.forward",
+         held(lambda s: setattr(m.Table, "__getitem__", lambda t, k: dict.__getitem__(t, k) * 2))),
         ("cache", "Cached.forward", cached()),
         ("cache filled", "Cached.forward", cached(lambda s: s.cache["seen"].append(1))),
         ("cache factory", "Cached.forward",
@@ -92,6 +102,9 @@ MISSES = {
     "list subclass item": "equals L['self'].tagged[1] : 2.5",
     "own getitem item": "equals G['SCALED']['factor'] : 3.0",
     "own getitem missing": "keys G['SCALED'] : [\"factor\"]",
+    "own getitem replaced": "function type(G['SCALED']).__getitem__",
+    "own missing replaced": "function type(G['SCALED']).__missing__",
+    "subclass getitem added": "same type(L['self'].table).__getitem__ : M['builtins'].dict.__getitem__",
     "cache filled": "keys L['self'].cache : []",
     "cache factory": "L['self'].cache.default_factory : ",
 }

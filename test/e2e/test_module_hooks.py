@@ -75,7 +75,7 @@ def test_hooks_run_as_eager_and_changes_miss(run_dync, tmp_path):
         "hook added": "length L['self']._modules['second']._forward_hooks",
         "hook removed": "length L['self']._modules['first']._forward_hooks",
         "pre-hook removed": "length L['self']._modules['first']._forward_pre_hooks",
-        "hook replaced": "function L['self']._modules['first']._forward_hooks[1]",
+        "hook replaced": "function list(L['self']._modules['first']._forward_hooks.values())[1]",
         "hook on a plain module": "empty L['self']._modules['plain']._forward_pre_hooks",
         "global hook removed": "M['torch.nn.modules.module']._global_forward_hooks",
     })

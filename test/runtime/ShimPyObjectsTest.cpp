@@ -476,6 +476,12 @@ TEST_F(ShimPyObjectsTest, TableFields) {
   EXPECT_EQ(api.py_length, &dync_py_length);
   EXPECT_EQ(api.py_dict_keys_are, &dync_py_dict_keys_are);
   EXPECT_EQ(api.py_int_value, &dync_py_int_value);
+  EXPECT_EQ(api.py_subscript_int, &dync_py_subscript_int);
+  EXPECT_EQ(api.py_dict_item_keyed, &dync_py_dict_item_keyed);
+  EXPECT_EQ(api.py_dict_keys_are_keyed, &dync_py_dict_keys_are_keyed);
+  EXPECT_EQ(api.py_dict_key_at, &dync_py_dict_key_at);
+  EXPECT_EQ(api.py_dict_has_key, &dync_py_dict_has_key);
+  EXPECT_EQ(api.py_class_attr_absent, &dync_py_class_attr_absent);
 }
 
 TEST_F(ShimPyObjectsTest, LengthOfExactContainers) {
@@ -534,6 +540,115 @@ TEST_F(ShimPyObjectsTest, DictKeysInOrder) {
   EXPECT_EQ(dync_py_dict_keys_are(eval("collections.defaultdict(int, a=1)"), keys, sizes, 1), 1);
   EXPECT_EQ(dync_py_dict_keys_are(eval("{1: 1}"), keys, sizes, 1), 0);
   EXPECT_EQ(dync_py_dict_keys_are(nullptr, keys, sizes, 0), 0);
+}
+
+/// A dict key encoded as the artifact encodes it for the keyed readers.
+class KeyBytes {
+public:
+  KeyBytes& integer(int64_t value) { return tag('i').raw(value); }
+  KeyBytes& str(const std::string& value) {
+    tag('s').raw(static_cast<int64_t>(value.size()));
+    bytes_ += value;
+    return *this;
+  }
+  KeyBytes& boolean(bool value) { return tag('b').tag(value ? 1 : 0); }
+  KeyBytes& floating(double value) { return tag('f').raw(value); }
+  KeyBytes& none() { return tag('n'); }
+  KeyBytes& tuple(int64_t count) { return tag('t').raw(count); }
+  const char* data() const { return bytes_.data(); }
+  int64_t size() const { return static_cast<int64_t>(bytes_.size()); }
+
+private:
+  KeyBytes& tag(char c) {
+    bytes_ += c;
+    return *this;
+  }
+  template <typename T> KeyBytes& raw(T value) {
+    bytes_.append(reinterpret_cast<const char*>(&value), sizeof value);
+    return *this;
+  }
+  std::string bytes_;
+};
+
+TEST_F(ShimPyObjectsTest, EntriesUnderKeysOfOtherTypes) {
+  exec("keyed = {0: 'zero', 1.5: 'float', True: 'true', None: 'none', (1, 'a'): 'pair', "
+       "-3: 'minus', (): 'empty'}");
+  PyObject* keyed = eval("keyed");
+  auto item = [&](const KeyBytes& key) {
+    return dync_py_dict_item_keyed(keyed, key.data(), key.size());
+  };
+  EXPECT_EQ(item(KeyBytes().integer(0)), eval("keyed[0]"));
+  EXPECT_EQ(item(KeyBytes().floating(1.5)), eval("keyed[1.5]"));
+  EXPECT_EQ(item(KeyBytes().boolean(true)), eval("keyed[True]"));
+  EXPECT_EQ(item(KeyBytes().none()), eval("keyed[None]"));
+  EXPECT_EQ(item(KeyBytes().tuple(2).integer(1).str("a")), eval("keyed[(1, 'a')]"));
+  EXPECT_EQ(item(KeyBytes().tuple(0)), eval("keyed[()]"));
+  EXPECT_EQ(dync_py_subscript_int(keyed, -3), eval("keyed[-3]"));
+  // The exact type: 0.0 and False are keys a lookup would find under 0,
+  // but not these readers; a tuple of other elements or length is another.
+  EXPECT_EQ(item(KeyBytes().floating(0.0)), nullptr);
+  EXPECT_EQ(item(KeyBytes().boolean(false)), nullptr);
+  EXPECT_EQ(item(KeyBytes().integer(1)), nullptr);
+  EXPECT_EQ(item(KeyBytes().tuple(2).integer(1).str("b")), nullptr);
+  EXPECT_EQ(item(KeyBytes().tuple(1).integer(1)), nullptr);
+  // A malformed encoding reads nothing.
+  EXPECT_EQ(item(KeyBytes().tuple(3).integer(1)), nullptr);
+  // [i] is Python's subscript: a list's item, a dict's int key.
+  EXPECT_EQ(dync_py_subscript_int(eval("[5, 6]"), -1), eval("6"));
+  EXPECT_EQ(dync_py_subscript_int(eval("{1: 'x'}"), 0), nullptr);
+  // A key that hashes like another and has an __eq__ is never asked.
+  exec("armed[0] = False\ncolliding = {Collides(): 1, 'k': 2, 7: 3}\narmed[0] = True");
+  EXPECT_EQ(dync_py_subscript_int(eval("colliding"), 7), eval("3"));
+  exec("armed[0] = False");
+}
+
+TEST_F(ShimPyObjectsTest, KeysOfOtherTypesInOrder) {
+  KeyBytes keys;
+  keys.integer(0).boolean(true).none().floating(2.5).tuple(2).integer(1).str("a");
+  auto keysAre = [&](PyObject* dict, int64_t count) {
+    return dync_py_dict_keys_are_keyed(dict, keys.data(), keys.size(), count);
+  };
+  EXPECT_EQ(keysAre(eval("{0: 1, True: 2, None: 3, 2.5: 4, (1, 'a'): 5}"), 5), 1);
+  // Another order, a key of another type or value, one fewer: no match.
+  EXPECT_EQ(keysAre(eval("{True: 2, 0: 1, None: 3, 2.5: 4, (1, 'a'): 5}"), 5), 0);
+  EXPECT_EQ(keysAre(eval("{0.0: 1, True: 2, None: 3, 2.5: 4, (1, 'a'): 5}"), 5), 0);
+  EXPECT_EQ(keysAre(eval("{False: 1, 1: 2, None: 3, 2.5: 4, (1, 'a'): 5}"), 5), 0);
+  EXPECT_EQ(keysAre(eval("{0: 1, True: 2, None: 3, 2.5: 4, (1, 'b'): 5}"), 5), 0);
+  EXPECT_EQ(keysAre(eval("{0: 1, True: 2, None: 3, 2.5: 4}"), 5), 0);
+  // 0.0 is not -0.0 to a guard.
+  KeyBytes zero;
+  zero.floating(0.0);
+  EXPECT_EQ(dync_py_dict_keys_are_keyed(eval("{-0.0: 1}"), zero.data(), zero.size(), 1), 0);
+  EXPECT_EQ(dync_py_dict_keys_are_keyed(eval("{0.0: 1}"), zero.data(), zero.size(), 1), 1);
+  // An OrderedDict in its own order.
+  exec("ordered_keys = collections.OrderedDict([(True, 2), (0, 1), (None, 3), (2.5, 4), "
+       "((1, 'a'), 5)])");
+  EXPECT_EQ(keysAre(eval("ordered_keys"), 5), 0);
+  exec("ordered_keys.move_to_end(0, last=False)");
+  EXPECT_EQ(keysAre(eval("ordered_keys"), 5), 1);
+  EXPECT_EQ(keysAre(nullptr, 0), 0);
+}
+
+TEST_F(ShimPyObjectsTest, KeysByPositionAndMembership) {
+  exec("hooks = collections.OrderedDict([(7, 'a'), (3, 'b')])\nhooks.move_to_end(7)");
+  PyObject* hooks = eval("hooks");
+  EXPECT_EQ(dync_py_dict_key_at(hooks, 0), eval("list(hooks)[0]"));
+  EXPECT_EQ(dync_py_sequence_item(hooks, 1), eval("hooks[7]"));
+  EXPECT_EQ(dync_py_dict_key_at(hooks, 2), nullptr);
+  EXPECT_EQ(dync_py_dict_key_at(hooks, -1), nullptr);
+  EXPECT_EQ(dync_py_dict_has_key(eval("{3: True}"), eval("3")), 1);
+  EXPECT_EQ(dync_py_dict_has_key(eval("{3: True}"), eval("7")), 0);
+  // Python's `in`: True is the key 1.
+  EXPECT_EQ(dync_py_dict_has_key(eval("{True: True}"), eval("1")), 1);
+  // A key whose __eq__ could answer: cannot tell.
+  exec("armed[0] = False\nwith_object = {Collides(): True}\narmed[0] = True");
+  EXPECT_EQ(dync_py_dict_has_key(eval("with_object"), eval("3")), -1);
+  exec("armed[0] = False");
+  EXPECT_EQ(dync_py_dict_has_key(eval("[3]"), eval("3")), -1);
+  // A class's attribute, present or not along the MRO.
+  EXPECT_EQ(dync_py_class_attr_absent(eval("DictSub()"), "__missing__"), 1);
+  EXPECT_EQ(dync_py_class_attr_absent(eval("DictSub()"), "__getitem__"), 0);
+  EXPECT_EQ(dync_py_class_attr_absent(eval("Plain()"), "a"), 1);
 }
 
 // The readers of a complete guard set: each agrees with Python where the

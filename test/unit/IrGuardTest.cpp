@@ -98,8 +98,13 @@ TEST(IrSource, RootAndEquality) {
 }
 
 TEST(IrSource, ErrorsSayWhere) {
-  EXPECT_EQ(parseError("x"), "malformed source 'x': expected L['name'], G['name'], M['name'] or "
-                             "type(...) at column 1");
+  EXPECT_EQ(parseError("x"), "malformed source 'x': expected L['name'], G['name'], M['name'], "
+                             "type(...) or list(...) at column 1");
+  EXPECT_EQ(parseError("L['x'][(1)]"), "malformed source 'L['x'][(1)]': a one-element tuple key "
+                                       "is written with a comma, (k,) at column 11");
+  EXPECT_EQ(parseError("list(L['x'])[-1]"),
+            "malformed source 'list(L['x'])[-1]': a position in list(...) is not negative at "
+            "column 16");
   EXPECT_EQ(parseError("type(L['x']"), "malformed source 'type(L['x']': expected ')' at column 12");
   EXPECT_EQ(parseError("type(L['x'])"), "malformed source 'type(L['x'])': expected '.' and an "
                                         "attribute name after type(...) at column 13");
@@ -118,6 +123,44 @@ TEST(IrSource, ErrorsSayWhere) {
             "column 8");
   EXPECT_EQ(parseError("L['\\q']"), "malformed source 'L['\\q']': unknown escape in string at "
                                     "column 4");
+}
+
+TEST(IrSource, DictKeysOfEveryKind) {
+  SourcePtr d = Source::attr(Source::local("self"), "d");
+  std::vector<std::pair<DictKey, std::string>> keys = {
+      {DictKey::integer(-3), "L['self'].d[-3]"},
+      {DictKey::str("a b"), "L['self'].d['a b']"},
+      {DictKey::boolean(true), "L['self'].d[True]"},
+      {DictKey::none(), "L['self'].d[None]"},
+      {DictKey::floating(-0.0), "L['self'].d[-0.0]"},
+      {DictKey::tuple({DictKey::integer(1), DictKey::str("a")}), "L['self'].d[(1, 'a')]"},
+      {DictKey::tuple({DictKey::boolean(false)}), "L['self'].d[(False,)]"},
+      {DictKey::tuple({}), "L['self'].d[()]"},
+  };
+  for (const auto& [key, text] : keys) {
+    SourcePtr item = Source::item(d, key);
+    EXPECT_EQ(item->str(), text);
+    EXPECT_TRUE(item->itemKey() == key) << text;
+    llvm::Expected<SourcePtr> parsed = Source::parse(text);
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+    EXPECT_TRUE(**parsed == *item) << text;
+  }
+  // An int key is the index form, a str key the key form; 1, 1.0 and True
+  // are three sources, and 0.0 is not -0.0.
+  EXPECT_TRUE(Source::item(d, DictKey::integer(1))->hasIndex());
+  EXPECT_FALSE(*Source::item(d, DictKey::integer(1)) == *Source::item(d, DictKey::boolean(true)));
+  EXPECT_FALSE(*Source::item(d, DictKey::integer(1)) == *Source::item(d, DictKey::floating(1.0)));
+  EXPECT_FALSE(*Source::item(d, DictKey::floating(0.0)) ==
+               *Source::item(d, DictKey::floating(-0.0)));
+  // Positions in a dict, guards only.
+  EXPECT_EQ(Source::valueAt(d, 2)->str(), "list(L['self'].d.values())[2]");
+  EXPECT_EQ(Source::keyAt(d, 0)->str(), "list(L['self'].d)[0]");
+  EXPECT_FALSE(*Source::valueAt(d, 0) == *Source::keyAt(d, 0));
+  EXPECT_FALSE(*Source::valueAt(d, 0) == *Source::index(d, 0));
+  llvm::Expected<SourcePtr> nested = Source::parse("list(list(L['t'].values())[1].h)[0].x");
+  ASSERT_TRUE(bool(nested)) << llvm::toString(nested.takeError());
+  EXPECT_EQ((*nested)->str(), "list(list(L['t'].values())[1].h)[0].x");
+  EXPECT_EQ((*nested)->base()->kind(), Source::Kind::KeyAt);
 }
 
 TEST(IrGuards, OnePerKindAndSource) {

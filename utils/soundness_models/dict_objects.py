@@ -69,7 +69,13 @@ def example_inputs():
     return (torch.randn(3),)
 
 
+_SCALED_METHODS = (Scaled.__getitem__, Scaled.__missing__)
+
+
 def reset():
+    Scaled.__getitem__, Scaled.__missing__ = _SCALED_METHODS
+    if "__getitem__" in vars(Table):
+        del Table.__getitem__
     SCALED.clear()
     SCALED["factor"] = 3.0
 

@@ -66,3 +66,23 @@ class HookedFlags(nn.Module):
 
     def forward(self, x):
         return self.out(torch.relu(x))
+
+
+def flexible_shift(module, args, *rest):
+    """A forward hook that takes keywords or not and shifts the output by
+    a different amount in each case."""
+    return rest[-1] + (1.0 if len(rest) == 2 else 0.5)
+
+
+class HookedSwap(nn.Module):
+    """Two forward hooks that both may take keywords, the second with them:
+    swapping which one does keeps the keyword table's length."""
+
+    def __init__(self):
+        super().__init__()
+        self.out = nn.Linear(6, 3)
+        self.first = self.out.register_forward_hook(flexible)
+        self.second = self.out.register_forward_hook(flexible_shift, with_kwargs=True)
+
+    def forward(self, x):
+        return self.out(torch.relu(x))
