@@ -133,9 +133,22 @@ Graph* Module::findKernel(llvm::StringRef name) const {
 std::string Module::freshKernelName() const {
   for (unsigned i = kernels_.size();; ++i) {
     std::string name = "k" + std::to_string(i);
-    if (!findKernel(name) && !findGraph(name))
+    if (!hasName(name))
       return name;
   }
+}
+
+Graph& Module::addSubgraph(std::string name) {
+  subgraphs_.push_back(std::make_unique<Graph>(ctx_, std::move(name), GraphKind::Subgraph));
+  subgraphs_.back()->module_ = this;
+  return *subgraphs_.back();
+}
+
+Graph* Module::findSubgraph(llvm::StringRef name) const {
+  for (const std::unique_ptr<Graph>& subgraph : subgraphs_)
+    if (subgraph->name() == name)
+      return subgraph.get();
+  return nullptr;
 }
 
 Graph* Module::findGraph(llvm::StringRef name) const {

@@ -53,9 +53,9 @@ struct SideEffect {
   std::string target;
 };
 
-/// What a graph is: an entry captured from a Python function, or a kernel
-/// that entry graphs call.
-enum class GraphKind : uint8_t { Entry, Kernel };
+/// What a graph is: an entry captured from a Python function, a kernel
+/// that entry graphs call, or a subgraph a control-flow node runs.
+enum class GraphKind : uint8_t { Entry, Kernel, Subgraph };
 
 class Module;
 
@@ -164,6 +164,7 @@ public:
   Context& context() const { return ctx_; }
   GraphKind kind() const { return kind_; }
   bool isKernel() const { return kind_ == GraphKind::Kernel; }
+  bool isSubgraph() const { return kind_ == GraphKind::Subgraph; }
   /// The module that created this graph, where its kernel calls resolve;
   /// null for a graph constructed on its own.
   Module* module() const { return module_; }
@@ -249,14 +250,24 @@ public:
   /// number of kernels: `k0`, `k1`, ... for kernels the fusion pass adds.
   std::string freshKernelName() const;
 
-  /// Kernels first, then entry graphs each followed by its guards, in the
-  /// order they were added, a blank line between any two.
+  /// Subgraphs (name without `@`), in the order they were added.
+  Graph& addSubgraph(std::string name);
+  llvm::ArrayRef<std::unique_ptr<Graph>> subgraphs() const { return subgraphs_; }
+  Graph* findSubgraph(llvm::StringRef name) const;
+  /// Whether a graph, kernel or subgraph is named \p name.
+  bool hasName(llvm::StringRef name) const {
+    return findGraph(name) || findKernel(name) || findSubgraph(name);
+  }
+
+  /// Kernels first, then subgraphs, then entry graphs each followed by its
+  /// guards, in the order they were added, a blank line between any two.
   void print(llvm::raw_ostream& os) const;
 
 private:
   Context& ctx_;
   std::vector<std::unique_ptr<Graph>> graphs_;
   std::vector<std::unique_ptr<Graph>> kernels_;
+  std::vector<std::unique_ptr<Graph>> subgraphs_;
 };
 
 } // namespace dync::ir

@@ -14,9 +14,10 @@
 //
 // Any node may end with its location, `loc("model.py":12:16)` (Location.h).
 // Inputs are aligned under the first; empty symbol and relation blocks are
-// left out. A kernel is written the same way after `kernel`, its inputs
-// without `= <source>`. Module::print writes the kernels first, so a reader
-// meets each kernel before the calls of it, then the entry graphs, each
+// left out. A kernel is written the same way after `kernel`, a subgraph
+// after `subgraph`, their inputs without `= <source>`. Module::print writes
+// the kernels first, then the subgraphs, so a reader meets each before the
+// calls of it, then the entry graphs, each
 // followed by its guards block (GuardSet::print, in Guard.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -80,7 +81,7 @@ void Node::print(llvm::raw_ostream& os, bool withLocation) const {
 void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
   std::string header;
   llvm::raw_string_ostream headerOs(header);
-  headerOs << (isKernel() ? "kernel " : "graph ");
+  headerOs << (isKernel() ? "kernel " : isSubgraph() ? "subgraph " : "graph ");
   printGraphName(headerOs, name_);
   headerOs << '(';
   os << header;
@@ -132,14 +133,22 @@ void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
 }
 
 void Module::print(llvm::raw_ostream& os) const {
-  for (auto [i, kernel] : llvm::enumerate(kernels_)) {
-    if (i > 0)
+  bool first = true;
+  auto separate = [&] {
+    if (!first)
       os << '\n';
+    first = false;
+  };
+  for (const std::unique_ptr<Graph>& kernel : kernels_) {
+    separate();
     kernel->print(os);
   }
-  for (auto [i, graph] : llvm::enumerate(graphs_)) {
-    if (i > 0 || !kernels_.empty())
-      os << '\n';
+  for (const std::unique_ptr<Graph>& subgraph : subgraphs_) {
+    separate();
+    subgraph->print(os);
+  }
+  for (const std::unique_ptr<Graph>& graph : graphs_) {
+    separate();
     graph->print(os);
     // A graph's guards follow it; a block with neither guards nor local
     // names says nothing and is left out.

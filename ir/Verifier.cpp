@@ -1,6 +1,7 @@
 //===- Verifier.cpp - Structural rules every graph obeys ------------------===//
 #include "ir/Verifier.h"
 
+#include "ir/ControlFlow.h"
 #include "ir/Source.h"
 #include "ir/Syntax.h"
 #include "ir/kernel/ElementOps.h"
@@ -55,6 +56,9 @@ public:
     checkUnbackedBindings();
     if (graph_.isKernel())
       checkKernelResult();
+    if (graph_.isSubgraph())
+      if (const Node* output = graph_.output())
+        checkSubgraphResult(graph_, [&](const llvm::Twine& message) { report(*output, message); });
     checkGuards();
   }
 
@@ -205,6 +209,14 @@ private:
         if (!node.type().isTensor())
           report(node,
                  "kernel input " + label(node) + " must be a tensor, not " + node.type().str());
+      } else if (graph_.isSubgraph()) {
+        // The cond node passes a subgraph's inputs.
+        if (!node.source().empty())
+          report(node,
+                 "subgraph input " + label(node) + " has a source; subgraph inputs have none");
+        if (!node.type().isTensor())
+          report(node,
+                 "subgraph input " + label(node) + " must be a tensor, not " + node.type().str());
       } else if (!isWellFormedSource(node.source()))
         report(node, "input " + label(node) + " has a malformed source '" + node.source() +
                          "' (it must be one line with balanced brackets and quotes)");
@@ -214,6 +226,12 @@ private:
     case NodeKind::Call:
       if (node.isKernelCall())
         checkKernelCall(node);
+      else if (isCondCall(node) && graph_.isKernel())
+        report(node, label(node) + ": a kernel cannot hold a cond");
+      else if (isCondCall(node))
+        checkCondCall(graph_, node, [&](const llvm::Twine& message) {
+          report(node, label(node) + ": " + message);
+        });
       else if (!isOperatorName(node.op()))
         report(node, label(node) + ": operator '" + node.op() +
                          "' is not of the form namespace::name.overload");
@@ -323,8 +341,9 @@ private:
   /// with ranges the kernel accepts, since it binds them.
   void checkKernelCall(const Node& node) {
     std::string what = label(node) + ": call of kernel @" + node.kernelName().str();
-    if (graph_.isKernel()) {
-      report(node, what + ": a kernel cannot call kernels");
+    if (graph_.isKernel() || graph_.isSubgraph()) {
+      report(node,
+             what + (graph_.isKernel() ? ": a kernel" : ": a subgraph") + " cannot call kernels");
       return;
     }
     const Graph* kernel =
@@ -647,12 +666,15 @@ llvm::Error verify(const Module& module, const llvm::SourceMgr* sm) {
     for (const std::unique_ptr<Graph>& graph : graphs) {
       if (!names.insert(graph->name()).second)
         sink.report(*graph, graph->loc(),
-                    (graph->isKernel() ? "kernel @" : "graph @") + graph->name() +
-                        " is defined more than once");
+                    (graph->isKernel()     ? "kernel @"
+                     : graph->isSubgraph() ? "subgraph @"
+                                           : "graph @") +
+                        graph->name() + " is defined more than once");
       GraphVerifier(*graph, sink).run();
     }
   };
   verifyAll(module.kernels());
+  verifyAll(module.subgraphs());
   verifyAll(module.graphs());
   return sink.takeError();
 }
