@@ -3,6 +3,7 @@
 #include "codegen/GraphCodegen.h"
 
 #include "codegen/GraphEmitter.h"
+#include "ir/ControlFlow.h"
 #include "runtime/artifact/dync_artifact.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -650,6 +651,7 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
       llvm::FunctionType::get(b_.getInt32Ty(), {ptr, i64, ptr, i64, ptr, i64, ptr, i64}, false);
   fn_ = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, functionName,
                                shim_.module());
+  functionName_ = functionName.str();
   const char* argNames[] = {"inputs",  "num_inputs",  "int_inputs", "num_int_inputs",
                             "outputs", "num_outputs", "error",      "error_size"};
   for (unsigned i = 0; i < 8; ++i)
@@ -747,8 +749,10 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
     ++position;
     if (!node.isCall())
       continue;
-    if (llvm::Error error =
-            node.isKernelCall() ? emitKernelCall(node, position) : emitCall(node, position))
+    llvm::Error error = node.isKernelCall()    ? emitKernelCall(node, position)
+                        : ir::isCondCall(node) ? emitCond(node, position)
+                                               : emitCall(node, position);
+    if (error)
       return error;
   }
 
