@@ -24,6 +24,7 @@
 #include "frontend/embedding/SourceError.h"
 #include "frontend/oracle/TensorOracle.h"
 #include "frontend/rewrite/RewrittenCode.h"
+#include "ir/ControlFlow.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -467,6 +468,11 @@ llvm::Error EntryExport::addVariant(ir::Graph& graph, llvm::StringRef variant) {
   std::string text;
   if (first_ && options_.emit == "graph") {
     llvm::raw_string_ostream os(text);
+    // The branches of its cond nodes first, as a module prints them.
+    for (const ir::Graph* subgraph : ir::condSubgraphs(graph)) {
+      subgraph->print(os);
+      os << '\n';
+    }
     graph.print(os);
     os << '\n';
   }

@@ -39,6 +39,35 @@ std::optional<Type> subgraphResultType(const Graph& subgraph) {
 
 namespace {
 
+void collectSubgraphs(const Graph& graph, std::vector<const Graph*>& found) {
+  const Module* module = graph.module();
+  if (!module)
+    return;
+  for (const Node& node : graph.nodes()) {
+    if (!isCondCall(node) || node.args().size() < kCondFixedArguments)
+      continue;
+    for (bool taken : {true, false}) {
+      if (node.args()[taken ? 1 : 2].kind() != Argument::Kind::String)
+        continue;
+      const Graph* branch = module->findSubgraph(condBranchName(node, taken));
+      if (!branch || llvm::is_contained(found, branch))
+        continue;
+      collectSubgraphs(*branch, found);
+      found.push_back(branch);
+    }
+  }
+}
+
+} // namespace
+
+std::vector<const Graph*> condSubgraphs(const Graph& graph) {
+  std::vector<const Graph*> found;
+  collectSubgraphs(graph, found);
+  return found;
+}
+
+namespace {
+
 /// The rules between \p cond and the subgraph it runs when its predicate is
 /// \p taken.
 void checkBranch(const Graph& caller, const Node& cond, bool taken,
@@ -70,8 +99,18 @@ void checkBranch(const Graph& caller, const Node& cond, bool taken,
       report("operand " + llvm::Twine(i) + " has type " + type->str() + ", but input %" +
              input->name() + " of " + what + " has type " + input->type().str());
   }
+  // A branch's result may not require grad where the cond's does (the
+  // other branch's, or an operand's, does).
+  auto plain = [](const Type& type) {
+    std::vector<Type> elements;
+    for (const Type& element : type.elements())
+      elements.push_back(element.isTensor() ? Type::tensor(element.dtype(), element.sizes(),
+                                                           element.strides(), element.device())
+                                            : element);
+    return Type::tuple(elements);
+  };
   std::optional<Type> result = subgraphResultType(*branch);
-  if (result && cond.type() != *result)
+  if (result && (cond.type().kind() != Type::Kind::Tuple || plain(cond.type()) != plain(*result)))
     report("the cond has type " + cond.type().str() + ", but " + what + " returns " +
            result->str());
   for (const SymbolDecl& decl : branch->symbols())

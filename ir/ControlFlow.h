@@ -17,7 +17,8 @@
 // The first argument is a bool value (the predicate as `bool(pred)` reads
 // it, `aten::is_nonzero.default`), then the two subgraphs' names, then the
 // operands, which both subgraphs take as their inputs, in order. The call's
-// type is the tuple of the tensors both return. Passes know nothing of the
+// type is the tuple of the tensors both return (requires_grad aside: a
+// result requires grad when either branch's does, or an operand does). Passes know nothing of the
 // operator (it has no OpTraits), so they treat it as opaque: never removed,
 // merged or moved across, its operands possibly written and aliased.
 //
@@ -48,6 +49,11 @@ llvm::ArrayRef<Argument> condOperands(const Node& cond);
 /// The type a call of \p subgraph has: the tuple of the returned tensors'
 /// types. None if it returns anything but a tuple of tensor values.
 std::optional<Type> subgraphResultType(const Graph& subgraph);
+
+/// The subgraphs \p graph's cond nodes run, and theirs, each once, a
+/// subgraph before the subgraphs that run it (so in an order a reader
+/// meets each before its calls).
+std::vector<const Graph*> condSubgraphs(const Graph& graph);
 
 /// Calls \p report with each rule \p cond, a cond node of \p caller, breaks:
 /// its arguments' forms, the subgraphs it names (they exist, take its

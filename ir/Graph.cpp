@@ -151,6 +151,10 @@ Graph* Module::findSubgraph(llvm::StringRef name) const {
   return nullptr;
 }
 
+void Module::eraseSubgraph(const Graph& subgraph) {
+  llvm::erase_if(subgraphs_, [&](const std::unique_ptr<Graph>& g) { return g.get() == &subgraph; });
+}
+
 Graph* Module::findGraph(llvm::StringRef name) const {
   for (const std::unique_ptr<Graph>& graph : graphs_)
     if (graph->name() == name)

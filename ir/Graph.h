@@ -254,6 +254,8 @@ public:
   Graph& addSubgraph(std::string name);
   llvm::ArrayRef<std::unique_ptr<Graph>> subgraphs() const { return subgraphs_; }
   Graph* findSubgraph(llvm::StringRef name) const;
+  /// Destroys \p subgraph (a capture that failed); nothing may call it.
+  void eraseSubgraph(const Graph& subgraph);
   /// Whether a graph, kernel or subgraph is named \p name.
   bool hasName(llvm::StringRef name) const {
     return findGraph(name) || findKernel(name) || findSubgraph(name);

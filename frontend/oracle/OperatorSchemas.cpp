@@ -3,6 +3,7 @@
 #include "frontend/embedding/PyRef.h"
 #include "frontend/embedding/PyStrings.h"
 #include "frontend/embedding/PythonError.h"
+#include "ir/ControlFlow.h"
 
 #include "llvm/ADT/StringSet.h"
 
@@ -40,10 +41,18 @@ llvm::Expected<std::string> oracle::operatorSchemas(llvm::ArrayRef<const ir::Gra
     return python::takePythonError("reading torch.ops");
   llvm::StringSet<> seen;
   std::string lines;
-  for (const ir::Graph* graph : graphs)
+  // The branches of cond nodes call operators too.
+  std::vector<const ir::Graph*> all;
+  for (const ir::Graph* graph : graphs) {
+    std::vector<const ir::Graph*> branches = ir::condSubgraphs(*graph);
+    all.insert(all.end(), branches.begin(), branches.end());
+    all.push_back(graph);
+  }
+  for (const ir::Graph* graph : all)
     for (const ir::Node& node : graph->nodes()) {
-      // A kernel call runs generated code, not an operator with a schema.
-      if (node.kind() != ir::NodeKind::Call || node.isKernelCall() ||
+      // A kernel call runs generated code, and a cond runs subgraphs: no
+      // operator with a schema.
+      if (node.kind() != ir::NodeKind::Call || node.isKernelCall() || ir::isCondCall(node) ||
           !seen.insert(node.op()).second)
         continue;
       llvm::Expected<std::string> schema = schemaOf(ops.get(), node.op());
