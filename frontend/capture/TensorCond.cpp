@@ -359,16 +359,16 @@ llvm::Expected<ValuePtr> callTensorCond(BuiltinContext& interp, const ValuePtr& 
   arrangeInputs(*onTrue->graph, onTrue->outer, used);
   arrangeInputs(*onFalse->graph, onFalse->outer, used);
 
-  ir::GraphBuilder& builder = oracle.recordingBuilder();
-  ir::Node* truth =
-      builder.addCall("aten::is_nonzero.default",
-                      {ir::GraphBuilder::use(predRef->node, predRef->index)}, ir::Type::boolean());
+  ir::Node* truth = oracle.addRecordedCall("aten::is_nonzero.default",
+                                           {ir::GraphBuilder::use(predRef->node, predRef->index)},
+                                           ir::Type::boolean());
   std::vector<ir::Argument> condArgs{ir::GraphBuilder::use(truth),
                                      ir::Argument::string(name + ".true"),
                                      ir::Argument::string(name + ".false")};
   for (const ir::ValueRef& ref : used)
     condArgs.push_back(ir::Argument::value(ref.node, ref.index));
-  ir::Node* cond = builder.addCall(ir::kCondOperator, std::move(condArgs), ir::Type::tuple(types));
+  ir::Node* cond =
+      oracle.addRecordedCall(ir::kCondOperator, std::move(condArgs), ir::Type::tuple(types));
 
   std::vector<ValuePtr> results;
   unsigned next = 0;

@@ -95,6 +95,13 @@ public:
     return frames_.empty() ? builder_ : *frames_.back().builder;
   }
   llvm::Expected<ir::ValueRef> recordedValueOf(PyObject* fake) override;
+  ir::Node* addRecordedCall(llvm::StringRef op, std::vector<ir::Argument> args,
+                            ir::Type type) override {
+    ir::Node* node = recordingBuilder().addCall(op, std::move(args), std::move(type));
+    if (!frames_.empty())
+      frames_.back().own.insert(node);
+    return node;
+  }
   llvm::Expected<PyRef> freshValue(PyObject* model, bool requiresGrad, ir::ValueRef value) override;
   llvm::Expected<PyRef> fakeOf(ir::ValueRef value) override;
   llvm::Expected<ir::Type> typeOf(PyObject* fake) override;
@@ -738,6 +745,11 @@ llvm::Expected<PyRef> PythonTensorOracle::fakeOf(ir::ValueRef value) {
     if (fake.get() != Py_None)
       return fake;
   }
+  // An input of an open subgraph stands for a value of the graph around it.
+  for (const SubgraphFrame& frame : frames_)
+    for (const auto& [outer, input] : frame.lifted)
+      if (input == value.node)
+        return fakeOf(outer);
   return makeError("no fake tensor stands for %" + value.node->name() + " any more");
 }
 

@@ -153,6 +153,12 @@ public:
   /// The builder of the graph calls are recorded into: the innermost open
   /// subgraph's, or builder().
   virtual ir::GraphBuilder& recordingBuilder() { return builder(); }
+  /// Appends a call no call on fake tensors made (a cond node) to the graph
+  /// calls are recorded into, as a node of it.
+  virtual ir::Node* addRecordedCall(llvm::StringRef op, std::vector<ir::Argument> args,
+                                    ir::Type type) {
+    return recordingBuilder().addCall(op, std::move(args), std::move(type));
+  }
   /// The value \p fake stands for in the graph calls are recorded into; a
   /// value of an enclosing graph becomes an input of the open subgraph.
   virtual llvm::Expected<ir::ValueRef> recordedValueOf(PyObject* fake) {
