@@ -284,12 +284,9 @@ llvm::Error linkOperandGradients(BuiltinContext& interp, llvm::ArrayRef<ir::Valu
   return llvm::Error::success();
 }
 
-} // namespace
-
-llvm::Expected<ValuePtr> callTensorCond(BuiltinContext& interp, const ValuePtr& pred,
-                                        const ValuePtr& trueFn, const ValuePtr& falseFn,
-                                        const ValuePtr& operands) {
-  // What eager's cond checks first.
+/// What eager's cond checks before it runs a branch: operands that are a
+/// tuple or list of pytrees of tensors, a predicate of one element.
+llvm::Error checkArguments(BuiltinContext& interp, const ValuePtr& pred, const ValuePtr& operands) {
   std::vector<ValuePtr> operandLeaves;
   if (operands->kind == ValueKind::Tuple || operands->kind == ValueKind::List) {
     llvm::Expected<TreeShape> shape = flattenTree("torch.cond", operands, operandLeaves);
@@ -314,6 +311,16 @@ llvm::Expected<ValuePtr> callTensorCond(BuiltinContext& interp, const ValuePtr& 
   if (PyLong_AsLongLong((*numel)->object.get()) != 1)
     return raiseBuiltin(PyExc_RuntimeError, "Expected pred to be bool or single-element tensor",
                         "the program raises");
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<ValuePtr> callTensorCond(BuiltinContext& interp, const ValuePtr& pred,
+                                        const ValuePtr& trueFn, const ValuePtr& falseFn,
+                                        const ValuePtr& operands) {
+  if (llvm::Error error = checkArguments(interp, pred, operands))
+    return error;
   llvm::Expected<std::vector<ValuePtr>> args = interp.unpack(operands);
   if (!args)
     return args.takeError();

@@ -16,9 +16,6 @@ bool TreeShape::operator==(const TreeShape& other) const {
   return true;
 }
 
-/// Flattens \p value into \p leaves, returning its shape. A named tuple, a
-/// dict subclass or an object of a class made while capturing, which
-/// torch's pytree may treat as a node, is refused rather than guessed at.
 llvm::Expected<TreeShape> flattenTree(llvm::StringRef op, const ValuePtr& value,
                                       std::vector<ValuePtr>& leaves) {
   TreeShape shape;
@@ -62,7 +59,6 @@ llvm::Expected<TreeShape> flattenTree(llvm::StringRef op, const ValuePtr& value,
   return shape;
 }
 
-/// The pytree of \p shape with the leaves taken in order from \p leaves.
 ValuePtr unflattenTree(const TreeShape& shape, llvm::ArrayRef<ValuePtr> leaves, size_t& next) {
   if (shape.kind == TreeShape::Kind::Leaf)
     return leaves[next++];

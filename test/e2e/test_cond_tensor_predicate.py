@@ -8,7 +8,8 @@ compares outputs, `requires_grad` and every parameter's gradient after a
 backward (eager's cond gives zeros to a parameter the branch that ran does
 not use). The model closes over parameters in one branch only, takes and
 returns nested pytrees, and nests a cond in a branch. Every call must hit,
-at -O0 and at -O1."""
+at -O0 and at -O1. Branches over a dynamic size serve every size of the
+declared range."""
 import textwrap
 
 import pytest
@@ -109,3 +110,48 @@ def test_both_branches_match_eager(run_dync, tmp_path, level):
     for key, (difference, hit, reason) in results.items():
         assert difference is None, f"{key}: {difference}"
         assert hit, f"{key} missed: {reason}"
+
+
+DYNAMIC_MODEL = textwrap.dedent("""
+    import torch
+
+
+    def shrink(x):
+        return torch.cond(x.sum() > 0, lambda a: a[1:] * 2, lambda a: a[:-1].exp(), (x,))
+
+
+    def example_inputs():
+        return (torch.randn(3, 4),)
+""")
+
+DYNAMIC_RUNNER = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, {package!r})
+    sys.path.insert(0, {folder!r})
+    import torch
+    import dync
+    import shrinking
+
+    results = {{}}
+    for n in [3, 5, 9]:
+        for sign in [1.0, -1.0]:
+            x = torch.randn(n, 4).abs() * sign
+            want = shrinking.shrink(x)
+            with dync.load({artifact!r}) as art:
+                got = shrinking.shrink(x)
+                hit = art.stats()["shrink"]["hits"] == 1
+            results[f"{{n}}:{{sign}}"] = [torch.equal(got, want) and got.shape == want.shape, hit]
+    print(json.dumps(results))
+""")
+
+
+def test_branches_over_symbolic_sizes(run_dync, tmp_path):
+    (tmp_path / "shrinking.py").write_text(DYNAMIC_MODEL)
+    artifact = tmp_path / "shrinking.dync.so"
+    done = run_dync("export", f"{tmp_path / 'shrinking.py'}:shrink", "--dynamic", "x:0=n[2,16]",
+                    "-o", artifact)
+    assert done.returncode == 0, done.stderr
+    results = run_reporting_script(DYNAMIC_RUNNER.format(package=PACKAGE_DIR,
+                                                         folder=str(tmp_path),
+                                                         artifact=str(artifact)))
+    assert results == {key: [True, True] for key in results} and len(results) == 6, results
