@@ -3,6 +3,7 @@
 #include "codegen/GraphCodegen.h"
 
 #include "codegen/GraphEmitter.h"
+#include "ir/AutogradFunction.h"
 #include "ir/ControlFlow.h"
 #include "runtime/artifact/dync_artifact.h"
 
@@ -326,6 +327,11 @@ llvm::Error GraphEmitter::pushWrappedNumber(const ir::Node& node, const ir::Argu
   case ir::Argument::Kind::Bool:
     shim_.call(b_, ShimFn::PushWrappedBool, {stack_, b_.getInt32(arg.boolValue())});
     return llvm::Error::success();
+  case ir::Argument::Kind::Complex:
+    shim_.call(b_, ShimFn::PushWrappedComplex,
+               {stack_, llvm::ConstantFP::get(b_.getDoubleTy(), arg.complexValue().real()),
+                llvm::ConstantFP::get(b_.getDoubleTy(), arg.complexValue().imag())});
+    return llvm::Error::success();
   default: {
     llvm::Expected<Value*> v = emitSym(&node, arg.symValue());
     if (!v)
@@ -389,6 +395,11 @@ llvm::Error GraphEmitter::pushArgument(const ir::Node& node, const ir::Argument&
   case Kind::Float:
     shim_.call(b_, ShimFn::PushDouble,
                {stack_, llvm::ConstantFP::get(b_.getDoubleTy(), arg.floatValue())});
+    return llvm::Error::success();
+  case Kind::Complex:
+    shim_.call(b_, ShimFn::PushComplex,
+               {stack_, llvm::ConstantFP::get(b_.getDoubleTy(), arg.complexValue().real()),
+                llvm::ConstantFP::get(b_.getDoubleTy(), arg.complexValue().imag())});
     return llvm::Error::success();
   case Kind::Bool:
     shim_.call(b_, ShimFn::PushBool, {stack_, b_.getInt32(arg.boolValue())});
@@ -570,7 +581,7 @@ llvm::Error GraphEmitter::emitCall(const ir::Node& node, unsigned position) {
     wrapped[i] =
         type && (*type == "Tensor" || *type == "Tensor?") && arg &&
         (arg->kind() == ir::Argument::Kind::Sym || arg->kind() == ir::Argument::Kind::Float ||
-         arg->kind() == ir::Argument::Kind::Bool);
+         arg->kind() == ir::Argument::Kind::Bool || arg->kind() == ir::Argument::Kind::Complex);
   }
 
   llvm::GlobalVariable* op = shim_.op(node.op());
@@ -751,7 +762,9 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
       continue;
     llvm::Error error = node.isKernelCall()    ? emitKernelCall(node, position)
                         : ir::isCondCall(node) ? emitCond(node, position)
-                                               : emitCall(node, position);
+                        : ir::isAutogradFunctionCall(node)
+                            ? emitAutogradFunctionCall(node, position)
+                            : emitCall(node, position);
     if (error)
       return error;
   }

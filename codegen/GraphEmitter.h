@@ -4,7 +4,8 @@
 // function (GraphCodegen.h), shared by the files that implement its parts:
 // GraphCodegen.cpp lowers inputs, ATen calls and the output;
 // KernelCallLowering.cpp lowers calls of generated kernels (docs/kernels.md,
-// "Calling kernels"); CondLowering.cpp lowers torch.cond nodes.
+// "Calling kernels"); AutogradFunctionLowering.cpp applies autograd.Functions;
+// CondLowering.cpp lowers torch.cond nodes.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -82,6 +83,8 @@ private:
   // emitted on first use, and the call of the one the predicate picks.
   llvm::Expected<llvm::Function*> branchFunction(const ir::Node& node, bool taken);
   llvm::Error emitCond(const ir::Node& node, unsigned position);
+  /// `dync::autograd_function.apply` (AutogradFunctionLowering.cpp).
+  llvm::Error emitAutogradFunctionCall(const ir::Node& node, unsigned position);
 
   // Kernel calls (docs/kernels.md, "Calling kernels").
   llvm::Error planBuffers();

@@ -1,6 +1,6 @@
 //===- Manifest.cpp - The human-readable record inside an artifact --------===//
 #include "codegen/Manifest.h"
-
+#include "ir/AutogradFunction.h"
 #include "runtime/artifact/Seal.h"
 #include "runtime/artifact/dync_artifact.h"
 
@@ -42,6 +42,12 @@ std::string codegen::renderManifest(llvm::ArrayRef<ArtifactEntry> entries,
       os << "ran " << f.moduleName << ':' << f.qualifiedName << " file " << f.file << " line "
          << f.firstLine << " code_sha256 " << f.codeSha256 << '\n';
     for (const ArtifactGraph& graph : entry.graphs) {
+      // The backward graphs of its autograd.Functions first, as a module
+      // prints them.
+      for (const ir::Graph* backward : ir::backwardGraphsOf(*graph.graph)) {
+        os << '\n';
+        backward->print(os);
+      }
       os << '\n';
       graph.graph->print(os);
       if (!graph.graph->guards().empty()) {

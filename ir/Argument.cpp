@@ -31,6 +31,13 @@ Argument Argument::floating(double value) {
   return a;
 }
 
+Argument Argument::complex(std::complex<double> value) {
+  Argument a;
+  a.kind_ = Kind::Complex;
+  a.data_ = value;
+  return a;
+}
+
 Argument Argument::boolean(bool value) {
   Argument a;
   a.kind_ = Kind::Bool;
@@ -198,6 +205,13 @@ void Argument::print(llvm::raw_ostream& os) const {
     return;
   case Kind::Float:
     printFloat(os, floatValue());
+    return;
+  case Kind::Complex:
+    os << "complex(";
+    printFloat(os, complexValue().real());
+    os << ", ";
+    printFloat(os, complexValue().imag());
+    os << ')';
     return;
   case Kind::Bool:
     os << (boolValue() ? "true" : "false");

@@ -23,6 +23,7 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <complex>
 #include <optional>
 #include <string>
 #include <variant>
@@ -47,6 +48,9 @@ public:
     Value,
     Sym,
     Float,
+    /// A complex number (`complex(0.0, 1.0)`): a Python complex passed for
+    /// a Scalar.
+    Complex,
     Bool,
     None,
     String,
@@ -69,6 +73,7 @@ public:
   /// An integer: a constant like `1` or a symbolic one like `2*s0`.
   static Argument sym(SymExpr value);
   static Argument floating(double value);
+  static Argument complex(std::complex<double> value);
   static Argument boolean(bool value);
   static Argument none() { return Argument(); }
   static Argument string(std::string value);
@@ -90,6 +95,7 @@ public:
   ValueRef& valueRef() { return std::get<ValueRef>(data_); }
   SymExpr symValue() const { return std::get<SymExpr>(data_); }
   double floatValue() const { return std::get<double>(data_); }
+  std::complex<double> complexValue() const { return std::get<std::complex<double>>(data_); }
   bool boolValue() const { return std::get<bool>(data_); }
   const std::string& stringValue() const { return std::get<std::string>(data_); }
   DType dtypeValue() const { return std::get<DType>(data_); }
@@ -155,8 +161,8 @@ public:
 
 private:
   Kind kind_ = Kind::None;
-  std::variant<std::monostate, ValueRef, SymExpr, double, bool, std::string, DType, Device, Layout,
-               MemoryFormat, std::vector<Argument>>
+  std::variant<std::monostate, ValueRef, SymExpr, double, std::complex<double>, bool, std::string,
+               DType, Device, Layout, MemoryFormat, std::vector<Argument>>
       data_;
   /// A typed tuple's, typed dict's or object's type; both empty for
   /// everything else.

@@ -155,6 +155,30 @@ void Module::eraseSubgraph(const Graph& subgraph) {
   llvm::erase_if(subgraphs_, [&](const std::unique_ptr<Graph>& g) { return g.get() == &subgraph; });
 }
 
+Graph& Module::addBackward(std::string name) {
+  backwards_.push_back(std::make_unique<Graph>(ctx_, std::move(name), GraphKind::Backward));
+  backwards_.back()->module_ = this;
+  return *backwards_.back();
+}
+
+Graph* Module::findBackward(llvm::StringRef name) const {
+  for (const std::unique_ptr<Graph>& graph : backwards_)
+    if (graph->name() == name)
+      return graph.get();
+  return nullptr;
+}
+
+std::string Module::freshName(llvm::StringRef base) const {
+  auto taken = [&](llvm::StringRef name) { return hasName(name); };
+  if (!taken(base))
+    return base.str();
+  for (unsigned i = 1;; ++i) {
+    std::string name = (base + "." + llvm::Twine(i)).str();
+    if (!taken(name))
+      return name;
+  }
+}
+
 Graph* Module::findGraph(llvm::StringRef name) const {
   for (const std::unique_ptr<Graph>& graph : graphs_)
     if (graph->name() == name)

@@ -54,8 +54,11 @@ struct SideEffect {
 };
 
 /// What a graph is: an entry captured from a Python function, a kernel
-/// that entry graphs call, or a subgraph a control-flow node runs.
-enum class GraphKind : uint8_t { Entry, Kernel, Subgraph };
+/// that entry graphs call, the backward of an autograd.Function that an
+/// entry graph's `dync::autograd_function` node attaches to its outputs
+/// (ir/AutogradFunction.h), or a subgraph a control-flow node runs
+/// (ir/ControlFlow.h).
+enum class GraphKind : uint8_t { Entry, Kernel, Backward, Subgraph };
 
 class Module;
 
@@ -165,6 +168,7 @@ public:
   GraphKind kind() const { return kind_; }
   bool isKernel() const { return kind_ == GraphKind::Kernel; }
   bool isSubgraph() const { return kind_ == GraphKind::Subgraph; }
+  bool isBackward() const { return kind_ == GraphKind::Backward; }
   /// The module that created this graph, where its kernel calls resolve;
   /// null for a graph constructed on its own.
   Module* module() const { return module_; }
@@ -246,6 +250,15 @@ public:
   Graph& addKernel(std::string name);
   llvm::ArrayRef<std::unique_ptr<Graph>> kernels() const { return kernels_; }
   Graph* findKernel(llvm::StringRef name) const;
+  /// Backward graphs of autograd.Functions (ir/AutogradFunction.h), in the
+  /// order they were added; same namespace as graphs and kernels.
+  Graph& addBackward(std::string name);
+  llvm::ArrayRef<std::unique_ptr<Graph>> backwards() const { return backwards_; }
+  Graph* findBackward(llvm::StringRef name) const;
+  /// \p base, or `base.N` for the first N that no graph, kernel or backward
+  /// graph is named yet.
+  std::string freshName(llvm::StringRef base) const;
+
   /// A name `k<N>` no graph or kernel has yet, N counting up from the
   /// number of kernels: `k0`, `k1`, ... for kernels the fusion pass adds.
   std::string freshKernelName() const;
@@ -256,13 +269,14 @@ public:
   Graph* findSubgraph(llvm::StringRef name) const;
   /// Destroys \p subgraph (a capture that failed); nothing may call it.
   void eraseSubgraph(const Graph& subgraph);
-  /// Whether a graph, kernel or subgraph is named \p name.
+  /// Whether a graph, kernel, backward graph or subgraph is named \p name.
   bool hasName(llvm::StringRef name) const {
-    return findGraph(name) || findKernel(name) || findSubgraph(name);
+    return findGraph(name) || findKernel(name) || findBackward(name) || findSubgraph(name);
   }
 
-  /// Kernels first, then subgraphs, then entry graphs each followed by its
-  /// guards, in the order they were added, a blank line between any two.
+  /// Kernels first, then backward graphs, then subgraphs, then entry graphs
+  /// each followed by its guards, in the order they were added, a blank
+  /// line between any two.
   void print(llvm::raw_ostream& os) const;
 
 private:
@@ -270,6 +284,7 @@ private:
   std::vector<std::unique_ptr<Graph>> graphs_;
   std::vector<std::unique_ptr<Graph>> kernels_;
   std::vector<std::unique_ptr<Graph>> subgraphs_;
+  std::vector<std::unique_ptr<Graph>> backwards_;
 };
 
 } // namespace dync::ir

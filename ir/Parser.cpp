@@ -90,6 +90,8 @@ private:
   bool parseArgumentList(std::vector<Argument>& args, std::vector<KeywordArgument>* kwargs);
   std::optional<Argument> parseArgument();
   std::optional<Argument> parseParenthesized();
+  /// `complex(RE, IM)`, each part a float or integer literal.
+  std::optional<Argument> parseComplex();
   bool atTypedTuple() const;
   std::optional<Argument> parseTypedTuple();
   std::optional<Argument> parseDictBody(std::string module, std::string qualname);
@@ -213,10 +215,12 @@ llvm::Expected<std::unique_ptr<Module>> Parser::parseModule() {
     GraphKind kind = GraphKind::Entry;
     if (tok_.isKeyword("kernel"))
       kind = GraphKind::Kernel;
+    else if (tok_.isKeyword("backward"))
+      kind = GraphKind::Backward;
     else if (tok_.isKeyword("subgraph"))
       kind = GraphKind::Subgraph;
     else if (!tok_.isKeyword("graph")) {
-      expected("'graph', 'kernel', 'subgraph' or 'guards'");
+      expected("'graph', 'kernel', 'backward', 'subgraph' or 'guards'");
       return takeError();
     }
     if (!parseGraph(*module, kind))
@@ -235,6 +239,7 @@ bool Parser::parseGraph(Module& module, GraphKind kind) {
   std::string name = quoted ? unescapeString(tok_.spelling) : tok_.spelling.str();
   Graph& graph = isKernel                      ? module.addKernel(std::move(name))
                  : kind == GraphKind::Subgraph ? module.addSubgraph(std::move(name))
+                 : kind == GraphKind::Backward ? module.addBackward(std::move(name))
                                                : module.addGraph(std::move(name));
   graph.setLoc(loc);
   consume();
@@ -313,8 +318,10 @@ bool Parser::parseInput(Graph& graph) {
   std::string sourceText;
   if (graph.kind() != GraphKind::Entry) {
     if (tok_.is(Token::Equal))
-      return error(tok_.loc(), std::string(graph.isKernel() ? "a kernel" : "a subgraph") +
-                                   "'s inputs have no source; its caller passes them"),
+      return error(tok_.loc(), std::string(graph.isKernel()     ? "a kernel's"
+                                           : graph.isBackward() ? "a backward graph's"
+                                                                : "a subgraph's") +
+                                   " inputs have no source; its caller passes them"),
              false;
   } else {
     if (!tok_.is(Token::Equal))
@@ -988,6 +995,8 @@ std::optional<Argument> Parser::parseArgument() {
       return Argument::floating(word == "inf" ? std::numeric_limits<double>::infinity()
                                               : std::numeric_limits<double>::quiet_NaN());
     }
+    if (word == "complex" && peek().is(Token::LParen))
+      return parseComplex();
     if (std::optional<DType> dtype = parseDType(word)) {
       consume();
       return Argument::dtype(*dtype);
@@ -1128,6 +1137,31 @@ std::optional<Argument> Parser::parseObject() {
 
 /// `()` and `(a, ...)` are tuples, `(a,)` a one-element tuple, and `(a)` is
 /// just `a`, possibly the start of a longer symbolic integer: `(s0 + 1)*2`.
+std::optional<Argument> Parser::parseComplex() {
+  consume(); // complex
+  consume(); // (
+  double parts[2];
+  for (int i = 0; i < 2; ++i) {
+    if (i && !expect(Token::Comma, ","))
+      return std::nullopt;
+    llvm::SMLoc loc = tok_.loc();
+    std::optional<Argument> part = parseArgument();
+    if (!part)
+      return std::nullopt;
+    if (part->kind() == Argument::Kind::Float)
+      parts[i] = part->floatValue();
+    else if (part->kind() == Argument::Kind::Sym && part->symValue().isConstant())
+      parts[i] = static_cast<double>(part->symValue().constantValue());
+    else {
+      error(loc, "a part of a complex number is a float or integer literal");
+      return std::nullopt;
+    }
+  }
+  if (!expect(Token::RParen, ")"))
+    return std::nullopt;
+  return Argument::complex({parts[0], parts[1]});
+}
+
 std::optional<Argument> Parser::parseParenthesized() {
   consume(); // (
   if (consumeIf(Token::RParen))

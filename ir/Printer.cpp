@@ -14,10 +14,11 @@
 //
 // Any node may end with its location, `loc("model.py":12:16)` (Location.h).
 // Inputs are aligned under the first; empty symbol and relation blocks are
-// left out. A kernel is written the same way after `kernel`, a subgraph
-// after `subgraph`, their inputs without `= <source>`. Module::print writes
-// the kernels first, then the subgraphs, so a reader meets each before the
-// calls of it, then the entry graphs, each
+// left out. A kernel is written the same way after `kernel`, its inputs
+// without `= <source>`, and so are an autograd.Function's backward graph
+// after `backward` and a subgraph after `subgraph`. Module::print writes the
+// kernels first, then backward graphs and subgraphs, so a reader meets each
+// before the calls of it, then the entry graphs, each
 // followed by its guards block (GuardSet::print, in Guard.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -81,7 +82,10 @@ void Node::print(llvm::raw_ostream& os, bool withLocation) const {
 void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
   std::string header;
   llvm::raw_string_ostream headerOs(header);
-  headerOs << (isKernel() ? "kernel " : isSubgraph() ? "subgraph " : "graph ");
+  headerOs << (isKernel()     ? "kernel "
+               : isBackward() ? "backward "
+               : isSubgraph() ? "subgraph "
+                              : "graph ");
   printGraphName(headerOs, name_);
   headerOs << '(';
   os << header;
@@ -142,6 +146,10 @@ void Module::print(llvm::raw_ostream& os) const {
   for (const std::unique_ptr<Graph>& kernel : kernels_) {
     separate();
     kernel->print(os);
+  }
+  for (const std::unique_ptr<Graph>& backward : backwards_) {
+    separate();
+    backward->print(os);
   }
   for (const std::unique_ptr<Graph>& subgraph : subgraphs_) {
     separate();

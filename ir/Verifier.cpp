@@ -1,6 +1,7 @@
 //===- Verifier.cpp - Structural rules every graph obeys ------------------===//
 #include "ir/Verifier.h"
 
+#include "ir/AutogradFunction.h"
 #include "ir/ControlFlow.h"
 #include "ir/Source.h"
 #include "ir/Syntax.h"
@@ -202,7 +203,15 @@ private:
   void checkNode(const Node& node) {
     switch (node.kind()) {
     case NodeKind::Input:
-      if (graph_.isKernel()) {
+      if (graph_.isBackward()) {
+        // The autograd node passes a backward graph's inputs.
+        if (!node.source().empty())
+          report(node, "backward graph input " + label(node) +
+                           " has a source; backward graph inputs have none");
+        if (!node.type().isTensor())
+          report(node, "backward graph input " + label(node) + " must be a tensor, not " +
+                           node.type().str());
+      } else if (graph_.isKernel()) {
         // The caller passes a kernel's inputs as buffers.
         if (!node.source().empty())
           report(node, "kernel input " + label(node) + " has a source; kernel inputs have none");
@@ -232,7 +241,12 @@ private:
         checkCondCall(graph_, node, [&](const llvm::Twine& message) {
           report(node, label(node) + ": " + message);
         });
-      else if (!isOperatorName(node.op()))
+      else if (isAutogradFunctionCall(node)) {
+        if (graph_.isKernel())
+          report(node, label(node) + ": a kernel cannot apply an autograd.Function");
+        else if (std::string why = checkAutogradFunctionCall(node, graph_.module()); !why.empty())
+          report(node, label(node) + ": " + why);
+      } else if (!isOperatorName(node.op()))
         report(node, label(node) + ": operator '" + node.op() +
                          "' is not of the form namespace::name.overload");
       else if (graph_.isKernel())
@@ -667,6 +681,7 @@ llvm::Error verify(const Module& module, const llvm::SourceMgr* sm) {
       if (!names.insert(graph->name()).second)
         sink.report(*graph, graph->loc(),
                     (graph->isKernel()     ? "kernel @"
+                     : graph->isBackward() ? "backward graph @"
                      : graph->isSubgraph() ? "subgraph @"
                                            : "graph @") +
                         graph->name() + " is defined more than once");
@@ -675,6 +690,7 @@ llvm::Error verify(const Module& module, const llvm::SourceMgr* sm) {
   };
   verifyAll(module.kernels());
   verifyAll(module.subgraphs());
+  verifyAll(module.backwards());
   verifyAll(module.graphs());
   return sink.takeError();
 }

@@ -1,16 +1,17 @@
 //===- AutogradFunctions.cpp - Custom autograd.Function.apply -------------===//
 //
 // `Combine.apply(x, mask)` for a torch.autograd.Function subclass (defined
-// at module level or while capturing). Graphs do not record autograd, so
-// only calls that eager mode would not record either are captured: grad
-// mode off, or no tensor argument requiring grad. Then apply is forward
-// (and setup_context, for functions that define it) run on a context that
-// keeps what forward tells it for backward and otherwise does nothing:
-// both are inlined like any other Python code, with grad mode off as apply
-// runs them (so what forward reads besides its inputs, a parameter, records
-// no autograd either).
+// at module level or while capturing). apply is forward (and setup_context,
+// for functions that define it) run on a context that keeps what forward
+// tells it for backward and otherwise does nothing: both are inlined like
+// any other Python code, with grad mode off as apply runs them (so what
+// forward reads besides its inputs, a parameter, records no autograd
+// either). A call that records autograd (grad mode on, an input requiring
+// grad) also captures backward into a graph of its own
+// (AutogradBackward.cpp).
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/capture/AutogradFunctions.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -50,6 +51,8 @@ class InferenceContext:
         self.materialize_grads = value
 )";
 
+} // namespace
+
 bool anyRequiresGrad(const ValuePtr& value) {
   if (value->isTensor()) {
     PyRef flag = PyRef::steal(PyObject_GetAttrString(value->object.get(), "requires_grad"));
@@ -61,8 +64,6 @@ bool anyRequiresGrad(const ValuePtr& value) {
     return llvm::any_of(value->items, anyRequiresGrad);
   return false;
 }
-
-} // namespace
 
 bool Interpreter::isAutogradApply(const Value& function) {
   if (!function.object)
@@ -89,7 +90,7 @@ llvm::Expected<ValuePtr> Interpreter::applyAutogradFunction(std::vector<ValuePtr
   std::string name = qualifiedTypeName(cls->object.get());
 
   // Eager mode records a backward node when grad mode is on and an input
-  // requires grad; a graph cannot.
+  // requires grad: the graph then holds the node too (AutogradBackward.cpp).
   PyRef enabled = PyRef::steal(PyObject_CallMethod(types_.torch.get(), "is_grad_enabled", nullptr));
   if (!enabled)
     return pythonError("reading the grad mode");
@@ -97,11 +98,22 @@ llvm::Expected<ValuePtr> Interpreter::applyAutogradFunction(std::vector<ValuePtr
                    (llvm::any_of(args, anyRequiresGrad) || llvm::any_of(kwargs, [](const auto& kw) {
                       return anyRequiresGrad(kw.second);
                     }));
-  if (recording)
-    return captureError(name + ".apply() on tensors that require grad with grad mode on is not "
-                               "supported: the graph does not record autograd (call it under "
-                               "torch.no_grad(), or on tensors that do not require grad)");
+  if (recording) {
+    if (!kwargs.empty())
+      return captureError(name + ".apply() with keyword arguments on tensors that require grad "
+                                 "is not supported: pass them positionally");
+    return applyRecordingAutogradFunction(cls, name, std::move(args));
+  }
 
+  // No input needs a gradient: grad mode is off or none requires one.
+  llvm::Expected<ValuePtr> ctx =
+      autogradContext(std::vector<ValuePtr>(args.size(), makeBool(false)));
+  if (!ctx)
+    return ctx.takeError();
+  return runAutogradForward(cls, name, *ctx, std::move(args), std::move(kwargs));
+}
+
+llvm::Expected<ValuePtr> Interpreter::autogradContext(std::vector<ValuePtr> needsGrad) {
   if (!contextClass_) {
     PyRef globals = PyRef::steal(PyDict_New());
     PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins());
@@ -114,29 +126,33 @@ llvm::Expected<ValuePtr> Interpreter::applyAutogradFunction(std::vector<ValuePtr
       return pythonError("defining the autograd context");
     contextClass_ = PyRef::borrow(PyDict_GetItemString(globals.get(), "InferenceContext"));
   }
-  // No input needs a gradient: grad mode is off or none requires one.
-  std::vector<ValuePtr> needsGrad(args.size(), makeBool(false));
-  llvm::Expected<ValuePtr> ctx =
-      construct(makeValue(ValueKind::Object, contextClass_), {makeTuple(std::move(needsGrad))}, {});
-  if (!ctx)
-    return ctx.takeError();
+  return construct(makeValue(ValueKind::Object, contextClass_), {makeTuple(std::move(needsGrad))},
+                   {});
+}
 
+void Interpreter::setRealGradMode(bool on) {
+  PyRef done = PyRef::steal(
+      PyObject_CallMethod(types_.torch.get(), "set_grad_enabled", "O", on ? Py_True : Py_False));
+  if (!done)
+    PyErr_Clear();
+}
+
+llvm::Expected<ValuePtr>
+Interpreter::runAutogradForward(const ValuePtr& cls, const std::string& name, const ValuePtr& ctx,
+                                std::vector<ValuePtr> args, KeywordArgs kwargs) {
   // Function.apply runs forward (and setup_context) with grad mode off, so
   // nothing forward computes records autograd, whatever it reads besides
   // its inputs (a module's parameter): eager's result then does not require
   // grad. Torch's real mode is switched, as a no_grad() block switches it,
   // so the fake results and the graph's grad-mode checks see what eager
   // sees; it is put back however forward ends.
+  PyRef enabled = PyRef::steal(PyObject_CallMethod(types_.torch.get(), "is_grad_enabled", nullptr));
+  if (!enabled)
+    return pythonError("reading the grad mode");
   bool switchOff = enabled.get() == Py_True;
   if (switchOff)
     if (llvm::Error refused = recorder_.irreversible("applying an autograd.Function"))
       return refused;
-  auto setGradMode = [&](bool on) {
-    PyRef done = PyRef::steal(
-        PyObject_CallMethod(types_.torch.get(), "set_grad_enabled", "O", on ? Py_True : Py_False));
-    if (!done)
-      PyErr_Clear();
-  };
   // forward, and setup_context when the class defines one.
   auto runForward = [&]() -> llvm::Expected<ValuePtr> {
     llvm::Expected<ValuePtr> forward = getAttr(cls, "forward");
@@ -151,7 +167,7 @@ llvm::Expected<ValuePtr> Interpreter::applyAutogradFunction(std::vector<ValuePtr
       return baseSetup.takeError();
     bool separateSetup = (*setupContext)->object.get() != baseSetup->get();
     if (!separateSetup) {
-      args.insert(args.begin(), *ctx);
+      args.insert(args.begin(), ctx);
       return call(*forward, std::move(args), std::move(kwargs));
     }
     // forward without ctx, then setup_context(ctx, inputs, output), as
@@ -172,16 +188,16 @@ llvm::Expected<ValuePtr> Interpreter::applyAutogradFunction(std::vector<ValuePtr
     if (!output)
       return output.takeError();
     llvm::Expected<ValuePtr> setup =
-        call(*setupContext, {*ctx, makeTuple(std::move(inputs)), *output}, {});
+        call(*setupContext, {ctx, makeTuple(std::move(inputs)), *output}, {});
     if (!setup)
       return setup.takeError();
     return *output;
   };
   if (switchOff)
-    setGradMode(false);
+    setRealGradMode(false);
   llvm::Expected<ValuePtr> result = runForward();
   if (switchOff)
-    setGradMode(true);
+    setRealGradMode(true);
   return result;
 }
 

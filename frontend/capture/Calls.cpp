@@ -606,14 +606,24 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
   }
   if (llvm::Expected<ValuePtr> numpy = callNumpyOnConstants(callee, args, kwargs); !numpy || *numpy)
     return numpy;
-  // torch.autograd.Variable(x): torch's legacy tensor constructor, in C, is a
-  // tensor operation like any other.
+  // torch.autograd.Variable(x), torch.Tensor([1e10]), torch.LongTensor(ids),
+  // torch.Tensor(2, 3): torch's legacy tensor constructors, in C, are
+  // tensor operations like any other (a constant lifted into the graph, an
+  // empty tensor, an alias of a tensor argument).
   if (PyType_Check(object)) {
     llvm::Expected<PyRef> legacy = importObject("torch._C._LegacyVariableBase");
     if (!legacy)
       return legacy.takeError();
+    llvm::Expected<PyRef> tensorClass = importObject("torch.Tensor");
+    if (!tensorClass)
+      return tensorClass.takeError();
+    // torch.FloatTensor, torch.LongTensor, ...: classes of one metaclass.
+    llvm::Expected<PyRef> typedClass = importObject("torch.FloatTensor");
+    if (!typedClass)
+      return typedClass.takeError();
     if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
-                         reinterpret_cast<PyTypeObject*>(legacy->get())))
+                         reinterpret_cast<PyTypeObject*>(legacy->get())) ||
+        object == tensorClass->get() || Py_IS_TYPE(object, Py_TYPE(typedClass->get())))
       return callOracle(object, args, kwargs);
   }
   // An enum class called with a known value looks a member up by its value

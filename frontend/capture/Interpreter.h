@@ -335,6 +335,37 @@ private:
   /// `cls.apply(*args, **kwargs)` for an autograd.Function subclass `cls`
   /// (args[0]), without recording autograd.
   llvm::Expected<ValuePtr> applyAutogradFunction(std::vector<ValuePtr> args, KeywordArgs kwargs);
+  /// A context for forward whose needs_input_grad is \p needsGrad.
+  llvm::Expected<ValuePtr> autogradContext(std::vector<ValuePtr> needsGrad);
+  /// forward (and setup_context) of \p cls over \p args on \p ctx, with
+  /// grad mode off as apply runs them.
+  llvm::Expected<ValuePtr> runAutogradForward(const ValuePtr& cls, const std::string& name,
+                                              const ValuePtr& ctx, std::vector<ValuePtr> args,
+                                              KeywordArgs kwargs);
+  /// Sets torch's real grad mode, as a grad-mode block does.
+  void setRealGradMode(bool on);
+  /// `cls.apply(*args)` that records autograd: forward over detached
+  /// inputs, backward captured into a backward graph, and the node that
+  /// gives the outputs their history (AutogradBackward.cpp).
+  llvm::Expected<ValuePtr> applyRecordingAutogradFunction(const ValuePtr& cls,
+                                                          const std::string& name,
+                                                          std::vector<ValuePtr> args);
+  /// After forward returned \p result on \p ctx: backward captured, the
+  /// node added, and \p result with its tensors replaced by the node's.
+  llvm::Expected<ValuePtr> attachAutogradFunction(const ValuePtr& cls, const std::string& name,
+                                                  const ValuePtr& ctx, const ValuePtr& result,
+                                                  const std::vector<ir::ValueRef>& inputs,
+                                                  const std::vector<size_t>& inputPositions,
+                                                  size_t numArgs);
+  /// A fake tensor like \p like, requiring grad when \p requiresGrad, that
+  /// stands for no graph value until the oracle binds it: empty_like run
+  /// by the oracle, the calls it recorded erased.
+  llvm::Expected<ValuePtr> unboundFake(const ValuePtr& like, bool requiresGrad);
+  /// \p result with each of \p outputs replaced by a fake bound to the
+  /// matching result of \p node.
+  llvm::Expected<ValuePtr> bindAutogradOutputs(ir::Node* node, const ValuePtr& result,
+                                               const std::vector<ValuePtr>& outputs,
+                                               const std::vector<bool>& differentiable);
 
   //===--------------------------------------------------------------------===//
   // State builtins keep: context variables (ContextVars.cpp) and id()'s

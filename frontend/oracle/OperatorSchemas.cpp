@@ -3,7 +3,10 @@
 #include "frontend/embedding/PyRef.h"
 #include "frontend/embedding/PyStrings.h"
 #include "frontend/embedding/PythonError.h"
+#include "ir/AutogradFunction.h"
 #include "ir/ControlFlow.h"
+
+#include <functional>
 
 #include "llvm/ADT/StringSet.h"
 
@@ -41,18 +44,34 @@ llvm::Expected<std::string> oracle::operatorSchemas(llvm::ArrayRef<const ir::Gra
     return python::takePythonError("reading torch.ops");
   llvm::StringSet<> seen;
   std::string lines;
-  // The branches of cond nodes call operators too.
-  std::vector<const ir::Graph*> all;
-  for (const ir::Graph* graph : graphs) {
-    std::vector<const ir::Graph*> branches = ir::condSubgraphs(*graph);
-    all.insert(all.end(), branches.begin(), branches.end());
-    all.push_back(graph);
-  }
-  for (const ir::Graph* graph : all)
-    for (const ir::Node& node : graph->nodes()) {
-      // A kernel call runs generated code, and a cond runs subgraphs: no
-      // operator with a schema.
-      if (node.kind() != ir::NodeKind::Call || node.isKernelCall() || ir::isCondCall(node) ||
+  // A graph's operators, and those of the backward graphs its autograd
+  // nodes run and of the branches its cond nodes run.
+  std::function<llvm::Error(const ir::Graph&)> add = [&](const ir::Graph& graph) -> llvm::Error {
+    for (const ir::Node& node : graph.nodes()) {
+      if (ir::isCondCall(node)) {
+        for (bool taken : {true, false}) {
+          const ir::Graph* branch =
+              graph.module() ? graph.module()->findSubgraph(ir::condBranchName(node, taken))
+                             : nullptr;
+          if (branch && seen.insert("@" + branch->name()).second)
+            if (llvm::Error error = add(*branch))
+              return error;
+        }
+        continue;
+      }
+      if (ir::isAutogradFunctionCall(node)) {
+        llvm::Expected<ir::AutogradFunctionCall> call = ir::readAutogradFunctionCall(node);
+        if (!call)
+          return call.takeError();
+        const ir::Graph* backward =
+            graph.module() ? graph.module()->findBackward(call->backward) : nullptr;
+        if (backward && seen.insert("@" + backward->name()).second)
+          if (llvm::Error error = add(*backward))
+            return error;
+        continue;
+      }
+      // A kernel call runs generated code, not an operator with a schema.
+      if (node.kind() != ir::NodeKind::Call || node.isKernelCall() ||
           !seen.insert(node.op()).second)
         continue;
       llvm::Expected<std::string> schema = schemaOf(ops.get(), node.op());
@@ -60,5 +79,10 @@ llvm::Expected<std::string> oracle::operatorSchemas(llvm::ArrayRef<const ir::Gra
         return schema.takeError();
       lines += *schema + "\n";
     }
+    return llvm::Error::success();
+  };
+  for (const ir::Graph* graph : graphs)
+    if (llvm::Error error = add(*graph))
+      return error;
   return lines;
 }

@@ -89,6 +89,7 @@ public:
                                     const DynamicDim& symbol) override;
   llvm::Expected<PyRef> call(PyObject* callable, PyObject* args, PyObject* kwargs) override;
   std::optional<ir::ValueRef> valueOf(PyObject* fake) const override;
+  void bindValue(PyObject* fake, ir::ValueRef ref) override;
   void beginSubgraph(ir::Graph& subgraph) override;
   std::vector<ir::ValueRef> endSubgraph() override;
   ir::GraphBuilder& recordingBuilder() override {
@@ -526,6 +527,8 @@ llvm::Expected<ir::Argument> PythonTensorOracle::argument(PyObject* object) {
   }
   if (PyFloat_CheckExact(object))
     return ir::Argument::floating(PyFloat_AS_DOUBLE(object));
+  if (PyComplex_CheckExact(object))
+    return ir::Argument::complex({PyComplex_RealAsDouble(object), PyComplex_ImagAsDouble(object)});
   if (PyUnicode_CheckExact(object))
     return ir::Argument::string(python::utf8Of(object).value_or(""));
   if (PyList_CheckExact(object) || PyTuple_CheckExact(object)) {
@@ -786,6 +789,15 @@ llvm::Error PythonTensorOracle::declareSubgraphSymbols() {
                        "sizes are not supported yet");
   }
   return llvm::Error::success();
+}
+
+void PythonTensorOracle::bindValue(PyObject* fake, ir::ValueRef ref) {
+  PyRef id = PyRef::steal(PyObject_GetAttr(fake, idName_.get()));
+  if (!id || !PyLong_Check(id.get())) {
+    PyErr_Clear();
+    return;
+  }
+  values_[PyLong_AsLongLong(id.get())] = ref;
 }
 
 llvm::Expected<ir::Type> PythonTensorOracle::typeOf(PyObject* fake) {

@@ -137,6 +137,10 @@ public:
 
   /// The graph value a fake tensor stands for, if the oracle made it.
   virtual std::optional<ir::ValueRef> valueOf(PyObject* fake) const = 0;
+  /// Makes \p fake, a tensor the oracle made, stand for \p ref from now on:
+  /// a result of a node capture placed itself (an autograd.Function's
+  /// outputs, docs/capture.md).
+  virtual void bindValue(PyObject* fake, ir::ValueRef ref) {}
 
   // Subgraphs (torch.cond's branches; ir/ControlFlow.h). While one is open,
   // calls are recorded into it rather than into the graph the oracle was

@@ -390,6 +390,14 @@ llvm::Error Emitter::rebuild(const ir::Argument& arg) {
     std::memcpy(&bits, &value, sizeof bits);
     return loadConstant(PyRef::steal(PyFloat_FromDouble(value)), "f" + std::to_string(bits));
   }
+  case Kind::Complex: {
+    std::complex<double> value = arg.complexValue();
+    uint64_t bits[2];
+    double parts[2] = {value.real(), value.imag()};
+    std::memcpy(bits, parts, sizeof bits);
+    return loadConstant(PyRef::steal(PyComplex_FromDoubles(parts[0], parts[1])),
+                        "c" + std::to_string(bits[0]) + "_" + std::to_string(bits[1]));
+  }
   case Kind::Bool:
     return loadConstant(PyRef::borrow(arg.boolValue() ? Py_True : Py_False),
                         arg.boolValue() ? "True" : "False");

@@ -134,6 +134,19 @@ dync_tensor* releaseToHandle(at::Tensor&& t) {
   return reinterpret_cast<dync_tensor*>(t.unsafeReleaseTensorImpl());
 }
 
+std::vector<c10::IValue>& stackArguments(dync_stack* stack, const std::string** pushError) {
+  stack->beginArguments();
+  *pushError = &stack->pushError;
+  return stack->values;
+}
+
+void setStackResults(dync_stack* stack, std::vector<c10::IValue> results) {
+  stack->values = std::move(results);
+  stack->useDefault.clear();
+  stack->pushError.clear();
+  stack->holdsResults = true;
+}
+
 } // namespace dync::shim
 
 using namespace dync::shim;
@@ -523,6 +536,15 @@ dync_status dync_stack_push_wrapped_int(dync_stack* stack, int64_t value) {
 
 dync_status dync_stack_push_wrapped_bool(dync_stack* stack, int value) {
   return pushWrappedNumber(stack, c10::Scalar(value != 0), c10::kBool);
+}
+
+dync_status dync_stack_push_complex(dync_stack* stack, double real, double imag) {
+  return push(stack, c10::IValue(c10::complex<double>(real, imag)));
+}
+
+dync_status dync_stack_push_wrapped_complex(dync_stack* stack, double real, double imag) {
+  return pushWrappedNumber(stack, c10::Scalar(c10::complex<double>(real, imag)),
+                           c10::kComplexDouble);
 }
 
 dync_status dync_stack_push_bool(dync_stack* stack, int value) {

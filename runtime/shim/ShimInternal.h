@@ -12,8 +12,10 @@
 #include "runtime/shim/dync_shim.h"
 
 #include <ATen/core/Tensor.h>
+#include <ATen/core/ivalue.h>
 
 #include <string>
+#include <vector>
 
 namespace dync::shim {
 
@@ -28,6 +30,13 @@ DYNC_SHIM_EXPORT c10::TensorImpl* toImpl(const dync_tensor* t);
 DYNC_SHIM_EXPORT at::Tensor toTensor(const dync_tensor* t);
 /// Moves `t`'s reference into a handle; NULL for an undefined tensor.
 DYNC_SHIM_EXPORT dync_tensor* releaseToHandle(at::Tensor&& t);
+
+/// The arguments pushed on \p stack for its next call, or the first push's
+/// error when one failed (then the values are not to be used).
+DYNC_SHIM_EXPORT std::vector<c10::IValue>& stackArguments(dync_stack* stack,
+                                                          const std::string** pushError);
+/// Replaces \p stack's arguments with \p results, taken as a call's.
+DYNC_SHIM_EXPORT void setStackResults(dync_stack* stack, std::vector<c10::IValue> results);
 
 } // namespace dync::shim
 

@@ -170,6 +170,11 @@ DYNC_SHIM_EXPORT dync_status dync_stack_push_bool(dync_stack* stack, int value);
 DYNC_SHIM_EXPORT dync_status dync_stack_push_wrapped_double(dync_stack* stack, double value);
 DYNC_SHIM_EXPORT dync_status dync_stack_push_wrapped_int(dync_stack* stack, int64_t value);
 DYNC_SHIM_EXPORT dync_status dync_stack_push_wrapped_bool(dync_stack* stack, int value);
+/* A complex number (real and imaginary parts), for a Scalar parameter; and,
+ * for a Tensor parameter, as a 0-dim complex128 wrapped number. */
+DYNC_SHIM_EXPORT dync_status dync_stack_push_complex(dync_stack* stack, double real, double imag);
+DYNC_SHIM_EXPORT dync_status dync_stack_push_wrapped_complex(dync_stack* stack, double real,
+                                                             double imag);
 /* None, for an optional argument that is absent. An optional argument that is
  * present is pushed as its value. */
 DYNC_SHIM_EXPORT dync_status dync_stack_push_none(dync_stack* stack);
@@ -455,6 +460,29 @@ typedef enum dync_torch_constant {
  * it ("cpu", "cuda:0"), a layout or memory format as repr() does
  * ("torch.strided", "torch.channels_last"); else 0. */
 DYNC_SHIM_EXPORT int dync_py_torch_constant_is(struct _object* obj, int kind, const char* name);
+
+/* Appended for autograd.Function applied in a graph that records autograd. */
+
+/* A compiled backward graph: dync_graph_fn's signature (dync_artifact.h). */
+typedef int (*dync_backward_fn)(dync_tensor* const* inputs, size_t num_inputs,
+                                const int64_t* int_inputs, size_t num_int_inputs,
+                                dync_tensor** outputs, size_t num_outputs, char* error,
+                                size_t error_size);
+/* Gives the forward outputs of an autograd.Function the history eager's
+ * apply gives them. `stack` holds the node's eight arguments
+ * (ir/AutogradFunction.h): the Function's name, the backward graph's name,
+ * the inputs (Tensor[]), the forward's outputs (Tensor[]), the tensors
+ * backward reads (Tensor[]), each input's index among `backward`'s
+ * `num_backward_outputs` results or -1 (int[]), each output's
+ * differentiability (bool[]) and whether undefined gradients become zeros
+ * (bool); an empty list may be pushed as int[]. When grad mode is on and an
+ * input requires grad, the results (one tensor per output) are the
+ * differentiable outputs detached and given a grad_fn whose backward runs
+ * `backward` over the saved tensors and the outputs' gradients; otherwise
+ * the outputs themselves. Take them as an operator's. */
+DYNC_SHIM_EXPORT dync_status dync_autograd_function_apply(dync_stack* stack,
+                                                          dync_backward_fn backward,
+                                                          size_t num_backward_outputs);
 
 /* ---- The function table artifacts receive -------------------------------
  * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the

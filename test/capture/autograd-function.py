@@ -1,9 +1,10 @@
 # Custom autograd.Function.apply, module-level or defined while capturing:
 # forward (and setup_context) are inlined on a context that keeps what they
-# save for backward. Graphs do not record autograd, so applying one to
-# tensors that require grad with grad mode on stops capture.
+# save for backward. Applied to tensors that require grad with grad mode on,
+# forward runs over them detached and a node attaches the captured backward
+# (autograd-function-backward.py has more).
 # RUN: %dync export %s:module_level %s:local %s:model_no_grad --emit=graph | FileCheck %s
-# RUN: not %dync export %s:model_grad --emit=graph 2>&1 | FileCheck %s --check-prefix=GRAD
+# RUN: %dync export %s:model_grad --emit=graph 2>&1 | FileCheck %s --check-prefix=GRAD
 # forward runs with grad mode off, as apply runs it: a parameter it reads
 # (not an input) records no autograd, so a graph recording autograd would
 # differ from eager: the variant for grad mode on is left out (those calls
@@ -93,7 +94,16 @@ def model_no_grad(x):
 def model_grad(x):
     return model(x)
 
-# GRAD: autograd-function.py:[[@LINE-17]]:16: error: autograd-function.Clamp.apply() on tensors that require grad with grad mode on is not supported: the graph does not record autograd (call it under torch.no_grad(), or on tensors that do not require grad)
+# Forward returns its input (detached), marked non-differentiable, and asks
+# for no materialized gradients; backward passes the gradient through.
+# GRAD:      backward @"autograd-function.Clamp.backward"(%saved0: tensor<f32, [4, 3]>,
+# GRAD-NEXT:     %grad0: tensor<f32, [4, 3]>) {
+# GRAD-NEXT:   return (%grad0,)
+# GRAD-LABEL: graph @model_grad(
+# GRAD:        %[[PRODUCT:[0-9]+]] = aten::mul.Tensor(%x, %G_model_weight)
+# GRAD-NEXT:   %[[DETACHED:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
+# GRAD-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function.Clamp", "autograd-function.Clamp.backward", [%[[PRODUCT]]], [%[[DETACHED]]], [%[[DETACHED]]], [0], [false], false)
+# GRAD-NEXT:   return %[[NODE]]#0
 
 
 class ScaleBy(torch.autograd.Function):

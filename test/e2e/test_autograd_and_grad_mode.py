@@ -17,7 +17,7 @@ from conftest import INPUTS, PACKAGE_DIR, run_reporting_script
 
 torch = pytest.importorskip("torch")
 FOLDER = os.path.join(INPUTS, "grad_modes")
-MODELS = ["TwoLayer", "Normalized", "GradModeReader", "NoGradInside"]
+MODELS = ["TwoLayer", "Normalized", "GradModeReader", "NoGradInside", "StraightThrough"]
 
 RUNNER = textwrap.dedent("""
     import copy, json, sys

@@ -73,6 +73,15 @@ MODEL = textwrap.dedent("""
             return pair.data * pair.sizes + MoreScaled.build(x)
 
 
+    class LegacyConstructors(nn.Module):
+        # NeRF's torch.Tensor([1e10]), older code's torch.LongTensor(list)
+        # and torch.Tensor(x): torch's legacy tensor constructors.
+        def forward(self, x):
+            far = torch.Tensor([1e10]).expand(x[..., :1].shape)
+            index = torch.LongTensor([2, 0])
+            return torch.cat([x, far], -1)[:, index], torch.Tensor(x) * 2
+
+
     def example_inputs():
         return (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),)
 """)
@@ -112,14 +121,17 @@ SETUP = """
     (x,) = idioms.example_inputs()
     lambda_model, shared = idioms.LambdaOverSubmodule(), idioms.SharedClassModule()
     class_super = idioms.ClassSuper()
+    legacy = idioms.LegacyConstructors()
     calls = {
+        "LegacyConstructors.forward": lambda: legacy(x),
         "ClassSuper.forward": lambda: class_super(x),
         "LambdaOverSubmodule.forward": lambda: lambda_model(x),
         "SharedClassModule.forward": lambda: shared(x),
     }
 """
 
-ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward", "ClassSuper.forward"]
+ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward", "ClassSuper.forward",
+           "LegacyConstructors.forward"]
 EINOPS_SETUP = """
     heads = idioms.Heads()
     (image,) = idioms.image_inputs()

@@ -15,3 +15,23 @@ class TwoLayer(nn.Module):
 
 def example_inputs():
     return (torch.randn(8, 16),)
+
+
+class Bottleneck(nn.Module):
+    """A vector-quantizer's gradients: a commitment loss against a detached
+    target, the straight-through estimator z + (q - z).detach(), and a row
+    norm that is zero for one row (eager's subgradient there, not 0/0)."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(16, 8)
+        self.codebook = nn.Parameter(torch.randn(8, 8))
+        self.dec = nn.Linear(8, 4)
+
+    def forward(self, x):
+        z = self.enc(x)
+        q = torch.softmax(z, -1) @ self.codebook
+        loss = ((q.detach() - z) ** 2).mean() + 0.25 * ((q - z.detach()) ** 2).mean()
+        st = z + (q - z).detach()
+        rows = torch.cat([st[:1] * 0, st[1:]])
+        return self.dec(st), loss, rows.norm(dim=-1)

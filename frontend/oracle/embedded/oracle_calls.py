@@ -146,7 +146,12 @@ class _Calls:
             # the graph, to the layout eager's gives.
             with self.fake, enable_python_dispatcher():
                 out = kernel_laid_out(fn, args, kwargs, out, self._relayout, _run)
-            self.kernel_check.check(fn, prepared, out)
+            undefined = self.kernel_check.check(fn, prepared, out)
+            if undefined:
+                leaves, spec = torch.utils._pytree.tree_flatten(out)
+                for i in undefined:
+                    leaves[i] = None
+                out = torch.utils._pytree.tree_unflatten(leaves, spec)
         except BaseException:
             self.undo()
             self.records = []

@@ -64,24 +64,32 @@ class _Decompositions:
     CompositeImplicitAutograd operator (not one of the aten operators export
     keeps whole), that kernel. Entries are kept once found; every session
     uses the same ones.
+
+    A graph that records autograd takes only the CompositeImplicitAutograd
+    kernels (`for_autograd`): those are what eager's autograd records too,
+    while the listed decompositions are written for graphs past autograd
+    and change what it would record (`detach` is `alias` there, which
+    autograd differentiates through).
     """
 
     def __init__(self):
         self.listed = torch._decomp._core_aten_decompositions_post_autograd()
         self.found = {}
+        self.found_for_autograd = {}
 
-    def get(self, op):
+    def get(self, op, for_autograd=False):
+        found = self.found_for_autograd if for_autograd else self.found
         try:
-            return self.found[op]
+            return found[op]
         except KeyError:
             pass
-        decomposition = _OWN_CORE.get(op)
+        decomposition = None if for_autograd else _OWN_CORE.get(op)
         # A random operator is kept as the program calls it: torch's listed
         # decompositions of them are written to give the same distribution,
         # not to consume the generator as eager's CPU kernel does, so a
         # compiled call could draw other numbers than eager's from the same
         # state (bernoulli's, rand_like(x) < x, happens to draw the same).
-        if decomposition is None and not (
+        if decomposition is None and not for_autograd and not (
             isinstance(op, torch._ops.OpOverload)
             and torch.Tag.nondeterministic_seeded in op.tags
         ):
@@ -98,7 +106,7 @@ class _Decompositions:
                 _is_aten_op(op) and op in PRESERVED_ATEN_CIA_OPS
             ):
                 decomposition = _get_decomp_for_cia(op)
-        self.found[op] = decomposition
+        found[op] = decomposition
         return decomposition
 
 

@@ -52,7 +52,9 @@ class _Recorder(TorchDispatchMode):
         # prim::layout) that fake tensors answer; graphs never contain them.
         if func.namespace == "prim":
             return func(*args, **kwargs)
-        decomposition = self.table.get(func)
+        decomposition = self.table.get(
+            func, for_autograd=getattr(self.session, "records_autograd", False)
+        )
         if decomposition is not None:
             with self:
                 out = decomposition(*args, **kwargs)

@@ -173,7 +173,8 @@ class _Records:
                     f"reached an operator"
                 )
             return Ref(tensor_id)
-        if kind is int or kind is float or kind is bool or kind is str or a is None:
+        if kind is int or kind is float or kind is bool or kind is str or kind is complex \
+                or a is None:
             return a
         if kind is list or kind is tuple or kind is torch.Size:
             return [self._encode(x) for x in a] if kind is list else tuple(

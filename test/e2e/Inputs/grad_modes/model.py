@@ -59,6 +59,28 @@ class NoGradInside(nn.Module):
         return self.fc(x) / scale
 
 
+class StraightThrough(nn.Module):
+    """A VQ-style bottleneck: detach() stops gradients (a commitment loss
+    against a detached target, the straight-through estimator z + (q -
+    z).detach()), and a vector norm that is zero for one row (its gradient
+    there is eager's subgradient, not 0/0). A graph that records autograd
+    must record what eager records for each."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(16, 8)
+        self.codebook = nn.Parameter(torch.randn(8, 8))
+        self.dec = nn.Linear(8, 4)
+
+    def forward(self, x):
+        z = self.enc(x)
+        q = torch.matmul(torch.softmax(z, -1), self.codebook)
+        commit = ((q.detach() - z) ** 2).mean() + 0.25 * ((q - z.detach()) ** 2).mean()
+        st = z + (q - z).detach()
+        rows = torch.cat([st[:1] * 0, st[1:]])
+        return self.dec(st) + commit + rows.norm(dim=-1, keepdim=True)
+
+
 def made_leaf(x):
     """A tensor made with requires_grad=True: eager records autograd for its
     product whatever the inputs are."""

@@ -1,0 +1,405 @@
+//===- AutogradBackward.cpp - autograd.Function.apply that records autograd ===//
+//
+// With grad mode on and an input that requires grad, eager's apply runs
+// forward with grad mode off and gives the tensors it returns a grad_fn
+// whose backward is the Function's own. The graph does the same in three
+// parts:
+//
+// - forward is inlined over its inputs detached (`aten::detach`), so its
+//   ATen calls record no autograd when the graph runs with grad mode on,
+//   as apply's forward records none;
+// - backward(ctx, *grads) is run symbolically right after, with grad mode
+//   off as the engine runs it, over the ctx forward filled and one fake
+//   gradient per output; the nodes it made are moved out of the entry
+//   graph into a backward graph of the module, whose inputs are the entry
+//   graph's tensors it read (saved tensors, tensors set on ctx) and the
+//   gradients;
+// - one `dync::autograd_function.apply` node (ir/AutogradFunction.h) makes
+//   the outputs the runtime's autograd node gives history to; the program
+//   goes on with fakes bound to its results.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/AutogradFunctions.h"
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+#include "ir/AutogradFunction.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+/// `tensor.method()` of a fake tensor, as a bool; false if it fails.
+bool tensorPredicate(const ValuePtr& tensor, const char* method) {
+  PyRef result = PyRef::steal(PyObject_CallMethod(tensor->object.get(), method, nullptr));
+  if (!result)
+    PyErr_Clear();
+  return result && result.get() == Py_True;
+}
+
+bool isStatic(const ir::Type& type) {
+  if (type.isSequence())
+    return llvm::all_of(type.elements(), isStatic);
+  if (!type.isTensor())
+    return true;
+  auto constant = [](ir::SymExpr e) { return e.isConstant(); };
+  return llvm::all_of(type.sizes(), constant) && llvm::all_of(type.strides(), constant);
+}
+
+/// An attribute forward may have set on ctx, or null when it did not.
+ValuePtr contextAttribute(llvm::function_ref<llvm::Expected<ValuePtr>()> read) {
+  llvm::Expected<ValuePtr> value = read();
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return nullptr;
+  }
+  return *value;
+}
+
+/// Rewrites every value \p arg uses with \p remap.
+void remapArgument(ir::Argument& arg, llvm::function_ref<ir::ValueRef(ir::ValueRef)> remap) {
+  if (arg.isValue()) {
+    arg.valueRef() = remap(arg.valueRef());
+    return;
+  }
+  if (arg.isContainer())
+    for (ir::Argument& element : arg.elements())
+      remapArgument(element, remap);
+}
+
+} // namespace
+
+namespace {
+
+/// Moves the calls backward made (those after \p marker) out of \p entry
+/// into \p backward, whose inputs so far are the gradients: entry values
+/// the calls read become its first inputs (\p saved, in order of first
+/// use), and \p returned (one value per tensor input, a tensor or None) its
+/// return.
+llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<ValuePtr> returned,
+                            oracle::TensorOracle& oracle, ir::Graph& backward,
+                            std::vector<ir::ValueRef>& saved) {
+  auto begin = marker ? std::next(marker->getIterator()) : entry.nodes().begin();
+  std::vector<ir::Node*> moved;
+  llvm::DenseSet<const ir::Node*> inside;
+  for (auto it = begin; it != entry.nodes().end(); ++it)
+    if (it->isCall()) {
+      moved.push_back(&*it);
+      inside.insert(&*it);
+    }
+  std::vector<ir::Node*> gradInputs;
+  for (ir::Node& input : backward.nodes())
+    if (input.isInput()) {
+      if (!isStatic(input.type()))
+        return captureError("backward takes a gradient of symbolic size (" + input.type().str() +
+                            "), which a backward graph does not support yet");
+      gradInputs.push_back(&input);
+      inside.insert(&input);
+    }
+
+  // What backward returns, as graph values.
+  std::vector<std::optional<ir::ValueRef>> results;
+  for (const ValuePtr& value : returned) {
+    if (!value->isTensor()) {
+      results.push_back(std::nullopt);
+      continue;
+    }
+    std::optional<ir::ValueRef> ref = oracle.valueOf(value->object.get());
+    if (!ref)
+      return captureError("backward returned a tensor that is no value of the graph");
+    results.push_back(ref);
+  }
+
+  // Entry values backward reads are its saved inputs.
+  auto external = [&](const ir::ValueRef& ref) { return !inside.count(ref.node); };
+  auto noteSaved = [&](const ir::ValueRef& ref) {
+    if (external(ref) && llvm::find(saved, ref) == saved.end())
+      saved.push_back(ref);
+  };
+  for (ir::Node* node : moved)
+    node->forEachUse(noteSaved);
+  for (const std::optional<ir::ValueRef>& ref : results)
+    if (ref)
+      noteSaved(*ref);
+
+  std::vector<ir::Node*> savedInputs;
+  auto firstGrad = gradInputs.empty() ? backward.nodes().end() : gradInputs.front()->getIterator();
+  for (auto [i, ref] : llvm::enumerate(saved)) {
+    const ir::Type& type = *ref.node->resultType(ref.index);
+    if (!isStatic(type))
+      return captureError("backward reads a tensor of symbolic size (" + type.str() +
+                          "), which a backward graph does not support yet");
+    savedInputs.push_back(
+        backward.insert(firstGrad, ir::Node::input("saved" + std::to_string(i), type, "")));
+  }
+
+  auto remap = [&](ir::ValueRef ref) -> ir::ValueRef {
+    if (!external(ref))
+      return ref;
+    return ir::ValueRef{savedInputs[llvm::find(saved, ref) - saved.begin()], std::nullopt};
+  };
+  for (ir::Node* node : moved) {
+    if (!isStatic(node->type()))
+      return captureError("backward computes a tensor of symbolic size (" + node->type().str() +
+                          "), which a backward graph does not support yet");
+    entry.nodes().remove(node);
+    for (ir::Argument& arg : node->args())
+      remapArgument(arg, remap);
+    for (ir::KeywordArgument& kwarg : node->kwargs())
+      remapArgument(kwarg.value, remap);
+    backward.append(std::unique_ptr<ir::Node>(node));
+  }
+
+  std::vector<ir::Argument> items;
+  for (const std::optional<ir::ValueRef>& ref : results)
+    if (!ref)
+      items.push_back(ir::Argument::none());
+    else {
+      ir::ValueRef to = remap(*ref);
+      items.push_back(ir::Argument::value(to.node, to.index));
+    }
+  backward.append(ir::Node::output(ir::Argument::tuple(std::move(items))));
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<ValuePtr> Interpreter::unboundFake(const ValuePtr& like, bool requiresGrad) {
+  llvm::Expected<PyRef> emptyLike = importObject("torch.empty_like");
+  if (!emptyLike)
+    return emptyLike.takeError();
+  ir::Graph& graph = oracle_.builder().graph();
+  ir::Node* last = graph.nodes().empty() ? nullptr : &graph.nodes().back();
+  llvm::Expected<ValuePtr> fake =
+      callOracle(emptyLike->get(), {like}, {{"requires_grad", makeBool(requiresGrad)}});
+  // What empty_like recorded, nothing reads.
+  while (!graph.nodes().empty() && &graph.nodes().back() != last)
+    graph.erase(&graph.nodes().back());
+  return fake;
+}
+
+llvm::Expected<ValuePtr> Interpreter::applyRecordingAutogradFunction(const ValuePtr& cls,
+                                                                     const std::string& name,
+                                                                     std::vector<ValuePtr> args) {
+  if (llvm::Error refused = recorder_.irreversible("applying an autograd.Function"))
+    return refused;
+  if (!oracle_.builder().graph().module())
+    return captureError(name + ".apply() on tensors that require grad needs a module to hold its "
+                               "backward graph");
+
+  // apply's tensor arguments are its inputs; forward sees those that
+  // require grad detached.
+  std::vector<ir::ValueRef> inputs;
+  std::vector<size_t> inputPositions;
+  std::vector<ValuePtr> needsGrad, forwardArgs = args;
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    bool wantsGrad = anyRequiresGrad(arg);
+    needsGrad.push_back(makeBool(arg->isTensor() && wantsGrad));
+    if (!arg->isTensor()) {
+      if (wantsGrad)
+        return captureError(name + ".apply(): argument " + std::to_string(i) +
+                            " holds tensors that require grad inside a container, which is not "
+                            "supported");
+      continue;
+    }
+    std::optional<ir::ValueRef> ref = oracle_.valueOf(arg->object.get());
+    if (!ref)
+      return captureError(name + ".apply(): argument " + std::to_string(i) +
+                          " is no value of the graph");
+    inputs.push_back(*ref);
+    inputPositions.push_back(i);
+    if (wantsGrad) {
+      // `aten::detach`, which torch's decompositions would make an alias
+      // (a view autograd tracks): a fake of its own, bound to the node.
+      llvm::Expected<ValuePtr> detached = unboundFake(arg, false);
+      if (!detached)
+        return detached.takeError();
+      const ir::Type& type = *ref->node->resultType(ref->index);
+      ir::Node* node = oracle_.builder().addCall(
+          "aten::detach.default", {ir::Argument::value(ref->node, ref->index)},
+          ir::Type::tensor(type.dtype(), type.sizes(), type.strides(), type.device()));
+      oracle_.bindValue((*detached)->object.get(), ir::ValueRef{node, std::nullopt});
+      forwardArgs[i] = *detached;
+    }
+  }
+
+  llvm::Expected<ValuePtr> ctx = autogradContext(needsGrad);
+  if (!ctx)
+    return ctx.takeError();
+  llvm::Expected<ValuePtr> result = runAutogradForward(cls, name, *ctx, forwardArgs, {});
+  if (!result)
+    return result.takeError();
+  return attachAutogradFunction(cls, name, *ctx, *result, inputs, inputPositions, args.size());
+}
+
+llvm::Expected<ValuePtr>
+Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name,
+                                    const ValuePtr& ctx, const ValuePtr& result,
+                                    const std::vector<ir::ValueRef>& inputs,
+                                    const std::vector<size_t>& inputPositions, size_t numArgs) {
+  ir::GraphBuilder& builder = oracle_.builder();
+  ir::Graph& entry = builder.graph();
+
+  // The tensors forward returned (one, or the items of a tuple) are the
+  // outputs.
+  std::vector<ValuePtr> outputs;
+  if (result->isTensor())
+    outputs.push_back(result);
+  else if (result->kind == ValueKind::Tuple)
+    for (const ValuePtr& item : result->items) {
+      if (item->isTensor())
+        outputs.push_back(item);
+      else if (item->isSequence() &&
+               llvm::any_of(item->items, [](const ValuePtr& v) { return v->isTensor(); }))
+        return captureError(name + ".forward returned tensors inside a nested container, "
+                                   "which apply does not track for autograd");
+    }
+  if (outputs.empty())
+    return result;
+
+  // What forward told ctx.
+  auto attribute = [&](llvm::StringRef attr) {
+    return contextAttribute([&] { return instanceAttr(ctx, attr); });
+  };
+  if (ValuePtr dirty = attribute("dirty_tensors");
+      dirty && dirty->isSequence() && !dirty->items.empty())
+    return captureError(name + ".forward marks inputs dirty (ctx.mark_dirty), which a graph "
+                               "applying it with autograd does not support yet");
+  ValuePtr nonDifferentiable = attribute("non_differentiable");
+  ValuePtr materialize = attribute("materialize_grads");
+  bool materializeGrads =
+      !materialize || !materialize->isConstant() || materialize->object.get() != Py_False;
+  ir::AutogradFunctionCall call;
+  call.function = name;
+  call.inputs = inputs;
+  call.materializeGrads = materializeGrads;
+  for (const ValuePtr& output : outputs) {
+    std::optional<ir::ValueRef> ref = oracle_.valueOf(output->object.get());
+    if (!ref)
+      return captureError(name + ".forward returned a tensor that is no value of the graph");
+    call.outputs.push_back(*ref);
+    bool marked = nonDifferentiable && nonDifferentiable->isSequence() &&
+                  llvm::any_of(nonDifferentiable->items, [&](const ValuePtr& v) {
+                    return v->object.get() == output->object.get();
+                  });
+    call.differentiable.push_back(!marked && (tensorPredicate(output, "is_floating_point") ||
+                                              tensorPredicate(output, "is_complex")));
+  }
+
+  // backward(ctx, *grads), with grad mode off as the engine runs it, over
+  // one gradient per output: the backward graph's inputs.
+  ir::Module& module = *entry.module();
+  ir::Graph& backward = module.addBackward(module.freshName(name + ".backward"));
+  ir::Node* marker = entry.nodes().empty() ? nullptr : &entry.nodes().back();
+  setRealGradMode(false);
+  auto runBackward = [&]() -> llvm::Expected<ValuePtr> {
+    // One gradient per tensor output; None for what else forward returned.
+    std::vector<ValuePtr> grads;
+    for (auto [i, output] : llvm::enumerate(outputs)) {
+      llvm::Expected<ValuePtr> grad = unboundFake(output, false);
+      if (!grad)
+        return grad.takeError();
+      ir::Node* input = backward.append(
+          ir::Node::input("grad" + std::to_string(i),
+                          *call.outputs[i].node->resultType(call.outputs[i].index), ""));
+      oracle_.bindValue((*grad)->object.get(), ir::ValueRef{input, std::nullopt});
+      grads.push_back(*grad);
+    }
+    std::vector<ValuePtr> backwardArgs{ctx};
+    if (result->isTensor())
+      backwardArgs.push_back(grads.front());
+    else
+      for (size_t i = 0, next = 0; i < result->items.size(); ++i)
+        backwardArgs.push_back(result->items[i]->isTensor() ? grads[next++] : makeNone());
+    llvm::Expected<ValuePtr> function = getAttr(cls, "backward");
+    if (!function)
+      return function.takeError();
+    return this->call(*function, std::move(backwardArgs), {});
+  };
+  llvm::Expected<ValuePtr> grads = runBackward();
+  setRealGradMode(true);
+  if (!grads)
+    return captureError(name +
+                        ".backward could not be captured, so calls that record autograd "
+                        "cannot run it: " +
+                        llvm::toString(grads.takeError()));
+
+  // One gradient per argument of apply (more only if None), a tensor for
+  // a tensor argument or None.
+  std::vector<ValuePtr> returned =
+      (*grads)->kind == ValueKind::Tuple ? (*grads)->items : std::vector<ValuePtr>{*grads};
+  if (returned.size() < numArgs || llvm::any_of(llvm::drop_begin(returned, numArgs),
+                                                [](const ValuePtr& v) { return !v->isNone(); }))
+    return captureError(name + ".backward returned an incorrect number of gradients (expected " +
+                        std::to_string(numArgs) + ", got " + std::to_string(returned.size()) + ")");
+  std::vector<ValuePtr> perInput;
+  for (size_t i = 0; i < numArgs; ++i) {
+    const ValuePtr& grad = returned[i];
+    bool tensorArg = llvm::is_contained(inputPositions, i);
+    if (!grad->isNone() && !grad->isTensor())
+      return captureError(name + ".backward returned a " +
+                          (grad->isConstant() ? "number" : "value") + " as gradient " +
+                          std::to_string(i) + "; gradients are tensors or None");
+    if (grad->isTensor() && !tensorArg)
+      return captureError(name +
+                          ".backward returned a gradient different than None at "
+                          "position " +
+                          std::to_string(i + 1) +
+                          ", but the corresponding forward input was not a tensor");
+    if (tensorArg)
+      perInput.push_back(grad);
+  }
+  for (const ValuePtr& grad : perInput)
+    call.gradIndex.push_back(grad->isTensor() ? 0 : -1);
+  int64_t leaf = 0;
+  for (int64_t& index : call.gradIndex)
+    if (index == 0)
+      index = leaf++;
+
+  // Everything forward saved is kept (and its version checked) whether
+  // backward reads it or not, as eager's saved tensors are.
+  if (ValuePtr savedTensors = attribute("saved_tensors");
+      savedTensors && savedTensors->isSequence())
+    for (const ValuePtr& tensor : savedTensors->items)
+      if (tensor->isTensor())
+        if (std::optional<ir::ValueRef> ref = oracle_.valueOf(tensor->object.get());
+            ref && !llvm::is_contained(call.saved, *ref))
+          call.saved.push_back(*ref);
+  if (llvm::Error error = outlineBackward(entry, marker, perInput, oracle_, backward, call.saved))
+    return error;
+  call.backward = backward.name();
+
+  std::unique_ptr<ir::Node> made = ir::makeAutogradFunctionCall(entry.context(), "", call);
+  ir::Node* node = builder.addCall(ir::AutogradFunctionOp, made->args(), {}, made->type());
+  return bindAutogradOutputs(node, result, outputs, call.differentiable);
+}
+
+llvm::Expected<ValuePtr> Interpreter::bindAutogradOutputs(ir::Node* node, const ValuePtr& result,
+                                                          const std::vector<ValuePtr>& outputs,
+                                                          const std::vector<bool>& differentiable) {
+  // A fake per result of the node, bound to it: what the program computes
+  // next reads it.
+  std::map<PyObject*, ValuePtr> replaced;
+  for (auto [i, output] : llvm::enumerate(outputs)) {
+    llvm::Expected<ValuePtr> fresh = unboundFake(output, differentiable[i]);
+    if (!fresh)
+      return fresh.takeError();
+    oracle_.bindValue((*fresh)->object.get(), ir::ValueRef{node, static_cast<unsigned>(i)});
+    replaced[output->object.get()] = *fresh;
+  }
+  if (result->isTensor())
+    return replaced[result->object.get()];
+  std::vector<ValuePtr> items;
+  for (const ValuePtr& item : result->items)
+    items.push_back(item->isTensor() ? replaced[item->object.get()] : item);
+  ValuePtr tuple = makeTuple(std::move(items));
+  tuple->object = result->object;
+  return tuple;
+}
+
+} // namespace dync::capture

@@ -1,0 +1,141 @@
+# autograd.Function.apply on tensors that require grad, with grad mode on:
+# forward runs over its inputs detached, backward is captured into a
+# backward graph (its inputs: the tensors forward saved or backward read,
+# then one gradient per output), and a dync::autograd_function.apply node
+# gives the outputs their history.
+# RUN: %dync export %s:Net.forward --emit=graph | FileCheck %s
+# RUN: not %dync export %s:Opaque.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=OPAQUE
+# RUN: not %dync export %s:Counted.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=COUNT
+# RUN: not %dync export %s:Dirty.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DIRTY
+# RUN: not %dync export %s:NumberGrad.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=NUMBER
+# RUN: not %dync export %s:Keywords.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=KEYWORDS
+# In an artifact only the variant for grad mode on is left out; calls under
+# no_grad are still served.
+# RUN: %dync export %s:Opaque.forward -o %t.opaque.so -v 2>&1 | FileCheck %s --check-prefix=LEFTOUT
+import torch
+from torch import nn
+
+
+class ClampPass(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, lo):
+        ctx.save_for_backward(x)
+        ctx.lo = lo
+        return x.clamp(min=lo), (x > lo).to(torch.int64)
+
+    @staticmethod
+    def backward(ctx, grad, grad_index):
+        (x,) = ctx.saved_tensors
+        return grad * (x > ctx.lo).to(grad.dtype) * 0.5, None
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        y, index = ClampPass.apply(x * self.weight, 0.25)
+        return y.sum() + index.sum()
+
+# CHECK:      backward @"autograd-function-backward.ClampPass.backward"(%saved0: tensor<f32, [4, 3]>,
+# CHECK-NEXT:     %grad0: tensor<f32, [4, 3]>,
+# CHECK-NEXT:     %grad1: tensor<i64, [4, 3]>) {
+# CHECK-NEXT:   %[[GT:[0-9]+]] = aten::gt.Scalar(%saved0, 0.25)
+# CHECK-NEXT:   %[[CAST:[0-9]+]] = aten::_to_copy.default(%[[GT]], dtype=f32)
+# CHECK-NEXT:   %[[MUL:[0-9]+]] = aten::mul.Tensor(%grad0, %[[CAST]])
+# CHECK-NEXT:   %[[HALF:[0-9]+]] = aten::mul.Tensor(%[[MUL]], 0.5)
+# CHECK-NEXT:   return (%[[HALF]],)
+# CHECK-NEXT: }
+# CHECK-LABEL: graph @Net.forward(
+# CHECK:        %[[PRODUCT:[0-9]+]] = aten::mul.Tensor(%x, %self_weight)
+# CHECK-NEXT:   %[[DETACHED:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
+# CHECK-NEXT:   %[[CLAMP:[0-9]+]] = aten::clamp.default(%[[DETACHED]], 0.25)
+# CHECK:        %[[INDEX:[0-9]+]] = aten::_to_copy.default(%{{[0-9]+}}, dtype=i64)
+# CHECK-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.ClampPass", "autograd-function-backward.ClampPass.backward", [%[[PRODUCT]]], [%[[CLAMP]], %[[INDEX]]], [%[[DETACHED]]], [0], [true, false], true) : tuple<tensor<f32, [4, 3]>, tensor<i64, [4, 3]>>
+# CHECK-NEXT:   aten::sum.dim_IntList(%[[NODE]]#0, [])
+# CHECK-NEXT:   aten::sum.dim_IntList(%[[NODE]]#1, [])
+
+
+class Branchy(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        if grad.sum() > 0:
+            return grad
+        return -grad
+
+
+class Opaque(Net):
+    def forward(self, x):
+        return Branchy.apply(x * self.weight)
+
+# OPAQUE: error: autograd-function-backward.Branchy.backward could not be captured, so calls that record autograd cannot run it: {{.*}}autograd-function-backward.py:[[@LINE-9]]: data-dependent branch
+
+# LEFTOUT: Opaque.forward: calls with grad mode on are not compiled (they run the original code): {{.*}}Branchy.backward could not be captured
+
+
+class TooFew(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        return x * scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class Counted(Net):
+    def forward(self, x):
+        return TooFew.apply(x * self.weight, 2.0)
+
+# COUNT: error: autograd-function-backward.TooFew.backward returned an incorrect number of gradients (expected 2, got 1)
+
+
+class InPlace(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_dirty(x)
+        return x.mul_(2)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+class Dirty(Net):
+    def forward(self, x):
+        return InPlace.apply(x * self.weight)
+
+# DIRTY: error: autograd-function-backward.InPlace.forward marks inputs dirty (ctx.mark_dirty), which a graph applying it with autograd does not support yet
+
+
+class GradForNumber(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        return x * scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad.sum()
+
+
+class NumberGrad(Net):
+    def forward(self, x):
+        return GradForNumber.apply(x * self.weight, 2.0)
+
+# NUMBER: error: autograd-function-backward.GradForNumber.backward returned a gradient different than None at position 2, but the corresponding forward input was not a tensor
+
+
+class Keywords(Net):
+    def forward(self, x):
+        return TooFew.apply(x * self.weight, scale=2.0)
+
+# KEYWORDS: error: autograd-function-backward.TooFew.apply() with keyword arguments on tensors that require grad is not supported: pass them positionally
+
+
+def example_inputs():
+    return (torch.randn(4, 3),)
