@@ -4,6 +4,7 @@
 
 #include "codegen/GraphEmitter.h"
 #include "ir/AutogradFunction.h"
+#include "ir/ControlFlow.h"
 #include "runtime/artifact/dync_artifact.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -661,6 +662,7 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
       llvm::FunctionType::get(b_.getInt32Ty(), {ptr, i64, ptr, i64, ptr, i64, ptr, i64}, false);
   fn_ = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, functionName,
                                shim_.module());
+  functionName_ = functionName.str();
   const char* argNames[] = {"inputs",  "num_inputs",  "int_inputs", "num_int_inputs",
                             "outputs", "num_outputs", "error",      "error_size"};
   for (unsigned i = 0; i < 8; ++i)
@@ -758,10 +760,12 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
     ++position;
     if (!node.isCall())
       continue;
-    if (llvm::Error error = node.isKernelCall() ? emitKernelCall(node, position)
-                            : ir::isAutogradFunctionCall(node)
-                                ? emitAutogradFunctionCall(node, position)
-                                : emitCall(node, position))
+    llvm::Error error = node.isKernelCall()    ? emitKernelCall(node, position)
+                        : ir::isCondCall(node) ? emitCond(node, position)
+                        : ir::isAutogradFunctionCall(node)
+                            ? emitAutogradFunctionCall(node, position)
+                            : emitCall(node, position);
+    if (error)
       return error;
   }
 

@@ -4,7 +4,8 @@
 // function (GraphCodegen.h), shared by the files that implement its parts:
 // GraphCodegen.cpp lowers inputs, ATen calls and the output;
 // KernelCallLowering.cpp lowers calls of generated kernels (docs/kernels.md,
-// "Calling kernels"); AutogradFunctionLowering.cpp applies autograd.Functions.
+// "Calling kernels"); AutogradFunctionLowering.cpp applies autograd.Functions;
+// CondLowering.cpp lowers torch.cond nodes.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -78,6 +79,10 @@ private:
   /// its own results nobody reads.
   void releaseDead(const ir::Node& node, unsigned position);
 
+  // torch.cond nodes (CondLowering.cpp): the branch subgraph's function,
+  // emitted on first use, and the call of the one the predicate picks.
+  llvm::Expected<llvm::Function*> branchFunction(const ir::Node& node, bool taken);
+  llvm::Error emitCond(const ir::Node& node, unsigned position);
   /// `dync::autograd_function.apply` (AutogradFunctionLowering.cpp).
   llvm::Error emitAutogradFunctionCall(const ir::Node& node, unsigned position);
 
@@ -131,6 +136,7 @@ private:
   IRBuilder<> b_;
   IRBuilder<> allocas_;
   llvm::Function* fn_ = nullptr;
+  std::string functionName_;
   llvm::BasicBlock* cleanup_ = nullptr;
   llvm::AllocaInst* status_ = nullptr;
   llvm::AllocaInst* stackCell_ = nullptr;

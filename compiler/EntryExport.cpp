@@ -25,6 +25,7 @@
 #include "frontend/oracle/TensorOracle.h"
 #include "frontend/rewrite/RewrittenCode.h"
 #include "ir/AutogradFunction.h"
+#include "ir/ControlFlow.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -468,10 +469,14 @@ llvm::Error EntryExport::addVariant(ir::Graph& graph, llvm::StringRef variant) {
   std::string text;
   if (first_ && options_.emit == "graph") {
     llvm::raw_string_ostream os(text);
-    // The backward graphs of its autograd.Functions first, as the module
-    // prints them.
+    // The backward graphs of its autograd.Functions and the branches of
+    // its cond nodes first, as the module prints them.
     for (const ir::Graph* backward : ir::backwardGraphsOf(graph)) {
       backward->print(os);
+      os << '\n';
+    }
+    for (const ir::Graph* subgraph : ir::condSubgraphs(graph)) {
+      subgraph->print(os);
       os << '\n';
     }
     graph.print(os);

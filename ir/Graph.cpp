@@ -133,9 +133,26 @@ Graph* Module::findKernel(llvm::StringRef name) const {
 std::string Module::freshKernelName() const {
   for (unsigned i = kernels_.size();; ++i) {
     std::string name = "k" + std::to_string(i);
-    if (!findKernel(name) && !findGraph(name))
+    if (!hasName(name))
       return name;
   }
+}
+
+Graph& Module::addSubgraph(std::string name) {
+  subgraphs_.push_back(std::make_unique<Graph>(ctx_, std::move(name), GraphKind::Subgraph));
+  subgraphs_.back()->module_ = this;
+  return *subgraphs_.back();
+}
+
+Graph* Module::findSubgraph(llvm::StringRef name) const {
+  for (const std::unique_ptr<Graph>& subgraph : subgraphs_)
+    if (subgraph->name() == name)
+      return subgraph.get();
+  return nullptr;
+}
+
+void Module::eraseSubgraph(const Graph& subgraph) {
+  llvm::erase_if(subgraphs_, [&](const std::unique_ptr<Graph>& g) { return g.get() == &subgraph; });
 }
 
 Graph& Module::addBackward(std::string name) {
@@ -152,9 +169,7 @@ Graph* Module::findBackward(llvm::StringRef name) const {
 }
 
 std::string Module::freshName(llvm::StringRef base) const {
-  auto taken = [&](llvm::StringRef name) {
-    return findGraph(name) || findKernel(name) || findBackward(name);
-  };
+  auto taken = [&](llvm::StringRef name) { return hasName(name); };
   if (!taken(base))
     return base.str();
   for (unsigned i = 1;; ++i) {

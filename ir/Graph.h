@@ -54,10 +54,11 @@ struct SideEffect {
 };
 
 /// What a graph is: an entry captured from a Python function, a kernel
-/// that entry graphs call, or the backward of an autograd.Function that an
+/// that entry graphs call, the backward of an autograd.Function that an
 /// entry graph's `dync::autograd_function` node attaches to its outputs
-/// (ir/AutogradFunction.h).
-enum class GraphKind : uint8_t { Entry, Kernel, Backward };
+/// (ir/AutogradFunction.h), or a subgraph a control-flow node runs
+/// (ir/ControlFlow.h).
+enum class GraphKind : uint8_t { Entry, Kernel, Backward, Subgraph };
 
 class Module;
 
@@ -166,6 +167,7 @@ public:
   Context& context() const { return ctx_; }
   GraphKind kind() const { return kind_; }
   bool isKernel() const { return kind_ == GraphKind::Kernel; }
+  bool isSubgraph() const { return kind_ == GraphKind::Subgraph; }
   bool isBackward() const { return kind_ == GraphKind::Backward; }
   /// The module that created this graph, where its kernel calls resolve;
   /// null for a graph constructed on its own.
@@ -261,15 +263,27 @@ public:
   /// number of kernels: `k0`, `k1`, ... for kernels the fusion pass adds.
   std::string freshKernelName() const;
 
-  /// Kernels first, then backward graphs, then entry graphs each followed
-  /// by its guards, in the
-  /// order they were added, a blank line between any two.
+  /// Subgraphs (name without `@`), in the order they were added.
+  Graph& addSubgraph(std::string name);
+  llvm::ArrayRef<std::unique_ptr<Graph>> subgraphs() const { return subgraphs_; }
+  Graph* findSubgraph(llvm::StringRef name) const;
+  /// Destroys \p subgraph (a capture that failed); nothing may call it.
+  void eraseSubgraph(const Graph& subgraph);
+  /// Whether a graph, kernel, backward graph or subgraph is named \p name.
+  bool hasName(llvm::StringRef name) const {
+    return findGraph(name) || findKernel(name) || findBackward(name) || findSubgraph(name);
+  }
+
+  /// Kernels first, then backward graphs, then subgraphs, then entry graphs
+  /// each followed by its guards, in the order they were added, a blank
+  /// line between any two.
   void print(llvm::raw_ostream& os) const;
 
 private:
   Context& ctx_;
   std::vector<std::unique_ptr<Graph>> graphs_;
   std::vector<std::unique_ptr<Graph>> kernels_;
+  std::vector<std::unique_ptr<Graph>> subgraphs_;
   std::vector<std::unique_ptr<Graph>> backwards_;
 };
 

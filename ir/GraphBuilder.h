@@ -32,6 +32,7 @@ public:
   /// answers with the Python line it is executing and the calls it inlined.
   using LocationSource = std::function<Location()>;
   void setLocationSource(LocationSource source) { locationSource_ = std::move(source); }
+  const LocationSource& locationSource() const { return locationSource_; }
 
   /// Declares symbol \p name with \p range and returns it as an expression.
   SymExpr declareSymbol(llvm::StringRef name, SymbolRange range, bool unbacked = false);

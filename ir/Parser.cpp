@@ -213,15 +213,18 @@ llvm::Expected<std::unique_ptr<Module>> Parser::parseModule() {
         return takeError();
       continue;
     }
-    bool isKernel = tok_.isKeyword("kernel");
-    bool isBackward = tok_.isKeyword("backward");
-    if (!isKernel && !isBackward && !tok_.isKeyword("graph")) {
-      expected("'graph', 'kernel', 'backward' or 'guards'");
+    GraphKind kind = GraphKind::Entry;
+    if (tok_.isKeyword("kernel"))
+      kind = GraphKind::Kernel;
+    else if (tok_.isKeyword("backward"))
+      kind = GraphKind::Backward;
+    else if (tok_.isKeyword("subgraph"))
+      kind = GraphKind::Subgraph;
+    else if (!tok_.isKeyword("graph")) {
+      expected("'graph', 'kernel', 'backward', 'subgraph' or 'guards'");
       return takeError();
     }
-    if (!parseGraph(*module, isKernel     ? GraphKind::Kernel
-                             : isBackward ? GraphKind::Backward
-                                          : GraphKind::Entry))
+    if (!parseGraph(*module, kind))
       return takeError();
   }
   return module;
@@ -229,13 +232,14 @@ llvm::Expected<std::unique_ptr<Module>> Parser::parseModule() {
 
 bool Parser::parseGraph(Module& module, GraphKind kind) {
   llvm::SMLoc loc = tok_.loc();
-  consume(); // graph or kernel
+  consume(); // graph, kernel or subgraph
   bool isKernel = kind == GraphKind::Kernel;
   if (!tok_.is(Token::GraphName))
     return expected(isKernel ? "a kernel name like @k0" : "a graph name like @MLP.forward"), false;
   bool quoted = tok_.start[1] == '"';
   std::string name = quoted ? unescapeString(tok_.spelling) : tok_.spelling.str();
   Graph& graph = isKernel                      ? module.addKernel(std::move(name))
+                 : kind == GraphKind::Subgraph ? module.addSubgraph(std::move(name))
                  : kind == GraphKind::Backward ? module.addBackward(std::move(name))
                                                : module.addGraph(std::move(name));
   graph.setLoc(loc);
@@ -266,10 +270,11 @@ bool Parser::parseGraph(Module& module, GraphKind kind) {
     if (!expect(Token::RBrace, "}"))
       return false;
   }
-  // A kernel assumes what its callers' guards checked; it has no relations
-  // of its own to check.
-  if (isKernel && tok_.isKeyword("relations"))
-    return error(tok_.loc(), "a kernel has no relations; they belong to the graphs that call it"),
+  // A kernel or subgraph assumes what its callers' guards checked; it has
+  // no relations of its own to check.
+  if (kind != GraphKind::Entry && tok_.isKeyword("relations"))
+    return error(tok_.loc(), std::string(isKernel ? "a kernel" : "a subgraph") +
+                                 " has no relations; they belong to the graphs that call it"),
            false;
   if (consumeKeywordIf("relations")) {
     if (!expect(Token::LBrace, "{"))
@@ -309,12 +314,14 @@ bool Parser::parseInput(Graph& graph) {
   std::optional<Type> type = parseType();
   if (!type)
     return false;
-  // A kernel's inputs are what its caller passes; an entry graph's are read
-  // from the frame.
+  // A kernel's or subgraph's inputs are what its caller passes; an entry
+  // graph's are read from the frame.
   std::string sourceText;
-  if (graph.isKernel() || graph.isBackward()) {
+  if (graph.kind() != GraphKind::Entry) {
     if (tok_.is(Token::Equal))
-      return error(tok_.loc(), std::string(graph.isKernel() ? "a kernel's" : "a backward graph's") +
+      return error(tok_.loc(), std::string(graph.isKernel()     ? "a kernel's"
+                                           : graph.isBackward() ? "a backward graph's"
+                                                                : "a subgraph's") +
                                    " inputs have no source; its caller passes them"),
              false;
   } else {

@@ -15,9 +15,10 @@
 // Any node may end with its location, `loc("model.py":12:16)` (Location.h).
 // Inputs are aligned under the first; empty symbol and relation blocks are
 // left out. A kernel is written the same way after `kernel`, its inputs
-// without `= <source>`, and so is an autograd.Function's backward graph
-// after `backward`. Module::print writes the kernels first, so a reader
-// meets each kernel before the calls of it, then the entry graphs, each
+// without `= <source>`, and so are an autograd.Function's backward graph
+// after `backward` and a subgraph after `subgraph`. Module::print writes the
+// kernels first, then backward graphs and subgraphs, so a reader meets each
+// before the calls of it, then the entry graphs, each
 // followed by its guards block (GuardSet::print, in Guard.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -81,7 +82,10 @@ void Node::print(llvm::raw_ostream& os, bool withLocation) const {
 void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
   std::string header;
   llvm::raw_string_ostream headerOs(header);
-  headerOs << (isKernel() ? "kernel " : isBackward() ? "backward " : "graph ");
+  headerOs << (isKernel()     ? "kernel "
+               : isBackward() ? "backward "
+               : isSubgraph() ? "subgraph "
+                              : "graph ");
   printGraphName(headerOs, name_);
   headerOs << '(';
   os << header;
@@ -133,19 +137,26 @@ void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
 }
 
 void Module::print(llvm::raw_ostream& os) const {
-  for (auto [i, kernel] : llvm::enumerate(kernels_)) {
-    if (i > 0)
+  bool first = true;
+  auto separate = [&] {
+    if (!first)
       os << '\n';
+    first = false;
+  };
+  for (const std::unique_ptr<Graph>& kernel : kernels_) {
+    separate();
     kernel->print(os);
   }
-  for (auto [i, backward] : llvm::enumerate(backwards_)) {
-    if (i > 0 || !kernels_.empty())
-      os << '\n';
+  for (const std::unique_ptr<Graph>& backward : backwards_) {
+    separate();
     backward->print(os);
   }
-  for (auto [i, graph] : llvm::enumerate(graphs_)) {
-    if (i > 0 || !kernels_.empty() || !backwards_.empty())
-      os << '\n';
+  for (const std::unique_ptr<Graph>& subgraph : subgraphs_) {
+    separate();
+    subgraph->print(os);
+  }
+  for (const std::unique_ptr<Graph>& graph : graphs_) {
+    separate();
     graph->print(os);
     // A graph's guards follow it; a block with neither guards nor local
     // names says nothing and is left out.

@@ -2,6 +2,7 @@
 #include "ir/Verifier.h"
 
 #include "ir/AutogradFunction.h"
+#include "ir/ControlFlow.h"
 #include "ir/Source.h"
 #include "ir/Syntax.h"
 #include "ir/kernel/ElementOps.h"
@@ -56,6 +57,9 @@ public:
     checkUnbackedBindings();
     if (graph_.isKernel())
       checkKernelResult();
+    if (graph_.isSubgraph())
+      if (const Node* output = graph_.output())
+        checkSubgraphResult(graph_, [&](const llvm::Twine& message) { report(*output, message); });
     checkGuards();
   }
 
@@ -214,6 +218,14 @@ private:
         if (!node.type().isTensor())
           report(node,
                  "kernel input " + label(node) + " must be a tensor, not " + node.type().str());
+      } else if (graph_.isSubgraph()) {
+        // The cond node passes a subgraph's inputs.
+        if (!node.source().empty())
+          report(node,
+                 "subgraph input " + label(node) + " has a source; subgraph inputs have none");
+        if (!node.type().isTensor())
+          report(node,
+                 "subgraph input " + label(node) + " must be a tensor, not " + node.type().str());
       } else if (!isWellFormedSource(node.source()))
         report(node, "input " + label(node) + " has a malformed source '" + node.source() +
                          "' (it must be one line with balanced brackets and quotes)");
@@ -223,6 +235,12 @@ private:
     case NodeKind::Call:
       if (node.isKernelCall())
         checkKernelCall(node);
+      else if (isCondCall(node) && graph_.isKernel())
+        report(node, label(node) + ": a kernel cannot hold a cond");
+      else if (isCondCall(node))
+        checkCondCall(graph_, node, [&](const llvm::Twine& message) {
+          report(node, label(node) + ": " + message);
+        });
       else if (isAutogradFunctionCall(node)) {
         if (graph_.isKernel())
           report(node, label(node) + ": a kernel cannot apply an autograd.Function");
@@ -337,8 +355,9 @@ private:
   /// with ranges the kernel accepts, since it binds them.
   void checkKernelCall(const Node& node) {
     std::string what = label(node) + ": call of kernel @" + node.kernelName().str();
-    if (graph_.isKernel()) {
-      report(node, what + ": a kernel cannot call kernels");
+    if (graph_.isKernel() || graph_.isSubgraph()) {
+      report(node,
+             what + (graph_.isKernel() ? ": a kernel" : ": a subgraph") + " cannot call kernels");
       return;
     }
     const Graph* kernel =
@@ -660,12 +679,14 @@ llvm::Error verify(const Module& module, const llvm::SourceMgr* sm) {
         sink.report(*graph, graph->loc(),
                     (graph->isKernel()     ? "kernel @"
                      : graph->isBackward() ? "backward graph @"
+                     : graph->isSubgraph() ? "subgraph @"
                                            : "graph @") +
                         graph->name() + " is defined more than once");
       GraphVerifier(*graph, sink).run();
     }
   };
   verifyAll(module.kernels());
+  verifyAll(module.subgraphs());
   verifyAll(module.backwards());
   verifyAll(module.graphs());
   return sink.takeError();

@@ -135,6 +135,13 @@ public:
   virtual llvm::Error setRealAttr(const ValuePtr& base, llvm::StringRef name, ValuePtr value) = 0;
   /// Called before \p container (a List or Dict value) is changed in place.
   virtual llvm::Error noteContainerMutation(const ValuePtr& container, const llvm::Twine& what) = 0;
+  /// `callee(*args)` for code that must change nothing that existed before
+  /// it (a branch of torch.cond, which runs only when the graph picks it):
+  /// an assignment to an attribute or global, a change to a list, dict,
+  /// object or cell made earlier, is an error naming \p what.
+  virtual llvm::Expected<ValuePtr> callWithoutSideEffects(const ValuePtr& callee,
+                                                          std::vector<ValuePtr> args,
+                                                          const llvm::Twine& what) = 0;
 
   //===--------------------------------------------------------------------===//
   // Where the program is.

@@ -6,6 +6,8 @@
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/ImportedAttribute.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TensorCond.h"
+#include "frontend/capture/ValueTrees.h"
 
 #include "llvm/ADT/Twine.h"
 
@@ -67,12 +69,10 @@ llvm::Expected<ValuePtr> callCond(BuiltinContext& interp, std::vector<ValuePtr> 
     return bound.takeError();
   const ValuePtr& pred = (*bound)[0];
   ValuePtr operands = (*bound)[3] ? (*bound)[3] : makeTuple({});
+  // Which branch runs is known only when the graph runs: both are captured,
+  // each into a subgraph (TensorCond.cpp).
   if (pred->isTensor())
-    return captureError(
-        "torch.cond with a tensor predicate is not supported yet: which branch runs is known "
-        "only when the graph runs, so the graph would have to hold both branches, and dync's "
-        "graph IR has no subgraphs; a predicate that is a Python bool or a comparison of sizes "
-        "is supported (the branch it takes is captured, and the decision guarded)");
+    return callTensorCond(interp, pred, (*bound)[1], (*bound)[2], operands);
   // A Python number, or a SymBool of sizes: eager holds a bool there and
   // runs `true_fn(*operands)` or `false_fn(*operands)`. Deciding on a
   // symbolic predicate guards it, as an `if` does.
@@ -88,90 +88,6 @@ llvm::Expected<ValuePtr> callCond(BuiltinContext& interp, std::vector<ValuePtr> 
 //===----------------------------------------------------------------------===//
 // torch._higher_order_ops.map
 //===----------------------------------------------------------------------===//
-
-/// The shape of a pytree of values: tuples, lists and dicts are nodes,
-/// everything else a leaf, as torch's pytree sees capture's containers.
-struct TreeShape {
-  enum class Kind { Leaf, Tuple, List, Dict } kind = Kind::Leaf;
-  std::vector<ValuePtr> keys; ///< a dict's, in order
-  std::vector<TreeShape> children;
-
-  bool operator==(const TreeShape& other) const {
-    if (kind != other.kind || children != other.children || keys.size() != other.keys.size())
-      return false;
-    for (size_t i = 0; i < keys.size(); ++i)
-      if (!keys[i]->object || !other.keys[i]->object ||
-          PyObject_RichCompareBool(keys[i]->object.get(), other.keys[i]->object.get(), Py_EQ) != 1)
-        return false;
-    return true;
-  }
-};
-
-/// Flattens \p value into \p leaves, returning its shape. A named tuple, a
-/// dict subclass or an object of a class made while capturing, which
-/// torch's pytree may treat as a node, is refused rather than guessed at.
-llvm::Expected<TreeShape> flatten(const ValuePtr& value, std::vector<ValuePtr>& leaves) {
-  TreeShape shape;
-  switch (value->kind) {
-  case ValueKind::Tuple:
-  case ValueKind::List:
-  case ValueKind::Dict:
-    // A Tuple's or Dict's `object` is its class when it is not a plain
-    // tuple or dict (a named tuple, torch.Size, an OrderedDict).
-    if (value->object && value->kind != ValueKind::List)
-      return captureError("torch map over a pytree holding a " +
-                          qualifiedTypeName(value->object.get()) +
-                          " is not supported yet; plain tuples, lists and dicts are");
-    break;
-  case ValueKind::Instance:
-    return captureError("torch map over a pytree holding an object of class '" +
-                        qualifiedTypeName(value->object.get()) +
-                        "' is not supported yet; plain tuples, lists and dicts are");
-  default:
-    leaves.push_back(value);
-    return shape;
-  }
-  if (value->kind == ValueKind::Dict) {
-    shape.kind = TreeShape::Kind::Dict;
-    for (const auto& [key, item] : value->entries) {
-      shape.keys.push_back(key);
-      llvm::Expected<TreeShape> child = flatten(item, leaves);
-      if (!child)
-        return child.takeError();
-      shape.children.push_back(std::move(*child));
-    }
-    return shape;
-  }
-  shape.kind = value->kind == ValueKind::Tuple ? TreeShape::Kind::Tuple : TreeShape::Kind::List;
-  for (const ValuePtr& item : value->items) {
-    llvm::Expected<TreeShape> child = flatten(item, leaves);
-    if (!child)
-      return child.takeError();
-    shape.children.push_back(std::move(*child));
-  }
-  return shape;
-}
-
-/// The pytree of \p shape with the leaves taken in order from \p leaves.
-ValuePtr unflatten(const TreeShape& shape, llvm::ArrayRef<ValuePtr> leaves, size_t& next) {
-  if (shape.kind == TreeShape::Kind::Leaf)
-    return leaves[next++];
-  std::vector<ValuePtr> items;
-  for (const TreeShape& child : shape.children)
-    items.push_back(unflatten(child, leaves, next));
-  switch (shape.kind) {
-  case TreeShape::Kind::Tuple:
-    return makeTuple(std::move(items));
-  case TreeShape::Kind::List:
-    return makeList(std::move(items));
-  default: {
-    ValuePtr dict = makeValue(ValueKind::Dict);
-    for (size_t i = 0; i < items.size(); ++i)
-      dict->entries.emplace_back(shape.keys[i], items[i]);
-    return dict;
-  }
-  }
-}
 
 /// Calls the method \p name of \p self with \p args.
 llvm::Expected<ValuePtr> callMethod(BuiltinContext& interp, const ValuePtr& self,
@@ -198,7 +114,7 @@ llvm::Expected<ValuePtr> callMap(BuiltinContext& interp, std::vector<ValuePtr> a
     return bound.takeError();
   const ValuePtr& function = (*bound)[0];
   std::vector<ValuePtr> flatXs;
-  llvm::Expected<TreeShape> xsShape = flatten((*bound)[1], flatXs);
+  llvm::Expected<TreeShape> xsShape = flattenTree("torch map", (*bound)[1], flatXs);
   if (!xsShape)
     return xsShape.takeError();
   // What eager's map checks before it runs anything.
@@ -239,13 +155,13 @@ llvm::Expected<ValuePtr> callMap(BuiltinContext& interp, std::vector<ValuePtr> a
       rowLeaves.push_back(*slice);
     }
     size_t next = 0;
-    std::vector<ValuePtr> callArgs{unflatten(*xsShape, rowLeaves, next)};
+    std::vector<ValuePtr> callArgs{unflattenTree(*xsShape, rowLeaves, next)};
     callArgs.insert(callArgs.end(), rest.begin(), rest.end());
     llvm::Expected<ValuePtr> result = interp.call(function, std::move(callArgs), {});
     if (!result)
       return result.takeError();
     std::vector<ValuePtr> leaves;
-    llvm::Expected<TreeShape> shape = flatten(*result, leaves);
+    llvm::Expected<TreeShape> shape = flattenTree("torch map", *result, leaves);
     if (!shape)
       return shape.takeError();
     // Eager stacks leaf by leaf under the last row's structure; rows that
@@ -282,7 +198,7 @@ llvm::Expected<ValuePtr> callMap(BuiltinContext& interp, std::vector<ValuePtr> a
     }
   }
   size_t next = 0;
-  return unflatten(*outShape, stacked, next);
+  return unflattenTree(*outShape, stacked, next);
 }
 
 } // namespace

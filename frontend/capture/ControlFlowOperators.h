@@ -3,15 +3,15 @@
 // torch's control-flow operators, called as functions by the program:
 // `torch.cond(pred, true_fn, false_fn, operands)` and
 // `torch._higher_order_ops.map(f, xs, *args)`. torch.export keeps their
-// functions as subgraphs of a higher-order operator; dync's graph IR has no
-// subgraphs, so capture gives each the meaning eager computes, in the one
-// graph:
+// functions as subgraphs of a higher-order operator; dync does so for cond
+// on a tensor predicate, and otherwise gives each the meaning eager
+// computes, in the one graph:
 //
 // - cond on a Python or symbolic bool (a size comparison) runs the branch
 //   the predicate takes, as eager does, with the decision guarded as an
 //   `if` on it is. cond on a tensor predicate (its value known only when
-//   the graph runs) is refused: both branches would have to be in the
-//   graph (docs/capture.md, "Control-flow operators").
+//   the graph runs) captures both branches as subgraphs run by a cond node
+//   (TensorCond.h).
 // - map runs its function once per row of the mapped tensors (a static
 //   leading size) and stacks the results, as eager's map does.
 //

@@ -170,6 +170,9 @@ private:
   /// graph, the machine's frames, every value the interpreter holds and
   /// its own tables.
   void trackState();
+  /// Every value the interpreter holds: through them, every value the
+  /// program can reach.
+  void addValueRoots(std::vector<ValuePtr>& roots) const;
 
   //===--------------------------------------------------------------------===//
   // Capture's state, as the contexts see it.
@@ -447,6 +450,11 @@ private:
   ValuePtr storedGlobal(PyObject* globals, PyObject* name) const override;
   /// The program's file and line, for messages about a side effect.
   std::string programLine() const;
+  /// `callee(*args)` as a branch of a control-flow operator
+  /// (BranchEffects.cpp).
+  llvm::Expected<ValuePtr> callWithoutSideEffects(const ValuePtr& callee,
+                                                  std::vector<ValuePtr> args,
+                                                  const llvm::Twine& what) override;
 
   //===--------------------------------------------------------------------===//
   // The interpreter's own tables, declared before capture's parts and so

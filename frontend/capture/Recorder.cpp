@@ -46,6 +46,20 @@ ValueSnapshot ValueSnapshot::take(llvm::ArrayRef<ValuePtr> roots) {
   return snapshot;
 }
 
+ValuePtr ValueSnapshot::firstChanged() const {
+  for (const auto& [value, old] : saved_) {
+    const Value& now = *value;
+    bool same = now.items == old.items && now.entries == old.entries &&
+                now.iterable == old.iterable && now.position == old.position &&
+                now.cell == old.cell && now.closure == old.closure &&
+                now.contents == old.contents &&
+                (now.attributeDict == old.attributeDict || !old.attributeDict);
+    if (!same)
+      return value;
+  }
+  return nullptr;
+}
+
 void ValueSnapshot::restore() const {
   for (const auto& [value, contents] : saved_)
     *value = contents;

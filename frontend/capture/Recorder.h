@@ -63,6 +63,10 @@ public:
   static ValueSnapshot take(llvm::ArrayRef<ValuePtr> roots);
   void restore() const;
   size_t size() const { return saved_.size(); }
+  /// The first value whose contents differ from when the snapshot was taken
+  /// (what it holds, where an iterator is), or null when none does. A
+  /// `__dict__` made for an instance on its first read is no change.
+  ValuePtr firstChanged() const;
 
 private:
   std::vector<std::pair<ValuePtr, Value>> saved_;

@@ -37,24 +37,7 @@ void Interpreter::trackState() {
   recorder_.trackGraph(oracle_.builder().graph());
   // Every value the interpreter holds, and through them every value the
   // program can reach: what a speculated path may mutate.
-  recorder_.trackValues([this](std::vector<ValuePtr>& roots) {
-    machine_.addRoots(roots);
-    for (const auto& [object, setting] : contextVarSettings_)
-      roots.push_back(setting.value);
-    for (const auto& [object, token] : contextVarTokens_)
-      if (token.second.previous)
-        roots.push_back(token.second.previous->value);
-    for (const RealAttrSetting& setting : realAttrSettings_)
-      roots.push_back(setting.value);
-    // Side effects on the caller's objects (SideEffects.cpp).
-    for (const GlobalStore& store : globalStores_)
-      roots.push_back(store.value);
-    for (const MutatedContainer& mutated : mutatedContainers_)
-      roots.push_back(mutated.value);
-    for (const auto& [value, cell] : realCells_)
-      roots.push_back(cell.first);
-    values_.addRoots(roots);
-  });
+  recorder_.trackValues([this](std::vector<ValuePtr>& roots) { addValueRoots(roots); });
   // The interpreter's own tables; the machine saves its frames
   // (BytecodeMachine::trackState).
   recorder_.track([this]() -> Recorder::Restore {
@@ -72,6 +55,25 @@ void Interpreter::trackState() {
       restoreValues();
     };
   });
+}
+
+void Interpreter::addValueRoots(std::vector<ValuePtr>& roots) const {
+  machine_.addRoots(roots);
+  for (const auto& [object, setting] : contextVarSettings_)
+    roots.push_back(setting.value);
+  for (const auto& [object, token] : contextVarTokens_)
+    if (token.second.previous)
+      roots.push_back(token.second.previous->value);
+  for (const RealAttrSetting& setting : realAttrSettings_)
+    roots.push_back(setting.value);
+  // Side effects on the caller's objects (SideEffects.cpp).
+  for (const GlobalStore& store : globalStores_)
+    roots.push_back(store.value);
+  for (const MutatedContainer& mutated : mutatedContainers_)
+    roots.push_back(mutated.value);
+  for (const auto& [value, cell] : realCells_)
+    roots.push_back(cell.first);
+  values_.addRoots(roots);
 }
 
 void BytecodeMachine::addRoots(std::vector<ValuePtr>& roots) const {

@@ -4,6 +4,7 @@
 #include "frontend/embedding/PyStrings.h"
 #include "frontend/embedding/PythonError.h"
 #include "ir/AutogradFunction.h"
+#include "ir/ControlFlow.h"
 
 #include <functional>
 
@@ -44,9 +45,20 @@ llvm::Expected<std::string> oracle::operatorSchemas(llvm::ArrayRef<const ir::Gra
   llvm::StringSet<> seen;
   std::string lines;
   // A graph's operators, and those of the backward graphs its autograd
-  // nodes run.
+  // nodes run and of the branches its cond nodes run.
   std::function<llvm::Error(const ir::Graph&)> add = [&](const ir::Graph& graph) -> llvm::Error {
     for (const ir::Node& node : graph.nodes()) {
+      if (ir::isCondCall(node)) {
+        for (bool taken : {true, false}) {
+          const ir::Graph* branch =
+              graph.module() ? graph.module()->findSubgraph(ir::condBranchName(node, taken))
+                             : nullptr;
+          if (branch && seen.insert("@" + branch->name()).second)
+            if (llvm::Error error = add(*branch))
+              return error;
+        }
+        continue;
+      }
       if (ir::isAutogradFunctionCall(node)) {
         llvm::Expected<ir::AutogradFunctionCall> call = ir::readAutogradFunctionCall(node);
         if (!call)

@@ -18,8 +18,10 @@
 #include "ir/Parser.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace dync::oracle {
@@ -88,6 +90,21 @@ public:
   llvm::Expected<PyRef> call(PyObject* callable, PyObject* args, PyObject* kwargs) override;
   std::optional<ir::ValueRef> valueOf(PyObject* fake) const override;
   void bindValue(PyObject* fake, ir::ValueRef ref) override;
+  void beginSubgraph(ir::Graph& subgraph) override;
+  std::vector<ir::ValueRef> endSubgraph() override;
+  ir::GraphBuilder& recordingBuilder() override {
+    return frames_.empty() ? builder_ : *frames_.back().builder;
+  }
+  llvm::Expected<ir::ValueRef> recordedValueOf(PyObject* fake) override;
+  ir::Node* addRecordedCall(llvm::StringRef op, std::vector<ir::Argument> args,
+                            ir::Type type) override {
+    ir::Node* node = recordingBuilder().addCall(op, std::move(args), std::move(type));
+    if (!frames_.empty())
+      frames_.back().own.insert(node);
+    return node;
+  }
+  llvm::Expected<PyRef> freshValue(PyObject* model, bool requiresGrad, ir::ValueRef value) override;
+  llvm::Expected<PyRef> fakeOf(ir::ValueRef value) override;
   llvm::Expected<ir::Type> typeOf(PyObject* fake) override;
   llvm::Expected<ir::SymExpr> symExprOf(PyObject* symInt) override;
   llvm::Expected<PyRef> eagerLayout(PyObject* fake) override;
@@ -148,9 +165,28 @@ private:
   PyRef idName_;
   PyRef whereName_;
 
+  /// \p ref, a value of the graph being recorded into or of one enclosing
+  /// it, as a value of the former: lifted through each open subgraph it
+  /// is not a value of, as an input.
+  llvm::Expected<ir::ValueRef> lift(ir::ValueRef ref);
+  /// Declares in each subgraph the symbols it mentions, as \p graph_ does.
+  llvm::Error declareSubgraphSymbols();
+
   llvm::DenseMap<int64_t, ir::ValueRef> values_;
   llvm::StringMap<ir::SymExpr> syms_;
   bool finalized_ = false;
+
+  /// An open subgraph: its builder, the nodes it holds and the enclosing
+  /// graph's value each of its inputs stands for.
+  struct SubgraphFrame {
+    std::unique_ptr<ir::GraphBuilder> builder;
+    llvm::DenseSet<const ir::Node*> own;
+    std::vector<std::pair<ir::ValueRef, ir::Node*>> lifted;
+  };
+  std::vector<SubgraphFrame> frames_;
+  /// Every subgraph recorded into, for finalize.
+  std::vector<ir::Graph*> subgraphs_;
+  PyRef freshLikeMethod_;
 };
 
 llvm::Error PythonTensorOracle::start() {
@@ -208,7 +244,7 @@ llvm::Error PythonTensorOracle::start() {
        {std::pair{"add_input", &addInputMethod_}, std::pair{"add_int_input", &addIntInputMethod_},
         std::pair{"call", &callMethod_}, std::pair{"undo", &undoMethod_},
         std::pair{"meta", &metaMethod_}, std::pair{"sym_text", &symTextMethod_},
-        std::pair{"finalize", &finalizeMethod_}})
+        std::pair{"finalize", &finalizeMethod_}, std::pair{"fresh_like", &freshLikeMethod_}})
     if (llvm::Error error = get(session_.get(), name, *slot))
       return error;
   idName_ = PyRef::steal(PyUnicode_InternFromString("_dync_id"));
@@ -354,10 +390,14 @@ llvm::Expected<PyRef> PythonTensorOracle::call(PyObject* callable, PyObject* arg
     return pythonError("running " + callableName(callable) + " on fake tensors");
   // A record the graph cannot hold takes the whole call back, so the graph
   // is as it was before the call.
-  ir::Node* last = graph_.nodes().empty() ? nullptr : &graph_.nodes().back();
+  ir::Graph& recording = recordingBuilder().graph();
+  ir::Node* last = recording.nodes().empty() ? nullptr : &recording.nodes().back();
   if (llvm::Error error = addRecords(PyTuple_GET_ITEM(result.get(), 1))) {
-    while (!graph_.nodes().empty() && &graph_.nodes().back() != last)
-      graph_.erase(&graph_.nodes().back());
+    while (!recording.nodes().empty() && &recording.nodes().back() != last) {
+      if (!frames_.empty())
+        frames_.back().own.erase(&recording.nodes().back());
+      recording.erase(&recording.nodes().back());
+    }
     PyRef undone = callMethod(undoMethod_.get(), {});
     if (!undone)
       PyErr_Clear();
@@ -430,7 +470,10 @@ llvm::Error PythonTensorOracle::addRecord(PyObject* record, std::vector<int64_t>
   llvm::Expected<ir::Type> type = resultType(PyTuple_GET_ITEM(record, 3), bindings, std::nullopt);
   if (!type)
     return makeError(op + ": " + llvm::toString(type.takeError()));
-  ir::Node* node = builder_.addCall(op, std::move(args), std::move(kwargs), std::move(*type));
+  ir::Node* node =
+      recordingBuilder().addCall(op, std::move(args), std::move(kwargs), std::move(*type));
+  if (!frames_.empty())
+    frames_.back().own.insert(node);
   for (const auto& [id, index] : bindings) {
     values_[id] = ir::ValueRef{node, index};
     bound.push_back(id);
@@ -443,7 +486,10 @@ llvm::Expected<ir::Argument> PythonTensorOracle::argument(PyObject* object) {
     auto it = values_.find(PyLong_AsLongLong(object));
     if (it == values_.end())
       return makeError("a fake tensor that is no value of this graph reached the operator");
-    return ir::Argument::value(it->second.node, it->second.index);
+    llvm::Expected<ir::ValueRef> ref = lift(it->second);
+    if (!ref)
+      return ref.takeError();
+    return ir::Argument::value(ref->node, ref->index);
   }
   if (is(object, Sym)) {
     llvm::Expected<ir::SymExpr> value = symExpr(object);
@@ -618,6 +664,133 @@ std::optional<ir::ValueRef> PythonTensorOracle::valueOf(PyObject* fake) const {
   return it->second;
 }
 
+//===----------------------------------------------------------------------===//
+// Subgraphs
+//===----------------------------------------------------------------------===//
+
+void PythonTensorOracle::beginSubgraph(ir::Graph& subgraph) {
+  auto builder = std::make_unique<ir::GraphBuilder>(subgraph);
+  // Nodes of the subgraph name the user's lines as the graph's do.
+  builder->setLocationSource(builder_.locationSource());
+  frames_.push_back({std::move(builder), {}, {}});
+  subgraphs_.push_back(&subgraph);
+}
+
+std::vector<ir::ValueRef> PythonTensorOracle::endSubgraph() {
+  assert(!frames_.empty() && "no subgraph is open");
+  SubgraphFrame frame = std::move(frames_.back());
+  frames_.pop_back();
+  // A fake tensor made in the subgraph that capture still holds (none
+  // should escape a branch) must not reach a node of another graph.
+  for (auto it = values_.begin(); it != values_.end();) {
+    auto current = it++;
+    if (frame.own.contains(current->second.node))
+      values_.erase(current);
+  }
+  std::vector<ir::ValueRef> outer;
+  for (const auto& [ref, input] : frame.lifted)
+    outer.push_back(ref);
+  return outer;
+}
+
+llvm::Expected<ir::ValueRef> PythonTensorOracle::lift(ir::ValueRef ref) {
+  // The innermost open subgraph holding the node; 0 for the oracle's graph.
+  size_t level = frames_.size();
+  while (level > 0 && !frames_[level - 1].own.contains(ref.node))
+    --level;
+  for (size_t j = level; j < frames_.size(); ++j) {
+    SubgraphFrame& frame = frames_[j];
+    auto found = llvm::find_if(frame.lifted, [&](const auto& pair) { return pair.first == ref; });
+    if (found != frame.lifted.end()) {
+      ref = ir::ValueRef{found->second, std::nullopt};
+      continue;
+    }
+    const ir::Type* type = ref.node->resultType(ref.index);
+    if (!type || !type->isTensor())
+      return makeError("a torch.cond branch uses %" + ref.node->name() +
+                       " of the enclosing graph, which is not a tensor (" +
+                       (type ? type->str() : std::string("no type")) +
+                       "); a branch takes tensors only");
+    ir::Node* input = frame.builder->addInput(ref.node->name(), *type, "");
+    frame.own.insert(input);
+    frame.lifted.push_back({ref, input});
+    ref = ir::ValueRef{input, std::nullopt};
+  }
+  return ref;
+}
+
+llvm::Expected<ir::ValueRef> PythonTensorOracle::recordedValueOf(PyObject* fake) {
+  std::optional<ir::ValueRef> ref = valueOf(fake);
+  if (!ref)
+    return makeError("a fake tensor that is no value of this graph");
+  return lift(*ref);
+}
+
+llvm::Expected<PyRef> PythonTensorOracle::freshValue(PyObject* model, bool requiresGrad,
+                                                     ir::ValueRef value) {
+  PyRef result = callMethod(freshLikeMethod_.get(), {model, requiresGrad ? Py_True : Py_False});
+  if (!result)
+    return pythonError("making a fake tensor for a cond's result");
+  PyObject* meta = PyTuple_GET_ITEM(result.get(), 1);
+  values_[PyLong_AsLongLong(PyTuple_GET_ITEM(meta, metaSchema_.id))] = value;
+  return PyRef::borrow(PyTuple_GET_ITEM(result.get(), 0));
+}
+
+llvm::Expected<PyRef> PythonTensorOracle::fakeOf(ir::ValueRef value) {
+  for (const auto& [id, ref] : values_) {
+    if (ref != value)
+      continue;
+    PyRef key = PyRef::steal(PyLong_FromLongLong(id));
+    PyRef fake = key ? PyRef::steal(PyObject_CallMethod(session_.get(), "fake_of", "O", key.get()))
+                     : PyRef();
+    if (!fake)
+      return pythonError("finding the fake tensor of %" + value.node->name());
+    if (fake.get() != Py_None)
+      return fake;
+  }
+  // An input of an open subgraph stands for a value of the graph around it.
+  for (const SubgraphFrame& frame : frames_)
+    for (const auto& [outer, input] : frame.lifted)
+      if (input == value.node)
+        return fakeOf(outer);
+  return makeError("no fake tensor stands for %" + value.node->name() + " any more");
+}
+
+llvm::Error PythonTensorOracle::declareSubgraphSymbols() {
+  for (ir::Graph* subgraph : subgraphs_) {
+    llvm::StringSet<> mentioned;
+    auto note = [&](ir::SymExpr e) {
+      if (e)
+        e.walkSymbols([&](ir::SymExpr symbol) { mentioned.insert(symbol.symbolName()); });
+    };
+    for (const ir::Node& node : subgraph->nodes()) {
+      node.type().walkSymExprs(note);
+      for (const ir::Argument& arg : node.args())
+        arg.forEachSym(note);
+      for (const ir::KeywordArgument& kwarg : node.kwargs())
+        kwarg.value.forEachSym(note);
+    }
+    // In the graph's order, so that the text is stable.
+    for (const ir::SymbolDecl& decl : graph_.symbols()) {
+      if (!mentioned.contains(decl.name))
+        continue;
+      if (decl.unbacked)
+        return makeError("torch.cond's branch @" + subgraph->name() + " uses the size " +
+                         decl.name +
+                         ", which depends on tensor data; branches over data-dependent sizes "
+                         "are not supported yet");
+      subgraph->symbols().push_back(decl);
+      mentioned.erase(decl.name);
+    }
+    if (!mentioned.empty())
+      return makeError("torch.cond's branch @" + subgraph->name() + " makes the size " +
+                       mentioned.begin()->getKey() +
+                       " of its own, which depends on tensor data; branches over data-dependent "
+                       "sizes are not supported yet");
+  }
+  return llvm::Error::success();
+}
+
 void PythonTensorOracle::bindValue(PyObject* fake, ir::ValueRef ref) {
   PyRef id = PyRef::steal(PyObject_GetAttr(fake, idName_.get()));
   if (!id || !PyLong_Check(id.get())) {
@@ -684,6 +857,8 @@ llvm::Error PythonTensorOracle::finalize() {
   }
   SymSubstitution substitution(std::move(replacements));
   substitution.apply(graph_);
+  for (ir::Graph* subgraph : subgraphs_)
+    substitution.apply(*subgraph);
 
   for (Py_ssize_t i = 0, e = PyList_GET_SIZE(symbols); i < e; ++i) {
     PyObject* item = PyList_GET_ITEM(symbols, i);
@@ -719,7 +894,7 @@ llvm::Error PythonTensorOracle::finalize() {
     // Where the program assumed it, for the driver's notes.
     graph_.relations().back().origin = python::utf8Of(PyTuple_GET_ITEM(item, 3)).value_or("");
   }
-  return llvm::Error::success();
+  return declareSubgraphSymbols();
 }
 
 } // namespace

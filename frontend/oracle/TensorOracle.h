@@ -142,6 +142,45 @@ public:
   /// outputs, docs/capture.md).
   virtual void bindValue(PyObject* fake, ir::ValueRef ref) {}
 
+  // Subgraphs (torch.cond's branches; ir/ControlFlow.h). While one is open,
+  // calls are recorded into it rather than into the graph the oracle was
+  // created for; inputs found while capturing still go to that graph.
+
+  /// Records the calls that follow into \p subgraph (of kind Subgraph)
+  /// until endSubgraph; subgraphs nest. A value of an enclosing graph that
+  /// a call uses becomes an input of \p subgraph, once.
+  virtual void beginSubgraph(ir::Graph& subgraph) {}
+  /// Ends the innermost subgraph. Returns, for each of its inputs in order,
+  /// the value of the enclosing graph it stands for. Fake tensors made in
+  /// it stand for no value from then on.
+  virtual std::vector<ir::ValueRef> endSubgraph() { return {}; }
+  /// The builder of the graph calls are recorded into: the innermost open
+  /// subgraph's, or builder().
+  virtual ir::GraphBuilder& recordingBuilder() { return builder(); }
+  /// Appends a call no call on fake tensors made (a cond node) to the graph
+  /// calls are recorded into, as a node of it.
+  virtual ir::Node* addRecordedCall(llvm::StringRef op, std::vector<ir::Argument> args,
+                                    ir::Type type) {
+    return recordingBuilder().addCall(op, std::move(args), std::move(type));
+  }
+  /// The value \p fake stands for in the graph calls are recorded into; a
+  /// value of an enclosing graph becomes an input of the open subgraph.
+  virtual llvm::Expected<ir::ValueRef> recordedValueOf(PyObject* fake) {
+    return llvm::createStringError("this tensor oracle records into one graph");
+  }
+  /// A fake tensor that stands for \p value of the graph calls are recorded
+  /// into or of one enclosing it, while capture holds one.
+  virtual llvm::Expected<python::PyRef> fakeOf(ir::ValueRef value) {
+    return llvm::createStringError("this tensor oracle finds no fake tensors by value");
+  }
+  /// A new fake tensor with \p model's dtype, sizes, strides and device and
+  /// \p requiresGrad, standing for \p value from now on: the result of a
+  /// node no call on fake tensors made (a cond's).
+  virtual llvm::Expected<python::PyRef> freshValue(PyObject* model, bool requiresGrad,
+                                                   ir::ValueRef value) {
+    return llvm::createStringError("this tensor oracle makes no fresh values");
+  }
+
   /// A fake tensor's type, its symbolic sizes and strides translated.
   virtual llvm::Expected<ir::Type> typeOf(PyObject* fake) = 0;
 

@@ -3,13 +3,13 @@
 # operands and branches closing over the module's parameters; a symbolic
 # predicate is decided as an `if` on it is (the declared range holds it).
 # torch map runs its function per row of the mapped pytree, with an extra
-# argument, and stacks each leaf of the results. A tensor predicate (both
-# branches would have to be in the graph) and a dynamic number of rows are
-# refused at the program's line.
+# argument, and stacks each leaf of the results. A tensor predicate puts
+# both branches in the graph (test/capture/cond-tensor-predicate.py); a
+# dynamic number of rows is refused at the program's line.
 # RUN: %dync export %s:CondMap.forward --emit=graph | FileCheck %s
 # RUN: %dync export %s:size_pred --example one_input --dynamic 'x:0=n[3,8]' --emit=graph | FileCheck %s --check-prefix=SYMBOLIC
 # RUN: not %dync export %s:size_pred --example one_input --dynamic 'x:0=n[1,8]' --emit=graph 2>&1 | FileCheck %s --check-prefix=SPLIT
-# RUN: not %dync export %s:tensor_pred --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=TENSOR
+# RUN: %dync export %s:tensor_pred --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=TENSOR
 # RUN: not %dync export %s:dynamic_rows --example one_input --dynamic 'x:0=n[1,8]' --emit=graph 2>&1 | FileCheck %s --check-prefix=ROWS
 import torch
 from torch import nn
@@ -65,7 +65,9 @@ def size_pred(x):
 def tensor_pred(x):
     return torch.cond(x.sum() > 0, lambda a: a + 1, lambda a: a - 1, (x,))
 
-# TENSOR: control-flow-operators.py:[[@LINE-2]]:12: error: torch.cond with a tensor predicate is not supported yet: which branch runs is known only when the graph runs, so the graph would have to hold both branches, and dync's graph IR has no subgraphs
+# TENSOR: subgraph @tensor_pred.cond0.true(%x: tensor<f32, [3, 4]>)
+# TENSOR: subgraph @tensor_pred.cond0.false(%x: tensor<f32, [3, 4]>)
+# TENSOR: higher_order::cond(%{{[0-9]+}}, "tensor_pred.cond0.true", "tensor_pred.cond0.false", %x)
 
 
 def dynamic_rows(x):

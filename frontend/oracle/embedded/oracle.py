@@ -25,6 +25,8 @@ kernels say), dync_oracle_symbols (user symbols in messages and relations)
 and dync_oracle_leaves.
 """
 
+import weakref
+
 import torch
 
 # Before the rest of torch: it puts torch._dynamo's package body off and
@@ -124,3 +126,5 @@ class Session(_Inputs, _Calls, _Records, _Assumptions):
         if decompositions == "fusion":
             self.layout = _fusion_module().LayoutChoices(pins)
         self.returned = {}
+        # Each fake tensor by its id, while it lives (fake_of).
+        self.fakes_by_id = weakref.WeakValueDictionary()

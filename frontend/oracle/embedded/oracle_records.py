@@ -219,6 +219,7 @@ class _Records:
             tensor_id = next(_next_id)
             self.rebound.append((t, t.__dict__.get("_dync_id")))
             t._dync_id = tensor_id
+            self.fakes_by_id[tensor_id] = t
         dtype = _DTYPES.get(t.dtype)
         if dtype is None:
             raise OracleError(f"dtype {t.dtype} cannot appear in a graph")
@@ -230,6 +231,27 @@ class _Records:
             device=str(t.device),
             requires_grad=t.requires_grad,
         )
+
+    def fake_of(self, tensor_id):
+        """The fake tensor with id `tensor_id` (None once it is gone)."""
+        return self.fakes_by_id.get(tensor_id)
+
+    @_while_busy
+    def fresh_like(self, model, requires_grad):
+        """(fake, meta): a new fake tensor of `model`'s dtype, sizes, strides
+        and device, under a new id, for a value a node computes that no call
+        on fake tensors made (a cond's result)."""
+        if not isinstance(model, FakeTensor):
+            raise OracleError(f"a {type(model).__qualname__} is not a fake tensor of this capture")
+        with self.fake:
+            fresh = torch.empty_strided(
+                model.shape,
+                model.stride(),
+                dtype=model.dtype,
+                device=model.device,
+                requires_grad=requires_grad,
+            )
+        return fresh, self._meta(fresh, fresh=True)
 
     @_while_busy
     def meta(self, t):
