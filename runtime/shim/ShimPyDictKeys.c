@@ -14,7 +14,6 @@
 
 #include <Python.h>
 
-#include <math.h>
 #include <string.h>
 
 /* The encoded key's tags. */
@@ -48,15 +47,7 @@ static int key_matches(PyObject* obj, const char** cursor, const char* end, int 
   case TAG_INT: {
     if (!read_i64(cursor, end, &n))
       return -1;
-    if (!obj || !PyLong_CheckExact(obj))
-      return 0;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
-    if (v == -1 && PyErr_Occurred()) {
-      PyErr_Clear();
-      return 0;
-    }
-    return !overflow && v == n;
+    return dync_py_equals_int(obj, n);
   }
   case TAG_STR: {
     if (!read_i64(cursor, end, &n) || n < 0 || end - *cursor < n)
@@ -85,12 +76,7 @@ static int key_matches(PyObject* obj, const char** cursor, const char* end, int 
       return -1;
     memcpy(&value, *cursor, 8);
     *cursor += 8;
-    if (!obj || !PyFloat_CheckExact(obj))
-      return 0;
-    double v = PyFloat_AS_DOUBLE(obj);
-    if (v != v || value != value)
-      return v != v && value != value;
-    return v == value && signbit(v) == signbit(value);
+    return dync_py_equals_float(obj, value);
   }
   case TAG_NONE:
     return obj == Py_None;
