@@ -232,7 +232,7 @@ llvm::Expected<std::unique_ptr<Module>> Parser::parseModule() {
 
 bool Parser::parseGraph(Module& module, GraphKind kind) {
   llvm::SMLoc loc = tok_.loc();
-  consume(); // graph, kernel or subgraph
+  consume(); // graph, kernel, backward or subgraph
   bool isKernel = kind == GraphKind::Kernel;
   if (!tok_.is(Token::GraphName))
     return expected(isKernel ? "a kernel name like @k0" : "a graph name like @MLP.forward"), false;

@@ -610,22 +610,13 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
   // torch.Tensor(2, 3): torch's legacy tensor constructors, in C, are
   // tensor operations like any other (a constant lifted into the graph, an
   // empty tensor, an alias of a tensor argument).
-  if (PyType_Check(object)) {
-    llvm::Expected<PyRef> legacy = importObject("torch._C._LegacyVariableBase");
-    if (!legacy)
-      return legacy.takeError();
-    llvm::Expected<PyRef> tensorClass = importObject("torch.Tensor");
-    if (!tensorClass)
-      return tensorClass.takeError();
-    // torch.FloatTensor, torch.LongTensor, ...: classes of one metaclass.
-    llvm::Expected<PyRef> typedClass = importObject("torch.FloatTensor");
-    if (!typedClass)
-      return typedClass.takeError();
-    if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
-                         reinterpret_cast<PyTypeObject*>(legacy->get())) ||
-        object == tensorClass->get() || Py_IS_TYPE(object, Py_TYPE(typedClass->get())))
-      return callOracle(object, args, kwargs);
-  }
+  // torch.FloatTensor, torch.LongTensor, ... are classes of one metaclass,
+  // the type of types_.floatTensor.
+  if (PyType_Check(object) &&
+      (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
+                        reinterpret_cast<PyTypeObject*>(types_.legacyVariableBase.get())) ||
+       object == types_.tensor.get() || Py_IS_TYPE(object, Py_TYPE(types_.floatTensor.get()))))
+    return callOracle(object, args, kwargs);
   // An enum class called with a known value looks a member up by its value
   // (`_ParameterKind(kind)`): no new object, nothing changed; it runs.
   if (PyType_Check(object) && args.size() == 1 && kwargs.empty() && isKnown(args[0])) {

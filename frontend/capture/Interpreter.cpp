@@ -58,6 +58,8 @@ llvm::Error Interpreter::readTypes() {
       {&TorchTypes::operatorModule, "operator"},
       {&TorchTypes::builtinsModule, "builtins"},
       {&TorchTypes::orderedDict, "collections.OrderedDict"},
+      {&TorchTypes::legacyVariableBase, "torch._C._LegacyVariableBase"},
+      {&TorchTypes::floatTensor, "torch.FloatTensor"},
   };
   for (const Row& row : rows) {
     llvm::Expected<PyRef> object = importObject(row.name);

@@ -10,7 +10,8 @@ namespace dync::capture {
 /// Python types capture recognizes, read once from torch.
 struct TorchTypes {
   python::PyRef torch, tensor, module, parameter, dtype, device, layout, memoryFormat, size, symInt,
-      symFloat, symBool, opOverload, opOverloadPacket, operatorModule, builtinsModule, orderedDict;
+      symFloat, symBool, opOverload, opOverloadPacket, operatorModule, builtinsModule, orderedDict,
+      legacyVariableBase, floatTensor;
   /// Context managers that only switch torch's grad mode: they run for
   /// real while capture is inside their block, so the oracle sees the mode.
   std::vector<python::PyRef> gradModeManagers;

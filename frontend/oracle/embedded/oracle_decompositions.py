@@ -113,8 +113,7 @@ class _Decompositions:
         # eager's CPU kernel does, so a compiled call could draw other
         # numbers than eager's from the same state (bernoulli's,
         # rand_like(x) < x, happens to draw the same). A call that draws
-        # nothing (CPU attention with dropout_p = 0; dync_oracle_draws)
-        # decomposes as any other.
+        # nothing (dync_oracle_draws) decomposes as any other.
         if (
             decomposition is not None
             and isinstance(op, torch._ops.OpOverload)
@@ -134,7 +133,6 @@ class _Decompositions:
             ):
                 decomposition = _get_decomp_for_cia(op)
         return decomposition
-
 
 
 class _Drawless:

@@ -66,7 +66,9 @@ class _KernelCheck:
     LARGE_NUMEL = 1 << 24
 
     def __init__(self):
-        self.checked = {}  # (callable, signature) -> message or None
+        # (callable, signature) -> an error message, the positions of the
+        # results the kernel leaves undefined, or None
+        self.checked = {}
 
     def prepare(self, fn, args, kwargs):
         """What the check needs from the arguments as they are before the
