@@ -7,7 +7,7 @@ decomposition while it is only tried.
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode, autograd_would_have_decomposed
 
-from dync_oracle_decompositions import _decomposition_table, _fusion_module
+from dync_oracle_decompositions import _KEPT_WHOLE, _decomposition_table, _fusion_module
 from dync_oracle_kernel_layout import _kernel_layout_known, kernel_laid_out
 from dync_oracle_layout import (
     _STORAGE_READS,
@@ -71,7 +71,10 @@ class _Recorder(TorchDispatchMode):
                 out = func.decompose(*args, **kwargs)
             if out is not NotImplemented:
                 return kernel_laid_out(func, args, kwargs, out, self._relayout)
-        if self.fusion is not None and func not in self.decomposing:
+        # An operator kept whole in core ATen stays whole for fusion too; its
+        # trial (running torch's listed decomposition on static fakes) would
+        # be the costliest of a capture, for a verdict never used.
+        if self.fusion is not None and func not in self.decomposing and func not in _KEPT_WHOLE:
             decomposition = self.fusion.get(func, args, kwargs)
             expected = None
             if decomposition is not None and self._keeps_operator_layout(func):
