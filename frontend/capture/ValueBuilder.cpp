@@ -104,6 +104,19 @@ bool keepsReadSource(PyObject* object, const TorchTypes& types) {
   return module == 1;
 }
 
+/// Whether an object of `type`, a tuple subclass (a named tuple, a
+/// structseq-like class written in Python), gives tuple's own length, items
+/// and iteration: then its items read as a tuple's, each through its own
+/// source, as the native readers read them (dync_py_sequence_item).
+bool readsAsTuple(PyTypeObject* type) {
+  for (const char* name : {"__getitem__", "__len__", "__iter__"}) {
+    PyRef key = PyRef::steal(python::newStr(name));
+    if (_PyType_Lookup(type, key.get()) != PyDict_GetItemString(PyTuple_Type.tp_dict, name))
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 SourcePtr ValueBuilder::classReadSource(const SourcePtr& base, llvm::StringRef name,
@@ -536,17 +549,22 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
                         " whose class reads or stores its items with methods of its own "
                         "(__getitem__, __len__, __iter__ or __setitem__); guards cannot read its "
                         "items as the program does, so this is not supported yet");
+  // A tuple subclass that reads its items as tuple does (a named tuple) is
+  // read item by item as an exact tuple is, with its class pinned: the
+  // class fixes what `[i]`, len() and iteration give.
+  bool tupleItems = PyTuple_Check(object) && !PyTuple_CheckExact(object) &&
+                    readsAsTuple(reinterpret_cast<PyTypeObject*>(type));
   // Items have sources only in exact lists, tuples and dicts (keys that are
   // constants, dictKeyOf), the
-  // list objects above and the dict objects of wrapDictObject: a subclass
-  // may read items differently (see ir/Source.h). A tuple subclass (a named
-  // tuple, immutable) read through a source has its type pinned.
-  if (source && PyTuple_Check(object) && !PyTuple_CheckExact(object))
+  // list and tuple objects above and the dict objects of wrapDictObject: a
+  // subclass may read items differently (see ir/Source.h). Any other tuple
+  // subclass (immutable) read through a source has its type pinned.
+  if (source && PyTuple_Check(object) && !PyTuple_CheckExact(object) && !tupleItems)
     guards_.add(typeGuard(source, type));
-  // A tensor in such a container (a named tuple, an OrderedDict) would be a
-  // graph input without a source; say what to pass instead.
+  // A tensor in such a container (a tuple subclass with item methods of its
+  // own) would be a graph input without a source; say what to pass instead.
   if (source && !PyTuple_CheckExact(object) && !PyList_CheckExact(object) && !listItems &&
-      !PyDict_CheckExact(object) &&
+      !tupleItems && !PyDict_CheckExact(object) &&
       (PyTuple_Check(object) || PyList_Check(object) || PyDict_Check(object))) {
     PyRef values =
         PyRef::steal(PyDict_Check(object) ? PyDict_Values(object) : PySequence_List(object));
@@ -555,13 +573,15 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(values.get()); ++i)
       if (PyObject_IsInstance(PyList_GET_ITEM(values.get(), i), types_.tensor.get()) == 1)
         return captureError(source->str() + " is a " + qualifiedTypeName(type) +
-                            " holding tensors; tensors in subclasses of tuple, list and dict "
-                            "(named tuples, OrderedDicts) are not supported as inputs yet: pass "
-                            "a plain " +
+                            " holding tensors, whose class reads its items with methods of its "
+                            "own (__getitem__, __len__ or __iter__); guards cannot read its items "
+                            "as the program does, so such inputs are not supported yet: pass a "
+                            "plain " +
                             (PyDict_Check(object) ? "dict" : "tuple") + " instead");
   }
   SourcePtr itemsSource =
-      PyTuple_CheckExact(object) || PyList_CheckExact(object) || listItems ? source : nullptr;
+      PyTuple_CheckExact(object) || PyList_CheckExact(object) || listItems || tupleItems ? source
+                                                                                         : nullptr;
   // Capture reads an exact container's items one by one, each through its
   // own source: pin the type and the length too, so that a call with more
   // or fewer items (or a dict with other keys) misses the guards rather than

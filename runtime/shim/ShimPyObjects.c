@@ -346,6 +346,26 @@ static int reads_as_list(PyObject* obj) {
   return _PyType_Lookup(type, name) == _PyType_Lookup(&PyList_Type, name);
 }
 
+/* A tuple, or an object of a tuple subclass (a named tuple) whose length
+ * and items are tuple's own: what len() and `[i]` give is then the tuple's
+ * size and items. */
+static int reads_as_tuple(PyObject* obj) {
+  if (PyTuple_CheckExact(obj))
+    return 1;
+  if (!PyTuple_Check(obj))
+    return 0;
+  PyTypeObject* type = Py_TYPE(obj);
+  if (!type->tp_as_sequence ||
+      type->tp_as_sequence->sq_length != PyTuple_Type.tp_as_sequence->sq_length)
+    return 0;
+  static PyObject* name;
+  if (!name && !(name = PyUnicode_InternFromString("__getitem__"))) {
+    PyErr_Clear();
+    return 0;
+  }
+  return _PyType_Lookup(type, name) == _PyType_Lookup(&PyTuple_Type, name);
+}
+
 PyObject* dync_py_sequence_item(PyObject* seq, int64_t index) {
   if (!seq)
     return NULL;
@@ -358,7 +378,7 @@ PyObject* dync_py_sequence_item(PyObject* seq, int64_t index) {
   if (reads_as_list(seq)) {
     size = PyList_GET_SIZE(seq);
     items = ((PyListObject*)seq)->ob_item;
-  } else if (PyTuple_CheckExact(seq)) {
+  } else if (reads_as_tuple(seq)) {
     size = PyTuple_GET_SIZE(seq);
     items = ((PyTupleObject*)seq)->ob_item;
   } else {
@@ -403,7 +423,7 @@ int64_t dync_py_length(PyObject* obj) {
     return -1;
   if (reads_as_list(obj))
     return (int64_t)PyList_GET_SIZE(obj);
-  if (PyTuple_CheckExact(obj))
+  if (reads_as_tuple(obj))
     return (int64_t)PyTuple_GET_SIZE(obj);
   /* An OrderedDict's entries are its dict's own (nn.Module's hook
    * tables). */

@@ -24,8 +24,10 @@
 # RUN:   | FileCheck %s --check-prefix=POSONLY
 # RUN: not %dync export %s:Model.forward --example badkey_inputs --emit=graph 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=BADKEY
-# RUN: not %dync export %s:named_tuple --example named_tuple_inputs --emit=graph 2>&1 \
+# RUN: %dync export %s:named_tuple --example named_tuple_inputs --emit=guards \
 # RUN:   | FileCheck %s --check-prefix=NAMEDTUPLE
+# RUN: not %dync export %s:named_tuple --example own_items_inputs --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=OWNITEMS
 # RUN: %dync export %s:ordered_items --example ordered_inputs --emit=graph \
 # RUN:   | FileCheck %s --check-prefix=ORDEREDDICT
 # RUN: not %dync export %s:Model.forward --example dynamic_inputs --emit=graph \
@@ -173,9 +175,15 @@ def dynamic_kwargs():
 # NODYN: keyword-inputs.py: error: --dynamic 'mask:0=b' names 'mask', which is not an example argument of Model.forward
 
 
-# Containers whose items the guards cannot read yet (named tuples), and an
-# OrderedDict, whose items they read.
+# A named tuple and an OrderedDict, whose items the guards read as a
+# tuple's and a dict's, and a tuple subclass with an item method of its own,
+# whose items they cannot read as the program does.
 Pair = collections.namedtuple("Pair", "a b")
+
+
+class Reversed(tuple):
+    def __getitem__(self, i):
+        return tuple.__getitem__(self, len(self) - 1 - i)
 
 
 def named_tuple(p):
@@ -194,6 +202,15 @@ def ordered_kwargs():
     return {"p": collections.OrderedDict(a=torch.ones(2))}
 
 
-# NAMEDTUPLE: keyword-inputs.py: error: L['p'] is a keyword-inputs.Pair holding tensors; tensors in subclasses of tuple, list and dict (named tuples, OrderedDicts) are not supported as inputs yet: pass a plain tuple instead
+def own_items_inputs():
+    return (Reversed((torch.ones(2), torch.zeros(2))),)
+
+
+# NAMEDTUPLE: guards @named_tuple(p) {
+# NAMEDTUPLE-NEXT: tensor L['p'][0] : tensor<f32, [2]>
+# NAMEDTUPLE-NEXT: tensor L['p'][1] : tensor<f32, [2]>
+# NAMEDTUPLE-NEXT: type L['p'] : "keyword-inputs":Pair
+# NAMEDTUPLE-NEXT: length L['p'] : 2
+# OWNITEMS: keyword-inputs.py: error: L['p'] is a keyword-inputs.Reversed holding tensors, whose class reads its items with methods of its own (__getitem__, __len__ or __iter__); guards cannot read its items as the program does, so such inputs are not supported yet: pass a plain tuple instead
 # An OrderedDict's items are inputs by key, as a dict's are.
 # ORDEREDDICT: graph @ordered_items(%p_a: tensor<f32, [2]> = L['p']['a'])
