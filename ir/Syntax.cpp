@@ -5,7 +5,8 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
+
+#include <vector>
 
 namespace dync::ir {
 
@@ -17,14 +18,26 @@ bool isIdentifier(llvm::StringRef text) {
          llvm::all_of(text.drop_front(), isIdentifierChar);
 }
 
-bool isReservedWord(llvm::StringRef text) {
-  static const llvm::StringSet<> words = {// literals
-                                          "true", "false", "none", "inf", "nan",
-                                          // symbolic-integer operators
-                                          "min", "max", "floordiv", "mod"};
-  return words.contains(text) || parseDType(text) || parseDeviceKind(text) || parseLayout(text) ||
-         parseMemoryFormat(text);
+llvm::ArrayRef<llvm::StringRef> reservedWords() {
+  static const std::vector<llvm::StringRef> words = [] {
+    std::vector<llvm::StringRef> all = {// literals
+                                        "true", "false", "none", "inf", "nan",
+                                        // symbolic-integer operators
+                                        "min", "max", "floordiv", "mod"};
+    for (unsigned i = 0; i <= static_cast<unsigned>(DType::C128); ++i)
+      all.push_back(spelling(static_cast<DType>(i)));
+    for (unsigned i = 0; i <= static_cast<unsigned>(DeviceKind::Meta); ++i)
+      all.push_back(spelling(static_cast<DeviceKind>(i)));
+    for (unsigned i = 0; i <= static_cast<unsigned>(Layout::Jagged); ++i)
+      all.push_back(spelling(static_cast<Layout>(i)));
+    for (unsigned i = 0; i <= static_cast<unsigned>(MemoryFormat::Preserve); ++i)
+      all.push_back(spelling(static_cast<MemoryFormat>(i)));
+    return all;
+  }();
+  return words;
 }
+
+bool isReservedWord(llvm::StringRef text) { return llvm::is_contained(reservedWords(), text); }
 
 bool isValueName(llvm::StringRef text) {
   return !text.empty() &&

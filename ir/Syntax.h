@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -21,6 +22,9 @@ bool isIdentifier(llvm::StringRef text);
 /// `true false none inf nan`, `min max floordiv mod`. A symbol may not be
 /// named by one of them.
 bool isReservedWord(llvm::StringRef text);
+/// Every reserved word (for namers outside C++, such as the tensor oracle's
+/// names of data-dependent symbols).
+llvm::ArrayRef<llvm::StringRef> reservedWords();
 
 /// `[A-Za-z0-9_.$]+`: what may follow `%` in a value name.
 bool isValueName(llvm::StringRef text);

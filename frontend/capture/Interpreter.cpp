@@ -60,6 +60,7 @@ llvm::Error Interpreter::readTypes() {
       {&TorchTypes::orderedDict, "collections.OrderedDict"},
       {&TorchTypes::legacyVariableBase, "torch._C._LegacyVariableBase"},
       {&TorchTypes::floatTensor, "torch.FloatTensor"},
+      {&TorchTypes::variableFunctions, "torch._C._VariableFunctions"},
   };
   for (const Row& row : rows) {
     llvm::Expected<PyRef> object = importObject(row.name);

@@ -11,7 +11,7 @@ namespace dync::capture {
 struct TorchTypes {
   python::PyRef torch, tensor, module, parameter, dtype, device, layout, memoryFormat, size, symInt,
       symFloat, symBool, opOverload, opOverloadPacket, operatorModule, builtinsModule, orderedDict,
-      legacyVariableBase, floatTensor;
+      legacyVariableBase, floatTensor, variableFunctions;
   /// Context managers that only switch torch's grad mode: they run for
   /// real while capture is inside their block, so the oracle sees the mode.
   std::vector<python::PyRef> gradModeManagers;

@@ -117,6 +117,15 @@ bool readsAsTuple(PyTypeObject* type) {
   return true;
 }
 
+/// Whether \p function is the static method of torch._C._VariableFunctions
+/// of its name (what torch._VF hands out).
+bool isVariableFunctionOf(PyObject* function, PyObject* variableFunctions) {
+  const char* name = reinterpret_cast<PyCFunctionObject*>(function)->m_ml->ml_name;
+  PyRef held = PyRef::steal(PyObject_GetAttrString(variableFunctions, name));
+  PyErr_Clear();
+  return held.get() == function;
+}
+
 } // namespace
 
 SourcePtr ValueBuilder::classReadSource(const SourcePtr& base, llvm::StringRef name,
@@ -706,6 +715,10 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
       if (module.empty() && self && PyObject_IsInstance(self, types_.tensor.get()) == 0 &&
           PyType_Check(self))
         module = qualifiedTypeName(self);
+      // torch._VF's functions (`_VF.unique_dim`, read by torch.functional)
+      // are torch._C._VariableFunctions' static methods: no module, no self.
+      if (module.empty() && !self && isVariableFunctionOf(object, types_.variableFunctions.get()))
+        module = "torch";
       PyErr_Clear();
     } else {
       PyTypeObject* owner = reinterpret_cast<PyDescrObject*>(object)->d_type;

@@ -16,6 +16,7 @@
 #include "frontend/oracle/TensorMetaSchema.h"
 
 #include "ir/Parser.h"
+#include "ir/Syntax.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -234,6 +235,18 @@ llvm::Error PythonTensorOracle::start() {
     return python::takePythonError("starting the tensor oracle");
   session_ = PyRef::steal(PyObject_CallOneArg(sessionClass.get(), setting.get()));
   if (!session_)
+    return pythonError("starting the tensor oracle");
+  // Symbols the oracle names itself (torch's `u0`, `u1`, ...) must not be
+  // words the IR reads otherwise (`u8` is a dtype).
+  PyRef reserved = PyRef::steal(PySet_New(nullptr));
+  if (!reserved)
+    return pythonError("starting the tensor oracle");
+  for (llvm::StringRef word : ir::reservedWords()) {
+    PyRef text = PyRef::steal(python::newStr(word));
+    if (!text || PySet_Add(reserved.get(), text.get()) != 0)
+      return pythonError("starting the tensor oracle");
+  }
+  if (PyObject_SetAttrString(session_.get(), "reserved_names", reserved.get()) != 0)
     return pythonError("starting the tensor oracle");
   if ((!options_.inputsRequireGrad &&
        PyObject_SetAttrString(session_.get(), "inputs_require_grad", Py_False) != 0) ||

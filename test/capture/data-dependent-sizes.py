@@ -9,6 +9,7 @@
 # RUN: %dync export %s:positions %s:masked %s:distinct %s:pairs --emit=graph | FileCheck %s
 # RUN: %dync export %s:counted %s:matched %s:listed --example counted=int_inputs --example matched=int_inputs --example listed=list_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=ITEM
 # RUN: %dync export %s:counted --example int_inputs --emit=guards 2>&1 | FileCheck %s --check-prefix=GUARDS
+# RUN: %dync export %s:rows %s:many --example rows=rows_inputs --example many=many_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=MORE
 import torch
 
 
@@ -95,8 +96,36 @@ def pairs(x):
 # CHECK:         aten::cat.default({{.*}}) : tensor<f32, [u{{[0-9]+}}, 2]>
 
 
+# torch.unique over a dimension reaches torch._VF.unique_dim, a torch
+# function read through torch._VF rather than torch.
+def rows(x):
+    return torch.unique(x, dim=0, return_inverse=True)
+
+# MORE-LABEL: graph @rows(
+# MORE-NEXT:      symbols { u0: [0, 3] unbacked } {
+# MORE-NEXT:    %0 = aten::unique_dim.default(%x, 0, true, true) : tuple<tensor<i64, [u0, 2]>, tensor<i64, [3]>, tensor<i64, [u0]>>
+
+
+# Ten data-dependent sizes: torch names them u0 to u9, and u8 is the IR's
+# dtype uint8, so that symbol is u8_.
+def many(x):
+    return [torch.nonzero(x > i) for i in range(10)]
+
+# MORE-LABEL: graph @many(
+# MORE-NEXT:      symbols { u0: [0, 12] unbacked, {{.*}} u7: [0, 12] unbacked, u8_: [0, 12] unbacked, u9: [0, 12] unbacked } {
+# MORE:         aten::nonzero.default(%{{[0-9]+}}) : tensor<i64, [u8_, 1], [1, u8_]>
+
+
 def example_inputs():
     return (torch.tensor([[0.0, 1.5], [2.0, -1.0], [0.0, 3.0]]),)
+
+
+def rows_inputs():
+    return (torch.tensor([[1, 2], [1, 2], [3, 4]]),)
+
+
+def many_inputs():
+    return (torch.arange(12),)
 
 
 def int_inputs():

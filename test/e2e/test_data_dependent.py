@@ -40,6 +40,14 @@ MODEL = textwrap.dedent("""
         return torch.unique(x) * 3
 
 
+    def rows(x):
+        return torch.unique(x, dim=0, return_inverse=True, return_counts=True)
+
+
+    def many(x):
+        return [torch.nonzero(x > i) for i in range(10)]
+
+
     def example_inputs():
         return (torch.tensor([[0.0, 1.5], [2.0, -1.0], [0.0, 3.0]]),)
 
@@ -50,6 +58,14 @@ MODEL = textwrap.dedent("""
 
     def distinct_inputs():
         return (torch.tensor([3, 1, 3, 2, 1]),)
+
+
+    def rows_inputs():
+        return (torch.tensor([[1, 2], [1, 2], [3, 4]]),)
+
+
+    def many_inputs():
+        return (torch.arange(12),)
 """)
 
 RUNNER = textwrap.dedent("""
@@ -92,8 +108,9 @@ def test_data_dependent_sizes_match_eager(run_dync, tmp_path):
     model = str(tmp_path / "model.py")
     out = tmp_path / "dd.so"
     done = run_dync("export", model + ":positions", model + ":masked", model + ":counted",
-                    model + ":distinct", "--example", "counted=counted_inputs",
-                    "--example", "distinct=distinct_inputs", "-o", out)
+                    model + ":distinct", model + ":rows", model + ":many",
+                    "--example", "counted=counted_inputs", "--example", "distinct=distinct_inputs",
+                    "--example", "rows=rows_inputs", "--example", "many=many_inputs", "-o", out)
     assert done.returncode == 0, done.stderr
     results = run_python(RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(out),
                                        body=textwrap.dedent("""
@@ -113,6 +130,14 @@ def test_data_dependent_sizes_match_eager(run_dync, tmp_path):
         for label, values in (("one", [7, 7, 7, 7, 7]), ("several", [3, 1, 3, 2, 1]),
                               ("all", [5, 4, 3, 2, 1])):
             check("distinct " + label, "distinct", (torch.tensor(values),))
+        # Rows: all equal, some equal, all distinct (unique over a dimension).
+        for label, values in (("one", [[7, 7], [7, 7], [7, 7]]), ("several", [[1, 2], [1, 2], [3, 4]]),
+                              ("all", [[5, 4], [3, 2], [1, 0]])):
+            check("rows " + label, "rows", (torch.tensor(values),))
+        # Ten data-dependent sizes in one graph (one of them named u8_).
+        for label, x in (("arange", torch.arange(12)), ("shuffled", torch.randperm(12)),
+                         ("small", torch.zeros(12, dtype=torch.int64))):
+            check("many " + label, "many", (x,))
     """).strip()))
     # A value outside a symbol's range runs the original code (nothing was
     # done yet), whose torch._check then raises as eager mode's does.

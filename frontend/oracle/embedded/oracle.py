@@ -95,6 +95,9 @@ class Session(_Inputs, _Calls, _Records, _Assumptions):
         self.kernel_check = _KernelCheck()
         self.bool_mix_check = _BoolMixCheck()
         self.dims = {}  # user symbol name -> _Dim
+        # The graph IR's reserved words, which no symbol may be named (the
+        # C++ half sets them).
+        self.reserved_names = frozenset()
         # Whether this capture serves part of a declared range (inputs with
         # size hints): then a symbol torch pins to a constant is that
         # constant in the graph rather than an error.

@@ -60,9 +60,10 @@ class DataDependent:
 
     def name(self, symbol):
         """The IR name of unbacked symbol `symbol`, given on first sight:
-        torch's own (`u0`), unless a user symbol already has it."""
+        torch's own (`u0`), unless a user symbol already has it or the IR
+        reads it as a word of its own (`u8`, a dtype)."""
         session = self.session
-        taken = set(session.names.values()) | set(session.dims)
+        taken = set(session.names.values()) | set(session.dims) | session.reserved_names
         name = str(symbol)
         while name in taken:
             name += "_"
