@@ -5,6 +5,13 @@
 # Capture stops instead of recording a graph that computes something else.
 # RUN: not %dync export %s:unbatched --emit=signature 2>&1 | FileCheck %s --check-prefix=WRONG
 # RUN: %dync export %s:batched --example batched_inputs --emit=signature | FileCheck %s
+# A call with a data-dependent result is checked by ranks and dtypes (its
+# data-dependent size has no value to compare, and unique's unrequested
+# results are empty placeholders the meta function sizes as if asked):
+# torch's fake unique_consecutive over the one dimension of a 1-D tensor
+# gives a 2-D result.
+# RUN: not %dync export %s:consecutive --example consecutive_inputs --emit=signature 2>&1 | FileCheck %s --check-prefix=RANK
+# RUN: %dync export %s:consecutive_rows --example rows_inputs --emit=signature | FileCheck %s --check-prefix=ROWS
 import torch
 import torch.nn.functional as F
 
@@ -27,3 +34,24 @@ def example_inputs():
 
 def batched_inputs():
     return (torch.randn(5, 10), torch.zeros(5, 10, dtype=torch.long))
+
+
+def consecutive(x):
+    return torch.unique_consecutive(x, return_counts=True, dim=-1)
+
+# RANK: kernel-check.py:[[@LINE-2]]:12: error: torch's meta functions give torch._VariableFunctionsClass.unique_consecutive a result of (f32 [u0, 5], i64 [5], i64 [5]) where its CPU kernel gives (f32 [1], i64 [5], i64 [1]); a graph of what they say would not compute what eager mode does
+
+
+def consecutive_rows(x):
+    return torch.unique_consecutive(x, return_counts=True, dim=0)
+
+# ROWS: result 0: tensor<f32, [u0, 3]>
+# ROWS: result 1: tensor<i64, [u0]>
+
+
+def consecutive_inputs():
+    return (torch.tensor([1.0, 1.0, 2.0, 2.0, 3.0]),)
+
+
+def rows_inputs():
+    return (torch.tensor([[1.0, 1.0, 2.0], [1.0, 1.0, 2.0], [0.0, 0.0, 0.0]]),)
