@@ -87,6 +87,9 @@ def example_inputs():
 # GUARDS-NEXT:   equals L['self'].sizes[0] : 1
 # GUARDS-NEXT:   equals L['self'].sizes[1] : 2
 # GUARDS-NEXT:   type L['self'].pair : sources:Pair
+# GUARDS-NEXT:   length L['self'].pair : 2
+# GUARDS-NEXT:   equals L['self'].pair[0] : 1.5
+# GUARDS-NEXT:   equals L['self'].pair[1] : 2
 # GUARDS-NEXT:   equals L['self'].dtype : f32
 # GUARDS-NEXT:   grad_mode true
 # GUARDS-NOT:  scale
