@@ -42,13 +42,21 @@ bool tensorPredicate(const ValuePtr& tensor, const char* method) {
   return result && result.get() == Py_True;
 }
 
-bool isStatic(const ir::Type& type) {
-  if (type.isSequence())
-    return llvm::all_of(type.elements(), isStatic);
-  if (!type.isTensor())
-    return true;
-  auto constant = [](ir::SymExpr e) { return e.isConstant(); };
-  return llvm::all_of(type.sizes(), constant) && llvm::all_of(type.strides(), constant);
+/// Whether \p graph's nodes mention \p symbol.
+bool mentions(const ir::Graph& graph, ir::SymExpr symbol) {
+  bool found = false;
+  auto note = [&](ir::SymExpr e) {
+    if (e && !found)
+      e.walkSymbols([&](ir::SymExpr s) { found |= s == symbol; });
+  };
+  for (const ir::Node& node : graph.nodes()) {
+    node.type().walkSymExprs(note);
+    for (const ir::Argument& arg : node.args())
+      arg.forEachSym(note);
+    for (const ir::KeywordArgument& kwarg : node.kwargs())
+      kwarg.value.forEachSym(note);
+  }
+  return found;
 }
 
 /// An attribute forward may have set on ctx, or null when it did not.
@@ -80,10 +88,12 @@ namespace {
 /// into \p backward, whose inputs so far are the gradients: entry values
 /// the calls read become its first inputs (\p saved, in order of first
 /// use), and \p returned (one value per tensor input, a tensor or None) its
-/// return.
-llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<ValuePtr> returned,
-                            oracle::TensorOracle& oracle, ir::Graph& backward,
-                            std::vector<ir::ValueRef>& saved) {
+/// return; the symbolic sizes it needs that none of its tensors carries
+/// become its last inputs, ints the node passes (\p sizes).
+llvm::Error outlineBackward(const std::string& name, ir::Graph& entry, ir::Node* marker,
+                            llvm::ArrayRef<ValuePtr> returned, oracle::TensorOracle& oracle,
+                            ir::Graph& backward, std::vector<ir::ValueRef>& saved,
+                            std::vector<ir::SymExpr>& sizes) {
   auto begin = marker ? std::next(marker->getIterator()) : entry.nodes().begin();
   std::vector<ir::Node*> moved;
   llvm::DenseSet<const ir::Node*> inside;
@@ -95,9 +105,6 @@ llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<V
   std::vector<ir::Node*> gradInputs;
   for (ir::Node& input : backward.nodes())
     if (input.isInput()) {
-      if (!isStatic(input.type()))
-        return captureError("backward takes a gradient of symbolic size (" + input.type().str() +
-                            "), which a backward graph does not support yet");
       gradInputs.push_back(&input);
       inside.insert(&input);
     }
@@ -111,7 +118,7 @@ llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<V
     }
     std::optional<ir::ValueRef> ref = oracle.valueOf(value->object.get());
     if (!ref)
-      return captureError("backward returned a tensor that is no value of the graph");
+      return captureError(name + ".backward returned a tensor that is no value of the graph");
     results.push_back(ref);
   }
 
@@ -131,9 +138,6 @@ llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<V
   auto firstGrad = gradInputs.empty() ? backward.nodes().end() : gradInputs.front()->getIterator();
   for (auto [i, ref] : llvm::enumerate(saved)) {
     const ir::Type& type = *ref.node->resultType(ref.index);
-    if (!isStatic(type))
-      return captureError("backward reads a tensor of symbolic size (" + type.str() +
-                          "), which a backward graph does not support yet");
     savedInputs.push_back(
         backward.insert(firstGrad, ir::Node::input("saved" + std::to_string(i), type, "")));
   }
@@ -144,9 +148,6 @@ llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<V
     return ir::ValueRef{savedInputs[llvm::find(saved, ref) - saved.begin()], std::nullopt};
   };
   for (ir::Node* node : moved) {
-    if (!isStatic(node->type()))
-      return captureError("backward computes a tensor of symbolic size (" + node->type().str() +
-                          "), which a backward graph does not support yet");
     entry.nodes().remove(node);
     for (ir::Argument& arg : node->args())
       remapArgument(arg, remap);
@@ -164,6 +165,20 @@ llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<V
       items.push_back(ir::Argument::value(to.node, to.index));
     }
   backward.append(ir::Node::output(ir::Argument::tuple(std::move(items))));
+  // The symbolic sizes backward uses that none of its tensors has as a
+  // dimension (a batch size forward kept on ctx) are passed as ints, after
+  // the gradients: the values they had when forward ran, as eager's ctx
+  // holds them. One that only backward's calls compute (from tensor data)
+  // has no value when forward runs.
+  auto body = llvm::find_if(backward.nodes(), [](const ir::Node& n) { return !n.isInput(); });
+  for (ir::SymExpr symbol : ir::unboundSymbols(backward)) {
+    if (!mentions(entry, symbol))
+      return captureError(name + ".backward computes the size " + symbol.symbolName().str() +
+                          " from tensor data, which a backward graph does not support yet");
+    backward.insert(body, ir::Node::input("size" + std::to_string(sizes.size()),
+                                          ir::Type::integer(symbol), ""));
+    sizes.push_back(symbol);
+  }
   return llvm::Error::success();
 }
 
@@ -370,7 +385,8 @@ Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name
         if (std::optional<ir::ValueRef> ref = oracle_.valueOf(tensor->object.get());
             ref && !llvm::is_contained(call.saved, *ref))
           call.saved.push_back(*ref);
-  if (llvm::Error error = outlineBackward(entry, marker, perInput, oracle_, backward, call.saved))
+  if (llvm::Error error =
+          outlineBackward(name, entry, marker, perInput, oracle_, backward, call.saved, call.sizes))
     return error;
   call.backward = backward.name();
 

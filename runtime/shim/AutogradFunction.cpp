@@ -34,6 +34,7 @@ struct CompiledFunctionBackward final : torch::autograd::Node {
   size_t numBackwardOutputs = 0;
   std::vector<at::Tensor> saved;
   std::vector<uint32_t> savedVersions;
+  std::vector<int64_t> sizes;     // the symbolic sizes its tensors do not carry
   std::vector<int64_t> gradIndex; // per input: backward's result, or -1
   // Per output: the sizes and options of the zeros an absent gradient is.
   std::vector<std::pair<std::vector<int64_t>, at::TensorOptions>> outputTypes;
@@ -86,8 +87,8 @@ CompiledFunctionBackward::apply(torch::autograd::variable_list&& grads) {
   }
   std::vector<dync_tensor*> outputs(numBackwardOutputs, nullptr);
   char error[1024] = {0};
-  int status = backward(inputs.data(), inputs.size(), nullptr, 0, outputs.data(), outputs.size(),
-                        error, sizeof error);
+  int status = backward(inputs.data(), inputs.size(), sizes.data(), sizes.size(), outputs.data(),
+                        outputs.size(), error, sizeof error);
   std::vector<at::Tensor> results;
   for (dync_tensor* handle : outputs)
     results.push_back(
@@ -116,8 +117,10 @@ dync_status apply(dync_stack* stack, dync_backward_fn backward, size_t numBackwa
   if (!pushError->empty())
     return fail(DYNC_ERR_INVALID_ARGUMENT,
                 "dync_autograd_function_apply: bad argument: " + *pushError);
-  TORCH_CHECK(args.size() == 8 && args[0].isString() && args[1].isString() && args[7].isBool(),
-              "dync_autograd_function_apply: expected the eight arguments of the node");
+  // Artifacts made before the sizes were appended push eight.
+  TORCH_CHECK((args.size() == 8 || (args.size() == 9 && args[8].isIntList())) &&
+                  args[0].isString() && args[1].isString() && args[7].isBool(),
+              "dync_autograd_function_apply: expected the nine arguments of the node");
   std::vector<at::Tensor> inputs = tensorList(args[2], "the inputs");
   std::vector<at::Tensor> outputs = tensorList(args[3], "the outputs");
   std::vector<at::Tensor> saved = tensorList(args[4], "the saved tensors");
@@ -146,6 +149,8 @@ dync_status apply(dync_stack* stack, dync_backward_fn backward, size_t numBackwa
   node->numBackwardOutputs = numBackwardOutputs;
   node->gradIndex = std::move(gradIndex);
   node->materializeGrads = args[7].toBool();
+  if (args.size() == 9)
+    node->sizes = args[8].toIntVector();
   node->set_next_edges(torch::autograd::collect_next_edges(inputs));
   for (const at::Tensor& t : saved)
     node->savedVersions.push_back(t._version());

@@ -52,7 +52,7 @@ class Net(nn.Module):
 # CHECK-NEXT:   %[[DETACHED:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
 # CHECK-NEXT:   %[[CLAMP:[0-9]+]] = aten::clamp.default(%[[DETACHED]], 0.25)
 # CHECK:        %[[INDEX:[0-9]+]] = aten::_to_copy.default(%{{[0-9]+}}, dtype=i64)
-# CHECK-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.ClampPass", "autograd-function-backward.ClampPass.backward", [%[[PRODUCT]]], [%[[CLAMP]], %[[INDEX]]], [%[[DETACHED]]], [0], [true, false], true) : tuple<tensor<f32, [4, 3]>, tensor<i64, [4, 3]>>
+# CHECK-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.ClampPass", "autograd-function-backward.ClampPass.backward", [%[[PRODUCT]]], [%[[CLAMP]], %[[INDEX]]], [%[[DETACHED]]], [0], [true, false], true, []) : tuple<tensor<f32, [4, 3]>, tensor<i64, [4, 3]>>
 # CHECK-NEXT:   aten::sum.dim_IntList(%[[NODE]]#0, [])
 # CHECK-NEXT:   aten::sum.dim_IntList(%[[NODE]]#1, [])
 
