@@ -208,39 +208,27 @@ llvm::Expected<ValuePtr> Interpreter::applyRecordingAutogradFunction(const Value
                                "backward graph");
 
   // apply's tensor arguments are its inputs; forward sees those that
-  // require grad detached.
+  // require grad detached, and those in tuples and lists too (which are no
+  // inputs: they get no gradient).
   std::vector<ir::ValueRef> inputs;
   std::vector<size_t> inputPositions;
   std::vector<ValuePtr> needsGrad, forwardArgs = args;
+  ForwardArguments given;
   for (auto [i, arg] : llvm::enumerate(args)) {
-    bool wantsGrad = anyRequiresGrad(arg);
-    needsGrad.push_back(makeBool(arg->isTensor() && wantsGrad));
-    if (!arg->isTensor()) {
-      if (wantsGrad)
+    bool wantsGrad = arg->isTensor() && anyRequiresGrad(arg);
+    needsGrad.push_back(makeBool(wantsGrad));
+    if (arg->isTensor()) {
+      std::optional<ir::ValueRef> ref = oracle_.valueOf(arg->object.get());
+      if (!ref)
         return captureError(name + ".apply(): argument " + std::to_string(i) +
-                            " holds tensors that require grad inside a container, which is not "
-                            "supported");
-      continue;
+                            " is no value of the graph");
+      inputs.push_back(*ref);
+      inputPositions.push_back(i);
     }
-    std::optional<ir::ValueRef> ref = oracle_.valueOf(arg->object.get());
-    if (!ref)
-      return captureError(name + ".apply(): argument " + std::to_string(i) +
-                          " is no value of the graph");
-    inputs.push_back(*ref);
-    inputPositions.push_back(i);
-    if (wantsGrad) {
-      // `aten::detach`, which torch's decompositions would make an alias
-      // (a view autograd tracks): a fake of its own, bound to the node.
-      llvm::Expected<ValuePtr> detached = unboundFake(arg, false);
-      if (!detached)
-        return detached.takeError();
-      const ir::Type& type = *ref->node->resultType(ref->index);
-      ir::Node* node = oracle_.builder().addCall(
-          "aten::detach.default", {ir::Argument::value(ref->node, ref->index)},
-          ir::Type::tensor(type.dtype(), type.sizes(), type.strides(), type.device()));
-      oracle_.bindValue((*detached)->object.get(), ir::ValueRef{node, std::nullopt});
-      forwardArgs[i] = *detached;
-    }
+    llvm::Expected<ValuePtr> detached = detachNested(arg, given);
+    if (!detached)
+      return detached.takeError();
+    forwardArgs[i] = *detached;
   }
 
   llvm::Expected<ValuePtr> ctx = autogradContext(needsGrad);
@@ -249,7 +237,13 @@ llvm::Expected<ValuePtr> Interpreter::applyRecordingAutogradFunction(const Value
   llvm::Expected<ValuePtr> result = runAutogradForward(cls, name, *ctx, forwardArgs, {});
   if (!result)
     return result.takeError();
-  return attachAutogradFunction(cls, name, *ctx, *result, inputs, inputPositions, args.size());
+  llvm::Expected<ValuePtr> attached =
+      attachAutogradFunction(cls, name, *ctx, *result, inputs, inputPositions, args.size());
+  if (!attached)
+    return attached.takeError();
+  // What forward returned nested in tuples keeps no history, as eager's
+  // does; a tensor it was given is apply's.
+  return restoreNested(name, *attached, given);
 }
 
 llvm::Expected<ValuePtr>
@@ -266,14 +260,9 @@ Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name
   if (result->isTensor())
     outputs.push_back(result);
   else if (result->kind == ValueKind::Tuple)
-    for (const ValuePtr& item : result->items) {
+    for (const ValuePtr& item : result->items)
       if (item->isTensor())
         outputs.push_back(item);
-      else if (item->isSequence() &&
-               llvm::any_of(item->items, [](const ValuePtr& v) { return v->isTensor(); }))
-        return captureError(name + ".forward returned tensors inside a nested container, "
-                                   "which apply does not track for autograd");
-    }
   if (outputs.empty())
     return result;
 

@@ -357,6 +357,25 @@ private:
                                                   const std::vector<ir::ValueRef>& inputs,
                                                   const std::vector<size_t>& inputPositions,
                                                   size_t numArgs);
+  /// What forward was given in place of apply's arguments when grad mode
+  /// is on: tensors requiring grad detached, and the tuples and lists
+  /// holding them copied (AutogradFunctions.cpp).
+  struct ForwardArguments {
+    /// A detached fake's object, or a copied container, to apply's value.
+    std::map<const void*, ValuePtr> originals;
+    /// Each list copy, with the items it was given.
+    std::vector<std::pair<ValuePtr, std::vector<ValuePtr>>> lists;
+  };
+  /// `aten::detach` of \p tensor, a fake of its own bound to the node.
+  llvm::Expected<ValuePtr> detachedTensor(const ValuePtr& tensor);
+  /// \p arg with the tensors requiring grad it holds in tuples and lists
+  /// detached, as apply's forward (grad mode off) reads them.
+  llvm::Expected<ValuePtr> detachNested(const ValuePtr& arg, ForwardArguments& given);
+  /// \p value with what forward was given in its tuples and lists put back
+  /// as apply's, which eager's forward returns as they are; refuses a list
+  /// copy forward changed.
+  llvm::Expected<ValuePtr> restoreNested(const std::string& name, const ValuePtr& value,
+                                         const ForwardArguments& given);
   /// A fake tensor like \p like, requiring grad when \p requiresGrad, that
   /// stands for no graph value until the oracle binds it: empty_like run
   /// by the oracle, the calls it recorded erased.

@@ -9,6 +9,8 @@
 # RUN: not %dync export %s:Dirty.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DIRTY
 # RUN: not %dync export %s:NumberGrad.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=NUMBER
 # RUN: not %dync export %s:Keywords.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=KEYWORDS
+# RUN: %dync export %s:Listed.forward --emit=graph | FileCheck %s --check-prefix=LISTED
+# RUN: not %dync export %s:Appends.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=APPENDS
 # In an artifact only the variant for grad mode on is left out; calls under
 # no_grad are still served.
 # RUN: %dync export %s:Opaque.forward -o %t.opaque.so -v 2>&1 | FileCheck %s --check-prefix=LEFTOUT
@@ -135,6 +137,58 @@ class Keywords(Net):
         return TooFew.apply(x * self.weight, scale=2.0)
 
 # KEYWORDS: error: autograd-function-backward.TooFew.apply() with keyword arguments on tensors that require grad is not supported: pass them positionally
+
+
+class Gated(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, extras):
+        (gate,) = extras
+        ctx.save_for_backward(gate)
+        return x * gate, (x * 2,)
+
+    @staticmethod
+    def backward(ctx, grad, nested):
+        (gate,) = ctx.saved_tensors
+        return grad * gate, None
+
+
+class Listed(Net):
+    def forward(self, x):
+        y, (doubled,) = Gated.apply(x * self.weight, [self.weight])
+        return y, doubled
+
+# A tensor requiring grad in a list is read detached and is no input of the
+# node; a tensor nested in the result is returned as forward made it.
+# LISTED:      backward @"autograd-function-backward.Gated.backward"(%saved0: tensor<f32, [3]>,
+# LISTED-NEXT:     %grad0: tensor<f32, [4, 3]>) {
+# LISTED-NEXT:   %[[MUL:[0-9]+]] = aten::mul.Tensor(%grad0, %saved0)
+# LISTED-NEXT:   return (%[[MUL]],)
+# LISTED-LABEL: graph @Listed.forward(
+# LISTED:        %[[PRODUCT:[0-9]+]] = aten::mul.Tensor(%x, %self_weight)
+# LISTED-NEXT:   %[[X:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
+# LISTED-NEXT:   %[[GATE:[0-9]+]] = aten::detach.default(%self_weight)
+# LISTED-NEXT:   %[[Y:[0-9]+]] = aten::mul.Tensor(%[[X]], %[[GATE]])
+# LISTED-NEXT:   %[[TWICE:[0-9]+]] = aten::mul.Tensor(%[[X]], 2)
+# LISTED-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.Gated", "autograd-function-backward.Gated.backward", [%[[PRODUCT]]], [%[[Y]]], [%[[GATE]]], [0], [true], true, [])
+# LISTED-NEXT:   return (%[[NODE]]#0, %[[TWICE]])
+
+
+class Appending(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, extras):
+        extras.append(x)
+        return x * extras[0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class Appends(Net):
+    def forward(self, x):
+        return Appending.apply(x * self.weight, [self.weight])
+
+# APPENDS: error: autograd-function-backward.Appending.forward changes a list it was given that holds tensors requiring grad, which a graph recording autograd does not support
 
 
 def example_inputs():

@@ -37,7 +37,7 @@ with loaded as art:
             out.square().sum().backward()
             report[f"{{name}}/{{batch}}"] = {{
                 "out": out.tolist(), "requires_grad": out.requires_grad,
-                "grad_fn": type(out.grad_fn).__name__,
+                "grad_fn": out.grad_fn.name(),
                 "grads": [p.grad.tolist() for p in model.parameters()]}}
             model.zero_grad(set_to_none=True)
         stats = art.stats()[name + ".forward"] if art else {{}}
