@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/AutogradFunctions.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
@@ -95,6 +96,10 @@ llvm::Expected<ValuePtr> Interpreter::applyAutogradFunction(std::vector<ValuePtr
   PyRef enabled = PyRef::steal(PyObject_CallMethod(types_.torch.get(), "is_grad_enabled", nullptr));
   if (!enabled)
     return pythonError("reading the grad mode");
+  llvm::Expected<bool> bound = bindApplyKeywords(cls, name, args, kwargs);
+  if (!bound)
+    return bound.takeError();
+
   // Only tensor arguments are inputs: one in a list or tuple is not, and
   // gets no gradient.
   bool gradMode = enabled.get() == Py_True;
@@ -103,12 +108,8 @@ llvm::Expected<ValuePtr> Interpreter::applyAutogradFunction(std::vector<ValuePtr
       gradMode &&
       (llvm::any_of(args, inputRequiresGrad) ||
        llvm::any_of(kwargs, [&](const auto& kw) { return inputRequiresGrad(kw.second); }));
-  if (recording) {
-    if (!kwargs.empty())
-      return captureError(name + ".apply() with keyword arguments on tensors that require grad "
-                                 "is not supported: pass them positionally");
+  if (recording)
     return applyRecordingAutogradFunction(cls, name, std::move(args));
-  }
 
   // No input needs a gradient: grad mode is off or none requires one. With
   // grad mode on, tensors requiring grad in containers are read detached,
@@ -131,6 +132,83 @@ llvm::Expected<ValuePtr> Interpreter::applyAutogradFunction(std::vector<ValuePtr
   if (!result)
     return result.takeError();
   return restoreNested(name, *result, given);
+}
+
+//===----------------------------------------------------------------------===//
+// Keyword arguments
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<bool> Interpreter::bindApplyKeywords(const ValuePtr& cls, const std::string& name,
+                                                    std::vector<ValuePtr>& args,
+                                                    KeywordArgs& kwargs) {
+  // apply binds keyword arguments to forward's parameters (after ctx), so
+  // they are inputs in forward's order, as positional ones are; a function
+  // with setup_context has its defaults bound too (inspect's bind and
+  // apply_defaults), so they count among the inputs.
+  llvm::Expected<ValuePtr> forward = getAttr(cls, "forward");
+  if (!forward)
+    return forward.takeError();
+  llvm::Expected<ValuePtr> setupContext = getAttr(cls, "setup_context");
+  if (!setupContext)
+    return setupContext.takeError();
+  llvm::Expected<PyRef> baseSetup =
+      importObject("torch.autograd.function._SingleLevelFunction.setup_context");
+  if (!baseSetup)
+    return baseSetup.takeError();
+  bool separateSetup = (*setupContext)->object.get() != baseSetup->get();
+  if (kwargs.empty() && !separateSetup)
+    return false;
+  if ((*forward)->kind != ValueKind::Function) {
+    if (kwargs.empty())
+      return false;
+    return captureError(name + ".apply() with keyword arguments to a forward that is not a "
+                               "Python function is not supported");
+  }
+  auto* code = reinterpret_cast<PyCodeObject*>((*forward)->code.get());
+  if (code->co_kwonlyargcount > 0 || (code->co_flags & (CO_VARARGS | CO_VARKEYWORDS)))
+    return captureError(name + ".apply() binds its arguments to a forward with *args, "
+                               "keyword-only parameters or **kwargs, which is not supported");
+  size_t first = separateSetup ? 0 : 1, count = static_cast<size_t>(code->co_argcount);
+  auto parameter = [&](size_t i) {
+    return python::utf8Of(PyTuple_GET_ITEM(code->co_localsplusnames, i)).value_or("?");
+  };
+  std::vector<ValuePtr> slots = args;
+  for (const auto& [keyword, value] : kwargs) {
+    size_t index = first;
+    while (index < count && parameter(index) != keyword)
+      ++index;
+    if (index == count)
+      return raiseBuiltin(PyExc_TypeError,
+                          "forward() got an unexpected keyword argument '" + keyword + "'");
+    size_t position = index - first;
+    if (position < slots.size() && slots[position])
+      return raiseBuiltin(PyExc_TypeError,
+                          "forward() got multiple values for argument '" + keyword + "'");
+    if (position >= slots.size())
+      slots.resize(position + 1);
+    slots[position] = value;
+  }
+  // Defaults, for a function with setup_context, to every parameter.
+  const std::vector<ValuePtr>& defaults = (*forward)->items;
+  if (separateSetup)
+    slots.resize(std::max(slots.size(), count - first));
+  for (size_t position = args.size(); position < slots.size(); ++position) {
+    if (slots[position])
+      continue;
+    size_t index = position + first;
+    if (separateSetup && index + defaults.size() >= count) {
+      slots[position] = defaults[index + defaults.size() - count];
+      continue;
+    }
+    return raiseBuiltin(PyExc_TypeError,
+                        separateSetup
+                            ? "missing a required argument: '" + parameter(index) + "'"
+                            : "forward() missing required argument: '" + parameter(index) +
+                                  "' (position " + std::to_string(position) + ")");
+  }
+  args = std::move(slots);
+  kwargs.clear();
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

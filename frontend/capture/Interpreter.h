@@ -357,6 +357,11 @@ private:
                                                   const std::vector<ir::ValueRef>& inputs,
                                                   const std::vector<size_t>& inputPositions,
                                                   size_t numArgs);
+  /// \p kwargs of apply bound to forward's parameters and moved into
+  /// \p args, as apply binds them (with forward's defaults when the class
+  /// defines setup_context); whether anything was bound.
+  llvm::Expected<bool> bindApplyKeywords(const ValuePtr& cls, const std::string& name,
+                                         std::vector<ValuePtr>& args, KeywordArgs& kwargs);
   /// What forward was given in place of apply's arguments when grad mode
   /// is on: tensors requiring grad detached, and the tuples and lists
   /// holding them copied (AutogradFunctions.cpp).

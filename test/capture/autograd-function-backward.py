@@ -8,7 +8,8 @@
 # RUN: not %dync export %s:Counted.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=COUNT
 # RUN: not %dync export %s:Dirty.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DIRTY
 # RUN: not %dync export %s:NumberGrad.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=NUMBER
-# RUN: not %dync export %s:Keywords.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=KEYWORDS
+# RUN: %dync export %s:Keywords.forward --emit=graph | FileCheck %s --check-prefix=KEYWORDS
+# RUN: not %dync export %s:Misnamed.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=MISNAMED
 # RUN: %dync export %s:Listed.forward --emit=graph | FileCheck %s --check-prefix=LISTED
 # RUN: not %dync export %s:Appends.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=APPENDS
 # In an artifact only the variant for grad mode on is left out; calls under
@@ -134,9 +135,21 @@ class NumberGrad(Net):
 
 class Keywords(Net):
     def forward(self, x):
-        return TooFew.apply(x * self.weight, scale=2.0)
+        return ClampPass.apply(lo=0.5, x=x * self.weight)[0]
 
-# KEYWORDS: error: autograd-function-backward.TooFew.apply() with keyword arguments on tensors that require grad is not supported: pass them positionally
+# Keyword arguments are bound to forward's parameters, in its order.
+# KEYWORDS-LABEL: graph @Keywords.forward(
+# KEYWORDS:        %[[PRODUCT:[0-9]+]] = aten::mul.Tensor(%x, %self_weight)
+# KEYWORDS-NEXT:   %[[DETACHED:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
+# KEYWORDS-NEXT:   aten::clamp.default(%[[DETACHED]], 0.5)
+# KEYWORDS:        dync::autograd_function.apply("autograd-function-backward.ClampPass", "autograd-function-backward.ClampPass.backward", [%[[PRODUCT]]],
+
+
+class Misnamed(Net):
+    def forward(self, x):
+        return ClampPass.apply(x * self.weight, low=0.5)
+
+# MISNAMED: autograd-function-backward.py:[[@LINE-2]]:16: error: TypeError: forward() got an unexpected keyword argument 'low'
 
 
 class Gated(torch.autograd.Function):
