@@ -57,14 +57,18 @@ std::unique_ptr<Node> makeAutogradFunctionCall(Context& ctx, std::string name,
   for (SymExpr size : call.sizes)
     sizes.push_back(Argument::sym(size));
   args.push_back(Argument::list(std::move(sizes)));
+  std::vector<Argument> dirty;
+  for (int64_t index : call.dirty)
+    dirty.push_back(Argument::sym(ctx.constant(index)));
+  args.push_back(Argument::list(std::move(dirty)));
   return Node::call(std::move(name), AutogradFunctionOp.str(), std::move(args), {},
                     Type::tuple(types));
 }
 
 llvm::Expected<AutogradFunctionCall> readAutogradFunctionCall(const Node& node) {
   const std::vector<Argument>& args = node.args();
-  if (args.size() != 9 || !node.kwargs().empty())
-    return malformed("takes 9 positional arguments");
+  if (args.size() != 10 || !node.kwargs().empty())
+    return malformed("takes 10 positional arguments");
   AutogradFunctionCall call;
   if (args[0].kind() != Argument::Kind::String || args[1].kind() != Argument::Kind::String)
     return malformed("the function's and the backward graph's names must be strings");
@@ -101,6 +105,13 @@ llvm::Expected<AutogradFunctionCall> readAutogradFunctionCall(const Node& node) 
     if (element.kind() != Argument::Kind::Sym)
       return malformed("the sizes must be a list of ints");
     call.sizes.push_back(element.symValue());
+  }
+  if (args[9].kind() != Argument::Kind::List)
+    return malformed("the modified inputs must be a list of ints");
+  for (const Argument& element : args[9].elements()) {
+    if (element.kind() != Argument::Kind::Sym || !element.symValue().isConstant())
+      return malformed("the modified inputs must be a list of ints");
+    call.dirty.push_back(element.symValue().constantValue());
   }
   return call;
 }
@@ -162,6 +173,12 @@ std::string checkAutogradFunctionCall(const Node& node, const Module* module) {
     return "one gradient index per input is needed";
   if (call->differentiable.size() != call->outputs.size())
     return "one differentiable flag per output is needed";
+  if (call->dirty.size() != call->outputs.size())
+    return "one modified input index per output is needed";
+  for (int64_t index : call->dirty)
+    if (index < -1 || index >= static_cast<int64_t>(call->inputs.size()))
+      return "modified input " + std::to_string(index) + " is not -1 or one of the " +
+             std::to_string(call->inputs.size()) + " inputs";
   size_t tensors = 0, ints = 0;
   for (const Node& input : backward->inputs())
     ++(input.type().isTensor() ? tensors : ints);

@@ -8,7 +8,7 @@
 // tensors set on ctx) and the gradients of the outputs.
 //
 //   %5 = dync::autograd_function.apply("m.Clamp", "m.Clamp.backward",
-//            [%x, %w], [%4], [%1, %4], [0, -1], [true], true, [])
+//            [%x, %w], [%4], [%1, %4], [0, -1], [true], true, [], [-1])
 //        : tuple<tensor<f32, [8]>>
 //
 // Positionally: the Function's qualified name; the backward graph's name;
@@ -20,7 +20,10 @@
 // dtype); whether undefined gradients are materialized as zeros; the
 // symbolic sizes backward uses that none of its tensors has as a dimension
 // (`[b]` for a batch size kept on ctx), its last inputs, as `int<b>`, after
-// the gradients. The result is one tensor per output, in order.
+// the gradients; for each output, the index of the input forward modified
+// in place and returned there (`ctx.mark_dirty`), or -1. The result is one
+// tensor per output, in order: a modified input's is the input itself,
+// whose history the node replaces, as eager's apply does.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -51,6 +54,7 @@ struct AutogradFunctionCall {
   std::vector<bool> differentiable;
   bool materializeGrads = true;
   std::vector<SymExpr> sizes;
+  std::vector<int64_t> dirty;
 };
 
 inline bool isAutogradFunctionCall(const Node& node) {

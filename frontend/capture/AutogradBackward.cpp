@@ -238,7 +238,7 @@ llvm::Expected<ValuePtr> Interpreter::applyRecordingAutogradFunction(const Value
   if (!result)
     return result.takeError();
   llvm::Expected<ValuePtr> attached =
-      attachAutogradFunction(cls, name, *ctx, *result, inputs, inputPositions, args.size());
+      attachAutogradFunction(cls, name, *ctx, *result, inputs, inputPositions, args.size(), given);
   if (!attached)
     return attached.takeError();
   // What forward returned nested in tuples keeps no history, as eager's
@@ -246,11 +246,10 @@ llvm::Expected<ValuePtr> Interpreter::applyRecordingAutogradFunction(const Value
   return restoreNested(name, *attached, given);
 }
 
-llvm::Expected<ValuePtr>
-Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name,
-                                    const ValuePtr& ctx, const ValuePtr& result,
-                                    const std::vector<ir::ValueRef>& inputs,
-                                    const std::vector<size_t>& inputPositions, size_t numArgs) {
+llvm::Expected<ValuePtr> Interpreter::attachAutogradFunction(
+    const ValuePtr& cls, const std::string& name, const ValuePtr& ctx, const ValuePtr& result,
+    const std::vector<ir::ValueRef>& inputs, const std::vector<size_t>& inputPositions,
+    size_t numArgs, const ForwardArguments& given) {
   ir::GraphBuilder& builder = oracle_.builder();
   ir::Graph& entry = builder.graph();
 
@@ -270,10 +269,6 @@ Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name
   auto attribute = [&](llvm::StringRef attr) {
     return contextAttribute([&] { return instanceAttr(ctx, attr); });
   };
-  if (ValuePtr dirty = attribute("dirty_tensors");
-      dirty && dirty->isSequence() && !dirty->items.empty())
-    return captureError(name + ".forward marks inputs dirty (ctx.mark_dirty), which a graph "
-                               "applying it with autograd does not support yet");
   ValuePtr nonDifferentiable = attribute("non_differentiable");
   ValuePtr materialize = attribute("materialize_grads");
   bool materializeGrads =
@@ -282,6 +277,9 @@ Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name
   call.function = name;
   call.inputs = inputs;
   call.materializeGrads = materializeGrads;
+  llvm::Expected<std::vector<ValuePtr>> dirty = dirtyOutputs(name, ctx, outputs, given, call);
+  if (!dirty)
+    return dirty.takeError();
   for (const ValuePtr& output : outputs) {
     std::optional<ir::ValueRef> ref = oracle_.valueOf(output->object.get());
     if (!ref)
@@ -381,16 +379,23 @@ Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name
 
   std::unique_ptr<ir::Node> made = ir::makeAutogradFunctionCall(entry.context(), "", call);
   ir::Node* node = builder.addCall(ir::AutogradFunctionOp, made->args(), {}, made->type());
-  return bindAutogradOutputs(node, result, outputs, call.differentiable);
+  return bindAutogradOutputs(node, result, outputs, call.differentiable, *dirty);
 }
 
 llvm::Expected<ValuePtr> Interpreter::bindAutogradOutputs(ir::Node* node, const ValuePtr& result,
                                                           const std::vector<ValuePtr>& outputs,
-                                                          const std::vector<bool>& differentiable) {
+                                                          const std::vector<bool>& differentiable,
+                                                          const std::vector<ValuePtr>& dirty) {
   // A fake per result of the node, bound to it: what the program computes
-  // next reads it.
+  // next reads it. An input forward modified in place is the result
+  // itself, as in eager mode, now the node's value.
   std::map<PyObject*, ValuePtr> replaced;
   for (auto [i, output] : llvm::enumerate(outputs)) {
+    if (dirty[i]) {
+      oracle_.bindValue(dirty[i]->object.get(), ir::ValueRef{node, static_cast<unsigned>(i)});
+      replaced[output->object.get()] = dirty[i];
+      continue;
+    }
     llvm::Expected<ValuePtr> fresh = unboundFake(output, differentiable[i]);
     if (!fresh)
       return fresh.takeError();
@@ -405,6 +410,49 @@ llvm::Expected<ValuePtr> Interpreter::bindAutogradOutputs(ir::Node* node, const 
   ValuePtr tuple = makeTuple(std::move(items));
   tuple->object = result->object;
   return tuple;
+}
+
+llvm::Expected<std::vector<ValuePtr>>
+Interpreter::dirtyOutputs(const std::string& name, const ValuePtr& ctx,
+                          const std::vector<ValuePtr>& outputs, const ForwardArguments& given,
+                          ir::AutogradFunctionCall& call) {
+  std::vector<ValuePtr> dirty(outputs.size());
+  call.dirty.assign(outputs.size(), -1);
+  ValuePtr marked = contextAttribute([&] { return instanceAttr(ctx, "dirty_tensors"); });
+  if (!marked || !marked->isSequence())
+    return dirty;
+  for (const ValuePtr& tensor : marked->items) {
+    // What forward was given for a tensor argument that requires grad: the
+    // argument detached (AutogradFunctions.cpp).
+    auto original =
+        tensor->isTensor() ? given.originals.find(tensor->object.get()) : given.originals.end();
+    std::optional<ir::ValueRef> ref;
+    if (original != given.originals.end())
+      ref = oracle_.valueOf(original->second->object.get());
+    auto input = ref ? llvm::find(call.inputs, *ref) : call.inputs.end();
+    if (input == call.inputs.end())
+      return captureError(name + ".forward marks dirty (ctx.mark_dirty) a tensor that is not an "
+                                 "argument requiring grad, which a graph applying it with "
+                                 "autograd does not support");
+    if (ref->node->isInput())
+      return captureError(name + ".forward marks dirty (ctx.mark_dirty) a tensor the graph is "
+                                 "given, which a graph applying it with autograd does not "
+                                 "support: modify a tensor the program computes");
+    if (tensorPredicate(original->second, "_is_view"))
+      return captureError(name + ".forward marks dirty (ctx.mark_dirty) a view of another "
+                                 "tensor, which a graph applying it with autograd does not "
+                                 "support");
+    auto output = llvm::find_if(
+        outputs, [&](const ValuePtr& v) { return v->object.get() == tensor->object.get(); });
+    if (output == outputs.end())
+      return captureError(name + ".forward marks dirty (ctx.mark_dirty) a tensor it does not "
+                                 "return, which a graph applying it with autograd does not "
+                                 "support");
+    size_t i = output - outputs.begin();
+    dirty[i] = original->second;
+    call.dirty[i] = input - call.inputs.begin();
+  }
+  return dirty;
 }
 
 } // namespace dync::capture

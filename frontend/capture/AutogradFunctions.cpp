@@ -221,7 +221,17 @@ llvm::Expected<ValuePtr> Interpreter::detachedTensor(const ValuePtr& tensor) {
   std::optional<ir::ValueRef> ref = oracle_.valueOf(tensor->object.get());
   if (!ref)
     return captureError("autograd.Function.apply(): an argument is no value of the graph");
-  llvm::Expected<ValuePtr> detached = unboundFake(tensor, false);
+  // The fake is torch's detach of the argument's, so it shares its version
+  // counter: forward's in-place writes move the argument's version, as
+  // they do in eager mode. What the oracle recorded for it is erased.
+  llvm::Expected<PyRef> detach = importObject("torch.Tensor.detach");
+  if (!detach)
+    return detach.takeError();
+  ir::Graph& graph = oracle_.builder().graph();
+  ir::Node* last = graph.nodes().empty() ? nullptr : &graph.nodes().back();
+  llvm::Expected<ValuePtr> detached = callOracle(detach->get(), {tensor}, {});
+  while (!graph.nodes().empty() && &graph.nodes().back() != last)
+    graph.erase(&graph.nodes().back());
   if (!detached)
     return detached.takeError();
   const ir::Type& type = *ref->node->resultType(ref->index);

@@ -6,7 +6,8 @@
 # RUN: %dync export %s:Net.forward --emit=graph | FileCheck %s
 # RUN: not %dync export %s:Opaque.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=OPAQUE
 # RUN: not %dync export %s:Counted.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=COUNT
-# RUN: not %dync export %s:Dirty.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DIRTY
+# RUN: %dync export %s:Dirty.forward --emit=graph | FileCheck %s --check-prefix=DIRTY
+# RUN: not %dync export %s:DirtyLeaf.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DIRTYLEAF
 # RUN: not %dync export %s:NumberGrad.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=NUMBER
 # RUN: %dync export %s:Keywords.forward --emit=graph | FileCheck %s --check-prefix=KEYWORDS
 # RUN: not %dync export %s:Misnamed.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=MISNAMED
@@ -55,7 +56,7 @@ class Net(nn.Module):
 # CHECK-NEXT:   %[[DETACHED:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
 # CHECK-NEXT:   %[[CLAMP:[0-9]+]] = aten::clamp.default(%[[DETACHED]], 0.25)
 # CHECK:        %[[INDEX:[0-9]+]] = aten::_to_copy.default(%{{[0-9]+}}, dtype=i64)
-# CHECK-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.ClampPass", "autograd-function-backward.ClampPass.backward", [%[[PRODUCT]]], [%[[CLAMP]], %[[INDEX]]], [%[[DETACHED]]], [0], [true, false], true, []) : tuple<tensor<f32, [4, 3]>, tensor<i64, [4, 3]>>
+# CHECK-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.ClampPass", "autograd-function-backward.ClampPass.backward", [%[[PRODUCT]]], [%[[CLAMP]], %[[INDEX]]], [%[[DETACHED]]], [0], [true, false], true, [], [-1, -1]) : tuple<tensor<f32, [4, 3]>, tensor<i64, [4, 3]>>
 # CHECK-NEXT:   aten::sum.dim_IntList(%[[NODE]]#0, [])
 # CHECK-NEXT:   aten::sum.dim_IntList(%[[NODE]]#1, [])
 
@@ -113,7 +114,20 @@ class Dirty(Net):
     def forward(self, x):
         return InPlace.apply(x * self.weight)
 
-# DIRTY: error: autograd-function-backward.InPlace.forward marks inputs dirty (ctx.mark_dirty), which a graph applying it with autograd does not support yet
+
+class DirtyLeaf(Net):
+    def forward(self, x):
+        return InPlace.apply(self.weight)
+
+# The input modified in place is the node's result: the node names it.
+# DIRTY-LABEL: graph @Dirty.forward(
+# DIRTY:        %[[PRODUCT:[0-9]+]] = aten::mul.Tensor(%x, %self_weight)
+# DIRTY-NEXT:   %[[DETACHED:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
+# DIRTY-NEXT:   %[[WRITTEN:[0-9]+]] = aten::mul_.Tensor(%[[DETACHED]], 2)
+# DIRTY-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.InPlace", "autograd-function-backward.InPlace.backward", [%[[PRODUCT]]], [%[[WRITTEN]]], [], [0], [true], true, [], [0])
+# DIRTY-NEXT:   return %[[NODE]]#0
+
+# DIRTYLEAF: error: autograd-function-backward.InPlace.forward marks dirty (ctx.mark_dirty) a tensor the graph is given, which a graph applying it with autograd does not support: modify a tensor the program computes
 
 
 class GradForNumber(torch.autograd.Function):
@@ -182,7 +196,7 @@ class Listed(Net):
 # LISTED-NEXT:   %[[GATE:[0-9]+]] = aten::detach.default(%self_weight)
 # LISTED-NEXT:   %[[Y:[0-9]+]] = aten::mul.Tensor(%[[X]], %[[GATE]])
 # LISTED-NEXT:   %[[TWICE:[0-9]+]] = aten::mul.Tensor(%[[X]], 2)
-# LISTED-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.Gated", "autograd-function-backward.Gated.backward", [%[[PRODUCT]]], [%[[Y]]], [%[[GATE]]], [0], [true], true, [])
+# LISTED-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.Gated", "autograd-function-backward.Gated.backward", [%[[PRODUCT]]], [%[[Y]]], [%[[GATE]]], [0], [true], true, [], [-1])
 # LISTED-NEXT:   return (%[[NODE]]#0, %[[TWICE]])
 
 

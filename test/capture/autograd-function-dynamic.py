@@ -36,7 +36,7 @@ class Net(nn.Module):
 # CHECK:        aten::abs.default(%saved0) : tensor<f32, [b, 5]>
 # CHECK:        aten::mul.Tensor(%grad0, %{{[0-9]+}}) : tensor<f32, [b, 5]>
 # CHECK:      graph @Net.forward(%x: tensor<f32, [b, 3]>
-# CHECK:        dync::autograd_function.apply("autograd-function-dynamic.SignSTE", "autograd-function-dynamic.SignSTE.backward", [%{{[0-9]+}}], [%{{[0-9]+}}], [%{{[0-9]+}}], [0], [true], true, []) : tuple<tensor<f32, [b, 5]>>
+# CHECK:        dync::autograd_function.apply("autograd-function-dynamic.SignSTE", "autograd-function-dynamic.SignSTE.backward", [%{{[0-9]+}}], [%{{[0-9]+}}], [%{{[0-9]+}}], [0], [true], true, [], [-1]) : tuple<tensor<f32, [b, 5]>>
 
 
 class Flatten(torch.autograd.Function):
@@ -58,7 +58,7 @@ class Flat(Net):
 # FLAT-NEXT:     %size0: int<b>)
 # FLAT-NEXT:     symbols { b: [2, 64] } {
 # FLAT-NEXT:   aten::view.default(%grad0, [b, 5]) : tensor<f32, [b, 5]>
-# FLAT:        dync::autograd_function.apply("autograd-function-dynamic.Flatten", "autograd-function-dynamic.Flatten.backward", [%{{[0-9]+}}], [%{{[0-9]+}}], [], [0], [true], true, [b]) : tuple<tensor<f32, [5*b]>>
+# FLAT:        dync::autograd_function.apply("autograd-function-dynamic.Flatten", "autograd-function-dynamic.Flatten.backward", [%{{[0-9]+}}], [%{{[0-9]+}}], [], [0], [true], true, [b], [-1]) : tuple<tensor<f32, [5*b]>>
 
 
 class KeepPositive(torch.autograd.Function):
