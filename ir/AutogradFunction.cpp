@@ -1,6 +1,7 @@
 //===- AutogradFunction.cpp - The node applying an autograd.Function ------===//
 #include "ir/AutogradFunction.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
@@ -52,14 +53,22 @@ std::unique_ptr<Node> makeAutogradFunctionCall(Context& ctx, std::string name,
   args.push_back(Argument::list(std::move(gradIndex)));
   args.push_back(Argument::list(std::move(differentiable)));
   args.push_back(Argument::boolean(call.materializeGrads));
+  std::vector<Argument> sizes;
+  for (SymExpr size : call.sizes)
+    sizes.push_back(Argument::sym(size));
+  args.push_back(Argument::list(std::move(sizes)));
+  std::vector<Argument> dirty;
+  for (int64_t index : call.dirty)
+    dirty.push_back(Argument::sym(ctx.constant(index)));
+  args.push_back(Argument::list(std::move(dirty)));
   return Node::call(std::move(name), AutogradFunctionOp.str(), std::move(args), {},
                     Type::tuple(types));
 }
 
 llvm::Expected<AutogradFunctionCall> readAutogradFunctionCall(const Node& node) {
   const std::vector<Argument>& args = node.args();
-  if (args.size() != 8 || !node.kwargs().empty())
-    return malformed("takes 8 positional arguments");
+  if (args.size() != 10 || !node.kwargs().empty())
+    return malformed("takes 10 positional arguments");
   AutogradFunctionCall call;
   if (args[0].kind() != Argument::Kind::String || args[1].kind() != Argument::Kind::String)
     return malformed("the function's and the backward graph's names must be strings");
@@ -90,6 +99,20 @@ llvm::Expected<AutogradFunctionCall> readAutogradFunctionCall(const Node& node) 
   if (args[7].kind() != Argument::Kind::Bool)
     return malformed("materialize_grads must be a bool");
   call.materializeGrads = args[7].boolValue();
+  if (args[8].kind() != Argument::Kind::List)
+    return malformed("the sizes must be a list of ints");
+  for (const Argument& element : args[8].elements()) {
+    if (element.kind() != Argument::Kind::Sym)
+      return malformed("the sizes must be a list of ints");
+    call.sizes.push_back(element.symValue());
+  }
+  if (args[9].kind() != Argument::Kind::List)
+    return malformed("the modified inputs must be a list of ints");
+  for (const Argument& element : args[9].elements()) {
+    if (element.kind() != Argument::Kind::Sym || !element.symValue().isConstant())
+      return malformed("the modified inputs must be a list of ints");
+    call.dirty.push_back(element.symValue().constantValue());
+  }
   return call;
 }
 
@@ -110,6 +133,35 @@ std::vector<const Graph*> backwardGraphsOf(const Graph& graph) {
   return backwards;
 }
 
+std::vector<SymExpr> unboundSymbols(const Graph& graph) {
+  llvm::DenseSet<SymExpr> bound;
+  for (const Node& input : graph.inputs()) {
+    if (input.type().kind() == Type::Kind::Int && input.type().intValue() &&
+        input.type().intValue().isSymbol())
+      bound.insert(input.type().intValue());
+    if (input.type().isTensor())
+      for (SymExpr size : input.type().sizes())
+        if (size.isSymbol())
+          bound.insert(size);
+  }
+  std::vector<SymExpr> unbound;
+  auto note = [&](SymExpr e) {
+    if (e)
+      e.walkSymbols([&](SymExpr symbol) {
+        if (!bound.count(symbol) && !llvm::is_contained(unbound, symbol))
+          unbound.push_back(symbol);
+      });
+  };
+  for (const Node& node : graph.nodes()) {
+    node.type().walkSymExprs(note);
+    for (const Argument& arg : node.args())
+      arg.forEachSym(note);
+    for (const KeywordArgument& kwarg : node.kwargs())
+      kwarg.value.forEachSym(note);
+  }
+  return unbound;
+}
+
 std::string checkAutogradFunctionCall(const Node& node, const Module* module) {
   llvm::Expected<AutogradFunctionCall> call = readAutogradFunctionCall(node);
   if (!call)
@@ -121,15 +173,27 @@ std::string checkAutogradFunctionCall(const Node& node, const Module* module) {
     return "one gradient index per input is needed";
   if (call->differentiable.size() != call->outputs.size())
     return "one differentiable flag per output is needed";
-  size_t inputs = 0;
-  for (const Node& input : backward->inputs()) {
-    (void)input;
-    ++inputs;
-  }
-  if (inputs != call->saved.size() + call->outputs.size())
-    return "@" + call->backward + " takes " + std::to_string(inputs) +
-           " inputs, not the saved tensors and one gradient per output (" +
+  if (call->dirty.size() != call->outputs.size())
+    return "one modified input index per output is needed";
+  for (int64_t index : call->dirty)
+    if (index < -1 || index >= static_cast<int64_t>(call->inputs.size()))
+      return "modified input " + std::to_string(index) + " is not -1 or one of the " +
+             std::to_string(call->inputs.size()) + " inputs";
+  size_t tensors = 0, ints = 0;
+  for (const Node& input : backward->inputs())
+    ++(input.type().isTensor() ? tensors : ints);
+  if (tensors != call->saved.size() + call->outputs.size())
+    return "@" + call->backward + " takes " + std::to_string(tensors) +
+           " tensors, not the saved tensors and one gradient per output (" +
            std::to_string(call->saved.size() + call->outputs.size()) + ")";
+  if (ints != call->sizes.size())
+    return "@" + call->backward + " takes " + std::to_string(ints) + " ints, not the " +
+           std::to_string(call->sizes.size()) + " sizes the node passes";
+  size_t k = 0;
+  for (const Node& input : backward->inputs())
+    if (!input.type().isTensor() && !(input.type().intValue() == call->sizes[k++]))
+      return "size " + std::to_string(k - 1) + " is not the value of @" + call->backward +
+             "'s input %" + input.name() + " (" + input.type().str() + ")";
   int64_t leaves = static_cast<int64_t>(outputLeaves(*backward).size());
   for (int64_t index : call->gradIndex)
     if (index < -1 || index >= leaves)

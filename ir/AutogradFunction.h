@@ -8,7 +8,7 @@
 // tensors set on ctx) and the gradients of the outputs.
 //
 //   %5 = dync::autograd_function.apply("m.Clamp", "m.Clamp.backward",
-//            [%x, %w], [%4], [%1, %4], [0, -1], [true], true)
+//            [%x, %w], [%4], [%1, %4], [0, -1], [true], true, [], [-1])
 //        : tuple<tensor<f32, [8]>>
 //
 // Positionally: the Function's qualified name; the backward graph's name;
@@ -17,8 +17,13 @@
 // one gradient per output); for each input, the index of backward's tensor
 // output that is its gradient, or -1 (None); for each output, whether it is
 // differentiable (not marked non-differentiable, a floating or complex
-// dtype); whether undefined gradients are materialized as zeros. The result
-// is one tensor per output, in order.
+// dtype); whether undefined gradients are materialized as zeros; the
+// symbolic sizes backward uses that none of its tensors has as a dimension
+// (`[b]` for a batch size kept on ctx), its last inputs, as `int<b>`, after
+// the gradients; for each output, the index of the input forward modified
+// in place and returned there (`ctx.mark_dirty`), or -1. The result is one
+// tensor per output, in order: a modified input's is the input itself,
+// whose history the node replaces, as eager's apply does.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -48,6 +53,8 @@ struct AutogradFunctionCall {
   std::vector<int64_t> gradIndex;
   std::vector<bool> differentiable;
   bool materializeGrads = true;
+  std::vector<SymExpr> sizes;
+  std::vector<int64_t> dirty;
 };
 
 inline bool isAutogradFunctionCall(const Node& node) {
@@ -63,6 +70,11 @@ llvm::Expected<AutogradFunctionCall> readAutogradFunctionCall(const Node& node);
 
 /// The backward graphs \p graph's autograd nodes name, once each, in order.
 std::vector<const Graph*> backwardGraphsOf(const Graph& graph);
+
+/// The symbols \p graph mentions (types, sizes in arguments) that none of
+/// its inputs has as a whole dimension or int value, in order of first
+/// mention: a graph function reads its symbols from those.
+std::vector<SymExpr> unboundSymbols(const Graph& graph);
 
 /// Why \p node does not fit its backward graph in \p module (counts,
 /// indices, types), or the empty string when it does.

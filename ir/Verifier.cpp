@@ -208,9 +208,12 @@ private:
         if (!node.source().empty())
           report(node, "backward graph input " + label(node) +
                            " has a source; backward graph inputs have none");
-        if (!node.type().isTensor())
-          report(node, "backward graph input " + label(node) + " must be a tensor, not " +
-                           node.type().str());
+        // Tensors, then the sizes none of them carries (`int<b>`).
+        if (!node.type().isTensor() &&
+            !(node.type().kind() == Type::Kind::Int && node.type().intValue() &&
+              node.type().intValue().isSymbol()))
+          report(node, "backward graph input " + label(node) +
+                           " must be a tensor or an int of one symbol, not " + node.type().str());
       } else if (graph_.isKernel()) {
         // The caller passes a kernel's inputs as buffers.
         if (!node.source().empty())

@@ -42,13 +42,21 @@ bool tensorPredicate(const ValuePtr& tensor, const char* method) {
   return result && result.get() == Py_True;
 }
 
-bool isStatic(const ir::Type& type) {
-  if (type.isSequence())
-    return llvm::all_of(type.elements(), isStatic);
-  if (!type.isTensor())
-    return true;
-  auto constant = [](ir::SymExpr e) { return e.isConstant(); };
-  return llvm::all_of(type.sizes(), constant) && llvm::all_of(type.strides(), constant);
+/// Whether \p graph's nodes mention \p symbol.
+bool mentions(const ir::Graph& graph, ir::SymExpr symbol) {
+  bool found = false;
+  auto note = [&](ir::SymExpr e) {
+    if (e && !found)
+      e.walkSymbols([&](ir::SymExpr s) { found |= s == symbol; });
+  };
+  for (const ir::Node& node : graph.nodes()) {
+    node.type().walkSymExprs(note);
+    for (const ir::Argument& arg : node.args())
+      arg.forEachSym(note);
+    for (const ir::KeywordArgument& kwarg : node.kwargs())
+      kwarg.value.forEachSym(note);
+  }
+  return found;
 }
 
 /// An attribute forward may have set on ctx, or null when it did not.
@@ -80,10 +88,12 @@ namespace {
 /// into \p backward, whose inputs so far are the gradients: entry values
 /// the calls read become its first inputs (\p saved, in order of first
 /// use), and \p returned (one value per tensor input, a tensor or None) its
-/// return.
-llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<ValuePtr> returned,
-                            oracle::TensorOracle& oracle, ir::Graph& backward,
-                            std::vector<ir::ValueRef>& saved) {
+/// return; the symbolic sizes it needs that none of its tensors carries
+/// become its last inputs, ints the node passes (\p sizes).
+llvm::Error outlineBackward(const std::string& name, ir::Graph& entry, ir::Node* marker,
+                            llvm::ArrayRef<ValuePtr> returned, oracle::TensorOracle& oracle,
+                            ir::Graph& backward, std::vector<ir::ValueRef>& saved,
+                            std::vector<ir::SymExpr>& sizes) {
   auto begin = marker ? std::next(marker->getIterator()) : entry.nodes().begin();
   std::vector<ir::Node*> moved;
   llvm::DenseSet<const ir::Node*> inside;
@@ -95,9 +105,6 @@ llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<V
   std::vector<ir::Node*> gradInputs;
   for (ir::Node& input : backward.nodes())
     if (input.isInput()) {
-      if (!isStatic(input.type()))
-        return captureError("backward takes a gradient of symbolic size (" + input.type().str() +
-                            "), which a backward graph does not support yet");
       gradInputs.push_back(&input);
       inside.insert(&input);
     }
@@ -111,7 +118,7 @@ llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<V
     }
     std::optional<ir::ValueRef> ref = oracle.valueOf(value->object.get());
     if (!ref)
-      return captureError("backward returned a tensor that is no value of the graph");
+      return captureError(name + ".backward returned a tensor that is no value of the graph");
     results.push_back(ref);
   }
 
@@ -131,9 +138,6 @@ llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<V
   auto firstGrad = gradInputs.empty() ? backward.nodes().end() : gradInputs.front()->getIterator();
   for (auto [i, ref] : llvm::enumerate(saved)) {
     const ir::Type& type = *ref.node->resultType(ref.index);
-    if (!isStatic(type))
-      return captureError("backward reads a tensor of symbolic size (" + type.str() +
-                          "), which a backward graph does not support yet");
     savedInputs.push_back(
         backward.insert(firstGrad, ir::Node::input("saved" + std::to_string(i), type, "")));
   }
@@ -144,9 +148,6 @@ llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<V
     return ir::ValueRef{savedInputs[llvm::find(saved, ref) - saved.begin()], std::nullopt};
   };
   for (ir::Node* node : moved) {
-    if (!isStatic(node->type()))
-      return captureError("backward computes a tensor of symbolic size (" + node->type().str() +
-                          "), which a backward graph does not support yet");
     entry.nodes().remove(node);
     for (ir::Argument& arg : node->args())
       remapArgument(arg, remap);
@@ -164,6 +165,20 @@ llvm::Error outlineBackward(ir::Graph& entry, ir::Node* marker, llvm::ArrayRef<V
       items.push_back(ir::Argument::value(to.node, to.index));
     }
   backward.append(ir::Node::output(ir::Argument::tuple(std::move(items))));
+  // The symbolic sizes backward uses that none of its tensors has as a
+  // dimension (a batch size forward kept on ctx) are passed as ints, after
+  // the gradients: the values they had when forward ran, as eager's ctx
+  // holds them. One that only backward's calls compute (from tensor data)
+  // has no value when forward runs.
+  auto body = llvm::find_if(backward.nodes(), [](const ir::Node& n) { return !n.isInput(); });
+  for (ir::SymExpr symbol : ir::unboundSymbols(backward)) {
+    if (!mentions(entry, symbol))
+      return captureError(name + ".backward computes the size " + symbol.symbolName().str() +
+                          " from tensor data, which a backward graph does not support yet");
+    backward.insert(body, ir::Node::input("size" + std::to_string(sizes.size()),
+                                          ir::Type::integer(symbol), ""));
+    sizes.push_back(symbol);
+  }
   return llvm::Error::success();
 }
 
@@ -193,39 +208,27 @@ llvm::Expected<ValuePtr> Interpreter::applyRecordingAutogradFunction(const Value
                                "backward graph");
 
   // apply's tensor arguments are its inputs; forward sees those that
-  // require grad detached.
+  // require grad detached, and those in tuples and lists too (which are no
+  // inputs: they get no gradient).
   std::vector<ir::ValueRef> inputs;
   std::vector<size_t> inputPositions;
   std::vector<ValuePtr> needsGrad, forwardArgs = args;
+  ForwardArguments given;
   for (auto [i, arg] : llvm::enumerate(args)) {
-    bool wantsGrad = anyRequiresGrad(arg);
-    needsGrad.push_back(makeBool(arg->isTensor() && wantsGrad));
-    if (!arg->isTensor()) {
-      if (wantsGrad)
+    bool wantsGrad = arg->isTensor() && anyRequiresGrad(arg);
+    needsGrad.push_back(makeBool(wantsGrad));
+    if (arg->isTensor()) {
+      std::optional<ir::ValueRef> ref = oracle_.valueOf(arg->object.get());
+      if (!ref)
         return captureError(name + ".apply(): argument " + std::to_string(i) +
-                            " holds tensors that require grad inside a container, which is not "
-                            "supported");
-      continue;
+                            " is no value of the graph");
+      inputs.push_back(*ref);
+      inputPositions.push_back(i);
     }
-    std::optional<ir::ValueRef> ref = oracle_.valueOf(arg->object.get());
-    if (!ref)
-      return captureError(name + ".apply(): argument " + std::to_string(i) +
-                          " is no value of the graph");
-    inputs.push_back(*ref);
-    inputPositions.push_back(i);
-    if (wantsGrad) {
-      // `aten::detach`, which torch's decompositions would make an alias
-      // (a view autograd tracks): a fake of its own, bound to the node.
-      llvm::Expected<ValuePtr> detached = unboundFake(arg, false);
-      if (!detached)
-        return detached.takeError();
-      const ir::Type& type = *ref->node->resultType(ref->index);
-      ir::Node* node = oracle_.builder().addCall(
-          "aten::detach.default", {ir::Argument::value(ref->node, ref->index)},
-          ir::Type::tensor(type.dtype(), type.sizes(), type.strides(), type.device()));
-      oracle_.bindValue((*detached)->object.get(), ir::ValueRef{node, std::nullopt});
-      forwardArgs[i] = *detached;
-    }
+    llvm::Expected<ValuePtr> detached = detachNested(arg, given);
+    if (!detached)
+      return detached.takeError();
+    forwardArgs[i] = *detached;
   }
 
   llvm::Expected<ValuePtr> ctx = autogradContext(needsGrad);
@@ -234,14 +237,19 @@ llvm::Expected<ValuePtr> Interpreter::applyRecordingAutogradFunction(const Value
   llvm::Expected<ValuePtr> result = runAutogradForward(cls, name, *ctx, forwardArgs, {});
   if (!result)
     return result.takeError();
-  return attachAutogradFunction(cls, name, *ctx, *result, inputs, inputPositions, args.size());
+  llvm::Expected<ValuePtr> attached =
+      attachAutogradFunction(cls, name, *ctx, *result, inputs, inputPositions, args.size(), given);
+  if (!attached)
+    return attached.takeError();
+  // What forward returned nested in tuples keeps no history, as eager's
+  // does; a tensor it was given is apply's.
+  return restoreNested(name, *attached, given);
 }
 
-llvm::Expected<ValuePtr>
-Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name,
-                                    const ValuePtr& ctx, const ValuePtr& result,
-                                    const std::vector<ir::ValueRef>& inputs,
-                                    const std::vector<size_t>& inputPositions, size_t numArgs) {
+llvm::Expected<ValuePtr> Interpreter::attachAutogradFunction(
+    const ValuePtr& cls, const std::string& name, const ValuePtr& ctx, const ValuePtr& result,
+    const std::vector<ir::ValueRef>& inputs, const std::vector<size_t>& inputPositions,
+    size_t numArgs, const ForwardArguments& given) {
   ir::GraphBuilder& builder = oracle_.builder();
   ir::Graph& entry = builder.graph();
 
@@ -251,14 +259,9 @@ Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name
   if (result->isTensor())
     outputs.push_back(result);
   else if (result->kind == ValueKind::Tuple)
-    for (const ValuePtr& item : result->items) {
+    for (const ValuePtr& item : result->items)
       if (item->isTensor())
         outputs.push_back(item);
-      else if (item->isSequence() &&
-               llvm::any_of(item->items, [](const ValuePtr& v) { return v->isTensor(); }))
-        return captureError(name + ".forward returned tensors inside a nested container, "
-                                   "which apply does not track for autograd");
-    }
   if (outputs.empty())
     return result;
 
@@ -266,10 +269,6 @@ Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name
   auto attribute = [&](llvm::StringRef attr) {
     return contextAttribute([&] { return instanceAttr(ctx, attr); });
   };
-  if (ValuePtr dirty = attribute("dirty_tensors");
-      dirty && dirty->isSequence() && !dirty->items.empty())
-    return captureError(name + ".forward marks inputs dirty (ctx.mark_dirty), which a graph "
-                               "applying it with autograd does not support yet");
   ValuePtr nonDifferentiable = attribute("non_differentiable");
   ValuePtr materialize = attribute("materialize_grads");
   bool materializeGrads =
@@ -278,6 +277,9 @@ Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name
   call.function = name;
   call.inputs = inputs;
   call.materializeGrads = materializeGrads;
+  llvm::Expected<std::vector<ValuePtr>> dirty = dirtyOutputs(name, ctx, outputs, given, call);
+  if (!dirty)
+    return dirty.takeError();
   for (const ValuePtr& output : outputs) {
     std::optional<ir::ValueRef> ref = oracle_.valueOf(output->object.get());
     if (!ref)
@@ -370,22 +372,30 @@ Interpreter::attachAutogradFunction(const ValuePtr& cls, const std::string& name
         if (std::optional<ir::ValueRef> ref = oracle_.valueOf(tensor->object.get());
             ref && !llvm::is_contained(call.saved, *ref))
           call.saved.push_back(*ref);
-  if (llvm::Error error = outlineBackward(entry, marker, perInput, oracle_, backward, call.saved))
+  if (llvm::Error error =
+          outlineBackward(name, entry, marker, perInput, oracle_, backward, call.saved, call.sizes))
     return error;
   call.backward = backward.name();
 
   std::unique_ptr<ir::Node> made = ir::makeAutogradFunctionCall(entry.context(), "", call);
   ir::Node* node = builder.addCall(ir::AutogradFunctionOp, made->args(), {}, made->type());
-  return bindAutogradOutputs(node, result, outputs, call.differentiable);
+  return bindAutogradOutputs(node, result, outputs, call.differentiable, *dirty);
 }
 
 llvm::Expected<ValuePtr> Interpreter::bindAutogradOutputs(ir::Node* node, const ValuePtr& result,
                                                           const std::vector<ValuePtr>& outputs,
-                                                          const std::vector<bool>& differentiable) {
+                                                          const std::vector<bool>& differentiable,
+                                                          const std::vector<ValuePtr>& dirty) {
   // A fake per result of the node, bound to it: what the program computes
-  // next reads it.
+  // next reads it. An input forward modified in place is the result
+  // itself, as in eager mode, now the node's value.
   std::map<PyObject*, ValuePtr> replaced;
   for (auto [i, output] : llvm::enumerate(outputs)) {
+    if (dirty[i]) {
+      oracle_.bindValue(dirty[i]->object.get(), ir::ValueRef{node, static_cast<unsigned>(i)});
+      replaced[output->object.get()] = dirty[i];
+      continue;
+    }
     llvm::Expected<ValuePtr> fresh = unboundFake(output, differentiable[i]);
     if (!fresh)
       return fresh.takeError();
@@ -400,6 +410,49 @@ llvm::Expected<ValuePtr> Interpreter::bindAutogradOutputs(ir::Node* node, const 
   ValuePtr tuple = makeTuple(std::move(items));
   tuple->object = result->object;
   return tuple;
+}
+
+llvm::Expected<std::vector<ValuePtr>>
+Interpreter::dirtyOutputs(const std::string& name, const ValuePtr& ctx,
+                          const std::vector<ValuePtr>& outputs, const ForwardArguments& given,
+                          ir::AutogradFunctionCall& call) {
+  std::vector<ValuePtr> dirty(outputs.size());
+  call.dirty.assign(outputs.size(), -1);
+  ValuePtr marked = contextAttribute([&] { return instanceAttr(ctx, "dirty_tensors"); });
+  if (!marked || !marked->isSequence())
+    return dirty;
+  for (const ValuePtr& tensor : marked->items) {
+    // What forward was given for a tensor argument that requires grad: the
+    // argument detached (AutogradFunctions.cpp).
+    auto original =
+        tensor->isTensor() ? given.originals.find(tensor->object.get()) : given.originals.end();
+    std::optional<ir::ValueRef> ref;
+    if (original != given.originals.end())
+      ref = oracle_.valueOf(original->second->object.get());
+    auto input = ref ? llvm::find(call.inputs, *ref) : call.inputs.end();
+    if (input == call.inputs.end())
+      return captureError(name + ".forward marks dirty (ctx.mark_dirty) a tensor that is not an "
+                                 "argument requiring grad, which a graph applying it with "
+                                 "autograd does not support");
+    if (ref->node->isInput())
+      return captureError(name + ".forward marks dirty (ctx.mark_dirty) a tensor the graph is "
+                                 "given, which a graph applying it with autograd does not "
+                                 "support: modify a tensor the program computes");
+    if (tensorPredicate(original->second, "_is_view"))
+      return captureError(name + ".forward marks dirty (ctx.mark_dirty) a view of another "
+                                 "tensor, which a graph applying it with autograd does not "
+                                 "support");
+    auto output = llvm::find_if(
+        outputs, [&](const ValuePtr& v) { return v->object.get() == tensor->object.get(); });
+    if (output == outputs.end())
+      return captureError(name + ".forward marks dirty (ctx.mark_dirty) a tensor it does not "
+                                 "return, which a graph applying it with autograd does not "
+                                 "support");
+    size_t i = output - outputs.begin();
+    dirty[i] = original->second;
+    call.dirty[i] = input - call.inputs.begin();
+  }
+  return dirty;
 }
 
 } // namespace dync::capture

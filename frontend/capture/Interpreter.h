@@ -49,6 +49,10 @@
 #include <utility>
 #include <vector>
 
+namespace dync::ir {
+struct AutogradFunctionCall;
+} // namespace dync::ir
+
 namespace dync::capture {
 
 using ir::Guard;
@@ -344,6 +348,15 @@ private:
                                               KeywordArgs kwargs);
   /// Sets torch's real grad mode, as a grad-mode block does.
   void setRealGradMode(bool on);
+  /// What forward was given in place of apply's arguments when grad mode
+  /// is on: tensors requiring grad detached, and the tuples and lists
+  /// holding them copied (AutogradFunctions.cpp).
+  struct ForwardArguments {
+    /// A detached fake's object, or a copied container, to apply's value.
+    std::map<const void*, ValuePtr> originals;
+    /// Each list copy, with the items it was given.
+    std::vector<std::pair<ValuePtr, std::vector<ValuePtr>>> lists;
+  };
   /// `cls.apply(*args)` that records autograd: forward over detached
   /// inputs, backward captured into a backward graph, and the node that
   /// gives the outputs their history (AutogradBackward.cpp).
@@ -356,7 +369,29 @@ private:
                                                   const ValuePtr& ctx, const ValuePtr& result,
                                                   const std::vector<ir::ValueRef>& inputs,
                                                   const std::vector<size_t>& inputPositions,
-                                                  size_t numArgs);
+                                                  size_t numArgs, const ForwardArguments& given);
+  /// For each of \p outputs, the argument of apply forward modified in
+  /// place and returned there (ctx.mark_dirty), or null; \p call's dirty
+  /// indices are set.
+  llvm::Expected<std::vector<ValuePtr>> dirtyOutputs(const std::string& name, const ValuePtr& ctx,
+                                                     const std::vector<ValuePtr>& outputs,
+                                                     const ForwardArguments& given,
+                                                     ir::AutogradFunctionCall& call);
+  /// \p kwargs of apply bound to forward's parameters and moved into
+  /// \p args, as apply binds them (with forward's defaults when the class
+  /// defines setup_context); whether anything was bound.
+  llvm::Expected<bool> bindApplyKeywords(const ValuePtr& cls, const std::string& name,
+                                         std::vector<ValuePtr>& args, KeywordArgs& kwargs);
+  /// `aten::detach` of \p tensor, a fake of its own bound to the node.
+  llvm::Expected<ValuePtr> detachedTensor(const ValuePtr& tensor);
+  /// \p arg with the tensors requiring grad it holds in tuples and lists
+  /// detached, as apply's forward (grad mode off) reads them.
+  llvm::Expected<ValuePtr> detachNested(const ValuePtr& arg, ForwardArguments& given);
+  /// \p value with what forward was given in its tuples and lists put back
+  /// as apply's, which eager's forward returns as they are; refuses a list
+  /// copy forward changed.
+  llvm::Expected<ValuePtr> restoreNested(const std::string& name, const ValuePtr& value,
+                                         const ForwardArguments& given);
   /// A fake tensor like \p like, requiring grad when \p requiresGrad, that
   /// stands for no graph value until the oracle binds it: empty_like run
   /// by the oracle, the calls it recorded erased.
@@ -365,7 +400,8 @@ private:
   /// matching result of \p node.
   llvm::Expected<ValuePtr> bindAutogradOutputs(ir::Node* node, const ValuePtr& result,
                                                const std::vector<ValuePtr>& outputs,
-                                               const std::vector<bool>& differentiable);
+                                               const std::vector<bool>& differentiable,
+                                               const std::vector<ValuePtr>& dirty);
 
   //===--------------------------------------------------------------------===//
   // State builtins keep: context variables (ContextVars.cpp) and id()'s

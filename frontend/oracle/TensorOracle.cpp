@@ -15,6 +15,7 @@
 #include "frontend/oracle/SymSubstitution.h"
 #include "frontend/oracle/TensorMetaSchema.h"
 
+#include "ir/AutogradFunction.h"
 #include "ir/Parser.h"
 #include "ir/Syntax.h"
 
@@ -170,8 +171,11 @@ private:
   /// it, as a value of the former: lifted through each open subgraph it
   /// is not a value of, as an input.
   llvm::Expected<ir::ValueRef> lift(ir::ValueRef ref);
-  /// Declares in each subgraph the symbols it mentions, as \p graph_ does.
+  /// Declares in each subgraph and backward graph the symbols it mentions,
+  /// as \p graph_ does.
   llvm::Error declareSubgraphSymbols();
+  /// The backward graphs of the autograd.Functions \p graph_ applies.
+  std::vector<ir::Graph*> backwardGraphs() const;
 
   llvm::DenseMap<int64_t, ir::ValueRef> values_;
   llvm::StringMap<ir::SymExpr> syms_;
@@ -769,20 +773,38 @@ llvm::Expected<PyRef> PythonTensorOracle::fakeOf(ir::ValueRef value) {
   return makeError("no fake tensor stands for %" + value.node->name() + " any more");
 }
 
+namespace {
+
+/// The symbols \p graph's nodes mention, inputs included.
+llvm::StringSet<> mentionedSymbols(const ir::Graph& graph) {
+  llvm::StringSet<> mentioned;
+  auto note = [&](ir::SymExpr e) {
+    if (e)
+      e.walkSymbols([&](ir::SymExpr symbol) { mentioned.insert(symbol.symbolName()); });
+  };
+  for (const ir::Node& node : graph.nodes()) {
+    node.type().walkSymExprs(note);
+    for (const ir::Argument& arg : node.args())
+      arg.forEachSym(note);
+    for (const ir::KeywordArgument& kwarg : node.kwargs())
+      kwarg.value.forEachSym(note);
+  }
+  return mentioned;
+}
+
+} // namespace
+
+std::vector<ir::Graph*> PythonTensorOracle::backwardGraphs() const {
+  std::vector<ir::Graph*> backwards;
+  if (graph_.module())
+    for (const ir::Graph* backward : ir::backwardGraphsOf(graph_))
+      backwards.push_back(graph_.module()->findBackward(backward->name()));
+  return backwards;
+}
+
 llvm::Error PythonTensorOracle::declareSubgraphSymbols() {
   for (ir::Graph* subgraph : subgraphs_) {
-    llvm::StringSet<> mentioned;
-    auto note = [&](ir::SymExpr e) {
-      if (e)
-        e.walkSymbols([&](ir::SymExpr symbol) { mentioned.insert(symbol.symbolName()); });
-    };
-    for (const ir::Node& node : subgraph->nodes()) {
-      node.type().walkSymExprs(note);
-      for (const ir::Argument& arg : node.args())
-        arg.forEachSym(note);
-      for (const ir::KeywordArgument& kwarg : node.kwargs())
-        kwarg.value.forEachSym(note);
-    }
+    llvm::StringSet<> mentioned = mentionedSymbols(*subgraph);
     // In the graph's order, so that the text is stable.
     for (const ir::SymbolDecl& decl : graph_.symbols()) {
       if (!mentioned.contains(decl.name))
@@ -800,6 +822,27 @@ llvm::Error PythonTensorOracle::declareSubgraphSymbols() {
                        mentioned.begin()->getKey() +
                        " of its own, which depends on tensor data; branches over data-dependent "
                        "sizes are not supported yet");
+  }
+  // A backward graph reads every symbol it mentions from the sizes of the
+  // tensors it takes or its int inputs (capture made it so), so one the
+  // entry graph computes from data (`nonzero`'s count) is a plain size
+  // there too.
+  for (ir::Graph* backward : backwardGraphs()) {
+    llvm::StringSet<> mentioned = mentionedSymbols(*backward);
+    for (const ir::SymbolDecl& decl : graph_.symbols())
+      if (mentioned.erase(decl.name)) {
+        backward->symbols().push_back(decl);
+        backward->symbols().back().unbacked = false;
+      }
+    if (!mentioned.empty())
+      return makeError("the backward graph @" + backward->name() + " uses the size " +
+                       mentioned.begin()->getKey() + ", which its entry graph does not declare");
+    std::vector<ir::SymExpr> unbound = ir::unboundSymbols(*backward);
+    if (!unbound.empty())
+      return makeError("the backward graph @" + backward->name() + " uses the size " +
+                       unbound.front().symbolName() +
+                       ", which none of its inputs carries once torch's shape environment "
+                       "related it to other sizes");
   }
   return llvm::Error::success();
 }
@@ -872,6 +915,8 @@ llvm::Error PythonTensorOracle::finalize() {
   substitution.apply(graph_);
   for (ir::Graph* subgraph : subgraphs_)
     substitution.apply(*subgraph);
+  for (ir::Graph* backward : backwardGraphs())
+    substitution.apply(*backward);
 
   for (Py_ssize_t i = 0, e = PyList_GET_SIZE(symbols); i < e; ++i) {
     PyObject* item = PyList_GET_ITEM(symbols, i);

@@ -16,6 +16,7 @@
 
 #include <ATen/ops/zeros.h>
 #include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/variable.h>
 
 #include <c10/core/GradMode.h>
 
@@ -34,6 +35,7 @@ struct CompiledFunctionBackward final : torch::autograd::Node {
   size_t numBackwardOutputs = 0;
   std::vector<at::Tensor> saved;
   std::vector<uint32_t> savedVersions;
+  std::vector<int64_t> sizes;     // the symbolic sizes its tensors do not carry
   std::vector<int64_t> gradIndex; // per input: backward's result, or -1
   // Per output: the sizes and options of the zeros an absent gradient is.
   std::vector<std::pair<std::vector<int64_t>, at::TensorOptions>> outputTypes;
@@ -86,8 +88,8 @@ CompiledFunctionBackward::apply(torch::autograd::variable_list&& grads) {
   }
   std::vector<dync_tensor*> outputs(numBackwardOutputs, nullptr);
   char error[1024] = {0};
-  int status = backward(inputs.data(), inputs.size(), nullptr, 0, outputs.data(), outputs.size(),
-                        error, sizeof error);
+  int status = backward(inputs.data(), inputs.size(), sizes.data(), sizes.size(), outputs.data(),
+                        outputs.size(), error, sizeof error);
   std::vector<at::Tensor> results;
   for (dync_tensor* handle : outputs)
     results.push_back(
@@ -116,26 +118,37 @@ dync_status apply(dync_stack* stack, dync_backward_fn backward, size_t numBackwa
   if (!pushError->empty())
     return fail(DYNC_ERR_INVALID_ARGUMENT,
                 "dync_autograd_function_apply: bad argument: " + *pushError);
-  TORCH_CHECK(args.size() == 8 && args[0].isString() && args[1].isString() && args[7].isBool(),
-              "dync_autograd_function_apply: expected the eight arguments of the node");
+  // Artifacts made before the sizes and the modified inputs were appended
+  // push eight or nine.
+  TORCH_CHECK(args.size() >= 8 && args.size() <= 10 && args[0].isString() && args[1].isString() &&
+                  args[7].isBool() && (args.size() < 9 || args[8].isIntList()) &&
+                  (args.size() < 10 || args[9].isIntList()),
+              "dync_autograd_function_apply: expected the ten arguments of the node");
   std::vector<at::Tensor> inputs = tensorList(args[2], "the inputs");
   std::vector<at::Tensor> outputs = tensorList(args[3], "the outputs");
   std::vector<at::Tensor> saved = tensorList(args[4], "the saved tensors");
   std::vector<int64_t> gradIndex = args[5].toIntVector();
+  std::vector<int64_t> dirty =
+      args.size() == 10 ? args[9].toIntVector() : std::vector<int64_t>(outputs.size(), -1);
   std::vector<bool> differentiable;
   if (args[6].isBoolList())
     for (bool flag : args[6].toBoolList())
       differentiable.push_back(flag);
-  TORCH_CHECK(gradIndex.size() == inputs.size() && differentiable.size() == outputs.size(),
-              "dync_autograd_function_apply: one gradient index per input and one flag per "
-              "output are needed");
+  TORCH_CHECK(gradIndex.size() == inputs.size() && differentiable.size() == outputs.size() &&
+                  dirty.size() == outputs.size(),
+              "dync_autograd_function_apply: one gradient index per input and one flag and "
+              "modified input per output are needed");
+  for (int64_t index : dirty)
+    TORCH_CHECK(index >= -1 && index < static_cast<int64_t>(inputs.size()),
+                "dync_autograd_function_apply: modified input ", index, " out of range");
 
   bool executable =
       c10::GradMode::is_enabled() && torch::autograd::any_variable_requires_grad(inputs);
   std::vector<c10::IValue> results;
   if (!executable) {
-    for (at::Tensor& output : outputs)
-      results.emplace_back(std::move(output));
+    // A modified input is returned itself, as eager's apply returns it.
+    for (size_t i = 0; i < outputs.size(); ++i)
+      results.emplace_back(dirty[i] >= 0 ? inputs[dirty[i]] : std::move(outputs[i]));
     dync::shim::setStackResults(stack, std::move(results));
     return DYNC_OK;
   }
@@ -146,12 +159,28 @@ dync_status apply(dync_stack* stack, dync_backward_fn backward, size_t numBackwa
   node->numBackwardOutputs = numBackwardOutputs;
   node->gradIndex = std::move(gradIndex);
   node->materializeGrads = args[7].toBool();
+  if (args.size() >= 9)
+    node->sizes = args[8].toIntVector();
   node->set_next_edges(torch::autograd::collect_next_edges(inputs));
   for (const at::Tensor& t : saved)
     node->savedVersions.push_back(t._version());
   node->saved = std::move(saved);
   for (size_t i = 0; i < outputs.size(); ++i) {
     node->outputTypes.emplace_back(outputs[i].sizes().vec(), outputs[i].options());
+    if (dirty[i] >= 0) {
+      // Modified in place by forward: the input itself takes the node as
+      // its history, as eager's apply rebases it.
+      const at::Tensor& input = inputs[dirty[i]];
+      TORCH_CHECK(!(input.is_leaf() && input.requires_grad()),
+                  "a leaf Variable that requires grad has been used in an in-place operation.");
+      TORCH_CHECK(!input.is_view(), node->name(),
+                  ": an input modified in place (ctx.mark_dirty) that is a view of another "
+                  "tensor is not supported by compiled code; run it without the artifact");
+      node->add_input_metadata(input);
+      torch::autograd::impl::rebase_history(input, {node, static_cast<uint32_t>(i)});
+      results.emplace_back(input);
+      continue;
+    }
     if (!differentiable[i]) {
       node->add_input_metadata(torch::autograd::Node::undefined_input());
       results.emplace_back(outputs[i]);

@@ -469,17 +469,21 @@ typedef int (*dync_backward_fn)(dync_tensor* const* inputs, size_t num_inputs,
                                 dync_tensor** outputs, size_t num_outputs, char* error,
                                 size_t error_size);
 /* Gives the forward outputs of an autograd.Function the history eager's
- * apply gives them. `stack` holds the node's eight arguments
+ * apply gives them. `stack` holds the node's ten arguments
  * (ir/AutogradFunction.h): the Function's name, the backward graph's name,
  * the inputs (Tensor[]), the forward's outputs (Tensor[]), the tensors
  * backward reads (Tensor[]), each input's index among `backward`'s
  * `num_backward_outputs` results or -1 (int[]), each output's
- * differentiability (bool[]) and whether undefined gradients become zeros
- * (bool); an empty list may be pushed as int[]. When grad mode is on and an
- * input requires grad, the results (one tensor per output) are the
- * differentiable outputs detached and given a grad_fn whose backward runs
- * `backward` over the saved tensors and the outputs' gradients; otherwise
- * the outputs themselves. Take them as an operator's. */
+ * differentiability (bool[]), whether undefined gradients become zeros
+ * (bool), the sizes backward takes as ints (int[]) and each output's
+ * modified input or -1 (int[]); artifacts made before the last two were
+ * appended push eight or nine arguments. An empty list may be pushed as
+ * int[]. When grad mode is on and an input requires grad, the results (one
+ * tensor per output) are the differentiable outputs detached and given a
+ * grad_fn whose backward runs `backward` over the saved tensors, the
+ * outputs' gradients and the sizes, and each modified input itself, its
+ * history rebased on that grad_fn; otherwise the outputs themselves (a
+ * modified input itself). Take them as an operator's. */
 DYNC_SHIM_EXPORT dync_status dync_autograd_function_apply(dync_stack* stack,
                                                           dync_backward_fn backward,
                                                           size_t num_backward_outputs);

@@ -6,9 +6,13 @@
 # RUN: %dync export %s:Net.forward --emit=graph | FileCheck %s
 # RUN: not %dync export %s:Opaque.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=OPAQUE
 # RUN: not %dync export %s:Counted.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=COUNT
-# RUN: not %dync export %s:Dirty.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DIRTY
+# RUN: %dync export %s:Dirty.forward --emit=graph | FileCheck %s --check-prefix=DIRTY
+# RUN: not %dync export %s:DirtyLeaf.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DIRTYLEAF
 # RUN: not %dync export %s:NumberGrad.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=NUMBER
-# RUN: not %dync export %s:Keywords.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=KEYWORDS
+# RUN: %dync export %s:Keywords.forward --emit=graph | FileCheck %s --check-prefix=KEYWORDS
+# RUN: not %dync export %s:Misnamed.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=MISNAMED
+# RUN: %dync export %s:Listed.forward --emit=graph | FileCheck %s --check-prefix=LISTED
+# RUN: not %dync export %s:Appends.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=APPENDS
 # In an artifact only the variant for grad mode on is left out; calls under
 # no_grad are still served.
 # RUN: %dync export %s:Opaque.forward -o %t.opaque.so -v 2>&1 | FileCheck %s --check-prefix=LEFTOUT
@@ -52,7 +56,7 @@ class Net(nn.Module):
 # CHECK-NEXT:   %[[DETACHED:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
 # CHECK-NEXT:   %[[CLAMP:[0-9]+]] = aten::clamp.default(%[[DETACHED]], 0.25)
 # CHECK:        %[[INDEX:[0-9]+]] = aten::_to_copy.default(%{{[0-9]+}}, dtype=i64)
-# CHECK-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.ClampPass", "autograd-function-backward.ClampPass.backward", [%[[PRODUCT]]], [%[[CLAMP]], %[[INDEX]]], [%[[DETACHED]]], [0], [true, false], true) : tuple<tensor<f32, [4, 3]>, tensor<i64, [4, 3]>>
+# CHECK-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.ClampPass", "autograd-function-backward.ClampPass.backward", [%[[PRODUCT]]], [%[[CLAMP]], %[[INDEX]]], [%[[DETACHED]]], [0], [true, false], true, [], [-1, -1]) : tuple<tensor<f32, [4, 3]>, tensor<i64, [4, 3]>>
 # CHECK-NEXT:   aten::sum.dim_IntList(%[[NODE]]#0, [])
 # CHECK-NEXT:   aten::sum.dim_IntList(%[[NODE]]#1, [])
 
@@ -110,7 +114,20 @@ class Dirty(Net):
     def forward(self, x):
         return InPlace.apply(x * self.weight)
 
-# DIRTY: error: autograd-function-backward.InPlace.forward marks inputs dirty (ctx.mark_dirty), which a graph applying it with autograd does not support yet
+
+class DirtyLeaf(Net):
+    def forward(self, x):
+        return InPlace.apply(self.weight)
+
+# The input modified in place is the node's result: the node names it.
+# DIRTY-LABEL: graph @Dirty.forward(
+# DIRTY:        %[[PRODUCT:[0-9]+]] = aten::mul.Tensor(%x, %self_weight)
+# DIRTY-NEXT:   %[[DETACHED:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
+# DIRTY-NEXT:   %[[WRITTEN:[0-9]+]] = aten::mul_.Tensor(%[[DETACHED]], 2)
+# DIRTY-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.InPlace", "autograd-function-backward.InPlace.backward", [%[[PRODUCT]]], [%[[WRITTEN]]], [], [0], [true], true, [], [0])
+# DIRTY-NEXT:   return %[[NODE]]#0
+
+# DIRTYLEAF: error: autograd-function-backward.InPlace.forward marks dirty (ctx.mark_dirty) a tensor the graph is given, which a graph applying it with autograd does not support: modify a tensor the program computes
 
 
 class GradForNumber(torch.autograd.Function):
@@ -132,9 +149,73 @@ class NumberGrad(Net):
 
 class Keywords(Net):
     def forward(self, x):
-        return TooFew.apply(x * self.weight, scale=2.0)
+        return ClampPass.apply(lo=0.5, x=x * self.weight)[0]
 
-# KEYWORDS: error: autograd-function-backward.TooFew.apply() with keyword arguments on tensors that require grad is not supported: pass them positionally
+# Keyword arguments are bound to forward's parameters, in its order.
+# KEYWORDS-LABEL: graph @Keywords.forward(
+# KEYWORDS:        %[[PRODUCT:[0-9]+]] = aten::mul.Tensor(%x, %self_weight)
+# KEYWORDS-NEXT:   %[[DETACHED:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
+# KEYWORDS-NEXT:   aten::clamp.default(%[[DETACHED]], 0.5)
+# KEYWORDS:        dync::autograd_function.apply("autograd-function-backward.ClampPass", "autograd-function-backward.ClampPass.backward", [%[[PRODUCT]]],
+
+
+class Misnamed(Net):
+    def forward(self, x):
+        return ClampPass.apply(x * self.weight, low=0.5)
+
+# MISNAMED: autograd-function-backward.py:[[@LINE-2]]:16: error: TypeError: forward() got an unexpected keyword argument 'low'
+
+
+class Gated(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, extras):
+        (gate,) = extras
+        ctx.save_for_backward(gate)
+        return x * gate, (x * 2,)
+
+    @staticmethod
+    def backward(ctx, grad, nested):
+        (gate,) = ctx.saved_tensors
+        return grad * gate, None
+
+
+class Listed(Net):
+    def forward(self, x):
+        y, (doubled,) = Gated.apply(x * self.weight, [self.weight])
+        return y, doubled
+
+# A tensor requiring grad in a list is read detached and is no input of the
+# node; a tensor nested in the result is returned as forward made it.
+# LISTED:      backward @"autograd-function-backward.Gated.backward"(%saved0: tensor<f32, [3]>,
+# LISTED-NEXT:     %grad0: tensor<f32, [4, 3]>) {
+# LISTED-NEXT:   %[[MUL:[0-9]+]] = aten::mul.Tensor(%grad0, %saved0)
+# LISTED-NEXT:   return (%[[MUL]],)
+# LISTED-LABEL: graph @Listed.forward(
+# LISTED:        %[[PRODUCT:[0-9]+]] = aten::mul.Tensor(%x, %self_weight)
+# LISTED-NEXT:   %[[X:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
+# LISTED-NEXT:   %[[GATE:[0-9]+]] = aten::detach.default(%self_weight)
+# LISTED-NEXT:   %[[Y:[0-9]+]] = aten::mul.Tensor(%[[X]], %[[GATE]])
+# LISTED-NEXT:   %[[TWICE:[0-9]+]] = aten::mul.Tensor(%[[X]], 2)
+# LISTED-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function-backward.Gated", "autograd-function-backward.Gated.backward", [%[[PRODUCT]]], [%[[Y]]], [%[[GATE]]], [0], [true], true, [], [-1])
+# LISTED-NEXT:   return (%[[NODE]]#0, %[[TWICE]])
+
+
+class Appending(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, extras):
+        extras.append(x)
+        return x * extras[0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+class Appends(Net):
+    def forward(self, x):
+        return Appending.apply(x * self.weight, [self.weight])
+
+# APPENDS: error: autograd-function-backward.Appending.forward changes a list it was given that holds tensors requiring grad, which a graph recording autograd does not support
 
 
 def example_inputs():

@@ -102,7 +102,7 @@ def model_grad(x):
 # GRAD-LABEL: graph @model_grad(
 # GRAD:        %[[PRODUCT:[0-9]+]] = aten::mul.Tensor(%x, %G_model_weight)
 # GRAD-NEXT:   %[[DETACHED:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
-# GRAD-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function.Clamp", "autograd-function.Clamp.backward", [%[[PRODUCT]]], [%[[DETACHED]]], [%[[DETACHED]]], [0], [false], false)
+# GRAD-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function.Clamp", "autograd-function.Clamp.backward", [%[[PRODUCT]]], [%[[DETACHED]]], [%[[DETACHED]]], [0], [false], false, [], [-1])
 # GRAD-NEXT:   return %[[NODE]]#0
 
 
