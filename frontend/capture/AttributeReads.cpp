@@ -602,6 +602,19 @@ llvm::Expected<ValuePtr> ObjectSemantics::getAttr(const ValuePtr& base, llvm::St
         return programError("reading attribute '" + name + "' of a function");
       return cx_.values().wrapReal(value.get(), nullptr);
     }
+    // A function made while capturing: the names CPython gives it from its
+    // code and globals (vmap names the function in its messages). Capture
+    // refuses assigning them, so they stay what MAKE_FUNCTION made.
+    if (name == "__name__" || name == "__qualname__" || name == "__module__") {
+      PyObject* value = nullptr; // borrowed
+      if (name == "__name__")
+        value = reinterpret_cast<PyCodeObject*>(base->code.get())->co_name;
+      else if (name == "__module__")
+        value = base->globals ? PyDict_GetItemString(base->globals.get(), "__name__") : nullptr;
+      if (name == "__qualname__")
+        return makeConstantSteal(python::newStr(base->qualname));
+      return makeConstant(PyRef::borrow(value ? value : Py_None));
+    }
     break;
   case ValueKind::BoundMethod:
     if (name == "__self__")

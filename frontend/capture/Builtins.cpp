@@ -714,6 +714,57 @@ llvm::Expected<ValuePtr> builtinWarn(BuiltinContext& interp, const ValuePtr& sel
   return makeNone();
 }
 
+/// collections.deque(iterable, maxlen=0): the idiom that runs an iterator
+/// to its end for the calls it makes (torch's pytree.tree_map_ does). The
+/// deque keeps nothing, so it is a real empty one. Other deques are
+/// mutable containers capture does not model.
+llvm::Expected<ValuePtr> collectionsDeque(BuiltinContext& interp, const ValuePtr& self, Args& args,
+                                          KeywordArgs& kwargs) {
+  ValuePtr maxlen = args.size() == 2 ? args[1] : nullptr;
+  for (auto& [name, value] : kwargs)
+    if (name == "maxlen")
+      maxlen = value;
+  if (args.size() != 1 + (kwargs.empty() ? 1 : 0) || kwargs.size() > 1 || !maxlen ||
+      !maxlen->isConstant() || !PyLong_Check(maxlen->object.get()) ||
+      PyLong_AsLong(maxlen->object.get()) != 0)
+    return captureError("collections.deque is not supported yet, except deque(iterable, "
+                        "maxlen=0), which runs an iterator to its end");
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  PyRef nothing = PyRef::steal(PyTuple_New(0));
+  PyRef empty =
+      nothing ? PyRef::steal(PyObject_CallFunction(self->object.get(), "Oi", nothing.get(), 0))
+              : PyRef();
+  if (!empty)
+    return pythonError("making an empty deque");
+  return interp.values().wrapReal(empty.get(), nullptr);
+}
+
+/// itertools.accumulate(numbers): the running sums, of numbers known while
+/// capturing (torch's vmap splits a batch into chunks at them).
+llvm::Expected<ValuePtr> itertoolsAccumulate(BuiltinContext& interp, const ValuePtr&, Args& args,
+                                             KeywordArgs& kwargs) {
+  if (args.size() != 1 || !kwargs.empty())
+    return captureError("itertools.accumulate is supported with one iterable only (no function "
+                        "and no initial value)");
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  std::vector<ValuePtr> sums;
+  PyRef total;
+  for (const ValuePtr& item : *items) {
+    if (!item->isConstant())
+      return captureError("itertools.accumulate over a " + spelling(item->kind) +
+                          " value is not supported");
+    total = total ? PyRef::steal(PyNumber_Add(total.get(), item->object.get())) : item->object;
+    if (!total)
+      return programError("itertools.accumulate");
+    sums.push_back(makeConstant(total));
+  }
+  return makeEagerIterator(std::move(sums));
+}
+
 /// itertools.repeat(x, n): n times the same value.
 llvm::Expected<ValuePtr> itertoolsRepeat(BuiltinContext&, const ValuePtr&, Args& args,
                                          KeywordArgs& kwargs) {
@@ -875,6 +926,8 @@ const Row Rows[] = {
     {"builtins.delattr", builtinSideEffect},
     {"warnings.warn", builtinWarn},
     {"itertools.repeat", itertoolsRepeat},
+    {"itertools.accumulate", itertoolsAccumulate},
+    {"collections.deque", collectionsDeque},
     {"itertools.chain", itertoolsChain},
     {"functools.reduce", functoolsReduce},
     {"torch._C._has_torch_function", builtinHasTorchFunction},

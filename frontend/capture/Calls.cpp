@@ -234,6 +234,8 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
                           " is not supported yet: its function runs under functorch's "
                           "interpreters (batched or differentiated tensors), which capture "
                           "does not model");
+    if (std::optional<VmapFunction> vmap = vmapFunction(callee->object.get()))
+      return callVmapFunction(*vmap, callee, std::move(args), std::move(kwargs));
     if (std::optional<ControlFlowOperator> op = controlFlowOperator(callee->object.get()))
       return callControlFlowOperator(*this, *op, std::move(args), std::move(kwargs));
     if (isShapeFunction(*callee) && numbersOnly(args) &&

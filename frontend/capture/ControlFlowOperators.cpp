@@ -1,6 +1,7 @@
 //===- ControlFlowOperators.cpp - torch.cond and torch map ----------------===//
 #include "frontend/capture/ControlFlowOperators.h"
 
+#include "frontend/capture/ArgumentBinding.h"
 #include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
@@ -18,44 +19,6 @@ namespace dync::capture {
 using python::PyRef;
 
 namespace {
-
-/// Binds \p args and \p kwargs to \p names, as a Python call would: the
-/// first \p required must be given, the rest default to null; positional
-/// arguments past the names go to \p rest when it is given.
-llvm::Expected<std::vector<ValuePtr>> bindArguments(llvm::StringRef function,
-                                                    llvm::ArrayRef<const char*> names,
-                                                    size_t required, std::vector<ValuePtr> args,
-                                                    KeywordArgs kwargs,
-                                                    std::vector<ValuePtr>* rest = nullptr) {
-  std::vector<ValuePtr> bound(names.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (i < names.size())
-      bound[i] = args[i];
-    else if (rest)
-      rest->push_back(args[i]);
-    else
-      return raiseBuiltin(PyExc_TypeError, function + "() takes at most " +
-                                               llvm::Twine(names.size()) +
-                                               " positional arguments but " +
-                                               llvm::Twine(args.size()) + " were given");
-  }
-  for (auto& [name, value] : kwargs) {
-    auto it = llvm::find_if(names, [&](const char* n) { return name == n; });
-    if (it == names.end())
-      return raiseBuiltin(PyExc_TypeError,
-                          function + "() got an unexpected keyword argument '" + name + "'");
-    size_t index = static_cast<size_t>(it - names.begin());
-    if (bound[index])
-      return raiseBuiltin(PyExc_TypeError,
-                          function + "() got multiple values for argument '" + name + "'");
-    bound[index] = value;
-  }
-  for (size_t i = 0; i < required; ++i)
-    if (!bound[i])
-      return raiseBuiltin(PyExc_TypeError,
-                          function + "() missing required argument '" + names[i] + "'");
-  return bound;
-}
 
 //===----------------------------------------------------------------------===//
 // torch.cond

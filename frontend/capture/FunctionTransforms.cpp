@@ -12,9 +12,9 @@ std::optional<std::string> functionTransformName(PyObject* function) {
   PyObject* module = PyDict_GetItemString(PyImport_GetModuleDict(), "torch.func"); // borrowed
   if (!module)
     return std::nullopt;
-  static constexpr std::array<const char*, 10> transforms = {
-      "vmap",   "grad",   "grad_and_value", "vjp",       "jvp",
-      "jacrev", "jacfwd", "hessian",        "linearize", "functionalize"};
+  static constexpr std::array<const char*, 9> transforms = {
+      "grad",   "grad_and_value", "vjp",       "jvp",          "jacrev",
+      "jacfwd", "hessian",        "linearize", "functionalize"};
   for (const char* name : transforms) {
     PyObject* transform = PyObject_GetAttrString(module, name);
     if (!transform) {

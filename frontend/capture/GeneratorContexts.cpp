@@ -23,6 +23,7 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/embedding/PyStrings.h"
 
 #include <map>
 
@@ -153,10 +154,18 @@ Interpreter::callGeneratorContext(const ValuePtr& callee, std::vector<ValuePtr>&
     if (!context.entered || context.finished)
       return captureError("leaving the context of " + context.qualname +
                           "() that is not entered is not supported");
-    if (args.empty() || !args.front()->isNone())
+    if (args.empty() || !args.front()->isNone()) {
+      // Which exception, in the program's words: it is often the program's
+      // own error, raised inside the block.
+      std::string raised;
+      PyObject* error = args.size() > 1 ? args[1]->object.get() : nullptr;
+      if (error && PyExceptionInstance_Check(error))
+        raised = " (" + python::typeDisplayName(Py_TYPE(error)) + ": " + python::strOf(error) + ")";
       return captureError("an exception leaving a 'with' block on " + context.qualname +
                           "() (made by @contextlib.contextmanager) is not supported yet: capture "
-                          "does not throw it into the generator at its yield");
+                          "does not throw it into the generator at its yield" +
+                          raised);
+    }
     context.finished = true;
     context.frame->paused = false;
     llvm::Expected<ValuePtr> resumed = machine_.run(*context.frame);

@@ -34,6 +34,7 @@
 #include "frontend/capture/TorchTypes.h"
 #include "frontend/capture/Value.h"
 #include "frontend/capture/ValueBuilder.h"
+#include "frontend/capture/Vmap.h"
 #include "frontend/oracle/TensorOracle.h"
 #include "ir/Graph.h"
 #include "ir/Guard.h"
@@ -452,6 +453,11 @@ private:
   /// Calling partial \p partial.
   llvm::Expected<ValuePtr> callPartial(const ValuePtr& partial, std::vector<ValuePtr> args,
                                        KeywordArgs kwargs);
+  /// torch.func.vmap's functions that capture handles itself (Vmap.h).
+  llvm::Expected<ValuePtr> callVmapFunction(VmapFunction which, const ValuePtr& callee,
+                                            std::vector<ValuePtr> args, KeywordArgs kwargs);
+  /// `torch.func.vmap(func, ...)`: a partial of torch's vmap_impl.
+  llvm::Expected<ValuePtr> makeVmapped(std::vector<ValuePtr> args, KeywordArgs kwargs);
   /// `types.MappingProxyType(d)` for a dict \p args[0].
   llvm::Expected<ValuePtr> makeMappingProxy(std::vector<ValuePtr> args, const KeywordArgs& kwargs);
 
@@ -541,6 +547,8 @@ private:
   /// The class of the context autograd.Function.forward gets.
   python::PyRef contextClass_;
   bool compilingAnswer_ = false;
+  /// vmap levels the program opened (closed when capture stops inside one).
+  VmapLevels vmapLevels_;
   bool exportingAnswer_ = false;
   /// The @contextlib.contextmanager contexts made while capturing, by their
   /// marker object (GeneratorContexts.cpp).

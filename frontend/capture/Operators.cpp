@@ -23,6 +23,28 @@ bool isNumberLike(const ValuePtr& value) {
   return value->kind == ValueKind::Constant || value->kind == ValueKind::SymNum;
 }
 
+/// A class, typing's alias of one (`Callable[[int], bool]`, `list[int]`),
+/// or None: what `|` joins into a union in an annotation, which a function
+/// defined inside another evaluates when it is made.
+bool isAnnotation(const ValuePtr& value) {
+  PyObject* object = value->object.get();
+  if (object == Py_None)
+    return true;
+  if ((value->kind != ValueKind::Object && value->kind != ValueKind::Constant) || !object)
+    return false;
+  if (PyType_Check(object))
+    return true;
+  PyRef module = PyRef::steal(
+      PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(object)), "__module__"));
+  if (!module || !PyUnicode_Check(module.get())) {
+    PyErr_Clear();
+    return false;
+  }
+  llvm::StringRef name = PyUnicode_AsUTF8(module.get());
+  return name == "typing" || name == "types" || name == "collections.abc" ||
+         name == "_collections_abc";
+}
+
 /// A binary operator: CPython's C API function for constants and SymInts,
 /// and the `operator` module function torch is called with for tensors.
 struct BinaryRow {
@@ -136,6 +158,13 @@ llvm::Expected<ValuePtr> ObjectSemantics::binary(llvm::StringRef symbol, const V
   }
   llvm::StringRef plain = symbol.drop_back(symbol.ends_with("=") ? 1 : 0);
   bool inPlace = plain.size() != symbol.size();
+  // A union of annotations is a new immutable typing object, made for real.
+  if (symbol == "|" && isAnnotation(a) && isAnnotation(b)) {
+    PyRef result = PyRef::steal(PyNumber_Or(a->object.get(), b->object.get()));
+    if (!result)
+      return programError("computing '|'");
+    return cx_.wrapFake(result.get());
+  }
   if (a->isSequence() && b->isSequence() && plain == "+") {
     if (inPlace && a->kind == ValueKind::List) {
       if (llvm::Error error = cx_.noteContainerMutation(a, "extending with '+='"))
@@ -292,7 +321,9 @@ llvm::Expected<bool> ObjectSemantics::contains(const ValuePtr& container, const 
   case ValueKind::Constant:
   case ValueKind::Object:
   case ValueKind::NNModule:
-    if (item->isConstant()) {
+    // A class is compared by identity (`type(x) in BUILTIN_TYPES`).
+    if (item->isConstant() ||
+        (item->kind == ValueKind::Object && item->object && PyType_Check(item->object.get()))) {
       int result = PySequence_Contains(container->object.get(), item->object.get());
       if (result < 0)
         return programError("'in'");

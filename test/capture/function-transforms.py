@@ -1,26 +1,29 @@
-# torch.func's transforms are refused where the program calls them, by
-# name, whichever spelling it uses (torch.vmap is torch.func.vmap), instead
-# of deep inside functorch.
-# RUN: not %dync export %s:vmapped --emit=graph 2>&1 | FileCheck %s --check-prefix=VMAP
+# torch.func's differentiating transforms are refused where the program
+# calls them, by name, instead of deep inside functorch (vmap is captured:
+# vmap.py).
 # RUN: not %dync export %s:differentiated --emit=graph 2>&1 | FileCheck %s --check-prefix=GRAD
+# RUN: not %dync export %s:jacobian --emit=graph 2>&1 | FileCheck %s --check-prefix=JACREV
+# RUN: not %dync export %s:vmapped_grad --emit=graph 2>&1 | FileCheck %s --check-prefix=VMAPGRAD
 import torch
 import torch.func
-
-
-def scale(a, b):
-    return a * b
-
-
-def vmapped(x):
-    return torch.vmap(scale)(x, x)
-
-# VMAP: function-transforms.py:[[@LINE-2]]:12: error: torch.func.vmap is not supported yet: its function runs under functorch's interpreters (batched or differentiated tensors), which capture does not model
 
 
 def differentiated(x):
     return torch.func.grad(lambda t: (t * t).sum())(x)
 
-# GRAD: function-transforms.py:[[@LINE-2]]:12: error: torch.func.grad is not supported yet
+# GRAD: function-transforms.py:[[@LINE-2]]:12: error: torch.func.grad is not supported yet: its function runs under functorch's interpreters (batched or differentiated tensors), which capture does not model
+
+
+def jacobian(x):
+    return torch.func.jacrev(torch.sin)(x)
+
+# JACREV: function-transforms.py:[[@LINE-2]]:12: error: torch.func.jacrev is not supported yet
+
+
+def vmapped_grad(x):
+    return torch.vmap(torch.func.grad(lambda t: (t * t).sum()))(x)
+
+# VMAPGRAD: function-transforms.py:[[@LINE-2]]:23: error: torch.func.grad is not supported yet
 
 
 def example_inputs():

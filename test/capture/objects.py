@@ -7,6 +7,7 @@
 # RUN: not %dync export %s:frozen --emit=graph 2>&1 | FileCheck %s --check-prefix=FROZEN
 # RUN: not %dync export %s:to_torch --emit=graph 2>&1 | FileCheck %s --check-prefix=TORCH
 # RUN: not %dync export %s:c_class --emit=graph 2>&1 | FileCheck %s --check-prefix=CCLASS
+import array
 import collections
 import dataclasses
 from typing import NamedTuple
@@ -112,10 +113,10 @@ def to_torch(x):
 
 
 def c_class(x):
-    counts = collections.deque([1, 2, 2])
+    counts = array.array("q", [1, 2, 2])
     return x * counts[2]
 
-# CCLASS: objects.py:[[@LINE-3]]:14: error: constructing an object of class 'collections.deque' is not supported: its __new__ is not written in Python
+# CCLASS: objects.py:[[@LINE-3]]:14: error: constructing an object of class 'array.array' is not supported: its __new__ is not written in Python
 
 
 def example_inputs():
