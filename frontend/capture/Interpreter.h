@@ -443,6 +443,11 @@ private:
   /// The value a container of the caller's read as \p real holds after the
   /// program changed it in place, or null when it did not.
   ValuePtr mutatedContainer(PyObject* real) const;
+  /// The entries of real dict \p dict the program assigned while capturing
+  /// without changing it as a container: attributes set on the object it
+  /// is the instance dict of, globals stored in the module it is the dict
+  /// of; in the order first assigned.
+  ValueBuilder::AssignedEntries assignedEntries(PyObject* dict) const;
   /// `global name = value` in a frame over \p globals.
   llvm::Error storeGlobal(PyObject* globals, bool entryGlobals, PyObject* name,
                           ValuePtr value) override;

@@ -293,6 +293,8 @@ llvm::Expected<bool> ObjectSemantics::contains(const ValuePtr& container, const 
   case ValueKind::Object:
   case ValueKind::NNModule:
     if (item->isConstant()) {
+      if (llvm::Error refused = cx_.values().refuseChangedModuleRead(*container, "'in' on"))
+        return refused;
       int result = PySequence_Contains(container->object.get(), item->object.get());
       if (result < 0)
         return programError("'in'");

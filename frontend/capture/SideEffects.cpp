@@ -147,6 +147,24 @@ ValuePtr Interpreter::storedGlobal(PyObject* globals, PyObject* name) const {
   return nullptr;
 }
 
+ValueBuilder::AssignedEntries Interpreter::assignedEntries(PyObject* dict) const {
+  std::vector<std::pair<size_t, std::pair<std::string, ValuePtr>>> ordered;
+  for (const RealAttrSetting& setting : realAttrSettings_) {
+    PyObject** pointer = _PyObject_GetDictPtr(setting.object.get());
+    if (pointer && *pointer == dict)
+      ordered.push_back({setting.order, {setting.name, setting.value}});
+  }
+  for (const GlobalStore& store : globalStores_)
+    if (store.globals.get() == dict)
+      ordered.push_back({store.order, {store.name, store.value}});
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  ValueBuilder::AssignedEntries entries;
+  for (auto& [order, entry] : ordered)
+    entries.push_back(std::move(entry));
+  return entries;
+}
+
 std::vector<Interpreter::PendingSideEffect> Interpreter::pendingSideEffects() const {
   std::vector<std::pair<size_t, PendingSideEffect>> ordered;
   for (const RealAttrSetting& setting : realAttrSettings_) {
