@@ -453,6 +453,10 @@ private:
                           ValuePtr value) override;
   /// What the program assigned to global \p name of \p globals, or null.
   ValuePtr storedGlobal(PyObject* globals, PyObject* name) const override;
+  /// Refuses assigning a closure cell of a function that exists before the
+  /// call (a `nonlocal` of a closure made outside it): no source names the
+  /// cell for the replay, and capture reads its own copy of it.
+  llvm::Error checkCellAssignment(const ValuePtr& cell, llvm::StringRef name) override;
   /// The program's file and line, for messages about a side effect.
   std::string programLine() const;
   /// `callee(*args)` as a branch of a control-flow operator

@@ -99,6 +99,22 @@ llvm::Error Interpreter::noteContainerMutation(const ValuePtr& container, const 
   return llvm::Error::success();
 }
 
+llvm::Error Interpreter::checkCellAssignment(const ValuePtr& cell, llvm::StringRef name) {
+  // Cells made while capturing are capture's own; so is an installed
+  // library's state, as for its containers (noteContainerMutation).
+  if (!cell->object || !PyCell_Check(cell->object.get()))
+    return llvm::Error::success();
+  std::vector<CaptureFrame> stack = callStack();
+  if (!stack.empty() && isInstalledLibraryFile(stack.front().location.file))
+    return llvm::Error::success();
+  return captureError(
+      "assigning free variable '" + name +
+      "' of a function that exists before the call (a `nonlocal` of a closure made outside it) "
+      "is not supported yet: capture would change only its own copy of the closure cell, which "
+      "other functions sharing the cell do not see, and the change would not be replayed on the "
+      "real cell after the graph; keep the state on an object or in a global");
+}
+
 ValuePtr Interpreter::mutatedContainer(PyObject* real) const {
   for (const MutatedContainer& mutated : mutatedContainers_)
     if (mutated.object.get() == real)

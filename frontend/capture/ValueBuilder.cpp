@@ -440,7 +440,11 @@ llvm::Expected<ValuePtr> ValueBuilder::functionFromReal(PyObject* function, Sour
           return wrapped.takeError();
         cellValue = *wrapped;
       }
-      value->closure.push_back(makeCell(cellValue));
+      // The real cell, which the program's assignments must not miss
+      // (Interpreter::checkCellAssignment).
+      ValuePtr cell = makeCell(cellValue);
+      cell->object = PyRef::borrow(PyTuple_GET_ITEM(fn->func_closure, i));
+      value->closure.push_back(std::move(cell));
     }
   }
   return value;
