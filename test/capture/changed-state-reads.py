@@ -116,6 +116,7 @@ class State:
 
 state = State()
 offset = 1.0
+this_module = sys.modules[__name__]
 
 
 def attribute_then_vars(x):
@@ -134,7 +135,7 @@ def set_offset(value):
 
 def global_then_module_attr(x):
     set_offset(5.0)
-    return x + sys.modules[__name__].offset
+    return x + this_module.offset
 
 
 # GLOBAL: aten::add.Tensor(%x, 5.0)
