@@ -44,14 +44,6 @@ PyObject* instanceDictOf(PyObject* object) {
 
 } // namespace
 
-bool ValueBuilder::changedDict(PyObject* dict) const {
-  if (!dict)
-    return false;
-  if (changedContainers_ && changedContainers_(dict))
-    return true;
-  return assignedEntries_ && !assignedEntries_(dict).empty();
-}
-
 llvm::Expected<std::optional<ValuePtr>> ValueBuilder::changedEntry(PyObject* dict,
                                                                    PyObject* key) const {
   if (!dict)

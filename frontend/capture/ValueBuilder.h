@@ -71,9 +71,6 @@ public:
   /// entry (the real dict answers), else the value, or null when the
   /// program removed the key.
   llvm::Expected<std::optional<ValuePtr>> changedEntry(PyObject* dict, PyObject* key) const;
-  /// Whether the program changed real dict \p dict in place, or assigned
-  /// an entry of it, while capturing.
-  bool changedDict(PyObject* dict) const;
   /// The first of nn.Module \p module's instance dict and tables
   /// (`_parameters`, `_buffers`, `_modules`) the program changed while
   /// capturing, or nothing.
