@@ -191,24 +191,11 @@ llvm::Expected<ValuePtr> ObjectSemantics::moduleAttr(const ValuePtr& module, llv
   if (classAttr && Py_TYPE(classAttr)->tp_descr_set)
     return readReal();
   if (dict) {
-    SourcePtr source;
-    PyObject* value = PyDict_GetItem(dict, nameObject.get());
-    if (value) {
-      source = cx_.values().instanceDictSource(module->source, object, nameObject.get(), value);
-    } else {
-      for (const char* table : {"_parameters", "_buffers", "_modules"}) {
-        PyObject* entries = PyDict_GetItemString(dict, table);
-        if (!entries || !PyDict_Check(entries))
-          continue;
-        if ((value = PyDict_GetItem(entries, nameObject.get()))) {
-          source = cx_.values().moduleTableSource(module->source, object, table, nameObject.get(),
-                                                  value);
-          break;
-        }
-      }
-    }
-    if (value)
-      return cx_.values().wrapReal(value, source);
+    llvm::Expected<std::optional<ValuePtr>> found = moduleDictRead(module, dict, nameObject.get());
+    if (!found)
+      return found.takeError();
+    if (*found)
+      return **found;
   }
   if (classAttr) {
     // Read from the class: the instance must not shadow it, and what the
@@ -232,7 +219,68 @@ llvm::Expected<ValuePtr> ObjectSemantics::moduleAttr(const ValuePtr& module, llv
       return readReal();
     return cx_.values().wrapReal(classAttr, classSource);
   }
+  // Nothing in the instance dict or the tables as the program left them:
+  // nn.Module.__getattr__ raises; the real object may still hold what the
+  // program removed, so it is not read.
+  if (std::optional<std::string> table = cx_.values().changedModuleTable(object)) {
+    PyRef getattrName = PyRef::steal(python::newStr("__getattr__"));
+    PyRef moduleGetattr =
+        PyRef::steal(PyObject_GetAttrString(cx_.types().module.get(), "__getattr__"));
+    PyErr_Clear();
+    if (moduleGetattr && _PyType_Lookup(Py_TYPE(object), getattrName.get()) == moduleGetattr.get())
+      return raiseBuiltin(PyExc_AttributeError,
+                          "'" + qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(object))) +
+                              "' object has no attribute '" + name + "'");
+    return captureError("reading attribute '" + name + "' of " +
+                        (module->source ? module->source->str() : typeNameOf(module)) +
+                        " through its class's own __getattr__ after the program changed its " +
+                        *table +
+                        " in this call: the real module, which capture does not change, would "
+                        "answer; not supported yet");
+  }
   return readReal();
+}
+
+llvm::Expected<std::optional<ValuePtr>>
+ObjectSemantics::moduleDictRead(const ValuePtr& module, PyObject* dict, PyObject* name) {
+  // The instance dict, then nn.Module.__getattr__'s tables in its order,
+  // each as the program left it (ChangedState.cpp): a value the program
+  // put there is its own value, read without a source and with no guard;
+  // one it removed is absent.
+  PyObject* object = module->object.get();
+  auto read = [&](PyObject* table,
+                  const char* tableName) -> llvm::Expected<std::optional<ValuePtr>> {
+    llvm::Expected<std::optional<ValuePtr>> changed = cx_.values().changedEntry(table, name);
+    if (!changed)
+      return changed.takeError();
+    if (*changed) {
+      if (!**changed)
+        return std::nullopt;
+      return std::optional<ValuePtr>(**changed);
+    }
+    PyObject* value = PyDict_GetItem(table, name);
+    if (!value)
+      return std::nullopt;
+    SourcePtr source =
+        tableName ? cx_.values().moduleTableSource(module->source, object, tableName, name, value)
+                  : cx_.values().instanceDictSource(module->source, object, name, value);
+    llvm::Expected<ValuePtr> wrapped = cx_.values().wrapReal(value, source);
+    if (!wrapped)
+      return wrapped.takeError();
+    return std::optional<ValuePtr>(*wrapped);
+  };
+  llvm::Expected<std::optional<ValuePtr>> own = read(dict, nullptr);
+  if (!own || *own)
+    return own;
+  for (const char* table : {"_parameters", "_buffers", "_modules"}) {
+    PyObject* entries = PyDict_GetItemString(dict, table);
+    if (!entries || !PyDict_Check(entries))
+      continue;
+    llvm::Expected<std::optional<ValuePtr>> found = read(entries, table);
+    if (!found || *found)
+      return found;
+  }
+  return std::nullopt;
 }
 
 llvm::Expected<std::optional<ValuePtr>> ObjectSemantics::userObjectClassRead(const ValuePtr& object,

@@ -32,6 +32,8 @@ Interpreter::create(oracle::TensorOracle& oracle, GuardSet& guards,
   interp->machine_.trackState();
   interp->values_.setChangedContainers(
       [raw = interp.get()](PyObject* real) { return raw->mutatedContainer(real); });
+  interp->values_.setAssignedEntries(
+      [raw = interp.get()](PyObject* dict) { return raw->assignedEntries(dict); });
   return interp;
 }
 

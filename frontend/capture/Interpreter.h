@@ -485,11 +485,20 @@ private:
   /// The value a container of the caller's read as \p real holds after the
   /// program changed it in place, or null when it did not.
   ValuePtr mutatedContainer(PyObject* real) const;
+  /// The entries of real dict \p dict the program assigned while capturing
+  /// without changing it as a container: attributes set on the object it
+  /// is the instance dict of, globals stored in the module it is the dict
+  /// of; in the order first assigned.
+  ValueBuilder::AssignedEntries assignedEntries(PyObject* dict) const;
   /// `global name = value` in a frame over \p globals.
   llvm::Error storeGlobal(PyObject* globals, bool entryGlobals, PyObject* name,
                           ValuePtr value) override;
   /// What the program assigned to global \p name of \p globals, or null.
   ValuePtr storedGlobal(PyObject* globals, PyObject* name) const override;
+  /// Refuses assigning a closure cell of a function that exists before the
+  /// call (a `nonlocal` of a closure made outside it): no source names the
+  /// cell for the replay, and capture reads its own copy of it.
+  llvm::Error checkCellAssignment(const ValuePtr& cell, llvm::StringRef name) override;
   /// The program's file and line, for messages about a side effect.
   std::string programLine() const;
   /// `callee(*args)` as a branch of a control-flow operator

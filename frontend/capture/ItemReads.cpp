@@ -127,6 +127,8 @@ llvm::Expected<ValuePtr> ObjectSemantics::getItem(const ValuePtr& base, const Va
       return cx_.itemOfSlicedContainer(base, key);
     bool constantSlice = key->isConstant() && PySlice_Check(key->object.get());
     if (constantSlice || (key->kind == ValueKind::Slice && allConstant(key->items))) {
+      if (llvm::Error refused = cx_.values().refuseChangedModuleRead(*base, "slicing"))
+        return refused;
       llvm::Expected<PyRef> slice = cx_.toPython(key);
       if (!slice)
         return slice.takeError();
@@ -136,6 +138,8 @@ llvm::Expected<ValuePtr> ObjectSemantics::getItem(const ValuePtr& base, const Va
   if ((base->kind == ValueKind::NNModule || base->kind == ValueKind::Object ||
        base->kind == ValueKind::Constant) &&
       (key->isConstant() || key->kind == ValueKind::Object)) {
+    if (llvm::Error refused = cx_.values().refuseChangedModuleRead(*base, "indexing"))
+      return refused;
     PyRef value = PyRef::steal(PyObject_GetItem(base->object.get(), key->object.get()));
     if (!value)
       return programError("indexing " + (base->source ? base->source->str() : typeNameOf(base)));

@@ -80,6 +80,9 @@ public:
   /// After STORE_DEREF or DELETE_DEREF: keeps the real cell made for
   /// \p cell, if any, holding what it holds.
   virtual llvm::Error syncRealCell(const ValuePtr& cell) = 0;
+  /// Before STORE_DEREF or DELETE_DEREF of free variable \p name: fails
+  /// when \p cell is a real function's closure cell (SideEffects.cpp).
+  virtual llvm::Error checkCellAssignment(const ValuePtr& cell, llvm::StringRef name) = 0;
   /// Called before \p container (a List or Dict value) is changed in place.
   virtual llvm::Error noteContainerMutation(const ValuePtr& container, const llvm::Twine& what) = 0;
   /// `global name = value` in a frame over \p globals.

@@ -33,6 +33,10 @@ public:
   /// An attribute of an nn.Module: its instance dict, then nn.Module's
   /// tables, then its class, each read with its source.
   llvm::Expected<ValuePtr> moduleAttr(const ValuePtr& module, llvm::StringRef name);
+  /// \p name in nn.Module \p module's instance dict \p dict, then in its
+  /// tables, as the program left them; nothing when none holds it.
+  llvm::Expected<std::optional<ValuePtr>> moduleDictRead(const ValuePtr& module, PyObject* dict,
+                                                         PyObject* name);
 
   // ---- items (ItemReads.cpp) ----
   llvm::Expected<ValuePtr> getItem(const ValuePtr& base, const ValuePtr& key);

@@ -172,12 +172,17 @@ llvm::Error BytecodeMachine::op_STORE_DEREF(Frame& f, const Instruction& ins) {
   ValuePtr& cell = f.locals[ins.arg];
   if (!cell || cell->kind != ValueKind::Cell)
     cell = makeCell(nullptr);
+  if (llvm::Error refused = context_.checkCellAssignment(cell, localName(f, ins.arg)))
+    return refused;
   cell->cell = std::move(value);
   return context_.syncRealCell(cell);
 }
 
 llvm::Error BytecodeMachine::op_DELETE_DEREF(Frame& f, const Instruction& ins) {
   if (f.locals[ins.arg] && f.locals[ins.arg]->kind == ValueKind::Cell) {
+    if (llvm::Error refused =
+            context_.checkCellAssignment(f.locals[ins.arg], localName(f, ins.arg)))
+      return refused;
     f.locals[ins.arg]->cell = nullptr;
     return context_.syncRealCell(f.locals[ins.arg]);
   }

@@ -190,6 +190,29 @@ llvm::Expected<ValuePtr> ObjectSemantics::binary(llvm::StringRef symbol, const V
                                                : makeTuple(std::move(items));
     }
   }
+  // Set algebra on sets of constants (`valid_keys - keys`): CPython's own,
+  // on the real sets they stand for. A new set; `s -= t` rebinds s to it,
+  // which only an alias of s could tell apart, so it is not taken here.
+  if (a->kind == ValueKind::Set && b->kind == ValueKind::Set && !inPlace &&
+      llvm::is_contained({"-", "|", "&", "^"}, plain) && allConstant(a->items) &&
+      allConstant(b->items)) {
+    llvm::Expected<PyRef> x = cx_.toPython(a);
+    if (!x)
+      return x.takeError();
+    llvm::Expected<PyRef> y = cx_.toPython(b);
+    if (!y)
+      return y.takeError();
+    PyRef result = PyRef::steal(row->apply(x->get(), y->get()));
+    if (!result)
+      return programError("computing '" + symbol + "' of two sets");
+    ValuePtr set = makeValue(ValueKind::Set);
+    PyRef iterator = PyRef::steal(PyObject_GetIter(result.get()));
+    while (PyRef item = PyRef::steal(iterator ? PyIter_Next(iterator.get()) : nullptr))
+      set->items.push_back(makeConstant(item));
+    if (PyErr_Occurred())
+      return programError("iterating over a set");
+    return set;
+  }
   if (a->kind == ValueKind::Constant && (b->isSequence() || b->kind == ValueKind::Dict) &&
       plain == "%" && allConstant(b->items)) {
     llvm::Expected<PyRef> converted = cx_.toPython(b);
@@ -324,6 +347,8 @@ llvm::Expected<bool> ObjectSemantics::contains(const ValuePtr& container, const 
     // A class is compared by identity (`type(x) in BUILTIN_TYPES`).
     if (item->isConstant() ||
         (item->kind == ValueKind::Object && item->object && PyType_Check(item->object.get()))) {
+      if (llvm::Error refused = cx_.values().refuseChangedModuleRead(*container, "'in' on"))
+        return refused;
       int result = PySequence_Contains(container->object.get(), item->object.get());
       if (result < 0)
         return programError("'in'");

@@ -85,8 +85,22 @@ std::string whyNotPlainModuleAttr(const TorchTypes& types, const ValueBuilder& v
   PyObject* dict = dictPointer ? *dictPointer : nullptr;
   for (const char* table : {"_parameters", "_buffers", "_modules"}) {
     PyObject* entries = dict ? PyDict_GetItemString(dict, table) : nullptr;
-    PyObject* entry =
-        entries && PyDict_Check(entries) ? PyDict_GetItem(entries, key.get()) : nullptr;
+    if (!entries || !PyDict_Check(entries))
+      continue;
+    // The table as the program left it (ChangedState.cpp): a parameter it
+    // removed (`del module._parameters[name]`) may be set as a plain
+    // attribute, as eager's assignment then does.
+    llvm::Expected<std::optional<ValuePtr>> changed = values.changedEntry(entries, key.get());
+    if (!changed) {
+      llvm::consumeError(changed.takeError());
+      return std::string("its ") + table + " could not be read";
+    }
+    if (*changed) {
+      if (**changed)
+        return std::string("it is in the module's ") + table + ", which assignment would change";
+      continue;
+    }
+    PyObject* entry = PyDict_GetItem(entries, key.get());
     if (entry) {
       if (std::string_view(table) != "_modules" && assignsOwnEntry(values, entry, value)) {
         unchanged = true;
@@ -137,6 +151,11 @@ llvm::Error Interpreter::setRealAttr(const ValuePtr& base, llvm::StringRef name,
 }
 
 ValuePtr Interpreter::assignedRealAttr(PyObject* object, llvm::StringRef name) const {
+  // A module's attributes are its globals, which its functions assign.
+  if (PyModule_Check(object) && !globalStores_.empty()) {
+    PyRef key = PyRef::steal(python::newStr(name));
+    return storedGlobal(PyModule_GetDict(object), key.get());
+  }
   for (const RealAttrSetting& setting : realAttrSettings_)
     if (setting.object.get() == object && setting.name == name)
       return setting.value;

@@ -89,7 +89,8 @@ public:
   virtual llvm::Expected<ValuePtr> itemOfSlicedContainer(const ValuePtr& base,
                                                          const ValuePtr& key) = 0;
   /// What the program last assigned to attribute \p name of the real
-  /// \p object while capturing, or null (RealAttributes.cpp).
+  /// \p object while capturing (a Python module's: a global its functions
+  /// stored), or null (RealAttributes.cpp).
   virtual ValuePtr assignedRealAttr(PyObject* object, llvm::StringRef name) const = 0;
   /// Called before \p container (a List or Dict value) is changed in place
   /// (SideEffects.cpp).

@@ -99,6 +99,22 @@ llvm::Error Interpreter::noteContainerMutation(const ValuePtr& container, const 
   return llvm::Error::success();
 }
 
+llvm::Error Interpreter::checkCellAssignment(const ValuePtr& cell, llvm::StringRef name) {
+  // Cells made while capturing are capture's own; so is an installed
+  // library's state, as for its containers (noteContainerMutation).
+  if (!cell->object || !PyCell_Check(cell->object.get()))
+    return llvm::Error::success();
+  std::vector<CaptureFrame> stack = callStack();
+  if (!stack.empty() && isInstalledLibraryFile(stack.front().location.file))
+    return llvm::Error::success();
+  return captureError(
+      "assigning free variable '" + name +
+      "' of a function that exists before the call (a `nonlocal` of a closure made outside it) "
+      "is not supported yet: capture would change only its own copy of the closure cell, which "
+      "other functions sharing the cell do not see, and the change would not be replayed on the "
+      "real cell after the graph; keep the state on an object or in a global");
+}
+
 ValuePtr Interpreter::mutatedContainer(PyObject* real) const {
   for (const MutatedContainer& mutated : mutatedContainers_)
     if (mutated.object.get() == real)
@@ -145,6 +161,24 @@ ValuePtr Interpreter::storedGlobal(PyObject* globals, PyObject* name) const {
     if (store.globals.get() == globals && store.name == text)
       return store.value;
   return nullptr;
+}
+
+ValueBuilder::AssignedEntries Interpreter::assignedEntries(PyObject* dict) const {
+  std::vector<std::pair<size_t, std::pair<std::string, ValuePtr>>> ordered;
+  for (const RealAttrSetting& setting : realAttrSettings_) {
+    PyObject** pointer = _PyObject_GetDictPtr(setting.object.get());
+    if (pointer && *pointer == dict)
+      ordered.push_back({setting.order, {setting.name, setting.value}});
+  }
+  for (const GlobalStore& store : globalStores_)
+    if (store.globals.get() == dict)
+      ordered.push_back({store.order, {store.name, store.value}});
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  ValueBuilder::AssignedEntries entries;
+  for (auto& [order, entry] : ordered)
+    entries.push_back(std::move(entry));
+  return entries;
 }
 
 std::vector<Interpreter::PendingSideEffect> Interpreter::pendingSideEffects() const {

@@ -35,6 +35,13 @@ llvm::Expected<bool> ObjectSemantics::truth(const ValuePtr& value) {
         return refused;
       cx_.reportLocation();
     }
+    // A module container's truth is its length, which its tables give.
+    if (PyTypeObject* type = Py_TYPE(value->object.get());
+        (type->tp_as_number && type->tp_as_number->nb_bool) ||
+        (type->tp_as_mapping && type->tp_as_mapping->mp_length) ||
+        (type->tp_as_sequence && type->tp_as_sequence->sq_length))
+      if (llvm::Error refused = cx_.values().refuseChangedModuleRead(*value, "the truth of"))
+        return refused;
     int result = PyObject_IsTrue(value->object.get());
     if (result < 0) {
       // A condition on a data-dependent value (`if n > 0:` with n from
@@ -129,6 +136,8 @@ llvm::Expected<std::vector<ValuePtr>> ObjectSemantics::unpack(const ValuePtr& va
     // A slice of a container iterates the children capture read for it.
     if (value->slicedContainer)
       return value->items;
+    if (llvm::Error refused = cx_.values().refuseChangedModuleRead(*value, "iterating over"))
+      return refused;
     // Module containers iterate their children (ModuleList, Sequential) or
     // keys (ModuleDict); children are named by the table entry at their
     // position.
@@ -231,6 +240,8 @@ llvm::Expected<ValuePtr> ObjectSemantics::length(const ValuePtr& value) {
   case ValueKind::Constant:
   case ValueKind::NNModule:
   case ValueKind::Object: {
+    if (llvm::Error refused = cx_.values().refuseChangedModuleRead(*value, "len() of"))
+      return refused;
     if (value->kind == ValueKind::NNModule)
       cx_.values().guardModuleTableKeys(value);
     Py_ssize_t size = PyObject_Length(value->object.get());

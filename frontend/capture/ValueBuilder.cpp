@@ -449,7 +449,11 @@ llvm::Expected<ValuePtr> ValueBuilder::functionFromReal(PyObject* function, Sour
           return wrapped.takeError();
         cellValue = *wrapped;
       }
-      value->closure.push_back(makeCell(cellValue));
+      // The real cell, which the program's assignments must not miss
+      // (Interpreter::checkCellAssignment).
+      ValuePtr cell = makeCell(cellValue);
+      cell->object = PyRef::borrow(PyTuple_GET_ITEM(fn->func_closure, i));
+      value->closure.push_back(std::move(cell));
     }
   }
   return value;
@@ -609,6 +613,11 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
     guards_.add(keys ? Guard::keysAre(source, *keys)
                      : Guard::lengthIs(source, PyObject_Length(object)));
   }
+  // A list or dict read without a source that the program changed in place
+  // through another read of it is the changed value (one object, one value).
+  if (!source && (PyList_CheckExact(object) || PyDict_CheckExact(object)) && changedContainers_)
+    if (ValuePtr changed = changedContainers_(object))
+      return changed;
   if (PyTuple_Check(object)) {
     std::vector<ValuePtr> items;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(object); ++i) {
@@ -659,6 +668,9 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
         return wrapped.takeError();
       value->entries.emplace_back(makeConstant(PyRef::borrow(key)), *wrapped);
     }
+    // An object's `__dict__` (vars(obj)) or a module's globals as the
+    // program's assignments left them (ChangedState.cpp).
+    overlayAssignedEntries(*value, object);
     if (source)
       return callersContainer(std::move(value), object);
     value->realContainer = PyRef::borrow(object);

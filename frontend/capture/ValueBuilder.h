@@ -53,6 +53,32 @@ public:
   void setChangedContainers(std::function<ValuePtr(PyObject*)> lookup) {
     changedContainers_ = std::move(lookup);
   }
+  /// Where the entries the program assigned of a real dict it never read
+  /// as one are found: attributes set on an object (its instance dict) and
+  /// globals stored (a module's dict), by name, in the order first set.
+  using AssignedEntries = std::vector<std::pair<std::string, ValuePtr>>;
+  void setAssignedEntries(std::function<AssignedEntries(PyObject*)> lookup) {
+    assignedEntries_ = std::move(lookup);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Capture's view of real state the program changed (ChangedState.cpp).
+  // Capture never changes real objects while capturing; every read of one
+  // the program may have changed asks here first.
+
+  /// What real dict \p dict holds under \p key as the program left it so
+  /// far: nullopt when the program changed neither the dict nor that
+  /// entry (the real dict answers), else the value, or null when the
+  /// program removed the key.
+  llvm::Expected<std::optional<ValuePtr>> changedEntry(PyObject* dict, PyObject* key) const;
+  /// The first of nn.Module \p module's instance dict and tables
+  /// (`_parameters`, `_buffers`, `_modules`) the program changed while
+  /// capturing, or nothing.
+  std::optional<std::string> changedModuleTable(PyObject* module) const;
+  /// Fails when the program changed a table of nn.Module value \p module
+  /// (changedModuleTable) and \p what (`len()`, `iterating`, ...) would
+  /// be answered by the real module, which capture does not change.
+  llvm::Error refuseChangedModuleRead(const Value& module, llvm::StringRef what) const;
 
   //===--------------------------------------------------------------------===//
   // Real objects as values.
@@ -225,6 +251,12 @@ private:
   const BuiltinRegistry& builtins_;
   PyObject* entryGlobals_ = nullptr;
   std::function<ValuePtr(PyObject*)> changedContainers_;
+  std::function<AssignedEntries(PyObject*)> assignedEntries_;
+  /// \p value, the Dict value read from real dict \p real, with the
+  /// entries the program assigned without changing the dict as a
+  /// container (an attribute of the object it is the instance dict of, a
+  /// global of the module it is the dict of) put in.
+  void overlayAssignedEntries(Value& value, PyObject* real) const;
   /// \p value, read as the caller's exact list or dict \p real, marked as
   /// such; or the value the program changed it into.
   ValuePtr callersContainer(ValuePtr value, PyObject* real);
