@@ -151,8 +151,6 @@ print(json.dumps(errors))
     assert report == [], report
 
 
-@pytest.mark.xfail(strict=True, reason="torch.func.functional_call's swapped parameters are read "
-                   "from the module's real tables while capturing (docs/capture.md, Not yet)")
 def test_ensemble_with_functional_call(run_dync, tmp_path):
     path = tmp_path / "ensemble.dync.so"
     exported = run_dync("export", f"{SOURCE}:Ensemble.forward", "-o", path)
