@@ -84,6 +84,25 @@ def _run(fn, args, kwargs):
     return fn.__get__(args[0], type(args[0]))
 
 
+def _refuse_unrecorded_grad_flags(flags, records):
+    """Refuses a call that switched whether an argument requires grad and
+    recorded nothing: `requires_grad_()` sets autograd's flag above the
+    dispatcher, where no operator reaches the recorder, so the graph would
+    leave the tensor (an input of the caller's, or one the graph computes)
+    as it was while eager's requires grad from then on. An in-place operator
+    that makes its argument require grad records itself, and autograd in
+    the graph does the same."""
+    if records:
+        return
+    if any(t.requires_grad != was for t, was in flags):
+        raise OracleError(
+            "this call changes whether a tensor requires grad (requires_grad_()), which the "
+            "graph does not record yet: its tensors would keep their old flag; make the "
+            "change outside the exported function (on the inputs or the model's parameters "
+            "before the call)"
+        )
+
+
 class _Calls:
     """The part of Session that runs calls."""
 
@@ -123,8 +142,13 @@ class _Calls:
                 run = fn
                 if fn is _TOLIST and len(args) == 1 and not kwargs and type(args[0]) is FakeTensor:
                     run = tolist_of_fake
+                flags = [
+                    (t, t.requires_grad) for t in _leaves((args, kwargs or {}))
+                    if isinstance(t, FakeTensor)
+                ]
                 with self.fake, enable_python_dispatcher(), self.recorder:
                     out = _run(run, args, kwargs)
+                _refuse_unrecorded_grad_flags(flags, self.records)
                 # What eager refuses of bools mixed with tensors, fakes may
                 # accept (dync_oracle_kernel_check).
                 self.bool_mix_check.check(fn, args, kwargs)
