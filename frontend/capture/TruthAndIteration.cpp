@@ -119,7 +119,11 @@ llvm::Expected<std::vector<ValuePtr>> ObjectSemantics::unpack(const ValuePtr& va
     PyObject* len = PyDict_GetItemString(PyModule_GetDict(cx_.types().builtinsModule.get()), "len");
     llvm::Expected<ValuePtr> size = cx_.callOracle(len, {value}, {});
     if (!size)
-      return size.takeError();
+      // The oracle's reason names `len`, which the program did not call
+      // (a `for` over a tensor of data-dependent length): say what it did.
+      return llvm::handleErrors(size.takeError(), [](const CaptureError& e) -> llvm::Error {
+        return llvm::make_error<CaptureError>("iterating over a tensor: " + e.reason(), e.stack());
+      });
     if (!(*size)->isConstant())
       return captureError("iterating over a tensor whose first dimension is symbolic");
     long long n = PyLong_AsLongLong((*size)->object.get());

@@ -4,6 +4,7 @@
 # RUN: not %dync export %s:branch --emit=graph 2>&1 | FileCheck %s --check-prefix=BRANCH
 # RUN: not %dync export %s:floated --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOAT
 # RUN: not %dync export %s:ctc --emit=graph 2>&1 | FileCheck %s --check-prefix=CTC
+# RUN: not %dync export %s:grouped --emit=graph 2>&1 | FileCheck %s --check-prefix=ITER
 import torch
 
 
@@ -31,6 +32,19 @@ def ctc(x, n):
 
 # CTC: data-dependent-errors.py:[[@LINE-2]]:12: error: _VariableFunctionsClass.ctc_loss gives a result whose size depends on tensor data (aten._ctc_loss.Tensor), and torch has no rule for that size in terms of a new symbol, so it cannot be captured
 # CTC-NOT: DynamicOutputShapeException
+
+
+def grouped(x, n):
+    # DINO's multi-crop grouping: a `for` over a tensor whose length is a
+    # count torch.unique_consecutive computes from data.
+    ends = torch.cumsum(torch.unique_consecutive(n.view(1), return_counts=True)[1], 0)
+    out = x
+    for end in ends:
+        out = out + end
+    return out
+
+# ITER: data-dependent-errors.py:[[@LINE-4]]: error: iterating over a tensor: len needs to decide u0, which depends on u0, a value computed from tensor data by torch._VariableFunctionsClass.unique_consecutive at {{.*}}data-dependent-errors.py:[[@LINE-6]]; capture cannot decide it: state what holds before this line with torch._check(...)
+# ITER-NOT: GuardOnDataDependentSymNode
 
 
 def example_inputs():
