@@ -5,6 +5,8 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/ImportedAttribute.h"
+#include "frontend/capture/LoopOperators.h"
+#include "frontend/capture/OperatorCalls.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TensorCond.h"
 #include "frontend/capture/ValueTrees.h"
@@ -18,44 +20,6 @@ namespace dync::capture {
 using python::PyRef;
 
 namespace {
-
-/// Binds \p args and \p kwargs to \p names, as a Python call would: the
-/// first \p required must be given, the rest default to null; positional
-/// arguments past the names go to \p rest when it is given.
-llvm::Expected<std::vector<ValuePtr>> bindArguments(llvm::StringRef function,
-                                                    llvm::ArrayRef<const char*> names,
-                                                    size_t required, std::vector<ValuePtr> args,
-                                                    KeywordArgs kwargs,
-                                                    std::vector<ValuePtr>* rest = nullptr) {
-  std::vector<ValuePtr> bound(names.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (i < names.size())
-      bound[i] = args[i];
-    else if (rest)
-      rest->push_back(args[i]);
-    else
-      return raiseBuiltin(PyExc_TypeError, function + "() takes at most " +
-                                               llvm::Twine(names.size()) +
-                                               " positional arguments but " +
-                                               llvm::Twine(args.size()) + " were given");
-  }
-  for (auto& [name, value] : kwargs) {
-    auto it = llvm::find_if(names, [&](const char* n) { return name == n; });
-    if (it == names.end())
-      return raiseBuiltin(PyExc_TypeError,
-                          function + "() got an unexpected keyword argument '" + name + "'");
-    size_t index = static_cast<size_t>(it - names.begin());
-    if (bound[index])
-      return raiseBuiltin(PyExc_TypeError,
-                          function + "() got multiple values for argument '" + name + "'");
-    bound[index] = value;
-  }
-  for (size_t i = 0; i < required; ++i)
-    if (!bound[i])
-      return raiseBuiltin(PyExc_TypeError,
-                          function + "() missing required argument '" + names[i] + "'");
-  return bound;
-}
 
 //===----------------------------------------------------------------------===//
 // torch.cond
@@ -88,22 +52,6 @@ llvm::Expected<ValuePtr> callCond(BuiltinContext& interp, std::vector<ValuePtr> 
 //===----------------------------------------------------------------------===//
 // torch._higher_order_ops.map
 //===----------------------------------------------------------------------===//
-
-/// Calls the method \p name of \p self with \p args.
-llvm::Expected<ValuePtr> callMethod(BuiltinContext& interp, const ValuePtr& self,
-                                    llvm::StringRef name, std::vector<ValuePtr> args) {
-  llvm::Expected<ValuePtr> method = interp.getAttr(self, name);
-  if (!method)
-    return method.takeError();
-  return interp.call(*method, std::move(args), {});
-}
-
-/// A size as a Python int: a constant, or none for a symbolic one.
-std::optional<long long> staticSize(const ValuePtr& size) {
-  if (!size->isConstant() || !PyLong_Check(size->object.get()))
-    return std::nullopt;
-  return PyLong_AsLongLong(size->object.get());
-}
 
 llvm::Expected<ValuePtr> callMap(BuiltinContext& interp, std::vector<ValuePtr> args,
                                  KeywordArgs kwargs) {
@@ -210,6 +158,10 @@ std::optional<ControlFlowOperator> controlFlowOperator(PyObject* function) {
     return ControlFlowOperator::Cond;
   if (function == importedAttribute("torch._higher_order_ops.map", "map"))
     return ControlFlowOperator::Map;
+  if (function == importedAttribute("torch._higher_order_ops.scan", "scan"))
+    return ControlFlowOperator::Scan;
+  if (function == importedAttribute("torch._higher_order_ops.while_loop", "while_loop"))
+    return ControlFlowOperator::WhileLoop;
   return std::nullopt;
 }
 
@@ -220,6 +172,10 @@ llvm::Expected<ValuePtr> callControlFlowOperator(BuiltinContext& interp, Control
     return callCond(interp, std::move(args), std::move(kwargs));
   case ControlFlowOperator::Map:
     return callMap(interp, std::move(args), std::move(kwargs));
+  case ControlFlowOperator::Scan:
+    return callScan(interp, std::move(args), std::move(kwargs));
+  case ControlFlowOperator::WhileLoop:
+    return callWhileLoop(interp, std::move(args), std::move(kwargs));
   }
   return captureError("unknown control-flow operator");
 }

@@ -1,0 +1,40 @@
+//===- LoopStep.h - One step of an unrolled loop operator -------*- C++ -*-===//
+//
+// A step of scan or while_loop calls the program's function on the carried
+// values; eager's operators forbid that function to write its inputs in
+// place or to return one of them (or a view of one), since their traced
+// function runs on buffers the loop reuses. An unrolled step records its
+// calls into the graph like any other code, so the check reads the nodes
+// the step added.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/capture/Value.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+
+#include <vector>
+
+namespace dync::ir {
+class Node;
+}
+
+namespace dync::capture {
+
+class BuiltinContext;
+
+/// The nodes of the graph being recorded, before a step.
+llvm::DenseSet<const ir::Node*> nodesBefore(BuiltinContext& interp);
+
+/// Fails, naming \p what ("torch scan's combine_fn"), when a node added
+/// since \p before writes one of \p inputs (or a view of one) in place, or
+/// when one of \p outputs is one of \p inputs or a view of one, or the same
+/// tensor as another output.
+llvm::Error checkStepEffects(BuiltinContext& interp, const llvm::DenseSet<const ir::Node*>& before,
+                             const std::vector<ValuePtr>& inputs,
+                             const std::vector<ValuePtr>& outputs, const llvm::Twine& what);
+
+} // namespace dync::capture
