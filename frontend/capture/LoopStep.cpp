@@ -24,25 +24,24 @@ const ir::Node* recordedNode(BuiltinContext& interp, const ValuePtr& tensor) {
 
 } // namespace
 
-llvm::DenseSet<const ir::Node*> nodesBefore(BuiltinContext& interp) {
-  llvm::DenseSet<const ir::Node*> before;
+StepStart startStep(BuiltinContext& interp, const std::vector<ValuePtr>& inputs) {
+  StepStart start;
   for (const ir::Node& node : interp.oracle().recordingBuilder().graph().nodes())
-    before.insert(&node);
-  return before;
+    start.before.insert(&node);
+  for (const ValuePtr& input : inputs)
+    if (const ir::Node* node = recordedNode(interp, input))
+      start.inputs.insert(node);
+  return start;
 }
 
-llvm::Error checkStepEffects(BuiltinContext& interp, const llvm::DenseSet<const ir::Node*>& before,
-                             const std::vector<ValuePtr>& inputs,
+llvm::Error checkStepEffects(BuiltinContext& interp, const StepStart& start,
                              const std::vector<ValuePtr>& outputs, const llvm::Twine& what) {
   // The inputs' nodes, then every node the step made that may share
   // storage with one of them (a view, or an operator capture knows nothing
   // of).
-  llvm::DenseSet<const ir::Node*> ofInputs;
-  for (const ValuePtr& input : inputs)
-    if (const ir::Node* node = recordedNode(interp, input))
-      ofInputs.insert(node);
+  llvm::DenseSet<const ir::Node*> ofInputs = start.inputs;
   for (const ir::Node& node : interp.oracle().recordingBuilder().graph().nodes()) {
-    if (before.contains(&node) || !node.isCall() || ir::isCondCall(node))
+    if (start.before.contains(&node) || !node.isCall() || ir::isCondCall(node))
       continue;
     bool readsInput = false;
     node.forEachUse([&](const ir::ValueRef& ref) { readsInput |= ofInputs.contains(ref.node); });

@@ -26,15 +26,21 @@ namespace dync::capture {
 
 class BuiltinContext;
 
-/// The nodes of the graph being recorded, before a step.
-llvm::DenseSet<const ir::Node*> nodesBefore(BuiltinContext& interp);
+/// The graph as a step starts: its nodes, and those recording the step's
+/// inputs (an in-place write records a new node for the tensor it writes).
+struct StepStart {
+  llvm::DenseSet<const ir::Node*> before;
+  llvm::DenseSet<const ir::Node*> inputs;
+};
+
+/// Notes the graph before a step on \p inputs.
+StepStart startStep(BuiltinContext& interp, const std::vector<ValuePtr>& inputs);
 
 /// Fails, naming \p what ("torch scan's combine_fn"), when a node added
-/// since \p before writes one of \p inputs (or a view of one) in place, or
-/// when one of \p outputs is one of \p inputs or a view of one, or the same
+/// since \p start writes one of its inputs (or a view of one) in place, or
+/// when one of \p outputs is one of them or a view of one, or the same
 /// tensor as another output.
-llvm::Error checkStepEffects(BuiltinContext& interp, const llvm::DenseSet<const ir::Node*>& before,
-                             const std::vector<ValuePtr>& inputs,
+llvm::Error checkStepEffects(BuiltinContext& interp, const StepStart& start,
                              const std::vector<ValuePtr>& outputs, const llvm::Twine& what);
 
 } // namespace dync::capture

@@ -193,7 +193,9 @@ llvm::Expected<ScanStep> runStep(BuiltinContext& interp, const ScanArguments& sc
   size_t next = 0, nextX = 0;
   ValuePtr carryTree = unflattenTree(scan.initShape, carry, next);
   ValuePtr xsTree = unflattenTree(scan.xsShape, slices, nextX);
-  llvm::DenseSet<const ir::Node*> before = nodesBefore(interp);
+  std::vector<ValuePtr> inputs = carry;
+  inputs.insert(inputs.end(), slices.begin(), slices.end());
+  StepStart start = startStep(interp, inputs);
   llvm::Expected<ValuePtr> result = interp.call(scan.function, {carryTree, xsTree}, {});
   if (!result)
     return result.takeError();
@@ -221,12 +223,9 @@ llvm::Expected<ScanStep> runStep(BuiltinContext& interp, const ScanArguments& sc
       return raiseScan("torch scan's combine_fn must return tensors as the leaves of y (they "
                        "are stacked), but got " +
                        leafText(y));
-  std::vector<ValuePtr> inputs = carry;
-  inputs.insert(inputs.end(), slices.begin(), slices.end());
   std::vector<ValuePtr> outputs = step.carry;
   outputs.insert(outputs.end(), step.ys.begin(), step.ys.end());
-  if (llvm::Error error =
-          checkStepEffects(interp, before, inputs, outputs, "torch scan's combine_fn"))
+  if (llvm::Error error = checkStepEffects(interp, start, outputs, "torch scan's combine_fn"))
     return error;
   return step;
 }

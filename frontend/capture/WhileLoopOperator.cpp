@@ -107,6 +107,39 @@ llvm::Error cloneTensors(BuiltinContext& interp, std::vector<ValuePtr>& leaves) 
   return llvm::Error::success();
 }
 
+/// Whether any tensor of \p values requires grad.
+llvm::Expected<bool> anyRequiresGrad(BuiltinContext& interp, const std::vector<ValuePtr>& values) {
+  for (const ValuePtr& value : values) {
+    if (!value->isTensor())
+      continue;
+    llvm::Expected<ValuePtr> flag = interp.getAttr(value, "requires_grad");
+    llvm::Expected<bool> needsGrad = flag ? interp.truth(*flag) : flag.takeError();
+    if (!needsGrad || *needsGrad)
+      return needsGrad;
+  }
+  return false;
+}
+
+/// With grad mode on and a tensor requiring grad, eager's while_loop runs
+/// as an autograd Function that stacks every carried value, and refuses
+/// ints. \p results holds the final carried values: one requires grad
+/// when the loop's functions use a tensor that does.
+llvm::Error checkGradCarries(BuiltinContext& interp, const std::vector<ValuePtr>& inputs,
+                             const std::vector<ValuePtr>& results) {
+  if (llvm::all_of(inputs, [](const ValuePtr& v) { return v->isTensor(); }))
+    return llvm::Error::success();
+  llvm::Expected<bool> fromInputs = anyRequiresGrad(interp, inputs);
+  if (!fromInputs)
+    return fromInputs.takeError();
+  llvm::Expected<bool> fromResults = *fromInputs ? true : anyRequiresGrad(interp, results);
+  if (!fromResults)
+    return fromResults.takeError();
+  if (*fromResults)
+    return raiseWhile("all carried_inputs must be tensors for stack_output: with grad mode on "
+                      "and a tensor that requires grad, torch while_loop carries only tensors");
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<ValuePtr> callWhileLoop(BuiltinContext& interp, std::vector<ValuePtr> args,
@@ -146,7 +179,7 @@ llvm::Expected<ValuePtr> callWhileLoop(BuiltinContext& interp, std::vector<Value
       return captureError("torch while_loop ran " + llvm::Twine(kMaxIterations) +
                           " iterations while capturing and its predicate still holds; capture "
                           "unrolls a loop whose predicate it knows, so it must end");
-    llvm::DenseSet<const ir::Node*> before = nodesBefore(interp);
+    StepStart start = startStep(interp, carried);
     llvm::Expected<ValuePtr> out = interp.call(bodyFn, std::move(*unpacked), {});
     if (!out)
       return out.takeError();
@@ -163,7 +196,7 @@ llvm::Expected<ValuePtr> callWhileLoop(BuiltinContext& interp, std::vector<Value
     if (llvm::Error error = checkBodyResult(interp, topTuple, carried, *outShape, outLeaves))
       return error;
     if (llvm::Error error =
-            checkStepEffects(interp, before, carried, outLeaves, "torch while_loop's body_fn"))
+            checkStepEffects(interp, start, outLeaves, "torch while_loop's body_fn"))
       return error;
     carried = std::move(outLeaves);
     changed = true;
@@ -175,6 +208,8 @@ llvm::Expected<ValuePtr> callWhileLoop(BuiltinContext& interp, std::vector<Value
   if (!enabled)
     return enabled.takeError();
   if (*enabled) {
+    if (llvm::Error error = checkGradCarries(interp, leaves, carried))
+      return error;
     std::vector<ValuePtr> inputs = leaves;
     inputs.insert(inputs.end(), carried.begin(), carried.end());
     if (llvm::Error error = linkInputGradients(interp, inputs, carried))
