@@ -2,11 +2,14 @@
 # combine_fn once per slice of xs along dim (from the last slice when
 # reversed), with pytree init, xs and ys and closures over parameters, and
 # stacks each y leaf in slice order, moved to dim. while_loop on a Python
-# predicate runs its body until the predicate fails. Eager's checks raise
+# predicate (a Python bool, or a comparison of sizes decided as an `if`
+# on it is) runs its body until the predicate fails. Eager's checks raise
 # as eager's do; a dynamic scanned length and a tensor predicate are refused
 # at the program's line.
 # RUN: %dync export %s:Scan.forward --emit=graph | FileCheck %s
 # RUN: %dync export %s:loop --example one_input --emit=graph | FileCheck %s --check-prefix=LOOP
+# RUN: %dync export %s:halve --example one_input --dynamic 'x:0=n[6,11]' --emit=graph | FileCheck %s --check-prefix=SYMBOLIC
+# RUN: not %dync export %s:halve --example one_input --dynamic 'x:0=n[3,11]' --emit=graph 2>&1 | FileCheck %s --check-prefix=SPLIT
 # RUN: not %dync export %s:dynamic_length --example one_input --dynamic 'x:0=n[2,8]' --emit=graph 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 # RUN: not %dync export %s:tensor_pred --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=TENSOR
 # RUN: not %dync export %s:float_dim --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=DIM
@@ -70,6 +73,18 @@ def loop(x):
 # LOOP: return (3, [%{{[0-9]+}}])
 
 
+def halve(x):
+    return while_loop(lambda n, h: n > 2, lambda n, h: (n // 2, h * 2), (x.shape[0], x))
+
+# SYMBOLIC: graph @halve(%x: tensor<f32, [n, 4]> = L['x'])
+# SYMBOLIC-NEXT: symbols { n: [6, 11] }
+# SYMBOLIC-NEXT: %[[A:[0-9]+]] = aten::mul.Tensor(%x, 2)
+# SYMBOLIC-NEXT: %[[B:[0-9]+]] = aten::mul.Tensor(%[[A]], 2)
+# SYMBOLIC-NOT: aten::mul
+# SYMBOLIC: return (n floordiv 4, %{{[0-9]+}})
+# SPLIT: loop-operators.py:[[@LINE-8]]:12: error: --dynamic 'x:0=n[3,11]' contradicts the program: this line assumes dimension 0 of L['x'] is in [6, 11]
+
+
 def dynamic_length(x):
     return scan(lambda c, r: (c + r, c * 2), torch.zeros(4), x)
 
@@ -122,4 +137,4 @@ def example_inputs():
 
 
 def one_input():
-    return (torch.randn(3, 4),)
+    return (torch.randn(8, 4),)
