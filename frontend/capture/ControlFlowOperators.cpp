@@ -160,6 +160,8 @@ std::optional<ControlFlowOperator> controlFlowOperator(PyObject* function) {
     return ControlFlowOperator::Map;
   if (function == importedAttribute("torch._higher_order_ops.scan", "scan"))
     return ControlFlowOperator::Scan;
+  if (function == importedAttribute("torch._higher_order_ops.associative_scan", "associative_scan"))
+    return ControlFlowOperator::AssociativeScan;
   if (function == importedAttribute("torch._higher_order_ops.while_loop", "while_loop"))
     return ControlFlowOperator::WhileLoop;
   return std::nullopt;
@@ -174,6 +176,8 @@ llvm::Expected<ValuePtr> callControlFlowOperator(BuiltinContext& interp, Control
     return callMap(interp, std::move(args), std::move(kwargs));
   case ControlFlowOperator::Scan:
     return callScan(interp, std::move(args), std::move(kwargs));
+  case ControlFlowOperator::AssociativeScan:
+    return callAssociativeScan(interp, std::move(args), std::move(kwargs));
   case ControlFlowOperator::WhileLoop:
     return callWhileLoop(interp, std::move(args), std::move(kwargs));
   }

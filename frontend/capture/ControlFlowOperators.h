@@ -34,13 +34,14 @@ namespace dync::capture {
 
 class BuiltinContext;
 
-enum class ControlFlowOperator { Cond, Map, Scan, WhileLoop };
+enum class ControlFlowOperator { Cond, Map, Scan, AssociativeScan, WhileLoop };
 
 /// Which control-flow operator \p function is (by identity with torch's
 /// functions, once the program's torch has imported them), or none.
 std::optional<ControlFlowOperator> controlFlowOperator(PyObject* function);
 
-/// Calls \p op on \p args and \p kwargs as eager would (see above).
+/// Calls \p op on \p args and \p kwargs as eager would (see above); null
+/// when the function is to run as written.
 llvm::Expected<ValuePtr> callControlFlowOperator(BuiltinContext& interp, ControlFlowOperator op,
                                                  std::vector<ValuePtr> args, KeywordArgs kwargs);
 

@@ -32,6 +32,13 @@ class BuiltinContext;
 llvm::Expected<ValuePtr> callScan(BuiltinContext& interp, std::vector<ValuePtr> args,
                                   KeywordArgs kwargs);
 
+/// `associative_scan(combine_fn, xs, dim, reverse=False,
+/// combine_mode="pointwise")`: eager's argument checks, in its order (its
+/// pointwise mode raises for tensors not on CUDA or XPU). Null for the
+/// generic mode, which the caller runs as written.
+llvm::Expected<ValuePtr> callAssociativeScan(BuiltinContext& interp, std::vector<ValuePtr> args,
+                                             KeywordArgs kwargs);
+
 /// `while_loop(cond_fn, body_fn, carried_inputs)`, unrolled.
 llvm::Expected<ValuePtr> callWhileLoop(BuiltinContext& interp, std::vector<ValuePtr> args,
                                        KeywordArgs kwargs);

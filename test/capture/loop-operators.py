@@ -5,7 +5,8 @@
 # predicate (a Python bool, or a comparison of sizes decided as an `if`
 # on it is) runs its body until the predicate fails. Eager's checks raise
 # as eager's do; a dynamic scanned length and a tensor predicate are refused
-# at the program's line.
+# at the program's line. associative_scan raises eager's errors (its
+# pointwise mode runs only on CUDA or XPU tensors).
 # RUN: %dync export %s:Scan.forward --emit=graph | FileCheck %s
 # RUN: %dync export %s:loop --example one_input --emit=graph | FileCheck %s --check-prefix=LOOP
 # RUN: %dync export %s:halve --example one_input --dynamic 'x:0=n[6,11]' --emit=graph | FileCheck %s --check-prefix=SYMBOLIC
@@ -16,11 +17,14 @@
 # RUN: not %dync export %s:carry_dtype --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=CARRY
 # RUN: not %dync export %s:returns_input --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=ALIAS
 # RUN: not %dync export %s:writes_carry --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=MUTATE
+# RUN: not %dync export %s:pointwise_cpu --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=POINTWISE
+# RUN: not %dync export %s:bad_mode --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=MODE
 # RUN: not %dync export %s:GradLoop.forward --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=GRADINT
 import torch
 from torch import nn
 from torch._higher_order_ops.scan import scan
 from torch._higher_order_ops.while_loop import while_loop
+from torch._higher_order_ops.associative_scan import associative_scan
 
 
 class Scan(nn.Module):
@@ -119,6 +123,18 @@ def writes_carry(x):
     return while_loop(lambda i, h: i < 2, lambda i, h: (i + 1, h.mul_(2)), (0, x.clone()))
 
 # MUTATE: loop-operators.py:[[@LINE-2]]:12: error: torch while_loop's body_fn writes one of its inputs in place (aten::mul_.Tensor)
+
+
+def pointwise_cpu(x):
+    return associative_scan(lambda a, b: a + b, x, 0)
+
+# POINTWISE: loop-operators.py:[[@LINE-2]]:12: error: the program raises ValueError: For combine_mode='pointwise', all input tensors need to be on CUDA or XPU
+
+
+def bad_mode(x):
+    return associative_scan(lambda a, b: a + b, x, 0, combine_mode="serial")
+
+# MODE: loop-operators.py:[[@LINE-2]]:12: error: the program raises ValueError: Combine_mode must either 'pointwise' or 'generic', but got serial
 
 
 class GradLoop(nn.Module):
