@@ -236,8 +236,11 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
                           "does not model");
     if (std::optional<VmapFunction> vmap = vmapFunction(callee->object.get()))
       return callVmapFunction(*vmap, callee, std::move(args), std::move(kwargs));
-    if (std::optional<ControlFlowOperator> op = controlFlowOperator(callee->object.get()))
-      return callControlFlowOperator(*this, *op, std::move(args), std::move(kwargs));
+    if (std::optional<ControlFlowOperator> op = controlFlowOperator(callee->object.get())) {
+      llvm::Expected<ValuePtr> result = callControlFlowOperator(*this, *op, args, kwargs);
+      if (!result || *result)
+        return result;
+    }
     if (isShapeFunction(*callee) && numbersOnly(args) &&
         llvm::all_of(kwargs, [](const auto& kw) { return numbersOnly({kw.second}); }))
       return callShapeFunction(callee, args, kwargs);

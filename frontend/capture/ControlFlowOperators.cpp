@@ -6,6 +6,8 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/ImportedAttribute.h"
+#include "frontend/capture/LoopOperators.h"
+#include "frontend/capture/OperatorCalls.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TensorCond.h"
 #include "frontend/capture/ValueTrees.h"
@@ -51,22 +53,6 @@ llvm::Expected<ValuePtr> callCond(BuiltinContext& interp, std::vector<ValuePtr> 
 //===----------------------------------------------------------------------===//
 // torch._higher_order_ops.map
 //===----------------------------------------------------------------------===//
-
-/// Calls the method \p name of \p self with \p args.
-llvm::Expected<ValuePtr> callMethod(BuiltinContext& interp, const ValuePtr& self,
-                                    llvm::StringRef name, std::vector<ValuePtr> args) {
-  llvm::Expected<ValuePtr> method = interp.getAttr(self, name);
-  if (!method)
-    return method.takeError();
-  return interp.call(*method, std::move(args), {});
-}
-
-/// A size as a Python int: a constant, or none for a symbolic one.
-std::optional<long long> staticSize(const ValuePtr& size) {
-  if (!size->isConstant() || !PyLong_Check(size->object.get()))
-    return std::nullopt;
-  return PyLong_AsLongLong(size->object.get());
-}
 
 llvm::Expected<ValuePtr> callMap(BuiltinContext& interp, std::vector<ValuePtr> args,
                                  KeywordArgs kwargs) {
@@ -173,6 +159,12 @@ std::optional<ControlFlowOperator> controlFlowOperator(PyObject* function) {
     return ControlFlowOperator::Cond;
   if (function == importedAttribute("torch._higher_order_ops.map", "map"))
     return ControlFlowOperator::Map;
+  if (function == importedAttribute("torch._higher_order_ops.scan", "scan"))
+    return ControlFlowOperator::Scan;
+  if (function == importedAttribute("torch._higher_order_ops.associative_scan", "associative_scan"))
+    return ControlFlowOperator::AssociativeScan;
+  if (function == importedAttribute("torch._higher_order_ops.while_loop", "while_loop"))
+    return ControlFlowOperator::WhileLoop;
   return std::nullopt;
 }
 
@@ -183,6 +175,12 @@ llvm::Expected<ValuePtr> callControlFlowOperator(BuiltinContext& interp, Control
     return callCond(interp, std::move(args), std::move(kwargs));
   case ControlFlowOperator::Map:
     return callMap(interp, std::move(args), std::move(kwargs));
+  case ControlFlowOperator::Scan:
+    return callScan(interp, std::move(args), std::move(kwargs));
+  case ControlFlowOperator::AssociativeScan:
+    return callAssociativeScan(interp, std::move(args), std::move(kwargs));
+  case ControlFlowOperator::WhileLoop:
+    return callWhileLoop(interp, std::move(args), std::move(kwargs));
   }
   return captureError("unknown control-flow operator");
 }

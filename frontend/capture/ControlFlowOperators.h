@@ -1,9 +1,9 @@
 //===- ControlFlowOperators.h - torch.cond and torch map --------*- C++ -*-===//
 //
 // torch's control-flow operators, called as functions by the program:
-// `torch.cond(pred, true_fn, false_fn, operands)` and
-// `torch._higher_order_ops.map(f, xs, *args)`. torch.export keeps their
-// functions as subgraphs of a higher-order operator; dync does so for cond
+// `torch.cond(pred, true_fn, false_fn, operands)`,
+// `torch._higher_order_ops.map(f, xs, *args)`, `scan` and `while_loop`.
+// torch.export keeps their functions as subgraphs of a higher-order operator; dync does so for cond
 // on a tensor predicate, and otherwise gives each the meaning eager
 // computes, in the one graph:
 //
@@ -14,6 +14,8 @@
 //   (TensorCond.h).
 // - map runs its function once per row of the mapped tensors (a static
 //   leading size) and stacks the results, as eager's map does.
+// - scan and while_loop (on a predicate known while capturing) are
+//   unrolled, with eager's checks (LoopOperators.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -32,13 +34,14 @@ namespace dync::capture {
 
 class BuiltinContext;
 
-enum class ControlFlowOperator { Cond, Map };
+enum class ControlFlowOperator { Cond, Map, Scan, AssociativeScan, WhileLoop };
 
 /// Which control-flow operator \p function is (by identity with torch's
 /// functions, once the program's torch has imported them), or none.
 std::optional<ControlFlowOperator> controlFlowOperator(PyObject* function);
 
-/// Calls \p op on \p args and \p kwargs as eager would (see above).
+/// Calls \p op on \p args and \p kwargs as eager would (see above); null
+/// when the function is to run as written.
 llvm::Expected<ValuePtr> callControlFlowOperator(BuiltinContext& interp, ControlFlowOperator op,
                                                  std::vector<ValuePtr> args, KeywordArgs kwargs);
 

@@ -4,6 +4,7 @@
 #include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Exceptions.h"
+#include "frontend/capture/OperatorCalls.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/ValueTrees.h"
 #include "frontend/embedding/PyStrings.h"
@@ -180,108 +181,20 @@ std::vector<ir::Type> resultTypes(const Branch& branch) {
   return std::vector<ir::Type>(tuple->elements().begin(), tuple->elements().end());
 }
 
-/// Whether torch's grad mode is on.
-llvm::Expected<bool> gradEnabled() {
-  llvm::Expected<PyRef> isEnabled = importObject("torch.is_grad_enabled");
-  if (!isEnabled)
-    return isEnabled.takeError();
-  PyRef enabled = PyRef::steal(PyObject_CallNoArgs(isEnabled->get()));
-  if (!enabled)
-    return pythonError("reading torch's grad mode");
-  return enabled.get() == Py_True;
-}
-
-/// Whether \p fake has a dtype autograd differentiates (floating point or
-/// complex), as torch says.
-llvm::Expected<bool> differentiable(PyObject* fake) {
-  PyRef dtype = PyRef::steal(PyObject_GetAttrString(fake, "dtype"));
-  PyRef floating =
-      dtype ? PyRef::steal(PyObject_GetAttrString(dtype.get(), "is_floating_point")) : PyRef();
-  PyRef complex = dtype ? PyRef::steal(PyObject_GetAttrString(dtype.get(), "is_complex")) : PyRef();
-  if (!floating || !complex)
-    return pythonError("reading a tensor's dtype");
-  return floating.get() == Py_True || complex.get() == Py_True;
-}
-
-/// The real object \p name (`torch.where`) as a value capture calls.
-llvm::Expected<ValuePtr> torchFunction(BuiltinContext& interp, llvm::StringRef name) {
-  llvm::Expected<PyRef> object = importObject(name);
-  if (!object)
-    return object.takeError();
-  return interp.values().wrapReal(object->get(), nullptr);
-}
-
-/// With grad mode on, eager's cond returns results that all require grad
-/// when an operand does, and gives every operand that requires grad a
-/// gradient, zeros where the branch that ran does not use it; the branch
-/// alone would give neither. Which operands require grad is known when the
-/// graph runs, so each differentiable tensor of \p results becomes
-/// `torch.where(False, s, r)`: r's value exactly, with s, the sum of the
-/// differentiable operands' sums in r's dtype, a dependency whose gradient
-/// is zeros.
-llvm::Error linkOperandGradients(BuiltinContext& interp, llvm::ArrayRef<ir::ValueRef> operands,
-                                 std::vector<ValuePtr>& results) {
-  std::vector<ValuePtr> needGrad;
-  for (const ir::ValueRef& ref : operands) {
+/// The operands \p refs name, as values (fake tensors).
+llvm::Expected<std::vector<ValuePtr>> operandValues(BuiltinContext& interp,
+                                                    llvm::ArrayRef<ir::ValueRef> refs) {
+  std::vector<ValuePtr> values;
+  for (const ir::ValueRef& ref : refs) {
     llvm::Expected<PyRef> fake = interp.oracle().fakeOf(ref);
     if (!fake)
       return fake.takeError();
-    llvm::Expected<bool> takesGrad = differentiable(fake->get());
-    if (!takesGrad)
-      return takesGrad.takeError();
-    if (!*takesGrad)
-      continue;
     llvm::Expected<ValuePtr> value = interp.wrapFake(fake->get());
     if (!value)
       return value.takeError();
-    needGrad.push_back(*value);
+    values.push_back(*value);
   }
-  if (needGrad.empty())
-    return llvm::Error::success();
-  llvm::Expected<ValuePtr> sum = torchFunction(interp, "torch.sum");
-  llvm::Expected<ValuePtr> add = torchFunction(interp, "torch.add");
-  llvm::Expected<ValuePtr> where = torchFunction(interp, "torch.where");
-  llvm::Expected<ValuePtr> zeros = torchFunction(interp, "torch.zeros");
-  llvm::Expected<ValuePtr> boolType = torchFunction(interp, "torch.bool");
-  for (llvm::Expected<ValuePtr>* function : {&sum, &add, &where, &zeros, &boolType})
-    if (!*function)
-      return function->takeError();
-  ValuePtr total;
-  for (const ValuePtr& operand : needGrad) {
-    llvm::Expected<ValuePtr> part = interp.call(*sum, {operand});
-    if (!part)
-      return part.takeError();
-    llvm::Expected<ValuePtr> joined = total ? interp.call(*add, {total, *part}) : std::move(part);
-    if (!joined)
-      return joined.takeError();
-    total = *joined;
-  }
-  llvm::Expected<ValuePtr> never = interp.call(*zeros, {makeTuple({})}, {{"dtype", *boolType}});
-  if (!never)
-    return never.takeError();
-  for (ValuePtr& result : results) {
-    if (!result->isTensor())
-      continue;
-    llvm::Expected<bool> takesGrad = differentiable(result->object.get());
-    if (!takesGrad)
-      return takesGrad.takeError();
-    if (!*takesGrad)
-      continue;
-    llvm::Expected<ValuePtr> dtype = interp.getAttr(result, "dtype");
-    if (!dtype)
-      return dtype.takeError();
-    llvm::Expected<ValuePtr> to = interp.getAttr(total, "to");
-    if (!to)
-      return to.takeError();
-    llvm::Expected<ValuePtr> cast = interp.call(*to, {*dtype});
-    if (!cast)
-      return cast.takeError();
-    llvm::Expected<ValuePtr> linked = interp.call(*where, {*never, *cast, result});
-    if (!linked)
-      return linked.takeError();
-    result = *linked;
-  }
-  return llvm::Error::success();
+  return values;
 }
 
 /// What eager's cond checks before it runs a branch: operands that are a
@@ -397,9 +310,13 @@ llvm::Expected<ValuePtr> callTensorCond(BuiltinContext& interp, const ValuePtr& 
   llvm::Expected<bool> enabled = gradEnabled();
   if (!enabled)
     return enabled.takeError();
-  if (*enabled)
-    if (llvm::Error error = linkOperandGradients(interp, used, results))
+  if (*enabled) {
+    llvm::Expected<std::vector<ValuePtr>> operands = operandValues(interp, used);
+    if (!operands)
+      return operands.takeError();
+    if (llvm::Error error = linkInputGradients(interp, *operands, results))
       return error;
+  }
   size_t position = 0;
   return unflattenTree(onTrue->shape, results, position);
 }
