@@ -12,6 +12,36 @@ namespace dync::compiler {
 using capture::CaptureError;
 using capture::CaptureFrame;
 
+namespace {
+
+/// Whether \p file is one of torch's own sources (an installed torch:
+/// `.../site-packages/torch/...`), whose lines the program's author did not
+/// write and cannot change.
+bool isTorchSource(llvm::StringRef file) {
+  return file.contains("/site-packages/torch/") || file.contains("/dist-packages/torch/");
+}
+
+/// The frame to show: the innermost one in the user's file; when none is
+/// (the entry is a library's, as a transformers model's forward), the
+/// innermost outside torch, which is the library line that called into
+/// torch; else the innermost.
+size_t chosenFrame(const std::vector<CaptureFrame>& stack, const std::string& userFile,
+                   bool& inUserFile) {
+  inUserFile = false;
+  for (size_t i = 0; i < stack.size(); ++i)
+    if (stack[i].location.file == userFile ||
+        python::isSamePath(stack[i].location.file, userFile)) {
+      inUserFile = true;
+      return i;
+    }
+  for (size_t i = 0; i < stack.size(); ++i)
+    if (!isTorchSource(stack[i].location.file))
+      return i;
+  return 0;
+}
+
+} // namespace
+
 llvm::Error placeCaptureErrors(llvm::Error error, const std::string& userFile,
                                const std::string& displayPath) {
   return llvm::handleErrors(std::move(error), [&](const CaptureError& capture) -> llvm::Error {
@@ -19,15 +49,8 @@ llvm::Error placeCaptureErrors(llvm::Error error, const std::string& userFile,
     if (stack.empty())
       return llvm::make_error<python::SourceError>(python::SourceLocation{}, capture.reason());
     // The user's own line is the one to show; frames are innermost first.
-    size_t chosen = 0;
     bool inUserFile = false;
-    for (size_t i = 0; i < stack.size(); ++i)
-      if (stack[i].location.file == userFile ||
-          python::isSamePath(stack[i].location.file, userFile)) {
-        chosen = i;
-        inUserFile = true;
-        break;
-      }
+    size_t chosen = chosenFrame(stack, userFile, inUserFile);
     const CaptureFrame& frame = stack[chosen];
     std::string message = capture.reason();
     if (chosen > 0) {

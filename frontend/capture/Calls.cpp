@@ -23,6 +23,8 @@
 #include "frontend/capture/TorchSize.h"
 #include "frontend/embedding/PyStrings.h"
 
+#include <functional>
+
 namespace dync::capture {
 
 using python::PyRef;
@@ -473,15 +475,17 @@ llvm::Expected<ValuePtr> Interpreter::callNumpyOnConstants(const ValuePtr& calle
                          : std::string();
   if (name != "numpy" && !llvm::StringRef(name).starts_with("numpy."))
     return nullptr;
-  // NumPy's functions of numbers (`np.sqrt(d)`) are pure; its random
-  // numbers are not, and an array would be a tensor constant, which graphs
-  // do not hold yet.
+  // NumPy's functions of constants (`np.sqrt(d)`, `np.zeros(n)`) are pure;
+  // its random numbers are not.
   if (llvm::StringRef(name).starts_with("numpy.random"))
     return captureError("NumPy's random numbers (" + describeObject(object) +
                         ") differ from call to call; use torch's random functions");
   // Constants, and read-only objects such as NumPy's dtypes.
-  auto known = [](const ValuePtr& value) {
-    return value->kind == ValueKind::Object || allConstant({value});
+  // Lists and tuples of them too (`np.stack(arrays)`).
+  std::function<bool(const ValuePtr&)> known = [&known](const ValuePtr& value) {
+    if (value->kind == ValueKind::Tuple || value->kind == ValueKind::List)
+      return llvm::all_of(value->items, known);
+    return value->kind == ValueKind::Object || value->kind == ValueKind::Constant;
   };
   if (!llvm::all_of(args, known) ||
       !llvm::all_of(kwargs, [&](const auto& kw) { return known(kw.second); }))
@@ -503,11 +507,10 @@ llvm::Expected<ValuePtr> Interpreter::callNumpyOnConstants(const ValuePtr& calle
       return pythonError("reading a NumPy scalar");
     return values_.wrapReal(item.get(), nullptr);
   }
-  if (PyType_Check(result.get()) || PyCallable_Check(result.get()) == 0)
-    if (PyObject_HasAttrString(result.get(), "__array_interface__"))
-      return captureError("NumPy's " + describeObject(object) +
-                          " makes an array, which would be a tensor constant; graphs hold only "
-                          "constants that are one number yet");
+  // An array made from constants is a constant too: a fresh object no input
+  // reaches, so it needs no guard. The program reads it as data (shapes,
+  // index plans); item stores into it are refused as on any object, and a
+  // tensor made from it is a tensor constant (small ones only).
   return values_.wrapReal(result.get(), nullptr);
 }
 

@@ -9,6 +9,7 @@
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/MappingProxies.h"
+#include "frontend/capture/NumpyConstants.h"
 #include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TypeNames.h"
@@ -57,6 +58,19 @@ bool isAnnotationFactory(PyObject* object) {
   }
   std::optional<std::string> name = python::utf8Of(module.get());
   return name && (*name == "typing" || *name == "types");
+}
+
+/// Whether \p key is made of constants only, slices and tuples of them
+/// included (`a[1:-1, :]`): such a key indexes an object made while
+/// capturing (a NumPy array of constants) as CPython would.
+bool isConstantKey(const ValuePtr& key) {
+  if (key->isConstant())
+    return true;
+  if (key->kind == ValueKind::Slice)
+    return allConstant(key->items);
+  if (key->kind == ValueKind::Tuple && !key->object)
+    return llvm::all_of(key->items, isConstantKey);
+  return false;
 }
 
 } // namespace
@@ -137,10 +151,20 @@ llvm::Expected<ValuePtr> ObjectSemantics::getItem(const ValuePtr& base, const Va
   }
   if ((base->kind == ValueKind::NNModule || base->kind == ValueKind::Object ||
        base->kind == ValueKind::Constant) &&
-      (key->isConstant() || key->kind == ValueKind::Object)) {
+      (key->isConstant() || key->kind == ValueKind::Object ||
+       (!base->source && isConstantKey(key)))) {
     if (llvm::Error refused = cx_.values().refuseChangedModuleRead(*base, "indexing"))
       return refused;
-    PyRef value = PyRef::steal(PyObject_GetItem(base->object.get(), key->object.get()));
+    PyRef index = key->object;
+    if (!key->isConstant() && key->kind != ValueKind::Object) {
+      llvm::Expected<PyRef> converted = cx_.toPython(key);
+      if (!converted)
+        return converted.takeError();
+      index = *converted;
+    }
+    PyRef value = PyRef::steal(PyObject_GetItem(base->object.get(), index.get()));
+    if (value && isConstantArray(base))
+      value = numberOfNumpyScalar(value.get());
     if (!value)
       return programError("indexing " + (base->source ? base->source->str() : typeNameOf(base)));
     // A module container's child is named by the table entry it is;
@@ -149,13 +173,13 @@ llvm::Expected<ValuePtr> ObjectSemantics::getItem(const ValuePtr& base, const Va
     // on the container's class: it is pinned.
     SourcePtr source;
     if (base->kind == ValueKind::NNModule)
-      source = cx_.values().containerItemSource(base->source, base->object.get(), key->object.get(),
+      source = cx_.values().containerItemSource(base->source, base->object.get(), index.get(),
                                                 value.get());
     if (base->source && base->kind != ValueKind::Constant)
       cx_.guards().add(
           typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(base->object.get()))));
     // Which entry a position names depends on the entries before it.
-    if (base->kind == ValueKind::NNModule && PyLong_Check(key->object.get()))
+    if (base->kind == ValueKind::NNModule && PyLong_Check(index.get()))
       cx_.values().guardModuleTableKeys(base);
     return cx_.values().wrapReal(value.get(), source);
   }

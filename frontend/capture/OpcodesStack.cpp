@@ -4,6 +4,7 @@
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TypeNames.h"
 #include "frontend/embedding/PyStrings.h"
 
 namespace dync::capture {
@@ -282,7 +283,9 @@ llvm::Error BytecodeMachine::op_STORE_SUBSCR(Frame& f, const Instruction&) {
     base->entries.emplace_back(key, value);
     return llvm::Error::success();
   }
-  return captureError("item assignment on a " + spelling(base->kind) + " value");
+  // A real object's items (a NumPy array made while capturing) would change
+  // behind speculation's back.
+  return captureError("item assignment on a " + typeNameOf(base) + " value is not supported");
 }
 
 llvm::Error BytecodeMachine::op_DELETE_SUBSCR(Frame& f, const Instruction&) {

@@ -10,6 +10,7 @@
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/MappingProxies.h"
+#include "frontend/capture/NumpyConstants.h"
 #include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/TypeNames.h"
 
@@ -164,6 +165,18 @@ llvm::Expected<ValuePtr> ObjectSemantics::binary(llvm::StringRef symbol, const V
     if (!result)
       return programError("computing '|'");
     return cx_.wrapFake(result.get());
+  }
+  // Arrays of constants (`np.array(lengths) // block`) compute in NumPy; not
+  // in place, which would change a real object behind speculation's back.
+  if (!inPlace && (isConstantArray(a) || isConstantArray(b)) &&
+      (isConstantArray(a) || a->kind == ValueKind::Constant) &&
+      (isConstantArray(b) || b->kind == ValueKind::Constant)) {
+    PyRef result = PyRef::steal(row->apply(a->object.get(), b->object.get()));
+    if (result)
+      result = numberOfNumpyScalar(result.get());
+    if (!result)
+      return programError("computing '" + symbol + "'");
+    return cx_.values().wrapReal(result.get(), nullptr);
   }
   if (a->isSequence() && b->isSequence() && plain == "+") {
     if (inPlace && a->kind == ValueKind::List) {

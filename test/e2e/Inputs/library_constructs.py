@@ -5,6 +5,7 @@ graphs, in a few lines each."""
 import collections
 import functools
 
+import numpy as np
 import torch
 from torch.utils._pytree import is_namedtuple
 
@@ -140,6 +141,23 @@ def small_constants(x):
 def small_constants_inputs():
     torch.manual_seed(3)
     return (torch.randn(2, 3, 4),)
+
+
+def numpy_plans(x):
+    # BigBird's block-sparse attention plans its gathers with NumPy arrays of
+    # constants (zeros in eval mode, sliced per head, stacked) and makes the
+    # index tensor from them; sizes come from an array too.
+    blocks = np.array([8, 12]) // 4
+    rows = [np.zeros((int(blocks[1]) + 1, 2), dtype=np.int32) for _ in range(2)]
+    for head in range(2):
+        rows[head] = rows[head][1:-1, :] + head
+    index = torch.tensor(np.stack(rows, axis=0), device=x.device, dtype=torch.long)
+    return x[index] * int(np.sum(blocks)) + blocks[0]
+
+
+def numpy_plans_inputs():
+    torch.manual_seed(4)
+    return (torch.randn(3, 5),)
 
 
 Pair = collections.namedtuple("Pair", "first second")
