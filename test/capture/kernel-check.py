@@ -5,6 +5,9 @@
 # Capture stops instead of recording a graph that computes something else.
 # RUN: not %dync export %s:unbatched --emit=signature 2>&1 | FileCheck %s --check-prefix=WRONG
 # RUN: %dync export %s:batched --example batched_inputs --emit=signature | FileCheck %s
+# A size given as a tensor fake mode knows the value of (Longformer's chunk
+# count, `torch.div` of sizes) is checked on that value, not on zeros:
+# RUN: %dync export %s:sized_by_tensor --example sized_inputs --emit=graph | FileCheck %s --check-prefix=SIZED
 import torch
 import torch.nn.functional as F
 
@@ -21,9 +24,21 @@ def batched(x, target):
 # CHECK: result: tensor<f32, [5]>
 
 
+def sized_by_tensor(x):
+    chunks = torch.div(x.size(1), 2, rounding_mode="trunc") - 1
+    return x.new_zeros((2, chunks + 1, 3)) + x.sum()
+
+# SIZED: aten::full.default([2, 6, 3], 0
+# SIZED: return
+
+
 def example_inputs():
     return (torch.randn(10), torch.zeros(10, dtype=torch.long))
 
 
 def batched_inputs():
     return (torch.randn(5, 10), torch.zeros(5, 10, dtype=torch.long))
+
+
+def sized_inputs():
+    return (torch.randn(2, 12),)

@@ -82,6 +82,16 @@ MODEL = textwrap.dedent("""
             return torch.cat([x, far], -1)[:, index], torch.Tensor(x) * 2
 
 
+    class TensorSizedChunks(nn.Module):
+        # Longformer's chunk count: torch.div of sizes gives a tensor, which
+        # then sizes a new tensor.
+        def forward(self, x):
+            chunks = torch.div(x.size(1), 2, rounding_mode="trunc") - 1
+            scores = x.new_zeros((x.size(0), chunks + 1, 2))
+            scores[:, :-1] = x[:, ::2].unsqueeze(1)
+            return scores
+
+
     def example_inputs():
         return (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),)
 """)
@@ -122,7 +132,9 @@ SETUP = """
     lambda_model, shared = idioms.LambdaOverSubmodule(), idioms.SharedClassModule()
     class_super = idioms.ClassSuper()
     legacy = idioms.LegacyConstructors()
+    chunks = idioms.TensorSizedChunks()
     calls = {
+        "TensorSizedChunks.forward": lambda: chunks(x),
         "LegacyConstructors.forward": lambda: legacy(x),
         "ClassSuper.forward": lambda: class_super(x),
         "LambdaOverSubmodule.forward": lambda: lambda_model(x),
@@ -131,7 +143,7 @@ SETUP = """
 """
 
 ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward", "ClassSuper.forward",
-           "LegacyConstructors.forward"]
+           "LegacyConstructors.forward", "TensorSizedChunks.forward"]
 EINOPS_SETUP = """
     heads = idioms.Heads()
     (image,) = idioms.image_inputs()
