@@ -61,6 +61,15 @@ bool reachesInput(const ir::ValueRef& ref, llvm::SmallPtrSetImpl<const ir::Node*
   return found;
 }
 
+std::string textOf(const ir::Relation& relation) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  relation.print(os);
+  return text;
+}
+
+} // namespace
+
 /// What a node before \p node did that the caller could observe, or an
 /// empty string: an operator that writes a graph input (or a view of one),
 /// or draws from the random generator. Fused kernels hold neither (an
@@ -87,15 +96,6 @@ std::string observableBefore(const ir::Graph& graph, const ir::Node& node) {
   }
   return "";
 }
-
-std::string textOf(const ir::Relation& relation) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  relation.print(os);
-  return text;
-}
-
-} // namespace
 
 llvm::Error GraphEmitter::bindUnbacked(const ir::Node& node) {
   if (llvm::none_of(graph_.symbols(), [](const ir::SymbolDecl& decl) { return decl.unbacked; }))

@@ -5,6 +5,7 @@
 #include "codegen/GraphEmitter.h"
 #include "ir/AutogradFunction.h"
 #include "ir/ControlFlow.h"
+#include "ir/RunTimeCheck.h"
 #include "runtime/artifact/dync_artifact.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -602,10 +603,8 @@ llvm::Error GraphEmitter::emitCall(const ir::Node& node, unsigned position) {
   // tensor was checked while capturing, so failing means the check failed.
   bool check = node.op() == "aten::_assert_async.msg" && node.args().size() == 2 &&
                node.args()[1].kind() == ir::Argument::Kind::String;
-  llvm::BasicBlock* fail = check
-                               ? failBlock("", shim_.string(node.args()[1].stringValue(), "check"),
-                                           /*shimError=*/false, DYNC_ARTIFACT_CHECK_FAILED)
-                               : failBlock(nodePrefix(node), nullptr, /*shimError=*/true);
+  llvm::BasicBlock* fail = check ? checkFailBlock(node, node.args()[1].stringValue())
+                                 : failBlock(nodePrefix(node), nullptr, /*shimError=*/true);
   checkOrFail(b_.CreateICmpNE(status, b_.getInt32(DYNC_OK)), fail, "called." + node.name());
   if (llvm::Error error = takeResults(node, stack_, fail))
     return error;
@@ -613,6 +612,24 @@ llvm::Error GraphEmitter::emitCall(const ir::Node& node, unsigned position) {
     return error;
   releaseDead(node, position);
   return llvm::Error::success();
+}
+
+llvm::BasicBlock* GraphEmitter::checkFailBlock(const ir::Node& node, llvm::StringRef text) {
+  std::optional<llvm::StringRef> what = ir::fallBackCheckWhat(text);
+  if (!what)
+    return failBlock("", shim_.string(text, "check"), /*shimError=*/false,
+                     DYNC_ARTIFACT_CHECK_FAILED);
+  // Eager raises an exception capture could not make again: the original
+  // code raises it, while nothing the caller sees is done.
+  std::string done = observableBefore(graph_, node);
+  if (done.empty())
+    return failBlock(*what + "; ran the original code", nullptr, /*shimError=*/false,
+                     DYNC_ARTIFACT_FALL_BACK);
+  return failBlock("RuntimeError: " + *what +
+                       "; the graph cannot fall back to the original code, which raises "
+                       "it, because " +
+                       done + " before it",
+                   nullptr, /*shimError=*/false, DYNC_ARTIFACT_CHECK_FAILED);
 }
 
 void GraphEmitter::releaseDead(const ir::Node& node, unsigned position) {

@@ -47,6 +47,12 @@ struct NodeValues {
   bool sequence = false;
 };
 
+/// What a node before \p node did that the caller could observe (an
+/// operator writing a graph input, or drawing random numbers), or an empty
+/// string: a failure at \p node can then run the original code instead
+/// (DataDependentSizes.cpp).
+std::string observableBefore(const ir::Graph& graph, const ir::Node& node);
+
 class GraphEmitter {
 public:
   GraphEmitter(ShimModule& shim, const ir::Graph& graph, const OpSchemas* schemas)
@@ -121,6 +127,9 @@ private:
   /// error when \p detail is null) and jumps to the cleanup.
   llvm::BasicBlock* failBlock(const llvm::Twine& prefix, Value* detailOrNull,
                               bool shimError = false, int status = DYNC_ARTIFACT_ERROR);
+  /// The failure of a run-time check capture recorded (ir/RunTimeCheck.h):
+  /// the exception \p text names, or a fall-back to the original code.
+  llvm::BasicBlock* checkFailBlock(const ir::Node& node, llvm::StringRef text);
   /// Continues in a new block when \p failed is false; branches to a failure
   /// block otherwise.
   void checkOrFail(Value* failed, llvm::BasicBlock* failure, const llvm::Twine& name);

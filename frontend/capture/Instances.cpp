@@ -233,6 +233,22 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
       method->items = {instance, makeValue(ValueKind::Builtin, PyRef::borrow(classAttr))};
       return method;
     }
+    // A non-data descriptor whose class is written in Python (torch.
+    // distributions' lazy_property): its __get__ runs inlined, as Python
+    // would call it.
+    if (PyObject* getter = lookup(Py_TYPE(classAttr), "__get__");
+        getter && PyFunction_Check(getter) && !PyType_Check(classAttr)) {
+      llvm::Expected<ValuePtr> function = values_.functionFromReal(getter, nullptr);
+      if (!function)
+        return function.takeError();
+      llvm::Expected<ValuePtr> descriptor = values_.wrapReal(classAttr, nullptr);
+      if (!descriptor)
+        return descriptor.takeError();
+      llvm::Expected<ValuePtr> owner = values_.wrapReal(reinterpret_cast<PyObject*>(type), nullptr);
+      if (!owner)
+        return owner.takeError();
+      return call(*function, {*descriptor, instance, *owner});
+    }
     if (Py_TYPE(classAttr)->tp_descr_get && !PyType_Check(classAttr))
       return captureError("reading attribute '" + name + "' of an object of class '" +
                           className(type) + "': binding " + describeObject(classAttr) +

@@ -22,6 +22,7 @@
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
+#include "ir/RunTimeCheck.h"
 
 #include <optional>
 
@@ -68,6 +69,30 @@ std::optional<std::string> checkText(PyObject* exception) {
   return typeName + ": " + *message;
 }
 
+/// The index of the instruction at which the side starting at \p start
+/// raises, whatever its values: straight-line code (no jump, return or
+/// yield, no handler of the frame around it) ending in a raise. Its calls
+/// may do anything: eager mode either raises there or earlier, from one of
+/// them. None for any other side.
+std::optional<size_t> alwaysRaises(const Frame& frame, size_t start,
+                                   const bytecode::OpcodeTable& opcodes) {
+  // Building an exception's message takes a few dozen instructions; a
+  // longer side is doing something else.
+  constexpr size_t MaxInstructions = 256;
+  const std::vector<Instruction>& instructions = frame.decoded->instructions;
+  for (size_t pc = start; pc < instructions.size() && pc < start + MaxInstructions; ++pc) {
+    const Instruction& ins = instructions[pc];
+    const bytecode::OpcodeInfo* info = opcodes.lookup(ins.opcode);
+    if (!info || ins.jumpTarget >= 0 || handled(frame, pc))
+      return std::nullopt;
+    if (info->name == "RAISE_VARARGS" || info->name == "RERAISE")
+      return pc;
+    if (info->name == "RETURN_VALUE" || info->name == "YIELD_VALUE")
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 llvm::Expected<bool> BytecodeMachine::raiseOnlyBranch(Frame& f, const Instruction& ins,
@@ -90,12 +115,28 @@ llvm::Expected<bool> BytecodeMachine::raiseOnlyBranch(Frame& f, const Instructio
   if (!targetRaises)
     return targetRaises.takeError();
   // Both sides raising is a program that always raises.
-  if (bool(*fallRaises) == bool(*targetRaises))
-    return false;
-  PyObject* exception = *fallRaises ? fallRaises->get() : targetRaises->get();
-  std::optional<std::string> text = checkText(exception);
-  if (!text)
-    return false;
+  std::optional<std::string> text;
+  bool fallSideRaises = bool(*fallRaises);
+  if (bool(*fallRaises) != bool(*targetRaises))
+    text = checkText(fallSideRaises ? fallRaises->get() : targetRaises->get());
+  // An exception capture cannot make again (a message formatting tensor
+  // values, the program's own class, a side that does more before raising)
+  // is left to the original code: the check falls back to it when it fails.
+  bool fallsBack = !text;
+  if (fallsBack) {
+    std::optional<size_t> fallRaise = alwaysRaises(f, fallThrough, opcodes_);
+    std::optional<size_t> targetRaise = alwaysRaises(f, target, opcodes_);
+    if (bool(fallRaise) == bool(targetRaise))
+      return false;
+    // The speculated run and the code agree on which side raises.
+    if ((*fallRaises || *targetRaises) && bool(fallRaise) != fallSideRaises)
+      return false;
+    fallSideRaises = bool(fallRaise);
+    const Instruction& raise = f.decoded->instructions[fallRaise ? *fallRaise : *targetRaise];
+    text = (ir::FallBackCheckPrefix + "the program raises at " + f.filename + ":" +
+            llvm::Twine(raise.position.line) + ", with an exception capture cannot make again")
+               .str();
+  }
 
   // bool() of a tensor is defined for one element only; a check on more
   // would fail where eager fails differently.
@@ -107,7 +148,7 @@ llvm::Expected<bool> BytecodeMachine::raiseOnlyBranch(Frame& f, const Instructio
 
   // The jump is taken when bool(condition) == onTrue. The check asserts
   // that the raising side is not taken.
-  bool raisesWhenTrue = *fallRaises ? !onTrue : onTrue;
+  bool raisesWhenTrue = fallSideRaises ? !onTrue : onTrue;
   ValuePtr holds = condition;
   if (raisesWhenTrue) {
     llvm::Expected<PyRef> logicalNot = importObject("torch.logical_not");
@@ -129,11 +170,12 @@ llvm::Expected<bool> BytecodeMachine::raiseOnlyBranch(Frame& f, const Instructio
     return checked.takeError();
 
   // The check's text was read from the program's state: the guards the
-  // raising side installed pin it.
-  for (ir::Guard& guard : *fallRaises ? fallGuards : targetGuards)
-    guards_.add(std::move(guard));
+  // raising side installed pin it. A fall-back check's text reads nothing.
+  if (!fallsBack)
+    for (ir::Guard& guard : fallSideRaises ? fallGuards : targetGuards)
+      guards_.add(std::move(guard));
   pop(f);
-  f.next = *fallRaises ? target : fallThrough;
+  f.next = fallSideRaises ? target : fallThrough;
   return true;
 }
 

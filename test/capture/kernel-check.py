@@ -12,6 +12,9 @@
 # gives a 2-D result.
 # RUN: not %dync export %s:consecutive --example consecutive_inputs --emit=signature 2>&1 | FileCheck %s --check-prefix=RANK
 # RUN: %dync export %s:consecutive_rows --example rows_inputs --emit=signature | FileCheck %s --check-prefix=ROWS
+# A size given as a tensor fake mode knows the value of (Longformer's chunk
+# count, `torch.div` of sizes) is checked on that value, not on zeros:
+# RUN: %dync export %s:sized_by_tensor --example sized_inputs --emit=graph | FileCheck %s --check-prefix=SIZED
 import torch
 import torch.nn.functional as F
 
@@ -26,6 +29,14 @@ def batched(x, target):
     return F.multilabel_margin_loss(x, target, reduction="none")
 
 # CHECK: result: tensor<f32, [5]>
+
+
+def sized_by_tensor(x):
+    chunks = torch.div(x.size(1), 2, rounding_mode="trunc") - 1
+    return x.new_zeros((2, chunks + 1, 3)) + x.sum()
+
+# SIZED: aten::full.default([2, 6, 3], 0
+# SIZED: return
 
 
 def example_inputs():
@@ -55,3 +66,6 @@ def consecutive_inputs():
 
 def rows_inputs():
     return (torch.tensor([[1.0, 1.0, 2.0], [1.0, 1.0, 2.0], [0.0, 0.0, 0.0]]),)
+
+def sized_inputs():
+    return (torch.randn(2, 12),)

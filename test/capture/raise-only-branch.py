@@ -4,10 +4,11 @@
 # RUN:   --example validate=two_inputs | FileCheck %s
 # RUN: %dync export %s:validate --example validate=two_inputs --emit=optimized-graph \
 # RUN:   | FileCheck %s --check-prefix=OPT
-# RUN: not %dync export %s:side_effect 2>&1 --emit=graph | FileCheck %s --check-prefix=EFFECT
+# An exception capture cannot make again makes a check that falls back to
+# the original code, which raises it:
+# RUN: %dync export %s:side_effect %s:tensor_message %s:own_class --emit=graph \
+# RUN:   | FileCheck %s --check-prefix=FALLBACK
 # RUN: not %dync export %s:then_data 2>&1 --emit=graph | FileCheck %s --check-prefix=DATA
-# RUN: not %dync export %s:tensor_message 2>&1 --emit=graph | FileCheck %s --check-prefix=TENSOR
-# RUN: not %dync export %s:own_class 2>&1 --emit=graph | FileCheck %s --check-prefix=OWN
 # RUN: not %dync export %s:caught 2>&1 --emit=graph | FileCheck %s --check-prefix=CAUGHT
 # RUN: not %dync export %s:many 2>&1 --emit=graph | FileCheck %s --check-prefix=MANY
 import torch
@@ -135,9 +136,15 @@ def two_inputs():
 # CHECK-NEXT: %[[NOT:[0-9]+]] = aten::logical_not.default(%[[SUM]])
 # CHECK-NEXT: aten::_assert_async.msg(%[[NOT]], "ZeroDivisionError")
 
-# EFFECT: raise-only-branch.py:53:8: error: data-dependent branch: the condition depends on a tensor's values
-# DATA: raise-only-branch.py:63:8: error: data-dependent branch: the condition depends on a tensor's values
-# TENSOR: raise-only-branch.py:70:8: error: data-dependent branch: the condition depends on a tensor's values
-# OWN: raise-only-branch.py:77:8: error: data-dependent branch: the condition depends on a tensor's values
-# CAUGHT: raise-only-branch.py:85:12: error: data-dependent branch: the condition depends on a tensor's values
-# MANY: raise-only-branch.py:94:8: error: data-dependent branch: the condition depends on a tensor's values
+# FALLBACK-LABEL: graph @side_effect(
+# FALLBACK:      %[[NOT:[0-9]+]] = aten::logical_not.default(
+# FALLBACK-NEXT: aten::_assert_async.msg(%[[NOT]], "fall back: the program raises at {{.*}}raise-only-branch.py:56, with an exception capture cannot make again") : none
+# FALLBACK-NEXT: return %x
+# FALLBACK-LABEL: graph @tensor_message(
+# FALLBACK:      aten::_assert_async.msg(%{{[0-9]+}}, "fall back: the program raises at {{.*}}raise-only-branch.py:72, with
+# FALLBACK-LABEL: graph @own_class(
+# FALLBACK:      aten::_assert_async.msg(%{{[0-9]+}}, "fall back: the program raises at {{.*}}raise-only-branch.py:79, with
+
+# DATA: raise-only-branch.py:64:8: error: data-dependent branch: the condition depends on a tensor's values
+# CAUGHT: raise-only-branch.py:86:12: error: data-dependent branch: the condition depends on a tensor's values
+# MANY: raise-only-branch.py:95:8: error: data-dependent branch: the condition depends on a tensor's values

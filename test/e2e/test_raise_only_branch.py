@@ -19,6 +19,36 @@ torch = pytest.importorskip("torch")
 MODEL = textwrap.dedent("""
     import torch
     import torch.nn.functional as F
+    from torch.distributions import Normal
+
+
+    class TooLarge(Exception):
+        pass
+
+
+    def tensor_message(x):
+        if x.sum() > 0:
+            raise ValueError(f"sum is {x.sum():.3f}")
+        return x * 2
+
+
+    def own_class(x):
+        if x.max() > 1:
+            raise TooLarge("too large")
+        return x + 1
+
+
+    def distribution(loc, scale, value):
+        # torch.distributions validates its arguments (validate_args), its
+        # message formatting the tensors.
+        return Normal(loc, scale).log_prob(value)
+
+
+    def written_first(x, buf):
+        buf.add_(1)
+        if x.sum() > 0:
+            raise ValueError(f"sum is {x.sum():.3f}")
+        return x + 1
 
 
     def library(input, target, var):
@@ -53,6 +83,10 @@ MODEL = textwrap.dedent("""
 
     def two_inputs():
         return (torch.randn(5), torch.rand(5) + 0.1)
+
+
+    def three_inputs():
+        return (torch.randn(5), torch.rand(5) + 0.1, torch.randn(5))
 """)
 
 RUNNER = textwrap.dedent("""
@@ -84,7 +118,8 @@ RUNNER = textwrap.dedent("""
         else:
             same = actual == expected
         results[name] = {{"expected": expected[0], "same": same, "actual": repr(actual[1]),
-                         "hits": stats["hits"], "misses": stats["misses"]}}
+                         "hits": stats["hits"], "misses": stats["misses"],
+                         "reason": stats["last_miss_reason"]}}
 
     {body}
     print(json.dumps(results))
@@ -168,3 +203,52 @@ def test_gaussian_nll_loss_with_dynamic_sizes(run_dync, model_dir):
         assert (result["hits"], result["misses"]) == (1, 0), (name, result)
     assert results["bad"]["actual"] == repr(("ValueError", "var has negative entry/entries"))
     assert results["good"]["expected"] == "value"
+
+
+def test_exception_capture_cannot_make_falls_back(run_dync, model_dir):
+    """A message formatting tensor values, a class of the program's own,
+    torch.distributions' validation: a failing check runs the original code,
+    which raises eager's exception; a passing one is a hit."""
+    artifact = export(run_dync, model_dir, entry(model_dir, "tensor_message"),
+                      entry(model_dir, "own_class"), entry(model_dir, "distribution"),
+                      "--example", "tensor_message=one_input", "--example", "own_class=one_input",
+                      "--example", "distribution=three_inputs")
+    results = run_checks(model_dir, artifact, """
+        (x,) = model.one_input()
+        loc, scale, value = model.three_inputs()
+        check("message good", "tensor_message", (-x,))
+        check("message bad", "tensor_message", (x,))
+        check("class good", "own_class", (x * 0.5,))
+        check("class bad", "own_class", (x + 1,))
+        check("distribution good", "distribution", (loc, scale, value))
+        check("distribution bad", "distribution", (loc, -scale, value))
+    """)
+    for name, result in results.items():
+        assert result["same"], (name, result)
+        if name.endswith("good"):
+            assert result["expected"] == "value", (name, result)
+            assert (result["hits"], result["misses"]) == (1, 0), (name, result)
+        else:
+            assert result["expected"] == "raised", (name, result)
+            assert (result["hits"], result["misses"]) == (0, 1), (name, result)
+            assert "ran the original code" in result["reason"], (name, result)
+    assert "ValueError" in results["message bad"]["actual"]
+    assert "TooLarge" in results["class bad"]["actual"]
+    assert "Expected parameter scale" in results["distribution bad"]["actual"]
+
+
+def test_fall_back_after_writing_an_input_raises(run_dync, model_dir):
+    """Once the graph wrote an input, running the original code would write
+    it twice: the failing check raises RuntimeError saying why instead."""
+    artifact = export(run_dync, model_dir, entry(model_dir, "written_first"),
+                      "--example", "written_first=two_inputs")
+    results = run_checks(model_dir, artifact, """
+        x, buf = model.two_inputs()
+        check("good", "written_first", (-x.abs(), buf.clone()))
+        check("bad", "written_first", (x.abs() + 1, buf.clone()))
+    """)
+    assert results["good"]["same"] and results["good"]["hits"] == 1, results["good"]
+    bad = results["bad"]
+    assert bad["expected"] == "raised", bad
+    assert "RuntimeError" in bad["actual"] and "cannot fall back" in bad["actual"], bad
+    assert "wrote an input" in bad["actual"], bad

@@ -82,6 +82,47 @@ MODEL = textwrap.dedent("""
             return torch.cat([x, far], -1)[:, index], torch.Tensor(x) * 2
 
 
+    class TensorSizedChunks(nn.Module):
+        # Longformer's chunk count: torch.div of sizes gives a tensor, which
+        # then sizes a new tensor.
+        def forward(self, x):
+            chunks = torch.div(x.size(1), 2, rounding_mode="trunc") - 1
+            scores = x.new_zeros((x.size(0), chunks + 1, 2))
+            scores[:, :-1] = x[:, ::2].unsqueeze(1)
+            return scores
+
+
+    class cached:
+        # A lazy property as torch.distributions' lazy_property writes it: a
+        # non-data descriptor whose __get__ stores the value on the object.
+        def __init__(self, wrapped):
+            self.wrapped = wrapped
+
+        def __get__(self, instance, owner=None):
+            if instance is None:
+                return self
+            value = self.wrapped(instance)
+            setattr(instance, self.wrapped.__name__, value)
+            return value
+
+
+    class Stats:
+        def __init__(self, x):
+            self.x = x
+
+        @cached
+        def centered(self):
+            return self.x - self.x.mean()
+
+
+    class LazyProperties(nn.Module):
+        # Categorical's probs is such a lazy property, entropy reads it.
+        def forward(self, x):
+            stats = Stats(x)
+            dist = torch.distributions.Categorical(logits=x)
+            return stats.centered * 2 + stats.centered, dist.probs, dist.entropy()
+
+
     def example_inputs():
         return (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),)
 """)
@@ -122,7 +163,11 @@ SETUP = """
     lambda_model, shared = idioms.LambdaOverSubmodule(), idioms.SharedClassModule()
     class_super = idioms.ClassSuper()
     legacy = idioms.LegacyConstructors()
+    chunks = idioms.TensorSizedChunks()
+    lazy = idioms.LazyProperties()
     calls = {
+        "LazyProperties.forward": lambda: lazy(x),
+        "TensorSizedChunks.forward": lambda: chunks(x),
         "LegacyConstructors.forward": lambda: legacy(x),
         "ClassSuper.forward": lambda: class_super(x),
         "LambdaOverSubmodule.forward": lambda: lambda_model(x),
@@ -131,7 +176,7 @@ SETUP = """
 """
 
 ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward", "ClassSuper.forward",
-           "LegacyConstructors.forward"]
+           "LegacyConstructors.forward", "TensorSizedChunks.forward", "LazyProperties.forward"]
 EINOPS_SETUP = """
     heads = idioms.Heads()
     (image,) = idioms.image_inputs()

@@ -33,6 +33,18 @@ def _one_thread():
         torch.set_num_threads(threads)
 
 
+def _constant_key(fake):
+    """The values of a fake tensor whose data fake mode knows (a scalar
+    computed from Python numbers: `torch.div(n, 2, rounding_mode="trunc")`
+    with n a static size), or (). The kernel runs on those values rather
+    than zeros: the meta function read them where the tensor stands for an
+    int (a size given as such a tensor), and zeros would give the kernel
+    another size than the graph records."""
+    if fake.constant is None:
+        return ()
+    return (tuple(fake.constant.flatten().tolist()),)
+
+
 class _KernelCheck:
     """Checks what fake tensors say a call gives against torch's CPU kernels.
 
@@ -44,7 +56,8 @@ class _KernelCheck:
     kernel gives []. Such bugs depend on ranks, dtypes and flags, not on how
     large sizes are, so a call whose tensors are small and static also runs
     for real, once per callable and argument signature, on zero-filled
-    tensors of the same sizes, strides and dtypes, with no mode and no Python
+    tensors of the same sizes, strides and dtypes (on its values, for a
+    tensor whose data fake mode knows), with no mode and no Python
     dispatcher; a difference in result shapes or dtypes stops capture. A call
     the kernel refuses on zeros is not checked.
 
@@ -88,7 +101,8 @@ class _KernelCheck:
                 numel += a.numel()
                 if numel > self.LARGE_NUMEL:
                     return None
-                signature.append((tuple(a.shape), tuple(a.stride()), a.dtype))
+                signature.append((tuple(a.shape), tuple(a.stride()), a.dtype)
+                                 + _constant_key(a))
             elif isinstance(a, (torch.SymInt, torch.SymFloat, torch.SymBool, torch.Tensor)):
                 return None
             else:
@@ -140,7 +154,9 @@ class _KernelCheck:
         def real(a, meta):
             if not isinstance(a, FakeTensor):
                 return a
-            shape, stride, dtype = meta
+            shape, stride, dtype = meta[:3]
+            if a.constant is not None:
+                return a.constant.clone()
             return torch.empty_strided(shape, stride, dtype=dtype).zero_()
 
         # What the kernel warns about zeros is not the program's business.

@@ -229,7 +229,9 @@ def _function_codes(obj, qualname):
     co_qualname is `qualname`: staticmethods and classmethods unwrapped,
     decorator wrappers followed through __wrapped__ (a functools.wraps
     wrapper and the function it wraps both count), a property's getter
-    (capture runs it, named by the property's qualname)."""
+    (capture runs it, named by the property's qualname), and a function an
+    object of a decorator class holds among its attributes (a lazy
+    property's wrapped function, whose __get__ capture runs)."""
     codes = []
     for _ in range(100):
         if isinstance(obj, (staticmethod, classmethod)):
@@ -239,6 +241,12 @@ def _function_codes(obj, qualname):
         if isinstance(obj, types.FunctionType) and qualname in (obj.__qualname__,
                                                                 obj.__code__.co_qualname):
             codes.append(obj.__code__)
+        elif not isinstance(obj, (types.FunctionType, type)):
+            held = getattr(obj, "__dict__", None)
+            for value in list(held.values()) if isinstance(held, dict) else ():
+                if isinstance(value, types.FunctionType) and qualname in (
+                        value.__qualname__, value.__code__.co_qualname):
+                    codes.append(value.__code__)
         obj = getattr(obj, "__wrapped__", None)
         if obj is None:
             break
