@@ -60,6 +60,25 @@ def run_reporting_script(source):
     return json.loads(ran.stdout.strip().splitlines()[-1])
 
 
+def compiled_and_eager_reports(run_dync, folder, module, models, program):
+    """Exports `models`' forwards of `module` into one artifact in `folder`,
+    which must compile the calls with grad mode on, then runs `program` (a
+    template with {package}, {inputs}, {artifact} and {models}, printing a
+    JSON report; an empty {artifact} means eager) once through the artifact
+    and once eagerly. Returns the two reports."""
+    artifact = folder / (os.path.splitext(os.path.basename(module))[0] + ".dync.so")
+    done = run_dync("export", *[f"{module}:{name}.forward" for name in models], "-o", artifact,
+                    "-v")
+    assert done.returncode == 0, done.stderr
+    assert "calls with grad mode on are not compiled" not in done.stderr, done.stderr
+
+    def run(path):
+        return run_reporting_script(
+            program.format(package=PACKAGE_DIR, inputs=INPUTS, artifact=path, models=models))
+
+    return run(str(artifact)), run("")
+
+
 def check_state_changes(program, artifact, misses):
     """Runs `program` (a template with {package}, {inputs} and {artifact}) in
     fresh interpreters, once with the artifact loaded and once eagerly; each

@@ -7,7 +7,7 @@ equal eager's. A fresh interpreter computes both with and without the
 artifact."""
 import os
 
-from conftest import PACKAGE_DIR, INPUTS, run_reporting_script
+from conftest import INPUTS, PACKAGE_DIR, compiled_and_eager_reports, run_reporting_script
 
 import pytest
 
@@ -61,14 +61,8 @@ print(json.dumps(report))
 
 @pytest.fixture(scope="module")
 def reports(run_dync, tmp_path_factory):
-    artifact = tmp_path_factory.mktemp("autograd_backward") / "autograd_backward.dync.so"
-    entries = [f"{MODULE}:{name}.forward" for name in MODELS]
-    done = run_dync("export", *entries, "-o", artifact, "-v")
-    assert done.returncode == 0, done.stderr
-    assert "calls with grad mode on are not compiled" not in done.stderr, done.stderr
-    run = lambda path: run_reporting_script(
-        PROGRAM.format(package=PACKAGE_DIR, inputs=INPUTS, artifact=path, models=MODELS))
-    return run(str(artifact)), run("")
+    return compiled_and_eager_reports(run_dync, tmp_path_factory.mktemp("autograd_backward"), MODULE,
+                                      MODELS, PROGRAM)
 
 
 @pytest.mark.parametrize("name", MODELS)

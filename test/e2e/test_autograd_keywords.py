@@ -6,7 +6,7 @@ keyword forward does not take raises eager's TypeError in both. A fresh
 interpreter computes both with and without the artifact."""
 import os
 
-from conftest import PACKAGE_DIR, INPUTS, run_reporting_script
+from conftest import INPUTS, compiled_and_eager_reports
 
 import pytest
 
@@ -43,14 +43,8 @@ print(json.dumps(report))
 
 @pytest.fixture(scope="module")
 def reports(run_dync, tmp_path_factory):
-    artifact = tmp_path_factory.mktemp("autograd_keywords") / "autograd_keywords.dync.so"
-    entries = [f"{MODULE}:{name}.forward" for name in MODELS]
-    done = run_dync("export", *entries, "-o", artifact, "-v")
-    assert done.returncode == 0, done.stderr
-    assert "calls with grad mode on are not compiled" not in done.stderr, done.stderr
-    run = lambda path: run_reporting_script(
-        PROGRAM.format(package=PACKAGE_DIR, inputs=INPUTS, artifact=path, models=MODELS))
-    return run(str(artifact)), run("")
+    return compiled_and_eager_reports(run_dync, tmp_path_factory.mktemp("autograd_keywords"), MODULE,
+                                      MODELS, PROGRAM)
 
 
 @pytest.mark.parametrize("name", MODELS)

@@ -5,7 +5,7 @@ gradient, equal eager's (a gradient through a nested tensor would change
 it). A fresh interpreter computes both with and without the artifact."""
 import os
 
-from conftest import PACKAGE_DIR, INPUTS, run_reporting_script
+from conftest import INPUTS, compiled_and_eager_reports
 
 import pytest
 
@@ -52,14 +52,8 @@ print(json.dumps(report))
 
 @pytest.fixture(scope="module")
 def reports(run_dync, tmp_path_factory):
-    artifact = tmp_path_factory.mktemp("autograd_nested") / "autograd_nested.dync.so"
-    entries = [f"{MODULE}:{name}.forward" for name in MODELS]
-    done = run_dync("export", *entries, "-o", artifact, "-v")
-    assert done.returncode == 0, done.stderr
-    assert "calls with grad mode on are not compiled" not in done.stderr, done.stderr
-    run = lambda path: run_reporting_script(
-        PROGRAM.format(package=PACKAGE_DIR, inputs=INPUTS, artifact=path, models=MODELS))
-    return run(str(artifact)), run("")
+    return compiled_and_eager_reports(run_dync, tmp_path_factory.mktemp("autograd_nested"), MODULE,
+                                      MODELS, PROGRAM)
 
 
 @pytest.mark.parametrize("name", MODELS)
