@@ -13,9 +13,9 @@ from library_entry import Sampler  # noqa: E402
 
 model = Sampler()
 
-# CHECK: Inputs/library_entry.py:10:{{[0-9]+}}: error: data-dependent branch: {{.*}} (in {{.*}}, {{.*}}torch/distributions/distribution.py:{{[0-9]+}})
-# CHECK-NEXT: normal = torch.distributions.Normal(loc, scale, validate_args=True)
+# CHECK: Inputs/library_entry.py:10:{{[0-9]+}}: error: data-dependent branch: {{.*}} (in {{.*}}, {{.*}}torch/nn/modules/transformer.py:{{[0-9]+}})
+# CHECK-NEXT: causal = nn.modules.transformer._detect_is_causal_mask(mask)
 
 
 def example_inputs():
-    return (torch.randn(3), torch.rand(3) + 0.5)
+    return (torch.randn(3), torch.zeros(3, 3))

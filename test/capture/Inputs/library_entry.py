@@ -1,11 +1,11 @@
 """A library's module whose forward is the entry a user's file exports:
-it builds a normal distribution with its arguments validated, which asks
-torch for a data-dependent branch inside torch's own code."""
+it asks torch whether a mask is causal, which torch decides from the
+mask's values, a data-dependent branch inside torch's own code."""
 import torch
 from torch import nn
 
 
 class Sampler(nn.Module):
-    def forward(self, loc, scale):
-        normal = torch.distributions.Normal(loc, scale, validate_args=True)
-        return normal.mean * 2
+    def forward(self, loc, mask):
+        causal = nn.modules.transformer._detect_is_causal_mask(mask)
+        return loc * 2 if causal else loc
