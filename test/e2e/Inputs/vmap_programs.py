@@ -81,6 +81,10 @@ class Ensemble(nn.Module):
         super().__init__()
         torch.manual_seed(0)
         self.members = nn.ModuleList([nn.Linear(3, 4) for _ in range(5)])
+        # Frozen, as for inference: stack_module_state makes parameters that
+        # require grad new leaves by requires_grad_(), which capture refuses
+        # (test/capture/requires-grad-flag.py).
+        self.members.requires_grad_(False)
 
     def forward(self, x):
         params, buffers = stack_module_state(list(self.members))
