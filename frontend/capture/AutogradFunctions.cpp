@@ -53,6 +53,28 @@ class InferenceContext:
         self.materialize_grads = value
 )";
 
+/// A Function class's forward and setup_context, and whether the class
+/// defines setup_context itself (then forward takes no ctx, and apply calls
+/// setup_context(ctx, inputs, output) after it).
+struct ForwardParts {
+  ValuePtr forward, setupContext;
+  bool separateSetup = false;
+};
+
+llvm::Expected<ForwardParts> forwardParts(BuiltinContext& interp, const ValuePtr& cls) {
+  llvm::Expected<ValuePtr> forward = interp.getAttr(cls, "forward");
+  if (!forward)
+    return forward.takeError();
+  llvm::Expected<ValuePtr> setupContext = interp.getAttr(cls, "setup_context");
+  if (!setupContext)
+    return setupContext.takeError();
+  llvm::Expected<PyRef> baseSetup =
+      importObject("torch.autograd.function._SingleLevelFunction.setup_context");
+  if (!baseSetup)
+    return baseSetup.takeError();
+  return ForwardParts{*forward, *setupContext, (*setupContext)->object.get() != baseSetup->get()};
+}
+
 } // namespace
 
 bool anyRequiresGrad(const ValuePtr& value) {
@@ -145,17 +167,11 @@ llvm::Expected<bool> Interpreter::bindApplyKeywords(const ValuePtr& cls, const s
   // they are inputs in forward's order, as positional ones are; a function
   // with setup_context has its defaults bound too (inspect's bind and
   // apply_defaults), so they count among the inputs.
-  llvm::Expected<ValuePtr> forward = getAttr(cls, "forward");
-  if (!forward)
-    return forward.takeError();
-  llvm::Expected<ValuePtr> setupContext = getAttr(cls, "setup_context");
-  if (!setupContext)
-    return setupContext.takeError();
-  llvm::Expected<PyRef> baseSetup =
-      importObject("torch.autograd.function._SingleLevelFunction.setup_context");
-  if (!baseSetup)
-    return baseSetup.takeError();
-  bool separateSetup = (*setupContext)->object.get() != baseSetup->get();
+  llvm::Expected<ForwardParts> parts = forwardParts(*this, cls);
+  if (!parts)
+    return parts.takeError();
+  const ValuePtr* forward = &parts->forward;
+  bool separateSetup = parts->separateSetup;
   if (kwargs.empty() && !separateSetup)
     return false;
   if ((*forward)->kind != ValueKind::Function) {
@@ -344,18 +360,12 @@ Interpreter::runAutogradForward(const ValuePtr& cls, const std::string& name, co
       return refused;
   // forward, and setup_context when the class defines one.
   auto runForward = [&]() -> llvm::Expected<ValuePtr> {
-    llvm::Expected<ValuePtr> forward = getAttr(cls, "forward");
-    if (!forward)
-      return forward.takeError();
-    llvm::Expected<ValuePtr> setupContext = getAttr(cls, "setup_context");
-    if (!setupContext)
-      return setupContext.takeError();
-    llvm::Expected<PyRef> baseSetup =
-        importObject("torch.autograd.function._SingleLevelFunction.setup_context");
-    if (!baseSetup)
-      return baseSetup.takeError();
-    bool separateSetup = (*setupContext)->object.get() != baseSetup->get();
-    if (!separateSetup) {
+    llvm::Expected<ForwardParts> parts = forwardParts(*this, cls);
+    if (!parts)
+      return parts.takeError();
+    const ValuePtr* forward = &parts->forward;
+    const ValuePtr* setupContext = &parts->setupContext;
+    if (!parts->separateSetup) {
       args.insert(args.begin(), ctx);
       return call(*forward, std::move(args), std::move(kwargs));
     }
