@@ -11,8 +11,10 @@ model = frozen(BlipTextModel, config)
 
 
 def example_kwargs():
-    """Two texts (the second padded) and the image features they attend to."""
+    """Two texts (the second padded) and the image features they attend to,
+    one image's for each text."""
     kwargs = texts(config)
     torch.manual_seed(2)
-    kwargs["encoder_hidden_states"] = torch.randn(2, 5, config.encoder_hidden_size)
+    batch = kwargs["input_ids"].shape[0]
+    kwargs["encoder_hidden_states"] = torch.randn(batch, 5, config.encoder_hidden_size)
     return kwargs

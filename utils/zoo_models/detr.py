@@ -16,5 +16,5 @@ model = frozen(DetrForObjectDetection, config)
 def example_kwargs():
     """Two images and their pixel mask (all valid), as the image processor gives them."""
     kwargs = images(64)
-    kwargs["pixel_mask"] = torch.ones(2, 64, 64, dtype=torch.long)
+    kwargs["pixel_mask"] = torch.ones(kwargs["pixel_values"].shape[0], 64, 64, dtype=torch.long)
     return kwargs

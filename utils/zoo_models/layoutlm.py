@@ -12,6 +12,7 @@ model = frozen(LayoutLMForMaskedLM, config)
 def example_kwargs():
     """Two texts, the second padded, with each token's box (x0, y0, x1, y1) on a 0..127 page."""
     kwargs = texts(config, token_type_ids=True)
-    corner = torch.randint(0, 64, (2, 8, 2))
-    kwargs["bbox"] = torch.cat([corner, corner + torch.randint(0, 64, (2, 8, 2))], dim=-1)
+    batch, length = kwargs["input_ids"].shape
+    corner = torch.randint(0, 64, (batch, length, 2))
+    kwargs["bbox"] = torch.cat([corner, corner + torch.randint(0, 64, (batch, length, 2))], dim=-1)
     return kwargs
