@@ -295,6 +295,47 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
     return torch.utils._pytree.tree_unflatten(laid_out, out_spec)
 
 
+# The view operators whose fake results torch computes in Python
+# (torch._refs._reshape_view_helper) rather than with ATen's own stride
+# rule.
+_VIEWS_COMPUTED_IN_PYTHON = None
+
+
+def view_laid_out(func, args, out):
+    """`out`, the fake result of a `view` (or `_unsafe_view`) call, with
+    ATen's strides. torch's fake view composes split_dim and squeeze
+    prims, which give a dimension of size 1 another stride than ATen's view
+    does (a [1, 32, 64] tensor of strides [2048, 1, 32] viewed as [1, 32,
+    8, 8]: ATen gives dimension 0 stride 32, the fake 2048). No element's
+    address depends on it, but torch's choice of memory format does: a
+    convolution keeps a channels-last input's format unless the batch's
+    stride (even at batch 1) says otherwise, so the fake result's
+    successors would be laid out otherwise than eager's, and the graph's
+    kernels would find their arguments in another layout than capture
+    promised. ATen's rule runs on a meta tensor of the argument's sizes and
+    strides; symbolic sizes keep torch's answer."""
+    global _VIEWS_COMPUTED_IN_PYTHON
+    if _VIEWS_COMPUTED_IN_PYTHON is None:
+        _VIEWS_COMPUTED_IN_PYTHON = (torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default)
+    if func not in _VIEWS_COMPUTED_IN_PYTHON or not isinstance(out, torch.Tensor):
+        return out
+    a = args[0]
+    if not isinstance(a, torch.Tensor) or a._has_symbolic_sizes_strides or \
+            out._has_symbolic_sizes_strides or a.layout != torch.strided:
+        return out
+    with _disable_current_modes(), torch._C._DisablePythonDispatcher():
+        try:
+            strides = torch.empty_strided(a.shape, a.stride(), dtype=a.dtype, device="meta").view(
+                out.shape).stride()
+        except RuntimeError:
+            return out
+    if strides == out.stride():
+        return out
+    if func is torch.ops.aten.view.default:
+        return torch.ops.aten.as_strided.default(a, out.shape, strides, out.storage_offset())
+    return torch.empty_strided(out.shape, strides, dtype=out.dtype, device=out.device)
+
+
 def _probe_kernel(func, flat, spec, results, exact, run):
     # A probe that draws random numbers leaves the generator as it was.
     with _disable_current_modes(), torch._C._DisablePythonDispatcher(), torch.no_grad(), \
