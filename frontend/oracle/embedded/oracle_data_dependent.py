@@ -145,7 +145,8 @@ class DataDependent:
         name = _callable_name(fn) if fn is not None else "this call"
         verb = "is given" if given else "gives"
         expr = value.node.expr
-        if not any(is_unbacked(s) for s in expr.free_symbols):
+        data = (SymT.UNBACKED_INT, SymT.UNBACKED_FLOAT)
+        if not any(symbol_is_type(s, data) for s in expr.free_symbols):
             # Only sizes: `x * (1.0 / x.shape[0])` with a symbolic size.
             return OracleError(
                 f"{name} {verb} a {kind} computed from symbolic sizes "
