@@ -1,7 +1,10 @@
-"""Sizes from float arithmetic that is exact (F.interpolate's scale_factor
-on a symbolic size, and on a size computed from tensor data as
-detectron2's ImageList pads it) and list slice assignment, compiled and
-run against eager on several sizes: each call must hit and match."""
+"""Idioms of the vision, detection and audio models of utils/wild: sizes
+from float arithmetic that is exact (F.interpolate's scale_factor on a
+symbolic size, and on a size computed from tensor data as detectron2's
+ImageList pads it), list slice assignment (PointNet++'s index_points) and
+a TorchScript function (WaveGlow's gated activation), compiled and run
+against eager, several sizes each where sizes vary: each call must hit and
+match."""
 import textwrap
 
 import pytest
@@ -37,6 +40,23 @@ MODEL = textwrap.dedent("""
         return points[batch, idx, :]
 
 
+    @torch.jit.script
+    def fused_add_tanh_sigmoid_multiply(input_a, input_b, n_channels):
+        n_channels_int = n_channels[0]
+        in_act = input_a + input_b
+        t_act = torch.tanh(in_act[:, :n_channels_int, :])
+        s_act = torch.sigmoid(in_act[:, n_channels_int:, :])
+        return t_act * s_act
+
+
+    def gated(a, b):
+        return fused_add_tanh_sigmoid_multiply(a, b, torch.IntTensor([3]))
+
+
+    def gated_inputs():
+        return (torch.randn(2, 6, 5), torch.randn(2, 6, 5))
+
+
     def example_inputs():
         return (torch.randn(2, 3, 6, 8),)
 
@@ -62,6 +82,7 @@ calls = [("upsample", scales.upsample, (torch.randn(2, 3, 6, w, generator=g),)) 
 calls += [("padded", scales.padded, (torch.randn(2, 3, 6, 8, generator=g), torch.tensor([5, w])))
           for w in (8, 9, 21)]
 calls.append(("gathered", scales.gathered, scales.gathered_inputs()))
+calls.append(("gated", scales.gated, scales.gated_inputs()))
 expected = [fn(*args) for _, fn, args in calls]
 report = {{"errors": [], "stats": None}}
 with dync.load({dynamic!r}) as dynamic, dync.load({static!r}) as static:
@@ -75,14 +96,15 @@ print(json.dumps(report))
 """
 
 
-def test_scale_sizes_match_eager(run_dync, tmp_path):
+def test_vision_idioms_match_eager(run_dync, tmp_path):
     (tmp_path / "scales.py").write_text(MODEL)
     module = tmp_path / "scales.py"
     dynamic, static = tmp_path / "dynamic.dync.so", tmp_path / "static.dync.so"
     done = run_dync("export", f"{module}:upsample", "--dynamic", "x:3=w[2,64]", "-o", dynamic)
     assert done.returncode == 0, done.stderr
-    done = run_dync("export", f"{module}:padded", f"{module}:gathered", "--example",
-                    "gathered=gathered_inputs", "--example", "padded=padded_inputs", "-o", static)
+    done = run_dync("export", f"{module}:padded", f"{module}:gathered", f"{module}:gated",
+                    "--example", "gathered=gathered_inputs", "--example", "padded=padded_inputs",
+                    "--example", "gated=gated_inputs", "-o", static)
     assert done.returncode == 0, done.stderr
     report = run_reporting_script(PROGRAM.format(package=PACKAGE_DIR, inputs=INPUTS,
                                                  folder=str(tmp_path), dynamic=str(dynamic),
@@ -91,5 +113,6 @@ def test_scale_sizes_match_eager(run_dync, tmp_path):
     stats = report["stats"]
     assert stats["upsample"][:2] == [3, 0], stats["upsample"]
     assert stats["gathered"][:2] == [1, 0], stats["gathered"]
+    assert stats["gated"][:2] == [1, 0], stats["gated"]
     # The padded width (8, 16, 24) is read from data when the graph runs.
     assert stats["padded"][:2] == [3, 0], stats["padded"]
