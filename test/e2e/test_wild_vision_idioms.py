@@ -2,7 +2,8 @@
 from float arithmetic that is exact (F.interpolate's scale_factor on a
 symbolic size, and on a size computed from tensor data as detectron2's
 ImageList pads it), list slice assignment (PointNet++'s index_points) and
-a TorchScript function (WaveGlow's gated activation), compiled and run
+a TorchScript function (WaveGlow's gated activation) and detectron2's
+Conv2d with its warnings.catch_warnings block, compiled and run
 against eager, several sizes each where sizes vary: each call must hit and
 match."""
 import textwrap
@@ -14,6 +15,8 @@ from conftest import INPUTS, PACKAGE_DIR, run_reporting_script
 torch = pytest.importorskip("torch")
 
 MODEL = textwrap.dedent("""
+    import warnings
+
     import torch
     import torch.nn.functional as F
 
@@ -57,6 +60,18 @@ MODEL = textwrap.dedent("""
         return (torch.randn(2, 6, 5), torch.randn(2, 6, 5))
 
 
+    def conv_block(x, w):
+        if not torch.jit.is_scripting():
+            with warnings.catch_warnings(record=True) as caught:
+                if x.numel() == 0:
+                    raise ValueError("empty input")
+        return F.relu(F.conv2d(x, w)) + len(caught)
+
+
+    def conv_inputs():
+        return (torch.randn(1, 2, 5, 5), torch.randn(3, 2, 3, 3))
+
+
     def example_inputs():
         return (torch.randn(2, 3, 6, 8),)
 
@@ -83,6 +98,7 @@ calls += [("padded", scales.padded, (torch.randn(2, 3, 6, 8, generator=g), torch
           for w in (8, 9, 21)]
 calls.append(("gathered", scales.gathered, scales.gathered_inputs()))
 calls.append(("gated", scales.gated, scales.gated_inputs()))
+calls.append(("conv_block", scales.conv_block, scales.conv_inputs()))
 expected = [fn(*args) for _, fn, args in calls]
 report = {{"errors": [], "stats": None}}
 with dync.load({dynamic!r}) as dynamic, dync.load({static!r}) as static:
@@ -103,8 +119,9 @@ def test_vision_idioms_match_eager(run_dync, tmp_path):
     done = run_dync("export", f"{module}:upsample", "--dynamic", "x:3=w[2,64]", "-o", dynamic)
     assert done.returncode == 0, done.stderr
     done = run_dync("export", f"{module}:padded", f"{module}:gathered", f"{module}:gated",
-                    "--example", "gathered=gathered_inputs", "--example", "padded=padded_inputs",
-                    "--example", "gated=gated_inputs", "-o", static)
+                    f"{module}:conv_block", "--example", "gathered=gathered_inputs", "--example",
+                    "padded=padded_inputs", "--example", "gated=gated_inputs", "--example",
+                    "conv_block=conv_inputs", "-o", static)
     assert done.returncode == 0, done.stderr
     report = run_reporting_script(PROGRAM.format(package=PACKAGE_DIR, inputs=INPUTS,
                                                  folder=str(tmp_path), dynamic=str(dynamic),
@@ -114,5 +131,6 @@ def test_vision_idioms_match_eager(run_dync, tmp_path):
     assert stats["upsample"][:2] == [3, 0], stats["upsample"]
     assert stats["gathered"][:2] == [1, 0], stats["gathered"]
     assert stats["gated"][:2] == [1, 0], stats["gated"]
+    assert stats["conv_block"][:2] == [1, 0], stats["conv_block"]
     # The padded width (8, 16, 24) is read from data when the graph runs.
     assert stats["padded"][:2] == [3, 0], stats["padded"]
