@@ -10,6 +10,7 @@ import dataclasses
 import sympy
 import torch
 from torch._guards import GuardSource, Source
+from torch.utils._sympy import functions as sympy_fns
 from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity, int_oo
 
 # The file name the frames of dync_oracle and of its dync_oracle_* parts
@@ -111,8 +112,6 @@ def _exact_product(e):
     """`e`, a division-free sum of products of ToFloat of int expressions
     and of float literals, as an exact sympy expression, or None where double
     arithmetic on it could round."""
-    from torch.utils._sympy import functions as sympy_fns
-
     if isinstance(e, sympy.Float):
         value = sympy.Rational(float(e))
         small = abs(value.p) < _EXACT_LIMIT and value.q < _EXACT_LIMIT
@@ -133,8 +132,6 @@ def exact_arithmetic(e):
     """`e` as exact arithmetic (see above): a product form, or one division of
     two (a double division of exact operands rounds its exact quotient
     once, which floor and float() then read alike), or None."""
-    from torch.utils._sympy import functions as sympy_fns
-
     if isinstance(e, sympy_fns.FloatTrueDiv):
         num, den = (_exact_product(a) for a in e.args)
         if num is None or den is None or den == 0:
@@ -155,7 +152,6 @@ def exact_float_constant(e):
 def unexpressible_size(size, part, names):
     """Why the size `size` has no IR form (`part` is what the IR lacks), in
     the user's symbol names."""
-    from torch.utils._sympy import functions as sympy_fns
 
     def named(expr):
         text = str(expr)
