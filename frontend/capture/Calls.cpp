@@ -207,6 +207,32 @@ llvm::Expected<std::optional<ValuePtr>> cachedFunction(BuiltinContext& interp, P
   return std::optional<ValuePtr>(*wrapped);
 }
 
+/// The Python function a TorchScript function was compiled from
+/// (`@torch.jit.script def f(...)`, WaveGlow's fused gated activation), or
+/// nullopt for any other object. torch.jit.script keeps it on the
+/// ScriptFunction as `_torchdynamo_inline` for tracers to inline; eager runs
+/// the compiled form, which computes the same values.
+llvm::Expected<std::optional<ValuePtr>> scriptedFunction(BuiltinContext& interp, PyObject* object) {
+  static PyObject* scriptFunctionType = nullptr; // torch._C's type, alive as long as Python
+  if (!scriptFunctionType) {
+    llvm::Expected<PyRef> type = importObject("torch.jit.ScriptFunction");
+    if (!type)
+      return type.takeError();
+    scriptFunctionType = type->get();
+  }
+  if (!PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(scriptFunctionType)))
+    return std::nullopt;
+  PyRef function = PyRef::steal(PyObject_GetAttrString(object, "_torchdynamo_inline"));
+  if (!function || !PyFunction_Check(function.get())) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  llvm::Expected<ValuePtr> original = interp.values().wrapReal(function.get(), nullptr);
+  if (!original)
+    return original.takeError();
+  return std::optional<ValuePtr>(*original);
+}
+
 } // namespace
 
 llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<ValuePtr> args,
@@ -655,6 +681,10 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     return wrapped.takeError();
   else if (*wrapped)
     return call(**wrapped, std::move(args), std::move(kwargs));
+  if (llvm::Expected<std::optional<ValuePtr>> scripted = scriptedFunction(*this, object); !scripted)
+    return scripted.takeError();
+  else if (*scripted)
+    return call(**scripted, std::move(args), std::move(kwargs));
   // A callable instance of a Python class: inline its __call__.
   PyRef callName = PyRef::steal(python::newStr("__call__"));
   PyObject* dunderCall = _PyType_Lookup(Py_TYPE(object), callName.get());

@@ -7,7 +7,36 @@
 #include "frontend/capture/ThreadLocks.h"
 #include "frontend/embedding/PyStrings.h"
 
+#include <optional>
+
 namespace dync::capture {
+
+namespace {
+
+/// What `with warnings.catch_warnings(...)` gives when entered while
+/// capturing, or nullopt when \p cls is another class. The block saves and
+/// restores the warnings module's filters, which nothing in the graph reads
+/// (graphs do not warn; a warning capture shows is shown, not recorded), so
+/// it is entered and left without doing anything: `as w` is a list for
+/// record=True (left empty), else None. detectron2's Conv2d wraps a check
+/// of empty inputs in one.
+llvm::Expected<std::optional<ValuePtr>>
+catchWarningsEntered(ObjectSemantics& semantics, const ValuePtr& manager, PyTypeObject* cls) {
+  llvm::Expected<python::PyRef> catchWarnings = importObject("warnings.catch_warnings");
+  if (!catchWarnings)
+    return catchWarnings.takeError();
+  if (!PyType_IsSubtype(cls, reinterpret_cast<PyTypeObject*>(catchWarnings->get())))
+    return std::nullopt;
+  llvm::Expected<ValuePtr> record = semantics.getAttr(manager, "_record");
+  if (!record)
+    return record.takeError();
+  llvm::Expected<bool> recording = semantics.truth(*record);
+  if (!recording)
+    return recording.takeError();
+  return std::optional<ValuePtr>(*recording ? makeList({}) : makeNone());
+}
+
+} // namespace
 
 using bytecode::Instruction;
 using python::PyRef;
@@ -356,6 +385,19 @@ llvm::Expected<bool> BytecodeMachine::enterPythonContext(Frame& f, const ValuePt
     return false;
   }
   auto* cls = reinterpret_cast<PyTypeObject*>(type->get());
+  llvm::Expected<std::optional<ValuePtr>> warningsBlock =
+      catchWarningsEntered(semantics_, manager, cls);
+  if (!warningsBlock)
+    return warningsBlock.takeError();
+  if (*warningsBlock) {
+    // The no-op exit of the blocks capture enters without effect.
+    llvm::Expected<PyRef> exit = dispatchExclusionExit();
+    if (!exit)
+      return exit.takeError();
+    f.stack.push_back(makeValue(ValueKind::Object, *exit));
+    f.stack.push_back(**warningsBlock);
+    return true;
+  }
   PyRef enterName = PyRef::steal(python::newStr("__enter__"));
   PyRef exitName = PyRef::steal(python::newStr("__exit__"));
   PyObject* enterFunction = _PyType_Lookup(cls, enterName.get());

@@ -7,6 +7,8 @@
 #include "frontend/capture/TypeNames.h"
 #include "frontend/embedding/PyStrings.h"
 
+#include <algorithm>
+
 namespace dync::capture {
 
 using bytecode::Instruction;
@@ -22,6 +24,39 @@ std::string nameAt(PyObject* tuple, uint32_t index) {
 
 std::string localName(const Frame& f, uint32_t index) {
   return nameAt(f.code->co_localsplusnames, index);
+}
+
+/// `items[a:b] = values` (and `items[a:b:c]`) on a list value, as CPython's
+/// list_ass_slice does it: a plain slice is replaced by the values, whose
+/// count may differ (PointNet++'s `view_shape[1:] = [1] * (n - 1)`); an
+/// extended slice takes exactly as many values as it selects.
+llvm::Error assignListSlice(ObjectSemantics& semantics, ValuePtr& list, const ValuePtr& key,
+                            const ValuePtr& value) {
+  llvm::Expected<PyRef> slice = semantics.context().toPython(key);
+  if (!slice)
+    return slice.takeError();
+  llvm::Expected<std::vector<ValuePtr>> values = semantics.unpack(value);
+  if (!values)
+    return values.takeError();
+  Py_ssize_t start, stop, step;
+  if (PySlice_Unpack(slice->get(), &start, &stop, &step) < 0)
+    return programError("assigning a slice");
+  Py_ssize_t size = static_cast<Py_ssize_t>(list->items.size());
+  Py_ssize_t count = PySlice_AdjustIndices(size, &start, &stop, step);
+  std::vector<ValuePtr>& items = list->items;
+  if (step == 1) {
+    stop = std::max(start, stop);
+    items.erase(items.begin() + start, items.begin() + stop);
+    items.insert(items.begin() + start, values->begin(), values->end());
+    return llvm::Error::success();
+  }
+  if (static_cast<Py_ssize_t>(values->size()) != count)
+    return raiseBuiltin(PyExc_ValueError,
+                        "attempt to assign sequence of size " + std::to_string(values->size()) +
+                            " to extended slice of size " + std::to_string(count));
+  for (Py_ssize_t i = 0; i < count; ++i)
+    items[static_cast<size_t>(start + i * step)] = (*values)[static_cast<size_t>(i)];
+  return llvm::Error::success();
 }
 
 } // namespace
@@ -270,6 +305,10 @@ llvm::Error BytecodeMachine::op_STORE_SUBSCR(Frame& f, const Instruction&) {
     base->items[index] = value;
     return llvm::Error::success();
   }
+  bool constantSlice = (key->kind == ValueKind::Slice && allConstant(key->items)) ||
+                       (key->isConstant() && PySlice_Check(key->object.get()));
+  if (base->kind == ValueKind::List && constantSlice)
+    return assignListSlice(semantics_, base, key, value);
   if (base->kind == ValueKind::Dict) {
     for (auto& [k, v] : base->entries) {
       llvm::Expected<bool> same = sameKey(semantics_.context(), k, key);

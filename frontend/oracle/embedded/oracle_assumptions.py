@@ -11,7 +11,7 @@ from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
 from dync_oracle_data_dependent import is_unbacked
 from dync_oracle_imports import _while_busy
-from dync_oracle_symbols import _RELATION_TEXT, _bound, _describe, _Unexpressible
+from dync_oracle_symbols import _RELATION_TEXT, _bound, _describe, _Unexpressible, exact_arithmetic
 from dync_oracle_wire import OracleError
 
 
@@ -66,7 +66,29 @@ class _Assumptions:
                 return "(" + " * ".join([self.text(base)] * int(exponent)) + ")"
         if isinstance(e, sympy_fns.Identity):
             return self.text(e.args[0])
+        if isinstance(e, (sympy_fns.FloorToInt, sympy_fns.CeilToInt, sympy_fns.TruncToInt)):
+            return self._rounded_text(e)
         raise _Unexpressible(e)
+
+    def _rounded_text(self, e):
+        """An int rounded from float arithmetic on sizes (`TruncToInt(2.0 *
+        ToFloat(s))`, interpolate's output size) as integer arithmetic,
+        where the float arithmetic is exact (oracle_symbols.exact_arithmetic)."""
+        exact = exact_arithmetic(e.args[0])
+        if exact is None:
+            raise _Unexpressible(e)
+        num, den = sympy.fraction(sympy.together(exact))
+        if den == 1:
+            return self.text(sympy.expand(num))
+        if not (isinstance(den, sympy.Integer) and den > 0):
+            raise _Unexpressible(e)
+        if isinstance(e, sympy_fns.TruncToInt):
+            # Truncation is floor for a value never negative.
+            if not (bound_sympy(num, self.env.var_to_range).lower >= 0):
+                raise _Unexpressible(e)
+        elif isinstance(e, sympy_fns.CeilToInt):
+            num = num + den - 1
+        return f"({self.text(sympy.expand(num))} floordiv {self.text(den)})"
 
     # Finishing -------------------------------------------------------------
 

@@ -138,15 +138,35 @@ class DataDependent:
             )
         return None
 
-    @staticmethod
-    def not_an_int(value, fn):
+    def not_an_int(self, value, fn, given=False):
+        """Why a SymFloat or SymBool that `fn` gives (or, `given`, is given)
+        cannot be captured."""
         kind = "float" if isinstance(value, torch.SymFloat) else "bool"
         name = _callable_name(fn) if fn is not None else "this call"
+        verb = "is given" if given else "gives"
+        expr = value.node.expr
+        data = (SymT.UNBACKED_INT, SymT.UNBACKED_FLOAT)
+        if not any(symbol_is_type(s, data) for s in expr.free_symbols):
+            # Only sizes: `x * (1.0 / x.shape[0])` with a symbolic size.
+            return OracleError(
+                f"{name} {verb} a {kind} computed from symbolic sizes "
+                f"({self._condition_text(expr)}); graphs have no symbolic {kind}s yet, so it "
+                f"cannot be captured: keep those sizes static, or keep the value a tensor"
+            )
         return OracleError(
-            f"{name} gives a {kind} computed from tensor data; graphs have symbolic ints for "
+            f"{name} {verb} a {kind} computed from tensor data; graphs have symbolic ints for "
             f"such values, but no symbolic {kind}s yet, so it cannot be captured: keep the "
             f"value a tensor (`y * x.sum()` rather than `y * x.sum().item()`)"
         )
+
+    def _condition_text(self, expr):
+        """`expr` with the user's symbol names."""
+        text = str(expr)
+        for symbol in sorted(expr.free_symbols, key=lambda s: -len(str(s))):
+            name = self.session.names.get(symbol)
+            if name is not None:
+                text = text.replace(str(symbol), name)
+        return text
 
     # Finishing -------------------------------------------------------------
 

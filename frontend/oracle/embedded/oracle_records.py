@@ -11,6 +11,7 @@ from torch.utils._python_dispatch import _disable_current_modes
 
 from dync_oracle_imports import _while_busy
 from dync_oracle_leaves import _leaves
+from dync_oracle_symbols import _Unexpressible, exact_float_constant, unexpressible_size
 from dync_oracle_wire import (
     _DTYPE_TAGS,
     _DTYPES,
@@ -182,8 +183,13 @@ class _Records:
             )
         if kind is torch.SymInt:
             return self._sym(a)
-        if kind is torch.SymFloat or kind is torch.SymBool:
-            raise self.data.not_an_int(a, self.calling)
+        if kind is torch.SymFloat:
+            constant = exact_float_constant(a.node.expr)
+            if constant is not None:
+                return constant
+            raise self.data.not_an_int(a, self.calling, given=True)
+        if kind is torch.SymBool:
+            raise self.data.not_an_int(a, self.calling, given=True)
         if kind is torch.dtype:
             tag = _DTYPE_TAGS.get(a)
             if tag is None:
@@ -210,6 +216,9 @@ class _Records:
             return encoded if isinstance(out, list) else tuple(encoded)
         if isinstance(out, torch.Tensor):
             raise OracleError(f"an operator returned a real tensor of shape {tuple(out.shape)}")
+        if isinstance(out, torch.SymFloat) and exact_float_constant(out.node.expr) is None \
+                or isinstance(out, torch.SymBool):
+            raise self.data.not_an_int(out, self.calling)
         return self._encode(out)
 
     def _meta(self, t, fresh=False):
@@ -268,7 +277,10 @@ class _Records:
         value = s.node.maybe_as_int()
         if value is not None:
             return value
-        return Sym(self.text(s.node.expr))
+        try:
+            return Sym(self.text(s.node.expr))
+        except _Unexpressible as e:
+            raise OracleError(unexpressible_size(s.node.expr, e.expr, self.names)) from None
 
     @_while_busy
     def sym_text(self, s):
