@@ -14,5 +14,6 @@ def example_kwargs():
     """Two images, and the noise that orders the patches for masking (as a caller passes it
     for reproducible masking)."""
     kwargs = images(config.image_size)
-    kwargs["noise"] = torch.rand(2, (config.image_size // config.patch_size) ** 2)
+    batch = kwargs["pixel_values"].shape[0]
+    kwargs["noise"] = torch.rand(batch, (config.image_size // config.patch_size) ** 2)
     return kwargs
