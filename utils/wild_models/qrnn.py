@@ -99,7 +99,7 @@ class RNNModel(nn.Module):
     def __init__(self, ntoken=50, ninp=32, nhid=32, nlayers=2):
         super().__init__()
         self.encoder = nn.Embedding(ntoken, ninp)
-        self.rnn = QRNN(ninp, nhid, num_layers=nlayers, window=2, zoneout=0.1)
+        self.rnn = QRNN(ninp, nhid, num_layers=nlayers, window=2, zoneout=0.0)
         self.decoder = nn.Linear(nhid, ntoken)
         self.decoder.weight = self.encoder.weight
 
