@@ -142,6 +142,14 @@ private:
   /// are left in \p guardsRead (Speculate.cpp).
   llvm::Expected<python::PyRef> speculateRaise(Frame& f, size_t start,
                                                std::vector<ir::Guard>& guardsRead);
+  /// Whether an exception raised at instruction \p index of \p frame is
+  /// caught by a handler of that frame. The cleanup of a `with` block on a
+  /// grad-mode manager does not catch: its __exit__ restores the mode and
+  /// re-raises, so the exception leaves the block as if it were not there.
+  bool caughtInFrame(const Frame& frame, size_t index) const;
+  /// Whether \p exit, the __exit__ a `with` block keeps on the stack, is a
+  /// grad-mode manager's, which runs for real and never swallows.
+  bool isGradModeExit(const ValuePtr& exit) const;
 
   //===--------------------------------------------------------------------===//
   // Exceptions raised in the program (OpcodesExceptions.cpp).

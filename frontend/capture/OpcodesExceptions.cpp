@@ -239,6 +239,14 @@ llvm::Error BytecodeMachine::op_RERAISE(Frame& f, const Instruction& ins) {
 // Leaving a `with` block by an exception
 //===----------------------------------------------------------------------===//
 
+bool BytecodeMachine::isGradModeExit(const ValuePtr& exit) const {
+  if (!exit || exit->kind != ValueKind::Object || !exit->object)
+    return false;
+  PyObject* object = exit->object.get();
+  return context_.isGradModeManager(object) ||
+         (PyMethod_Check(object) && context_.isGradModeManager(PyMethod_GET_SELF(object)));
+}
+
 llvm::Error BytecodeMachine::op_WITH_EXCEPT_START(Frame& f, const Instruction&) {
   // The stack is: __exit__, lasti, the exception handled before, the
   // exception; `__exit__(type, value, traceback)` decides whether the block
@@ -255,10 +263,7 @@ llvm::Error BytecodeMachine::op_WITH_EXCEPT_START(Frame& f, const Instruction&) 
       makeValue(ValueKind::Object, PyRef::borrow(reinterpret_cast<PyObject*>(Py_TYPE(object))));
   PyRef tracebackObject = PyRef::steal(PyException_GetTraceback(object));
   ValuePtr traceback = tracebackObject ? makeValue(ValueKind::Object, tracebackObject) : makeNone();
-  if (exit->kind == ValueKind::Object && exit->object &&
-      (context_.isGradModeManager(exit->object.get()) ||
-       (PyMethod_Check(exit->object.get()) &&
-        context_.isGradModeManager(PyMethod_GET_SELF(exit->object.get()))))) {
+  if (isGradModeExit(exit)) {
     // A grad-mode manager runs for real (see BEFORE_WITH): it restores the
     // mode and never swallows the exception.
     PyRef result = PyRef::steal(

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/BytecodeMachine.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
 #include "ir/RunTimeCheck.h"
@@ -32,15 +33,6 @@ using bytecode::Instruction;
 using python::PyRef;
 
 namespace {
-
-/// Whether an exception raised at instruction \p index of \p frame would be
-/// caught by a handler of that frame (a `try` or a `with` block).
-bool handled(const Frame& frame, size_t index) {
-  for (const bytecode::ExceptionRegion& region : frame.decoded->exceptionRegions)
-    if (region.start <= index && index < region.end)
-      return true;
-  return false;
-}
 
 /// What the check says when it fails: "Type" or "Type: message", for an
 /// exception of a builtin class made from no argument or one str, which
@@ -75,7 +67,8 @@ std::optional<std::string> checkText(PyObject* exception) {
 /// may do anything: eager mode either raises there or earlier, from one of
 /// them. None for any other side.
 std::optional<size_t> alwaysRaises(const Frame& frame, size_t start,
-                                   const bytecode::OpcodeTable& opcodes) {
+                                   const bytecode::OpcodeTable& opcodes,
+                                   llvm::function_ref<bool(size_t)> caught) {
   // Building an exception's message takes a few dozen instructions; a
   // longer side is doing something else.
   constexpr size_t MaxInstructions = 256;
@@ -83,7 +76,7 @@ std::optional<size_t> alwaysRaises(const Frame& frame, size_t start,
   for (size_t pc = start; pc < instructions.size() && pc < start + MaxInstructions; ++pc) {
     const Instruction& ins = instructions[pc];
     const bytecode::OpcodeInfo* info = opcodes.lookup(ins.opcode);
-    if (!info || ins.jumpTarget >= 0 || handled(frame, pc))
+    if (!info || ins.jumpTarget >= 0 || caught(pc))
       return std::nullopt;
     if (info->name == "RAISE_VARARGS" || info->name == "RERAISE")
       return pc;
@@ -93,16 +86,55 @@ std::optional<size_t> alwaysRaises(const Frame& frame, size_t start,
   return std::nullopt;
 }
 
+/// The name of the opcode at instruction \p index, or empty.
+llvm::StringRef opcodeAt(const Frame& frame, size_t index, const bytecode::OpcodeTable& opcodes) {
+  const std::vector<Instruction>& instructions = frame.decoded->instructions;
+  if (index >= instructions.size())
+    return {};
+  const bytecode::OpcodeInfo* info = opcodes.lookup(instructions[index].opcode);
+  return info ? llvm::StringRef(info->name) : llvm::StringRef();
+}
+
 } // namespace
+
+bool BytecodeMachine::caughtInFrame(const Frame& frame, size_t index) const {
+  // Follows the exception through the cleanups of grad-mode `with` blocks:
+  // each region's handler is PUSH_EXC_INFO, WITH_EXCEPT_START (calling the
+  // __exit__ kept at the region's depth), ..., RERAISE, and the region
+  // around that handler leads to `COPY 3; POP_EXCEPT; RERAISE 1`, from
+  // which the exception goes on to whatever covers the block.
+  constexpr int MaxNestedBlocks = 32;
+  for (int block = 0; block < MaxNestedBlocks; ++block) {
+    std::optional<bytecode::ExceptionRegion> region = findExceptionHandler(*frame.decoded, index);
+    if (!region)
+      return false;
+    size_t handler = region->handler;
+    if (opcodeAt(frame, handler, opcodes_) != "PUSH_EXC_INFO" ||
+        opcodeAt(frame, handler + 1, opcodes_) != "WITH_EXCEPT_START" || region->depth == 0 ||
+        region->depth > frame.stack.size() || !isGradModeExit(frame.stack[region->depth - 1]))
+      return true;
+    std::optional<bytecode::ExceptionRegion> cleanup =
+        findExceptionHandler(*frame.decoded, handler + 1);
+    if (!cleanup)
+      return false;
+    index = cleanup->handler;
+    if (opcodeAt(frame, index, opcodes_) != "COPY" ||
+        opcodeAt(frame, index + 1, opcodes_) != "POP_EXCEPT" ||
+        opcodeAt(frame, index + 2, opcodes_) != "RERAISE")
+      return true;
+  }
+  return true;
+}
 
 llvm::Expected<bool> BytecodeMachine::raiseOnlyBranch(Frame& f, const Instruction& ins,
                                                       bool onTrue) {
   ValuePtr condition = f.stack.back();
   if (!condition->isTensor() || ins.jumpTarget < 0)
     return false;
-  // An exception a caller catches is not the program's result.
+  // An exception a caller catches is not the program's result; a grad-mode
+  // `with` block of a caller's lets it through.
   for (const Frame* caller : frames_)
-    if (caller != &f && handled(*caller, caller->pc))
+    if (caller != &f && caughtInFrame(*caller, caller->pc))
       return false;
 
   size_t fallThrough = f.pc + 1;
@@ -124,8 +156,9 @@ llvm::Expected<bool> BytecodeMachine::raiseOnlyBranch(Frame& f, const Instructio
   // is left to the original code: the check falls back to it when it fails.
   bool fallsBack = !text;
   if (fallsBack) {
-    std::optional<size_t> fallRaise = alwaysRaises(f, fallThrough, opcodes_);
-    std::optional<size_t> targetRaise = alwaysRaises(f, target, opcodes_);
+    auto caught = [&](size_t pc) { return caughtInFrame(f, pc); };
+    std::optional<size_t> fallRaise = alwaysRaises(f, fallThrough, opcodes_, caught);
+    std::optional<size_t> targetRaise = alwaysRaises(f, target, opcodes_, caught);
     if (bool(fallRaise) == bool(targetRaise))
       return false;
     // The speculated run and the code agree on which side raises.

@@ -123,9 +123,9 @@ llvm::Expected<PyRef> BytecodeMachine::speculateRaise(Frame& f, size_t start,
   PyRef raised;
   size_t pc = start;
   for (size_t step = 0; step < MaxSpeculatedInstructions; ++step) {
-    // An exception caught in this frame does not leave it; a return is
-    // not a raise.
-    if (f.done || pc >= instructions.size() || findExceptionHandler(*f.decoded, pc))
+    // An exception caught in this frame does not leave it (one a grad-mode
+    // `with` block re-raises does); a return is not a raise.
+    if (f.done || pc >= instructions.size() || caughtInFrame(f, pc))
       break;
     const Instruction& ins = instructions[pc];
     // Straight-line code only: a branch inside the side decides something

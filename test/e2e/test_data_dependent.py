@@ -151,3 +151,37 @@ def test_data_dependent_sizes_match_eager(run_dync, tmp_path):
     assert results["counted -1"]["actual"] == repr("RuntimeError")
     assert results["counted 8"]["expected"] == "value"
     assert results["positions none"]["expected"] == "value"
+
+
+def test_numpy_of_a_tensor_is_refused_at_its_line(run_dync, tmp_path):
+    """`.numpy()` needs values capture does not have: export exits non-zero,
+    names the user's line in plain words and writes no artifact; eager runs
+    the same function."""
+    (tmp_path / "periods.py").write_text(textwrap.dedent("""
+        import torch
+
+
+        def periods(x):
+            _, top = torch.topk(torch.fft.rfft(x, dim=0).abs().mean(-1), 2)
+            top = top.cpu().numpy()
+            return x.shape[0] // top
+
+
+        def example_inputs():
+            return (torch.randn(12, 3),)
+    """))
+    out = tmp_path / "periods.dync.so"
+    done = run_dync("export", str(tmp_path / "periods.py") + ":periods", "-o", out)
+    assert done.returncode != 0
+    assert "periods.py:7:" in done.stderr, done.stderr
+    assert "TensorBase.numpy copies the tensor's values into a NumPy array" in done.stderr
+    assert "tensor subclasses" not in done.stderr
+    assert not out.exists()
+    results = run_python(textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {str(tmp_path)!r})
+        import torch
+        import periods
+        print(json.dumps({{"eager": periods.periods(torch.randn(12, 3)).tolist()}}))
+    """))
+    assert len(results["eager"]) == 2

@@ -44,6 +44,22 @@ MODEL = textwrap.dedent("""
         return Normal(loc, scale).log_prob(value)
 
 
+    def target_under_no_grad(loc, scale, value):
+        # SAC's target: the distribution is made under no_grad; the block's
+        # __exit__ re-raises, so the validation still reaches the caller.
+        with torch.no_grad():
+            target = Normal(loc, scale).log_prob(value)
+        return target + 1
+
+
+    def raise_in_enable_grad(x):
+        with torch.enable_grad():
+            if x.sum() < 0:
+                raise ValueError("negative")
+            y = x * 3
+        return y
+
+
     def written_first(x, buf):
         buf.add_(1)
         if x.sum() > 0:
@@ -252,3 +268,35 @@ def test_fall_back_after_writing_an_input_raises(run_dync, model_dir):
     assert bad["expected"] == "raised", bad
     assert "RuntimeError" in bad["actual"] and "cannot fall back" in bad["actual"], bad
     assert "wrote an input" in bad["actual"], bad
+
+
+def test_raise_inside_grad_mode_block(run_dync, model_dir):
+    """A branch that only raises inside a grad-mode `with` block (here, in
+    the frame and in a caller) is a check as without the block: good inputs
+    hit, bad ones raise eager's exception (from the compiled path when
+    capture can make it, from the original code otherwise), and the grad
+    mode is what it was before the call."""
+    artifact = export(run_dync, model_dir, entry(model_dir, "target_under_no_grad"),
+                      entry(model_dir, "raise_in_enable_grad"),
+                      "--example", "target_under_no_grad=three_inputs",
+                      "--example", "raise_in_enable_grad=one_input")
+    results = run_checks(model_dir, artifact, """
+        loc, scale, value = model.three_inputs()
+        (x,) = model.one_input()
+        check("target good", "target_under_no_grad", (loc, scale, value))
+        check("target bad", "target_under_no_grad", (loc, -scale, value))
+        check("enable good", "raise_in_enable_grad", (x,))
+        with torch.no_grad():
+            check("enable bad", "raise_in_enable_grad", (-x,))
+            results["grad mode after"] = torch.is_grad_enabled()
+    """)
+    assert results.pop("grad mode after") is False
+    for name, result in results.items():
+        assert result["same"], (name, result)
+        if name.endswith("good"):
+            assert result["expected"] == "value", (name, result)
+            assert (result["hits"], result["misses"]) == (1, 0), (name, result)
+    assert "Expected parameter scale" in results["target bad"]["actual"]
+    assert (results["target bad"]["hits"], results["target bad"]["misses"]) == (0, 1)
+    assert results["enable bad"]["actual"] == repr(("ValueError", "negative"))
+    assert (results["enable bad"]["hits"], results["enable bad"]["misses"]) == (1, 0)

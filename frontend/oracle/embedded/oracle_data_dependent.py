@@ -22,6 +22,8 @@ from dync_oracle_layout import _callable_name
 from dync_oracle_symbols import _RELATION_TEXT, _bound, _describe, _Unexpressible
 from dync_oracle_wire import OracleError
 
+_NUMPY = torch._C.TensorBase.numpy
+
 # What a program can do about a decision capture cannot take.
 _ADVICE = (
     "state what holds before this line with torch._check(...) (torch._check_is_size(...) "
@@ -120,6 +122,14 @@ class DataDependent:
         """An OracleError in plain words for torch's data-dependent
         exceptions, or None for any other."""
         name = _callable_name(fn) if fn is not None else "this call"
+        if fn is _NUMPY and isinstance(error, RuntimeError):
+            # Fake tensors have no values to copy into an array.
+            return OracleError(
+                f"{name} copies the tensor's values into a NumPy array, but a tensor's values "
+                f"are known only when the graph runs, not while capturing, so it cannot be "
+                f"captured (torch.export refuses it too): keep them a tensor, or read a single "
+                f"integer with .item() (a data-dependent size; see torch._check)"
+            )
         if isinstance(error, GuardOnDataDependentSymNode):
             return OracleError(
                 f"{name} needs to decide {self._condition(error.cond)}, which depends on "
