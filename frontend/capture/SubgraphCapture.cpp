@@ -37,8 +37,7 @@ llvm::Error checkNoInputEffects(const ir::Graph& branch, llvm::StringRef what, l
     if (node.isOutput()) {
       if (readsInput)
         return captureError(what + " returns one of its operands, or a view of one" + where(node) +
-                            "; torch.cond's results may not alias its operands (return a "
-                            "clone)");
+                            "; " + op + "'s results may not alias its operands (return a clone)");
       continue;
     }
     // A nested cond's or while_loop's results are fresh (its own subgraphs
@@ -61,7 +60,8 @@ llvm::Error checkNoInputEffects(const ir::Graph& branch, llvm::StringRef what, l
 llvm::Expected<CapturedSubgraph> captureSubgraph(BuiltinContext& interp, ir::Module& module,
                                                  const std::string& name, const ValuePtr& fn,
                                                  std::vector<ValuePtr> args, llvm::StringRef what,
-                                                 llvm::StringRef op, llvm::StringRef parts) {
+                                                 llvm::StringRef op, llvm::StringRef parts,
+                                                 llvm::StringRef effectRule) {
   oracle::TensorOracle& oracle = interp.oracle();
   CapturedSubgraph branch;
   branch.graph = &module.addSubgraph(name);
@@ -71,7 +71,8 @@ llvm::Expected<CapturedSubgraph> captureSubgraph(BuiltinContext& interp, ir::Mod
     module.eraseSubgraph(*branch.graph);
     return error;
   };
-  llvm::Expected<ValuePtr> result = interp.callWithoutSideEffects(fn, std::move(args), what);
+  llvm::Expected<ValuePtr> result =
+      interp.callWithoutSideEffects(fn, std::move(args), what, effectRule);
   if (!result)
     return fail(result.takeError());
   llvm::Expected<TreeShape> shape = flattenTree(op, *result, branch.leaves);

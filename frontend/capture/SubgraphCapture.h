@@ -36,13 +36,16 @@ struct CapturedSubgraph {
 /// new subgraph \p name of \p module, which returns the tensors of its
 /// result (a pytree of tensors and constants). \p what names the function
 /// in errors ("torch.cond's true branch"), \p op the operator
-/// ("torch.cond") and \p parts its functions ("branches"). Fails, leaving
+/// ("torch.cond") and \p parts its functions ("branches"); \p effectRule
+/// says why the function may change nothing that existed before it (see
+/// BuiltinContext::callWithoutSideEffects). Fails, leaving
 /// no subgraph, when the function writes one of its inputs in place or
 /// returns one of them (or a view of one), as torch's operators refuse.
 llvm::Expected<CapturedSubgraph> captureSubgraph(BuiltinContext& interp, ir::Module& module,
                                                  const std::string& name, const ValuePtr& fn,
                                                  std::vector<ValuePtr> args, llvm::StringRef what,
-                                                 llvm::StringRef op, llvm::StringRef parts);
+                                                 llvm::StringRef op, llvm::StringRef parts,
+                                                 llvm::StringRef effectRule);
 
 /// Gives \p subgraph's inputs the order of \p want, adding an input for
 /// each value it does not use; \p have is the value each input stands for

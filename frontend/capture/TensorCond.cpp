@@ -21,6 +21,10 @@ using python::PyRef;
 
 namespace {
 
+constexpr llvm::StringLiteral kBranchEffects =
+    "a branch runs only when the graph picks it, so it may change nothing that exists before it "
+    "(side effects in torch.cond branches are not supported)";
+
 /// `<graph>.cond<N>`, N the first number for which neither subgraph name
 /// is taken in \p module.
 std::string condName(const ir::Module& module, llvm::StringRef graph) {
@@ -118,12 +122,12 @@ llvm::Expected<ValuePtr> callTensorCond(BuiltinContext& interp, const ValuePtr& 
   std::string name = condName(*module, graph.name());
   llvm::Expected<CapturedSubgraph> onTrue =
       captureSubgraph(interp, *module, name + ".true", trueFn, *args, "torch.cond's true branch",
-                      "torch.cond", "branches");
+                      "torch.cond", "branches", kBranchEffects);
   if (!onTrue)
     return onTrue.takeError();
   llvm::Expected<CapturedSubgraph> onFalse =
       captureSubgraph(interp, *module, name + ".false", falseFn, *args, "torch.cond's false branch",
-                      "torch.cond", "branches");
+                      "torch.cond", "branches", kBranchEffects);
   if (!onFalse)
     return onFalse.takeError();
   if (llvm::Error error = checkSameResults(*onTrue, *onFalse))

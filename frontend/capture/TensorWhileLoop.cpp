@@ -18,6 +18,10 @@ namespace {
 
 constexpr llvm::StringLiteral kOperator = "torch while_loop";
 constexpr llvm::StringLiteral kParts = "functions";
+constexpr llvm::StringLiteral kEffects =
+    "the function runs as many times as the graph's loop does (known only when it runs), so it "
+    "may change nothing that exists before it (side effects in the functions of a torch "
+    "while_loop on a tensor predicate are not supported)";
 
 /// `<graph>.while<N>`, N the first number for which neither subgraph name
 /// is taken in \p module.
@@ -160,7 +164,7 @@ llvm::Expected<ValuePtr> callTensorWhileLoop(BuiltinContext& interp, const Value
   std::string name = loopName(*module, graph.name());
   llvm::Expected<CapturedSubgraph> cond =
       captureSubgraph(interp, *module, name + ".cond", condFn, *args, "torch while_loop's cond_fn",
-                      kOperator, kParts);
+                      kOperator, kParts, kEffects);
   if (!cond)
     return cond.takeError();
   if (llvm::Error error = checkCondResult(*cond)) {
@@ -169,7 +173,7 @@ llvm::Expected<ValuePtr> callTensorWhileLoop(BuiltinContext& interp, const Value
   }
   llvm::Expected<CapturedSubgraph> body =
       captureSubgraph(interp, *module, name + ".body", bodyFn, std::move(*args),
-                      "torch while_loop's body_fn", kOperator, kParts);
+                      "torch while_loop's body_fn", kOperator, kParts, kEffects);
   if (!body) {
     module->eraseSubgraph(*cond->graph);
     return body.takeError();
