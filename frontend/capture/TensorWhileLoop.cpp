@@ -7,6 +7,7 @@
 #include "frontend/capture/OperatorCalls.h"
 #include "frontend/capture/SubgraphCapture.h"
 #include "frontend/embedding/PyStrings.h"
+#include "frontend/embedding/PythonError.h"
 #include "ir/ControlFlow.h"
 #include "ir/WhileLoop.h"
 
@@ -111,11 +112,43 @@ llvm::Error checkBody(BuiltinContext& interp, const CapturedSubgraph& body, cons
   return llvm::Error::success();
 }
 
+/// With grad mode on, fails when one of \p operands requires grad: eager's
+/// while_loop then runs as an autograd Function of its own, whose
+/// gradients differ from those of the loop's calls (for an additional
+/// input after two iterations, for every input after none), so a graph
+/// cannot give eager's. Under `-o`, the variant for grad mode on is then
+/// left out and such calls run the original code.
+llvm::Error checkNoGradient(BuiltinContext& interp, llvm::ArrayRef<ir::ValueRef> operands) {
+  llvm::Expected<bool> enabled = gradEnabled();
+  if (!enabled || !*enabled)
+    return enabled ? llvm::Error::success() : enabled.takeError();
+  for (const ir::ValueRef& ref : operands) {
+    llvm::Expected<PyRef> fake = interp.oracle().fakeOf(ref);
+    if (!fake)
+      return fake.takeError();
+    PyRef flag = PyRef::steal(PyObject_GetAttrString(fake->get(), "requires_grad"));
+    int requiresGrad = flag ? PyObject_IsTrue(flag.get()) : -1;
+    if (requiresGrad < 0)
+      return python::takePythonError("reading requires_grad of a while_loop operand");
+    if (!requiresGrad)
+      continue;
+    std::string what = ref.node->isInput() && !ref.node->source().empty()
+                           ? ref.node->source()
+                           : "a tensor computed from one that does";
+    return captureError("torch while_loop on a tensor predicate with grad mode on and a tensor "
+                        "that requires grad (" +
+                        what +
+                        ") is not supported: eager runs it as an autograd Function whose "
+                        "gradients the graph's loop does not reproduce; call it under "
+                        "torch.no_grad() or with tensors that do not require grad");
+  }
+  return llvm::Error::success();
+}
+
 /// The results standing for \p loop's: fresh fake tensors of the body's
-/// result types, linked to the gradients of \p operands with grad mode on.
+/// result types.
 llvm::Expected<std::vector<ValuePtr>> loopResults(BuiltinContext& interp, ir::Node* loop,
-                                                  const CapturedSubgraph& body,
-                                                  llvm::ArrayRef<ir::ValueRef> operands) {
+                                                  const CapturedSubgraph& body) {
   std::vector<ir::Type> types = resultTypes(*body.graph);
   std::vector<ValuePtr> results;
   for (auto [k, leaf] : llvm::enumerate(body.leaves)) {
@@ -127,16 +160,6 @@ llvm::Expected<std::vector<ValuePtr>> loopResults(BuiltinContext& interp, ir::No
     if (!value)
       return value.takeError();
     results.push_back(*value);
-  }
-  llvm::Expected<bool> enabled = gradEnabled();
-  if (!enabled)
-    return enabled.takeError();
-  if (*enabled) {
-    llvm::Expected<std::vector<ValuePtr>> inputs = valuesOfRefs(interp, operands);
-    if (!inputs)
-      return inputs.takeError();
-    if (llvm::Error error = linkInputGradients(interp, *inputs, results))
-      return error;
   }
   return results;
 }
@@ -198,6 +221,11 @@ llvm::Expected<ValuePtr> callTensorWhileLoop(BuiltinContext& interp, const Value
         operands.push_back(ref);
         additionalArgs.push_back(ir::Argument::value(ref.node, ref.index));
       }
+  if (llvm::Error error = checkNoGradient(interp, operands)) {
+    module->eraseSubgraph(*cond->graph);
+    module->eraseSubgraph(*body->graph);
+    return error;
+  }
   arrangeSubgraphInputs(*cond->graph, cond->outer, operands);
   arrangeSubgraphInputs(*body->graph, body->outer, operands);
 
@@ -206,7 +234,7 @@ llvm::Expected<ValuePtr> callTensorWhileLoop(BuiltinContext& interp, const Value
       {ir::Argument::string(name + ".cond"), ir::Argument::string(name + ".body"),
        ir::Argument::list(std::move(carriedArgs)), ir::Argument::list(std::move(additionalArgs))},
       ir::Type::tuple(resultTypes(*body->graph)));
-  llvm::Expected<std::vector<ValuePtr>> results = loopResults(interp, loop, *body, operands);
+  llvm::Expected<std::vector<ValuePtr>> results = loopResults(interp, loop, *body);
   if (!results)
     return results.takeError();
   next = 0;

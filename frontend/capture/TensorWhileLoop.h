@@ -16,12 +16,13 @@
 //   values' structure, its tensors of the carried dtype, sizes, device
 //   and strides. Neither may change anything that existed before it, write
 //   its inputs in place, or return one of them or a view of one.
-// - The results are new fake tensors standing for the node's results. With
-//   grad mode on, each floating-point result requires grad when a carried
-//   value or a tensor the functions use does, and passes through
-//   `torch.where(False, s, r)` as a cond's does (TensorCond.h), so each of
-//   those gets a gradient; the loop's ATen calls record autograd as they
-//   run.
+// - The results are new fake tensors standing for the node's results.
+// - With grad mode on, a carried value or a tensor the functions use that
+//   requires grad is refused: eager's while_loop then runs as an autograd
+//   Function whose gradients the loop's own calls do not give (eager's
+//   differ from the loop's after none, or two or more, iterations), so no
+//   graph can match them. Under `-o` the variant for grad mode on is left
+//   out, and those calls run the original code.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

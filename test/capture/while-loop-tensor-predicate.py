@@ -3,12 +3,15 @@
 # captured once each, into subgraphs of the module taking the carried
 # values (clones of carried_inputs' tensors, pytrees flattened) and then
 # every other tensor of the graph they use (parameters, tensors they close
-# over); a higher_order::while_loop node runs them. With grad mode on, each
-# result goes through where(False, s, r), as a tensor cond's do. Sizes may
-# be symbolic; loops nest. What eager's while_loop refuses is refused at
+# over); a higher_order::while_loop node runs them. With grad mode on, a
+# tensor that requires grad is refused (eager's autograd Function gives
+# gradients the loop's calls do not): only the variant for grad mode on is
+# left out. Sizes may be symbolic; loops nest. What eager's while_loop refuses is refused at
 # the program's line, and so are an int carried and strides body_fn
 # changes.
 # RUN: %dync export %s:Closure.forward --example one_input --emit=graph | FileCheck %s
+# RUN: not %dync export %s:Trained.forward --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=GRAD
+# RUN: %dync export %s:Trained.forward --example one_input -o %t.so -v 2>&1 | FileCheck %s --check-prefix=VARIANT
 # RUN: %dync export %s:dynamic --example one_input --dynamic 'x:0=n[2,16]' --emit=graph | FileCheck %s --check-prefix=DYNAMIC
 # RUN: %dync export %s:nested --example one_input --emit=graph | FileCheck %s --check-prefix=NESTED
 # RUN: not %dync export %s:int_carry --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=INT
@@ -29,7 +32,7 @@ from torch._higher_order_ops.while_loop import while_loop
 class Closure(nn.Module):
     def __init__(self):
         super().__init__()
-        self.w = nn.Parameter(torch.randn(4))
+        self.register_buffer("w", torch.randn(4))
 
     def forward(self, x):
         limit = x.abs().sum()
@@ -47,7 +50,7 @@ class Closure(nn.Module):
 # CHECK-NEXT:                                        %[[H:[0-9]+]]: tensor<f32, [3, 4]>,
 # CHECK-NEXT:                                        %[[N:[0-9]+]]: tensor<f32, [4]>,
 # CHECK-NEXT:                                        %[[LIMIT:[0-9]+]]: tensor<f32, []>,
-# CHECK-NEXT:                                        %self_w: tensor<f32, [4], requires_grad>) {
+# CHECK-NEXT:                                        %self_w: tensor<f32, [4]>) {
 # CHECK-NEXT:    %[[SUM:[0-9]+]] = aten::sum.dim_IntList(%[[H]], [])
 # CHECK-NEXT:    %[[BELOW:[0-9]+]] = aten::lt.Tensor(%[[SUM]], %[[LIMIT]])
 # CHECK-NEXT:    %[[FEW:[0-9]+]] = aten::lt.Scalar(%[[I]], 10)
@@ -58,7 +61,7 @@ class Closure(nn.Module):
 # CHECK-NEXT:                                        %[[H2:[0-9]+]]: tensor<f32, [3, 4]>,
 # CHECK-NEXT:                                        %[[N2:[0-9]+]]: tensor<f32, [4]>,
 # CHECK-NEXT:                                        %{{[0-9_]+}}: tensor<f32, []>,
-# CHECK-NEXT:                                        %self_w: tensor<f32, [4], requires_grad>) {
+# CHECK-NEXT:                                        %self_w: tensor<f32, [4]>) {
 # CHECK-NEXT:    %[[NEXT_I:[0-9]+]] = aten::add.Tensor(%[[I2]], 1)
 # CHECK-NEXT:    %[[SCALED:[0-9]+]] = aten::mul.Tensor(%[[H2]], %self_w)
 # CHECK-NEXT:    %[[NEXT_H:[0-9]+]] = aten::add.Tensor(%[[SCALED]], 1)
@@ -69,9 +72,19 @@ class Closure(nn.Module):
 # CHECK-NEXT:    %[[CH:[0-9]+]] = aten::clone.default(%x) : tensor<f32, [3, 4]>
 # CHECK-NEXT:    %[[CN:[0-9]+]] = aten::clone.default(%{{[0-9]+}}) : tensor<f32, [4]>
 # CHECK-NEXT:    %[[LOOP:[0-9]+]] = higher_order::while_loop("Closure.forward.while0.cond", "Closure.forward.while0.body", [%[[CI]], %[[CH]], %[[CN]]], [%{{[0-9]+}}, %self_w]) : tuple<tensor<i64, []>, tensor<f32, [3, 4]>, tensor<f32, [4]>>
-# CHECK:         aten::where.self(%{{[0-9]+}}, %{{[0-9]+}}, %[[LOOP]]#1)
-# CHECK:         aten::where.self(%{{[0-9]+}}, %{{[0-9]+}}, %[[LOOP]]#2)
-# CHECK:         return
+# CHECK-NEXT:    return (%[[LOOP]]#0, {"h": %[[LOOP]]#1, "n": [%[[LOOP]]#2]})
+
+
+class Trained(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        return while_loop(lambda h: h.sum() < 10, lambda h: (h * self.w + 1,), (x,))
+
+# GRAD: while-loop-tensor-predicate.py:[[@LINE-2]]:16: error: torch while_loop on a tensor predicate with grad mode on and a tensor that requires grad (L['self']._parameters['w']) is not supported: eager runs it as an autograd Function whose gradients the graph's loop does not reproduce
+# VARIANT: dync: Trained.forward: calls with grad mode on are not compiled (they run the original code): {{.*}}while-loop-tensor-predicate.py:[[@LINE-3]]:16: torch while_loop on a tensor predicate with grad mode on
 
 
 def dynamic(x):
