@@ -55,7 +55,7 @@ llvm::Error checkCondResult(const CapturedSubgraph& cond) {
     return llvm::Error::success();
   std::string got = types.size() == 1 && cond.leaves.size() == 1
                         ? "a tensor of type " + plain(types[0]).str()
-                        : "a " + std::string(spelling(ValueKind::Tuple));
+                        : "a pytree of " + std::to_string(cond.leaves.size()) + " leaves";
   return raiseBuiltin(PyExc_RuntimeError,
                       "cond_fn must return a boolean scalar tensor or a boolean but got " + got,
                       "the program raises");
