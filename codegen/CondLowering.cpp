@@ -18,21 +18,25 @@ using namespace dync;
 using namespace dync::codegen;
 using namespace dync::codegen::detail;
 
-llvm::Expected<llvm::Function*> GraphEmitter::branchFunction(const ir::Node& node, bool taken) {
-  llvm::StringRef name = ir::condBranchName(node, taken);
-  const ir::Graph* branch = graph_.module() ? graph_.module()->findSubgraph(name) : nullptr;
-  if (!branch)
-    return unsupported(&node, "a cond of the subgraph @" + name +
-                                  ", which the graph's module does not hold,");
+llvm::Expected<llvm::Function*> GraphEmitter::subgraphFunction(const ir::Node& node,
+                                                               llvm::StringRef name) {
+  const ir::Graph* subgraph = graph_.module() ? graph_.module()->findSubgraph(name) : nullptr;
+  if (!subgraph)
+    return unsupported(&node,
+                       "the subgraph @" + name + ", which the graph's module does not hold,");
   std::string symbol = functionName_ + "." + name.str();
   if (llvm::Function* emitted = shim_.module().getFunction(symbol))
     return emitted;
-  llvm::Expected<GraphSignature> signature = emitGraphFunction(shim_, *branch, symbol, schemas_);
+  llvm::Expected<GraphSignature> signature = emitGraphFunction(shim_, *subgraph, symbol, schemas_);
   if (!signature)
     return signature.takeError();
   if (signature->numIntInputs != 0)
-    return unsupported(&node, "a branch subgraph with int inputs");
+    return unsupported(&node, "a subgraph with int inputs");
   return shim_.module().getFunction(symbol);
+}
+
+llvm::Expected<llvm::Function*> GraphEmitter::branchFunction(const ir::Node& node, bool taken) {
+  return subgraphFunction(node, ir::condBranchName(node, taken));
 }
 
 llvm::Error GraphEmitter::emitCond(const ir::Node& node, unsigned position) {

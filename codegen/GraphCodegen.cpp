@@ -6,6 +6,7 @@
 #include "ir/AutogradFunction.h"
 #include "ir/ControlFlow.h"
 #include "ir/RunTimeCheck.h"
+#include "ir/WhileLoop.h"
 #include "runtime/artifact/dync_artifact.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -777,8 +778,9 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
     ++position;
     if (!node.isCall())
       continue;
-    llvm::Error error = node.isKernelCall()    ? emitKernelCall(node, position)
-                        : ir::isCondCall(node) ? emitCond(node, position)
+    llvm::Error error = node.isKernelCall()         ? emitKernelCall(node, position)
+                        : ir::isCondCall(node)      ? emitCond(node, position)
+                        : ir::isWhileLoopCall(node) ? emitWhileLoop(node, position)
                         : ir::isAutogradFunctionCall(node)
                             ? emitAutogradFunctionCall(node, position)
                             : emitCall(node, position);

@@ -5,7 +5,8 @@
 // GraphCodegen.cpp lowers inputs, ATen calls and the output;
 // KernelCallLowering.cpp lowers calls of generated kernels (docs/kernels.md,
 // "Calling kernels"); AutogradFunctionLowering.cpp applies autograd.Functions;
-// CondLowering.cpp lowers torch.cond nodes.
+// CondLowering.cpp lowers torch.cond nodes; WhileLoopLowering.cpp lowers
+// while_loop nodes.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -87,8 +88,18 @@ private:
 
   // torch.cond nodes (CondLowering.cpp): the branch subgraph's function,
   // emitted on first use, and the call of the one the predicate picks.
+  /// The function of subgraph \p name, which \p node runs, emitted on
+  /// first use and named after this graph's function.
+  llvm::Expected<llvm::Function*> subgraphFunction(const ir::Node& node, llvm::StringRef name);
   llvm::Expected<llvm::Function*> branchFunction(const ir::Node& node, bool taken);
   llvm::Error emitCond(const ir::Node& node, unsigned position);
+  // while_loop nodes (WhileLoopLowering.cpp): a loop calling the cond and
+  // body subgraphs' functions.
+  llvm::Error emitWhileLoop(const ir::Node& node, unsigned position);
+  /// Calls subgraph function \p fn on \p inputs (\p numInputs handles)
+  /// into \p outputs; a failure passes its status on.
+  void callSubgraph(const ir::Node& node, llvm::Function* fn, Value* inputs, size_t numInputs,
+                    Value* outputs, size_t numOutputs, const llvm::Twine& name);
   /// `dync::autograd_function.apply` (AutogradFunctionLowering.cpp).
   llvm::Error emitAutogradFunctionCall(const ir::Node& node, unsigned position);
 

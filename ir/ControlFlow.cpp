@@ -1,6 +1,8 @@
 //===- ControlFlow.cpp - torch.cond as a node over two subgraphs ----------===//
 #include "ir/ControlFlow.h"
 
+#include "ir/WhileLoop.h"
+
 namespace dync::ir {
 
 namespace {
@@ -37,6 +39,19 @@ std::optional<Type> subgraphResultType(const Graph& subgraph) {
   return Type::tuple(elements);
 }
 
+std::vector<llvm::StringRef> calledSubgraphNames(const Node& node) {
+  size_t first = 0;
+  if (isCondCall(node))
+    first = 1;
+  else if (!isWhileLoopCall(node))
+    return {};
+  std::vector<llvm::StringRef> names;
+  for (size_t i = first; i < first + 2 && i < node.args().size(); ++i)
+    if (node.args()[i].kind() == Argument::Kind::String)
+      names.push_back(node.args()[i].stringValue());
+  return names;
+}
+
 namespace {
 
 void collectSubgraphs(const Graph& graph, std::vector<const Graph*>& found) {
@@ -44,16 +59,12 @@ void collectSubgraphs(const Graph& graph, std::vector<const Graph*>& found) {
   if (!module)
     return;
   for (const Node& node : graph.nodes()) {
-    if (!isCondCall(node) || node.args().size() < kCondFixedArguments)
-      continue;
-    for (bool taken : {true, false}) {
-      if (node.args()[taken ? 1 : 2].kind() != Argument::Kind::String)
+    for (llvm::StringRef name : calledSubgraphNames(node)) {
+      const Graph* called = module->findSubgraph(name);
+      if (!called || llvm::is_contained(found, called))
         continue;
-      const Graph* branch = module->findSubgraph(condBranchName(node, taken));
-      if (!branch || llvm::is_contained(found, branch))
-        continue;
-      collectSubgraphs(*branch, found);
-      found.push_back(branch);
+      collectSubgraphs(*called, found);
+      found.push_back(called);
     }
   }
 }

@@ -50,9 +50,14 @@ llvm::ArrayRef<Argument> condOperands(const Node& cond);
 /// types. None if it returns anything but a tuple of tensor values.
 std::optional<Type> subgraphResultType(const Graph& subgraph);
 
-/// The subgraphs \p graph's cond nodes run, and theirs, each once, a
-/// subgraph before the subgraphs that run it (so in an order a reader
-/// meets each before its calls).
+/// The names of the subgraphs \p node runs: a cond node's two branches, a
+/// while_loop node's cond and body (ir/WhileLoop.h); none for other nodes
+/// or where an argument is not a string.
+std::vector<llvm::StringRef> calledSubgraphNames(const Node& node);
+
+/// The subgraphs \p graph's cond and while_loop nodes run, and theirs,
+/// each once, a subgraph before the subgraphs that run it (so in an order
+/// a reader meets each before its calls).
 std::vector<const Graph*> condSubgraphs(const Graph& graph);
 
 /// Calls \p report with each rule \p cond, a cond node of \p caller, breaks:

@@ -5,6 +5,7 @@
 #include "ir/ControlFlow.h"
 #include "ir/Source.h"
 #include "ir/Syntax.h"
+#include "ir/WhileLoop.h"
 #include "ir/kernel/ElementOps.h"
 #include "ir/kernel/KernelViews.h"
 
@@ -222,7 +223,7 @@ private:
           report(node,
                  "kernel input " + label(node) + " must be a tensor, not " + node.type().str());
       } else if (graph_.isSubgraph()) {
-        // The cond node passes a subgraph's inputs.
+        // The cond or while_loop node passes a subgraph's inputs.
         if (!node.source().empty())
           report(node,
                  "subgraph input " + label(node) + " has a source; subgraph inputs have none");
@@ -242,6 +243,12 @@ private:
         report(node, label(node) + ": a kernel cannot hold a cond");
       else if (isCondCall(node))
         checkCondCall(graph_, node, [&](const llvm::Twine& message) {
+          report(node, label(node) + ": " + message);
+        });
+      else if (isWhileLoopCall(node) && graph_.isKernel())
+        report(node, label(node) + ": a kernel cannot hold a while_loop");
+      else if (isWhileLoopCall(node))
+        checkWhileLoopCall(graph_, node, [&](const llvm::Twine& message) {
           report(node, label(node) + ": " + message);
         });
       else if (isAutogradFunctionCall(node)) {

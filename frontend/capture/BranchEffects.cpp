@@ -1,7 +1,9 @@
 //===- BranchEffects.cpp - Branches that must change nothing --------------===//
 //
 // A branch of torch.cond on a tensor predicate is captured into a subgraph
-// that runs only when the graph picks it, yet capture runs both. Whatever a
+// that runs only when the graph picks it, yet capture runs both (and the
+// functions of a while_loop on one run as many times as the graph says,
+// capture running each once). Whatever a
 // branch changes outside itself (an attribute or global assigned, a list,
 // dict, object or cell made before it changed in place) would then happen
 // whichever branch runs, or be seen by the other branch and the code after
@@ -25,7 +27,8 @@ std::string at(const std::string& where) { return where.empty() ? "" : " at " + 
 
 llvm::Expected<ValuePtr> Interpreter::callWithoutSideEffects(const ValuePtr& callee,
                                                              std::vector<ValuePtr> args,
-                                                             const llvm::Twine& what) {
+                                                             const llvm::Twine& what,
+                                                             const llvm::Twine& why) {
   std::vector<ValuePtr> roots;
   addValueRoots(roots);
   ValueSnapshot before = ValueSnapshot::take(roots);
@@ -42,11 +45,9 @@ llvm::Expected<ValuePtr> Interpreter::callWithoutSideEffects(const ValuePtr& cal
     return result.takeError();
 
   std::string refusal = what.str() + " ";
+  std::string reason = why.str();
   auto refuse = [&](const llvm::Twine& change) {
-    return captureError(refusal + change +
-                        "; a branch runs only when the graph picks it, so it may change nothing "
-                        "that exists before it (side effects in torch.cond branches are not "
-                        "supported)");
+    return captureError(refusal + change + "; " + reason);
   };
   for (size_t i = 0; i < realAttrSettings_.size(); ++i)
     if (i >= attrValues.size() || realAttrSettings_[i].value != attrValues[i])

@@ -138,10 +138,12 @@ public:
   /// `callee(*args)` for code that must change nothing that existed before
   /// it (a branch of torch.cond, which runs only when the graph picks it):
   /// an assignment to an attribute or global, a change to a list, dict,
-  /// object or cell made earlier, is an error naming \p what.
+  /// object or cell made earlier, is an error naming \p what and giving
+  /// \p why.
   virtual llvm::Expected<ValuePtr> callWithoutSideEffects(const ValuePtr& callee,
                                                           std::vector<ValuePtr> args,
-                                                          const llvm::Twine& what) = 0;
+                                                          const llvm::Twine& what,
+                                                          const llvm::Twine& why) = 0;
 
   //===--------------------------------------------------------------------===//
   // Where the program is.

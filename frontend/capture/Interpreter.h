@@ -505,7 +505,8 @@ private:
   /// (BranchEffects.cpp).
   llvm::Expected<ValuePtr> callWithoutSideEffects(const ValuePtr& callee,
                                                   std::vector<ValuePtr> args,
-                                                  const llvm::Twine& what) override;
+                                                  const llvm::Twine& what,
+                                                  const llvm::Twine& why) override;
 
   //===--------------------------------------------------------------------===//
   // The interpreter's own tables, declared before capture's parts and so

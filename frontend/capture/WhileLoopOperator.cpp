@@ -10,7 +10,8 @@
 // with each val of carried_inputs' structure and metadata. When cond_fn
 // returns a Python bool or a comparison of sizes, capture knows each
 // decision and runs the loop as written, each decision guarded as an `if`
-// on it is. A tensor predicate is known only when the graph runs.
+// on it is. A tensor predicate is known only when the graph runs: the loop
+// is then a node over two subgraphs (TensorWhileLoop.h).
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/LoopOperators.h"
@@ -20,6 +21,7 @@
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/LoopStep.h"
 #include "frontend/capture/OperatorCalls.h"
+#include "frontend/capture/TensorWhileLoop.h"
 #include "frontend/capture/ValueTrees.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -46,47 +48,13 @@ bool carriable(const ValuePtr& leaf) {
   return leaf->kind == ValueKind::SymNum;
 }
 
-/// Fails unless \p out, what body_fn returned, has the carried values'
-/// structure, with tensors of their dtype, sizes and device and ints where
-/// they hold ints.
-llvm::Error checkBodyResult(BuiltinContext& interp, const TreeShape& shape,
-                            const std::vector<ValuePtr>& carried, const TreeShape& outShape,
-                            const std::vector<ValuePtr>& out) {
-  if (!(outShape == shape) || out.size() != carried.size())
-    return raiseWhile("torch while_loop's body_fn must return the carried values' structure "
-                      "(a tuple of the same pytrees as carried_inputs)");
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (carried[i]->isTensor() != out[i]->isTensor() || !carriable(out[i]))
-      return raiseWhile("Expected carried_inputs and body outputs to have same metadata but "
-                        "leaf " +
-                        llvm::Twine(i) + " differs in type");
-    if (!out[i]->isTensor())
-      continue;
-    for (const char* field : {"dtype", "shape", "device"}) {
-      llvm::Expected<ValuePtr> want = interp.getAttr(carried[i], field);
-      llvm::Expected<ValuePtr> got = want ? interp.getAttr(out[i], field) : std::move(want);
-      if (!got)
-        return got.takeError();
-      llvm::Expected<ValuePtr> same = interp.compare("==", *want, *got);
-      llvm::Expected<bool> equal = same ? interp.truth(*same) : same.takeError();
-      if (!equal)
-        return equal.takeError();
-      if (!*equal)
-        return raiseWhile("Expected carried_inputs and body outputs to have same metadata but "
-                          "found: pair[" +
-                          llvm::Twine(i) + "] differ in '" + field + "'");
-    }
-  }
-  return llvm::Error::success();
-}
-
 /// Decides cond_fn's result \p pred: a bool, or a SymBool of sizes (a
 /// guard, as an `if` on it takes).
 llvm::Expected<bool> decide(BuiltinContext& interp, const ValuePtr& pred) {
   if (pred->isTensor())
-    return captureError("torch while_loop whose cond_fn returns a tensor is not supported yet: "
-                        "the number of iterations is then known only when the graph runs; a "
-                        "predicate on Python ints or sizes (known while capturing) is unrolled");
+    return captureError("torch while_loop whose cond_fn returns a tensor after returning a "
+                        "Python bool is not supported: capture unrolls a loop whose predicate it "
+                        "knows, and records a while_loop node for one it does not");
   if (pred->isConstant() && !PyBool_Check(pred->object.get()))
     return raiseWhile("cond_fn must return a boolean scalar tensor or a boolean but got " +
                       python::strOf(pred->object.get()));
@@ -142,6 +110,37 @@ llvm::Error checkGradCarries(BuiltinContext& interp, const std::vector<ValuePtr>
 
 } // namespace
 
+llvm::Error checkWhileBodyResult(BuiltinContext& interp, const TreeShape& shape,
+                                 const std::vector<ValuePtr>& carried, const TreeShape& outShape,
+                                 const std::vector<ValuePtr>& out) {
+  if (!(outShape == shape) || out.size() != carried.size())
+    return raiseWhile("torch while_loop's body_fn must return the carried values' structure "
+                      "(a tuple of the same pytrees as carried_inputs)");
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (carried[i]->isTensor() != out[i]->isTensor() || !carriable(out[i]))
+      return raiseWhile("Expected carried_inputs and body outputs to have same metadata but "
+                        "leaf " +
+                        llvm::Twine(i) + " differs in type");
+    if (!out[i]->isTensor())
+      continue;
+    for (const char* field : {"dtype", "shape", "device"}) {
+      llvm::Expected<ValuePtr> want = interp.getAttr(carried[i], field);
+      llvm::Expected<ValuePtr> got = want ? interp.getAttr(out[i], field) : std::move(want);
+      if (!got)
+        return got.takeError();
+      llvm::Expected<ValuePtr> same = interp.compare("==", *want, *got);
+      llvm::Expected<bool> equal = same ? interp.truth(*same) : same.takeError();
+      if (!equal)
+        return equal.takeError();
+      if (!*equal)
+        return raiseWhile("Expected carried_inputs and body outputs to have same metadata but "
+                          "found: pair[" +
+                          llvm::Twine(i) + "] differ in '" + field + "'");
+    }
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<ValuePtr> callWhileLoop(BuiltinContext& interp, std::vector<ValuePtr> args,
                                        KeywordArgs kwargs) {
   llvm::Expected<std::vector<ValuePtr>> bound =
@@ -170,6 +169,10 @@ llvm::Expected<ValuePtr> callWhileLoop(BuiltinContext& interp, std::vector<Value
     llvm::Expected<ValuePtr> pred = interp.call(condFn, *unpacked, {});
     if (!pred)
       return pred.takeError();
+    // A tensor predicate is known only when the graph runs; the calls just
+    // recorded for it are dead (and removed as such).
+    if (iteration == 0 && (*pred)->isTensor())
+      return callTensorWhileLoop(interp, condFn, bodyFn, *shape, leaves);
     llvm::Expected<bool> again = decide(interp, *pred);
     if (!again)
       return again.takeError();
@@ -193,7 +196,7 @@ llvm::Expected<ValuePtr> callWhileLoop(BuiltinContext& interp, std::vector<Value
       return outShape.takeError();
     // A list of the carried values serves as the tuple does.
     outShape->kind = TreeShape::Kind::Tuple;
-    if (llvm::Error error = checkBodyResult(interp, topTuple, carried, *outShape, outLeaves))
+    if (llvm::Error error = checkWhileBodyResult(interp, topTuple, carried, *outShape, outLeaves))
       return error;
     if (llvm::Error error =
             checkStepEffects(interp, start, outLeaves, "torch while_loop's body_fn"))

@@ -5,6 +5,7 @@
 #include "frontend/embedding/PythonError.h"
 #include "ir/AutogradFunction.h"
 #include "ir/ControlFlow.h"
+#include "ir/WhileLoop.h"
 
 #include <functional>
 
@@ -45,16 +46,14 @@ llvm::Expected<std::string> oracle::operatorSchemas(llvm::ArrayRef<const ir::Gra
   llvm::StringSet<> seen;
   std::string lines;
   // A graph's operators, and those of the backward graphs its autograd
-  // nodes run and of the branches its cond nodes run.
+  // nodes run and of the subgraphs its cond and while_loop nodes run.
   std::function<llvm::Error(const ir::Graph&)> add = [&](const ir::Graph& graph) -> llvm::Error {
     for (const ir::Node& node : graph.nodes()) {
-      if (ir::isCondCall(node)) {
-        for (bool taken : {true, false}) {
-          const ir::Graph* branch =
-              graph.module() ? graph.module()->findSubgraph(ir::condBranchName(node, taken))
-                             : nullptr;
-          if (branch && seen.insert("@" + branch->name()).second)
-            if (llvm::Error error = add(*branch))
+      if (ir::isCondCall(node) || ir::isWhileLoopCall(node)) {
+        for (llvm::StringRef name : ir::calledSubgraphNames(node)) {
+          const ir::Graph* called = graph.module() ? graph.module()->findSubgraph(name) : nullptr;
+          if (called && seen.insert("@" + called->name()).second)
+            if (llvm::Error error = add(*called))
               return error;
         }
         continue;

@@ -3,16 +3,15 @@
 # reversed), with pytree init, xs and ys and closures over parameters, and
 # stacks each y leaf in slice order, moved to dim. while_loop on a Python
 # predicate (a Python bool, or a comparison of sizes decided as an `if`
-# on it is) runs its body until the predicate fails. Eager's checks raise
-# as eager's do; a dynamic scanned length and a tensor predicate are refused
-# at the program's line. associative_scan raises eager's errors (its
+# on it is) runs its body until the predicate fails (a tensor predicate is
+# a while_loop node: while-loop-tensor-predicate.py). Eager's checks raise
+# as eager's do; a dynamic scanned length is refused at the program's line. associative_scan raises eager's errors (its
 # pointwise mode runs only on CUDA or XPU tensors).
 # RUN: %dync export %s:Scan.forward --emit=graph | FileCheck %s
 # RUN: %dync export %s:loop --example one_input --emit=graph | FileCheck %s --check-prefix=LOOP
 # RUN: %dync export %s:halve --example one_input --dynamic 'x:0=n[6,11]' --emit=graph | FileCheck %s --check-prefix=SYMBOLIC
 # RUN: not %dync export %s:halve --example one_input --dynamic 'x:0=n[3,11]' --emit=graph 2>&1 | FileCheck %s --check-prefix=SPLIT
 # RUN: not %dync export %s:dynamic_length --example one_input --dynamic 'x:0=n[2,8]' --emit=graph 2>&1 | FileCheck %s --check-prefix=DYNAMIC
-# RUN: not %dync export %s:tensor_pred --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=TENSOR
 # RUN: not %dync export %s:float_dim --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=DIM
 # RUN: not %dync export %s:carry_dtype --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=CARRY
 # RUN: not %dync export %s:returns_input --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=ALIAS
@@ -93,12 +92,6 @@ def dynamic_length(x):
     return scan(lambda c, r: (c + r, c * 2), torch.zeros(4), x)
 
 # DYNAMIC: loop-operators.py:[[@LINE-2]]:12: error: torch scan over a dynamic scanned dimension is not supported yet: capture runs combine_fn once per slice, so the scanned length must be known when capturing
-
-
-def tensor_pred(x):
-    return while_loop(lambda i, h: i < 3, lambda i, h: (i + 1, h * 2), (torch.tensor(0), x))
-
-# TENSOR: loop-operators.py:[[@LINE-2]]:12: error: torch while_loop whose cond_fn returns a tensor is not supported yet
 
 
 def float_dim(x):

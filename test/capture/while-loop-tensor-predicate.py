@@ -1,0 +1,193 @@
+# torch's while_loop whose cond_fn returns a tensor: the number of
+# iterations is known only when the graph runs, so cond_fn and body_fn are
+# captured once each, into subgraphs of the module taking the carried
+# values (clones of carried_inputs' tensors, pytrees flattened) and then
+# every other tensor of the graph they use (parameters, tensors they close
+# over); a higher_order::while_loop node runs them. With grad mode on, a
+# tensor that requires grad is refused (eager's autograd Function gives
+# gradients the loop's calls do not): only the variant for grad mode on is
+# left out. Sizes may be symbolic; loops nest. What eager's while_loop refuses is refused at
+# the program's line, and so are an int carried and strides body_fn
+# changes.
+# RUN: %dync export %s:Closure.forward --example one_input --emit=graph | FileCheck %s
+# RUN: not %dync export %s:Trained.forward --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=GRAD
+# RUN: %dync export %s:Trained.forward --example one_input -o %t.so -v 2>&1 | FileCheck %s --check-prefix=VARIANT
+# RUN: %dync export %s:dynamic --example one_input --dynamic 'x:0=n[2,16]' --emit=graph | FileCheck %s --check-prefix=DYNAMIC
+# RUN: %dync export %s:nested --example one_input --emit=graph | FileCheck %s --check-prefix=NESTED
+# RUN: not %dync export %s:int_carry --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=INT
+# RUN: not %dync export %s:vector_pred --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=PRED
+# RUN: not %dync export %s:float_pred --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOATPRED
+# RUN: not %dync export %s:body_dtype --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=DTYPE
+# RUN: not %dync export %s:body_shape --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=SHAPE
+# RUN: not %dync export %s:body_strides --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=STRIDES
+# RUN: not %dync export %s:body_structure --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=STRUCTURE
+# RUN: not %dync export %s:returns_carry --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=ALIAS
+# RUN: not %dync export %s:writes_carry --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=MUTATE
+# RUN: not %dync export %s:appends --example with_list --emit=graph 2>&1 | FileCheck %s --check-prefix=EFFECT
+import torch
+from torch import nn
+from torch._higher_order_ops.while_loop import while_loop
+
+
+class Closure(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("w", torch.randn(4))
+
+    def forward(self, x):
+        limit = x.abs().sum()
+
+        def cond_fn(i, state):
+            return (state["h"].sum() < limit) & (i < 10)
+
+        def body_fn(i, state):
+            return i + 1, {"h": state["h"] * self.w + 1, "n": [state["n"][0] + 1]}
+
+        return while_loop(cond_fn, body_fn, (torch.tensor(0), {"h": x, "n": [x.sum(0)]}))
+
+# CHECK-LABEL: subgraph @Closure.forward.while0.cond(
+# CHECK-SAME:                                        %[[I:[0-9]+]]: tensor<i64, []>,
+# CHECK-NEXT:                                        %[[H:[0-9]+]]: tensor<f32, [3, 4]>,
+# CHECK-NEXT:                                        %[[N:[0-9]+]]: tensor<f32, [4]>,
+# CHECK-NEXT:                                        %[[LIMIT:[0-9]+]]: tensor<f32, []>,
+# CHECK-NEXT:                                        %self_w: tensor<f32, [4]>) {
+# CHECK-NEXT:    %[[SUM:[0-9]+]] = aten::sum.dim_IntList(%[[H]], [])
+# CHECK-NEXT:    %[[BELOW:[0-9]+]] = aten::lt.Tensor(%[[SUM]], %[[LIMIT]])
+# CHECK-NEXT:    %[[FEW:[0-9]+]] = aten::lt.Scalar(%[[I]], 10)
+# CHECK-NEXT:    %[[BOTH:[0-9]+]] = aten::bitwise_and.Tensor(%[[BELOW]], %[[FEW]]) : tensor<bool, []>
+# CHECK-NEXT:    return (%[[BOTH]],)
+# CHECK-LABEL: subgraph @Closure.forward.while0.body(
+# CHECK-SAME:                                        %[[I2:[0-9]+]]: tensor<i64, []>,
+# CHECK-NEXT:                                        %[[H2:[0-9]+]]: tensor<f32, [3, 4]>,
+# CHECK-NEXT:                                        %[[N2:[0-9]+]]: tensor<f32, [4]>,
+# CHECK-NEXT:                                        %{{[0-9_]+}}: tensor<f32, []>,
+# CHECK-NEXT:                                        %self_w: tensor<f32, [4]>) {
+# CHECK-NEXT:    %[[NEXT_I:[0-9]+]] = aten::add.Tensor(%[[I2]], 1)
+# CHECK-NEXT:    %[[SCALED:[0-9]+]] = aten::mul.Tensor(%[[H2]], %self_w)
+# CHECK-NEXT:    %[[NEXT_H:[0-9]+]] = aten::add.Tensor(%[[SCALED]], 1)
+# CHECK-NEXT:    %[[NEXT_N:[0-9]+]] = aten::add.Tensor(%[[N2]], 1)
+# CHECK-NEXT:    return (%[[NEXT_I]], %[[NEXT_H]], %[[NEXT_N]])
+# CHECK-LABEL: graph @Closure.forward(
+# CHECK:         %[[CI:[0-9]+]] = aten::clone.default(%{{[0-9]+}}) : tensor<i64, []>
+# CHECK-NEXT:    %[[CH:[0-9]+]] = aten::clone.default(%x) : tensor<f32, [3, 4]>
+# CHECK-NEXT:    %[[CN:[0-9]+]] = aten::clone.default(%{{[0-9]+}}) : tensor<f32, [4]>
+# CHECK-NEXT:    %[[LOOP:[0-9]+]] = higher_order::while_loop("Closure.forward.while0.cond", "Closure.forward.while0.body", [%[[CI]], %[[CH]], %[[CN]]], [%{{[0-9]+}}, %self_w]) : tuple<tensor<i64, []>, tensor<f32, [3, 4]>, tensor<f32, [4]>>
+# CHECK-NEXT:    return (%[[LOOP]]#0, {"h": %[[LOOP]]#1, "n": [%[[LOOP]]#2]})
+
+
+class Trained(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        return while_loop(lambda h: h.sum() < 10, lambda h: (h * self.w + 1,), (x,))
+
+# GRAD: while-loop-tensor-predicate.py:[[@LINE-2]]:16: error: torch while_loop on a tensor predicate with grad mode on and a tensor that requires grad (L['self']._parameters['w']) is not supported: eager runs it as an autograd Function whose gradients the graph's loop does not reproduce
+# VARIANT: dync: Trained.forward: calls with grad mode on are not compiled (they run the original code): {{.*}}while-loop-tensor-predicate.py:[[@LINE-3]]:16: torch while_loop on a tensor predicate with grad mode on
+
+
+def dynamic(x):
+    return while_loop(lambda h: h.sum() < 100, lambda h: (h * 2 + 1,), (x,))
+
+# DYNAMIC-LABEL: subgraph @dynamic.while0.cond(%{{[0-9]+}}: tensor<f32, [n, 4]>)
+# DYNAMIC-NEXT:      symbols { n: [2, 16] } {
+# DYNAMIC-LABEL: subgraph @dynamic.while0.body(%{{[0-9]+}}: tensor<f32, [n, 4]>)
+# DYNAMIC-NEXT:      symbols { n: [2, 16] } {
+# DYNAMIC-LABEL: graph @dynamic(
+# DYNAMIC:         higher_order::while_loop("dynamic.while0.cond", "dynamic.while0.body", [%{{[0-9]+}}], []) : tuple<tensor<f32, [n, 4]>>
+
+
+def nested(x):
+    # An inner loop and a tensor cond in the body of an outer loop.
+    def inner_body(j, h):
+        return j + 1, torch.cond(h.sum() > 0, lambda a: a - 1, lambda a: a + 2, (h,))
+
+    def body(i, h):
+        _, h = while_loop(lambda j, h: j < i, inner_body, (torch.tensor(0), h))
+        return i + 1, h
+
+    return while_loop(lambda i, h: i < 3, body, (torch.tensor(0), x))
+
+# NESTED-LABEL: subgraph @nested.while0.cond(
+# NESTED-LABEL: subgraph @nested.while0.body.while0.cond(
+# NESTED-LABEL: subgraph @nested.while0.body.while0.body.cond0.true(
+# NESTED-LABEL: subgraph @nested.while0.body.while0.body.cond0.false(
+# NESTED-LABEL: subgraph @nested.while0.body.while0.body(
+# NESTED:         higher_order::cond(
+# NESTED-LABEL: subgraph @nested.while0.body(
+# NESTED:         higher_order::while_loop("nested.while0.body.while0.cond", "nested.while0.body.while0.body",
+# NESTED-LABEL: graph @nested(
+# NESTED:         higher_order::while_loop("nested.while0.cond", "nested.while0.body",
+
+
+def int_carry(x):
+    return while_loop(lambda i, h: h.sum() < 10, lambda i, h: (i + 1, h * 2), (0, x))
+
+# INT: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: torch while_loop whose cond_fn returns a tensor and that carries an int (carried leaf 0) is not supported yet
+
+
+def vector_pred(x):
+    return while_loop(lambda h: h.sum(0) < 10, lambda h: (h * 2,), (x,))
+
+# PRED: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: the program raises RuntimeError: cond_fn must return a boolean scalar tensor or a boolean but got a tensor of type tensor<bool, [4]>
+
+
+def float_pred(x):
+    return while_loop(lambda h: h.sum(), lambda h: (h * 2,), (x,))
+
+# FLOATPRED: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: the program raises RuntimeError: cond_fn must return a boolean scalar tensor or a boolean but got a tensor of type tensor<f32, []>
+
+
+def body_dtype(x):
+    return while_loop(lambda h: h.sum() < 10, lambda h: (h.double(),), (x,))
+
+# DTYPE: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: the program raises RuntimeError: Expected carried_inputs and body outputs to have same metadata but found: pair[0] differ in 'dtype'
+
+
+def body_shape(x):
+    return while_loop(lambda h: h.sum() < 10, lambda h: (h.sum(0),), (x,))
+
+# SHAPE: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: the program raises RuntimeError: Expected carried_inputs and body outputs to have same metadata but found: pair[0] differ in 'shape'
+
+
+def body_strides(x):
+    return while_loop(lambda h: h.sum() < 10, lambda h: ((h.t() + 1).contiguous().t(),), (x,))
+
+# STRIDES: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: torch while_loop's body_fn returns tensor<f32, [3, 4], [1, 3]> for carried value 0, which is tensor<f32, [3, 4]>; the loop passes each iteration's results to the next
+
+
+def body_structure(x):
+    return while_loop(lambda h, g: h.sum() < 10, lambda h, g: [h * 2], (x, x))
+
+# STRUCTURE: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: the program raises RuntimeError: torch while_loop's body_fn must return the carried values' structure
+
+
+def returns_carry(x):
+    return while_loop(lambda h, g: h.sum() < 10, lambda h, g: (h * 2, g), (x, x))
+
+# ALIAS: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: torch while_loop's body_fn returns one of its operands, or a view of one{{.*}}; torch while_loop's results may not alias its operands (return a clone)
+
+
+def writes_carry(x):
+    return while_loop(lambda h: h.sum() < 10, lambda h: (h.mul_(2),), (x,))
+
+# MUTATE: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: torch while_loop's body_fn writes one of its operands in place (aten::mul_.Tensor){{.*}}; torch while_loop's functions may not mutate their operands
+
+
+def appends(x, seen):
+    def body(h):
+        seen.append(1)
+        return (h * 2,)
+
+    return while_loop(lambda h: h.sum() < 10, body, (x,))
+
+# EFFECT: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: torch while_loop's body_fn changes L['seen'] in place at {{.*}}while-loop-tensor-predicate.py:[[@LINE-5]]; the function runs as many times as the graph's loop does (known only when it runs), so it may change nothing that exists before it
+
+
+def one_input():
+    return (torch.randn(3, 4),)
+
+
+def with_list():
+    return (torch.randn(3, 4), [])
