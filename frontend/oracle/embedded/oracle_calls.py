@@ -53,6 +53,7 @@ def eager_layout(tensor):
     in order. A copy would not share storage where eager mode's result
     does, so a returned view, or a tensor sharing storage with another
     returned one, observes the layout instead."""
+    _refuse_inference_result(tensor)
     session = _active_session
     returned = session.returned if session is not None else {}
     key = _storage_key(tensor)
@@ -68,6 +69,22 @@ def eager_layout(tensor):
         _layout_observed("the program returns a view of a tensor a layout choice laid out", origins)
     returned[key] = origins
     return _fusion_module().to_layout_of(tensor, twin)
+
+
+def _refuse_inference_result(tensor):
+    """Refuses a tensor made in a torch.inference_mode() block of the
+    program leaving the function (returned, or stored where the caller sees
+    it): eager's is an inference tensor (`is_inference()`, which autograd
+    refuses to save later), the graph's would be a normal one. Capture never
+    runs in inference mode itself. What the block computes for later calls
+    in the function is captured (an inference tensor autograd would save
+    fails in capture as in eager)."""
+    if tensor.is_inference() and not torch.is_inference_mode_enabled():
+        raise OracleError(
+            "a tensor made in a torch.inference_mode() block leaves the function; eager's is "
+            "an inference tensor, which the graph cannot make yet: clone() it first, or "
+            "compute it under torch.no_grad()"
+        )
 
 
 # The session whose call is running (eager_layout reads its returns).
@@ -112,15 +129,16 @@ class _Calls:
     def call(self, fn, args, kwargs):
         """Runs fn(*args, **kwargs) on fake values: (result, records)."""
         global _calls_running, _active_session
-        if self.records_autograd and torch.is_grad_enabled() != self.grad_mode:
+        # Grad mode switched off is recorded as detached reads (the
+        # recorder's _cut_from_autograd); switched on, the graph would have
+        # to record autograd a capture under no_grad never sees.
+        if self.records_autograd and torch.is_grad_enabled() and not self.grad_mode:
             leaves = torch.utils._pytree.tree_leaves((args, kwargs))
             if any(isinstance(t, torch.Tensor) and t.requires_grad for t in leaves):
                 raise OracleError(
-                    "this call runs with grad mode switched "
-                    + ("on" if torch.is_grad_enabled() else "off")
-                    + " inside the program, on tensors that require grad; a graph that "
-                    "records autograd runs in one grad mode, so such a switch is not "
-                    "supported yet"
+                    "this call runs with grad mode switched on inside the program, on "
+                    "tensors that require grad; a graph that records autograd captured "
+                    "under no_grad does not support such a switch"
                 )
         self.records = []
         self.rebound = []

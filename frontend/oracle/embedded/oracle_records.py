@@ -44,6 +44,21 @@ def _constant_kwargs(real):
     }
 
 
+def _written_requiring_grad(func, args, kwargs):
+    """The arguments `func` writes (in place, or as `out=`) that require
+    grad."""
+    written = []
+    schema = func._schema.arguments
+    for i, argument in enumerate(schema):
+        if argument.alias_info is None or not argument.alias_info.is_write:
+            continue
+        value = args[i] if i < len(args) and not argument.kwarg_only else kwargs.get(argument.name)
+        for t in _leaves(value) if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(t, torch.Tensor) and t.requires_grad:
+                written.append(t)
+    return written
+
+
 class _Records:
     """The part of Session that records operators."""
 
@@ -57,12 +72,47 @@ class _Records:
         if name is None:
             name = f"{func.namespace}::{func._opname}.{func._overloadname}"
             self.op_names[func] = name
-        encoded_args = tuple(self._encode(a) for a in args)
-        encoded_kwargs = {k: self._encode(v) for k, v in kwargs.items()} if kwargs else None
+        # Under a no_grad block inside a graph that records autograd, the
+        # call reads its arguments that require grad detached (see
+        # _cut_from_autograd).
+        cut = {} if self._cut_from_autograd() else None
+        encoded_args = tuple(self._encode(a, cut) for a in args)
+        encoded_kwargs = {k: self._encode(v, cut) for k, v in kwargs.items()} if kwargs else None
         # Results get ids only now, after the arguments were read: an
         # in-place result is its argument, which from here on stands for
-        # this node.
-        self.records.append((name, encoded_args, encoded_kwargs, self._encode_result(out)))
+        # this node. One written through a detached alias stays the value
+        # it was: its autograd history is eager's, its data the alias's.
+        kept = _written_requiring_grad(func, args, kwargs) if cut else ()
+        self.records.append(
+            (name, encoded_args, encoded_kwargs, self._encode_result(out, kept))
+        )
+
+    def _cut_from_autograd(self):
+        """Whether the call runs with grad mode switched off inside a graph
+        that records autograd. Eager records no autograd for it: its results
+        do not require grad, and nothing flows back through them. The graph
+        runs in the caller's grad mode (on), so it reads each argument that
+        requires grad through `aten::detach`, which shares its data (and
+        version counter) without its history: results, gradients and
+        in-place writes are eager's."""
+        return self.records_autograd and self.grad_mode and not torch.is_grad_enabled()
+
+    def _detached(self, tensor, cut):
+        """A Ref to `tensor` detached, recorded once per call in `cut`."""
+        tensor_id = tensor.__dict__.get("_dync_id")
+        ref = cut.get(tensor_id)
+        if ref is None:
+            meta = self._phantom_meta(tensor)
+            self.records.append(("aten::detach.default", (self._encode(tensor),), None, meta))
+            ref = cut[tensor_id] = Ref(meta[0])
+        return ref
+
+    def _phantom_meta(self, t):
+        """TensorMeta of a value like `t` that does not require grad, under
+        a new id no fake tensor holds: a node only this call's records read."""
+        fields = dict(zip(TensorMeta.FIELDS, self._meta(t)))
+        fields.update(id=next(_next_id), requires_grad=False)
+        return TensorMeta.of(**fields)
 
     def _note_constant(self, func, args, kwargs, out):
         """A one-element tensor a factory makes from plain numbers
@@ -163,9 +213,11 @@ class _Records:
              self._encode_result(out))
         )
 
-    def _encode(self, a):
+    def _encode(self, a, cut=None):
         kind = type(a)
         if kind is FakeTensor:
+            if cut is not None and a.requires_grad:
+                return self._detached(a, cut)
             tensor_id = a.__dict__.get("_dync_id")
             if tensor_id is None:
                 raise OracleError(
@@ -177,8 +229,8 @@ class _Records:
                 or a is None:
             return a
         if kind is list or kind is tuple or kind is torch.Size:
-            return [self._encode(x) for x in a] if kind is list else tuple(
-                self._encode(x) for x in a
+            return [self._encode(x, cut) for x in a] if kind is list else tuple(
+                self._encode(x, cut) for x in a
             )
         if kind is torch.SymInt:
             return self._sym(a)
@@ -202,11 +254,13 @@ class _Records:
             )
         raise OracleError(f"an operator argument of type {kind.__qualname__} cannot appear in a graph")
 
-    def _encode_result(self, out):
+    def _encode_result(self, out, kept=()):
         if isinstance(out, FakeTensor):
+            if any(out is k for k in kept):
+                return self._phantom_meta(out)
             return self._meta(out, fresh=True)
         if isinstance(out, (list, tuple)):
-            encoded = [self._encode_result(x) for x in out]
+            encoded = [self._encode_result(x, kept) for x in out]
             return encoded if isinstance(out, list) else tuple(encoded)
         if isinstance(out, torch.Tensor):
             raise OracleError(f"an operator returned a real tensor of shape {tuple(out.shape)}")
