@@ -473,6 +473,22 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
   return llvm::Error::success();
 }
 
+/// \p type, a tensor input's type after the run, with the requires_grad
+/// the call gave it (its graph input's, \p source): requires_grad_() in
+/// the program changes the caller's tensor, and the guard is about the
+/// call.
+ir::Type asCalledWith(const ir::Graph& graph, const std::string& source, const ir::Type& type) {
+  for (const ir::Node& node : graph.nodes()) {
+    if (!node.isInput())
+      break;
+    if (node.source() == source && node.type().isTensor() &&
+        node.type().requiresGrad() != type.requiresGrad())
+      return ir::Type::tensor(type.dtype(), type.sizes(), type.strides(), type.device(),
+                              node.type().requiresGrad());
+  }
+  return type;
+}
+
 /// The last phase: the graph's guards. Tensor inputs first, then what the
 /// program's run assumed (\p recorded), then global state (\p gradMode and
 /// \p globalState, read before the run) and versions.
@@ -486,7 +502,7 @@ llvm::Error addGuards(Interpreter& interp, oracle::TensorOracle& oracle, ir::Gra
     llvm::Expected<ir::Type> type = oracle.typeOf(input->object.get());
     if (!type)
       return type.takeError();
-    guards.add(Guard::tensor(input->source, std::move(*type)));
+    guards.add(Guard::tensor(input->source, asCalledWith(graph, input->source->str(), *type)));
   }
   // Symbolic int arguments: an exact int, binding its symbol.
   for (const ValuePtr& input : interp.values().intInputs()) {

@@ -7,6 +7,10 @@
 # was, history and all. enable_grad nested inside records again.
 # RUN: %dync export %s:regions --example grad_inputs -o %t.so
 # RUN: %dync inspect %t.so | FileCheck %s
+# A view made in the block of a tensor that requires grad requires grad in
+# eager with no history; the graph's, of a detached tensor, would not: used
+# with grad mode on, it leaves the variant for grad mode on out.
+# RUN: %dync -v export %s:view_escapes --example grad_inputs -o %t.view.so 2>&1 | FileCheck %s --check-prefix=VIEW
 # A tensor made in an inference_mode block that leaves the function would be
 # an inference tensor in eager and a normal one in the graph: refused.
 # RUN: not %dync export %s:returns_inference --emit=graph 2>&1 | FileCheck %s --check-prefix=RETURNED
@@ -32,6 +36,15 @@ def regions(x, w):
 # CHECK-NEXT:    %[[I:[0-9]+]] = aten::mul.Tensor(%[[H]], %w)
 # CHECK-NEXT:    %[[S:[0-9]+]] = aten::sub.Tensor(%[[H]], %[[T]])
 # CHECK-NEXT:    aten::mul.Tensor(%[[S]], %[[I]])
+
+
+def view_escapes(x, w):
+    h = x * w
+    with torch.no_grad():
+        v = h[1:]
+    return v * 2
+
+# VIEW: view_escapes: calls with grad mode on are not compiled (they run the original code): {{.*}}no-grad-regions.py:[[@LINE-2]]:12: a view made with grad mode off of a tensor that requires grad is used with grad mode on or leaves the function: eager's requires grad with no history, which a graph that records autograd cannot make yet; clone() it inside the block
 
 
 def returns_inference(x):

@@ -25,6 +25,7 @@ from dync_oracle_layout import (
     _storage_key,
 )
 from dync_oracle_leaves import _leaves
+from dync_oracle_records import _cut_view_error
 from dync_oracle_wire import OracleError
 
 
@@ -54,6 +55,8 @@ def eager_layout(tensor):
     does, so a returned view, or a tensor sharing storage with another
     returned one, observes the layout instead."""
     _refuse_inference_result(tensor)
+    if "_dync_cut_view" in tensor.__dict__:
+        raise _cut_view_error()
     session = _active_session
     returned = session.returned if session is not None else {}
     key = _storage_key(tensor)
@@ -99,25 +102,6 @@ def _run(fn, args, kwargs):
     # A property getter such as Tensor.T, given as its descriptor: read it
     # from the one argument.
     return fn.__get__(args[0], type(args[0]))
-
-
-def _refuse_unrecorded_grad_flags(flags, records):
-    """Refuses a call that switched whether an argument requires grad and
-    recorded nothing: `requires_grad_()` sets autograd's flag above the
-    dispatcher, where no operator reaches the recorder, so the graph would
-    leave the tensor (an input of the caller's, or one the graph computes)
-    as it was while eager's requires grad from then on. An in-place operator
-    that makes its argument require grad records itself, and autograd in
-    the graph does the same."""
-    if records:
-        return
-    if any(t.requires_grad != was for t, was in flags):
-        raise OracleError(
-            "this call changes whether a tensor requires grad (requires_grad_()), which the "
-            "graph does not record yet: its tensors would keep their old flag; make the "
-            "change outside the exported function (on the inputs or the model's parameters "
-            "before the call)"
-        )
 
 
 class _Calls:
@@ -166,7 +150,9 @@ class _Calls:
                 ]
                 with self.fake, enable_python_dispatcher(), self.recorder:
                     out = _run(run, args, kwargs)
-                _refuse_unrecorded_grad_flags(flags, self.records)
+                self._record_grad_flags(flags)
+                if self._cut_from_autograd():
+                    self._mark_cut_views()
                 # What eager refuses of bools mixed with tensors, fakes may
                 # accept (dync_oracle_kernel_check).
                 self.bool_mix_check.check(fn, args, kwargs)

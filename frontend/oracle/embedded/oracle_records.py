@@ -59,6 +59,14 @@ def _written_requiring_grad(func, args, kwargs):
     return written
 
 
+def _cut_view_error():
+    return OracleError(
+        "a view made with grad mode off of a tensor that requires grad is used with grad "
+        "mode on or leaves the function: eager's requires grad with no history, which a "
+        "graph that records autograd cannot make yet; clone() it inside the block"
+    )
+
+
 class _Records:
     """The part of Session that records operators."""
 
@@ -99,13 +107,65 @@ class _Records:
 
     def _detached(self, tensor, cut):
         """A Ref to `tensor` detached, recorded once per call in `cut`."""
-        tensor_id = tensor.__dict__.get("_dync_id")
-        ref = cut.get(tensor_id)
-        if ref is None:
+        ref = self._ref(tensor)
+        detached = cut.get(ref)
+        if detached is None:
             meta = self._phantom_meta(tensor)
-            self.records.append(("aten::detach.default", (self._encode(tensor),), None, meta))
-            ref = cut[tensor_id] = Ref(meta[0])
-        return ref
+            self.records.append(("aten::detach.default", (ref,), None, meta))
+            detached = cut[ref] = Ref(meta[0])
+        return detached
+
+    def _mark_cut_views(self):
+        """After a call with grad mode off in a graph that records autograd:
+        marks each tensor it made that requires grad. Those are views of
+        tensors that require grad (eager gives them requires_grad and no
+        history under no_grad), while the graph's, views of a detached
+        tensor, do not require grad; so such a view may only be read by
+        later calls in such blocks (_encode refuses it elsewhere, as
+        eager_layout does when it leaves the function)."""
+        for tensor, _ in self.rebound:
+            if tensor.requires_grad and tensor._is_view():
+                tensor.__dict__["_dync_cut_view"] = True
+
+    def _record_grad_flags(self, flags):
+        """Records what a call did to autograd's flag above the dispatcher,
+        where no operator reaches the recorder, as `aten::requires_grad_`
+        (the dispatcher's form of Tensor.requires_grad_), which the graph
+        then makes on the same tensor when it runs:
+        - an argument whose flag the call changed without recording anything
+          (`requires_grad_()`: on a tensor the graph computes, it becomes a
+          leaf of a new autograd graph; on an input, the caller's tensor
+          changes, as eager's does);
+        - a tensor the call made that requires grad with no history and is
+          no view (a factory's `requires_grad=True`): a new leaf.
+        An in-place operator that makes its argument require grad records
+        itself, and autograd in the graph does the same. `flags` holds each
+        fake tensor argument with its flag before the call."""
+        changed = []
+        if not self.records:
+            changed = [t for t, was in flags if t.requires_grad != was]
+        changed += [
+            t for t, previous in self.rebound
+            if previous is None and t.requires_grad and t.grad_fn is None and not t._is_view()
+        ]
+        seen = set()
+        for tensor in changed:
+            if id(tensor) in seen:
+                continue
+            seen.add(id(tensor))
+            argument = self._ref(tensor)
+            self.records.append(("aten::requires_grad_.default", (argument, tensor.requires_grad),
+                                 None, self._encode_result(tensor)))
+
+    @staticmethod
+    def _ref(a):
+        tensor_id = a.__dict__.get("_dync_id")
+        if tensor_id is None:
+            raise OracleError(
+                f"a fake tensor of shape {tuple(a.shape)} that capture did not create "
+                f"reached an operator"
+            )
+        return Ref(tensor_id)
 
     def _phantom_meta(self, t):
         """TensorMeta of a value like `t` that does not require grad, under
@@ -216,15 +276,12 @@ class _Records:
     def _encode(self, a, cut=None):
         kind = type(a)
         if kind is FakeTensor:
-            if cut is not None and a.requires_grad:
-                return self._detached(a, cut)
-            tensor_id = a.__dict__.get("_dync_id")
-            if tensor_id is None:
-                raise OracleError(
-                    f"a fake tensor of shape {tuple(a.shape)} that capture did not create "
-                    f"reached an operator"
-                )
-            return Ref(tensor_id)
+            if cut is not None:
+                if a.requires_grad:
+                    return self._detached(a, cut)
+            elif "_dync_cut_view" in a.__dict__:
+                raise _cut_view_error()
+            return self._ref(a)
         if kind is int or kind is float or kind is bool or kind is str or kind is complex \
                 or a is None:
             return a
