@@ -150,9 +150,9 @@ class _Calls:
                 ]
                 with self.fake, enable_python_dispatcher(), self.recorder:
                     out = _run(run, args, kwargs)
-                self._record_grad_flags(flags)
+                self._record_grad_flags(flags, out)
                 if self._cut_from_autograd():
-                    self._mark_cut_views()
+                    self._mark_cut_views(out)
                 # What eager refuses of bools mixed with tensors, fakes may
                 # accept (dync_oracle_kernel_check).
                 self.bool_mix_check.check(fn, args, kwargs)

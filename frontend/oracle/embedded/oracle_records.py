@@ -115,7 +115,7 @@ class _Records:
             detached = cut[ref] = Ref(meta[0])
         return detached
 
-    def _mark_cut_views(self):
+    def _mark_cut_views(self, out):
         """After a call with grad mode off in a graph that records autograd:
         marks each tensor it made that requires grad. Those are views of
         tensors that require grad (eager gives them requires_grad and no
@@ -123,11 +123,11 @@ class _Records:
         tensor, do not require grad; so such a view may only be read by
         later calls in such blocks (_encode refuses it elsewhere, as
         eager_layout does when it leaves the function)."""
-        for tensor, _ in self.rebound:
-            if tensor.requires_grad and tensor._is_view():
+        for tensor in _leaves(out):
+            if type(tensor) is FakeTensor and tensor.requires_grad and tensor._is_view():
                 tensor.__dict__["_dync_cut_view"] = True
 
-    def _record_grad_flags(self, flags):
+    def _record_grad_flags(self, flags, out):
         """Records what a call did to autograd's flag above the dispatcher,
         where no operator reaches the recorder, as `aten::requires_grad_`
         (the dispatcher's form of Tensor.requires_grad_), which the graph
@@ -140,13 +140,16 @@ class _Records:
           no view (a factory's `requires_grad=True`): a new leaf.
         An in-place operator that makes its argument require grad records
         itself, and autograd in the graph does the same. `flags` holds each
-        fake tensor argument with its flag before the call."""
+        fake tensor argument with its flag before the call, `out` is what
+        the call returned."""
         changed = []
         if not self.records:
             changed = [t for t, was in flags if t.requires_grad != was]
+        made = {id(t) for t, previous in self.rebound if previous is None}
         changed += [
-            t for t, previous in self.rebound
-            if previous is None and t.requires_grad and t.grad_fn is None and not t._is_view()
+            t for t in _leaves(out)
+            if type(t) is FakeTensor and id(t) in made and t.requires_grad and t.grad_fn is None
+            and not t._is_view()
         ]
         seen = set()
         for tensor in changed:
