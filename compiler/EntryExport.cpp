@@ -570,10 +570,16 @@ llvm::Expected<ir::Graph*> EntryExport::exportFamily() {
     return inference.takeError();
   ir::Graph* firstVariant = *inference;
   // Composite operators are decomposed for fusion only where fusion can
-  // run: autograd must record eager's operators, not pieces.
-  bool anyRequiresGrad = llvm::any_of((*inference)->guards().guards(), [](const ir::Guard& g) {
+  // run: autograd must record eager's operators, not pieces. Something
+  // requires grad when an input does or when the program makes a tensor
+  // require grad itself (requires_grad_(), a factory's requires_grad=True).
+  bool inputRequiresGrad = llvm::any_of((*inference)->guards().guards(), [](const ir::Guard& g) {
     return g.tensorType && g.tensorType->requiresGrad();
   });
+  bool anyRequiresGrad =
+      inputRequiresGrad || llvm::any_of((*inference)->nodes(), [](const ir::Node& node) {
+        return node.isCall() && node.op() == "aten::requires_grad_.default";
+      });
   llvm::Expected<ir::Graph*> grad = anyRequiresGrad
                                         ? captureVariant(true, "core", "$grad", Autograd::Records)
                                         : captureVariant(true, decompose, "$grad", Autograd::None);
@@ -591,7 +597,7 @@ llvm::Expected<ir::Graph*> EntryExport::exportFamily() {
     notCompiled("calls with grad mode on", grad.takeError());
   else if (llvm::Error error = addVariant(**grad, "$grad"))
     return error;
-  if (anyRequiresGrad)
+  if (inputRequiresGrad)
     if (llvm::Error error = addFrozenVariant())
       return error;
   return firstVariant;

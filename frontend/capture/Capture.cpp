@@ -54,29 +54,50 @@ std::vector<std::string> localNames(PyCodeObject* code) {
 
 /// Whether a tensor among \p value, or nested in its tuples and lists,
 /// requires grad.
-llvm::Expected<bool> resultRequiresGrad(const ValuePtr& value) {
-  if (value->kind == ValueKind::Tensor) {
-    PyRef requiresGrad = PyRef::steal(PyObject_GetAttrString(value->object.get(), "requires_grad"));
-    int flag = requiresGrad ? PyObject_IsTrue(requiresGrad.get()) : -1;
-    if (flag < 0)
-      return pythonError("reading a result's requires_grad");
-    return flag == 1;
-  }
+llvm::Expected<bool> anyResultTensor(const ValuePtr& value,
+                                     llvm::function_ref<llvm::Expected<bool>(PyObject*)> is) {
+  if (value->kind == ValueKind::Tensor)
+    return is(value->object.get());
   if (value->kind == ValueKind::Tuple || value->kind == ValueKind::List)
     for (const ValuePtr& item : value->items) {
-      llvm::Expected<bool> inItem = resultRequiresGrad(item);
+      llvm::Expected<bool> inItem = anyResultTensor(item, is);
       if (!inItem || *inItem)
         return inItem;
     }
   if (value->kind == ValueKind::Dict || value->kind == ValueKind::Instance)
     for (const auto& [key, item] : value->entries) {
-      llvm::Expected<bool> inItem = resultRequiresGrad(item);
+      llvm::Expected<bool> inItem = anyResultTensor(item, is);
       if (!inItem || *inItem)
         return inItem;
     }
   if (value->kind == ValueKind::Instance && value->contents)
-    return resultRequiresGrad(value->contents);
+    return anyResultTensor(value->contents, is);
   return false;
+}
+
+/// Whether a tensor \p value returns, in any container, requires grad.
+llvm::Expected<bool> resultRequiresGrad(const ValuePtr& value) {
+  return anyResultTensor(value, [](PyObject* tensor) -> llvm::Expected<bool> {
+    PyRef requiresGrad = PyRef::steal(PyObject_GetAttrString(tensor, "requires_grad"));
+    int flag = requiresGrad ? PyObject_IsTrue(requiresGrad.get()) : -1;
+    if (flag < 0)
+      return pythonError("reading a result's requires_grad");
+    return flag == 1;
+  });
+}
+
+/// Whether a tensor \p value returns is an inference tensor: one a
+/// `torch.inference_mode()` block of the program made (capture itself never
+/// runs in inference mode). The graph runs outside inference mode and
+/// cannot make one.
+llvm::Expected<bool> resultIsInference(const ValuePtr& value) {
+  return anyResultTensor(value, [](PyObject* tensor) -> llvm::Expected<bool> {
+    PyRef inference = PyRef::steal(PyObject_CallMethod(tensor, "is_inference", nullptr));
+    int flag = inference ? PyObject_IsTrue(inference.get()) : -1;
+    if (flag < 0)
+      return pythonError("reading a result's is_inference()");
+    return flag == 1;
+  });
 }
 
 llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ctx,
@@ -377,6 +398,22 @@ llvm::Error reportAutoDynamic(Interpreter& interp, oracle::TensorOracle& oracle,
   return llvm::Error::success();
 }
 
+/// An error about what the function returns, at its `return` (where the
+/// entry's frame returned), or in the module's file when that is unknown.
+llvm::Error returnError(Interpreter& interp, const python::LoadedModule& module,
+                        const python::ResolvedEntry& entry, const llvm::Twine& reason) {
+  ir::Location where = interp.nodeLocation();
+  if (where.empty() || where.innermost().line == 0)
+    return inputError(module, entry.qualname + ": " + reason);
+  CaptureFrame frame;
+  frame.function = entry.qualname;
+  frame.location.file = where.innermost().file;
+  frame.location.line = where.innermost().line;
+  frame.location.column = where.innermost().column;
+  frame.location.lineText = sourceLine(frame.location.file, static_cast<int>(frame.location.line));
+  return llvm::make_error<CaptureError>(reason.str(), std::vector<CaptureFrame>{frame});
+}
+
 /// The phase after the run: the graph's output, what the function
 /// returns, and the side effects on the caller's objects the rewritten code
 /// replays after the graph.
@@ -385,9 +422,17 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
                            const CaptureOptions& options, const ValuePtr& result) {
   if (options.noAutograd)
     if (llvm::Expected<bool> recorded = resultRequiresGrad(result); !recorded || *recorded)
-      return recorded ? captureError("the function returns a tensor that requires grad, which "
-                                     "a graph that records no autograd cannot give")
+      return recorded ? returnError(interp, module, entry,
+                                    "the function returns a tensor that requires grad, which "
+                                    "a graph that records no autograd cannot give")
                       : recorded.takeError();
+  if (llvm::Expected<bool> inference = resultIsInference(result); !inference || *inference)
+    return inference ? returnError(interp, module, entry,
+                                   "the function returns a tensor made in a "
+                                   "torch.inference_mode() block, which eager returns as an "
+                                   "inference tensor and the graph cannot make yet; return a "
+                                   "clone() of it, or compute it under torch.no_grad()")
+                     : inference.takeError();
 
   // The graph returns exactly what the function returns, one value, so the
   // rewritten bytecode can rebuild it: `return x` and `return (x,)` differ.
@@ -428,6 +473,22 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
   return llvm::Error::success();
 }
 
+/// \p type, a tensor input's type after the run, with the requires_grad
+/// the call gave it (its graph input's, \p source): requires_grad_() in
+/// the program changes the caller's tensor, and the guard is about the
+/// call.
+ir::Type asCalledWith(const ir::Graph& graph, const std::string& source, const ir::Type& type) {
+  for (const ir::Node& node : graph.nodes()) {
+    if (!node.isInput())
+      break;
+    if (node.source() == source && node.type().isTensor() &&
+        node.type().requiresGrad() != type.requiresGrad())
+      return ir::Type::tensor(type.dtype(), type.sizes(), type.strides(), type.device(),
+                              node.type().requiresGrad());
+  }
+  return type;
+}
+
 /// The last phase: the graph's guards. Tensor inputs first, then what the
 /// program's run assumed (\p recorded), then global state (\p gradMode and
 /// \p globalState, read before the run) and versions.
@@ -441,7 +502,7 @@ llvm::Error addGuards(Interpreter& interp, oracle::TensorOracle& oracle, ir::Gra
     llvm::Expected<ir::Type> type = oracle.typeOf(input->object.get());
     if (!type)
       return type.takeError();
-    guards.add(Guard::tensor(input->source, std::move(*type)));
+    guards.add(Guard::tensor(input->source, asCalledWith(graph, input->source->str(), *type)));
   }
   // Symbolic int arguments: an exact int, binding its symbol.
   for (const ValuePtr& input : interp.values().intInputs()) {

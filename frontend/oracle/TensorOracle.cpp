@@ -463,6 +463,14 @@ llvm::Error PythonTensorOracle::addRecord(PyObject* record, std::vector<int64_t>
       return python::takePythonError("reading a recorded operator");
     op = llvm::StringRef(text, length);
   }
+  // The oracle records requires_grad_() and a factory's requires_grad=True
+  // as this operator. A torch.cond branch runs in eager under its own
+  // autograd rules (its results follow the operands alone), which a node in
+  // the branch would not follow.
+  if (op == "aten::requires_grad_.default" && !frames_.empty())
+    return makeError("this call changes whether a tensor requires grad (requires_grad_()) "
+                     "inside a torch.cond branch, which the graph does not record yet: its "
+                     "tensors would keep their old flag; make the change outside the branch");
   std::vector<ir::Argument> args;
   PyObject* argTuple = PyTuple_GET_ITEM(record, 1);
   for (Py_ssize_t i = 0, e = PyTuple_GET_SIZE(argTuple); i < e; ++i) {

@@ -126,8 +126,6 @@ def test_every_call_matches_eager(results, model):
 NOT_SERVED = {
     # Its frozen variant depends on the grad mode, and keeps that guard.
     "GradModeReader": {"frozen_no_grad", "frozen_inference_mode"},
-    # A no_grad block over parameters cannot be replayed with grad mode on.
-    "NoGradInside": {"train"},
 }
 
 
@@ -209,16 +207,16 @@ def test_function_without_parameters_is_one_variant(run_dync, tmp_path):
     assert "requires_grad" in reason
 
 
-def test_what_cannot_record_autograd_runs_eagerly(run_dync, tmp_path):
-    # A made leaf that requires grad: with grad mode on, the graph would have
-    # to record autograd for a tensor no guard checks, so only calls under
-    # no_grad are compiled, and -v says why the others are not.
+def test_made_leaf_records_autograd(run_dync, tmp_path):
+    # A leaf the program makes with requires_grad=True: the graph makes it
+    # require grad too (aten::requires_grad_), so with grad mode on the
+    # graph records autograd for it, and calls in both modes are compiled.
     out = tmp_path / "leaf.dync.so"
     done = run_dync("-v", "export", os.path.join(FOLDER, "model.py") + ":made_leaf", "-o", out)
     assert done.returncode == 0, done.stderr
-    assert ("made_leaf: calls with grad mode on are not compiled (they run the original "
-            "code):") in done.stderr
-    assert "returns a tensor that requires grad" in done.stderr
+    assert "are not compiled" not in done.stderr, done.stderr
+    listing = run_dync("inspect", out).stdout
+    assert "aten::requires_grad_.default" in listing.split("graph @made_leaf$grad(")[1]
     report = run_reporting_script(textwrap.dedent(f"""
         import json, sys
         sys.path.insert(0, {PACKAGE_DIR!r})
@@ -238,21 +236,17 @@ def test_what_cannot_record_autograd_runs_eagerly(run_dync, tmp_path):
         print(json.dumps([got.requires_grad, eager.requires_grad, got_no_grad.requires_grad,
                           stats["hits"], stats["misses"]]))
     """))
-    assert report == [True, True, False, 1, 1]
+    assert report == [True, True, False, 2, 0]
 
 
-def test_grad_mode_switch_in_a_recording_graph_is_named(run_dync, tmp_path):
-    # A no_grad block over a parameter cannot be replayed by a graph that
-    # records autograd: -v says so, and the other variants are still written.
+def test_no_grad_block_in_a_recording_graph_reads_detached(run_dync, tmp_path):
+    # A no_grad block over a parameter is part of the graph that records
+    # autograd: what it reads that requires grad, it reads detached.
     out = tmp_path / "switch.dync.so"
     done = run_dync("-v", "export", os.path.join(FOLDER, "model.py") + ":NoGradInside.forward",
                     "-o", out)
     assert done.returncode == 0, done.stderr
-    assert ("NoGradInside.forward: calls with grad mode on are not compiled (they run the "
-            "original code):") in done.stderr
-    assert ("runs with grad mode switched off inside the program, on tensors that require "
-            "grad") in done.stderr
+    assert "calls with grad mode on are not compiled" not in done.stderr, done.stderr
     listing = run_dync("inspect", out).stdout
-    assert "\nentry NoGradInside.forward " in listing
-    assert "graph @NoGradInside.forward$grad" not in listing
-    assert "graph @NoGradInside.forward$frozen" in listing
+    grad = listing.split("graph @NoGradInside.forward$grad(")[1].split("\n}")[0]
+    assert "aten::detach.default(%self_fc_weight)" in grad, grad

@@ -25,6 +25,7 @@ from dync_oracle_layout import (
     _storage_key,
 )
 from dync_oracle_leaves import _leaves
+from dync_oracle_records import _cut_view_error
 from dync_oracle_wire import OracleError
 
 
@@ -53,6 +54,9 @@ def eager_layout(tensor):
     in order. A copy would not share storage where eager mode's result
     does, so a returned view, or a tensor sharing storage with another
     returned one, observes the layout instead."""
+    _refuse_inference_result(tensor)
+    if "_dync_cut_view" in tensor.__dict__:
+        raise _cut_view_error()
     session = _active_session
     returned = session.returned if session is not None else {}
     key = _storage_key(tensor)
@@ -70,6 +74,22 @@ def eager_layout(tensor):
     return _fusion_module().to_layout_of(tensor, twin)
 
 
+def _refuse_inference_result(tensor):
+    """Refuses a tensor made in a torch.inference_mode() block of the
+    program leaving the function (returned, or stored where the caller sees
+    it): eager's is an inference tensor (`is_inference()`, which autograd
+    refuses to save later), the graph's would be a normal one. Capture never
+    runs in inference mode itself. What the block computes for later calls
+    in the function is captured (an inference tensor autograd would save
+    fails in capture as in eager)."""
+    if tensor.is_inference() and not torch.is_inference_mode_enabled():
+        raise OracleError(
+            "a tensor made in a torch.inference_mode() block leaves the function; eager's is "
+            "an inference tensor, which the graph cannot make yet: clone() it first, or "
+            "compute it under torch.no_grad()"
+        )
+
+
 # The session whose call is running (eager_layout reads its returns).
 _active_session = None
 
@@ -84,25 +104,6 @@ def _run(fn, args, kwargs):
     return fn.__get__(args[0], type(args[0]))
 
 
-def _refuse_unrecorded_grad_flags(flags, records):
-    """Refuses a call that switched whether an argument requires grad and
-    recorded nothing: `requires_grad_()` sets autograd's flag above the
-    dispatcher, where no operator reaches the recorder, so the graph would
-    leave the tensor (an input of the caller's, or one the graph computes)
-    as it was while eager's requires grad from then on. An in-place operator
-    that makes its argument require grad records itself, and autograd in
-    the graph does the same."""
-    if records:
-        return
-    if any(t.requires_grad != was for t, was in flags):
-        raise OracleError(
-            "this call changes whether a tensor requires grad (requires_grad_()), which the "
-            "graph does not record yet: its tensors would keep their old flag; make the "
-            "change outside the exported function (on the inputs or the model's parameters "
-            "before the call)"
-        )
-
-
 class _Calls:
     """The part of Session that runs calls."""
 
@@ -112,15 +113,16 @@ class _Calls:
     def call(self, fn, args, kwargs):
         """Runs fn(*args, **kwargs) on fake values: (result, records)."""
         global _calls_running, _active_session
-        if self.records_autograd and torch.is_grad_enabled() != self.grad_mode:
+        # Grad mode switched off is recorded as detached reads (the
+        # recorder's _cut_from_autograd); switched on, the graph would have
+        # to record autograd a capture under no_grad never sees.
+        if self.records_autograd and torch.is_grad_enabled() and not self.grad_mode:
             leaves = torch.utils._pytree.tree_leaves((args, kwargs))
             if any(isinstance(t, torch.Tensor) and t.requires_grad for t in leaves):
                 raise OracleError(
-                    "this call runs with grad mode switched "
-                    + ("on" if torch.is_grad_enabled() else "off")
-                    + " inside the program, on tensors that require grad; a graph that "
-                    "records autograd runs in one grad mode, so such a switch is not "
-                    "supported yet"
+                    "this call runs with grad mode switched on inside the program, on "
+                    "tensors that require grad; a graph that records autograd captured "
+                    "under no_grad does not support such a switch"
                 )
         self.records = []
         self.rebound = []
@@ -148,7 +150,9 @@ class _Calls:
                 ]
                 with self.fake, enable_python_dispatcher(), self.recorder:
                     out = _run(run, args, kwargs)
-                _refuse_unrecorded_grad_flags(flags, self.records)
+                self._record_grad_flags(flags, out)
+                if self._cut_from_autograd():
+                    self._mark_cut_views(out)
                 # What eager refuses of bools mixed with tensors, fakes may
                 # accept (dync_oracle_kernel_check).
                 self.bool_mix_check.check(fn, args, kwargs)

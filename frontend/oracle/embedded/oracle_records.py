@@ -45,6 +45,29 @@ def _constant_kwargs(real):
     }
 
 
+def _written_requiring_grad(func, args, kwargs):
+    """The arguments `func` writes (in place, or as `out=`) that require
+    grad."""
+    written = []
+    schema = func._schema.arguments
+    for i, argument in enumerate(schema):
+        if argument.alias_info is None or not argument.alias_info.is_write:
+            continue
+        value = args[i] if i < len(args) and not argument.kwarg_only else kwargs.get(argument.name)
+        for t in _leaves(value) if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(t, torch.Tensor) and t.requires_grad:
+                written.append(t)
+    return written
+
+
+def _cut_view_error():
+    return OracleError(
+        "a view made with grad mode off of a tensor that requires grad is used with grad "
+        "mode on or leaves the function: eager's requires grad with no history, which a "
+        "graph that records autograd cannot make yet; clone() it inside the block"
+    )
+
+
 class _Records:
     """The part of Session that records operators."""
 
@@ -58,12 +81,102 @@ class _Records:
         if name is None:
             name = f"{func.namespace}::{func._opname}.{func._overloadname}"
             self.op_names[func] = name
-        encoded_args = tuple(self._encode(a) for a in args)
-        encoded_kwargs = {k: self._encode(v) for k, v in kwargs.items()} if kwargs else None
+        # Under a no_grad block inside a graph that records autograd, the
+        # call reads its arguments that require grad detached (see
+        # _cut_from_autograd).
+        cut = {} if self._cut_from_autograd() else None
+        encoded_args = tuple(self._encode(a, cut) for a in args)
+        encoded_kwargs = {k: self._encode(v, cut) for k, v in kwargs.items()} if kwargs else None
         # Results get ids only now, after the arguments were read: an
         # in-place result is its argument, which from here on stands for
-        # this node.
-        self.records.append((name, encoded_args, encoded_kwargs, self._encode_result(out)))
+        # this node. One written through a detached alias stays the value
+        # it was: its autograd history is eager's, its data the alias's.
+        kept = _written_requiring_grad(func, args, kwargs) if cut else ()
+        self.records.append(
+            (name, encoded_args, encoded_kwargs, self._encode_result(out, kept))
+        )
+
+    def _cut_from_autograd(self):
+        """Whether the call runs with grad mode switched off inside a graph
+        that records autograd. Eager records no autograd for it: its results
+        do not require grad, and nothing flows back through them. The graph
+        runs in the caller's grad mode (on), so it reads each argument that
+        requires grad through `aten::detach`, which shares its data (and
+        version counter) without its history: results, gradients and
+        in-place writes are eager's."""
+        return self.records_autograd and self.grad_mode and not torch.is_grad_enabled()
+
+    def _detached(self, tensor, cut):
+        """A Ref to `tensor` detached, recorded once per call in `cut`."""
+        ref = self._ref(tensor)
+        detached = cut.get(ref)
+        if detached is None:
+            meta = self._phantom_meta(tensor)
+            self.records.append(("aten::detach.default", (ref,), None, meta))
+            detached = cut[ref] = Ref(meta[0])
+        return detached
+
+    def _mark_cut_views(self, out):
+        """After a call with grad mode off in a graph that records autograd:
+        marks each tensor it made that requires grad. Those are views of
+        tensors that require grad (eager gives them requires_grad and no
+        history under no_grad), while the graph's, views of a detached
+        tensor, do not require grad; so such a view may only be read by
+        later calls in such blocks (_encode refuses it elsewhere, as
+        eager_layout does when it leaves the function)."""
+        for tensor in _leaves(out):
+            if type(tensor) is FakeTensor and tensor.requires_grad and tensor._is_view():
+                tensor.__dict__["_dync_cut_view"] = True
+
+    def _record_grad_flags(self, flags, out):
+        """Records what a call did to autograd's flag above the dispatcher,
+        where no operator reaches the recorder, as `aten::requires_grad_`
+        (the dispatcher's form of Tensor.requires_grad_), which the graph
+        then makes on the same tensor when it runs:
+        - an argument whose flag the call changed without recording anything
+          (`requires_grad_()`: on a tensor the graph computes, it becomes a
+          leaf of a new autograd graph; on an input, the caller's tensor
+          changes, as eager's does);
+        - a tensor the call made that requires grad with no history and is
+          no view (a factory's `requires_grad=True`): a new leaf.
+        An in-place operator that makes its argument require grad records
+        itself, and autograd in the graph does the same. `flags` holds each
+        fake tensor argument with its flag before the call, `out` is what
+        the call returned."""
+        changed = []
+        if not self.records:
+            changed = [t for t, was in flags if t.requires_grad != was]
+        made = {id(t) for t, previous in self.rebound if previous is None}
+        changed += [
+            t for t in _leaves(out)
+            if type(t) is FakeTensor and id(t) in made and t.requires_grad and t.grad_fn is None
+            and not t._is_view()
+        ]
+        seen = set()
+        for tensor in changed:
+            if id(tensor) in seen:
+                continue
+            seen.add(id(tensor))
+            argument = self._ref(tensor)
+            self.records.append(("aten::requires_grad_.default", (argument, tensor.requires_grad),
+                                 None, self._encode_result(tensor)))
+
+    @staticmethod
+    def _ref(a):
+        tensor_id = a.__dict__.get("_dync_id")
+        if tensor_id is None:
+            raise OracleError(
+                f"a fake tensor of shape {tuple(a.shape)} that capture did not create "
+                f"reached an operator"
+            )
+        return Ref(tensor_id)
+
+    def _phantom_meta(self, t):
+        """TensorMeta of a value like `t` that does not require grad, under
+        a new id no fake tensor holds: a node only this call's records read."""
+        fields = dict(zip(TensorMeta.FIELDS, self._meta(t)))
+        fields.update(id=next(_next_id), requires_grad=False)
+        return TensorMeta.of(**fields)
 
     def _note_constant(self, func, args, kwargs, out):
         """A one-element tensor a factory makes from plain numbers
@@ -164,22 +277,21 @@ class _Records:
              self._encode_result(out))
         )
 
-    def _encode(self, a):
+    def _encode(self, a, cut=None):
         kind = type(a)
         if kind is FakeTensor:
-            tensor_id = a.__dict__.get("_dync_id")
-            if tensor_id is None:
-                raise OracleError(
-                    f"a fake tensor of shape {tuple(a.shape)} that capture did not create "
-                    f"reached an operator"
-                )
-            return Ref(tensor_id)
+            if cut is not None:
+                if a.requires_grad:
+                    return self._detached(a, cut)
+            elif "_dync_cut_view" in a.__dict__:
+                raise _cut_view_error()
+            return self._ref(a)
         if kind is int or kind is float or kind is bool or kind is str or kind is complex \
                 or a is None:
             return a
         if kind is list or kind is tuple or kind is torch.Size:
-            return [self._encode(x) for x in a] if kind is list else tuple(
-                self._encode(x) for x in a
+            return [self._encode(x, cut) for x in a] if kind is list else tuple(
+                self._encode(x, cut) for x in a
             )
         if kind is torch.SymInt:
             return self._sym(a)
@@ -208,11 +320,13 @@ class _Records:
             )
         raise OracleError(f"an operator argument of type {kind.__qualname__} cannot appear in a graph")
 
-    def _encode_result(self, out):
+    def _encode_result(self, out, kept=()):
         if isinstance(out, FakeTensor):
+            if any(out is k for k in kept):
+                return self._phantom_meta(out)
             return self._meta(out, fresh=True)
         if isinstance(out, (list, tuple)):
-            encoded = [self._encode_result(x) for x in out]
+            encoded = [self._encode_result(x, kept) for x in out]
             return encoded if isinstance(out, list) else tuple(encoded)
         if isinstance(out, torch.Tensor):
             raise OracleError(f"an operator returned a real tensor of shape {tuple(out.shape)}")

@@ -81,9 +81,8 @@ class Ensemble(nn.Module):
         super().__init__()
         torch.manual_seed(0)
         self.members = nn.ModuleList([nn.Linear(3, 4) for _ in range(5)])
-        # Frozen, as for inference: stack_module_state makes parameters that
-        # require grad new leaves by requires_grad_(), which capture refuses
-        # (test/capture/requires-grad-flag.py).
+        # Frozen, as for inference (members that require grad:
+        # test_requires_grad_flag.py's TrainableEnsemble).
         self.members.requires_grad_(False)
 
     def forward(self, x):

@@ -47,7 +47,7 @@ class GradModeReader(nn.Module):
 
 class NoGradInside(nn.Module):
     """Reads its own weight under no_grad: eager records no autograd for the
-    norm, so a graph replaying the calls with grad mode on would differ."""
+    norm, so the graph for grad mode on reads the weight detached there."""
 
     def __init__(self):
         super().__init__()
