@@ -75,12 +75,15 @@ std::vector<ValueRef> outputLeaves(const Graph& graph) {
   const Node* output = graph.output();
   if (!output)
     return leaves;
-  // Values of other types (an int input, a symbolic size) are rebuilt by the
+  // Floats and bools a node computes (item() of a float tensor) are
+  // returned too, each as a 0-dim tensor that holds it exactly. Values of
+  // other types (an int input, a symbolic size) are rebuilt by the
   // rewritten bytecode, not returned by the compiled graph.
   for (const Argument& arg : output->args())
     arg.forEachValue([&](const ValueRef& ref) {
       const Type* type = ref.node ? ref.node->resultType(ref.index) : nullptr;
-      if (type && type->isTensor())
+      if (type && (type->isTensor() || (ref.node->isCall() && (type->kind() == Type::Kind::Float ||
+                                                               type->kind() == Type::Kind::Bool))))
         leaves.push_back(ref);
     });
   return leaves;

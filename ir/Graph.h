@@ -226,7 +226,8 @@ private:
 
 /// The tensor values in \p graph's returned value, then in the values of its
 /// side effects, depth-first, left to right: the results a compiled graph
-/// function returns, in order.
+/// function returns, in order. A float or bool value a call computes is one
+/// too, returned as a 0-dim float64 or bool tensor.
 std::vector<ValueRef> outputLeaves(const Graph& graph);
 
 /// The type a call of \p kernel has: the returned tensor's type, or a tuple

@@ -11,6 +11,7 @@
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/TorchSize.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -258,6 +259,13 @@ llvm::Expected<ValuePtr> builtinNumeric(BuiltinContext& interp, const ValuePtr& 
                                         KeywordArgs& kwargs) {
   if (auto e = noKeywords(describeObject(self->object.get()), kwargs))
     return e;
+  if (args.size() == 1) {
+    // float(t), bool(t), int(t) of a tensor, and of numbers computed from
+    // tensor data, are graph values, not decisions.
+    llvm::Expected<ValuePtr> number = numberFromData(interp, self->object.get(), args[0]);
+    if (!number || *number)
+      return number;
+  }
   if (self->object.get() == reinterpret_cast<PyObject*>(&PyBool_Type) && args.size() == 1) {
     llvm::Expected<bool> value = interp.truth(args[0]);
     if (!value)

@@ -750,7 +750,9 @@ llvm::Error Emitter::loadType(llvm::StringRef module, llvm::StringRef qualname) 
 
 llvm::Error Emitter::rebuildValue(const ir::ValueRef& ref) {
   const ir::Type* type = ref.node->resultType(ref.index);
-  if (type && type->isTensor()) {
+  bool number = type && ref.node->isCall() &&
+                (type->kind() == ir::Type::Kind::Float || type->kind() == ir::Type::Kind::Bool);
+  if (type && (type->isTensor() || number)) {
     // The next of the graph's results: outputLeaves walks the value in the
     // same order as this.
     if (nextLeaf_ >= leaves_.size() || leaves_[nextLeaf_] != ref)
@@ -759,7 +761,17 @@ llvm::Error Emitter::rebuildValue(const ir::ValueRef& ref) {
       return error;
     if (llvm::Error error = loadInt(int64_t(nextLeaf_++)))
       return error;
-    return emit("BINARY_SUBSCR");
+    if (llvm::Error error = emit("BINARY_SUBSCR"))
+      return error;
+    if (!number)
+      return llvm::Error::success();
+    // A float or bool the graph computed comes as a 0-dim tensor holding it
+    // exactly: item() gives the Python number back.
+    if (llvm::Error error = emit("LOAD_METHOD", nameIndex("item")))
+      return error;
+    if (llvm::Error error = emit("PRECALL", 0))
+      return error;
+    return emit("CALL", 0);
   }
   if (type && type->kind() == ir::Type::Kind::Int) {
     if (ref.node->isInput())

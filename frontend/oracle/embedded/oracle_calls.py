@@ -25,6 +25,7 @@ from dync_oracle_layout import (
     _storage_key,
 )
 from dync_oracle_leaves import _leaves
+from dync_oracle_scalars import is_scalar_op, record_scalar_op
 from dync_oracle_wire import OracleError
 
 
@@ -148,6 +149,8 @@ class _Calls:
                 ]
                 with self.fake, enable_python_dispatcher(), self.recorder:
                     out = _run(run, args, kwargs)
+                if is_scalar_op(fn, args, kwargs):
+                    record_scalar_op(self, fn, args, out)
                 _refuse_unrecorded_grad_flags(flags, self.records)
                 # What eager refuses of bools mixed with tensors, fakes may
                 # accept (dync_oracle_kernel_check).

@@ -20,7 +20,7 @@ from torch.utils._sympy.value_ranges import bound_sympy
 
 from dync_oracle_layout import _callable_name
 from dync_oracle_symbols import _RELATION_TEXT, _bound, _describe, _Unexpressible
-from dync_oracle_wire import OracleError
+from dync_oracle_wire import OracleError, Ref
 
 # What a program can do about a decision capture cannot take.
 _ADVICE = (
@@ -139,13 +139,21 @@ class DataDependent:
         return None
 
     @staticmethod
-    def not_an_int(value, fn):
+    def scalar_ref(value, fn):
+        """Ref to the graph value a torch.SymFloat or SymBool is: one a node
+        computed (item() of a float or bool tensor, the program's own
+        arithmetic on one, which capture records), never one torch derived
+        out of sight (inside a library function the oracle ran whole)."""
+        scalar_id = value.node.__dict__.get("_dync_id")
+        if scalar_id is not None:
+            return Ref(scalar_id)
         kind = "float" if isinstance(value, torch.SymFloat) else "bool"
         name = _callable_name(fn) if fn is not None else "this call"
-        return OracleError(
-            f"{name} gives a {kind} computed from tensor data; graphs have symbolic ints for "
-            f"such values, but no symbolic {kind}s yet, so it cannot be captured: keep the "
-            f"value a tensor (`y * x.sum()` rather than `y * x.sum().item()`)"
+        raise OracleError(
+            f"{name} takes a symbolic {kind} ({value.node.expr}) that no node of the graph "
+            f"computes: graphs hold a {kind} computed from tensor data or sizes only as "
+            f"item() gives it or as the program's own arithmetic on such values makes it, "
+            f"not one computed inside a library function"
         )
 
     # Finishing -------------------------------------------------------------

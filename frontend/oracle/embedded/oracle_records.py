@@ -21,6 +21,7 @@ from dync_oracle_wire import (
     MemoryFormat,
     OracleError,
     Ref,
+    ScalarMeta,
     Sym,
     TensorMeta,
 )
@@ -183,7 +184,7 @@ class _Records:
         if kind is torch.SymInt:
             return self._sym(a)
         if kind is torch.SymFloat or kind is torch.SymBool:
-            raise self.data.not_an_int(a, self.calling)
+            return self.data.scalar_ref(a, self.calling)
         if kind is torch.dtype:
             tag = _DTYPE_TAGS.get(a)
             if tag is None:
@@ -205,6 +206,14 @@ class _Records:
     def _encode_result(self, out):
         if isinstance(out, FakeTensor):
             return self._meta(out, fresh=True)
+        if isinstance(out, (torch.SymFloat, torch.SymBool)):
+            # A float or bool computed from tensor data (item()): a graph
+            # value, named by the SymNode torch keeps through later calls.
+            scalar_id = next(_next_id)
+            self.rebound.append((out.node, out.node.__dict__.get("_dync_id")))
+            out.node._dync_id = scalar_id
+            kind = "float" if isinstance(out, torch.SymFloat) else "bool"
+            return ScalarMeta((scalar_id, kind))
         if isinstance(out, (list, tuple)):
             encoded = [self._encode_result(x) for x in out]
             return encoded if isinstance(out, list) else tuple(encoded)
