@@ -57,6 +57,8 @@ class DataDependent:
         self.session = session
         self.origins = {}  # sympy symbol -> " by torch.nonzero at model.py:7"
         self.assert_origins = {}  # id(RuntimeAssert) -> (assert, origin)
+        # torch's symbols of the floats and bools nodes compute: (kind, origin).
+        self.scalar_symbols = {}
 
     def name(self, symbol):
         """The IR name of unbacked symbol `symbol`, given on first sight:
@@ -68,8 +70,15 @@ class DataDependent:
         while name in taken:
             name += "_"
         session.names[symbol] = name
-        self.origins[symbol] = _describe(session.calling, session.where, None)
+        self.origins.setdefault(symbol, _describe(session.calling, session.where, None))
         return name
+
+    def note_origin(self, expr, kind):
+        """Remembers that the symbols of `expr`, a float or bool (`kind`) a
+        node computes, stand for such a value, and what computed it."""
+        origin = _describe(self.session.calling, self.session.where, None)
+        for symbol in expr.free_symbols:
+            self.scalar_symbols.setdefault(symbol, (kind, origin))
 
     def note_asserts(self):
         """Remembers where each run-time assert made so far was stated."""
@@ -110,6 +119,18 @@ class DataDependent:
 
     def undecidable_branch(self, error):
         """The plain-words message for a branch on a data-dependent value."""
+        scalars = sorted(
+            (self.scalar_symbols[s] for s in error.cond.free_symbols if s in self.scalar_symbols),
+            key=str,
+        )
+        if scalars:
+            # No run-time assert can state what holds of a float or bool.
+            what = "; ".join(f"a {kind} computed from tensor data{origin}" for kind, origin in scalars)
+            return (
+                f"data-dependent branch: the condition depends on {what}, which capture cannot "
+                f"decide (nor can torch.export): keep the decision in tensors "
+                f"(torch.where(cond, a, b)) or branch with torch.cond"
+            )
         return (
             f"data-dependent branch: the condition {self._condition(error.cond)} depends on "
             f"{self._what(error.cond)}, which capture cannot decide; if the program assumes "

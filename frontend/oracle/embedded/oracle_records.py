@@ -213,6 +213,9 @@ class _Records:
             self.rebound.append((out.node, out.node.__dict__.get("_dync_id")))
             out.node._dync_id = scalar_id
             kind = "float" if isinstance(out, torch.SymFloat) else "bool"
+            # torch's SymBool is `Eq(u0, 1)` over a symbol of its own, which
+            # a branch on it names: as computed here.
+            self.data.note_origin(out.node.expr, kind)
             return ScalarMeta((scalar_id, kind))
         if isinstance(out, (list, tuple)):
             encoded = [self._encode_result(x) for x in out]

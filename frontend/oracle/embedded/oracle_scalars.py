@@ -122,3 +122,9 @@ def int_of_tensor(t):
             "t.trunc().long().item()) to make the int from an integer tensor"
         )
     return t.to(torch.int64).item()
+
+
+# Messages name them as the program wrote them: "by bool at model.py:7".
+for _function, _name in ((float_of_tensor, "float"), (bool_of_tensor, "bool"),
+                         (int_of_tensor, "int")):
+    _function.__module__, _function.__qualname__ = "builtins", _name
