@@ -70,6 +70,33 @@ bool scalarOpGivesBool(ScalarOp op) {
   }
 }
 
+std::string checkScalarOp(const Node& node) {
+  if (!node.isCall() || !node.op().starts_with("sym::"))
+    return "";
+  std::optional<ScalarOp> op = scalarOpOf(node);
+  if (!op)
+    return "'" + node.op() + "' is not one of Python's operations on numbers a graph computes";
+  if (node.args().size() != scalarOpArity(*op) || !node.kwargs().empty())
+    return node.op() + " takes " + std::to_string(scalarOpArity(*op)) +
+           " positional operands and no keywords";
+  for (const Argument& arg : node.args()) {
+    const Type* type = arg.isValue() && arg.valueRef().node
+                           ? arg.valueRef().node->resultType(arg.valueRef().index)
+                           : nullptr;
+    bool number = arg.kind() == Argument::Kind::Float || arg.kind() == Argument::Kind::Bool ||
+                  arg.kind() == Argument::Kind::Sym ||
+                  (type && (type->kind() == Type::Kind::Float || type->kind() == Type::Kind::Bool ||
+                            type->kind() == Type::Kind::Int));
+    if (!number)
+      return node.op() + " takes numbers: floats, bools and ints";
+  }
+  Type::Kind gives = scalarOpGivesBool(*op) ? Type::Kind::Bool : Type::Kind::Float;
+  if (node.type().kind() != gives)
+    return node.op() + " gives a " + (gives == Type::Kind::Bool ? "bool" : "float") + ", not " +
+           node.type().str();
+  return "";
+}
+
 bool scalarOpIsPure(const Node& node) {
   std::optional<ScalarOp> op = scalarOpOf(node);
   if (!op)

@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace dync::ir {
 
@@ -56,6 +57,11 @@ bool isScalarOpName(llvm::StringRef op);
 unsigned scalarOpArity(ScalarOp op);
 /// Whether it computes a bool (comparisons, and, or, xor), not a float.
 bool scalarOpGivesBool(ScalarOp op);
+/// For a call whose operator is in the `sym::` namespace, what is wrong with
+/// it as one of these (an unknown name, the operand count, an operand that
+/// is no number, a type other than float or bool as the operation gives);
+/// empty when nothing is, or for any other call.
+std::string checkScalarOp(const Node& node);
 /// Whether it has no effect but its value (a division may raise), so an
 /// unused one may be removed and two equal ones merged.
 bool scalarOpIsPure(const Node& node);
