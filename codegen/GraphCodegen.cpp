@@ -816,7 +816,8 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
     llvm::Expected<const Slot*> slot = slotOf(output, leaf);
     if (!slot)
       return slot.takeError();
-    if ((*slot)->kind == SlotKind::Double || (*slot)->kind == SlotKind::Bool) {
+    if ((*slot)->kind == SlotKind::Double || (*slot)->kind == SlotKind::Bool ||
+        (*slot)->kind == SlotKind::Int) {
       llvm::Expected<Value*> made = scalarTensor(**slot);
       if (!made)
         return made.takeError();

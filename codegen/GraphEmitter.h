@@ -118,8 +118,8 @@ private:
   /// Bool) in \p kind.
   llvm::Expected<Value*> scalarOperand(const ir::Node& node, const ir::Argument& arg,
                                        SlotKind& kind);
-  /// A new 0-dim float64 or bool tensor holding a float or bool \p slot, for
-  /// the graph's outputs; its cell is released by the cleanup.
+  /// A new 0-dim float64, bool or int64 tensor holding a float, bool or int
+  /// \p slot, for the graph's outputs; its cell is released by the cleanup.
   llvm::Expected<Value*> scalarTensor(const Slot& slot);
   /// A number (int, symbolic int, float or bool) for a Tensor parameter.
   llvm::Error pushWrappedNumber(const ir::Node& node, const ir::Argument& arg);

@@ -5,8 +5,8 @@
 // i32 that is 0 or 1 as the shim's bools are. `sym::NAME.default` nodes
 // compute Python's operation on them inline; no shim call is involved. A
 // returned one leaves the function as a 0-dim tensor (float64 or bool, which
-// hold it exactly), which the rewritten bytecode turns back into the
-// Python number with item() (docs/rewrite.md).
+// hold it exactly; int64 for a returned data-dependent int), which the rewritten bytecode turns
+// back into the Python number with item() (docs/rewrite.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,11 +178,16 @@ llvm::Error GraphEmitter::emitScalarOp(const ir::Node& node) {
 llvm::Expected<Value*> GraphEmitter::scalarTensor(const Slot& slot) {
   // aten::scalar_tensor(Scalar s, *, ScalarType? dtype, Layout? layout,
   // Device? device, bool? pin_memory): a new 0-dim tensor of the number.
-  if (slot.kind == SlotKind::Double)
+  int dtype = DYNC_DTYPE_BOOL;
+  if (slot.kind == SlotKind::Double) {
     shim_.call(b_, ShimFn::PushDouble, {stack_, slot.value});
-  else
+    dtype = DYNC_DTYPE_FLOAT64;
+  } else if (slot.kind == SlotKind::Int) {
+    shim_.call(b_, ShimFn::PushInt, {stack_, slot.value});
+    dtype = DYNC_DTYPE_INT64;
+  } else {
     shim_.call(b_, ShimFn::PushBool, {stack_, slot.value});
-  int dtype = slot.kind == SlotKind::Double ? DYNC_DTYPE_FLOAT64 : DYNC_DTYPE_BOOL;
+  }
   shim_.call(b_, ShimFn::PushDType, {stack_, b_.getInt32(dtype)});
   for (int i = 0; i < 3; ++i)
     shim_.call(b_, ShimFn::PushDefault, {stack_});

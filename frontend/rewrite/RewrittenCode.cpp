@@ -791,6 +791,25 @@ llvm::Error Emitter::loadSym(ir::SymExpr expr) {
     return loadInt(expr.constantValue());
   case ir::SymKind::Symbol: {
     auto it = symbols_.find(expr.symbolName().str());
+    if (it == symbols_.end() && !leaves_.empty())
+      // A data-dependent int the graph computed: one of its last results,
+      // a 0-dim int64 tensor that item() turns back into the Python int.
+      for (auto [i, leaf] : llvm::enumerate(leaves_)) {
+        const ir::Type& type = leaf.node->type();
+        if (type.kind() != ir::Type::Kind::Int || !type.intValue() || type.intValue() != expr)
+          continue;
+        if (llvm::Error error = emit("COPY", uint32_t(depth_ - resultDepth_ + 1)))
+          return error;
+        if (llvm::Error error = loadInt(int64_t(i)))
+          return error;
+        if (llvm::Error error = emit("BINARY_SUBSCR"))
+          return error;
+        if (llvm::Error error = emit("LOAD_METHOD", nameIndex("item")))
+          return error;
+        if (llvm::Error error = emit("PRECALL", 0))
+          return error;
+        return emit("CALL", 0);
+      }
     if (it == symbols_.end())
       return fail("the return value uses the symbol " + expr.symbolName() +
                   ", which is neither a size of a tensor input nor an int input");
@@ -965,7 +984,12 @@ llvm::Expected<PyObject*> Emitter::build(llvm::StringRef graphGlobal) {
   for (auto [i, effect] : llvm::enumerate(output->sideEffects()))
     if (llvm::Error error = replaySideEffect(effect, output->args()[i + 1]))
       return error;
-  if (nextLeaf_ != leaves_.size())
+  // The data-dependent ints come last and are read where the value uses
+  // them.
+  size_t values = llvm::count_if(leaves_, [](const ir::ValueRef& leaf) {
+    return leaf.node->type().kind() != ir::Type::Kind::Int;
+  });
+  if (nextLeaf_ != values)
     return fail("the graph's results do not match its return value");
   if (llvm::Error error = emit("SWAP", 2))
     return error;

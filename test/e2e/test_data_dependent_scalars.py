@@ -1,7 +1,8 @@
 """Floats and bools computed from tensor data, exported and run.
 
 `t.item()` of a float or bool tensor, `float(t)`, `bool(t)`, `t.tolist()`
-and the program's Python arithmetic on such numbers are graph values
+and the program's Python arithmetic on such numbers are graph values, and
+an int from `item()` of an integer tensor may be returned too
 (docs/capture.md, "Data-dependent floats and bools"), as torch.export keeps
 them as unbacked SymFloat and SymBool. Each entry is called from the
 compiled path at several inputs and compared with eager mode: values
@@ -60,6 +61,12 @@ MODEL = textwrap.dedent("""
         return out * scale, loss.item()
 
 
+    def counted(x):
+        # An int from data is returned as well, alone and in arithmetic.
+        n = (x > 0).sum().item()
+        return x * n, n, [n + 1, 2 * n]
+
+
     def example_inputs():
         return (torch.rand(4), torch.randn(4, dtype=torch.float16), torch.arange(4))
 
@@ -78,6 +85,10 @@ MODEL = textwrap.dedent("""
 
     def divided_inputs():
         return (torch.rand(3), torch.rand(3) + 1)
+
+
+    def counted_inputs():
+        return (torch.randn(5),)
 
 
     def training_step_inputs():
@@ -154,7 +165,8 @@ def test_data_dependent_floats_and_bools_match_eager(run_dync, tmp_path):
     (tmp_path / "model.py").write_text(MODEL)
     model = str(tmp_path / "model.py")
     out = tmp_path / "scalars.dync.so"
-    entries = ["scaled", "arithmetic", "converted", "flags", "divided", "training_step"]
+    entries = ["scaled", "arithmetic", "converted", "flags", "divided", "training_step",
+               "counted"]
     examples = [a for e in entries[1:] for a in ("--example", f"{e}={e}_inputs")]
     done = run_dync("export", *[f"{model}:{e}" for e in entries], *examples, "-o", out)
     assert done.returncode == 0, done.stderr
@@ -175,6 +187,8 @@ def test_data_dependent_floats_and_bools_match_eager(run_dync, tmp_path):
             xs = torch.randn(2, 4)
             check(f"training_step {k}", "training_step",
                   lambda: (w.clone().requires_grad_(), xs))
+            c = torch.randn(5) + k - 1
+            check(f"counted {k}", "counted", lambda: (c,))
         check("flags none", "flags", lambda: (-torch.ones(5),))
         check("flags all", "flags", lambda: (torch.ones(5),))
         a, b = torch.rand(3), torch.rand(3) + 1

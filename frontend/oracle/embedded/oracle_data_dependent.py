@@ -119,28 +119,41 @@ class DataDependent:
 
     def undecidable_branch(self, error):
         """The plain-words message for a branch on a data-dependent value."""
-        scalars = sorted(
-            (self.scalar_symbols[s] for s in error.cond.free_symbols if s in self.scalar_symbols),
-            key=str,
-        )
+        scalars = self._scalars(error.cond)
         if scalars:
-            # No run-time assert can state what holds of a float or bool.
-            what = "; ".join(f"a {kind} computed from tensor data{origin}" for kind, origin in scalars)
-            return (
-                f"data-dependent branch: the condition depends on {what}, which capture cannot "
-                f"decide (nor can torch.export): keep the decision in tensors "
-                f"(torch.where(cond, a, b)) or branch with torch.cond"
-            )
+            return f"data-dependent branch: the condition depends on {scalars}"
         return (
             f"data-dependent branch: the condition {self._condition(error.cond)} depends on "
             f"{self._what(error.cond)}, which capture cannot decide; if the program assumes "
             f"one side, {_ADVICE}"
         )
 
+    def _scalars(self, cond):
+        """`a float computed from tensor data by ... at ..., which capture
+        cannot decide ...` when `cond` is about floats or bools nodes
+        compute, else None: no run-time assert can state what holds of
+        those."""
+        scalars = sorted(
+            (self.scalar_symbols[s] for s in cond.free_symbols if s in self.scalar_symbols),
+            key=str,
+        )
+        if not scalars:
+            return None
+        what = "; ".join(f"a {kind} computed from tensor data{origin}" for kind, origin in scalars)
+        return (
+            f"{what}, which capture cannot decide (nor can torch.export): keep the decision in "
+            f"tensors (torch.where(cond, a, b)) or branch with torch.cond"
+        )
+
     def plain_error(self, error, fn):
         """An OracleError in plain words for torch's data-dependent
         exceptions, or None for any other."""
         name = _callable_name(fn) if fn is not None else "this call"
+        scalars = (
+            self._scalars(error.cond) if isinstance(error, GuardOnDataDependentSymNode) else None
+        )
+        if scalars:
+            return OracleError(f"{name} needs to decide {scalars}")
         if isinstance(error, GuardOnDataDependentSymNode):
             return OracleError(
                 f"{name} needs to decide {self._condition(error.cond)}, which depends on "
