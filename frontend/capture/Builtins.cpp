@@ -272,12 +272,6 @@ llvm::Expected<ValuePtr> builtinNumeric(BuiltinContext& interp, const ValuePtr& 
       return value.takeError();
     return makeBool(*value);
   }
-  if (self->object.get() == reinterpret_cast<PyObject*>(&PyLong_Type) ||
-      self->object.get() == reinterpret_cast<PyObject*>(&PyFloat_Type)) {
-    if (args.size() == 1 && args[0]->isTensor())
-      return captureError("converting a tensor to a Python number depends on its values, which "
-                          "are not known while capturing");
-  }
   if (PyCFunction_Check(self->object.get()) && args.size() == 1 && args[0]->isTensor()) {
     // abs(tensor) is the tensor's __abs__.
     return interp.callOracle(self->object.get(), args, {});
