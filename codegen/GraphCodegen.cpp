@@ -6,6 +6,7 @@
 #include "ir/AutogradFunction.h"
 #include "ir/ControlFlow.h"
 #include "ir/RunTimeCheck.h"
+#include "ir/ScalarOps.h"
 #include "ir/WhileLoop.h"
 #include "runtime/artifact/dync_artifact.h"
 
@@ -321,6 +322,17 @@ llvm::Error GraphEmitter::pushList(const ir::Node& node,
 }
 
 llvm::Error GraphEmitter::pushWrappedNumber(const ir::Node& node, const ir::Argument& arg) {
+  if (arg.isValue()) {
+    SlotKind kind = SlotKind::None;
+    llvm::Expected<Value*> value = scalarOperand(node, arg, kind);
+    if (!value)
+      return value.takeError();
+    ShimFn push = kind == SlotKind::Double ? ShimFn::PushWrappedDouble
+                  : kind == SlotKind::Bool ? ShimFn::PushWrappedBool
+                                           : ShimFn::PushWrappedInt;
+    shim_.call(b_, push, {stack_, *value});
+    return llvm::Error::success();
+  }
   switch (arg.kind()) {
   case ir::Argument::Kind::Float:
     shim_.call(b_, ShimFn::PushWrappedDouble,
@@ -580,10 +592,18 @@ llvm::Error GraphEmitter::emitCall(const ir::Node& node, unsigned position) {
   for (unsigned i = 0; i < ordered.size() && schemas_; ++i) {
     std::optional<llvm::StringRef> type = schemas_->type(node.op(), i);
     const ir::Argument* arg = ordered[i];
+    // A number value (a float or bool computed from tensor data) too.
+    const ir::Type* valueType = arg && arg->isValue() && arg->valueRef().node
+                                    ? arg->valueRef().node->resultType(arg->valueRef().index)
+                                    : nullptr;
+    bool number = valueType && (valueType->kind() == ir::Type::Kind::Float ||
+                                valueType->kind() == ir::Type::Kind::Bool ||
+                                valueType->kind() == ir::Type::Kind::Int);
     wrapped[i] =
         type && (*type == "Tensor" || *type == "Tensor?") && arg &&
         (arg->kind() == ir::Argument::Kind::Sym || arg->kind() == ir::Argument::Kind::Float ||
-         arg->kind() == ir::Argument::Kind::Bool || arg->kind() == ir::Argument::Kind::Complex);
+         arg->kind() == ir::Argument::Kind::Bool || arg->kind() == ir::Argument::Kind::Complex ||
+         number);
   }
 
   llvm::GlobalVariable* op = shim_.op(node.op());
@@ -781,6 +801,7 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
     llvm::Error error = node.isKernelCall()         ? emitKernelCall(node, position)
                         : ir::isCondCall(node)      ? emitCond(node, position)
                         : ir::isWhileLoopCall(node) ? emitWhileLoop(node, position)
+                        : ir::scalarOpOf(node)      ? emitScalarOp(node)
                         : ir::isAutogradFunctionCall(node)
                             ? emitAutogradFunctionCall(node, position)
                             : emitCall(node, position);
@@ -790,13 +811,29 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
 
   // Outputs are new references; the cleanup below then drops the graph's
   // own references, so a returned intermediate changes hands without a copy.
-  for (unsigned k = 0; k < leaves.size(); ++k) {
-    llvm::Expected<const Slot*> slot = slotOf(output, leaves[k]);
+  // Returned numbers become tensors first, since that may fail, and nothing
+  // may fail once an output is written.
+  std::vector<Value*> handles;
+  for (const ir::ValueRef& leaf : leaves) {
+    llvm::Expected<const Slot*> slot = slotOf(output, leaf);
     if (!slot)
       return slot.takeError();
-    if ((*slot)->kind != SlotKind::Tensor)
+    if ((*slot)->kind == SlotKind::Double || (*slot)->kind == SlotKind::Bool ||
+        (*slot)->kind == SlotKind::Int) {
+      llvm::Expected<Value*> made = scalarTensor(**slot);
+      if (!made)
+        return made.takeError();
+      handles.push_back(*made);
+    } else if ((*slot)->kind == SlotKind::Tensor) {
+      handles.push_back(nullptr);
+    } else {
       return unsupported(output, "returning a non-tensor value");
-    Value* handle = tensorHandle(**slot);
+    }
+  }
+  for (unsigned k = 0; k < leaves.size(); ++k) {
+    Value* handle = handles[k];
+    if (!handle)
+      handle = tensorHandle(**slotOf(output, leaves[k]));
     shim_.call(b_, ShimFn::TensorRetain, {handle});
     b_.CreateStore(handle, b_.CreateConstInBoundsGEP1_64(ptr, fn_->getArg(4), k));
   }

@@ -122,6 +122,16 @@ private:
   llvm::Expected<Value*> grainSize(const ir::Node& node, const ir::Graph& kernel, Value* extent);
   llvm::AllocaInst* newCell(const llvm::Twine& name);
   llvm::Error pushArgument(const ir::Node& node, const ir::Argument& arg);
+  // Floats and bools computed from tensor data (ScalarLowering.cpp).
+  /// A `sym::NAME.default` node: Python's operation, inline.
+  llvm::Error emitScalarOp(const ir::Node& node);
+  /// \p arg of \p node as the number it is, with its kind (Int, Double or
+  /// Bool) in \p kind.
+  llvm::Expected<Value*> scalarOperand(const ir::Node& node, const ir::Argument& arg,
+                                       SlotKind& kind);
+  /// A new 0-dim float64, bool or int64 tensor holding a float, bool or int
+  /// \p slot, for the graph's outputs; its cell is released by the cleanup.
+  llvm::Expected<Value*> scalarTensor(const Slot& slot);
   /// A number (int, symbolic int, float or bool) for a Tensor parameter.
   llvm::Error pushWrappedNumber(const ir::Node& node, const ir::Argument& arg);
   llvm::Error pushList(const ir::Node& node, const std::vector<ir::Argument>& elements);

@@ -75,15 +75,43 @@ std::vector<ValueRef> outputLeaves(const Graph& graph) {
   const Node* output = graph.output();
   if (!output)
     return leaves;
-  // Values of other types (an int input, a symbolic size) are rebuilt by the
+  // Floats and bools a node computes (item() of a float tensor) are
+  // returned too, each as a 0-dim tensor that holds it exactly. Values of
+  // other types (an int input, a symbolic size) are rebuilt by the
   // rewritten bytecode, not returned by the compiled graph.
   for (const Argument& arg : output->args())
     arg.forEachValue([&](const ValueRef& ref) {
       const Type* type = ref.node ? ref.node->resultType(ref.index) : nullptr;
-      if (type && type->isTensor())
+      if (type && (type->isTensor() || (ref.node->isCall() && (type->kind() == Type::Kind::Float ||
+                                                               type->kind() == Type::Kind::Bool))))
         leaves.push_back(ref);
     });
+  // Then, for each data-dependent int the returned value mentions (`u0`, as
+  // item() of an integer tensor computes it), the node computing it as its
+  // `int<u0>` value: no input binds it, so the graph returns it, last.
+  llvm::SmallVector<std::string, 2> unbacked;
+  for (const Argument& arg : output->args())
+    arg.forEachSym([&](SymExpr expr) {
+      expr.walkSymbols([&](SymExpr symbol) {
+        const SymbolDecl* decl = graph.findSymbol(symbol.symbolName());
+        if (decl && decl->unbacked && !llvm::is_contained(unbacked, decl->name))
+          unbacked.push_back(decl->name);
+      });
+    });
+  for (const std::string& name : unbacked)
+    if (const Node* node = unbackedIntNode(graph, name))
+      leaves.push_back(ValueRef{const_cast<Node*>(node), std::nullopt});
   return leaves;
+}
+
+const Node* unbackedIntNode(const Graph& graph, llvm::StringRef symbol) {
+  for (const Node& node : graph.nodes()) {
+    const Type& type = node.type();
+    if (node.isCall() && type.kind() == Type::Kind::Int && type.intValue() &&
+        type.intValue().isSymbol() && type.intValue().symbolName() == symbol)
+      return &node;
+  }
+  return nullptr;
 }
 
 std::optional<Type> kernelResultType(const Graph& kernel) {

@@ -226,8 +226,16 @@ private:
 
 /// The tensor values in \p graph's returned value, then in the values of its
 /// side effects, depth-first, left to right: the results a compiled graph
-/// function returns, in order.
+/// function returns, in order. A float or bool value a call computes is one
+/// too, returned as a 0-dim float64 or bool tensor.
+/// Last come the data-dependent ints the returned value mentions (`return
+/// (%3, u0)` with `%2 = ...: int<u0>`), each as the node computing it,
+/// returned as a 0-dim int64 tensor.
 std::vector<ValueRef> outputLeaves(const Graph& graph);
+
+/// The first call of \p graph whose result is `int<symbol>`, if any: where
+/// a data-dependent int (item() of an integer tensor) is computed.
+const Node* unbackedIntNode(const Graph& graph, llvm::StringRef symbol);
 
 /// The type a call of \p kernel has: the returned tensor's type, or a tuple
 /// of the returned tensors' types for `return (%a, %b)`. Null if the kernel

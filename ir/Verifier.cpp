@@ -3,6 +3,7 @@
 
 #include "ir/AutogradFunction.h"
 #include "ir/ControlFlow.h"
+#include "ir/ScalarOps.h"
 #include "ir/Source.h"
 #include "ir/Syntax.h"
 #include "ir/WhileLoop.h"
@@ -256,7 +257,9 @@ private:
           report(node, label(node) + ": a kernel cannot apply an autograd.Function");
         else if (std::string why = checkAutogradFunctionCall(node, graph_.module()); !why.empty())
           report(node, label(node) + ": " + why);
-      } else if (!isOperatorName(node.op()))
+      } else if (std::string why = checkScalarOp(node); !why.empty())
+        report(node, label(node) + ": " + why);
+      else if (!isOperatorName(node.op()))
         report(node, label(node) + ": operator '" + node.op() +
                          "' is not of the form namespace::name.overload");
       else if (graph_.isKernel())

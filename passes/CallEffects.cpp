@@ -3,6 +3,7 @@
 
 #include "ir/Graph.h"
 #include "ir/OpTraits.h"
+#include "ir/ScalarOps.h"
 
 #include <cassert>
 
@@ -18,6 +19,9 @@ CallEffects callEffects(const Node& call) {
   // the calling graph allocates for it (docs/passes.md).
   if (call.isKernelCall())
     return {/*pure=*/true, /*mayWrite=*/false, /*mayAlias=*/false};
+  // Python arithmetic on numbers writes and aliases nothing.
+  if (scalarOpOf(call))
+    return {/*pure=*/scalarOpIsPure(call), /*mayWrite=*/false, /*mayAlias=*/false};
   const OpTraits* traits = findOpTraits(call.op());
   if (!traits)
     return effects;

@@ -11,6 +11,7 @@
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/TorchSize.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -258,17 +259,18 @@ llvm::Expected<ValuePtr> builtinNumeric(BuiltinContext& interp, const ValuePtr& 
                                         KeywordArgs& kwargs) {
   if (auto e = noKeywords(describeObject(self->object.get()), kwargs))
     return e;
+  if (args.size() == 1) {
+    // float(t), bool(t), int(t) of a tensor, and of numbers computed from
+    // tensor data, are graph values, not decisions.
+    llvm::Expected<ValuePtr> number = numberFromData(interp, self->object.get(), args[0]);
+    if (!number || *number)
+      return number;
+  }
   if (self->object.get() == reinterpret_cast<PyObject*>(&PyBool_Type) && args.size() == 1) {
     llvm::Expected<bool> value = interp.truth(args[0]);
     if (!value)
       return value.takeError();
     return makeBool(*value);
-  }
-  if (self->object.get() == reinterpret_cast<PyObject*>(&PyLong_Type) ||
-      self->object.get() == reinterpret_cast<PyObject*>(&PyFloat_Type)) {
-    if (args.size() == 1 && args[0]->isTensor())
-      return captureError("converting a tensor to a Python number depends on its values, which "
-                          "are not known while capturing");
   }
   if (PyCFunction_Check(self->object.get()) && args.size() == 1 && args[0]->isTensor()) {
     // abs(tensor) is the tensor's __abs__.

@@ -235,6 +235,9 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
     return ir::Argument::value(ref->node, ref->index);
   }
   case ValueKind::SymNum: {
+    // A float or bool computed from tensor data is a node's value.
+    if (std::optional<ir::ValueRef> ref = interp.oracle().valueOf(value->object.get()))
+      return ir::Argument::value(ref->node, ref->index);
     llvm::Expected<ir::SymExpr> expr = interp.oracle().symExprOf(value->object.get());
     if (!expr)
       return expr.takeError();

@@ -24,6 +24,27 @@ bool isNumberLike(const ValuePtr& value) {
   return value->kind == ValueKind::Constant || value->kind == ValueKind::SymNum;
 }
 
+/// A torch.SymFloat or SymBool: arithmetic on one is a node of the graph
+/// (the oracle records it), since the IR's symbolic integers cannot hold
+/// it; a SymInt's stays a symbolic integer.
+bool isSymbolicScalar(const SemanticsContext& cx, const ValuePtr& value) {
+  if (value->kind != ValueKind::SymNum)
+    return false;
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(value->object.get()));
+  return type == cx.types().symFloat.get() || type == cx.types().symBool.get();
+}
+
+/// Whether Python arithmetic on \p a and \p b goes through the oracle as a
+/// recorded scalar node: a float or bool operand from the oracle, or a
+/// division of a symbolic integer, which makes a float.
+bool recordsScalar(const SemanticsContext& cx, llvm::StringRef symbol, const ValuePtr& a,
+                   const ValuePtr& b) {
+  if (isSymbolicScalar(cx, a) || isSymbolicScalar(cx, b))
+    return true;
+  bool division = symbol == "/" || symbol == "/=";
+  return division && (a->kind == ValueKind::SymNum || b->kind == ValueKind::SymNum);
+}
+
 /// A class, typing's alias of one (`Callable[[int], bool]`, `list[int]`),
 /// or None: what `|` joins into a union in an annotation, which a function
 /// defined inside another evaluates when it is made.
@@ -151,6 +172,8 @@ llvm::Expected<ValuePtr> ObjectSemantics::binary(llvm::StringRef symbol, const V
     return captureError("binary operator '" + symbol + "' is not supported");
   if (a->isTensor() || b->isTensor())
     return cx_.callOracle(cx_.operatorFunction(row->operatorName), {a, b}, {});
+  if (isNumberLike(a) && isNumberLike(b) && recordsScalar(cx_, symbol, a, b))
+    return cx_.callOracle(cx_.operatorFunction(row->operatorName), {a, b}, {});
   if (isNumberLike(a) && isNumberLike(b)) {
     PyRef result = PyRef::steal(row->apply(a->object.get(), b->object.get()));
     if (!result)
@@ -255,6 +278,8 @@ llvm::Expected<ValuePtr> ObjectSemantics::compare(llvm::StringRef symbol, const 
     if (!result || *result)
       return result;
   }
+  if (isNumberLike(a) && isNumberLike(b) && (isSymbolicScalar(cx_, a) || isSymbolicScalar(cx_, b)))
+    return cx_.callOracle(cx_.operatorFunction(row->operatorName), {a, b}, {});
   if (isKnown(a) && isKnown(b)) {
     llvm::Expected<PyRef> x = cx_.toPython(a);
     if (!x)
@@ -285,7 +310,7 @@ llvm::Expected<ValuePtr> ObjectSemantics::unary(llvm::StringRef operatorName, co
     return makeBool(!*value);
   }
   PyObject* function = cx_.operatorFunction(operatorName);
-  if (a->isTensor())
+  if (a->isTensor() || isSymbolicScalar(cx_, a))
     return cx_.callOracle(function, {a}, {});
   if (isNumberLike(a)) {
     PyRef result = PyRef::steal(PyObject_CallOneArg(function, a->object.get()));

@@ -5,6 +5,7 @@
 #include "frontend/embedding/PythonError.h"
 #include "ir/AutogradFunction.h"
 #include "ir/ControlFlow.h"
+#include "ir/ScalarOps.h"
 #include "ir/WhileLoop.h"
 
 #include <functional>
@@ -69,8 +70,9 @@ llvm::Expected<std::string> oracle::operatorSchemas(llvm::ArrayRef<const ir::Gra
             return error;
         continue;
       }
-      // A kernel call runs generated code, not an operator with a schema.
-      if (node.kind() != ir::NodeKind::Call || node.isKernelCall() ||
+      // A kernel call runs generated code, not an operator with a schema;
+      // so does Python's arithmetic on numbers (ir/ScalarOps.h).
+      if (node.kind() != ir::NodeKind::Call || node.isKernelCall() || ir::scalarOpOf(node) ||
           !seen.insert(node.op()).second)
         continue;
       llvm::Expected<std::string> schema = schemaOf(ops.get(), node.op());

@@ -155,6 +155,7 @@ private:
     LayoutTag,
     MemoryFormatTag,
     TensorMeta,
+    ScalarMeta,
     NumTags
   };
   bool is(PyObject* object, Tag tag) const {
@@ -205,8 +206,8 @@ llvm::Error PythonTensorOracle::start() {
       return python::takePythonError("starting the tensor oracle");
     return llvm::Error::success();
   };
-  const char* tagNames[] = {"Ref",    "Sym",          "DType",     "Device",
-                            "Layout", "MemoryFormat", "TensorMeta"};
+  const char* tagNames[] = {"Ref",    "Sym",          "DType",      "Device",
+                            "Layout", "MemoryFormat", "TensorMeta", "ScalarMeta"};
   static_assert(std::size(tagNames) == NumTags);
   for (unsigned tag = 0; tag < NumTags; ++tag)
     if (llvm::Error error = get(module_.get(), tagNames[tag], tags_[tag]))
@@ -584,6 +585,12 @@ llvm::Expected<ir::Type> PythonTensorOracle::resultType(PyObject* object,
       bindings.push_back({PyLong_AsLongLong(PyTuple_GET_ITEM(object, metaSchema_.id)), index});
     return tensor;
   }
+  if (is(object, ScalarMeta)) {
+    // (id, "float" or "bool"): a number computed from tensor data.
+    bindings.push_back({PyLong_AsLongLong(PyTuple_GET_ITEM(object, 0)), index});
+    bool isFloat = python::utf8Of(PyTuple_GET_ITEM(object, 1)).value_or("") == "float";
+    return isFloat ? ir::Type::floating() : ir::Type::boolean();
+  }
   if (PyList_CheckExact(object) || PyTuple_CheckExact(object)) {
     bool isList = PyList_CheckExact(object);
     Py_ssize_t size = isList ? PyList_GET_SIZE(object) : PyTuple_GET_SIZE(object);
@@ -679,6 +686,13 @@ llvm::Expected<ir::SymExpr> PythonTensorOracle::parseSym(llvm::StringRef text) {
 
 std::optional<ir::ValueRef> PythonTensorOracle::valueOf(PyObject* fake) const {
   PyRef id = PyRef::steal(PyObject_GetAttr(fake, idName_.get()));
+  // A torch.SymFloat or SymBool is named by its SymNode, which torch keeps
+  // where it makes new wrappers of it.
+  if (!id && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    PyErr_Clear();
+    if (PyRef node = PyRef::steal(PyObject_GetAttrString(fake, "node")))
+      id = PyRef::steal(PyObject_GetAttr(node.get(), idName_.get()));
+  }
   if (!id || !PyLong_Check(id.get())) {
     PyErr_Clear();
     return std::nullopt;

@@ -750,7 +750,9 @@ llvm::Error Emitter::loadType(llvm::StringRef module, llvm::StringRef qualname) 
 
 llvm::Error Emitter::rebuildValue(const ir::ValueRef& ref) {
   const ir::Type* type = ref.node->resultType(ref.index);
-  if (type && type->isTensor()) {
+  bool number = type && ref.node->isCall() &&
+                (type->kind() == ir::Type::Kind::Float || type->kind() == ir::Type::Kind::Bool);
+  if (type && (type->isTensor() || number)) {
     // The next of the graph's results: outputLeaves walks the value in the
     // same order as this.
     if (nextLeaf_ >= leaves_.size() || leaves_[nextLeaf_] != ref)
@@ -759,7 +761,17 @@ llvm::Error Emitter::rebuildValue(const ir::ValueRef& ref) {
       return error;
     if (llvm::Error error = loadInt(int64_t(nextLeaf_++)))
       return error;
-    return emit("BINARY_SUBSCR");
+    if (llvm::Error error = emit("BINARY_SUBSCR"))
+      return error;
+    if (!number)
+      return llvm::Error::success();
+    // A float or bool the graph computed comes as a 0-dim tensor holding it
+    // exactly: item() gives the Python number back.
+    if (llvm::Error error = emit("LOAD_METHOD", nameIndex("item")))
+      return error;
+    if (llvm::Error error = emit("PRECALL", 0))
+      return error;
+    return emit("CALL", 0);
   }
   if (type && type->kind() == ir::Type::Kind::Int) {
     if (ref.node->isInput())
@@ -779,6 +791,25 @@ llvm::Error Emitter::loadSym(ir::SymExpr expr) {
     return loadInt(expr.constantValue());
   case ir::SymKind::Symbol: {
     auto it = symbols_.find(expr.symbolName().str());
+    if (it == symbols_.end() && !leaves_.empty())
+      // A data-dependent int the graph computed: one of its last results,
+      // a 0-dim int64 tensor that item() turns back into the Python int.
+      for (auto [i, leaf] : llvm::enumerate(leaves_)) {
+        const ir::Type& type = leaf.node->type();
+        if (type.kind() != ir::Type::Kind::Int || !type.intValue() || type.intValue() != expr)
+          continue;
+        if (llvm::Error error = emit("COPY", uint32_t(depth_ - resultDepth_ + 1)))
+          return error;
+        if (llvm::Error error = loadInt(int64_t(i)))
+          return error;
+        if (llvm::Error error = emit("BINARY_SUBSCR"))
+          return error;
+        if (llvm::Error error = emit("LOAD_METHOD", nameIndex("item")))
+          return error;
+        if (llvm::Error error = emit("PRECALL", 0))
+          return error;
+        return emit("CALL", 0);
+      }
     if (it == symbols_.end())
       return fail("the return value uses the symbol " + expr.symbolName() +
                   ", which is neither a size of a tensor input nor an int input");
@@ -953,7 +984,12 @@ llvm::Expected<PyObject*> Emitter::build(llvm::StringRef graphGlobal) {
   for (auto [i, effect] : llvm::enumerate(output->sideEffects()))
     if (llvm::Error error = replaySideEffect(effect, output->args()[i + 1]))
       return error;
-  if (nextLeaf_ != leaves_.size())
+  // The data-dependent ints come last and are read where the value uses
+  // them.
+  size_t values = llvm::count_if(leaves_, [](const ir::ValueRef& leaf) {
+    return leaf.node->type().kind() != ir::Type::Kind::Int;
+  });
+  if (nextLeaf_ != values)
     return fail("the graph's results do not match its return value");
   if (llvm::Error error = emit("SWAP", 2))
     return error;

@@ -2,6 +2,9 @@
 # user's line in plain words, naming the value, what computed it and
 # torch._check, never torch's internal exception names.
 # RUN: not %dync export %s:branch --emit=graph 2>&1 | FileCheck %s --check-prefix=BRANCH
+# RUN: not %dync export %s:powered --emit=graph 2>&1 | FileCheck %s --check-prefix=POW
+# RUN: not %dync export %s:truncated --emit=graph 2>&1 | FileCheck %s --check-prefix=TRUNC
+# RUN: not %dync export %s:flagged --emit=graph 2>&1 | FileCheck %s --check-prefix=FLAG
 # RUN: not %dync export %s:floated --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOAT
 # RUN: not %dync export %s:ctc --emit=graph 2>&1 | FileCheck %s --check-prefix=CTC
 # RUN: not %dync export %s:grouped --emit=graph 2>&1 | FileCheck %s --check-prefix=ITER
@@ -19,11 +22,40 @@ def branch(x, n):
 # BRANCH-NOT: GuardOnDataDependentSymNode
 
 
-def floated(x, n):
-    return x * x.sum().item()
+def powered(x, n):
+    s = x.sum().item()
+    return x * s ** 2
 
-# FLOAT: data-dependent-errors.py:[[@LINE-2]]:16: error: TensorBase.item gives a float computed from tensor data; graphs have symbolic ints for such values, but no symbolic floats yet, so it cannot be captured: keep the value a tensor (`y * x.sum()` rather than `y * x.sum().item()`)
-# FLOAT-NOT: Exception
+# POW: data-dependent-errors.py:[[@LINE-2]]:16: error: pow of a float or bool computed from tensor data is not an operation graphs compute yet (they compute + - * / unary - + abs, comparisons, & | ^ and float()); keep the value a tensor and use torch's operation on it
+# POW-NEXT: {{^}}    return x * s ** 2
+# POW-NOT: Exception
+
+
+def floated(x, n):
+    s = x.sum().item()
+    if s > 0.5:
+        return x
+    return -x
+
+# FLOAT: data-dependent-errors.py:[[@LINE-4]]:8: error: data-dependent branch: the condition depends on a float computed from tensor data by TensorBase.item at {{.*}}data-dependent-errors.py:[[@LINE-5]], which capture cannot decide (nor can torch.export): keep the decision in tensors (torch.where(cond, a, b)) or branch with torch.cond
+# FLOAT-NEXT: {{^}}    if s > 0.5:
+
+
+def truncated(x, n):
+    return x * int(x.sum())
+
+# TRUNC: data-dependent-errors.py:[[@LINE-2]]:16: error: int() of a floating-point tensor truncates a value computed from tensor data to an int, which graphs do not compute yet: use t.long().item() (or t.trunc().long().item()) to make the int from an integer tensor
+
+
+def flagged(x, n):
+    # A data-dependent bool may be returned or computed with, but a branch
+    # on it is refused, as torch.export refuses it.
+    if bool(x.sum() > 0):
+        return x
+    return -x
+
+# FLAG: data-dependent-errors.py:[[@LINE-4]]{{(:[0-9]+)?}}: error: data-dependent branch: the condition depends on a bool computed from tensor data by bool at {{.*}}data-dependent-errors.py:[[@LINE-4]], which capture cannot decide (nor can torch.export): keep the decision in tensors (torch.where(cond, a, b)) or branch with torch.cond
+# FLAG-NOT: GuardOnDataDependentSymNode
 
 
 def ctc(x, n):

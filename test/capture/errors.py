@@ -55,10 +55,10 @@ def hooked(x):
 
 
 def to_python_number(x):
-    return x * float(x.sum())
+    return x * int(x.sum())
 
-# ITEM: errors.py:[[@LINE-2]]:16: error: converting a tensor to a Python number depends on its values
-# ITEM-NEXT: {{^}}    return x * float(x.sum())
+# ITEM: errors.py:[[@LINE-2]]:16: error: int() of a floating-point tensor truncates a value computed from tensor data to an int, which graphs do not compute yet
+# ITEM-NEXT: {{^}}    return x * int(x.sum())
 
 
 def global_store(x):

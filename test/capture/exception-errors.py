@@ -76,12 +76,12 @@ def refusal(x):
     # What capture cannot model is not an exception of the program: no
     # handler sees it, `except Exception` included.
     try:
-        y = x * float(x.sum())
+        y = x * int(x.sum())
     except Exception:
         y = x
     return y
 
-# CHECK: exception-errors.py:[[@LINE-5]]:17: error: converting a tensor to a Python number depends on its values
+# CHECK: exception-errors.py:[[@LINE-5]]:17: error: int() of a floating-point tensor truncates a value computed from tensor data to an int
 
 
 def example_inputs():

@@ -13,9 +13,9 @@ from library_entry import Sampler  # noqa: E402
 
 model = Sampler()
 
-# CHECK: Inputs/library_entry.py:10:{{[0-9]+}}: error: data-dependent branch: {{.*}} (in {{.*}}, {{.*}}torch/nn/modules/transformer.py:{{[0-9]+}})
-# CHECK-NEXT: causal = nn.modules.transformer._detect_is_causal_mask(mask)
+# CHECK: Inputs/library_entry.py:15:{{[0-9]+}}: error: data-dependent branch: {{.*}} (in {{.*}}predict, {{.*}}torch/nn/modules/adaptive.py:{{[0-9]+}})
+# CHECK-NEXT: return self.adaptive.predict(loc.view(1, 4) + mask[:1])
 
 
 def example_inputs():
-    return (torch.randn(3), torch.zeros(3, 3))
+    return (torch.randn(4), torch.zeros(4, 4))

@@ -289,6 +289,34 @@ TEST(IrGraphTest, OutputLeavesAreTheReturnedTensorsInOrder) {
   EXPECT_TRUE(outputLeaves(scalar).empty());
 }
 
+TEST(IrGraphTest, OutputLeavesHoldNumbersComputedFromData) {
+  // Floats and bools a call computes are results where they are returned;
+  // a data-dependent int the value mentions comes last, as its node.
+  Context ctx;
+  Graph graph(ctx, "f");
+  GraphBuilder b(graph);
+  SymExpr u0 = b.declareSymbol("u0", {std::nullopt, std::nullopt}, /*unbacked=*/true);
+  Type t = Type::contiguousTensor(ctx, DType::F32, {ctx.constant(4)});
+  Type scalar = Type::contiguousTensor(ctx, DType::F32, {});
+  Node* x = b.addInput("x", t, "L['x']");
+  Node* sum = b.addCall("aten::sum.default", {GraphBuilder::use(x)}, scalar);
+  Node* s =
+      b.addCall("aten::_local_scalar_dense.default", {GraphBuilder::use(sum)}, Type::floating());
+  Node* big = b.addCall("sym::gt.default", {GraphBuilder::use(s), Argument::floating(0.5)},
+                        Type::boolean());
+  Node* count = b.addCall("aten::_to_copy.default", {GraphBuilder::use(sum)},
+                          Type::contiguousTensor(ctx, DType::I64, {}));
+  Node* n =
+      b.addCall("aten::_local_scalar_dense.default", {GraphBuilder::use(count)}, Type::integer(u0));
+  b.setOutput(Argument::tuple(
+      {Argument::sym(u0 + 1), GraphBuilder::use(s), GraphBuilder::use(x), GraphBuilder::use(big)}));
+  EXPECT_EQ(verifierErrors(graph), "");
+  std::vector<ValueRef> expected = {
+      {s, std::nullopt}, {x, std::nullopt}, {big, std::nullopt}, {n, std::nullopt}};
+  EXPECT_EQ(outputLeaves(graph), expected);
+  EXPECT_EQ(unbackedIntNode(graph, "u0"), n);
+}
+
 TEST(IrGraphTest, ModuleGraphNamesAreUnique) {
   Context ctx;
   Module module(ctx);

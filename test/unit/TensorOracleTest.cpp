@@ -494,7 +494,8 @@ TEST_F(TensorOracleTest, DataDependentBranchIsAnError) {
   ASSERT_FALSE(static_cast<bool>(result));
   std::string message = llvm::toString(result.takeError());
   // Plain words, naming the function, not torch's internal exception.
-  EXPECT_NE(message.find("branch gives a bool computed from tensor data"), std::string::npos)
+  EXPECT_NE(message.find("branch needs to decide a bool computed from tensor data"),
+            std::string::npos)
       << message;
   EXPECT_EQ(message.find("_local_scalar_dense"), std::string::npos) << message;
   // The failed call left nothing behind.

@@ -84,11 +84,13 @@ class GAN(nn.Module):
         output = self.netD(real)
         errD_real = self.criterion(output, label)
         fake = self.netG(noise)
-        label.fill_(self.fake_label)
+        # The example refills one label tensor between backward calls; one
+        # forward for both players refills a copy, since the BCE above
+        # saved `label` for its backward.
+        fake_label = label.clone().fill_(self.fake_label)
         output = self.netD(fake.detach())
-        errD_fake = self.criterion(output, label)
+        errD_fake = self.criterion(output, fake_label)
         errD = errD_real + errD_fake
-        label.fill_(self.real_label)
         output = self.netD(fake)
         errG = self.criterion(output, label)
         D_G_z = output.mean().item()

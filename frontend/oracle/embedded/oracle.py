@@ -45,7 +45,17 @@ from dync_oracle_kernel_check import _BoolMixCheck, _KernelCheck
 from dync_oracle_layout import _take_carried_pins, take_layout_retry
 from dync_oracle_records import _Records
 from dync_oracle_recorder import _fusion_table, _Recorder
-from dync_oracle_wire import Device, DType, Layout, MemoryFormat, OracleError, Ref, Sym, TensorMeta
+from dync_oracle_wire import (
+    Device,
+    DType,
+    Layout,
+    MemoryFormat,
+    OracleError,
+    Ref,
+    ScalarMeta,
+    Sym,
+    TensorMeta,
+)
 
 # What the C++ half reads from this module besides Session: the tags,
 # OracleError, TensorMeta and eager_layout above, and
@@ -57,6 +67,7 @@ __all__ = [
     "MemoryFormat",
     "OracleError",
     "Ref",
+    "ScalarMeta",
     "Session",
     "Sym",
     "TensorMeta",

@@ -20,7 +20,7 @@ from torch.utils._sympy.value_ranges import bound_sympy
 
 from dync_oracle_layout import _callable_name
 from dync_oracle_symbols import _RELATION_TEXT, _bound, _describe, _Unexpressible
-from dync_oracle_wire import OracleError
+from dync_oracle_wire import OracleError, Ref
 
 _NUMPY = torch._C.TensorBase.numpy
 
@@ -59,6 +59,8 @@ class DataDependent:
         self.session = session
         self.origins = {}  # sympy symbol -> " by torch.nonzero at model.py:7"
         self.assert_origins = {}  # id(RuntimeAssert) -> (assert, origin)
+        # torch's symbols of the floats and bools nodes compute: (kind, origin).
+        self.scalar_symbols = {}
 
     def name(self, symbol):
         """The IR name of unbacked symbol `symbol`, given on first sight:
@@ -70,8 +72,15 @@ class DataDependent:
         while name in taken:
             name += "_"
         session.names[symbol] = name
-        self.origins[symbol] = _describe(session.calling, session.where, None)
+        self.origins.setdefault(symbol, _describe(session.calling, session.where, None))
         return name
+
+    def note_origin(self, expr, kind):
+        """Remembers that the symbols of `expr`, a float or bool (`kind`) a
+        node computes, stand for such a value, and what computed it."""
+        origin = _describe(self.session.calling, self.session.where, None)
+        for symbol in expr.free_symbols:
+            self.scalar_symbols.setdefault(symbol, (kind, origin))
 
     def note_asserts(self):
         """Remembers where each run-time assert made so far was stated."""
@@ -112,10 +121,30 @@ class DataDependent:
 
     def undecidable_branch(self, error):
         """The plain-words message for a branch on a data-dependent value."""
+        scalars = self._scalars(error.cond)
+        if scalars:
+            return f"data-dependent branch: the condition depends on {scalars}"
         return (
             f"data-dependent branch: the condition {self._condition(error.cond)} depends on "
             f"{self._what(error.cond)}, which capture cannot decide; if the program assumes "
             f"one side, {_ADVICE}"
+        )
+
+    def _scalars(self, cond):
+        """`a float computed from tensor data by ... at ..., which capture
+        cannot decide ...` when `cond` is about floats or bools nodes
+        compute, else None: no run-time assert can state what holds of
+        those."""
+        scalars = sorted(
+            (self.scalar_symbols[s] for s in cond.free_symbols if s in self.scalar_symbols),
+            key=str,
+        )
+        if not scalars:
+            return None
+        what = "; ".join(f"a {kind} computed from tensor data{origin}" for kind, origin in scalars)
+        return (
+            f"{what}, which capture cannot decide (nor can torch.export): keep the decision in "
+            f"tensors (torch.where(cond, a, b)) or branch with torch.cond"
         )
 
     def plain_error(self, error, fn):
@@ -130,6 +159,11 @@ class DataDependent:
                 f"captured (torch.export refuses it too): keep them a tensor, or read a single "
                 f"integer with .item() (a data-dependent size; see torch._check)"
             )
+        scalars = (
+            self._scalars(error.cond) if isinstance(error, GuardOnDataDependentSymNode) else None
+        )
+        if scalars:
+            return OracleError(f"{name} needs to decide {scalars}")
         if isinstance(error, GuardOnDataDependentSymNode):
             return OracleError(
                 f"{name} needs to decide {self._condition(error.cond)}, which depends on "
@@ -148,25 +182,32 @@ class DataDependent:
             )
         return None
 
-    def not_an_int(self, value, fn, given=False):
-        """Why a SymFloat or SymBool that `fn` gives (or, `given`, is given)
-        cannot be captured."""
+    def scalar_ref(self, value, fn):
+        """Ref to the graph value a torch.SymFloat or SymBool is: one a node
+        computed (item() of a float or bool tensor, the program's own
+        arithmetic on one, which capture records), never one torch derived
+        out of sight (inside a library function the oracle ran whole) nor
+        one computed from symbolic sizes alone."""
+        scalar_id = value.node.__dict__.get("_dync_id")
+        if scalar_id is not None:
+            return Ref(scalar_id)
         kind = "float" if isinstance(value, torch.SymFloat) else "bool"
         name = _callable_name(fn) if fn is not None else "this call"
-        verb = "is given" if given else "gives"
         expr = value.node.expr
         data = (SymT.UNBACKED_INT, SymT.UNBACKED_FLOAT)
         if not any(symbol_is_type(s, data) for s in expr.free_symbols):
             # Only sizes: `x * (1.0 / x.shape[0])` with a symbolic size.
-            return OracleError(
-                f"{name} {verb} a {kind} computed from symbolic sizes "
-                f"({self._condition_text(expr)}); graphs have no symbolic {kind}s yet, so it "
-                f"cannot be captured: keep those sizes static, or keep the value a tensor"
+            raise OracleError(
+                f"{name} is given a {kind} computed from symbolic sizes "
+                f"({self._condition_text(expr)}); graphs have no {kind}s computed from "
+                f"symbolic sizes yet, so it cannot be captured: keep those sizes static, or "
+                f"keep the value a tensor"
             )
-        return OracleError(
-            f"{name} {verb} a {kind} computed from tensor data; graphs have symbolic ints for "
-            f"such values, but no symbolic {kind}s yet, so it cannot be captured: keep the "
-            f"value a tensor (`y * x.sum()` rather than `y * x.sum().item()`)"
+        raise OracleError(
+            f"{name} takes a symbolic {kind} ({value.node.expr}) that no node of the graph "
+            f"computes: graphs hold a {kind} computed from tensor data or sizes only as "
+            f"item() gives it or as the program's own arithmetic on such values makes it, "
+            f"not one computed inside a library function"
         )
 
     def _condition_text(self, expr):

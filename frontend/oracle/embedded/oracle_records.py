@@ -22,6 +22,7 @@ from dync_oracle_wire import (
     MemoryFormat,
     OracleError,
     Ref,
+    ScalarMeta,
     Sym,
     TensorMeta,
 )
@@ -299,9 +300,8 @@ class _Records:
             constant = exact_float_constant(a.node.expr)
             if constant is not None:
                 return constant
-            raise self.data.not_an_int(a, self.calling, given=True)
-        if kind is torch.SymBool:
-            raise self.data.not_an_int(a, self.calling, given=True)
+        if kind is torch.SymFloat or kind is torch.SymBool:
+            return self.data.scalar_ref(a, self.calling)
         if kind is torch.dtype:
             tag = _DTYPE_TAGS.get(a)
             if tag is None:
@@ -325,14 +325,24 @@ class _Records:
             if any(out is k for k in kept):
                 return self._phantom_meta(out)
             return self._meta(out, fresh=True)
+        if isinstance(out, torch.SymFloat) and exact_float_constant(out.node.expr) is not None:
+            return self._encode(out)
+        if isinstance(out, (torch.SymFloat, torch.SymBool)):
+            # A float or bool computed from tensor data (item()): a graph
+            # value, named by the SymNode torch keeps through later calls.
+            scalar_id = next(_next_id)
+            self.rebound.append((out.node, out.node.__dict__.get("_dync_id")))
+            out.node._dync_id = scalar_id
+            kind = "float" if isinstance(out, torch.SymFloat) else "bool"
+            # torch's SymBool is `Eq(u0, 1)` over a symbol of its own, which
+            # a branch on it names: as computed here.
+            self.data.note_origin(out.node.expr, kind)
+            return ScalarMeta((scalar_id, kind))
         if isinstance(out, (list, tuple)):
             encoded = [self._encode_result(x, kept) for x in out]
             return encoded if isinstance(out, list) else tuple(encoded)
         if isinstance(out, torch.Tensor):
             raise OracleError(f"an operator returned a real tensor of shape {tuple(out.shape)}")
-        if isinstance(out, torch.SymFloat) and exact_float_constant(out.node.expr) is None \
-                or isinstance(out, torch.SymBool):
-            raise self.data.not_an_int(out, self.calling)
         return self._encode(out)
 
     def _meta(self, t, fresh=False):

@@ -26,6 +26,14 @@ class Sym(str):
     __slots__ = ()
 
 
+class ScalarMeta(tuple):
+    """A result that is a Python float or bool computed from tensor data (a
+    torch.SymFloat or SymBool): (id, "float" or "bool"). Later records
+    name it as Ref(id), as they name tensors."""
+
+    __slots__ = ()
+
+
 class DType(str):
     __slots__ = ()
 

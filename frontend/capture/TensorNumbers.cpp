@@ -1,0 +1,66 @@
+//===- TensorNumbers.cpp - float(), bool() and int() of computed values ---===//
+#include "frontend/capture/TensorNumbers.h"
+
+#include "frontend/capture/CaptureError.h"
+
+namespace dync::capture {
+
+using python::PyRef;
+
+namespace {
+
+/// A function of the oracle's module for numbers made from tensor data
+/// (embedded oracle_scalars.py), which the oracle has imported.
+llvm::Expected<PyRef> scalarsFunction(const char* name) {
+  PyRef module = PyRef::steal(PyImport_ImportModule("dync_oracle_scalars"));
+  PyRef function = module ? PyRef::steal(PyObject_GetAttrString(module.get(), name)) : PyRef();
+  if (!function) {
+    PyErr_Clear();
+    return captureError(llvm::Twine("the oracle's ") + name + " is missing");
+  }
+  return function;
+}
+
+bool isType(PyObject* type, PyTypeObject& python) {
+  return type == reinterpret_cast<PyObject*>(&python);
+}
+
+} // namespace
+
+llvm::Expected<ValuePtr> numberFromData(BuiltinContext& interp, PyObject* type,
+                                        const ValuePtr& value) {
+  if (value->isTensor()) {
+    const char* function = isType(type, PyFloat_Type)  ? "float_of_tensor"
+                           : isType(type, PyBool_Type) ? "bool_of_tensor"
+                           : isType(type, PyLong_Type) ? "int_of_tensor"
+                                                       : nullptr;
+    if (!function)
+      return nullptr;
+    llvm::Expected<PyRef> convert = scalarsFunction(function);
+    if (!convert)
+      return convert.takeError();
+    return interp.callOracle(convert->get(), {value}, {});
+  }
+  if (value->kind != ValueKind::SymNum || !interp.oracle().valueOf(value->object.get()))
+    return nullptr;
+  // A float or bool a node computes: float() of a float and bool() of a
+  // bool are the value itself; float() of a bool is recorded.
+  PyObject* kind = reinterpret_cast<PyObject*>(Py_TYPE(value->object.get()));
+  bool isFloat = kind == interp.types().symFloat.get();
+  if ((isType(type, PyFloat_Type) && isFloat) || (isType(type, PyBool_Type) && !isFloat))
+    return value;
+  if (type == PyDict_GetItemString(PyEval_GetBuiltins(), "abs")) {
+    PyObject* abs =
+        PyDict_GetItemString(PyModule_GetDict(interp.types().operatorModule.get()), "abs");
+    return interp.callOracle(abs, {value}, {});
+  }
+  if (isType(type, PyFloat_Type)) {
+    PyRef symFloat = PyRef::steal(PyObject_GetAttrString(interp.types().torch.get(), "sym_float"));
+    if (!symFloat)
+      return captureError("torch.sym_float is missing");
+    return interp.callOracle(symFloat.get(), {value}, {});
+  }
+  return nullptr;
+}
+
+} // namespace dync::capture

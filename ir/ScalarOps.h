@@ -1,0 +1,69 @@
+//===- ScalarOps.h - Python arithmetic on floats and bools -----*- C++ -*-===//
+//
+// A float or bool computed from tensor data (`x.max().item()`, a `float`
+// or `bool` value of the graph) takes part in the program's own Python
+// arithmetic, which torch.export records one operation per node. So does a
+// graph: `sym::NAME.default` applies Python's operator NAME to numbers
+// (float, bool and int values, symbolic ints, literals) and has type
+// `float` or `bool`:
+//
+//   %2 = aten::_local_scalar_dense.default(%1) : float
+//   %3 = sym::mul.default(2.0, %2) : float
+//   %4 = sym::add.default(%3, 1) : float
+//   %5 = sym::gt.default(%4, 0.5) : bool
+//
+// Its value is Python's on the same numbers: IEEE doubles for floats, an
+// int or bool operand converted as Python converts it, `/` by zero raising
+// ZeroDivisionError.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/Graph.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace dync::ir {
+
+enum class ScalarOp : uint8_t {
+  Add,
+  Sub,
+  Mul,
+  TrueDiv,
+  Neg,
+  Pos,
+  Abs,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  And,
+  Or,
+  Xor,
+  /// float(x), torch.sym_float.
+  Float,
+};
+
+/// The operation of a `sym::NAME.default` call, if \p node is one.
+std::optional<ScalarOp> scalarOpOf(const Node& node);
+/// Whether \p op is the name of one (`sym::add.default`).
+bool isScalarOpName(llvm::StringRef op);
+/// How many operands it takes.
+unsigned scalarOpArity(ScalarOp op);
+/// Whether it computes a bool (comparisons, and, or, xor), not a float.
+bool scalarOpGivesBool(ScalarOp op);
+/// For a call whose operator is in the `sym::` namespace, what is wrong with
+/// it as one of these (an unknown name, the operand count, an operand that
+/// is no number, a type other than float or bool as the operation gives);
+/// empty when nothing is, or for any other call.
+std::string checkScalarOp(const Node& node);
+/// Whether it has no effect but its value (a division may raise), so an
+/// unused one may be removed and two equal ones merged.
+bool scalarOpIsPure(const Node& node);
+
+} // namespace dync::ir
