@@ -10,6 +10,7 @@
 #include "ir/WhileLoop.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace dync::capture {
@@ -127,6 +128,16 @@ void arrangeSubgraphInputs(ir::Graph& branch, llvm::ArrayRef<ir::ValueRef> have,
   auto first = branch.nodes().begin();
   for (std::unique_ptr<ir::Node>& input : ordered)
     branch.insert(first, std::move(input));
+}
+
+std::string freshSubgraphBase(const ir::Module& module, llvm::StringRef graph, llvm::StringRef kind,
+                              llvm::ArrayRef<llvm::StringRef> parts) {
+  for (unsigned n = 0;; ++n) {
+    std::string base = (graph + "." + kind + llvm::Twine(n)).str();
+    if (llvm::none_of(
+            parts, [&](llvm::StringRef part) { return module.hasName((base + "." + part).str()); }))
+      return base;
+  }
 }
 
 llvm::Expected<std::vector<ValuePtr>> valuesOfRefs(BuiltinContext& interp,

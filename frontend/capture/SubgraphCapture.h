@@ -53,6 +53,12 @@ llvm::Expected<CapturedSubgraph> captureSubgraph(BuiltinContext& interp, ir::Mod
 void arrangeSubgraphInputs(ir::Graph& subgraph, llvm::ArrayRef<ir::ValueRef> have,
                            llvm::ArrayRef<ir::ValueRef> want);
 
+/// `<graph>.<kind><N>`, N the first number for which no subgraph named
+/// that base followed by `.` and one of \p parts is taken in \p module
+/// (`forward.cond0` for the subgraphs `forward.cond0.true` and `.false`).
+std::string freshSubgraphBase(const ir::Module& module, llvm::StringRef graph, llvm::StringRef kind,
+                              llvm::ArrayRef<llvm::StringRef> parts);
+
 /// The values \p refs name, as values (fake tensors).
 llvm::Expected<std::vector<ValuePtr>> valuesOfRefs(BuiltinContext& interp,
                                                    llvm::ArrayRef<ir::ValueRef> refs);

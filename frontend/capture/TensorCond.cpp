@@ -25,16 +25,6 @@ constexpr llvm::StringLiteral kBranchEffects =
     "a branch runs only when the graph picks it, so it may change nothing that exists before it "
     "(side effects in torch.cond branches are not supported)";
 
-/// `<graph>.cond<N>`, N the first number for which neither subgraph name
-/// is taken in \p module.
-std::string condName(const ir::Module& module, llvm::StringRef graph) {
-  for (unsigned n = 0;; ++n) {
-    std::string base = graph.str() + ".cond" + std::to_string(n);
-    if (!module.hasName(base + ".true") && !module.hasName(base + ".false"))
-      return base;
-  }
-}
-
 /// Fails unless the two branches return one structure, with tensors of one
 /// type (but for requires_grad, checked later) and equal constants.
 llvm::Error checkSameResults(const CapturedSubgraph& onTrue, const CapturedSubgraph& onFalse) {
@@ -119,7 +109,7 @@ llvm::Expected<ValuePtr> callTensorCond(BuiltinContext& interp, const ValuePtr& 
   if (!module)
     return captureError("torch.cond on a tensor predicate needs a graph of a module to capture "
                         "its branches into");
-  std::string name = condName(*module, graph.name());
+  std::string name = freshSubgraphBase(*module, graph.name(), "cond", {"true", "false"});
   llvm::Expected<CapturedSubgraph> onTrue =
       captureSubgraph(interp, *module, name + ".true", trueFn, *args, "torch.cond's true branch",
                       "torch.cond", "branches", kBranchEffects);

@@ -24,16 +24,6 @@ constexpr llvm::StringLiteral kEffects =
     "may change nothing that exists before it (side effects in the functions of a torch "
     "while_loop on a tensor predicate are not supported)";
 
-/// `<graph>.while<N>`, N the first number for which neither subgraph name
-/// is taken in \p module.
-std::string loopName(const ir::Module& module, llvm::StringRef graph) {
-  for (unsigned n = 0;; ++n) {
-    std::string base = graph.str() + ".while" + std::to_string(n);
-    if (!module.hasName(base + ".cond") && !module.hasName(base + ".body"))
-      return base;
-  }
-}
-
 /// The tensor types \p subgraph returns, in order.
 std::vector<ir::Type> resultTypes(const ir::Graph& subgraph) {
   std::optional<ir::Type> tuple = ir::subgraphResultType(subgraph);
@@ -184,7 +174,7 @@ llvm::Expected<ValuePtr> callTensorWhileLoop(BuiltinContext& interp, const Value
   if (!args)
     return args.takeError();
 
-  std::string name = loopName(*module, graph.name());
+  std::string name = freshSubgraphBase(*module, graph.name(), "while", {"cond", "body"});
   llvm::Expected<CapturedSubgraph> cond =
       captureSubgraph(interp, *module, name + ".cond", condFn, *args, "torch while_loop's cond_fn",
                       kOperator, kParts, kEffects);
