@@ -137,3 +137,30 @@ def test_comparison_sees_each_difference():
         assert why is not None and expect in why, (expect, why)
     nan = torch.tensor([float("nan"), 1.0])
     assert zoo.difference((nan.clone(),), (nan,)) is None
+
+
+def test_dynamic_plan_finds_batch_and_length_dimensions():
+    """utils/zoo --dynamic declares a dimension symbolic where it followed
+    the batch or the text length between two example calls, in every input
+    that has one, and nowhere else (a hidden size of 8 that equals the
+    export's length stays static because it did not move)."""
+    zoo_dynamic = load_zoo().zoo_dynamic
+    export, probe = zoo_dynamic.EXPORT_SIZES, zoo_dynamic.PROBE_SIZES
+
+    def inputs(sizes):
+        batch, length = sizes["batch"], sizes["length"]
+        return {"input_ids": torch.zeros(batch, length, dtype=torch.long),
+                "features": torch.zeros(batch, 3, export["length"]),
+                "boxes": torch.zeros(batch, length, 4),
+                "scale": 2.0}
+
+    dims = zoo_dynamic.varying_dims(inputs(export), inputs(probe))
+    assert dims == {"input_ids": {0: "b", 1: "s"}, "features": {0: "b"},
+                    "boxes": {0: "b", 1: "s"}}
+    specs = zoo_dynamic.dync_specs({"dims": dims, "length_max": 16})
+    low, high = zoo_dynamic.BATCH_RANGE
+    assert specs == ["--dynamic", f"input_ids:0=b[{low},{high}]", "--dynamic", "input_ids:1=s[1,16]",
+                     "--dynamic", f"features:0=b[{low},{high}]",
+                     "--dynamic", f"boxes:0=b[{low},{high}]", "--dynamic", "boxes:1=s[1,16]"]
+    sizes = zoo_dynamic.sample_sizes(16)
+    assert (1, 1) in sizes and (1, 16) in sizes and sizes[-1] == (export["batch"], export["length"])
