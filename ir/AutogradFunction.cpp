@@ -145,12 +145,17 @@ std::vector<SymExpr> unboundSymbols(const Graph& graph) {
           bound.insert(size);
   }
   std::vector<SymExpr> unbound;
+  forEachMentionedSymbol(graph, [&](SymExpr symbol) {
+    if (!bound.count(symbol) && !llvm::is_contained(unbound, symbol))
+      unbound.push_back(symbol);
+  });
+  return unbound;
+}
+
+void forEachMentionedSymbol(const Graph& graph, llvm::function_ref<void(SymExpr)> fn) {
   auto note = [&](SymExpr e) {
     if (e)
-      e.walkSymbols([&](SymExpr symbol) {
-        if (!bound.count(symbol) && !llvm::is_contained(unbound, symbol))
-          unbound.push_back(symbol);
-      });
+      e.walkSymbols(fn);
   };
   for (const Node& node : graph.nodes()) {
     node.type().walkSymExprs(note);
@@ -159,7 +164,6 @@ std::vector<SymExpr> unboundSymbols(const Graph& graph) {
     for (const KeywordArgument& kwarg : node.kwargs())
       kwarg.value.forEachSym(note);
   }
-  return unbound;
 }
 
 std::string checkAutogradFunctionCall(const Node& node, const Module* module) {

@@ -30,6 +30,7 @@
 
 #include "ir/Graph.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -70,6 +71,10 @@ llvm::Expected<AutogradFunctionCall> readAutogradFunctionCall(const Node& node);
 
 /// The backward graphs \p graph's autograd nodes name, once each, in order.
 std::vector<const Graph*> backwardGraphsOf(const Graph& graph);
+
+/// Calls \p fn on each symbol \p graph's nodes mention, in their types,
+/// arguments and keyword arguments, in order, repeats included.
+void forEachMentionedSymbol(const Graph& graph, llvm::function_ref<void(SymExpr)> fn);
 
 /// The symbols \p graph mentions (types, sizes in arguments) that none of
 /// its inputs has as a whole dimension or int value, in order of first

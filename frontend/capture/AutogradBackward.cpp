@@ -45,17 +45,7 @@ bool tensorPredicate(const ValuePtr& tensor, const char* method) {
 /// Whether \p graph's nodes mention \p symbol.
 bool mentions(const ir::Graph& graph, ir::SymExpr symbol) {
   bool found = false;
-  auto note = [&](ir::SymExpr e) {
-    if (e && !found)
-      e.walkSymbols([&](ir::SymExpr s) { found |= s == symbol; });
-  };
-  for (const ir::Node& node : graph.nodes()) {
-    node.type().walkSymExprs(note);
-    for (const ir::Argument& arg : node.args())
-      arg.forEachSym(note);
-    for (const ir::KeywordArgument& kwarg : node.kwargs())
-      kwarg.value.forEachSym(note);
-  }
+  ir::forEachMentionedSymbol(graph, [&](ir::SymExpr s) { found |= s == symbol; });
   return found;
 }
 

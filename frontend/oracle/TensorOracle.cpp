@@ -800,17 +800,8 @@ namespace {
 /// The symbols \p graph's nodes mention, inputs included.
 llvm::StringSet<> mentionedSymbols(const ir::Graph& graph) {
   llvm::StringSet<> mentioned;
-  auto note = [&](ir::SymExpr e) {
-    if (e)
-      e.walkSymbols([&](ir::SymExpr symbol) { mentioned.insert(symbol.symbolName()); });
-  };
-  for (const ir::Node& node : graph.nodes()) {
-    node.type().walkSymExprs(note);
-    for (const ir::Argument& arg : node.args())
-      arg.forEachSym(note);
-    for (const ir::KeywordArgument& kwarg : node.kwargs())
-      kwarg.value.forEachSym(note);
-  }
+  ir::forEachMentionedSymbol(graph,
+                             [&](ir::SymExpr symbol) { mentioned.insert(symbol.symbolName()); });
   return mentioned;
 }
 
