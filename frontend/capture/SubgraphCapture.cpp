@@ -140,6 +140,15 @@ std::string freshSubgraphBase(const ir::Module& module, llvm::StringRef graph, l
   }
 }
 
+llvm::Expected<ValuePtr> freshNodeResult(BuiltinContext& interp, const ValuePtr& leaf,
+                                         const ir::Type& type, ir::ValueRef ref) {
+  llvm::Expected<PyRef> fresh =
+      interp.oracle().freshValue(leaf->object.get(), type.requiresGrad(), ref);
+  if (!fresh)
+    return fresh.takeError();
+  return interp.wrapFake(fresh->get());
+}
+
 llvm::Expected<std::vector<ValuePtr>> valuesOfRefs(BuiltinContext& interp,
                                                    llvm::ArrayRef<ir::ValueRef> refs) {
   std::vector<ValuePtr> values;

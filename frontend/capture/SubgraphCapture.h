@@ -59,6 +59,11 @@ void arrangeSubgraphInputs(ir::Graph& subgraph, llvm::ArrayRef<ir::ValueRef> hav
 std::string freshSubgraphBase(const ir::Module& module, llvm::StringRef graph, llvm::StringRef kind,
                               llvm::ArrayRef<llvm::StringRef> parts);
 
+/// A fresh fake tensor like \p leaf (a tensor a subgraph returned), standing
+/// for \p ref, the node's result the program sees, of type \p type.
+llvm::Expected<ValuePtr> freshNodeResult(BuiltinContext& interp, const ValuePtr& leaf,
+                                         const ir::Type& type, ir::ValueRef ref);
+
 /// The values \p refs name, as values (fake tensors).
 llvm::Expected<std::vector<ValuePtr>> valuesOfRefs(BuiltinContext& interp,
                                                    llvm::ArrayRef<ir::ValueRef> refs);

@@ -162,11 +162,8 @@ llvm::Expected<ValuePtr> callTensorCond(BuiltinContext& interp, const ValuePtr& 
       continue;
     }
     unsigned index = next++;
-    llvm::Expected<PyRef> fresh = oracle.freshValue(leaf->object.get(), types[index].requiresGrad(),
-                                                    ir::ValueRef{cond, index});
-    if (!fresh)
-      return fresh.takeError();
-    llvm::Expected<ValuePtr> value = interp.wrapFake(fresh->get());
+    llvm::Expected<ValuePtr> value =
+        freshNodeResult(interp, leaf, types[index], ir::ValueRef{cond, index});
     if (!value)
       return value.takeError();
     results.push_back(*value);

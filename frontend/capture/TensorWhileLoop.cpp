@@ -142,11 +142,8 @@ llvm::Expected<std::vector<ValuePtr>> loopResults(BuiltinContext& interp, ir::No
   std::vector<ir::Type> types = resultTypes(*body.graph);
   std::vector<ValuePtr> results;
   for (auto [k, leaf] : llvm::enumerate(body.leaves)) {
-    llvm::Expected<PyRef> fresh = interp.oracle().freshValue(
-        leaf->object.get(), types[k].requiresGrad(), ir::ValueRef{loop, unsigned(k)});
-    if (!fresh)
-      return fresh.takeError();
-    llvm::Expected<ValuePtr> value = interp.wrapFake(fresh->get());
+    llvm::Expected<ValuePtr> value =
+        freshNodeResult(interp, leaf, types[k], ir::ValueRef{loop, unsigned(k)});
     if (!value)
       return value.takeError();
     results.push_back(*value);
