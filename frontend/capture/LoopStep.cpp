@@ -70,4 +70,21 @@ llvm::Error checkStepEffects(BuiltinContext& interp, const StepStart& start,
   return llvm::Error::success();
 }
 
+llvm::Expected<const char*> differingMetadata(BuiltinContext& interp, const ValuePtr& want,
+                                              const ValuePtr& got) {
+  for (const char* field : {"dtype", "shape", "device"}) {
+    llvm::Expected<ValuePtr> a = interp.getAttr(want, field);
+    llvm::Expected<ValuePtr> b = a ? interp.getAttr(got, field) : std::move(a);
+    if (!b)
+      return b.takeError();
+    llvm::Expected<ValuePtr> same = interp.compare("==", *a, *b);
+    llvm::Expected<bool> equal = same ? interp.truth(*same) : same.takeError();
+    if (!equal)
+      return equal.takeError();
+    if (!*equal)
+      return field;
+  }
+  return nullptr;
+}
+
 } // namespace dync::capture

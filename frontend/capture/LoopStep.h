@@ -43,4 +43,10 @@ StepStart startStep(BuiltinContext& interp, const std::vector<ValuePtr>& inputs)
 llvm::Error checkStepEffects(BuiltinContext& interp, const StepStart& start,
                              const std::vector<ValuePtr>& outputs, const llvm::Twine& what);
 
+/// The first of "dtype", "shape" and "device" in which tensor \p got
+/// differs from \p want, compared as eager's loop operators compare a next
+/// carry with the last (strides aside), or null when they agree.
+llvm::Expected<const char*> differingMetadata(BuiltinContext& interp, const ValuePtr& want,
+                                              const ValuePtr& got);
+
 } // namespace dync::capture

@@ -162,19 +162,12 @@ llvm::Error checkCarry(BuiltinContext& interp, const ScanArguments& scan, const 
     if (!carry[i]->isTensor())
       return raiseScan("Expected init and carry to have same metadata but carry leaf " +
                        llvm::Twine(i) + " is " + leafText(carry[i]) + ", not a tensor");
-    for (const char* field : {"dtype", "shape", "device"}) {
-      llvm::Expected<ValuePtr> want = interp.getAttr(scan.init[i], field);
-      llvm::Expected<ValuePtr> got = want ? interp.getAttr(carry[i], field) : std::move(want);
-      if (!got)
-        return got.takeError();
-      llvm::Expected<ValuePtr> same = interp.compare("==", *want, *got);
-      llvm::Expected<bool> equal = same ? interp.truth(*same) : same.takeError();
-      if (!equal)
-        return equal.takeError();
-      if (!*equal)
-        return raiseScan("Expected init and carry to have same metadata but found: pair[" +
-                         llvm::Twine(i) + "] differ in '" + field + "'");
-    }
+    llvm::Expected<const char*> field = differingMetadata(interp, scan.init[i], carry[i]);
+    if (!field)
+      return field.takeError();
+    if (*field)
+      return raiseScan("Expected init and carry to have same metadata but found: pair[" +
+                       llvm::Twine(i) + "] differ in '" + *field + "'");
   }
   return llvm::Error::success();
 }

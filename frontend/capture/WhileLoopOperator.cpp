@@ -123,20 +123,13 @@ llvm::Error checkWhileBodyResult(BuiltinContext& interp, const TreeShape& shape,
                         llvm::Twine(i) + " differs in type");
     if (!out[i]->isTensor())
       continue;
-    for (const char* field : {"dtype", "shape", "device"}) {
-      llvm::Expected<ValuePtr> want = interp.getAttr(carried[i], field);
-      llvm::Expected<ValuePtr> got = want ? interp.getAttr(out[i], field) : std::move(want);
-      if (!got)
-        return got.takeError();
-      llvm::Expected<ValuePtr> same = interp.compare("==", *want, *got);
-      llvm::Expected<bool> equal = same ? interp.truth(*same) : same.takeError();
-      if (!equal)
-        return equal.takeError();
-      if (!*equal)
-        return raiseWhile("Expected carried_inputs and body outputs to have same metadata but "
-                          "found: pair[" +
-                          llvm::Twine(i) + "] differ in '" + field + "'");
-    }
+    llvm::Expected<const char*> field = differingMetadata(interp, carried[i], out[i]);
+    if (!field)
+      return field.takeError();
+    if (*field)
+      return raiseWhile("Expected carried_inputs and body outputs to have same metadata but "
+                        "found: pair[" +
+                        llvm::Twine(i) + "] differ in '" + *field + "'");
   }
   return llvm::Error::success();
 }
