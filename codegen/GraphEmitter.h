@@ -24,6 +24,10 @@
 #include <string>
 #include <vector>
 
+namespace dync::ir {
+enum class ScalarOp : uint8_t;
+} // namespace dync::ir
+
 namespace dync::codegen::detail {
 
 using llvm::IRBuilder;
@@ -31,6 +35,25 @@ using llvm::Value;
 
 /// What a value of the graph is at run time.
 enum class SlotKind { Tensor, Int, Double, Bool, None };
+
+/// A number a `sym::` node takes: an i64, a double or an i32 bool.
+struct ScalarNumber {
+  SlotKind kind;
+  llvm::Value* value;
+};
+
+/// \p n as a double, converted as Python's float() converts an int or bool.
+inline llvm::Value* scalarAsDouble(llvm::IRBuilder<>& b, SlotKind kind, llvm::Value* n) {
+  if (kind == SlotKind::Double)
+    return n;
+  return kind == SlotKind::Bool ? b.CreateUIToFP(n, b.getDoubleTy())
+                                : b.CreateSIToFP(n, b.getDoubleTy());
+}
+
+/// \p n as an i64 (a bool is 0 or 1).
+inline llvm::Value* scalarAsInt(llvm::IRBuilder<>& b, SlotKind kind, llvm::Value* n) {
+  return kind == SlotKind::Bool ? b.CreateZExt(n, b.getInt64Ty()) : n;
+}
 
 /// One value: a tensor lives in a pointer-sized cell (so the cleanup code can
 /// release whatever is still held), scalars are SSA values.
@@ -129,6 +152,24 @@ private:
   /// Bool) in \p kind.
   llvm::Expected<Value*> scalarOperand(const ir::Node& node, const ir::Argument& arg,
                                        SlotKind& kind);
+  /// Python's comparison or `& | ^` \p op on \p operands (ScalarLowering.cpp).
+  llvm::Expected<Value*> boolScalarOp(const ir::Node& node, ir::ScalarOp op,
+                                      llvm::ArrayRef<ScalarNumber> operands);
+  /// Python's \p op on \p operands giving a float (ScalarLowering.cpp).
+  llvm::Expected<Value*> floatScalarOp(const ir::Node& node, ir::ScalarOp op,
+                                       llvm::ArrayRef<ScalarNumber> operands);
+  /// Python's \p op on ints and bools giving an int (ScalarMath.cpp).
+  llvm::Expected<Value*> intScalarOp(const ir::Node& node, ir::ScalarOp op,
+                                     llvm::ArrayRef<ScalarNumber> operands);
+  /// int(), round(), math.floor and math.ceil of \p operand (ScalarMath.cpp).
+  llvm::Expected<Value*> scalarToInt(const ir::Node& node, ir::ScalarOp op, ScalarNumber operand);
+  /// `**`, `//`, `%` of floats and math.sqrt, exp, log (ScalarMath.cpp).
+  Value* floatPow(const ir::Node& node, Value* base, Value* exponent);
+  Value* floatFloorDivMod(const ir::Node& node, ir::ScalarOp op, Value* a, Value* b);
+  Value* floatMath(const ir::Node& node, ir::ScalarOp op, Value* x);
+  /// Raises \p text (`ValueError: math domain error`, or the fall-back form
+  /// of ir/RunTimeCheck.h) when \p failed holds.
+  void raiseIf(const ir::Node& node, Value* failed, llvm::StringRef text, const llvm::Twine& name);
   /// A new 0-dim float64, bool or int64 tensor holding a float, bool or int
   /// \p slot, for the graph's outputs; its cell is released by the cleanup.
   llvm::Expected<Value*> scalarTensor(const Slot& slot);

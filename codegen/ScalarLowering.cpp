@@ -20,16 +20,6 @@ using namespace dync;
 using namespace dync::codegen;
 using namespace dync::codegen::detail;
 
-namespace {
-
-/// One operand, as the number it is.
-struct Number {
-  SlotKind kind; // Int, Double or Bool
-  Value* value;  // i64, double, i32
-};
-
-} // namespace
-
 llvm::Expected<Value*> GraphEmitter::scalarOperand(const ir::Node& node, const ir::Argument& arg,
                                                    SlotKind& kind) {
   switch (arg.kind()) {
@@ -59,23 +49,6 @@ llvm::Expected<Value*> GraphEmitter::scalarOperand(const ir::Node& node, const i
 
 namespace {
 
-/// \p n as a double, converted as Python's float() converts an int or bool.
-Value* asDouble(IRBuilder<>& b, SlotKind kind, Value* n) {
-  switch (kind) {
-  case SlotKind::Double:
-    return n;
-  case SlotKind::Bool:
-    return b.CreateUIToFP(n, b.getDoubleTy());
-  default:
-    return b.CreateSIToFP(n, b.getDoubleTy());
-  }
-}
-
-/// \p n as an i64 (a bool is 0 or 1).
-Value* asInt(IRBuilder<>& b, SlotKind kind, Value* n) {
-  return kind == SlotKind::Bool ? b.CreateZExt(n, b.getInt64Ty()) : n;
-}
-
 llvm::CmpInst::Predicate comparison(ir::ScalarOp op, bool floating) {
   using P = llvm::CmpInst::Predicate;
   switch (op) {
@@ -97,14 +70,58 @@ llvm::CmpInst::Predicate comparison(ir::ScalarOp op, bool floating) {
 
 } // namespace
 
+void GraphEmitter::raiseIf(const ir::Node& node, Value* failed, llvm::StringRef text,
+                           const llvm::Twine& name) {
+  checkOrFail(failed, checkFailBlock(node, text), name);
+}
+
+llvm::Expected<Value*> GraphEmitter::floatScalarOp(const ir::Node& node, ir::ScalarOp op,
+                                                   llvm::ArrayRef<ScalarNumber> operands) {
+  bool floating =
+      llvm::any_of(operands, [](const ScalarNumber& n) { return n.kind == SlotKind::Double; });
+  auto dbl = [&](unsigned i) { return scalarAsDouble(b_, operands[i].kind, operands[i].value); };
+  switch (op) {
+  case ir::ScalarOp::Add:
+    return b_.CreateFAdd(dbl(0), dbl(1), node.name());
+  case ir::ScalarOp::Sub:
+    return b_.CreateFSub(dbl(0), dbl(1), node.name());
+  case ir::ScalarOp::Mul:
+    return b_.CreateFMul(dbl(0), dbl(1), node.name());
+  case ir::ScalarOp::TrueDiv: {
+    Value* divisor = dbl(1);
+    // Python raises where IEEE division would give an infinity or a NaN.
+    raiseIf(node, b_.CreateFCmpOEQ(divisor, llvm::ConstantFP::get(b_.getDoubleTy(), 0.0)),
+            floating ? "ZeroDivisionError: float division by zero"
+                     : "ZeroDivisionError: division by zero",
+            "divisor.ok." + node.name());
+    return b_.CreateFDiv(dbl(0), divisor, node.name());
+  }
+  case ir::ScalarOp::Neg:
+    return b_.CreateFNeg(dbl(0), node.name());
+  case ir::ScalarOp::Pos:
+  case ir::ScalarOp::Float:
+    return dbl(0);
+  case ir::ScalarOp::Abs:
+    return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, dbl(0), nullptr, node.name());
+  case ir::ScalarOp::Pow:
+    return floatPow(node, dbl(0), dbl(1));
+  case ir::ScalarOp::FloorDiv:
+  case ir::ScalarOp::Mod:
+    return floatFloorDivMod(node, op, dbl(0), dbl(1));
+  case ir::ScalarOp::Sqrt:
+  case ir::ScalarOp::Exp:
+  case ir::ScalarOp::Log:
+    return floatMath(node, op, dbl(0));
+  default:
+    return unsupported(&node, "this operation giving a float");
+  }
+}
+
 llvm::Error GraphEmitter::emitScalarOp(const ir::Node& node) {
   std::optional<ir::ScalarOp> op = ir::scalarOpOf(node);
-  bool givesBool = op && ir::scalarOpGivesBool(*op);
-  ir::Type::Kind want = givesBool ? ir::Type::Kind::Bool : ir::Type::Kind::Float;
-  if (!op || node.type().kind() != want || node.args().size() != ir::scalarOpArity(*op) ||
-      !node.kwargs().empty())
+  if (!op || !ir::checkScalarOp(node).empty())
     return unsupported(&node, "this form of the operation");
-  std::vector<Number> operands;
+  std::vector<ScalarNumber> operands;
   for (const ir::Argument& arg : node.args()) {
     SlotKind kind = SlotKind::None;
     llvm::Expected<Value*> value = scalarOperand(node, arg, kind);
@@ -112,67 +129,47 @@ llvm::Error GraphEmitter::emitScalarOp(const ir::Node& node) {
       return value.takeError();
     operands.push_back({kind, *value});
   }
-  bool floating =
-      llvm::any_of(operands, [](const Number& n) { return n.kind == SlotKind::Double; });
-  auto dbl = [&](unsigned i) { return asDouble(b_, operands[i].kind, operands[i].value); };
-  Value* result = nullptr;
-  switch (*op) {
-  case ir::ScalarOp::Add:
-    result = b_.CreateFAdd(dbl(0), dbl(1), node.name());
-    break;
-  case ir::ScalarOp::Sub:
-    result = b_.CreateFSub(dbl(0), dbl(1), node.name());
-    break;
-  case ir::ScalarOp::Mul:
-    result = b_.CreateFMul(dbl(0), dbl(1), node.name());
-    break;
-  case ir::ScalarOp::TrueDiv: {
-    Value* divisor = dbl(1);
-    // Python raises where IEEE division would give an infinity or a NaN.
-    const char* message = floating ? "ZeroDivisionError: float division by zero"
-                                   : "ZeroDivisionError: division by zero";
-    checkOrFail(b_.CreateFCmpOEQ(divisor, llvm::ConstantFP::get(b_.getDoubleTy(), 0.0)),
-                checkFailBlock(node, message), "divisor.ok." + node.name());
-    result = b_.CreateFDiv(dbl(0), divisor, node.name());
-    break;
+  Slot slot;
+  llvm::Expected<Value*> result = nullptr;
+  if (ir::scalarOpGivesBool(*op)) {
+    slot.kind = SlotKind::Bool;
+    result = boolScalarOp(node, *op, operands);
+  } else if (node.type().kind() == ir::Type::Kind::Int) {
+    slot.kind = SlotKind::Int;
+    result = ir::scalarOpGivesInt(*op) ? scalarToInt(node, *op, operands[0])
+                                       : intScalarOp(node, *op, operands);
+  } else {
+    slot.kind = SlotKind::Double;
+    result = floatScalarOp(node, *op, operands);
   }
-  case ir::ScalarOp::Neg:
-    result = b_.CreateFNeg(dbl(0), node.name());
-    break;
-  case ir::ScalarOp::Pos:
-  case ir::ScalarOp::Float:
-    result = dbl(0);
-    break;
-  case ir::ScalarOp::Abs:
-    result = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, dbl(0), nullptr, node.name());
-    break;
-  case ir::ScalarOp::And:
-  case ir::ScalarOp::Or:
-  case ir::ScalarOp::Xor: {
+  if (!result)
+    return result.takeError();
+  slot.value = *result;
+  values_[&node].slots.push_back(slot);
+  // An int result is a symbol later sizes and arguments use.
+  return bindUnbacked(node);
+}
+
+llvm::Expected<Value*> GraphEmitter::boolScalarOp(const ir::Node& node, ir::ScalarOp op,
+                                                  llvm::ArrayRef<ScalarNumber> operands) {
+  if (op == ir::ScalarOp::And || op == ir::ScalarOp::Or || op == ir::ScalarOp::Xor) {
     if (operands[0].kind != SlotKind::Bool || operands[1].kind != SlotKind::Bool)
       return unsupported(&node, "&, | or ^ of numbers other than bools");
     Value* a = operands[0].value;
     Value* b = operands[1].value;
-    result = *op == ir::ScalarOp::And  ? b_.CreateAnd(a, b, node.name())
-             : *op == ir::ScalarOp::Or ? b_.CreateOr(a, b, node.name())
-                                       : b_.CreateXor(a, b, node.name());
-    break;
+    return op == ir::ScalarOp::And  ? b_.CreateAnd(a, b, node.name())
+           : op == ir::ScalarOp::Or ? b_.CreateOr(a, b, node.name())
+                                    : b_.CreateXor(a, b, node.name());
   }
-  default: {
-    llvm::CmpInst::Predicate predicate = comparison(*op, floating);
-    Value* holds = floating
-                       ? b_.CreateFCmp(predicate, dbl(0), dbl(1))
-                       : b_.CreateICmp(predicate, asInt(b_, operands[0].kind, operands[0].value),
-                                       asInt(b_, operands[1].kind, operands[1].value));
-    result = b_.CreateZExt(holds, b_.getInt32Ty(), node.name());
-    break;
-  }
-  }
-  Slot slot;
-  slot.kind = givesBool ? SlotKind::Bool : SlotKind::Double;
-  slot.value = result;
-  values_[&node].slots.push_back(slot);
-  return llvm::Error::success();
+  bool floating =
+      llvm::any_of(operands, [](const ScalarNumber& n) { return n.kind == SlotKind::Double; });
+  llvm::CmpInst::Predicate predicate = comparison(op, floating);
+  Value* holds =
+      floating ? b_.CreateFCmp(predicate, scalarAsDouble(b_, operands[0].kind, operands[0].value),
+                               scalarAsDouble(b_, operands[1].kind, operands[1].value))
+               : b_.CreateICmp(predicate, scalarAsInt(b_, operands[0].kind, operands[0].value),
+                               scalarAsInt(b_, operands[1].kind, operands[1].value));
+  return b_.CreateZExt(holds, b_.getInt32Ty(), node.name());
 }
 
 llvm::Expected<Value*> GraphEmitter::scalarTensor(const Slot& slot) {

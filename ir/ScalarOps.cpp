@@ -28,6 +28,16 @@ std::optional<ScalarOp> parseScalarOp(llvm::StringRef op) {
       .Case("or", ScalarOp::Or)
       .Case("xor", ScalarOp::Xor)
       .Case("float", ScalarOp::Float)
+      .Case("pow", ScalarOp::Pow)
+      .Case("floordiv", ScalarOp::FloorDiv)
+      .Case("mod", ScalarOp::Mod)
+      .Case("int", ScalarOp::Int)
+      .Case("round", ScalarOp::Round)
+      .Case("floor", ScalarOp::Floor)
+      .Case("ceil", ScalarOp::Ceil)
+      .Case("sqrt", ScalarOp::Sqrt)
+      .Case("exp", ScalarOp::Exp)
+      .Case("log", ScalarOp::Log)
       .Default(std::nullopt);
 }
 
@@ -47,10 +57,27 @@ unsigned scalarOpArity(ScalarOp op) {
   case ScalarOp::Pos:
   case ScalarOp::Abs:
   case ScalarOp::Float:
+  case ScalarOp::Int:
+  case ScalarOp::Round:
+  case ScalarOp::Floor:
+  case ScalarOp::Ceil:
+  case ScalarOp::Sqrt:
+  case ScalarOp::Exp:
+  case ScalarOp::Log:
     return 1;
   default:
     return 2;
   }
+}
+
+bool scalarOpGivesInt(ScalarOp op) {
+  return op == ScalarOp::Int || op == ScalarOp::Round || op == ScalarOp::Floor ||
+         op == ScalarOp::Ceil;
+}
+
+bool scalarOpGivesFloat(ScalarOp op) {
+  return op == ScalarOp::TrueDiv || op == ScalarOp::Float || op == ScalarOp::Sqrt ||
+         op == ScalarOp::Exp || op == ScalarOp::Log;
 }
 
 bool scalarOpGivesBool(ScalarOp op) {
@@ -90,10 +117,20 @@ std::string checkScalarOp(const Node& node) {
     if (!number)
       return node.op() + " takes numbers: floats, bools and ints";
   }
-  Type::Kind gives = scalarOpGivesBool(*op) ? Type::Kind::Bool : Type::Kind::Float;
-  if (node.type().kind() != gives)
-    return node.op() + " gives a " + (gives == Type::Kind::Bool ? "bool" : "float") + ", not " +
-           node.type().str();
+  Type::Kind kind = node.type().kind();
+  // An int result is a symbol the node computes, as item()'s is.
+  bool isInt =
+      kind == Type::Kind::Int && node.type().intValue() && node.type().intValue().isSymbol();
+  if (scalarOpGivesBool(*op)    ? kind != Type::Kind::Bool
+      : scalarOpGivesInt(*op)   ? !isInt
+      : scalarOpGivesFloat(*op) ? kind != Type::Kind::Float
+                                : kind != Type::Kind::Float && !isInt)
+    return node.op() + " gives " +
+           (scalarOpGivesBool(*op)    ? "a bool"
+            : scalarOpGivesInt(*op)   ? "an int of a symbol of its own"
+            : scalarOpGivesFloat(*op) ? "a float"
+                                      : "a float or an int of a symbol of its own") +
+           ", not " + node.type().str();
   return "";
 }
 
@@ -101,7 +138,12 @@ bool scalarOpIsPure(const Node& node) {
   std::optional<ScalarOp> op = scalarOpOf(node);
   if (!op)
     return false;
-  if (*op != ScalarOp::TrueDiv)
+  // An int result may overflow int64, and these may raise or leave
+  // Python's numbers (a domain error, an infinity, a complex power).
+  if (node.type().kind() == Type::Kind::Int || scalarOpGivesInt(*op) || *op == ScalarOp::Pow ||
+      *op == ScalarOp::Sqrt || *op == ScalarOp::Exp || *op == ScalarOp::Log)
+    return false;
+  if (*op != ScalarOp::TrueDiv && *op != ScalarOp::FloorDiv && *op != ScalarOp::Mod)
     return true;
   // Division by a nonzero literal cannot raise.
   const Argument& divisor = node.args().size() == 2 ? node.args()[1] : node.args().front();

@@ -14,7 +14,19 @@
 //
 // Its value is Python's on the same numbers: IEEE doubles for floats, an
 // int or bool operand converted as Python converts it, `/` by zero raising
-// ZeroDivisionError.
+// ZeroDivisionError. An operation whose Python result is an int (`int(s)`,
+// `round(s)`, `math.floor(s)`, `True + 1`) has type `int<u1>`, a fresh
+// unbacked symbol the node computes, as item() of an integer tensor gives
+// one:
+//
+//   %6 = sym::floor.default(%4) : int<u1>
+//   %7 = sym::pow.default(%1, 0.5) : float
+//
+// Where Python raises (`math.sqrt(-1.0)`, `0.0 ** -1.0`, `int(nan)`), the
+// graph raises the same exception; where Python's result is a number the
+// graph cannot hold (a complex power, an int beyond int64), the call runs
+// the original code when nothing the caller sees is done yet, and raises
+// RuntimeError otherwise.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -47,6 +59,20 @@ enum class ScalarOp : uint8_t {
   Xor,
   /// float(x), torch.sym_float.
   Float,
+  /// `**`, `//` and `%`, and builtins.pow of two operands.
+  Pow,
+  FloorDiv,
+  Mod,
+  /// int(x) and math.trunc(x): toward zero, an int.
+  Int,
+  /// round(x) (half to even), math.floor(x), math.ceil(x): ints.
+  Round,
+  Floor,
+  Ceil,
+  /// math.sqrt, math.exp and math.log of one operand: floats.
+  Sqrt,
+  Exp,
+  Log,
 };
 
 /// The operation of a `sym::NAME.default` call, if \p node is one.
@@ -55,11 +81,17 @@ std::optional<ScalarOp> scalarOpOf(const Node& node);
 bool isScalarOpName(llvm::StringRef op);
 /// How many operands it takes.
 unsigned scalarOpArity(ScalarOp op);
-/// Whether it computes a bool (comparisons, and, or, xor), not a float.
+/// Whether it computes a bool (comparisons, and, or, xor), not a number.
 bool scalarOpGivesBool(ScalarOp op);
+/// Whether it computes an int whatever its operands (int(), round(),
+/// math.floor, math.ceil).
+bool scalarOpGivesInt(ScalarOp op);
+/// Whether it computes a float whatever its operands (`/`, float(),
+/// math.sqrt, math.exp, math.log).
+bool scalarOpGivesFloat(ScalarOp op);
 /// For a call whose operator is in the `sym::` namespace, what is wrong with
 /// it as one of these (an unknown name, the operand count, an operand that
-/// is no number, a type other than float or bool as the operation gives);
+/// is no number, a type other than the operation gives);
 /// empty when nothing is, or for any other call.
 std::string checkScalarOp(const Node& node);
 /// Whether it has no effect but its value (a division may raise), so an

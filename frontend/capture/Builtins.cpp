@@ -266,6 +266,14 @@ llvm::Expected<ValuePtr> builtinNumeric(BuiltinContext& interp, const ValuePtr& 
     if (!number || *number)
       return number;
   }
+  // round(s), pow(s, 2), divmod(s, 1) of numbers computed from tensor data.
+  PyObject* builtins = PyEval_GetBuiltins();
+  if (llvm::any_of(llvm::ArrayRef<const char*>{"round", "pow", "divmod"}, [&](const char* name) {
+        return self->object.get() == PyDict_GetItemString(builtins, name);
+      }))
+    if (llvm::Expected<ValuePtr> number = functionOfDataNumbers(interp, self->object.get(), args);
+        !number || *number)
+      return number;
   if (self->object.get() == reinterpret_cast<PyObject*>(&PyBool_Type) && args.size() == 1) {
     llvm::Expected<bool> value = interp.truth(args[0]);
     if (!value)

@@ -19,6 +19,7 @@
 #include "frontend/capture/LibraryPreparation.h"
 #include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/ThreadLocks.h"
 #include "frontend/capture/TorchSize.h"
 #include "frontend/embedding/PyStrings.h"
@@ -566,6 +567,14 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
   if (std::optional<llvm::Expected<ValuePtr>> called =
           callTableFunction(*this, object, args, kwargs))
     return std::move(*called);
+  // math.sqrt(s), math.floor(s), ... of a number computed from tensor data:
+  // a node of the graph (TensorNumbers.h).
+  if (PyCFunction_Check(object) && kwargs.empty() && PyCFunction_GET_SELF(object) &&
+      PyModule_Check(PyCFunction_GET_SELF(object)) &&
+      llvm::StringRef(PyModule_GetName(PyCFunction_GET_SELF(object))) == "math")
+    if (llvm::Expected<ValuePtr> number = functionOfDataNumbers(*this, object, args);
+        !number || *number)
+      return number;
   bool constantArgs = allConstant(args) &&
                       llvm::all_of(kwargs, [](const auto& kw) { return allConstant({kw.second}); });
   // Pure functions of constants run in CPython: math functions, and

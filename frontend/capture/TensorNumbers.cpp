@@ -25,6 +25,22 @@ bool isType(PyObject* type, PyTypeObject& python) {
   return type == reinterpret_cast<PyObject*>(&python);
 }
 
+/// Whether \p value is a number computed from tensor data: a float or bool
+/// a node computes, or an int over data-dependent symbols (item()'s `u0`).
+llvm::Expected<bool> isDataNumber(BuiltinContext& interp, const ValuePtr& value) {
+  if (value->kind != ValueKind::SymNum)
+    return false;
+  if (interp.oracle().valueOf(value->object.get()))
+    return true;
+  llvm::Expected<PyRef> test = scalarsFunction("is_data_number");
+  if (!test)
+    return test.takeError();
+  PyRef answer = PyRef::steal(PyObject_CallOneArg(test->get(), value->object.get()));
+  if (!answer)
+    return captureError("the oracle's is_data_number failed");
+  return answer.get() == Py_True;
+}
+
 } // namespace
 
 llvm::Expected<ValuePtr> numberFromData(BuiltinContext& interp, PyObject* type,
@@ -54,6 +70,13 @@ llvm::Expected<ValuePtr> numberFromData(BuiltinContext& interp, PyObject* type,
         PyDict_GetItemString(PyModule_GetDict(interp.types().operatorModule.get()), "abs");
     return interp.callOracle(abs, {value}, {});
   }
+  if (isType(type, PyLong_Type)) {
+    // int(s) truncates: a node giving an int of a symbol of its own.
+    llvm::Expected<PyRef> toInt = scalarsFunction("int_of_number");
+    if (!toInt)
+      return toInt.takeError();
+    return interp.callOracle(toInt->get(), {value}, {});
+  }
   if (isType(type, PyFloat_Type)) {
     PyRef symFloat = PyRef::steal(PyObject_GetAttrString(interp.types().torch.get(), "sym_float"));
     if (!symFloat)
@@ -61,6 +84,20 @@ llvm::Expected<ValuePtr> numberFromData(BuiltinContext& interp, PyObject* type,
     return interp.callOracle(symFloat.get(), {value}, {});
   }
   return nullptr;
+}
+
+llvm::Expected<ValuePtr> functionOfDataNumbers(BuiltinContext& interp, PyObject* function,
+                                               const std::vector<ValuePtr>& args) {
+  bool any = false;
+  for (const ValuePtr& arg : args) {
+    llvm::Expected<bool> data = isDataNumber(interp, arg);
+    if (!data)
+      return data.takeError();
+    any = any || *data;
+  }
+  if (!any)
+    return nullptr;
+  return interp.callOracle(function, args, {});
 }
 
 } // namespace dync::capture

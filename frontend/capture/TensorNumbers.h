@@ -1,7 +1,8 @@
 //===- TensorNumbers.h - float(), bool() and int() of computed values -----===//
 //
 // `float(t)`, `bool(t)` and `int(t)` of a one-element tensor, and float()
-// or bool() of a number computed from tensor data, without deciding it: the
+// or bool() of a number computed from tensor data (and int(), round() and
+// the math module's functions of one), without deciding it: the
 // result is a graph value (docs/capture.md, "Data-dependent floats and
 // bools"). A branch on it is still refused where the program takes it.
 //
@@ -18,5 +19,12 @@ namespace dync::capture {
 /// CPython does.
 llvm::Expected<ValuePtr> numberFromData(BuiltinContext& interp, PyObject* type,
                                         const ValuePtr& value);
+
+/// `round(s)`, `pow(s, 2)`, `math.sqrt(s)`, `math.floor(s)`, ... of a number
+/// computed from tensor data: the oracle records Python's operation as a
+/// node (or refuses it, saying so at the program's line). Null when no
+/// argument is such a number, for the builtin to run as it does.
+llvm::Expected<ValuePtr> functionOfDataNumbers(BuiltinContext& interp, PyObject* function,
+                                               const std::vector<ValuePtr>& args);
 
 } // namespace dync::capture

@@ -26,7 +26,7 @@ from dync_oracle_layout import (
 )
 from dync_oracle_leaves import _leaves
 from dync_oracle_records import _cut_view_error
-from dync_oracle_scalars import is_scalar_op, record_scalar_op
+from dync_oracle_scalars import is_scalar_op, run_scalar_op
 from dync_oracle_wire import OracleError
 
 
@@ -150,9 +150,10 @@ class _Calls:
                     if isinstance(t, FakeTensor)
                 ]
                 with self.fake, enable_python_dispatcher(), self.recorder:
-                    out = _run(run, args, kwargs)
-                if is_scalar_op(fn, args, kwargs):
-                    record_scalar_op(self, fn, args, out)
+                    if is_scalar_op(fn, args, kwargs):
+                        out = run_scalar_op(self, fn, args, lambda: _run(run, args, kwargs))
+                    else:
+                        out = _run(run, args, kwargs)
                 self._record_grad_flags(flags, out)
                 if self._cut_from_autograd():
                     self._mark_cut_views(out)

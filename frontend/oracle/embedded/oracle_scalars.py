@@ -10,14 +10,29 @@ alone would not do, since sympy reassociates (`(s + 1.0) + 2.0` becomes
 `s + 3.0`, which rounds otherwise). Capture sends that arithmetic here
 through Session.call; float(t), bool(t) and int(t) of a tensor come here
 as the functions below.
+
+The result's Python type is Python's rule, not torch's: `s ** 0.5` and
+`math.sqrt(s)` are floats, `int(s)`, `round(s)` and `math.floor(s)` ints,
+`True + 1` an int. An operation torch has no symbolic rule for, or whose
+result is an int, gets a fresh unbacked symbol for its result (an int is
+then `u1`, a symbol the node computes, as item()'s `u0` is); the node, not
+the symbol's expression, says what it is.
 """
 
+import math
 import operator
+
+import builtins
 
 import torch
 
 from dync_oracle_data_dependent import is_unbacked
 from dync_oracle_wire import OracleError
+
+def int_of_number(x):
+    """int(x) of a number computed from tensor data (capture sends it here)."""
+    return x
+
 
 # Python's operations on numbers that a graph computes, by the IR name of
 # the node (`sym::add.default`); in-place spellings are the same operation
@@ -47,7 +62,32 @@ _OPS = {
     operator.xor: "xor",
     operator.ixor: "xor",
     torch.sym_float: "float",
+    int_of_number: "int",
+    operator.pow: "pow",
+    operator.ipow: "pow",
+    builtins.pow: "pow",
+    operator.floordiv: "floordiv",
+    operator.ifloordiv: "floordiv",
+    operator.mod: "mod",
+    operator.imod: "mod",
+    builtins.round: "round",
+    math.trunc: "int",
+    math.floor: "floor",
+    math.ceil: "ceil",
+    math.sqrt: "sqrt",
+    math.exp: "exp",
+    math.log: "log",
 }
+
+# The operations whose float or bool result torch's own symbolic rule gives
+# (kept as it was: a branch on it names the value it came from).
+_TORCH_RULE = frozenset(
+    ("add", "sub", "mul", "truediv", "neg", "pos", "abs", "lt", "le", "gt", "ge", "eq", "ne",
+     "and", "or", "xor", "float")
+)
+_GIVES_INT = frozenset(("int", "round", "floor", "ceil"))
+_GIVES_FLOAT = frozenset(("truediv", "float", "sqrt", "exp", "log"))
+_GIVES_BOOL = frozenset(("lt", "le", "gt", "ge", "eq", "ne", "and", "or", "xor"))
 
 _SYMBOLIC = (torch.SymInt, torch.SymFloat, torch.SymBool)
 
@@ -62,37 +102,101 @@ def _data_dependent(value):
     return any(is_unbacked(s) for s in value.node.expr.free_symbols)
 
 
+def is_data_number(value):
+    """Whether capture's `value` is a number computed from tensor data."""
+    return _data_dependent(value)
+
+
 def is_scalar_op(fn, args, kwargs):
     """Whether `fn(*args)` is Python arithmetic on a number computed from
     tensor data, which the graph records as a node."""
     if kwargs:
         return False
-    # Any other operator on numbers alone (`s ** 2`, `s // 1`) is refused
-    # where the program wrote it, not where its result would be used.
-    if fn not in _OPS and getattr(fn, "__module__", None) not in ("_operator", "operator"):
+    # Any other operator on numbers alone (`s << 2`) is refused where the
+    # program wrote it, not where its result would be used.
+    if fn not in _OPS and getattr(fn, "__module__", None) not in (
+        "_operator", "operator", "builtins", "math"
+    ):
         return False
     if not all(isinstance(a, (int, float, bool) + _SYMBOLIC) for a in args):
         return False
     return any(_data_dependent(a) for a in args)
 
 
-def record_scalar_op(session, fn, args, out):
-    """Appends the node for `out = fn(*args)` to the session's records."""
-    what = getattr(fn, "__name__", repr(fn))
-    if not isinstance(out, (torch.SymFloat, torch.SymBool)):
+def _kind(value):
+    if isinstance(value, (bool, torch.SymBool)):
+        return "bool"
+    if isinstance(value, (int, torch.SymInt)):
+        return "int"
+    return "float"
+
+
+def _result_kind(name, args, what):
+    """The Python type of `name` applied to `args`: "int", "float" or
+    "bool"; None when it is the int operand itself (`math.floor(n)`)."""
+    kinds = [_kind(a) for a in args]
+    if name in _GIVES_INT:
+        return None if kinds[0] == "int" else "int"
+    if name in _GIVES_FLOAT:
+        return "float"
+    if name in _GIVES_BOOL:
+        if name in ("and", "or", "xor") and kinds != ["bool", "bool"]:
+            raise OracleError(
+                f"{what} of an int and a number computed from tensor data is not an operation "
+                f"graphs compute yet (they compute & | ^ of two bools); keep the value a tensor"
+            )
+        return "bool"
+    if "float" in kinds:
+        return "float"
+    if name == "pow":
+        # int ** int is an int, or a float for a negative exponent.
         raise OracleError(
-            f"{what} of a number computed from tensor data gives "
-            f"{'an int' if isinstance(out, torch.SymInt) else type(out).__name__}, which graphs "
-            f"compute only as item() of an integer tensor gives it; keep the value a tensor "
-            f"(`t.floor()`, `t.long()`) and call item() on that"
+            f"{what} of ints and bools computed from tensor data is not an operation graphs "
+            f"compute yet (its type depends on the exponent's sign); write float(b) ** e, or "
+            f"keep the value a tensor"
         )
+    return "int"
+
+
+def _fresh(session, kind):
+    env = session.env
+    if kind == "int":
+        return env.create_unbacked_symint()
+    return env.create_unbacked_symfloat() if kind == "float" else env.create_unbacked_symbool()
+
+
+def run_scalar_op(session, fn, args, run):
+    """`fn(*args)` on a number computed from tensor data, with its node
+    appended to the session's records; `run()` runs torch's rule."""
+    what = getattr(fn, "__name__", repr(fn))
     name = _OPS.get(fn)
     if name is None:
         raise OracleError(
-            f"{what} of a float or bool computed from tensor data is not an operation graphs "
-            f"compute yet (they compute + - * / unary - + abs, comparisons, & | ^ and "
-            f"float()); keep the value a tensor and use torch's operation on it"
+            f"{what} of a number computed from tensor data is not an operation graphs "
+            f"compute yet (they compute + - * / // % ** unary - + abs, comparisons, & | ^ of "
+            f"bools, float(), int(), round(), and math.trunc, floor, ceil, sqrt, exp, log); "
+            f"keep the value a tensor and use torch's operation on it"
         )
+    if name == "round" and len(args) != 1:
+        raise OracleError(
+            "round() with a number of digits of a float computed from tensor data is not an "
+            "operation graphs compute yet (round(x) is); keep the value a tensor and use "
+            "torch.round(t, decimals=n)"
+        )
+    if name in _TORCH_RULE:
+        out = run()
+        if isinstance(out, (torch.SymFloat, torch.SymBool)):
+            _record(session, name, args, out)
+            return out
+    kind = _result_kind(name, args, what)
+    if kind is None:
+        return args[0]
+    out = _fresh(session, kind)
+    _record(session, name, args, out)
+    return out
+
+
+def _record(session, name, args, out):
     encoded = tuple(session._encode(a) for a in args)
     session.records.append((f"sym::{name}.default", encoded, None, session._encode_result(out)))
 
@@ -126,5 +230,5 @@ def int_of_tensor(t):
 
 # Messages name them as the program wrote them: "by bool at model.py:7".
 for _function, _name in ((float_of_tensor, "float"), (bool_of_tensor, "bool"),
-                         (int_of_tensor, "int")):
+                         (int_of_tensor, "int"), (int_of_number, "int")):
     _function.__module__, _function.__qualname__ = "builtins", _name
