@@ -29,6 +29,7 @@
 
 #include "ir/Graph.h"
 #include "ir/OpTraits.h"
+#include "ir/ScalarOps.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -78,7 +79,8 @@ std::string observableBefore(const ir::Graph& graph, const ir::Node& node) {
   for (const ir::Node& earlier : graph.nodes()) {
     if (&earlier == &node)
       break;
-    if (!earlier.isCall() || earlier.isKernelCall())
+    // Python's arithmetic on numbers (ir/ScalarOps.h) changes nothing.
+    if (!earlier.isCall() || earlier.isKernelCall() || ir::scalarOpOf(earlier))
       continue;
     const ir::OpTraits* traits = ir::findOpTraits(earlier.op());
     if (!traits)

@@ -183,14 +183,16 @@ def run_scalar_op(session, fn, args, run):
             "operation graphs compute yet (round(x) is); keep the value a tensor and use "
             "torch.round(t, decimals=n)"
         )
-    if name in _TORCH_RULE:
+    kind = _result_kind(name, args, what)
+    if kind is None:
+        return args[0]
+    # An int result is a symbol of its own: torch would decide a bool
+    # operand (`True + 1`) to compute one.
+    if name in _TORCH_RULE and kind != "int":
         out = run()
         if isinstance(out, (torch.SymFloat, torch.SymBool)):
             _record(session, name, args, out)
             return out
-    kind = _result_kind(name, args, what)
-    if kind is None:
-        return args[0]
     out = _fresh(session, kind)
     _record(session, name, args, out)
     return out
