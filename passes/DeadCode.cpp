@@ -24,13 +24,23 @@ void eraseUnusedCalls(Graph& graph, llvm::function_ref<bool(const Node&)> mayEra
     node.forEachUse([&](const ValueRef& use) { ++useCount[use.node]; });
 
   // A call that first computes an unbacked symbol (`nonzero`, `item`) is
-  // where the graph reads that size from, even when nothing uses its value.
+  // where the graph reads that size from, even when nothing uses its value;
+  // the first giving a returned one as an int is what the graph returns
+  // (outputLeaves).
   llvm::DenseSet<const Node*> computesSymbol;
   {
-    llvm::StringSet<> computed;
+    llvm::StringSet<> computed, returnedInts;
     auto isUnbacked = [&](SymExpr e) {
       return e && e.isSymbol() && mentionsUnbacked(e, graph.symbols());
     };
+    if (const Node* output = graph.output())
+      for (const Argument& arg : output->args())
+        arg.forEachSym([&](SymExpr expr) {
+          expr.walkSymbols([&](SymExpr symbol) {
+            if (isUnbacked(symbol))
+              returnedInts.insert(symbol.symbolName());
+          });
+        });
     for (const Node& node : graph.nodes()) {
       if (!node.isCall())
         continue;
@@ -49,8 +59,12 @@ void eraseUnusedCalls(Graph& graph, llvm::function_ref<bool(const Node&)> mayEra
         if (element->isTensor())
           for (SymExpr size : element->sizes())
             note(size);
-        else if (element->kind() == Type::Kind::Int)
+        else if (element->kind() == Type::Kind::Int) {
           note(element->intValue());
+          SymExpr e = element->intValue();
+          if (isUnbacked(e) && returnedInts.erase(e.symbolName()))
+            computesSymbol.insert(&node);
+        }
       }
     }
   }

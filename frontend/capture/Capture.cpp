@@ -11,6 +11,7 @@
 #include "frontend/capture/GlobalStateGuards.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/ReturnedSizes.h"
 #include "frontend/capture/TorchConstants.h"
 #include "frontend/embedding/PyStrings.h"
 #include "ir/Verifier.h"
@@ -466,6 +467,12 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
   // --- end of side effects ---
   if (llvm::Error error = oracle.finalize())
     return captureError("finishing the shape environment: " + llvm::toString(std::move(error)));
+  // Data-dependent sizes returned as ints are read as ints (ReturnedSizes.h).
+  std::vector<const ir::Argument*> returned = {&*output};
+  for (const auto& [effect, value] : sideEffects)
+    returned.push_back(&value);
+  if (llvm::Error error = readReturnedSizes(oracle.builder(), returned))
+    return returnError(interp, module, entry, llvm::toString(std::move(error)));
   ir::Node* outputNode = oracle.builder().setOutput(std::move(*output));
   for (auto& [effect, value] : sideEffects)
     outputNode->addSideEffect(std::move(effect), std::move(value));
