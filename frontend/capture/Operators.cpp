@@ -36,13 +36,25 @@ bool isSymbolicScalar(const SemanticsContext& cx, const ValuePtr& value) {
 
 /// Whether Python arithmetic on \p a and \p b goes through the oracle as a
 /// recorded scalar node: a float or bool operand from the oracle, or a
-/// division of a symbolic integer, which makes a float.
+/// division or a float power of a symbolic integer, which makes a float.
 bool recordsScalar(const SemanticsContext& cx, llvm::StringRef symbol, const ValuePtr& a,
                    const ValuePtr& b) {
   if (isSymbolicScalar(cx, a) || isSymbolicScalar(cx, b))
     return true;
   bool division = symbol == "/" || symbol == "/=";
-  return division && (a->kind == ValueKind::SymNum || b->kind == ValueKind::SymNum);
+  bool symbolic = a->kind == ValueKind::SymNum || b->kind == ValueKind::SymNum;
+  if (division)
+    return symbolic;
+  // `n ** 0.5` and `n ** -1` of a symbolic integer make a float too.
+  if (symbolic && (symbol == "**" || symbol == "**=")) {
+    auto floatOrNegative = [](const ValuePtr& v) {
+      PyObject* o = v->object.get();
+      return v->kind == ValueKind::Constant && o &&
+             (PyFloat_Check(o) || (PyLong_Check(o) && !PyBool_Check(o) && _PyLong_Sign(o) < 0));
+    };
+    return (a->kind == ValueKind::Constant && PyFloat_Check(a->object.get())) || floatOrNegative(b);
+  }
+  return false;
 }
 
 /// A class, typing's alias of one (`Callable[[int], bool]`, `list[int]`),

@@ -57,8 +57,36 @@ llvm::Expected<ValuePtr> numberFromData(BuiltinContext& interp, PyObject* type,
       return convert.takeError();
     return interp.callOracle(convert->get(), {value}, {});
   }
-  if (value->kind != ValueKind::SymNum || !interp.oracle().valueOf(value->object.get()))
+  // int() of a symbolic int is the int itself, data-dependent or not.
+  if (value->kind == ValueKind::SymNum && isType(type, PyLong_Type) &&
+      Py_TYPE(value->object.get()) == reinterpret_cast<PyTypeObject*>(interp.types().symInt.get()))
+    return value;
+  if (value->kind != ValueKind::SymNum)
     return nullptr;
+  if (!interp.oracle().valueOf(value->object.get())) {
+    // float() and abs() of an int computed from tensor data (item()'s u0)
+    // are nodes too.
+    llvm::Expected<bool> data = isDataNumber(interp, value);
+    if (!data)
+      return data.takeError();
+    if (!*data)
+      return nullptr;
+    PyObject* abs = PyDict_GetItemString(PyEval_GetBuiltins(), "abs");
+    if (!isType(type, PyFloat_Type) && type != abs)
+      return nullptr;
+    PyObject* function =
+        type == abs
+            ? PyDict_GetItemString(PyModule_GetDict(interp.types().operatorModule.get()), "abs")
+            : nullptr;
+    PyRef symFloat;
+    if (!function) {
+      symFloat = PyRef::steal(PyObject_GetAttrString(interp.types().torch.get(), "sym_float"));
+      if (!symFloat)
+        return captureError("torch.sym_float is missing");
+      function = symFloat.get();
+    }
+    return interp.callOracle(function, {value}, {});
+  }
   // A float or bool a node computes: float() of a float and bool() of a
   // bool are the value itself; float() of a bool is recorded.
   PyObject* kind = reinterpret_cast<PyObject*>(Py_TYPE(value->object.get()));

@@ -150,10 +150,12 @@ def _result_kind(name, args, what):
         return "float"
     if name == "pow":
         # int ** int is an int, or a float for a negative exponent.
+        if type(args[1]) is int and args[1] < 0:
+            return "float"
         raise OracleError(
-            f"{what} of ints and bools computed from tensor data is not an operation graphs "
-            f"compute yet (its type depends on the exponent's sign); write float(b) ** e, or "
-            f"keep the value a tensor"
+            f"{what} of a bool computed from tensor data and an int is not an operation graphs "
+            f"compute yet (** with a float operand is); write float(b) ** e, or keep the value "
+            f"a tensor"
         )
     return "int"
 
