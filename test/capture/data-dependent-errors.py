@@ -2,12 +2,16 @@
 # user's line in plain words, naming the value, what computed it and
 # torch._check, never torch's internal exception names.
 # RUN: not %dync export %s:branch --emit=graph 2>&1 | FileCheck %s --check-prefix=BRANCH
-# RUN: not %dync export %s:powered --emit=graph 2>&1 | FileCheck %s --check-prefix=POW
+# RUN: not %dync export %s:rounded --emit=graph 2>&1 | FileCheck %s --check-prefix=ROUND
+# RUN: not %dync export %s:sine --emit=graph 2>&1 | FileCheck %s --check-prefix=SINE
+# RUN: not %dync export %s:flag_power --emit=graph 2>&1 | FileCheck %s --check-prefix=FLAGPOW
 # RUN: not %dync export %s:truncated --emit=graph 2>&1 | FileCheck %s --check-prefix=TRUNC
 # RUN: not %dync export %s:flagged --emit=graph 2>&1 | FileCheck %s --check-prefix=FLAG
 # RUN: not %dync export %s:floated --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOAT
 # RUN: not %dync export %s:ctc --emit=graph 2>&1 | FileCheck %s --check-prefix=CTC
 # RUN: not %dync export %s:grouped --emit=graph 2>&1 | FileCheck %s --check-prefix=ITER
+import math
+
 import torch
 
 
@@ -22,13 +26,27 @@ def branch(x, n):
 # BRANCH-NOT: GuardOnDataDependentSymNode
 
 
-def powered(x, n):
+def rounded(x, n):
     s = x.sum().item()
-    return x * s ** 2
+    return x * round(s, 2)
 
-# POW: data-dependent-errors.py:[[@LINE-2]]:16: error: pow of a float or bool computed from tensor data is not an operation graphs compute yet (they compute + - * / unary - + abs, comparisons, & | ^ and float()); keep the value a tensor and use torch's operation on it
-# POW-NEXT: {{^}}    return x * s ** 2
-# POW-NOT: Exception
+# ROUND: data-dependent-errors.py:[[@LINE-2]]:16: error: round() with a number of digits of a float computed from tensor data is not an operation graphs compute yet (round(x) is); keep the value a tensor and use torch.round(t, decimals=n)
+# ROUND-NEXT: {{^}}    return x * round(s, 2)
+# ROUND-NOT: Exception
+
+
+def sine(x, n):
+    s = x.sum().item()
+    return x * math.sin(s)
+
+# SINE: data-dependent-errors.py:[[@LINE-2]]:16: error: sin of a number computed from tensor data is not an operation graphs compute yet (they compute + - * / // % ** unary - + abs, comparisons, & | ^ of bools, float(), int(), round(), and math.trunc, floor, ceil, sqrt, exp, log); keep the value a tensor and use torch's operation on it
+
+
+def flag_power(x, n):
+    b = (x > 0).any().item()
+    return x * b ** 2
+
+# FLAGPOW: data-dependent-errors.py:[[@LINE-2]]:16: error: pow of a bool computed from tensor data and an int is not an operation graphs compute yet (** with a float operand is); write float(b) ** e, or keep the value a tensor
 
 
 def floated(x, n):
