@@ -66,6 +66,12 @@ llvm::Error cloneCarried(BuiltinContext& interp, const std::vector<ValuePtr>& le
     llvm::Expected<ValuePtr> copy = callMethod(interp, leaf, "clone", {});
     if (!copy)
       return copy.takeError();
+    // The functions see each carried value as any iteration may pass it, not
+    // as the first: the fake tensor forgets the value torch propagates for a
+    // small constant (FakeTensor.constant), which item() or a branch would
+    // otherwise read.
+    if (PyObject_SetAttrString((*copy)->object.get(), "constant", Py_None) < 0)
+      return python::takePythonError("forgetting a carried tensor's constant value");
     llvm::Expected<ir::ValueRef> ref = interp.oracle().recordedValueOf((*copy)->object.get());
     if (!ref)
       return ref.takeError();
