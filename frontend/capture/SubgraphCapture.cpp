@@ -62,7 +62,8 @@ llvm::Expected<CapturedSubgraph> captureSubgraph(BuiltinContext& interp, ir::Mod
                                                  const std::string& name, const ValuePtr& fn,
                                                  std::vector<ValuePtr> args, llvm::StringRef what,
                                                  llvm::StringRef op, llvm::StringRef parts,
-                                                 llvm::StringRef effectRule) {
+                                                 llvm::StringRef effectRule,
+                                                 const SubgraphAdapters& adapters) {
   oracle::TensorOracle& oracle = interp.oracle();
   CapturedSubgraph branch;
   branch.graph = &module.addSubgraph(name);
@@ -72,6 +73,12 @@ llvm::Expected<CapturedSubgraph> captureSubgraph(BuiltinContext& interp, ir::Mod
     module.eraseSubgraph(*branch.graph);
     return error;
   };
+  if (adapters.arguments) {
+    llvm::Expected<std::vector<ValuePtr>> adapted = adapters.arguments(std::move(args));
+    if (!adapted)
+      return fail(adapted.takeError());
+    args = std::move(*adapted);
+  }
   llvm::Expected<ValuePtr> result =
       interp.callWithoutSideEffects(fn, std::move(args), what, effectRule);
   if (!result)
@@ -79,6 +86,9 @@ llvm::Expected<CapturedSubgraph> captureSubgraph(BuiltinContext& interp, ir::Mod
   llvm::Expected<TreeShape> shape = flattenTree(op, *result, branch.leaves);
   if (!shape)
     return fail(shape.takeError());
+  if (adapters.results)
+    if (llvm::Error error = adapters.results(branch.leaves))
+      return fail(std::move(error));
   branch.shape = std::move(*shape);
   std::vector<ir::Argument> returned;
   for (const ValuePtr& leaf : branch.leaves) {

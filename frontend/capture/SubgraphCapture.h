@@ -16,6 +16,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,15 @@ struct CapturedSubgraph {
   std::vector<ir::ValueRef> outer;
 };
 
+/// What a caller does inside the subgraph around the function's call:
+/// \p arguments, when set, makes the function's arguments from \p args
+/// (recording what it calls into the subgraph); \p results, when set,
+/// changes the leaves the function returned before they are checked.
+struct SubgraphAdapters {
+  std::function<llvm::Expected<std::vector<ValuePtr>>(std::vector<ValuePtr>)> arguments;
+  std::function<llvm::Error(std::vector<ValuePtr>&)> results;
+};
+
 /// Calls \p fn on \p args without side effects, its calls recorded into the
 /// new subgraph \p name of \p module, which returns the tensors of its
 /// result (a pytree of tensors and constants). \p what names the function
@@ -45,7 +55,8 @@ llvm::Expected<CapturedSubgraph> captureSubgraph(BuiltinContext& interp, ir::Mod
                                                  const std::string& name, const ValuePtr& fn,
                                                  std::vector<ValuePtr> args, llvm::StringRef what,
                                                  llvm::StringRef op, llvm::StringRef parts,
-                                                 llvm::StringRef effectRule);
+                                                 llvm::StringRef effectRule,
+                                                 const SubgraphAdapters& adapters = {});
 
 /// Gives \p subgraph's inputs the order of \p want, adding an input for
 /// each value it does not use; \p have is the value each input stands for

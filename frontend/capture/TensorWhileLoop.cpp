@@ -51,19 +51,55 @@ llvm::Error checkCondResult(const CapturedSubgraph& cond) {
                       "the program raises");
 }
 
-/// Clones the carried tensors \p leaves (refusing ints, which a loop of
-/// unknown length would carry as data-dependent values), with the value
-/// each clone is in the graph.
+/// Whether \p value is a Python int (not a bool) or a symbolic one.
+bool isInt(BuiltinContext& interp, const ValuePtr& value) {
+  PyObject* object = value->object.get();
+  if (value->kind == ValueKind::SymNum)
+    return Py_TYPE(object) == reinterpret_cast<PyTypeObject*>(interp.types().symInt.get());
+  return value->isConstant() && object && PyLong_CheckExact(object);
+}
+
+/// What \p value is, for messages: its Python type's name when it has one.
+std::string kindOf(const ValuePtr& value) {
+  if (value->object && (value->isConstant() || value->kind == ValueKind::SymNum))
+    return Py_TYPE(value->object.get())->tp_name;
+  return spelling(value->kind).str();
+}
+
+/// \p n as the 0-dim int64 tensor the graph's loop carries for an int (the
+/// oracle's carried_int_tensor, embedded oracle_scalars.py).
+llvm::Expected<ValuePtr> intTensor(BuiltinContext& interp, const ValuePtr& n) {
+  PyRef module = PyRef::steal(PyImport_ImportModule("dync_oracle_scalars"));
+  PyRef make =
+      module ? PyRef::steal(PyObject_GetAttrString(module.get(), "carried_int_tensor")) : PyRef();
+  if (!make)
+    return python::takePythonError("the oracle's carried_int_tensor");
+  return interp.callOracle(make.get(), {n}, {});
+}
+
+/// Clones the carried values \p leaves, with the value each clone is in the
+/// graph. An int is carried as a 0-dim int64 tensor (its position goes to
+/// \p ints): the functions get the int back with item(), and the loop's
+/// result for it is item() of the last one, a data-dependent int, as
+/// torch.export carries an int as an unbacked SymInt.
 llvm::Error cloneCarried(BuiltinContext& interp, const std::vector<ValuePtr>& leaves,
-                         std::vector<ValuePtr>& clones, std::vector<ir::ValueRef>& refs) {
+                         std::vector<ValuePtr>& clones, std::vector<ir::ValueRef>& refs,
+                         std::vector<size_t>& ints) {
   for (auto [i, leaf] : llvm::enumerate(leaves)) {
-    if (!leaf->isTensor())
-      return captureError("torch while_loop whose cond_fn returns a tensor and that carries an "
-                          "int (carried leaf " +
-                          llvm::Twine(i) +
-                          ") is not supported yet: the int's value after the loop is then "
-                          "known only when the graph runs; carry it as a tensor");
-    llvm::Expected<ValuePtr> copy = callMethod(interp, leaf, "clone", {});
+    ValuePtr carried = leaf;
+    if (isInt(interp, leaf)) {
+      llvm::Expected<ValuePtr> tensor = intTensor(interp, leaf);
+      if (!tensor)
+        return tensor.takeError();
+      carried = *tensor;
+      ints.push_back(i);
+    } else if (!leaf->isTensor()) {
+      return captureError("torch while_loop whose cond_fn returns a tensor and that carries a " +
+                          kindOf(leaf) + " (carried leaf " + llvm::Twine(i) +
+                          ") is not supported: it carries tensors and ints; carry it as a "
+                          "tensor");
+    }
+    llvm::Expected<ValuePtr> copy = callMethod(interp, carried, "clone", {});
     if (!copy)
       return copy.takeError();
     // The functions see each carried value as any iteration may pass it, not
@@ -77,6 +113,44 @@ llvm::Error cloneCarried(BuiltinContext& interp, const std::vector<ValuePtr>& le
       return ref.takeError();
     clones.push_back(*copy);
     refs.push_back(*ref);
+  }
+  return llvm::Error::success();
+}
+
+/// What cond_fn and body_fn are called with, inside their subgraph: the
+/// carried values, an int as item() of its tensor.
+SubgraphAdapters carriedArguments(BuiltinContext& interp, const TreeShape& shape,
+                                  const std::vector<size_t>& ints) {
+  SubgraphAdapters adapters;
+  adapters.arguments = [&interp, &shape, &ints](
+                           std::vector<ValuePtr> leaves) -> llvm::Expected<std::vector<ValuePtr>> {
+    for (size_t i : ints) {
+      llvm::Expected<ValuePtr> n = callMethod(interp, leaves[i], "item", {});
+      if (!n)
+        return n.takeError();
+      leaves[i] = *n;
+    }
+    size_t next = 0;
+    return interp.unpack(unflattenTree(shape, leaves, next));
+  };
+  return adapters;
+}
+
+/// body_fn's ints, where the carried values have them, as the tensors the
+/// loop carries; anything else there is refused.
+llvm::Error intsAsTensors(BuiltinContext& interp, const std::vector<size_t>& ints,
+                          std::vector<ValuePtr>& leaves) {
+  for (size_t i : ints) {
+    if (i >= leaves.size())
+      return llvm::Error::success(); // the structure check says what is wrong
+    if (!isInt(interp, leaves[i]))
+      return captureError("torch while_loop's body_fn returns a " + kindOf(leaves[i]) +
+                          " for carried leaf " + llvm::Twine(i) +
+                          ", which is an int; return an int there");
+    llvm::Expected<ValuePtr> tensor = intTensor(interp, leaves[i]);
+    if (!tensor)
+      return tensor.takeError();
+    leaves[i] = *tensor;
   }
   return llvm::Error::success();
 }
@@ -164,7 +238,8 @@ llvm::Expected<ValuePtr> callTensorWhileLoop(BuiltinContext& interp, const Value
                                              const std::vector<ValuePtr>& leaves) {
   std::vector<ValuePtr> clones;
   std::vector<ir::ValueRef> carriedRefs;
-  if (llvm::Error error = cloneCarried(interp, leaves, clones, carriedRefs))
+  std::vector<size_t> ints;
+  if (llvm::Error error = cloneCarried(interp, leaves, clones, carriedRefs, ints))
     return error;
   oracle::TensorOracle& oracle = interp.oracle();
   ir::Graph& graph = oracle.recordingBuilder().graph();
@@ -172,24 +247,23 @@ llvm::Expected<ValuePtr> callTensorWhileLoop(BuiltinContext& interp, const Value
   if (!module)
     return captureError("torch while_loop on a tensor predicate needs a graph of a module to "
                         "capture its functions into");
-  size_t next = 0;
-  llvm::Expected<std::vector<ValuePtr>> args = interp.unpack(unflattenTree(shape, clones, next));
-  if (!args)
-    return args.takeError();
-
+  SubgraphAdapters adapters = carriedArguments(interp, shape, ints);
   std::string name = freshSubgraphBase(*module, graph.name(), "while", {"cond", "body"});
   llvm::Expected<CapturedSubgraph> cond =
-      captureSubgraph(interp, *module, name + ".cond", condFn, *args, "torch while_loop's cond_fn",
-                      kOperator, kParts, kEffects);
+      captureSubgraph(interp, *module, name + ".cond", condFn, clones, "torch while_loop's cond_fn",
+                      kOperator, kParts, kEffects, adapters);
   if (!cond)
     return cond.takeError();
   if (llvm::Error error = checkCondResult(*cond)) {
     module->eraseSubgraph(*cond->graph);
     return error;
   }
+  adapters.results = [&interp, &ints](std::vector<ValuePtr>& results) {
+    return intsAsTensors(interp, ints, results);
+  };
   llvm::Expected<CapturedSubgraph> body =
-      captureSubgraph(interp, *module, name + ".body", bodyFn, std::move(*args),
-                      "torch while_loop's body_fn", kOperator, kParts, kEffects);
+      captureSubgraph(interp, *module, name + ".body", bodyFn, clones, "torch while_loop's body_fn",
+                      kOperator, kParts, kEffects, adapters);
   if (!body) {
     module->eraseSubgraph(*cond->graph);
     return body.takeError();
@@ -230,7 +304,14 @@ llvm::Expected<ValuePtr> callTensorWhileLoop(BuiltinContext& interp, const Value
   llvm::Expected<std::vector<ValuePtr>> results = loopResults(interp, loop, *body);
   if (!results)
     return results.takeError();
-  next = 0;
+  // A carried int leaves the loop as item() of its tensor.
+  for (size_t i : ints) {
+    llvm::Expected<ValuePtr> n = callMethod(interp, (*results)[i], "item", {});
+    if (!n)
+      return n.takeError();
+    (*results)[i] = *n;
+  }
+  size_t next = 0;
   return unflattenTree(topTuple, *results, next);
 }
 

@@ -805,6 +805,22 @@ llvm::StringSet<> mentionedSymbols(const ir::Graph& graph) {
   return mentioned;
 }
 
+/// Whether \p subgraph itself computes \p decl, an unbacked int, as the
+/// int result of a call (item() of a carried int in a while_loop's
+/// functions), with no range or relation to check: its function then reads
+/// it as a graph function does (codegen/DataDependentSizes.cpp), anew on
+/// each call.
+bool computedWithin(const ir::Graph& subgraph, const ir::SymbolDecl& decl,
+                    const ir::Graph& caller) {
+  if (decl.range.lo || decl.range.hi || !ir::unbackedIntNode(subgraph, decl.name))
+    return false;
+  bool related = false;
+  for (const ir::Relation& relation : caller.relations())
+    for (ir::SymExpr side : {relation.lhs, relation.rhs})
+      side.walkSymbols([&](ir::SymExpr symbol) { related |= symbol.symbolName() == decl.name; });
+  return !related;
+}
+
 } // namespace
 
 std::vector<ir::Graph*> PythonTensorOracle::backwardGraphs() const {
@@ -822,7 +838,7 @@ llvm::Error PythonTensorOracle::declareSubgraphSymbols() {
     for (const ir::SymbolDecl& decl : graph_.symbols()) {
       if (!mentioned.contains(decl.name))
         continue;
-      if (decl.unbacked)
+      if (decl.unbacked && !computedWithin(*subgraph, decl, graph_))
         return makeError("torch.cond's branch @" + subgraph->name() + " uses the size " +
                          decl.name +
                          ", which depends on tensor data; branches over data-dependent sizes "

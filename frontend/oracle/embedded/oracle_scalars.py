@@ -205,6 +205,12 @@ def _record(session, name, args, out):
     session.records.append((f"sym::{name}.default", encoded, None, session._encode_result(out)))
 
 
+def carried_int_tensor(n):
+    """An int a tensor while_loop carries, as the 0-dim int64 tensor its
+    graph loop carries (capture's TensorWhileLoop.cpp)."""
+    return torch.scalar_tensor(n, dtype=torch.int64)
+
+
 # float(t), bool(t) and int(t) of a one-element tensor, as eager computes
 # them: its value through item(), converted as Tensor.__float__,
 # __bool__ and __int__ convert it.
