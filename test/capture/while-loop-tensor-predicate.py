@@ -6,15 +6,17 @@
 # over); a higher_order::while_loop node runs them. With grad mode on, a
 # tensor that requires grad is refused (eager's autograd Function gives
 # gradients the loop's calls do not): only the variant for grad mode on is
-# left out. Sizes may be symbolic; loops nest. What eager's while_loop refuses is refused at
-# the program's line, and so are an int carried and strides body_fn
-# changes.
+# left out. Sizes may be symbolic; loops nest; ints are carried. What
+# eager's while_loop refuses is refused at the program's line, and so are
+# other numbers carried and strides body_fn changes.
 # RUN: %dync export %s:Closure.forward --example one_input --emit=graph | FileCheck %s
 # RUN: not %dync export %s:Trained.forward --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=GRAD
 # RUN: %dync export %s:Trained.forward --example one_input -o %t.so -v 2>&1 | FileCheck %s --check-prefix=VARIANT
 # RUN: %dync export %s:dynamic --example one_input --dynamic 'x:0=n[2,16]' --emit=graph | FileCheck %s --check-prefix=DYNAMIC
 # RUN: %dync export %s:nested --example one_input --emit=graph | FileCheck %s --check-prefix=NESTED
-# RUN: not %dync export %s:int_carry --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=INT
+# RUN: %dync export %s:int_carry --example one_input --emit=graph | FileCheck %s --check-prefix=INT
+# RUN: not %dync export %s:float_carry --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOATCARRY
+# RUN: not %dync export %s:int_to_float --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=INTFLOAT
 # RUN: not %dync export %s:vector_pred --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=PRED
 # RUN: not %dync export %s:float_pred --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOATPRED
 # RUN: not %dync export %s:body_dtype --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=DTYPE
@@ -122,9 +124,35 @@ def nested(x):
 
 
 def int_carry(x):
-    return while_loop(lambda i, h: h.sum() < 10, lambda i, h: (i + 1, h * 2), (0, x))
+    # An int is carried as a 0-dim int64 tensor; the functions read it with
+    # item() (a symbol of the subgraph's own), body_fn's int goes back into
+    # a tensor, and the loop's result is item() of the last one.
+    return while_loop(lambda i, h: h.sum() < 10, lambda i, h: (i + 1, h * i), (2, x))
 
-# INT: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: torch while_loop whose cond_fn returns a tensor and that carries an int (carried leaf 0) is not supported yet
+# INT-LABEL: subgraph @int_carry.while0.body(
+# INT-SAME:                                  %[[I:[0-9]+]]: tensor<i64, []>,
+# INT-NEXT:                                  %[[H:[0-9]+]]: tensor<f32, [3, 4]>)
+# INT-NEXT:      symbols { [[U:u[0-9]+]]: [-inf, inf] unbacked } {
+# INT-NEXT:    %{{[0-9]+}} = aten::_local_scalar_dense.default(%[[I]]) : int<[[U]]>
+# INT-NEXT:    %{{[0-9]+}} = aten::mul.Tensor(%[[H]], [[U]]) : tensor<f32, [3, 4]>
+# INT-NEXT:    %{{[0-9]+}} = aten::scalar_tensor.default([[U]] + 1, dtype=i64, {{.*}}) : tensor<i64, []>
+# INT-LABEL: graph @int_carry(
+# INT:         %[[START:[0-9]+]] = aten::scalar_tensor.default(2, dtype=i64, {{.*}}) : tensor<i64, []>
+# INT:         %[[LOOP:[0-9]+]] = higher_order::while_loop("int_carry.while0.cond", "int_carry.while0.body", [%{{[0-9]+}}, %{{[0-9]+}}], [])
+# INT-NEXT:    %{{[0-9]+}} = aten::_local_scalar_dense.default(%[[LOOP]]#0) : int<[[N:u[0-9]+]]>
+# INT-NEXT:    return ([[N]], %[[LOOP]]#1)
+
+
+def float_carry(x):
+    return while_loop(lambda s, h: h.sum() < 10, lambda s, h: (s + 1.0, h * 2), (0.5, x))
+
+# FLOATCARRY: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: the program raises RuntimeError: Expect carried_inputs to be a tuple of possibly nested dict/list/tuple that only consists of tensor or int leaves
+
+
+def int_to_float(x):
+    return while_loop(lambda i, h: h.sum() < 10, lambda i, h: (i / 2, h * 2), (1, x))
+
+# INTFLOAT: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: torch while_loop's body_fn returns a SymFloat for carried leaf 0, which is an int; return an int there
 
 
 def vector_pred(x):
