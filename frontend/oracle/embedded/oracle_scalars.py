@@ -83,7 +83,7 @@ _OPS = {
 # (kept as it was: a branch on it names the value it came from).
 _TORCH_RULE = frozenset(
     ("add", "sub", "mul", "truediv", "neg", "pos", "abs", "lt", "le", "gt", "ge", "eq", "ne",
-     "and", "or", "xor", "float")
+     "and", "or", "float")
 )
 _GIVES_INT = frozenset(("int", "round", "floor", "ceil"))
 _GIVES_FLOAT = frozenset(("truediv", "float", "sqrt", "exp", "log"))
