@@ -17,6 +17,7 @@
 # RUN: %dync export %s:int_carry --example one_input --emit=graph | FileCheck %s --check-prefix=INT
 # RUN: not %dync export %s:float_carry --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOATCARRY
 # RUN: not %dync export %s:int_to_float --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=INTFLOAT
+# RUN: not %dync export %s:checked_int --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=CHECKED
 # RUN: not %dync export %s:vector_pred --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=PRED
 # RUN: not %dync export %s:float_pred --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOATPRED
 # RUN: not %dync export %s:body_dtype --example one_input --emit=graph 2>&1 | FileCheck %s --check-prefix=DTYPE
@@ -153,6 +154,16 @@ def int_to_float(x):
     return while_loop(lambda i, h: h.sum() < 10, lambda i, h: (i / 2, h * 2), (1, x))
 
 # INTFLOAT: while-loop-tensor-predicate.py:[[@LINE-2]]:12: error: torch while_loop's body_fn returns a SymFloat for carried leaf 0, which is an int; return an int there
+
+
+def checked_int(x):
+    def body_fn(i, h):
+        torch._check(i < 100)
+        return i + 1, h * 2
+
+    return while_loop(lambda i, h: h.sum() < 10, body_fn, (0, x))
+
+# CHECKED: error: {{.*}}the subgraph @checked_int.while0.{{cond|body}} (a torch.cond branch or a torch while_loop function) uses the data-dependent value u{{[0-9]+}}, which such a function may use only as an int it computes itself (item() of a carried int) with no range or torch._check stated on it; other data-dependent values in them are not supported yet
 
 
 def vector_pred(x):
