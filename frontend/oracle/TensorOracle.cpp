@@ -839,18 +839,22 @@ llvm::Error PythonTensorOracle::declareSubgraphSymbols() {
       if (!mentioned.contains(decl.name))
         continue;
       if (decl.unbacked && !computedWithin(*subgraph, decl, graph_))
-        return makeError("torch.cond's branch @" + subgraph->name() + " uses the size " +
+        return makeError("the subgraph @" + subgraph->name() +
+                         " (a torch.cond branch or a torch while_loop function) uses the "
+                         "data-dependent value " +
                          decl.name +
-                         ", which depends on tensor data; branches over data-dependent sizes "
-                         "are not supported yet");
+                         ", which such a function may use only as an int it computes itself "
+                         "(item() of a carried int) with no range or torch._check stated on it; "
+                         "other data-dependent values in them are not supported yet");
       subgraph->symbols().push_back(decl);
       mentioned.erase(decl.name);
     }
     if (!mentioned.empty())
-      return makeError("torch.cond's branch @" + subgraph->name() + " makes the size " +
+      return makeError("the subgraph @" + subgraph->name() +
+                       " (a torch.cond branch or a torch while_loop function) makes the size " +
                        mentioned.begin()->getKey() +
-                       " of its own, which depends on tensor data; branches over data-dependent "
-                       "sizes are not supported yet");
+                       " of its own, which depends on tensor data; data-dependent sizes in "
+                       "them are not supported yet");
   }
   // A backward graph reads every symbol it mentions from the sizes of the
   // tensors it takes or its int inputs (capture made it so), so one the
