@@ -159,8 +159,13 @@ def _overlapping(sizes, strides):
 
 
 def _kernel_strides(result, fake, exact):
-    """The strides the kernel's `result` stands for at the fake result's
-    sizes, or None when its layout cannot be carried over."""
+    """What the kernel's `result` says of the fake result's strides: its
+    strides (`exact`: the fake's sizes are static and were probed as they
+    are), or its order of dimensions, outermost first, which gives strides
+    for any sizes (_learned_strides); None when its layout cannot be carried
+    over. Never strides written in the fake's symbolic sizes: the learned
+    answer is kept per operator and argument signature of size hints, which
+    other tensors, of other symbols or of a later capture's ShapeEnv, share."""
     if not isinstance(result, torch.Tensor) or result.dim() != fake.dim():
         return None
     # A copy cannot lay a result out with elements sharing memory (the
@@ -168,7 +173,7 @@ def _kernel_strides(result, fake, exact):
     if _overlapping(result.shape, result.stride()):
         return None
     if exact:
-        return list(result.stride()) if tuple(result.shape) == tuple(fake.shape) else None
+        return ("strides", list(result.stride())) if tuple(result.shape) == tuple(fake.shape) else None
     # A dimension of size 1 here has size 1 in the fake result too (cutting
     # keeps 1 as 1): where it falls in the order changes no other stride.
     order = sorted(range(result.dim()), key=lambda d: (-result.stride(d), d))
@@ -176,7 +181,13 @@ def _kernel_strides(result, fake, exact):
     # Only a dense result's order of dimensions says what it is at other sizes.
     if any(result.size(d) != 1 and result.stride(d) != dense[d] for d in range(result.dim())):
         return None
-    return _dense_strides(list(fake.shape), order)
+    return ("order", order)
+
+
+def _learned_strides(learned, result):
+    """The strides `learned` (from _kernel_strides) gives the fake `result`."""
+    kind, data = learned
+    return data if kind == "strides" else _dense_strides(list(result.shape), data)
 
 
 # Operator -> whether its results may be probed (_probed_operator).
@@ -284,7 +295,10 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
             and _storage_key(result) not in arguments
         ):
             model = torch.empty_strided(
-                result.shape, strides, dtype=result.dtype, device=result.device
+                result.shape,
+                _learned_strides(strides, result),
+                dtype=result.dtype,
+                device=result.device,
             )
             if not fusion.same_layout(result, model):
                 result = model if relayout is None else relayout(result, model)
