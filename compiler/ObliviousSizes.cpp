@@ -453,6 +453,10 @@ private:
     for (size_t i = 0; i < g.args().size(); ++i)
       if (i != BackwardName && i != PassedSizes && !sameArgument(g.args()[i], s.args()[i]))
         return differs(g, s);
+    // A Function that marks an input dirty gives that very tensor a new
+    // history: a copy the special graph does not make would get it instead.
+    if (usesAny(g, copies_) && llvm::any_of(gCall->dirty, [](int64_t i) { return i >= 0; }))
+      return differs(g, s);
     std::vector<ir::Argument> passed;
     for (const ir::SymExpr& size : gCall->sizes)
       if (!size.isConstant())
