@@ -219,6 +219,20 @@ std::string specDeclaring(const std::vector<capture::DynamicSpec>& specs, llvm::
   return symbol.str();
 }
 
+/// The backward graphs \p graph's autograd.Function nodes run declare the
+/// entry's symbols with the entry's ranges; where the entry's range of
+/// \p symbol now starts at \p lo (the fold proved them one program there,
+/// ObliviousSizes.cpp), theirs does too.
+void widenBackwardRanges(const ir::Graph& graph, llvm::StringRef symbol, int64_t lo) {
+  for (const ir::Graph* backward : ir::backwardGraphsOf(graph)) {
+    // The module owns its graphs; the record only looks at them.
+    for (ir::SymbolDecl& decl : const_cast<ir::Graph*>(backward)->symbols())
+      if (decl.name == symbol && decl.range.lo && *decl.range.lo == lo + 1)
+        *decl.range.lo = lo;
+    widenBackwardRanges(*backward, symbol, lo);
+  }
+}
+
 /// Folds the graphs of one entry's specializations (exported from
 /// \p firstOfEntry on) into the graph they specialize where they are the
 /// same program there (ObliviousSizes.h), and notes each size that stays
@@ -248,6 +262,7 @@ llvm::Error foldSizes(std::vector<ExportedGraph>& exported, size_t firstOfEntry,
         for (ir::SymbolDecl& decl : graph.symbols())
           if (decl.name == symbol) {
             *decl.range.lo -= 1;
+            widenBackwardRanges(graph, symbol, *decl.range.lo);
             std::string range;
             llvm::raw_string_ostream os(range);
             decl.range.print(os);

@@ -2,6 +2,7 @@
 #include "compiler/ObliviousSizes.h"
 
 #include "frontend/oracle/SymSubstitution.h"
+#include "ir/AutogradFunction.h"
 #include "ir/OpTraits.h"
 #include "ir/Parser.h"
 
@@ -33,7 +34,9 @@ llvm::Expected<std::unique_ptr<GraphAtSizes>> graphAtSizes(const ir::Graph& grap
   std::string text;
   llvm::raw_string_ostream os(text);
   graph.print(os);
-  graph.guards().print(os, graph.name());
+  // A backward graph has no guards, and no guard block may name it.
+  if (!graph.isBackward())
+    graph.guards().print(os, graph.name());
   copy->sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, graph.name()),
                                      llvm::SMLoc());
   llvm::Expected<std::unique_ptr<ir::Module>> module =
@@ -41,9 +44,11 @@ llvm::Expected<std::unique_ptr<GraphAtSizes>> graphAtSizes(const ir::Graph& grap
   if (!module)
     return module.takeError();
   copy->module = std::move(*module);
-  if (copy->module->graphs().size() != 1)
+  llvm::ArrayRef<std::unique_ptr<ir::Graph>> read =
+      graph.isBackward() ? copy->module->backwards() : copy->module->graphs();
+  if (read.size() != 1)
     return llvm::createStringError("the graph's text did not read back as one graph");
-  ir::Graph& at = *copy->module->graphs().front();
+  ir::Graph& at = *read.front();
   copy->graph = &at;
 
   ir::Context& context = graph.context();
@@ -145,6 +150,9 @@ std::string layoutText(const ir::Type& type, bool withStrides = true) {
   return text;
 }
 
+std::optional<std::string> differenceAt(const ir::Graph& general, const ir::Graph& special,
+                                        const SizePoint& sizes);
+
 /// Compares a general graph, with symbols set to sizes, with the graph
 /// captured at those sizes, node by node. The two are one program when
 /// they run the same operators on the same values in the same order. One
@@ -159,8 +167,11 @@ std::string layoutText(const ir::Type& type, bool withStrides = true) {
 /// refused) do not depend on; results must have the same layout.
 class ProgramMatch {
 public:
-  ProgramMatch(const ir::Graph& general, const ir::Graph& special)
-      : general_(general), special_(special) {}
+  /// \p generalModule holds the backward graphs \p general's autograd
+  /// nodes name (\p general is a copy read back alone), set to \p sizes.
+  ProgramMatch(const ir::Graph& general, const ir::Graph& special, const ir::Module* generalModule,
+               const SizePoint& sizes)
+      : general_(general), special_(special), generalModule_(generalModule), sizes_(sizes) {}
 
   /// None when the same program, else the first difference.
   std::optional<std::string> run() {
@@ -169,8 +180,12 @@ public:
     while (g != gEnd && s != sEnd) {
       // An int input set to a size is the constant the capture at that size
       // holds in its place (its `equals` guard is compared with the rest).
+      // A backward graph's inputs have no sources: an int input there is
+      // the special graph's only if it is the same int.
       if (g->isInput() && g->type().kind() == ir::Type::Kind::Int &&
-          g->type().intValue().isConstant() && !(s->isInput() && s->source() == g->source())) {
+          g->type().intValue().isConstant() &&
+          !(s->isInput() && s->source() == g->source() &&
+            layoutText(s->type()) == layoutText(g->type()))) {
         constants_[&*g] = g->type().intValue().constantValue();
         ++g;
         continue;
@@ -376,6 +391,14 @@ private:
         bo << int(effect.kind) << effect.target << ';';
       return a == b ? std::nullopt : std::optional<std::string>(differs(g, s));
     }
+    if (ir::isAutogradFunctionCall(g) && ir::isAutogradFunctionCall(s)) {
+      if (std::optional<std::string> why = sameAutogradCall(g, s))
+        return why;
+      if (relaidOut || layoutText(g.type()) != layoutText(s.type()))
+        return differs(g, s);
+      map_[&g] = &s;
+      return std::nullopt;
+    }
     // A view after a copy is the special graph's view: torch spells the
     // view of a copy `_unsafe_view`.
     bool sameOp = g.op() == s.op() || (relaidOut && g.op() == "aten::_unsafe_view.default" &&
@@ -406,6 +429,48 @@ private:
     const ir::OpTraits* traits = ir::findOpTraits(g.op());
     if (usesAny(g, copies_) && (!traits || traits->returnsAlias))
       copies_.insert(&g);
+    return std::nullopt;
+  }
+
+  /// None when two autograd.Function nodes apply the same Function to the
+  /// same values and their backward graphs are one program at these sizes:
+  /// each capture makes a backward graph of its own (`Fn.backward`,
+  /// `Fn.backward.1`), so their names differ, and the sizes the general
+  /// node passes that are constants here are constants in the special
+  /// backward graph.
+  std::optional<std::string> sameAutogradCall(const ir::Node& g, const ir::Node& s) {
+    llvm::Expected<ir::AutogradFunctionCall> gCall = ir::readAutogradFunctionCall(g);
+    llvm::Expected<ir::AutogradFunctionCall> sCall = ir::readAutogradFunctionCall(s);
+    if (!gCall || !sCall) {
+      llvm::consumeError(gCall.takeError());
+      llvm::consumeError(sCall.takeError());
+      return differs(g, s);
+    }
+    // Positions 1 and 8: the backward graph's name, the sizes passed.
+    constexpr size_t BackwardName = 1, PassedSizes = 8;
+    if (g.args().size() != s.args().size() || !g.kwargs().empty() || !s.kwargs().empty())
+      return differs(g, s);
+    for (size_t i = 0; i < g.args().size(); ++i)
+      if (i != BackwardName && i != PassedSizes && !sameArgument(g.args()[i], s.args()[i]))
+        return differs(g, s);
+    // A Function that marks an input dirty gives that very tensor a new
+    // history: a copy the special graph does not make would get it instead.
+    if (usesAny(g, copies_) && llvm::any_of(gCall->dirty, [](int64_t i) { return i >= 0; }))
+      return differs(g, s);
+    std::vector<ir::Argument> passed;
+    for (const ir::SymExpr& size : gCall->sizes)
+      if (!size.isConstant())
+        passed.push_back(ir::Argument::sym(size));
+    if (!sameArgument(ir::Argument::list(std::move(passed)), s.args()[PassedSizes]))
+      return differs(g, s);
+    const ir::Graph* gBackward =
+        generalModule_ ? generalModule_->findBackward(gCall->backward) : nullptr;
+    const ir::Graph* sBackward =
+        special_.module() ? special_.module()->findBackward(sCall->backward) : nullptr;
+    if (!gBackward || !sBackward)
+      return differs(g, s);
+    if (std::optional<std::string> why = differenceAt(*gBackward, *sBackward, sizes_))
+      return "its backward graph for " + gCall->function + " differs: " + *why;
     return std::nullopt;
   }
 
@@ -443,6 +508,8 @@ private:
 
   const ir::Graph& general_;
   const ir::Graph& special_;
+  const ir::Module* generalModule_;
+  const SizePoint& sizes_;
   llvm::DenseMap<const ir::Node*, const ir::Node*> map_;
   /// Int inputs of the general graph set to sizes.
   llvm::DenseMap<const ir::Node*, int64_t> constants_;
@@ -538,7 +605,8 @@ std::optional<std::string> differenceAt(const ir::Graph& general, const ir::Grap
     return std::nullopt;
   // The same program with other layouts (ProgramMatch), under the same
   // guards and relations.
-  if (std::optional<std::string> why = ProgramMatch(general_at, special).run())
+  if (std::optional<std::string> why =
+          ProgramMatch(general_at, special, general.module(), sizes).run())
     return why;
   std::string rest = firstDifference(general_at, special, /*nodes=*/false);
   return rest.empty() ? std::nullopt : std::optional<std::string>(rest);

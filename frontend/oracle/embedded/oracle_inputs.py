@@ -170,12 +170,19 @@ class _Inputs:
         # for every size. Ties (size-1 dimensions) go innermost last, as in a
         # row-major layout. A static dimension of size 0 is one of size 1 to
         # the others' strides, as torch lays out an empty tensor ((4, 0, 3)
-        # is contiguous with strides (3, 3, 1)).
+        # is contiguous with strides (3, 3, 1)). A static dimension of size 1
+        # (or 0) with the dense stride of its place has it written with the
+        # symbolic sizes too, as torch gives it at every size (a contiguous
+        # [7, 1, s, 5] has stride 5*s there): kept as the example's number,
+        # the guard would refuse every other size, and torch's checks of
+        # layouts (channels-last or not) would compare it with the symbolic
+        # strides and record relations between sizes the program never
+        # asked for. Any other stride of such a dimension stays as it is.
         result = [None] * len(shape)
         expected, expected_hint = 1, 1
         for d in sorted(range(len(shape)), key=lambda d: (strides[d], -d)):
             if shape[d] in (0, 1) and not isinstance(sizes[d], torch.SymInt):
-                result[d] = strides[d]
+                result[d] = expected if strides[d] == expected_hint else strides[d]
                 continue
             if strides[d] != expected_hint:
                 raise OracleError(

@@ -2,10 +2,12 @@
 function does, asked before a fusion decomposition stands in for it."""
 
 import torch
+from torch.fx.experimental.symbolic_shapes import statically_known_true
 from torch.utils._python_dispatch import _disable_current_modes
 
 from dync_oracle_decompositions import _fusion_module
 from dync_oracle_draws import draws
+from dync_oracle_view_strides import aten_view_strides
 
 
 # Decomposing an operator of tensors in another layout than contiguous or
@@ -159,8 +161,13 @@ def _overlapping(sizes, strides):
 
 
 def _kernel_strides(result, fake, exact):
-    """The strides the kernel's `result` stands for at the fake result's
-    sizes, or None when its layout cannot be carried over."""
+    """What the kernel's `result` says of the fake result's strides: its
+    strides (`exact`: the fake's sizes are static and were probed as they
+    are), or its order of dimensions, outermost first, which gives strides
+    for any sizes (_learned_strides); None when its layout cannot be carried
+    over. Never strides written in the fake's symbolic sizes: the learned
+    answer is kept per operator and argument signature of size hints, which
+    other tensors, of other symbols or of a later capture's ShapeEnv, share."""
     if not isinstance(result, torch.Tensor) or result.dim() != fake.dim():
         return None
     # A copy cannot lay a result out with elements sharing memory (the
@@ -168,7 +175,7 @@ def _kernel_strides(result, fake, exact):
     if _overlapping(result.shape, result.stride()):
         return None
     if exact:
-        return list(result.stride()) if tuple(result.shape) == tuple(fake.shape) else None
+        return ("strides", list(result.stride())) if tuple(result.shape) == tuple(fake.shape) else None
     # A dimension of size 1 here has size 1 in the fake result too (cutting
     # keeps 1 as 1): where it falls in the order changes no other stride.
     order = sorted(range(result.dim()), key=lambda d: (-result.stride(d), d))
@@ -176,7 +183,13 @@ def _kernel_strides(result, fake, exact):
     # Only a dense result's order of dimensions says what it is at other sizes.
     if any(result.size(d) != 1 and result.stride(d) != dense[d] for d in range(result.dim())):
         return None
-    return _dense_strides(list(fake.shape), order)
+    return ("order", order)
+
+
+def _learned_strides(learned, result):
+    """The strides `learned` (from _kernel_strides) gives the fake `result`."""
+    kind, data = learned
+    return data if kind == "strides" else _dense_strides(list(result.shape), data)
 
 
 # Operator -> whether its results may be probed (_probed_operator).
@@ -284,7 +297,10 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
             and _storage_key(result) not in arguments
         ):
             model = torch.empty_strided(
-                result.shape, strides, dtype=result.dtype, device=result.device
+                result.shape,
+                _learned_strides(strides, result),
+                dtype=result.dtype,
+                device=result.device,
             )
             if not fusion.same_layout(result, model):
                 result = model if relayout is None else relayout(result, model)
@@ -313,27 +329,51 @@ def view_laid_out(func, args, out):
     successors would be laid out otherwise than eager's, and the graph's
     kernels would find their arguments in another layout than capture
     promised. ATen's rule runs on a meta tensor of the argument's sizes and
-    strides; symbolic sizes keep torch's answer."""
+    strides; under symbolic sizes, which ATen's meta view does not take,
+    dync_oracle_view_strides follows the rule over the symbolic sizes."""
     global _VIEWS_COMPUTED_IN_PYTHON
     if _VIEWS_COMPUTED_IN_PYTHON is None:
         _VIEWS_COMPUTED_IN_PYTHON = (torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default)
     if func not in _VIEWS_COMPUTED_IN_PYTHON or not isinstance(out, torch.Tensor):
         return out
     a = args[0]
-    if not isinstance(a, torch.Tensor) or a._has_symbolic_sizes_strides or \
-            out._has_symbolic_sizes_strides or a.layout != torch.strided:
+    if not isinstance(a, torch.Tensor) or a.layout != torch.strided:
         return out
-    with _disable_current_modes(), torch._C._DisablePythonDispatcher():
-        try:
-            strides = torch.empty_strided(a.shape, a.stride(), dtype=a.dtype, device="meta").view(
-                out.shape).stride()
-        except RuntimeError:
+    if a._has_symbolic_sizes_strides or out._has_symbolic_sizes_strides:
+        # Compared without a guard: None when no stride changes.
+        strides = _symbolic_view_strides(a, out)
+        if strides is None:
             return out
-    if strides == out.stride():
-        return out
+    else:
+        with _disable_current_modes(), torch._C._DisablePythonDispatcher():
+            try:
+                strides = torch.empty_strided(
+                    a.shape, a.stride(), dtype=a.dtype, device="meta"
+                ).view(out.shape).stride()
+            except RuntimeError:
+                return out
+        if strides == out.stride():
+            return out
     if func is torch.ops.aten.view.default:
         return torch.ops.aten.as_strided.default(a, out.shape, strides, out.storage_offset())
     return torch.empty_strided(out.shape, strides, dtype=out.dtype, device=out.device)
+
+
+def _symbolic_view_strides(a, out):
+    """ATen's strides for the view `out` of `a` where sizes are symbolic;
+    None where they are the fake's. Only a dimension of size 1 can differ
+    (every other stride is fixed by the elements the view addresses), so
+    only those take ATen's stride."""
+    aten = aten_view_strides(list(a.shape), list(a.stride()), list(out.shape))
+    if aten is None:
+        return None
+    strides = list(out.stride())
+    changed = False
+    for d, (size, stride) in enumerate(zip(out.shape, aten)):
+        if isinstance(size, int) and size == 1 and not statically_known_true(stride == strides[d]):
+            strides[d] = stride
+            changed = True
+    return strides if changed else None
 
 
 def _probe_kernel(func, flat, spec, results, exact, run):
