@@ -126,6 +126,8 @@ struct Binding {
   std::string where;
   /// Bound by an int guard rather than a tensor's dimension.
   bool isInt = false;
+  /// Bound by a sparse tensor's nnz rather than a dimension.
+  bool isNnz = false;
 };
 
 /// A size or stride whose expected expression mentions a symbol that only a
@@ -556,7 +558,8 @@ llvm::Error GuardEmitter::emitSparseFields(const ir::Type& type, Value* fields,
   Value* actual = field(1, "nnz");
   if (nnz.isSymbol() && !bindings_.contains(nnz.symbolName())) {
     actual->setName(nnz.symbolName());
-    bindings_[nnz.symbolName()] = {actual, text, 0, source + "._nnz()"};
+    bindings_[nnz.symbolName()] = {actual,        text, 0, source + "._nnz()", /*isInt=*/false,
+                                   /*isNnz=*/true};
     return llvm::Error::success();
   }
   std::string reason = text + ": _nnz() is not " + nnz.str();
@@ -824,10 +827,11 @@ llvm::Error GuardEmitter::emitAssumptions() {
           b_.CreateICmpSLE(binding.value, b_.getInt64(*range.hi), decl.name + ".below_hi");
       inside = inside ? b_.CreateAnd(inside, belowHi, decl.name + ".inside") : belowHi;
     }
-    require(inside,
-            binding.guardText + ": " +
-                (binding.isInt ? binding.where : "size(" + std::to_string(binding.dim) + ")") +
-                " (" + decl.name + ") is outside " + textOf(range));
+    require(inside, binding.guardText + ": " +
+                        (binding.isInt   ? binding.where
+                         : binding.isNnz ? std::string("_nnz()")
+                                         : "size(" + std::to_string(binding.dim) + ")") +
+                        " (" + decl.name + ") is outside " + textOf(range));
   }
 
   for (const ir::Relation& relation : graph_.relations()) {

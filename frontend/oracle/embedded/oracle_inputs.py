@@ -73,7 +73,8 @@ class _Inputs:
         if name in self.dims:
             raise OracleError(f"{source}'s nnz symbol {name} is already a declared symbol")
         if nnz >= 2:
-            nnz = self._new_symbol(name, nnz, f"{source}._values().size()[0]", None, None, (source, None))
+            where = f"{source}._values().size()[0]"
+            nnz = self._new_symbol(name, nnz, where, None, None, (source, None))
         sparse_dim = real.sparse_dim()
         with self.fake:
             indices = torch.empty((sparse_dim, nnz), dtype=torch.int64, device=real.device)
