@@ -70,6 +70,9 @@ llvm::Error GraphEmitter::classifyInputs() {
         if (size.isSymbol() && !symbolSources_.count(size.symbolName()))
           symbolSources_[size.symbolName()] = {static_cast<int>(index), d, -1};
       }
+      if (ir::SymExpr nnz = type.nnz();
+          nnz && nnz.isSymbol() && !symbolSources_.count(nnz.symbolName()))
+        symbolSources_[nnz.symbolName()] = {static_cast<int>(index), 0, -1, /*nnz=*/true};
     } else if (type.kind() == ir::Type::Kind::Int) {
       unsigned index = intInputs_.size();
       intInputs_.push_back(&node);
@@ -165,6 +168,15 @@ llvm::Expected<Value*> GraphEmitter::SizeHooks::symbol(ir::SymExpr expr) {
   if (source.intInput >= 0) {
     Value* addr = b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), e.fn_->getArg(2), source.intInput);
     return b.CreateLoad(b.getInt64Ty(), addr, expr.symbolName());
+  }
+  if (source.nnz) {
+    // The input's guard checked its layout; the shim reads nnz for it.
+    Value* handle = e.tensorHandle(e.values_[e.tensorInputs_[source.tensorInput]].slots[0]);
+    llvm::AllocaInst* info = e.entryAlloca(e.shim_.tensorInfoType(), nullptr, "sparse.info");
+    llvm::AllocaInst* fields = e.entryAlloca(b.getInt64Ty(), b.getInt32(3), "sparse.fields");
+    e.shim_.call(b, ShimFn::SparseCooInfoOf, {handle, info, fields}, "sparse.ok");
+    return b.CreateLoad(b.getInt64Ty(), b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), fields, 1),
+                        expr.symbolName());
   }
   Value*& sizes = e.inputSizes_[source.tensorInput];
   if (!sizes)

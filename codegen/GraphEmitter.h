@@ -226,6 +226,8 @@ private:
     int tensorInput = -1;
     unsigned dim = 0;
     int intInput = -1;
+    /// The symbol is a sparse COO tensor input's nnz, not a dimension.
+    bool nnz = false;
   };
   llvm::StringMap<SymbolSource> symbolSources_;
   // The values of the unbacked symbols computed so far, read from the

@@ -126,6 +126,8 @@ struct Binding {
   std::string where;
   /// Bound by an int guard rather than a tensor's dimension.
   bool isInt = false;
+  /// Bound by a sparse tensor's nnz rather than a dimension.
+  bool isNnz = false;
 };
 
 /// A size or stride whose expected expression mentions a symbol that only a
@@ -174,6 +176,10 @@ private:
 
   llvm::Error emitGuard(const ir::Guard& guard);
   llvm::Error emitTensor(const ir::Guard& guard, Value* object, const std::string& text);
+  /// A sparse COO tensor's sparse_dim, nnz (binding its symbol) and
+  /// is_coalesced, from the three int64s dync_py_sparse_coo_info wrote.
+  llvm::Error emitSparseFields(const ir::Type& type, Value* fields, const std::string& text,
+                               const std::string& source);
   llvm::Error emitEquals(const ir::Guard& guard, Value* object, const std::string& text);
   llvm::Error emitKeys(const ir::Guard& guard, Value* object, const std::string& text);
   llvm::Error emitSymInt(const ir::Guard& guard, Value* object, const std::string& text);
@@ -189,12 +195,23 @@ private:
     return info_;
   }
 
+  /// The three int64s dync_py_sparse_coo_info fills, shared like info.
+  Value* sparseAlloca() {
+    if (!sparse_) {
+      llvm::BasicBlock& entry = fn_->getEntryBlock();
+      llvm::IRBuilder<> allocas(&entry, entry.begin());
+      sparse_ = allocas.CreateAlloca(b_.getInt64Ty(), b_.getInt32(3), "sparse");
+    }
+    return sparse_;
+  }
+
   ShimModule& shim_;
   const ir::Graph& graph_;
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
   llvm::AllocaInst* info_ = nullptr;
+  llvm::AllocaInst* sparse_ = nullptr;
   llvm::BasicBlock* miss_ = nullptr;
   llvm::PHINode* missReason_ = nullptr;
   llvm::MDNode* unlikely_ = nullptr;
@@ -219,10 +236,14 @@ private:
 llvm::Error GuardEmitter::checkSymbolsAreBound() const {
   llvm::StringSet<> bound;
   for (const ir::Guard& guard : graph_.guards().guards())
-    if (guard.kind == ir::GuardKind::Tensor && guard.tensorType)
+    if (guard.kind == ir::GuardKind::Tensor && guard.tensorType) {
       for (ir::SymExpr size : guard.tensorType->sizes())
         if (size.isSymbol())
           bound.insert(size.symbolName());
+      // A sparse tensor's nnz is read like a size.
+      if (ir::SymExpr nnz = guard.tensorType->nnz(); nnz && nnz.isSymbol())
+        bound.insert(nnz.symbolName());
+    }
   // A symbolic int argument binds its symbol too.
   for (const ir::Guard& guard : graph_.guards().guards())
     if (guard.kind == ir::GuardKind::SymInt && guard.constant &&
@@ -415,9 +436,20 @@ llvm::Error GuardEmitter::emitTensor(const ir::Guard& guard, Value* object,
   // the exact type (torch.Tensor or nn.Parameter: a subclass may override
   // what operations do).
   Value* info = infoAlloca();
-  require(b_.CreateICmpNE(shim_.call(b_, ShimFn::PyTensorInfo, {object, info}, "info.ok"),
-                          b_.getInt32(0)),
-          text + ": not exactly a torch.Tensor or nn.Parameter with plain sizes and strides");
+  Value* sparse = nullptr;
+  if (type.isSparse()) {
+    // A sparse COO tensor also fills sparse_dim, nnz and is_coalesced;
+    // a strided one is refused by the call, as a sparse one is by the other.
+    sparse = sparseAlloca();
+    require(
+        b_.CreateICmpNE(shim_.call(b_, ShimFn::PySparseCooInfo, {object, info, sparse}, "info.ok"),
+                        b_.getInt32(0)),
+        text + ": not exactly a torch.Tensor or nn.Parameter of layout sparse_coo");
+  } else {
+    require(b_.CreateICmpNE(shim_.call(b_, ShimFn::PyTensorInfo, {object, info}, "info.ok"),
+                            b_.getInt32(0)),
+            text + ": not exactly a torch.Tensor or nn.Parameter with plain sizes and strides");
+  }
   // Negative and conjugate views hold data that is not what they mean
   // until resolved; other keys route operations elsewhere.
   Value* flags = shim_.tensorInfoField(b_, info, TensorInfoField::Flags, "flags");
@@ -484,7 +516,10 @@ llvm::Error GuardEmitter::emitTensor(const ir::Guard& guard, Value* object,
       return e;
   }
 
-  if (type.hasContiguousStrides()) {
+  if (sparse) {
+    if (llvm::Error e = emitSparseFields(type, sparse, text, source))
+      return e;
+  } else if (type.hasContiguousStrides()) {
     require(b_.CreateICmpNE(
                 shim_.tensorInfoField(b_, info, TensorInfoField::IsContiguous, "contiguous"),
                 b_.getInt32(0)),
@@ -506,6 +541,31 @@ llvm::Error GuardEmitter::emitTensor(const ir::Guard& guard, Value* object,
               b_.getInt32(type.requiresGrad() ? 1 : 0)),
           text + ": requires_grad is not " + (type.requiresGrad() ? "true" : "false"));
   return llvm::Error::success();
+}
+
+llvm::Error GuardEmitter::emitSparseFields(const ir::Type& type, Value* fields,
+                                           const std::string& text, const std::string& source) {
+  auto field = [&](unsigned i, const char* name) -> Value* {
+    return b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), fields, i),
+                         name);
+  };
+  require(b_.CreateICmpEQ(field(0, "sparse_dim"), b_.getInt64(type.sparseDim())),
+          text + ": sparse_dim() is not " + std::to_string(type.sparseDim()));
+  require(b_.CreateICmpEQ(field(2, "coalesced"), b_.getInt64(type.coalesced() ? 1 : 0)),
+          text + ": is_coalesced() is not " + (type.coalesced() ? "true" : "false"));
+  // nnz binds its symbol as a size does: one graph serves every nnz.
+  ir::SymExpr nnz = type.nnz();
+  Value* actual = field(1, "nnz");
+  if (nnz.isSymbol() && !bindings_.contains(nnz.symbolName())) {
+    actual->setName(nnz.symbolName());
+    bindings_[nnz.symbolName()] = {actual,        text, 0, source + "._nnz()", /*isInt=*/false,
+                                   /*isNnz=*/true};
+    return llvm::Error::success();
+  }
+  std::string reason = text + ": _nnz() is not " + nnz.str();
+  if (nnz.isSymbol())
+    reason += " = " + bindings_[nnz.symbolName()].where;
+  return checkEquals(actual, nnz, text, std::move(reason));
 }
 
 llvm::Error GuardEmitter::emitEquals(const ir::Guard& guard, Value* object,
@@ -767,10 +827,11 @@ llvm::Error GuardEmitter::emitAssumptions() {
           b_.CreateICmpSLE(binding.value, b_.getInt64(*range.hi), decl.name + ".below_hi");
       inside = inside ? b_.CreateAnd(inside, belowHi, decl.name + ".inside") : belowHi;
     }
-    require(inside,
-            binding.guardText + ": " +
-                (binding.isInt ? binding.where : "size(" + std::to_string(binding.dim) + ")") +
-                " (" + decl.name + ") is outside " + textOf(range));
+    require(inside, binding.guardText + ": " +
+                        (binding.isInt   ? binding.where
+                         : binding.isNnz ? std::string("_nnz()")
+                                         : "size(" + std::to_string(binding.dim) + ")") +
+                        " (" + decl.name + ") is outside " + textOf(range));
   }
 
   for (const ir::Relation& relation : graph_.relations()) {

@@ -100,6 +100,13 @@ private:
   std::optional<Type> parseType();
   std::optional<Type> parseTensorType();
   std::optional<Device> parseDevice();
+  /// `sparse_coo(SPARSE_DIM, NNZ[, coalesced])` in a tensor type.
+  struct SparseLayout {
+    int64_t sparseDim = 0;
+    SymExpr nnz;
+    bool coalesced = false;
+  };
+  std::optional<SparseLayout> parseSparseLayout();
   bool parseSymList(llvm::SmallVectorImpl<SymExpr>& exprs);
   std::optional<int64_t> parseIntegerLiteral(bool negative);
   std::optional<unsigned> parseIndex();
@@ -1316,12 +1323,19 @@ std::optional<Type> Parser::parseTensorType() {
     return std::nullopt;
   bool hasStrides = false, requiresGrad = false;
   Device device;
-  // Optional parts, in this order: strides, device, requires_grad.
+  std::optional<SparseLayout> sparse;
+  // Optional parts, in this order: strides or a sparse layout, device,
+  // requires_grad.
   if (tok_.is(Token::Comma) && peek().is(Token::LBracket)) {
     consume();
     if (!parseSymList(strides))
       return std::nullopt;
     hasStrides = true;
+  } else if (tok_.is(Token::Comma) && peek().isKeyword("sparse_coo")) {
+    consume();
+    sparse = parseSparseLayout();
+    if (!sparse)
+      return std::nullopt;
   }
   if (tok_.is(Token::Comma) && peek().is(Token::Identifier) && parseDeviceKind(peek().spelling)) {
     consume();
@@ -1337,13 +1351,42 @@ std::optional<Type> Parser::parseTensorType() {
   }
   if (tok_.is(Token::Comma)) {
     consume();
-    return expected("strides, a device or 'requires_grad', in that order");
+    return expected("strides or 'sparse_coo(...)', a device or 'requires_grad', in that order");
   }
   if (!expectClosingAngle())
     return std::nullopt;
+  if (sparse)
+    return Type::sparseCooTensor(*dtype, sizes, sparse->sparseDim, sparse->nnz, sparse->coalesced,
+                                 device, requiresGrad);
   if (!hasStrides)
     return Type::contiguousTensor(ctx_, *dtype, sizes, device, requiresGrad);
   return Type::tensor(*dtype, sizes, strides, device, requiresGrad);
+}
+
+std::optional<Parser::SparseLayout> Parser::parseSparseLayout() {
+  consume(); // sparse_coo
+  if (!expect(Token::LParen, "("))
+    return std::nullopt;
+  if (!tok_.is(Token::Integer))
+    return expected("the number of sparse dimensions");
+  SparseLayout layout;
+  if (tok_.spelling.getAsInteger(10, layout.sparseDim))
+    return error(tok_.loc(), "the number of sparse dimensions is too large");
+  consume();
+  if (!expect(Token::Comma, ","))
+    return std::nullopt;
+  std::optional<SymExpr> nnz = parseSymExpr();
+  if (!nnz)
+    return std::nullopt;
+  layout.nnz = *nnz;
+  if (tok_.is(Token::Comma) && peek().isKeyword("coalesced")) {
+    consume();
+    consume();
+    layout.coalesced = true;
+  }
+  if (!expect(Token::RParen, ")"))
+    return std::nullopt;
+  return layout;
 }
 
 bool Parser::parseSymList(llvm::SmallVectorImpl<SymExpr>& exprs) {

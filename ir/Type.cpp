@@ -34,6 +34,16 @@ Type Type::tensor(DType dtype, llvm::ArrayRef<SymExpr> sizes, llvm::ArrayRef<Sym
   return t;
 }
 
+Type Type::sparseCooTensor(DType dtype, llvm::ArrayRef<SymExpr> sizes, int64_t sparseDim,
+                           SymExpr nnz, bool coalesced, Device device, bool requiresGrad) {
+  Type t = tensor(dtype, sizes, {}, device, requiresGrad);
+  t.layout_ = Layout::SparseCoo;
+  t.sparseDim_ = sparseDim;
+  t.nnz_ = nnz;
+  t.coalesced_ = coalesced;
+  return t;
+}
+
 Type Type::contiguousTensor(Context& ctx, DType dtype, llvm::ArrayRef<SymExpr> sizes, Device device,
                             bool requiresGrad) {
   return tensor(dtype, sizes, contiguousStrides(ctx, sizes), device, requiresGrad);
@@ -67,7 +77,7 @@ llvm::SmallVector<SymExpr, 4> contiguousStrides(Context& ctx, llvm::ArrayRef<Sym
 }
 
 bool Type::hasContiguousStrides() const {
-  if (!isTensor() || sizes_.size() != strides_.size())
+  if (!isTensor() || layout_ != Layout::Strided || sizes_.size() != strides_.size())
     return false;
   if (sizes_.empty())
     return true;
@@ -82,6 +92,8 @@ void Type::walkSymExprs(llvm::function_ref<void(SymExpr)> fn) const {
     fn(e);
   for (SymExpr e : strides_)
     fn(e);
+  if (nnz_)
+    fn(nnz_);
   if (intValue_)
     fn(intValue_);
   for (const Type& element : elements_)
@@ -113,7 +125,12 @@ void Type::print(llvm::raw_ostream& os) const {
   case Kind::Tensor:
     os << "tensor<" << spelling(dtype_) << ", ";
     printExprList(os, sizes_);
-    if (!hasContiguousStrides()) {
+    if (layout_ == Layout::SparseCoo) {
+      os << ", sparse_coo(" << sparseDim_ << ", " << nnz_;
+      if (coalesced_)
+        os << ", coalesced";
+      os << ')';
+    } else if (!hasContiguousStrides()) {
       os << ", ";
       printExprList(os, strides_);
     }
@@ -153,7 +170,9 @@ bool operator==(const Type& a, const Type& b) {
     return a.intValue_ == b.intValue_;
   case Type::Kind::Tensor:
     return a.dtype_ == b.dtype_ && a.device_ == b.device_ && a.requiresGrad_ == b.requiresGrad_ &&
-           llvm::equal(a.sizes_, b.sizes_) && llvm::equal(a.strides_, b.strides_);
+           a.layout_ == b.layout_ && a.sparseDim_ == b.sparseDim_ && a.nnz_ == b.nnz_ &&
+           a.coalesced_ == b.coalesced_ && llvm::equal(a.sizes_, b.sizes_) &&
+           llvm::equal(a.strides_, b.strides_);
   case Type::Kind::Tuple:
   case Type::Kind::List:
     return a.elements_ == b.elements_;

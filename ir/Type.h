@@ -33,6 +33,14 @@ public:
   static Type boolean();
   static Type tensor(DType dtype, llvm::ArrayRef<SymExpr> sizes, llvm::ArrayRef<SymExpr> strides,
                      Device device = {}, bool requiresGrad = false);
+  /// A sparse COO tensor (torch.sparse_coo): \p sparseDim leading sparse
+  /// dimensions, the rest dense; \p nnz, the number of stored entries (the
+  /// size of its indices' and values' first dimension), is a symbol the
+  /// input's guard binds, so one graph serves every nnz. It has no strides.
+  /// \p coalesced is what `is_coalesced()` says: operators read it.
+  static Type sparseCooTensor(DType dtype, llvm::ArrayRef<SymExpr> sizes, int64_t sparseDim,
+                              SymExpr nnz, bool coalesced, Device device = {},
+                              bool requiresGrad = false);
   /// A tensor with contiguous (row-major) strides.
   static Type contiguousTensor(Context& ctx, DType dtype, llvm::ArrayRef<SymExpr> sizes,
                                Device device = {}, bool requiresGrad = false);
@@ -51,8 +59,17 @@ public:
   llvm::ArrayRef<SymExpr> strides() const { return strides_; }
   Device device() const { return device_; }
   bool requiresGrad() const { return requiresGrad_; }
+  Layout layout() const { return layout_; }
+  /// A tensor of a layout other than strided (only sparse COO so far).
+  bool isSparse() const { return isTensor() && layout_ != Layout::Strided; }
+  // Sparse COO tensors: the number of sparse and dense dimensions, the
+  // number of stored entries, and whether they are marked coalesced.
+  int64_t sparseDim() const { return sparseDim_; }
+  int64_t denseDim() const { return static_cast<int64_t>(sizes_.size()) - sparseDim_; }
+  SymExpr nnz() const { return nnz_; }
+  bool coalesced() const { return coalesced_; }
   /// Whether the strides are those contiguousStrides() gives for the sizes;
-  /// such tensor types print without strides.
+  /// such tensor types print without strides. False for a sparse tensor.
   bool hasContiguousStrides() const;
 
   // Int: the known value, or null.
@@ -65,7 +82,8 @@ public:
   void walkSymExprs(llvm::function_ref<void(SymExpr)> fn) const;
 
   /// `tensor<f32, [s0, 784]>`, `tensor<f32, [784, 256], [1, 784]>`,
-  /// `tensor<f16, [8], cuda:0, requires_grad>`, `int<s0>`,
+  /// `tensor<f16, [8], cuda:0, requires_grad>`,
+  /// `tensor<f32, [8, 8], sparse_coo(2, s0)>`, `int<s0>`,
   /// `tuple<tensor<f32, [s0]>, tensor<i64, [s0]>>`.
   void print(llvm::raw_ostream& os) const;
   std::string str() const;
@@ -77,6 +95,10 @@ private:
   Kind kind_ = Kind::None;
   DType dtype_ = DType::F32;
   bool requiresGrad_ = false;
+  Layout layout_ = Layout::Strided;
+  bool coalesced_ = false;
+  int64_t sparseDim_ = 0;
+  SymExpr nnz_;
   Device device_;
   llvm::SmallVector<SymExpr, 4> sizes_;
   llvm::SmallVector<SymExpr, 4> strides_;

@@ -220,9 +220,9 @@ private:
         // The caller passes a kernel's inputs as buffers.
         if (!node.source().empty())
           report(node, "kernel input " + label(node) + " has a source; kernel inputs have none");
-        if (!node.type().isTensor())
-          report(node,
-                 "kernel input " + label(node) + " must be a tensor, not " + node.type().str());
+        if (!node.type().isTensor() || node.type().isSparse())
+          report(node, "kernel input " + label(node) + " must be a strided tensor, not " +
+                           node.type().str());
       } else if (graph_.isSubgraph()) {
         // The cond or while_loop node passes a subgraph's inputs.
         if (!node.source().empty())
@@ -516,16 +516,38 @@ private:
     }
   }
 
+  /// What is wrong with a sparse COO tensor type, or "": its sparse
+  /// dimensions lie within its rank, it has no strides, and its nnz is an
+  /// expression that is not a negative constant.
+  static std::string sparseTypeProblem(const Type& type) {
+    int64_t rank = static_cast<int64_t>(type.sizes().size());
+    if (type.sparseDim() < 0 || type.sparseDim() > rank)
+      return "sparse tensor type has " + std::to_string(type.sparseDim()) +
+             " sparse dimensions but rank " + std::to_string(rank);
+    if (!type.strides().empty())
+      return "sparse tensor type has strides";
+    if (!type.nnz())
+      return "sparse tensor type has no nnz";
+    if (type.nnz().isConstant() && type.nnz().constantValue() < 0)
+      return "sparse tensor type has a negative nnz";
+    return "";
+  }
+
   void checkType(const Node& node, const Type& type) {
     llvm::StringSet<> reported;
     checkTypeRecursive(node, type, reported);
   }
 
   void checkTypeRecursive(const Node& node, const Type& type, llvm::StringSet<>& reported) {
-    if (type.isTensor()) {
+    if (type.isSparse()) {
+      if (std::string problem = sparseTypeProblem(type); !problem.empty())
+        report(node, label(node) + ": " + problem);
+    } else if (type.isTensor()) {
       if (type.sizes().size() != type.strides().size())
         report(node, label(node) + ": tensor type has " + llvm::Twine(type.sizes().size()) +
                          " sizes but " + llvm::Twine(type.strides().size()) + " strides");
+    }
+    if (type.isTensor()) {
       auto checkExtents = [&](llvm::ArrayRef<SymExpr> exprs, llvm::StringRef what) {
         for (SymExpr e : exprs) {
           if (!e)
@@ -655,7 +677,10 @@ private:
   }
 
   void checkGuardType(const Type& type, llvm::SMLoc loc, llvm::StringRef what) {
-    if (type.sizes().size() != type.strides().size())
+    if (type.isSparse()) {
+      if (std::string problem = sparseTypeProblem(type); !problem.empty())
+        report(loc, what + ": " + problem);
+    } else if (type.sizes().size() != type.strides().size())
       report(loc, what + ": tensor type has " + llvm::Twine(type.sizes().size()) + " sizes but " +
                       llvm::Twine(type.strides().size()) + " strides");
     for (SymExpr e : llvm::concat<const SymExpr>(type.sizes(), type.strides()))

@@ -492,9 +492,14 @@ ir::Type asCalledWith(const ir::Graph& graph, const std::string& source, const i
     if (!node.isInput())
       break;
     if (node.source() == source && node.type().isTensor() &&
-        node.type().requiresGrad() != type.requiresGrad())
+        node.type().requiresGrad() != type.requiresGrad()) {
+      if (type.isSparse())
+        return ir::Type::sparseCooTensor(type.dtype(), type.sizes(), type.sparseDim(), type.nnz(),
+                                         type.coalesced(), type.device(),
+                                         node.type().requiresGrad());
       return ir::Type::tensor(type.dtype(), type.sizes(), type.strides(), type.device(),
                               node.type().requiresGrad());
+    }
   }
   return type;
 }

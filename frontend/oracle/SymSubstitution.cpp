@@ -64,6 +64,9 @@ ir::Type SymSubstitution::apply(const ir::Type& type) {
       sizes.push_back(apply(size));
     for (SymExpr stride : type.strides())
       strides.push_back(apply(stride));
+    if (type.isSparse())
+      return ir::Type::sparseCooTensor(type.dtype(), sizes, type.sparseDim(), apply(type.nnz()),
+                                       type.coalesced(), type.device(), type.requiresGrad());
     return ir::Type::tensor(type.dtype(), sizes, strides, type.device(), type.requiresGrad());
   }
   case ir::Type::Kind::Int:

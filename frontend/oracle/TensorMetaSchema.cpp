@@ -24,6 +24,7 @@ llvm::Expected<TensorMetaSchema> readTensorMetaSchema(PyObject* fields) {
       {"id", &schema.id},         {"dtype", &schema.dtype},
       {"sizes", &schema.sizes},   {"strides", &schema.strides},
       {"device", &schema.device}, {"requires_grad", &schema.requiresGrad},
+      {"sparse", &schema.sparse},
   };
   bool seen[std::size(wanted)] = {};
   Py_ssize_t count = PyTuple_GET_SIZE(fields);

@@ -24,13 +24,16 @@ struct TensorMetaSchema {
   unsigned strides = 0;
   unsigned device = 0;
   unsigned requiresGrad = 0;
+  /// None for a strided tensor; (sparse_dim, nnz, is_coalesced) for a
+  /// sparse COO one.
+  unsigned sparse = 0;
   /// How many fields a TensorMeta has.
   unsigned size = 0;
 };
 
 /// Reads the positions from \p fields, TensorMeta.FIELDS: a tuple of the
-/// field names, each of `id`, `dtype`, `sizes`, `strides`, `device` and
-/// `requires_grad` exactly once, and no other. GIL held.
+/// field names, each of `id`, `dtype`, `sizes`, `strides`, `device`,
+/// `requires_grad` and `sparse` exactly once, and no other. GIL held.
 llvm::Expected<TensorMetaSchema> readTensorMetaSchema(PyObject* fields);
 
 } // namespace dync::oracle

@@ -648,8 +648,23 @@ llvm::Expected<ir::Type> PythonTensorOracle::tensorType(PyObject* meta) {
   std::optional<ir::Device> device = parseDevice(deviceText);
   if (!device)
     return makeError("device '" + deviceText + "' has no spelling in the graph IR");
-  return ir::Type::tensor(*dtype, dims[0], dims[1], *device,
-                          PyTuple_GET_ITEM(meta, metaSchema_.requiresGrad) == Py_True);
+  bool requiresGrad = PyTuple_GET_ITEM(meta, metaSchema_.requiresGrad) == Py_True;
+  PyObject* sparse = PyTuple_GET_ITEM(meta, metaSchema_.sparse);
+  if (sparse == Py_None)
+    return ir::Type::tensor(*dtype, dims[0], dims[1], *device, requiresGrad);
+  // (sparse_dim, nnz, is_coalesced) of a sparse COO tensor.
+  if (!PyTuple_Check(sparse) || PyTuple_GET_SIZE(sparse) != 3)
+    return makeError("a TensorMeta's sparse field is not (sparse_dim, nnz, is_coalesced)");
+  long long sparseDim = PyLong_AsLongLong(PyTuple_GET_ITEM(sparse, 0));
+  if (sparseDim == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return makeError("a TensorMeta's sparse_dim is not an int");
+  }
+  llvm::Expected<ir::SymExpr> nnz = symExpr(PyTuple_GET_ITEM(sparse, 1));
+  if (!nnz)
+    return nnz.takeError();
+  return ir::Type::sparseCooTensor(*dtype, dims[0], sparseDim, *nnz,
+                                   PyTuple_GET_ITEM(sparse, 2) == Py_True, *device, requiresGrad);
 }
 
 llvm::Expected<ir::SymExpr> PythonTensorOracle::symExpr(PyObject* object) {

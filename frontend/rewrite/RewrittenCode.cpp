@@ -62,6 +62,8 @@ constexpr int ResumableFlags =
 struct SymbolBinding {
   const ir::Node* input = nullptr;
   unsigned dim = 0;
+  /// The symbol is the sparse COO input's nnz: `input._nnz()`.
+  bool nnz = false;
 };
 
 class Emitter {
@@ -218,6 +220,8 @@ void Emitter::bindSymbols() {
     for (auto [dim, size] : llvm::enumerate(type.sizes()))
       if (size.isSymbol())
         symbols_.try_emplace(size.symbolName().str(), SymbolBinding{&input, unsigned(dim)});
+    if (ir::SymExpr nnz = type.nnz(); nnz && nnz.isSymbol())
+      symbols_.try_emplace(nnz.symbolName().str(), SymbolBinding{&input, 0, /*nnz=*/true});
   }
 }
 
@@ -818,6 +822,13 @@ llvm::Error Emitter::loadSym(ir::SymExpr expr) {
       return error;
     if (!binding.input->type().isTensor())
       return llvm::Error::success();
+    if (binding.nnz) {
+      if (llvm::Error error = emit("LOAD_METHOD", nameIndex("_nnz")))
+        return error;
+      if (llvm::Error error = emit("PRECALL", 0))
+        return error;
+      return emit("CALL", 0);
+    }
     if (llvm::Error error = emit("LOAD_ATTR", nameIndex("shape")))
       return error;
     if (llvm::Error error = loadInt(binding.dim))

@@ -144,7 +144,9 @@ const Type* typeOf(const ValueRef& ref) {
 }
 
 bool isKernelTensor(const Type* type) {
-  return type && type->isTensor() && isKernelDType(type->dtype()) &&
+  // A sparse tensor's values are not its elements in order: ATen computes
+  // on it.
+  return type && type->isTensor() && !type->isSparse() && isKernelDType(type->dtype()) &&
          type->device().kind == DeviceKind::CPU;
 }
 

@@ -796,6 +796,36 @@ void* dync_tensor_data_ptr(const dync_tensor* t) {
   }
 }
 
+/* What dync_tensor_info_of and dync_sparse_coo_info_of read alike: sizes,
+ * dtype, device, requires_grad and the flags. */
+static void fillTensorInfo(c10::TensorImpl* impl, dync_tensor_info* out) {
+  c10::IntArrayRef sizes = impl->sizes();
+  c10::Device device = impl->device();
+  out->sizes = sizes.data();
+  out->dim = static_cast<int64_t>(sizes.size());
+  out->dtype = static_cast<int32_t>(c10::typeMetaToScalarType(impl->dtype()));
+  out->device_type = static_cast<int32_t>(device.type());
+  out->device_index = static_cast<int32_t>(device.index());
+  out->requires_grad = impl->requires_grad() ? 1 : 0;
+  // Keys a graph does not model: data that is not what the tensor means
+  // until resolved (negative, conjugate), or operations routed elsewhere.
+  static const c10::DispatchKeySet otherKeys({
+      c10::DispatchKey::Python,
+      c10::DispatchKey::PythonTLSSnapshot,
+      c10::DispatchKey::Functionalize,
+      c10::DispatchKey::ZeroTensor,
+      c10::DispatchKey::FuncTorchBatched,
+      c10::DispatchKey::FuncTorchGradWrapper,
+      c10::DispatchKey::FuncTorchDynamicLayerFrontMode,
+      c10::DispatchKey::FuncTorchDynamicLayerBackMode,
+      c10::DispatchKey::Batched,
+      c10::DispatchKey::BatchedNestedTensor,
+  });
+  c10::DispatchKeySet keys = impl->key_set();
+  out->flags = (impl->is_neg() ? DYNC_TENSOR_NEG : 0) | (impl->is_conj() ? DYNC_TENSOR_CONJ : 0) |
+               ((keys & otherKeys).empty() ? 0 : DYNC_TENSOR_OTHER_KEYS);
+}
+
 int dync_tensor_info_of(const dync_tensor* t, dync_tensor_info* out) {
   if (!t || !out)
     return 0;
@@ -805,34 +835,31 @@ int dync_tensor_info_of(const dync_tensor* t, dync_tensor_info* out) {
     // their memory; sizes() and strides() throw for some others.
     if (impl->layout() != c10::kStrided)
       return 0;
-    c10::IntArrayRef sizes = impl->sizes();
     c10::IntArrayRef strides = impl->strides();
-    c10::Device device = impl->device();
-    out->sizes = sizes.data();
+    fillTensorInfo(impl, out);
     out->strides = strides.data();
-    out->dim = static_cast<int64_t>(sizes.size());
-    out->dtype = static_cast<int32_t>(c10::typeMetaToScalarType(impl->dtype()));
-    out->device_type = static_cast<int32_t>(device.type());
-    out->device_index = static_cast<int32_t>(device.index());
-    out->requires_grad = impl->requires_grad() ? 1 : 0;
     out->is_contiguous = impl->is_contiguous() ? 1 : 0;
-    // Keys a graph does not model: data that is not what the tensor means
-    // until resolved (negative, conjugate), or operations routed elsewhere.
-    static const c10::DispatchKeySet otherKeys({
-        c10::DispatchKey::Python,
-        c10::DispatchKey::PythonTLSSnapshot,
-        c10::DispatchKey::Functionalize,
-        c10::DispatchKey::ZeroTensor,
-        c10::DispatchKey::FuncTorchBatched,
-        c10::DispatchKey::FuncTorchGradWrapper,
-        c10::DispatchKey::FuncTorchDynamicLayerFrontMode,
-        c10::DispatchKey::FuncTorchDynamicLayerBackMode,
-        c10::DispatchKey::Batched,
-        c10::DispatchKey::BatchedNestedTensor,
-    });
-    c10::DispatchKeySet keys = impl->key_set();
-    out->flags = (impl->is_neg() ? DYNC_TENSOR_NEG : 0) | (impl->is_conj() ? DYNC_TENSOR_CONJ : 0) |
-                 ((keys & otherKeys).empty() ? 0 : DYNC_TENSOR_OTHER_KEYS);
+    return 1;
+  } catch (...) {
+    return 0;
+  }
+}
+
+int dync_sparse_coo_info_of(const dync_tensor* t, dync_tensor_info* out, int64_t* sparse) {
+  if (!t || !out || !sparse)
+    return 0;
+  try {
+    c10::TensorImpl* impl = toImpl(t);
+    if (impl->layout() != c10::kSparse)
+      return 0;
+    fillTensorInfo(impl, out);
+    out->strides = nullptr;
+    out->is_contiguous = 0;
+    // The tensor's public API reads these through its SparseTensorImpl.
+    at::Tensor tensor = toTensor(t);
+    sparse[0] = tensor.sparse_dim();
+    sparse[1] = tensor._nnz();
+    sparse[2] = tensor.is_coalesced() ? 1 : 0;
     return 1;
   } catch (...) {
     return 0;

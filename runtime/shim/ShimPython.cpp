@@ -69,6 +69,16 @@ int dync_py_tensor_info(PyObject* obj, dync_tensor_info* out) {
   return dync_tensor_info_of(reinterpret_cast<const dync_tensor*>(t.unsafeGetTensorImpl()), out);
 }
 
+int dync_py_sparse_coo_info(PyObject* obj, dync_tensor_info* out, int64_t* sparse) {
+  if (!obj || !out || !THPVariableClass || !THPVariable_CheckExact(obj))
+    return 0;
+  const at::Tensor& t = THPVariable_Unpack(obj);
+  if (!t.defined())
+    return 0;
+  return dync_sparse_coo_info_of(reinterpret_cast<const dync_tensor*>(t.unsafeGetTensorImpl()), out,
+                                 sparse);
+}
+
 int dync_py_torch_constant_is(PyObject* obj, int kind, const char* name) {
   // Exact types: each check reads the type pointer and a field, no Python.
   if (!obj || !name)

@@ -268,6 +268,12 @@ typedef struct dync_tensor_info {
  * plain integers; returns 0, leaving *out unspecified, for NULL arguments
  * and for other tensors (sparse, nested). */
 DYNC_SHIM_EXPORT int dync_tensor_info_of(const dync_tensor* t, dync_tensor_info* out);
+/* For a sparse COO tensor: fills *out as dync_tensor_info_of does, but for
+ * its strides (NULL) and is_contiguous (0), and sparse[0..2] with its
+ * sparse_dim(), _nnz() and is_coalesced() (0 or 1); returns 1. Returns 0
+ * for NULL arguments and for tensors of any other layout. */
+DYNC_SHIM_EXPORT int dync_sparse_coo_info_of(const dync_tensor* t, dync_tensor_info* out,
+                                             int64_t* sparse);
 
 /* ---- Kernels -------------------------------------------------------------
  * What a graph function needs to call a generated kernel (docs/kernels.md):
@@ -418,6 +424,11 @@ DYNC_SHIM_EXPORT int dync_py_dict_keys_are(struct _object* obj, const char* cons
  * do) holding a defined tensor; 0 otherwise. One call for everything a
  * tensor guard reads. */
 DYNC_SHIM_EXPORT int dync_py_tensor_info(struct _object* obj, dync_tensor_info* out);
+/* dync_sparse_coo_info_of for the tensor in `obj`, under
+ * dync_py_tensor_info's condition on `obj`; 0 otherwise (a strided tensor
+ * included). */
+DYNC_SHIM_EXPORT int dync_py_sparse_coo_info(struct _object* obj, dync_tensor_info* out,
+                                             int64_t* sparse);
 /* sys.modules[name] (the interpreter's module dict read as a dict), or
  * NULL. */
 DYNC_SHIM_EXPORT struct _object* dync_py_module(const char* name);

@@ -671,6 +671,29 @@ TEST_F(ShimPyObjectsTest, TensorInfoOfExactTensorsOnly) {
   EXPECT_EQ(dync_py_tensor_info(nullptr, &info), 0);
 }
 
+// A sparse COO tensor is read by its own reader, with its sparse_dim, nnz
+// and coalesced-ness; each reader refuses the other's tensors.
+TEST_F(ShimPyObjectsTest, SparseCooInfoOfSparseCooTensorsOnly) {
+  exec("sparse = torch.sparse_coo_tensor(torch.tensor([[0, 1, 1], [2, 0, 2]]), "
+       "torch.ones(3, 4), (2, 3, 4))");
+  dync_tensor_info info;
+  int64_t fields[3] = {-1, -1, -1};
+  EXPECT_EQ(dync_py_sparse_coo_info(eval("sparse"), &info, fields), 1);
+  EXPECT_EQ(info.dim, 3);
+  EXPECT_EQ(info.sizes[2], 4);
+  EXPECT_EQ(info.strides, nullptr);
+  EXPECT_EQ(info.flags, 0);
+  EXPECT_EQ(fields[0], 2);
+  EXPECT_EQ(fields[1], 3);
+  EXPECT_EQ(fields[2], 0);
+  EXPECT_EQ(dync_py_sparse_coo_info(eval("sparse.coalesce()"), &info, fields), 1);
+  EXPECT_EQ(fields[2], 1);
+  EXPECT_EQ(dync_py_tensor_info(eval("sparse"), &info), 0);
+  EXPECT_EQ(dync_py_sparse_coo_info(eval("torch.randn(2, 3)"), &info, fields), 0);
+  EXPECT_EQ(dync_py_sparse_coo_info(eval("torch.eye(3).to_sparse_csr()"), &info, fields), 0);
+  EXPECT_EQ(dync_py_sparse_coo_info(nullptr, &info, fields), 0);
+}
+
 TEST_F(ShimPyObjectsTest, ModulesClassAttributesAndCells) {
   EXPECT_EQ(dync_py_module("torch.nn.modules.module"),
             eval("sys.modules['torch.nn.modules.module']"));

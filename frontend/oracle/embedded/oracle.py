@@ -106,6 +106,7 @@ class Session(_Inputs, _Calls, _Records, _Assumptions):
         self.kernel_check = _KernelCheck()
         self.bool_mix_check = _BoolMixCheck()
         self.dims = {}  # user symbol name -> _Dim
+        self.sparse_inputs = 0  # sparse COO inputs so far: names their nnz symbols
         # The graph IR's reserved words, which no symbol may be named (the
         # C++ half sets them).
         self.reserved_names = frozenset()

@@ -30,8 +30,10 @@ class _Inputs:
         """
         if not isinstance(real, torch.Tensor) or isinstance(real, FakeTensor):
             raise OracleError(f"{source} is a {type(real).__qualname__}, not a real tensor")
-        if real.layout != torch.strided:
-            raise OracleError(f"{source} has layout {real.layout}; only strided tensors are inputs")
+        if real.layout not in (torch.strided, torch.sparse_coo):
+            raise OracleError(
+                f"{source} has layout {real.layout}; only strided and sparse COO tensors are inputs"
+            )
         if real.dtype not in _DTYPES:
             raise OracleError(f"{source} has dtype {real.dtype}, which graphs cannot hold")
         shape = list(real.shape)
@@ -46,6 +48,9 @@ class _Inputs:
                 raise OracleError(f"dimension {dim} of {source} is declared dynamic twice")
             seen.add(dim)
             sizes[dim] = self._dim(real, source, dim, name, lo, hi, hint)
+        if real.layout == torch.sparse_coo:
+            fake = self._sparse_coo_input(real, source, sizes)
+            return fake, self._meta(fake, fresh=True)
         strides = self._strides(real, source, shape, sizes, bool(dynamic_dims))
         with self.fake:
             fake = torch.empty_strided(
@@ -56,6 +61,31 @@ class _Inputs:
                 requires_grad=real.requires_grad and self.inputs_require_grad,
             )
         return fake, self._meta(fake, fresh=True)
+
+    def _sparse_coo_input(self, real, source, sizes):
+        """The fake twin of a sparse COO tensor: fake indices and values whose
+        entry count, nnz, is a symbol of its own (`nnz0`, `nnz1`, ... in input
+        order), so the graph serves every nnz; torch specializes 0 and 1, so an
+        example storing 0 or 1 entries makes nnz that constant."""
+        nnz = real._nnz()
+        name = f"nnz{self.sparse_inputs}"
+        self.sparse_inputs += 1
+        if name in self.dims:
+            raise OracleError(f"{source}'s nnz symbol {name} is already a declared symbol")
+        if nnz >= 2:
+            where = f"{source}._values().size()[0]"
+            nnz = self._new_symbol(name, nnz, where, None, None, (source, None))
+        sparse_dim = real.sparse_dim()
+        with self.fake:
+            indices = torch.empty((sparse_dim, nnz), dtype=torch.int64, device=real.device)
+            values = torch.empty([nnz, *sizes[sparse_dim:]], dtype=real.dtype, device=real.device)
+            fake = torch.sparse_coo_tensor(
+                indices, values, sizes, is_coalesced=real.is_coalesced(), check_invariants=False
+            )
+            if real.requires_grad and self.inputs_require_grad:
+                fake.requires_grad_()
+        fake._dync_sparse_input = True
+        return fake
 
     def _dim(self, real, source, dim, name, lo, hi, hint=None):
         size = real.shape[dim] if hint is None else hint

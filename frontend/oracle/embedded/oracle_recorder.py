@@ -52,9 +52,16 @@ class _Recorder(TorchDispatchMode):
         # prim::layout) that fake tensors answer; graphs never contain them.
         if func.namespace == "prim":
             return func(*args, **kwargs)
-        decomposition = self.table.get(
-            func, args, kwargs, for_autograd=getattr(self.session, "records_autograd", False)
-        )
+        # torch's listed and fusion decompositions are written for strided
+        # tensors: on a sparse operand they compute other results (a sum
+        # becomes a sparse one), so a call on one stays whole, as eager's
+        # sparse kernel runs it.
+        sparse = any(t.layout != torch.strided for t in _tensors_of(args, kwargs))
+        decomposition = None
+        if not sparse:
+            decomposition = self.table.get(
+                func, args, kwargs, for_autograd=getattr(self.session, "records_autograd", False)
+            )
         if decomposition is not None:
             with self:
                 out = decomposition(*args, **kwargs)
@@ -74,7 +81,12 @@ class _Recorder(TorchDispatchMode):
         # An operator kept whole in core ATen stays whole for fusion too; its
         # trial (running torch's listed decomposition on static fakes) would
         # be the costliest of a capture, for a verdict never used.
-        if self.fusion is not None and func not in self.decomposing and func not in _KEPT_WHOLE:
+        if (
+            self.fusion is not None
+            and not sparse
+            and func not in self.decomposing
+            and func not in _KEPT_WHOLE
+        ):
             decomposition = self.fusion.get(func, args, kwargs)
             expected = None
             if decomposition is not None and self._keeps_operator_layout(func):

@@ -356,14 +356,34 @@ class _Records:
         dtype = _DTYPES.get(t.dtype)
         if dtype is None:
             raise OracleError(f"dtype {t.dtype} cannot appear in a graph")
+        sparse = None
+        if t.layout != torch.strided:
+            sparse = self._sparse_fields(t)
         return TensorMeta.of(
             id=tensor_id,
             dtype=dtype,
             sizes=tuple(self._size(s) for s in t.shape),
-            strides=tuple(self._size(s) for s in t.stride()),
+            strides=() if sparse else tuple(self._size(s) for s in t.stride()),
             device=str(t.device),
             requires_grad=t.requires_grad,
+            sparse=sparse,
         )
+
+    def _sparse_fields(self, t):
+        """(sparse_dim, nnz, is_coalesced) of a sparse COO input's fake.
+
+        Only inputs: fake mode cannot know how many entries an operator's
+        sparse result stores (it says 0), so a graph holds no sparse value
+        that a node computes."""
+        if not getattr(t, "_dync_sparse_input", False):
+            raise OracleError(
+                f"the result has layout {t.layout}; graphs hold sparse tensors only as "
+                f"inputs, since fake tensors cannot tell how many entries an operator's sparse "
+                f"result stores: densify it (to_dense()) or compute on it outside the graph"
+            )
+        # The values' first size is nnz; _nnz() itself cannot return a
+        # symbolic size.
+        return (t.sparse_dim(), self._size(t._values().shape[0]), t.is_coalesced())
 
     def fake_of(self, tensor_id):
         """The fake tensor with id `tensor_id` (None once it is gone)."""

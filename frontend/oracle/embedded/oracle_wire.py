@@ -60,7 +60,9 @@ class TensorMeta(tuple):
     """
 
     __slots__ = ()
-    FIELDS = ("id", "dtype", "sizes", "strides", "device", "requires_grad")
+    # sparse: None for a strided tensor, (sparse_dim, nnz, is_coalesced) for
+    # a sparse COO one (whose strides are then ()).
+    FIELDS = ("id", "dtype", "sizes", "strides", "device", "requires_grad", "sparse")
 
     @classmethod
     def of(cls, **fields):
