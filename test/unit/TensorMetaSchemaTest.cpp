@@ -44,9 +44,9 @@ TEST(TensorMetaSchemaTest, EmbeddedOracleDeclarationIsRead) {
   // schema says.
   PyRef of = PyRef::steal(PyObject_GetAttrString(metaClass.get(), "of"));
   ASSERT_TRUE(of);
-  PyRef kwargs = PyRef::steal(Py_BuildValue("{s:i,s:s,s:(ii),s:(ii),s:s,s:O}", "id", 7, "dtype",
+  PyRef kwargs = PyRef::steal(Py_BuildValue("{s:i,s:s,s:(ii),s:(ii),s:s,s:O,s:O}", "id", 7, "dtype",
                                             "f32", "sizes", 2, 3, "strides", 3, 1, "device", "cpu",
-                                            "requires_grad", Py_True));
+                                            "requires_grad", Py_True, "sparse", Py_None));
   PyRef args = PyRef::steal(PyTuple_New(0));
   PyRef meta = PyRef::steal(PyObject_Call(of.get(), args.get(), kwargs.get()));
   ASSERT_TRUE(meta) << "TensorMeta.of failed";
@@ -56,6 +56,7 @@ TEST(TensorMetaSchemaTest, EmbeddedOracleDeclarationIsRead) {
   EXPECT_EQ(PyLong_AsLong(PyTuple_GET_ITEM(PyTuple_GET_ITEM(meta.get(), schema->strides), 0)), 3);
   EXPECT_EQ(python::utf8Of(PyTuple_GET_ITEM(meta.get(), schema->device)), "cpu");
   EXPECT_EQ(PyTuple_GET_ITEM(meta.get(), schema->requiresGrad), Py_True);
+  EXPECT_EQ(PyTuple_GET_ITEM(meta.get(), schema->sparse), Py_None);
 
   // Building one with a field the declaration lacks is refused.
   PyRef wrong = PyRef::steal(Py_BuildValue("{s:i}", "shape", 1));
@@ -65,16 +66,17 @@ TEST(TensorMetaSchemaTest, EmbeddedOracleDeclarationIsRead) {
 }
 
 TEST(TensorMetaSchemaTest, AnyOrderIsReadByName) {
-  PyRef fields = tupleOf({"device", "requires_grad", "id", "strides", "sizes", "dtype"});
+  PyRef fields = tupleOf({"device", "requires_grad", "sparse", "id", "strides", "sizes", "dtype"});
   llvm::Expected<oracle::TensorMetaSchema> schema = oracle::readTensorMetaSchema(fields.get());
   ASSERT_SUCCEEDED(schema);
   EXPECT_EQ(schema->device, 0u);
   EXPECT_EQ(schema->requiresGrad, 1u);
-  EXPECT_EQ(schema->id, 2u);
-  EXPECT_EQ(schema->strides, 3u);
-  EXPECT_EQ(schema->sizes, 4u);
-  EXPECT_EQ(schema->dtype, 5u);
-  EXPECT_EQ(schema->size, 6u);
+  EXPECT_EQ(schema->sparse, 2u);
+  EXPECT_EQ(schema->id, 3u);
+  EXPECT_EQ(schema->strides, 4u);
+  EXPECT_EQ(schema->sizes, 5u);
+  EXPECT_EQ(schema->dtype, 6u);
+  EXPECT_EQ(schema->size, 7u);
 }
 
 TEST(TensorMetaSchemaTest, MismatchIsCaught) {
