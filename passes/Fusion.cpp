@@ -34,6 +34,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <functional>
@@ -93,16 +94,25 @@ private:
   /// would gather one element per lane, several times slower, so such a
   /// copy stays an ATen call.
   static bool transposes(const Node& node);
-  static void forEachOperand(const Node& node, llvm::function_ref<void(Node*)> fn) {
+  /// The nodes \p node reads: its operands, and the nodes computing the
+  /// data-dependent symbols it mentions (`select(x, 0, u0)` reads the
+  /// `item()` that gives u0, though no value links them).
+  void forEachOperand(const Node& node, llvm::function_ref<void(Node*)> fn) const {
     node.forEachUse([&](const ValueRef& ref) {
       if (ref.node)
         fn(ref.node);
     });
+    if (auto it = symbolProducers_.find(&node); it != symbolProducers_.end())
+      for (Node* producer : it->second)
+        fn(producer);
   }
+  void noteSymbolProducers();
 
   Module& module_;
   Graph& graph_;
   llvm::DenseMap<const Node*, unsigned> position_;
+  /// Per node, the nodes computing the unbacked symbols it mentions.
+  llvm::DenseMap<const Node*, llvm::SmallVector<Node*, 2>> symbolProducers_;
   /// Which run of nodes between two fixed nodes a node lies in.
   llvm::DenseMap<const Node*, unsigned> segment_;
   llvm::DenseMap<const Node*, Candidate> candidates_;
@@ -177,7 +187,54 @@ std::optional<Candidate> Fusion::describe(const Node& node) const {
   return candidate;
 }
 
+/// A data-dependent symbol has its value once the node whose result is it
+/// (an `int<u0>`) or has it as a whole dimension has run; a node mentioning
+/// it elsewhere depends on that node, which fusion and reordering keep.
+void Fusion::noteSymbolProducers() {
+  llvm::StringSet<> unbacked;
+  for (const SymbolDecl& decl : graph_.symbols())
+    if (decl.unbacked)
+      unbacked.insert(decl.name);
+  if (unbacked.empty())
+    return;
+  llvm::StringMap<Node*> producers;
+  std::function<void(Node&, const Type&)> bind = [&](Node& node, const Type& type) {
+    auto note = [&](SymExpr e) {
+      if (e && e.isSymbol() && unbacked.contains(e.symbolName()))
+        producers.try_emplace(e.symbolName(), &node);
+    };
+    if (type.isTensor())
+      llvm::for_each(type.sizes(), note);
+    else if (type.kind() == Type::Kind::Int)
+      note(type.intValue());
+    else if (type.isSequence())
+      for (const Type& element : type.elements())
+        bind(node, element);
+  };
+  for (Node& node : graph_.nodes()) {
+    llvm::SmallVector<Node*, 2> reads;
+    auto read = [&](SymExpr e) {
+      if (!e)
+        return;
+      e.walkSymbols([&](SymExpr symbol) {
+        Node* producer = producers.lookup(symbol.symbolName());
+        if (producer && producer != &node && !llvm::is_contained(reads, producer))
+          reads.push_back(producer);
+      });
+    };
+    for (const Argument& arg : node.args())
+      arg.forEachSym(read);
+    for (const KeywordArgument& kwarg : node.kwargs())
+      kwarg.value.forEachSym(read);
+    node.type().walkSymExprs(read);
+    if (!reads.empty())
+      symbolProducers_[&node] = std::move(reads);
+    bind(node, node.type());
+  }
+}
+
 void Fusion::analyze() {
+  noteSymbolProducers();
   unsigned position = 0, segment = 0;
   for (Node& node : graph_.nodes()) {
     position_[&node] = position++;
@@ -464,8 +521,25 @@ void Fusion::outline(llvm::ArrayRef<Node*> members) {
     for (KeywordArgument& kwarg : node.kwargs())
       redirect(kwarg.value);
   }
-  for (Node* member : llvm::reverse(members))
+  // The call reads the symbols its members and views read; a node that
+  // read a symbol a member computed now reads it from the call.
+  llvm::SmallVector<Node*, 2> callReads;
+  for (const llvm::ArrayRef<Node*> nodes : {members, llvm::ArrayRef<Node*>(views)})
+    for (Node* node : nodes)
+      if (auto it = symbolProducers_.find(node); it != symbolProducers_.end())
+        for (Node* producer : it->second)
+          if (!inGroup.contains(producer) && !llvm::is_contained(callReads, producer))
+            callReads.push_back(producer);
+  if (!callReads.empty())
+    symbolProducers_[call] = std::move(callReads);
+  for (auto& [node, producers] : symbolProducers_)
+    for (Node*& producer : producers)
+      if (inGroup.contains(producer))
+        producer = call;
+  for (Node* member : llvm::reverse(members)) {
+    symbolProducers_.erase(member);
     graph_.erase(member);
+  }
 }
 
 llvm::Error Fusion::reorder() {

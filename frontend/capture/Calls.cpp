@@ -275,6 +275,12 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
       return callShapeFunction(callee, args, kwargs);
     if (isAutogradApply(*callee))
       return applyAutogradFunction(std::move(args), std::move(kwargs));
+    if (llvm::Expected<std::optional<ValuePtr>> checkpointed =
+            callActivationCheckpoint(callee, args, kwargs);
+        !checkpointed)
+      return checkpointed.takeError();
+    else if (*checkpointed)
+      return std::move(**checkpointed);
     if (llvm::Expected<std::optional<ValuePtr>> constant = callMarkedConstant(callee, args, kwargs);
         !constant)
       return constant.takeError();

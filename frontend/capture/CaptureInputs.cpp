@@ -212,7 +212,11 @@ llvm::Error bindKeywordExamples(const python::LoadedModule& module,
       return inputError(module, examples.kwargsName + "() gives '" + name +
                                     "', a positional-only parameter of " + entry.qualname +
                                     "; give it in " + examples.argsName + "()");
-    if (isParameter && index < inputs.firstExample + inputs.exampleCount)
+    // Only a positional parameter can be given positionally: a keyword-only
+    // one (after *args) takes its value from the keywords however many
+    // positional examples there are.
+    if (isParameter && index < inputs.parameters.size() &&
+        index < inputs.firstExample + inputs.exampleCount)
       return inputError(module, examples.kwargsName + "() gives '" + name + "', which " +
                                     examples.argsName + "() already gives as argument " +
                                     llvm::Twine(index - inputs.firstExample));

@@ -328,6 +328,11 @@ private:
   /// (`torch._dynamo.assume_constant_result`), on constant arguments: run
   /// for real, its result a constant. nullopt for any other call, which is
   /// inlined.
+  /// torch.utils.checkpoint.checkpoint(function, *args, use_reentrant=False)
+  /// calls `function(*args)`; nullopt for any other callee
+  /// (ActivationCheckpoint.cpp).
+  llvm::Expected<std::optional<ValuePtr>>
+  callActivationCheckpoint(const ValuePtr& callee, std::vector<ValuePtr> args, KeywordArgs kwargs);
   llvm::Expected<std::optional<ValuePtr>> callMarkedConstant(const ValuePtr& function,
                                                              const std::vector<ValuePtr>& args,
                                                              const KeywordArgs& kwargs);

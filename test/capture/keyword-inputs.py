@@ -12,6 +12,8 @@
 # RUN:   | FileCheck %s --check-prefix=ONLY
 # RUN: %dync export %s:varargs --example varargs_inputs --emit=guards \
 # RUN:   | FileCheck %s --check-prefix=VARARGS
+# RUN: %dync export %s:varargs_flag --example varargs_flag_inputs --emit=graph \
+# RUN:   | FileCheck %s --check-prefix=VARFLAG
 # RUN: not %dync export %s:Model.forward --example not_dict_inputs --emit=graph 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=NOTDICT
 # RUN: not %dync export %s:Model.forward --example unknown_inputs --emit=graph 2>&1 \
@@ -96,6 +98,25 @@ def varargs_inputs():
 
 # VARARGS:      type L['rest'] : builtins:tuple
 # VARARGS-NEXT: length L['rest'] : 2
+
+
+# A keyword-only parameter after *args is given by keyword only, however
+# many positional examples there are (DINOv2's `forward(*args,
+# is_training=False, **kwargs)`).
+def varargs_flag(*args, scale=False, **kwargs):
+    return args[0] * 3 if scale else args[0]
+
+
+def varargs_flag_inputs():
+    return (torch.ones(2),)
+
+
+def varargs_flag_kwargs():
+    return {"scale": True}
+
+
+# VARFLAG: graph @varargs_flag(%args_0: tensor<f32, [2]> = L['args'][0])
+# VARFLAG-NEXT: aten::mul.Tensor
 
 
 def not_dict_inputs():

@@ -4,12 +4,13 @@ arguments' twins, and the origins of the guards it made; eager_layout.
 """
 
 import logging
+import operator
 
 import torch
 from torch._dispatch.python import enable_python_dispatcher
 from torch._subclasses.fake_tensor import FakeTensor
 
-from dync_oracle_data_dependent import tolist_of_fake
+from dync_oracle_data_dependent import index_by_select, indexes_by_data, tolist_of_fake
 from dync_oracle_decompositions import _fusion_module
 from dync_oracle_imports import _while_busy
 from dync_oracle_kernel_layout import kernel_laid_out
@@ -145,6 +146,9 @@ class _Calls:
                 run = fn
                 if fn is _TOLIST and len(args) == 1 and not kwargs and type(args[0]) is FakeTensor:
                     run = tolist_of_fake
+                if (fn is operator.getitem and len(args) == 2 and not kwargs
+                        and type(args[0]) is FakeTensor and indexes_by_data(args[1])):
+                    run = index_by_select
                 flags = [
                     (t, t.requires_grad) for t in _leaves((args, kwargs or {}))
                     if isinstance(t, FakeTensor)

@@ -46,6 +46,60 @@ def tolist_of_fake(tensor):
     return [tolist_of_fake(tensor.select(0, i)) for i in range(tensor.shape[0])]
 
 
+def _integer_scalar_tensor(item):
+    """Whether `item` is a 0-d tensor of an integer dtype (bool excluded):
+    an index eager reads as a number."""
+    # A fake tensor holding a constant has its value: torch indexes with it.
+    return (
+        isinstance(item, torch.Tensor) and item.dim() == 0 and not item.dtype.is_floating_point
+        and not item.dtype.is_complex and item.dtype not in (torch.bool, torch.uint8)
+        and getattr(item, "constant", None) is None
+    )
+
+
+def _data_dependent_int(item):
+    return isinstance(item, torch.SymInt) and any(
+        is_unbacked(s) for s in item.node.expr.free_symbols
+    )
+
+
+def indexes_by_data(key):
+    """Whether a tensor index `key` holds an integer known only from tensor
+    data: a 0-d integer tensor or an unbacked int (`t.item()`), among
+    integers, slices, None and Ellipsis only. Eager reads such an index as a
+    number (`item()`) and selects with it; torch's indexing of a fake tensor
+    instead asks for the number's value, which it cannot have."""
+    items = key if type(key) is tuple else (key,)
+    if not any(_integer_scalar_tensor(i) or _data_dependent_int(i) for i in items):
+        return False
+    simple = (int, slice, type(None), type(Ellipsis), torch.SymInt)
+    return all(isinstance(i, simple) or _integer_scalar_tensor(i) for i in items)
+
+
+def index_by_select(tensor, key):
+    """`tensor[key]` for a key indexes_by_data accepts, as eager computes it:
+    each integer (a 0-d tensor's through `item()`) a `select`, each slice a
+    slice, None an unsqueeze, Ellipsis the dimensions no item names."""
+    items = key if type(key) is tuple else (key,)
+    named = sum(1 for i in items if i is not None and i is not Ellipsis)
+    if named > tensor.dim():
+        raise IndexError(f"too many indices for tensor of dimension {tensor.dim()}")
+    result, dim = tensor, 0
+    for item in items:
+        if item is None:
+            result = result.unsqueeze(dim)
+            dim += 1
+        elif item is Ellipsis:
+            dim += tensor.dim() - named
+        elif isinstance(item, slice):
+            result = result[(slice(None),) * dim + (item,)]
+            dim += 1
+        else:
+            number = item.item() if isinstance(item, torch.Tensor) else item
+            result = result.select(dim, number)
+    return result
+
+
 def is_unbacked(symbol):
     """Whether `symbol` is an unbacked int symbol (torch's `u0`)."""
     return isinstance(symbol, sympy.Symbol) and symbol_is_type(symbol, SymT.UNBACKED_INT)

@@ -1,0 +1,95 @@
+//===- ActivationCheckpoint.cpp - torch.utils.checkpoint.checkpoint -------===//
+//
+// `checkpoint(function, *args, use_reentrant=False)` trades memory for
+// compute: eager runs `function(*args)`, keeps only the inputs, and runs it
+// again during backward to rebuild what it needs. The values it returns and
+// the gradients backward computes are those of calling `function` directly;
+// only when tensors are held differs. A captured graph holds what it holds
+// anyway, so capture calls the function: torch.export and torch.compile
+// likewise trace the function in place of the checkpoint machinery (saved-
+// tensor hooks, frames and weak references no graph can hold).
+//
+// The reentrant form (`use_reentrant=True`, and the default, which torch
+// warns about) runs the function without grad and lets gradients reach only
+// through inputs that require grad, so parameters of a block whose input
+// requires none get no gradient: calling the function would not give
+// eager's gradients, and it is refused. So is a `context_fn`, which wraps
+// the forward in contexts of the program's choosing.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/capture/CaptureError.h"
+#include "frontend/capture/Interpreter.h"
+#include "frontend/capture/PythonHelpers.h"
+
+namespace dync::capture {
+
+namespace {
+
+/// torch.utils.checkpoint's `checkpoint` (the wrapper torch._disable_dynamo
+/// puts around it) and its default `context_fn`, or null pointers when torch
+/// has no such module.
+struct CheckpointObjects {
+  PyObject* checkpoint = nullptr;
+  PyObject* noopContext = nullptr;
+};
+
+const CheckpointObjects& checkpointObjects() {
+  static CheckpointObjects objects = [] {
+    CheckpointObjects found; // alive as long as Python: the module holds them
+    llvm::Expected<python::PyRef> checkpoint = importObject("torch.utils.checkpoint.checkpoint");
+    llvm::Expected<python::PyRef> noop = importObject("torch.utils.checkpoint.noop_context_fn");
+    if (checkpoint && noop) {
+      found.checkpoint = checkpoint->get();
+      found.noopContext = noop->get();
+    }
+    llvm::consumeError(checkpoint.takeError());
+    llvm::consumeError(noop.takeError());
+    PyErr_Clear();
+    return found;
+  }();
+  return objects;
+}
+
+bool isFalse(const ValuePtr& value) {
+  return value->kind == ValueKind::Constant && value->object.get() == Py_False;
+}
+
+} // namespace
+
+llvm::Expected<std::optional<ValuePtr>>
+Interpreter::callActivationCheckpoint(const ValuePtr& callee, std::vector<ValuePtr> args,
+                                      KeywordArgs kwargs) {
+  const CheckpointObjects& objects = checkpointObjects();
+  if (!objects.checkpoint || callee->object.get() != objects.checkpoint)
+    return std::nullopt;
+  if (args.empty())
+    return captureError("torch.utils.checkpoint.checkpoint needs the function to run");
+  bool nonReentrant = false;
+  KeywordArgs forwarded;
+  for (auto& [name, value] : kwargs) {
+    if (name == "use_reentrant") {
+      nonReentrant = isFalse(value);
+    } else if (name == "context_fn") {
+      if (value->object.get() != objects.noopContext)
+        return captureError("torch.utils.checkpoint.checkpoint with a context_fn is not "
+                            "supported: its contexts wrap the checkpointed forward");
+    } else if (name != "determinism_check" && name != "debug" && name != "early_stop" &&
+               name != "preserve_rng_state") {
+      // These four steer only the recomputation during backward.
+      forwarded.emplace_back(name, value);
+    }
+  }
+  if (!nonReentrant)
+    return captureError("torch.utils.checkpoint.checkpoint is supported with "
+                        "use_reentrant=False only: the reentrant form (also the default) lets "
+                        "gradients reach the function's parameters only through inputs that "
+                        "require grad; pass use_reentrant=False");
+  ValuePtr function = args.front();
+  args.erase(args.begin());
+  llvm::Expected<ValuePtr> result = call(function, std::move(args), std::move(forwarded));
+  if (!result)
+    return result.takeError();
+  return std::optional<ValuePtr>(*result);
+}
+
+} // namespace dync::capture
