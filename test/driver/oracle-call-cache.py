@@ -4,10 +4,10 @@
 # damaged or foreign entry is a miss, replaced by a good one; --no-cache
 # neither reads nor writes the cache.
 # RUN: rm -rf %t && mkdir -p %t
-# RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
+# RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE=on DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
 # RUN:   > %t/cold.txt 2> %t/cold.err
 # RUN: FileCheck %s --check-prefix=COLD < %t/cold.err
-# RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
+# RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE=on DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
 # RUN:   > %t/warm.txt 2> %t/warm.err
 # RUN: FileCheck %s --check-prefix=WARM < %t/warm.err
 # RUN: diff %t/cold.txt %t/warm.txt
@@ -18,11 +18,11 @@
 # Every entry damaged: one byte changed in the middle, another cut short,
 # the rest swapped for another entry (a foreign key at that path).
 # RUN: %python %S/Inputs/damage_oracle_cache.py %t/cache/oracle-calls
-# RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
+# RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE=on DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
 # RUN:   > %t/damaged.txt 2> %t/damaged.err
 # RUN: FileCheck %s --check-prefix=DAMAGED < %t/damaged.err
 # RUN: diff %t/cold.txt %t/damaged.txt
-# RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
+# RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE=on DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
 # RUN:   > %t/replaced.txt 2> %t/replaced.err
 # RUN: FileCheck %s --check-prefix=WARM < %t/replaced.err
 # RUN: diff %t/cold.txt %t/replaced.txt

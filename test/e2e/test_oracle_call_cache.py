@@ -93,7 +93,8 @@ PROGRAM = textwrap.dedent('''
 
 
 def export(run_dync, folder, cache, name, *extra):
-    env = dict(os.environ, DYNC_CACHE_DIR=str(cache), DYNC_ORACLE_CACHE_STATS="1")
+    env = dict(os.environ, DYNC_CACHE_DIR=str(cache), DYNC_ORACLE_CACHE="on",
+               DYNC_ORACLE_CACHE_STATS="1")
     out = folder / name
     entries = (f"{folder / 'model.py'}:views", f"{folder / 'model.py'}:Block.forward",
                "--example", "views=example_views")

@@ -145,8 +145,10 @@ _VERSION = None
 def _version():
     global _VERSION
     if _VERSION is None:
+        # The CPU's capability too: a kernel check's verdict comes from the
+        # kernels this machine runs, and a cache directory may be shared.
         _VERSION = repr((torch.__version__, torch.version.git_version, sys.version,
-                         _sources_hash()))
+                         _sources_hash(), torch.backends.cpu.get_cpu_capability()))
     return _VERSION
 
 
@@ -162,6 +164,9 @@ def _global_state(session):
         torch.is_autocast_enabled("cpu"), str(torch.get_autocast_dtype("cpu")),
         torch.get_float32_matmul_precision(), torch.backends.mkldnn.enabled,
         torch.get_num_threads(), torch.compiler.is_compiling(), torch.compiler.is_exporting(),
+        # Which attention kernels scaled_dot_product_attention may choose.
+        torch.backends.cuda.flash_sdp_enabled(), torch.backends.cuda.math_sdp_enabled(),
+        torch.backends.cuda.mem_efficient_sdp_enabled(), torch.backends.cuda.cudnn_sdp_enabled(),
     )
 
 
@@ -223,11 +228,24 @@ class _ArgKey:
                 str(t.device), storage.nbytes(), shares, t.is_leaf, base)
 
 
+class _Same:
+    """Compares as equal to another only when it holds the same object
+    (attribute values may be tensors or symbols, whose == is no answer)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return type(other) is _Same and other.value is self.value
+
+
 def _snapshot(tensors):
     """What a call must leave unchanged of its tensor arguments."""
     return [
         (t._version, tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.requires_grad,
-         tuple(t.__dict__.items()))
+         tuple((k, _Same(v)) for k, v in t.__dict__.items()))
         for t in tensors
     ]
 
@@ -281,8 +299,7 @@ class Probe:
         first = draw(count)
         new_ids = range(first, first + count)
         made = []
-        with self.session.fake:
-            out = rebuild_out(out_form, self.tensors, new_ids, made)
+        out = rebuild_out(out_form, self.session.fake, self.tensors, new_ids, made)
         records = decode_records(records_form, self.input_ids(), new_ids)
         return out, records, made
 
@@ -307,7 +324,8 @@ class Probe:
             records_form = canonical_records(records, self.input_ids(), self.ids, count)
             self.why = "results"
             out_form = canonical_out(out, self.tensors, self.ids, count, session.fake)
-        except Uncacheable:
+        except Uncacheable as e:
+            self.why = f"{self.why}: {e}"
             return None
         return (records_form, out_form, count)
 
