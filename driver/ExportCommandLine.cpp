@@ -25,6 +25,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
 #include <functional>
 #include <map>
 
@@ -87,9 +88,12 @@ size left apart an error instead.
 The artifact's modules (the main one, one per kernel) compile in parallel
 (-j N threads, default one per core); compiled objects are cached in
 $DYNC_CACHE_DIR, else $XDG_CACHE_HOME/dync or ~/.cache/dync, so exporting an
-unchanged model again skips compiling; --no-cache turns the cache off. The
-cache is kept under $DYNC_CACHE_MAX_MB megabytes (default 1024) by removing
-the least recently used objects.
+unchanged model again skips compiling; the tensor oracle's call results
+are cached there too (oracle-calls/), so capturing a model again skips
+torch's meta functions for each call it made before; --no-cache turns both
+off. The object cache is kept under $DYNC_CACHE_MAX_MB megabytes (default
+1024), the call cache under $DYNC_ORACLE_CACHE_MAX_MB (default 256), by
+removing the least recently used entries.
 
 -o replaces only an artifact an earlier export wrote, never another file,
 and refuses a name that would shadow a module of its folder: Python imports
@@ -175,8 +179,9 @@ public:
         ->type_name("N")
         ->check(CLI::PositiveNumber);
     command->add_flag("--no-cache", noCache_,
-                      "Compile every module even if the object cache ($DYNC_CACHE_DIR, else "
-                      "$XDG_CACHE_HOME/dync or ~/.cache/dync) holds it, and store nothing");
+                      "Capture and compile afresh even if the cache ($DYNC_CACHE_DIR, else "
+                      "$XDG_CACHE_HOME/dync or ~/.cache/dync) holds the tensor oracle's call "
+                      "results or compiled modules, and store nothing");
     command->add_flag(
         "--assume-compiling", assumeCompiling_,
         "Answer True to torch.compiler.is_compiling() while capturing, as torch.compile does, "
@@ -423,6 +428,10 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
   artifact.times = &times;
   // Declared after the times: the interpreter is finalized before they print.
   compiler::ExportCompiler compiler(std::move(exportOptions));
+  // The oracle's call cache is read by its Python half, which looks at the
+  // environment when the interpreter imports it.
+  if (noCache_)
+    ::setenv("DYNC_ORACLE_CACHE", "off", /*overwrite=*/1);
   if (llvm::Error error = compiler.startPython())
     return error;
   if (options.verbose) {

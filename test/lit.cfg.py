@@ -25,6 +25,10 @@ for var in ["PATH", "HOME", "VIRTUAL_ENV", "PYTHONPATH"]:
 # Exports compile into a cache of the test tree's own, not the user's (tests
 # of the cache itself set DYNC_CACHE_DIR per command).
 config.environment["DYNC_CACHE_DIR"] = os.path.join(config.test_exec_root, "dync-cache")
+# The tensor oracle's call cache lives there too; DYNC_ORACLE_CACHE=check runs
+# the suite comparing each cached call with a fresh run (docs/testing.md).
+if "DYNC_ORACLE_CACHE" in os.environ:
+    config.environment["DYNC_ORACLE_CACHE"] = os.environ["DYNC_ORACLE_CACHE"]
 
 # Longer names first: lit substitutes in order, and %dync is a prefix of them.
 # The source tree and the layering the build declared (cmake/DyncLayers.cmake).
