@@ -286,6 +286,7 @@ class Probe:
         self.snapshot = _snapshot(tensors)
         self.ids = _ids_drawn()
         self.facts = _facts(session)
+        self.state = _global_state(session)
         self.begun = _calls_begun
         self.entry = _load(self.digest, key_text)
 
@@ -317,6 +318,12 @@ class Probe:
             return None
         if _facts(session) != self.facts:
             self.why = "facts or layout choices"
+            return None
+        # A call that set torch's global state (torch.set_autocast_enabled
+        # run by an autocast block's __enter__) has an effect a replay would
+        # not have.
+        if _global_state(session) != self.state:
+            self.why = "global state changed"
             return None
         if _snapshot(self.tensors) != self.snapshot:
             self.why = "arguments changed"
@@ -407,6 +414,11 @@ def begin(session, fn, args, kwargs, nested):
         _refuse(fn, "arguments")
         return None
     key_text = repr((_version(), name, _global_state(session), arguments))
+    # A call on no tensor is cheap to run and may be there for its effect
+    # on state outside the key (a setter): it always runs.
+    if not keys.tensors:
+        _refuse(fn, "no tensor arguments")
+        return None
     probe = Probe(session, name, key_text, keys.tensors)
     if probe.entry is None:
         stats["misses"] += 1
