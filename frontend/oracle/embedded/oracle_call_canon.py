@@ -322,7 +322,8 @@ class _OutBuilder:
             base = self._base(form[1])
             dtype, shape, stride, offset = form[2][:4]
             if base.dtype != _dtype(dtype):
-                raise ValueError("a view of another dtype")
+                # view_as_real and view(dtype): as_strided cannot make them.
+                raise Uncacheable()
             with self.fake:
                 t = torch.as_strided(base, shape, stride, offset)
             self._name(t, form[2][6])
