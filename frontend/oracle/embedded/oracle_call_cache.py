@@ -277,7 +277,7 @@ class Probe:
     """A cacheable call: its key, what it must leave unchanged, and the
     entry found for it (None: a miss)."""
 
-    def __init__(self, session, name, key_text, tensors):
+    def __init__(self, session, name, key_text, tensors, state):
         self.session = session
         self.name = name
         self.key_text = key_text
@@ -286,7 +286,7 @@ class Probe:
         self.snapshot = _snapshot(tensors)
         self.ids = _ids_drawn()
         self.facts = _facts(session)
-        self.state = _global_state(session)
+        self.state = state
         self.begun = _calls_begun
         self.entry = _load(self.digest, key_text)
 
@@ -413,13 +413,14 @@ def begin(session, fn, args, kwargs, nested):
     except Uncacheable:
         _refuse(fn, "arguments")
         return None
-    key_text = repr((_version(), name, _global_state(session), arguments))
+    state = _global_state(session)
+    key_text = repr((_version(), name, state, arguments))
     # A call on no tensor is cheap to run and may be there for its effect
     # on state outside the key (a setter): it always runs.
     if not keys.tensors:
         _refuse(fn, "no tensor arguments")
         return None
-    probe = Probe(session, name, key_text, keys.tensors)
+    probe = Probe(session, name, key_text, keys.tensors, state)
     if probe.entry is None:
         stats["misses"] += 1
     elif not checking:
