@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DictReads.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/MappingProxies.h"
 #include "frontend/capture/ObjectSemantics.h"
@@ -241,8 +242,10 @@ llvm::Expected<ValuePtr> ObjectSemantics::moduleAttr(const ValuePtr& module, llv
   return readReal();
 }
 
-llvm::Expected<std::optional<ValuePtr>>
-ObjectSemantics::moduleDictRead(const ValuePtr& module, PyObject* dict, PyObject* name) {
+llvm::Expected<std::optional<ValuePtr>> ObjectSemantics::moduleDictRead(const ValuePtr& module,
+                                                                        PyObject* dict,
+                                                                        PyObject* name,
+                                                                        bool tablesOnly) {
   // The instance dict, then nn.Module.__getattr__'s tables in its order,
   // each as the program left it (ChangedState.cpp): a value the program
   // put there is its own value, read without a source and with no guard;
@@ -269,9 +272,11 @@ ObjectSemantics::moduleDictRead(const ValuePtr& module, PyObject* dict, PyObject
       return wrapped.takeError();
     return std::optional<ValuePtr>(*wrapped);
   };
-  llvm::Expected<std::optional<ValuePtr>> own = read(dict, nullptr);
-  if (!own || *own)
-    return own;
+  if (!tablesOnly) {
+    llvm::Expected<std::optional<ValuePtr>> own = read(dict, nullptr);
+    if (!own || *own)
+      return own;
+  }
   for (const char* table : {"_parameters", "_buffers", "_modules"}) {
     PyObject* entries = PyDict_GetItemString(dict, table);
     if (!entries || !PyDict_Check(entries))
@@ -281,6 +286,42 @@ ObjectSemantics::moduleDictRead(const ValuePtr& module, PyObject* dict, PyObject
       return found;
   }
   return std::nullopt;
+}
+
+llvm::Expected<ValuePtr> ObjectSemantics::moduleTableAttr(const ValuePtr& module,
+                                                          llvm::StringRef name) {
+  PyObject* object = module->object.get();
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  PyObject** dictPointer = _PyObject_GetDictPtr(object);
+  if (PyObject* dict = dictPointer ? *dictPointer : nullptr) {
+    llvm::Expected<std::optional<ValuePtr>> found =
+        moduleDictRead(module, dict, nameObject.get(), /*tablesOnly=*/true);
+    if (!found)
+      return found.takeError();
+    if (*found)
+      return **found;
+  }
+  // In none of the tables: the function raises, as the real one would. The
+  // tables' keys are pinned, so that a module that gains the name later
+  // misses rather than raising (a handler may have run on the raise).
+  if (cx_.values().changedModuleTable(object))
+    return captureError("nn.Module.__getattr__ of " +
+                        (module->source ? module->source->str() : typeNameOf(module)) +
+                        " for a name in none of its tables, after the program changed one in "
+                        "this call, is not supported yet");
+  for (const char* table : {"_parameters", "_buffers", "_modules"}) {
+    auto [source, entries] = moduleTable(module->source, object, table);
+    std::optional<std::vector<ir::DictKey>> keys = entries ? dictKeys(entries) : std::nullopt;
+    if (!keys)
+      return captureError("nn.Module.__getattr__ of " +
+                          (module->source ? module->source->str() : typeNameOf(module)) +
+                          " for a name in none of its tables, whose " + table +
+                          " no guard can read, is not supported yet");
+    cx_.guards().add(ir::Guard::keysAre(source, std::move(*keys)));
+  }
+  return raiseBuiltin(PyExc_AttributeError,
+                      "'" + qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(object))) +
+                          "' object has no attribute '" + name + "'");
 }
 
 llvm::Expected<std::optional<ValuePtr>> ObjectSemantics::userObjectClassRead(const ValuePtr& object,

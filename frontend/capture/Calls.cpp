@@ -59,9 +59,9 @@ llvm::Expected<std::vector<ValuePtr>> bindArguments(const Value& function,
       rest.assign(args.begin() + static_cast<ptrdiff_t>(argCount), args.end());
     locals[next++] = makeTuple(std::move(rest));
   } else if (args.size() > argCount) {
-    return captureError(who + "() takes " + llvm::Twine(argCount) + " positional argument" +
-                        (argCount == 1 ? "" : "s") + " but " + llvm::Twine(args.size()) +
-                        " were given");
+    return raiseBuiltin(PyExc_TypeError, who + "() takes " + llvm::Twine(argCount) +
+                                             " positional argument" + (argCount == 1 ? "" : "s") +
+                                             " but " + llvm::Twine(args.size()) + " were given");
   }
   ValuePtr extraKeywords;
   if (varKeywords) {
@@ -74,12 +74,14 @@ llvm::Expected<std::vector<ValuePtr>> bindArguments(const Value& function,
       ++index;
     if (index < argCount + kwOnly) {
       if (locals[index])
-        return captureError(who + "() got multiple values for argument '" + name + "'");
+        return raiseBuiltin(PyExc_TypeError,
+                            who + "() got multiple values for argument '" + name + "'");
       locals[index] = value;
       continue;
     }
     if (!extraKeywords)
-      return captureError(who + "() got an unexpected keyword argument '" + name + "'");
+      return raiseBuiltin(PyExc_TypeError,
+                          who + "() got an unexpected keyword argument '" + name + "'");
     extraKeywords->entries.emplace_back(makeConstantSteal(python::newStr(name)), value);
   }
   // Positional defaults fill the last parameters; keyword-only ones by name.
@@ -93,7 +95,7 @@ llvm::Expected<std::vector<ValuePtr>> bindArguments(const Value& function,
       defaultsRead.positional.push_back(i - firstDefault);
       continue;
     }
-    return captureError(who + "() missing required argument '" + nameAt(i) + "'");
+    return raiseBuiltin(PyExc_TypeError, who + "() missing required argument '" + nameAt(i) + "'");
   }
   for (size_t i = argCount; i < argCount + kwOnly; ++i) {
     if (locals[i])
@@ -105,7 +107,8 @@ llvm::Expected<std::vector<ValuePtr>> bindArguments(const Value& function,
     if (locals[i])
       defaultsRead.keywordOnly.push_back(name);
     if (!locals[i])
-      return captureError(who + "() missing required keyword-only argument '" + name + "'");
+      return raiseBuiltin(PyExc_TypeError,
+                          who + "() missing required keyword-only argument '" + name + "'");
   }
   return locals;
 }
@@ -131,6 +134,20 @@ bool numbersOnly(llvm::ArrayRef<ValuePtr> values) {
       return numbersOnly(value->items);
     return value->kind == ValueKind::Constant || value->kind == ValueKind::SymNum;
   });
+}
+
+/// Whether \p function is `torch.nn.Module.__getattr__` itself, called on
+/// a module with a constant name (`self.__getattr__(head)`): its reads of
+/// `self.__dict__` and the tables are the attribute read capture models.
+bool isModuleGetattrCall(BuiltinContext& interp, const Value& function,
+                         const std::vector<ValuePtr>& args, const KeywordArgs& kwargs) {
+  if (!function.object || args.size() != 2 || !kwargs.empty() ||
+      args[0]->kind != ValueKind::NNModule || !args[1]->isConstant() ||
+      !PyUnicode_CheckExact(args[1]->object.get()))
+    return false;
+  PyRef getattr = PyRef::steal(PyObject_GetAttrString(interp.types().module.get(), "__getattr__"));
+  PyErr_Clear();
+  return getattr && getattr.get() == function.object.get();
 }
 
 /// Whether \p function is torch's symbolic-shape API
@@ -275,6 +292,9 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
       return callShapeFunction(callee, args, kwargs);
     if (isAutogradApply(*callee))
       return applyAutogradFunction(std::move(args), std::move(kwargs));
+    if (isModuleGetattrCall(*this, *callee, args, kwargs))
+      return semantics_.moduleTableAttr(args[0],
+                                        python::utf8Of(args[1]->object.get()).value_or(""));
     if (llvm::Expected<std::optional<ValuePtr>> checkpointed =
             callActivationCheckpoint(callee, args, kwargs);
         !checkpointed)
