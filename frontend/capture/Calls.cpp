@@ -32,6 +32,98 @@ using python::PyRef;
 
 namespace {
 
+/// The message of the TypeError CPython raises binding \p positional
+/// arguments and the keywords \p kwargs to \p function, which a program
+/// can read (`str(error)`): what a stand-in function raises when called
+/// with None for each argument, made from the same code's signature
+/// (names, counts, flags), defaults and closure size, with an empty body
+/// so that nothing runs were it to bind. Nullopt when it cannot be made.
+std::optional<std::string> cpythonBindingMessage(const Value& function, size_t positional,
+                                                 const KeywordArgs& kwargs) {
+  PyObject* code = function.code.get();
+  PyRef opcodes = PyRef::steal(PyImport_ImportModule("opcode"));
+  PyRef opmap = opcodes ? PyRef::steal(PyObject_GetAttrString(opcodes.get(), "opmap")) : PyRef();
+  PyRef consts = PyRef::steal(PyObject_GetAttrString(code, "co_consts"));
+  if (!opmap || !consts || !PyTuple_Check(consts.get()) || PyTuple_GET_SIZE(consts.get()) > 255) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  auto op = [&](const char* name) {
+    PyObject* number = PyDict_GetItemString(opmap.get(), name);
+    return static_cast<char>(number ? PyLong_AsLong(number) : 0);
+  };
+  // RESUME 0; LOAD_CONST None (appended to the constants); RETURN_VALUE.
+  const char body[] = {op("RESUME"),       0,
+                       op("LOAD_CONST"),   static_cast<char>(PyTuple_GET_SIZE(consts.get())),
+                       op("RETURN_VALUE"), 0};
+  PyRef none = PyRef::steal(PyTuple_Pack(1, Py_None));
+  PyRef newConsts = PyRef::steal(PySequence_Concat(consts.get(), none.get()));
+  PyRef replace = PyRef::steal(PyObject_GetAttrString(code, "replace"));
+  PyRef fields = PyRef::steal(PyDict_New());
+  PyRef bytes = PyRef::steal(PyBytes_FromStringAndSize(body, sizeof(body)));
+  PyRef empty = PyRef::steal(PyBytes_FromStringAndSize("", 0));
+  PyRef noArgs = PyRef::steal(PyTuple_New(0));
+  if (!newConsts || !replace || !fields || !bytes || !empty || !noArgs ||
+      PyDict_SetItemString(fields.get(), "co_code", bytes.get()) ||
+      PyDict_SetItemString(fields.get(), "co_consts", newConsts.get()) ||
+      PyDict_SetItemString(fields.get(), "co_linetable", empty.get()) ||
+      PyDict_SetItemString(fields.get(), "co_exceptiontable", empty.get())) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  PyRef standIn = PyRef::steal(PyObject_Call(replace.get(), noArgs.get(), fields.get()));
+  PyRef globals = PyRef::steal(PyDict_New());
+  PyRef callee =
+      standIn && globals ? PyRef::steal(PyFunction_New(standIn.get(), globals.get())) : PyRef();
+  if (!callee) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  auto nones = [](size_t n) {
+    PyRef tuple = PyRef::steal(PyTuple_New(static_cast<Py_ssize_t>(n)));
+    for (size_t i = 0; tuple && i < n; ++i)
+      PyTuple_SET_ITEM(tuple.get(), static_cast<Py_ssize_t>(i), Py_NewRef(Py_None));
+    return tuple;
+  };
+  PyRef defaults = function.items.empty() ? PyRef() : nones(function.items.size());
+  PyRef kwDefaults = PyRef::steal(PyDict_New());
+  for (const auto& [key, value] : function.entries)
+    if (key->isConstant())
+      PyDict_SetItem(kwDefaults.get(), key->object.get(), Py_None);
+  Py_ssize_t freeCount = PyCode_GetNumFree(reinterpret_cast<PyCodeObject*>(code));
+  PyRef closure = PyRef::steal(PyTuple_New(freeCount));
+  for (Py_ssize_t i = 0; closure && i < freeCount; ++i)
+    PyTuple_SET_ITEM(closure.get(), i, PyCell_New(nullptr));
+  PyRef qualname = PyRef::steal(python::newStr(function.qualname));
+  PyRef callArgs = nones(positional);
+  PyRef callKwargs = PyRef::steal(PyDict_New());
+  for (const auto& [name, value] : kwargs) {
+    PyRef key = PyRef::steal(python::newStr(name));
+    if (key)
+      PyDict_SetItem(callKwargs.get(), key.get(), Py_None);
+  }
+  if ((defaults && PyFunction_SetDefaults(callee.get(), defaults.get())) ||
+      PyFunction_SetKwDefaults(callee.get(), kwDefaults.get()) ||
+      (freeCount && PyFunction_SetClosure(callee.get(), closure.get())) ||
+      PyObject_SetAttrString(callee.get(), "__qualname__", qualname.get()) || !callArgs) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  PyRef result = PyRef::steal(PyObject_Call(callee.get(), callArgs.get(), callKwargs.get()));
+  if (result || !PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyRef message = value ? PyRef::steal(PyObject_Str(value)) : PyRef();
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(traceback);
+  PyErr_Clear();
+  return message ? python::utf8Of(message.get()) : std::nullopt;
+}
+
 /// Binds call arguments to a code object's parameters as CPython does:
 /// positional, then keywords, then defaults; extra ones into *args and
 /// **kwargs when the function takes them.
@@ -48,6 +140,12 @@ llvm::Expected<std::vector<ValuePtr>> bindArguments(const Value& function,
   PyObject* names = code->co_localsplusnames;
   auto nameAt = [&](size_t i) { return python::utf8Of(PyTuple_GET_ITEM(names, i)).value_or("?"); };
   const std::string& who = function.qualname;
+  // CPython's own words, which the program may read from the exception.
+  auto refuse = [&](const llvm::Twine& message) {
+    return raiseBuiltin(
+        PyExc_TypeError,
+        cpythonBindingMessage(function, args.size(), kwargs).value_or(message.str()));
+  };
 
   std::vector<ValuePtr> locals(static_cast<size_t>(code->co_nlocalsplus));
   for (size_t i = 0; i < std::min(args.size(), argCount); ++i)
@@ -59,9 +157,8 @@ llvm::Expected<std::vector<ValuePtr>> bindArguments(const Value& function,
       rest.assign(args.begin() + static_cast<ptrdiff_t>(argCount), args.end());
     locals[next++] = makeTuple(std::move(rest));
   } else if (args.size() > argCount) {
-    return raiseBuiltin(PyExc_TypeError, who + "() takes " + llvm::Twine(argCount) +
-                                             " positional argument" + (argCount == 1 ? "" : "s") +
-                                             " but " + llvm::Twine(args.size()) + " were given");
+    return refuse(who + "() takes " + llvm::Twine(argCount) + " positional argument" +
+                  (argCount == 1 ? "" : "s") + " but " + llvm::Twine(args.size()) + " were given");
   }
   ValuePtr extraKeywords;
   if (varKeywords) {
@@ -95,7 +192,7 @@ llvm::Expected<std::vector<ValuePtr>> bindArguments(const Value& function,
       defaultsRead.positional.push_back(i - firstDefault);
       continue;
     }
-    return raiseBuiltin(PyExc_TypeError, who + "() missing required argument '" + nameAt(i) + "'");
+    return refuse(who + "() missing required argument '" + nameAt(i) + "'");
   }
   for (size_t i = argCount; i < argCount + kwOnly; ++i) {
     if (locals[i])
