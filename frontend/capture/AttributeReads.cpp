@@ -603,6 +603,53 @@ llvm::Expected<ValuePtr> containerAttr(SemanticsContext& cx, const ValuePtr& bas
                       " is not supported");
 }
 
+/// What `super().name` gives when \p attribute, found on a base class of
+/// \p selfType, is a descriptor that is neither a function nor a builtin:
+/// a property's getter (a Python function) called on \p self, or the
+/// `__get__(self, type)` of a descriptor class written in Python (torch's
+/// lazy_property), inlined. Nothing for any other attribute.
+llvm::Expected<std::optional<ValuePtr>>
+superDescriptorRead(SemanticsContext& cx, PyObject* attribute, const ValuePtr& self,
+                    PyObject* selfType, llvm::StringRef name) {
+  if (PyObject_TypeCheck(attribute, &PyProperty_Type)) {
+    PyRef getter = PyRef::steal(PyObject_GetAttrString(attribute, "fget"));
+    if (!getter)
+      return programError("reading property '" + name + "'");
+    if (getter.get() == Py_None)
+      return raiseBuiltin(PyExc_AttributeError, "property '" + name + "' of '" +
+                                                    qualifiedTypeName(selfType) +
+                                                    "' object has no getter");
+    if (!PyFunction_Check(getter.get()))
+      return captureError("super()." + name +
+                          " is a property whose getter is not a Python "
+                          "function; its result read for real would be an unguarded constant, "
+                          "which is not supported");
+    llvm::Expected<ValuePtr> function = cx.values().wrapReal(getter.get(), nullptr);
+    if (!function)
+      return function.takeError();
+    llvm::Expected<ValuePtr> result = cx.call(*function, {self});
+    if (!result)
+      return result.takeError();
+    return std::optional<ValuePtr>(*result);
+  }
+  PyTypeObject* descriptorType = Py_TYPE(attribute);
+  if (!(descriptorType->tp_flags & Py_TPFLAGS_HEAPTYPE) || !descriptorType->tp_descr_get)
+    return std::nullopt;
+  PyObject* get = _PyType_Lookup(descriptorType, PyRef::steal(python::newStr("__get__")).get());
+  if (!get || !PyFunction_Check(get))
+    return std::nullopt;
+  llvm::Expected<ValuePtr> getFunction = cx.values().wrapReal(get, nullptr);
+  llvm::Expected<ValuePtr> descriptor = cx.values().wrapReal(attribute, nullptr);
+  llvm::Expected<ValuePtr> owner = cx.values().wrapReal(selfType, nullptr);
+  if (!getFunction || !descriptor || !owner)
+    return llvm::joinErrors(llvm::joinErrors(getFunction.takeError(), descriptor.takeError()),
+                            owner.takeError());
+  llvm::Expected<ValuePtr> result = cx.call(*getFunction, {*descriptor, self, *owner});
+  if (!result)
+    return result.takeError();
+  return std::optional<ValuePtr>(*result);
+}
+
 /// An attribute of a `super()` value.
 llvm::Expected<ValuePtr> superAttr(SemanticsContext& cx, const ValuePtr& base,
                                    llvm::StringRef name) {
@@ -626,6 +673,15 @@ llvm::Expected<ValuePtr> superAttr(SemanticsContext& cx, const ValuePtr& base,
   if (selfClass)
     return superOfClass(cx.values(), selfClass, self, base->object.get(), name);
   if (PyObject* attribute = mroAttributeAfter(type->get(), base->object.get(), name)) {
+    // A descriptor found on a base class binds to self as an attribute read
+    // does (`super().logits` of a torch.distributions subclass): a
+    // property's getter, or a `__get__` written in Python, runs on self.
+    llvm::Expected<std::optional<ValuePtr>> described =
+        superDescriptorRead(cx, attribute, self, type->get(), name);
+    if (!described)
+      return described.takeError();
+    if (*described)
+      return std::move(**described);
     llvm::Expected<ValuePtr> function = cx.values().wrapReal(attribute, nullptr);
     if (!function)
       return function.takeError();

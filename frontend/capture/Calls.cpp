@@ -247,6 +247,59 @@ bool isModuleGetattrCall(BuiltinContext& interp, const Value& function,
   return getattr && getattr.get() == function.object.get();
 }
 
+/// Whether \p object is one of the profiler's record-function operators
+/// (`torch.ops.profiler._record_function_enter_new`, `_record_function_exit`
+/// and their overloads), which `torch.autograd.profiler.record_function`
+/// calls around a block (nn.DataParallel's forward, library annotations).
+/// They only mark a range for a profiler that is running; the values the
+/// block computes do not depend on them.
+bool isProfilerRecordOp(PyObject* object) {
+  if (!object || PyType_Check(object))
+    return false;
+  llvm::StringRef typeName = Py_TYPE(object)->tp_name;
+  if (!typeName.contains("OpOverload"))
+    return false;
+  PyRef name = PyRef::steal(PyObject_GetAttrString(object, "_qualified_op_name"));
+  if (!name) {
+    PyErr_Clear();
+    PyRef schema = PyRef::steal(PyObject_GetAttrString(object, "_schema"));
+    name = schema ? PyRef::steal(PyObject_GetAttrString(schema.get(), "name")) : PyRef();
+    PyErr_Clear();
+  }
+  std::optional<std::string> text = name ? python::utf8Of(name.get()) : std::nullopt;
+  return text && (*text == "profiler::_record_function_enter_new" ||
+                  *text == "profiler::_record_function_enter" ||
+                  *text == "profiler::_record_function_exit");
+}
+
+/// Which of `torch.autograd.profiler.record_function`'s `__enter__` (1) and
+/// `__exit__` (2) \p function is, else 0. A profiler range computes nothing:
+/// its methods only tell a running profiler where the range starts and
+/// ends (and cache CUPTI's optional module in globals on first use), so
+/// capture enters and leaves the block without running them.
+int recordFunctionMethod(const Value& function) {
+  static PyObject* methods[2] = {nullptr, nullptr}; // alive as long as torch
+  if (!function.object)
+    return 0;
+  if (!methods[0]) {
+    PyObject* profiler =
+        PyImport_GetModule(PyRef::steal(python::newStr("torch.autograd.profiler")).get());
+    PyRef cls =
+        profiler ? PyRef::steal(PyObject_GetAttrString(profiler, "record_function")) : PyRef();
+    Py_XDECREF(profiler);
+    PyRef enter = cls ? PyRef::steal(PyObject_GetAttrString(cls.get(), "__enter__")) : PyRef();
+    PyRef exit = cls ? PyRef::steal(PyObject_GetAttrString(cls.get(), "__exit__")) : PyRef();
+    PyErr_Clear();
+    if (!enter || !exit)
+      return 0;
+    methods[0] = enter.release();
+    methods[1] = exit.release();
+  }
+  if (function.object.get() == methods[0])
+    return 1;
+  return function.object.get() == methods[1] ? 2 : 0;
+}
+
 /// Whether \p function is torch's symbolic-shape API
 /// (`torch.fx.experimental.symbolic_shapes`: expect_true, guard_or_false,
 /// statically_known_true, ...). Those functions read and extend the
@@ -357,6 +410,15 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   if (std::optional<GeneratorStateFunction> generatorCall =
           generatorStateFunction(callee->object.get()))
     return callGeneratorStateFunction(*this, *generatorCall, args, kwargs);
+  // A profiler range (record_function) marks nothing in a graph: entering
+  // gives a stand-in handle for the matching exit, which does nothing.
+  if (isProfilerRecordOp(callee->object.get())) {
+    PyRef handle =
+        PyRef::steal(PyObject_CallNoArgs(reinterpret_cast<PyObject*>(&PyBaseObject_Type)));
+    if (!handle)
+      return pythonError("making a profiler range's stand-in");
+    return makeValue(ValueKind::Object, handle);
+  }
   // @contextlib.contextmanager factories and the contexts they make
   // (GeneratorContexts.cpp).
   if (callee->kind == ValueKind::Function || callee->kind == ValueKind::Object) {
@@ -389,6 +451,8 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
       return callShapeFunction(callee, args, kwargs);
     if (isAutogradApply(*callee))
       return applyAutogradFunction(std::move(args), std::move(kwargs));
+    if (int method = recordFunctionMethod(*callee); method && !args.empty())
+      return method == 1 ? args[0] : makeNone();
     if (isModuleGetattrCall(*this, *callee, args, kwargs))
       return semantics_.moduleTableAttr(args[0],
                                         python::utf8Of(args[1]->object.get()).value_or(""));

@@ -64,7 +64,8 @@ bool isDispatchExclusionClass(PyObject* cls) {
   PyObject* torchC = PyDict_GetItemString(PyImport_GetModuleDict(), "torch._C"); // borrowed
   if (!torchC)
     return false;
-  for (const char* name : {"_DisableTorchDispatch", "_DisableFuncTorch"}) {
+  for (const char* name : {"_DisableTorchDispatch", "_DisableFuncTorch", "DisableTorchFunction",
+                           "DisableTorchFunctionSubclass"}) {
     PyObject* candidate = PyObject_GetAttrString(torchC, name);
     if (!candidate) {
       PyErr_Clear();

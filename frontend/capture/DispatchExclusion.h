@@ -3,9 +3,12 @@
 // `torch._C._DisableTorchDispatch()` (torch.utils._mode_utils.no_dispatch)
 // and `torch._C._DisableFuncTorch()` switch off the Python dispatch keys
 // (dispatch modes, tensor subclasses) and functorch's transforms for as long
-// as the object lives (their `with` methods do nothing). A served call runs
-// with neither active: its guards require plain tensors and empty mode
-// stacks, and capture refuses torch.func's transforms. So in the program's
+// as the object lives (their `with` methods do nothing);
+// `torch._C.DisableTorchFunctionSubclass()` and `DisableTorchFunction()`
+// switch off `__torch_function__` (of subclasses, and of modes too) inside
+// their `with` block (record_function's exit opens one). A served call runs
+// with none of these active: its guards require plain tensors and empty
+// mode stacks, and capture refuses torch.func's transforms. So in the program's
 // eager run such an object changes nothing, and capture gives the program a
 // stand-in instead of making one for real, which would switch off the fake
 // tensors capture computes with: `with` on the stand-in enters and leaves
