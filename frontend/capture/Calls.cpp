@@ -25,6 +25,7 @@
 #include "frontend/embedding/PyStrings.h"
 
 #include <functional>
+#include <iterator>
 
 namespace dync::capture {
 
@@ -300,6 +301,50 @@ int recordFunctionMethod(const Value& function) {
   return function.object.get() == methods[1] ? 2 : 0;
 }
 
+/// What capture says when \p function is one of autograd's entry points
+/// that run backward, or register a hook that backward calls, from inside
+/// the captured function (`torch.autograd.grad` for forces from an energy,
+/// `Tensor.backward`, `Tensor.register_hook` on an intermediate): the
+/// backward pass and the hook are Python-level work autograd does at run
+/// time, which capture does not model yet. Nullopt for any other function.
+std::optional<std::string> unsupportedAutogradCall(const Value& function) {
+  struct Entry {
+    const char* module;
+    const char* owner; // nullptr: a module-level function
+    const char* name;
+    const char* spelling;
+  };
+  static const Entry entries[] = {
+      {"torch.autograd", nullptr, "grad", "torch.autograd.grad"},
+      {"torch.autograd", nullptr, "backward", "torch.autograd.backward"},
+      {"torch", "Tensor", "backward", "Tensor.backward"},
+      {"torch", "Tensor", "register_hook", "Tensor.register_hook"},
+      {"torch", "Tensor", "register_post_accumulate_grad_hook",
+       "Tensor.register_post_accumulate_grad_hook"}};
+  static PyObject* functions[std::size(entries)] = {}; // alive as long as torch
+  if (!function.object)
+    return std::nullopt;
+  for (size_t i = 0; i < std::size(entries); ++i) {
+    if (!functions[i]) {
+      PyRef module =
+          PyRef::steal(PyImport_GetModule(PyRef::steal(python::newStr(entries[i].module)).get()));
+      PyRef owner = module && entries[i].owner
+                        ? PyRef::steal(PyObject_GetAttrString(module.get(), entries[i].owner))
+                        : module;
+      PyRef found =
+          owner ? PyRef::steal(PyObject_GetAttrString(owner.get(), entries[i].name)) : PyRef();
+      PyErr_Clear();
+      functions[i] = found.release();
+    }
+    if (functions[i] && functions[i] == function.object.get())
+      return std::string(entries[i].spelling) +
+             " inside the captured function is not supported yet: autograd runs the backward "
+             "pass (and the hooks it calls) when the program asks, which a compiled graph does "
+             "not model; call it on the function's results outside the function";
+  }
+  return std::nullopt;
+}
+
 /// Whether \p function is torch's symbolic-shape API
 /// (`torch.fx.experimental.symbolic_shapes`: expect_true, guard_or_false,
 /// statically_known_true, ...). Those functions read and extend the
@@ -410,6 +455,9 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   if (std::optional<GeneratorStateFunction> generatorCall =
           generatorStateFunction(callee->object.get()))
     return callGeneratorStateFunction(*this, *generatorCall, args, kwargs);
+  if (callee->kind == ValueKind::Function || callee->kind == ValueKind::TorchCallable)
+    if (std::optional<std::string> refused = unsupportedAutogradCall(*callee))
+      return captureError(*refused);
   // A profiler range (record_function) marks nothing in a graph: entering
   // gives a stand-in handle for the matching exit, which does nothing.
   if (isProfilerRecordOp(callee->object.get())) {
