@@ -38,7 +38,8 @@ namespace {
 /// can read (`str(error)`): what a stand-in function raises when called
 /// with None for each argument, made from the same code's signature
 /// (names, counts, flags), defaults and closure size, with an empty body
-/// so that nothing runs were it to bind. Nullopt when it cannot be made.
+/// so that nothing runs were it to bind. Nullopt when it cannot be made or
+/// when the arguments bind to it.
 std::optional<std::string> cpythonBindingMessage(const Value& function, size_t positional,
                                                  const KeywordArgs& kwargs) {
   PyObject* code = function.code.get();
@@ -142,10 +143,13 @@ llvm::Expected<std::vector<ValuePtr>> bindArguments(const Value& function,
   auto nameAt = [&](size_t i) { return python::utf8Of(PyTuple_GET_ITEM(names, i)).value_or("?"); };
   const std::string& who = function.qualname;
   // CPython's own words, which the program may read from the exception.
-  auto refuse = [&](const llvm::Twine& message) {
-    return raiseBuiltin(
-        PyExc_TypeError,
-        cpythonBindingMessage(function, args.size(), kwargs).value_or(message.str()));
+  // Raised only when CPython's own binding fails too: a disagreement (or a
+  // stand-in that cannot be made) stays capture's error, which no handler
+  // of the program sees.
+  auto refuse = [&](const llvm::Twine& message) -> llvm::Error {
+    if (std::optional<std::string> cpython = cpythonBindingMessage(function, args.size(), kwargs))
+      return raiseBuiltin(PyExc_TypeError, *cpython);
+    return captureError(message);
   };
 
   std::vector<ValuePtr> locals(static_cast<size_t>(code->co_nlocalsplus));
