@@ -266,9 +266,22 @@ llvm::Expected<ValuePtr> builtinNumeric(BuiltinContext& interp, const ValuePtr& 
     if (!number || *number)
       return number;
   }
-  // round(s), pow(s, 2), divmod(s, 1) of numbers computed from tensor data.
   PyObject* builtins = PyEval_GetBuiltins();
-  if (llvm::any_of(llvm::ArrayRef<const char*>{"round", "pow", "divmod"}, [&](const char* name) {
+  // divmod(a, b) of numbers computed from tensor data is Python's
+  // (a // b, a % b): CPython computes both parts by one function for floats
+  // (_float_div_mod) and ints, which `//` and `%` use too.
+  if (self->object.get() == PyDict_GetItemString(builtins, "divmod") && args.size() == 2 &&
+      llvm::any_of(args, [](const ValuePtr& v) { return v->kind == ValueKind::SymNum; })) {
+    llvm::Expected<ValuePtr> quotient = interp.binary("//", args[0], args[1]);
+    if (!quotient)
+      return quotient.takeError();
+    llvm::Expected<ValuePtr> remainder = interp.binary("%", args[0], args[1]);
+    if (!remainder)
+      return remainder.takeError();
+    return makeTuple({*quotient, *remainder});
+  }
+  // round(s), pow(s, 2) of numbers computed from tensor data.
+  if (llvm::any_of(llvm::ArrayRef<const char*>{"round", "pow"}, [&](const char* name) {
         return self->object.get() == PyDict_GetItemString(builtins, name);
       }))
     if (llvm::Expected<ValuePtr> number = functionOfDataNumbers(interp, self->object.get(), args);

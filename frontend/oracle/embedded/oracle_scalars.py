@@ -229,16 +229,38 @@ def bool_of_tensor(t):
 
 
 def int_of_tensor(t):
-    if t.is_floating_point() or t.is_complex():
+    if t.is_complex():
         raise OracleError(
-            "int() of a floating-point tensor truncates a value computed from tensor data to "
-            "an int, which graphs do not compute yet: use t.long().item() (or "
-            "t.trunc().long().item()) to make the int from an integer tensor"
+            "int() of a complex tensor is not supported: eager raises for any value with an "
+            "imaginary part; take t.real first"
         )
+    if t.is_floating_point():
+        # Tensor.__int__ of a float tensor is int() of its value as a
+        # double: the float item() gives, truncated by a sym::int node,
+        # which raises as int() raises for NaN and infinities.
+        import dync_oracle_calls
+
+        value = t.item()
+        if not isinstance(value, torch.SymFloat):
+            return int(value)
+        return run_scalar_op(dync_oracle_calls.active_session(), int_of_number, (value,), None)
     return t.to(torch.int64).item()
+
+
+def length_of_tensor(t):
+    """len(t): its first dimension. One computed from tensor data (`x[mask]`,
+    `x.nonzero()`) is the unbacked symbol itself, as eager's is the int it
+    holds; builtins.len would ask for the symbol's value (__index__)."""
+    if t.dim() == 0:
+        raise TypeError("len() of a 0-d tensor")
+    n = t.shape[0]
+    if isinstance(n, torch.SymInt) and any(is_unbacked(s) for s in n.node.expr.free_symbols):
+        return n
+    return len(t)
 
 
 # Messages name them as the program wrote them: "by bool at model.py:7".
 for _function, _name in ((float_of_tensor, "float"), (bool_of_tensor, "bool"),
-                         (int_of_tensor, "int"), (int_of_number, "int")):
+                         (int_of_tensor, "int"), (int_of_number, "int"),
+                         (length_of_tensor, "len")):
     _function.__module__, _function.__qualname__ = "builtins", _name
