@@ -131,7 +131,7 @@ llvm::Error GraphEmitter::emitScalarOp(const ir::Node& node) {
   }
   Slot slot;
   llvm::Expected<Value*> result = nullptr;
-  if (ir::scalarOpGivesBool(*op)) {
+  if (ir::scalarOpGivesBool(*op) && node.type().kind() != ir::Type::Kind::Int) {
     slot.kind = SlotKind::Bool;
     result = boolScalarOp(node, *op, operands);
   } else if (node.type().kind() == ir::Type::Kind::Int) {

@@ -121,12 +121,17 @@ std::string checkScalarOp(const Node& node) {
   // An int result is a symbol the node computes, as item()'s is.
   bool isInt =
       kind == Type::Kind::Int && node.type().intValue() && node.type().intValue().isSymbol();
+  // & | ^ of a bool and an int give an int, as in Python.
+  bool bitwise = *op == ScalarOp::And || *op == ScalarOp::Or || *op == ScalarOp::Xor;
+  if (bitwise && isInt)
+    return "";
   if (scalarOpGivesBool(*op)    ? kind != Type::Kind::Bool
       : scalarOpGivesInt(*op)   ? !isInt
       : scalarOpGivesFloat(*op) ? kind != Type::Kind::Float
                                 : kind != Type::Kind::Float && !isInt)
     return node.op() + " gives " +
-           (scalarOpGivesBool(*op)    ? "a bool"
+           (bitwise                   ? "a bool, or an int of a symbol of its own"
+            : scalarOpGivesBool(*op)  ? "a bool"
             : scalarOpGivesInt(*op)   ? "an int of a symbol of its own"
             : scalarOpGivesFloat(*op) ? "a float"
                                       : "a float or an int of a symbol of its own") +

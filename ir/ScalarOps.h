@@ -81,7 +81,8 @@ std::optional<ScalarOp> scalarOpOf(const Node& node);
 bool isScalarOpName(llvm::StringRef op);
 /// How many operands it takes.
 unsigned scalarOpArity(ScalarOp op);
-/// Whether it computes a bool (comparisons, and, or, xor), not a number.
+/// Whether it computes a bool (comparisons, and, or, xor), not a number;
+/// and, or and xor of a bool and an int give an int, as Python's do.
 bool scalarOpGivesBool(ScalarOp op);
 /// Whether it computes an int whatever its operands (int(), round(),
 /// math.floor, math.ceil).

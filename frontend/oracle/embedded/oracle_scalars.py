@@ -139,25 +139,38 @@ def _result_kind(name, args, what):
         return None if kinds[0] == "int" else "int"
     if name in _GIVES_FLOAT:
         return "float"
-    if name in _GIVES_BOOL:
-        if name in ("and", "or", "xor") and kinds != ["bool", "bool"]:
-            raise OracleError(
-                f"{what} of an int and a number computed from tensor data is not an operation "
-                f"graphs compute yet (they compute & | ^ of two bools); keep the value a tensor"
+    if name in ("and", "or", "xor"):
+        # bool & bool is a bool; a bool and an int, an int; a float, Python's
+        # TypeError.
+        if "float" in kinds:
+            symbol = {"and": "&", "or": "|", "xor": "^"}[name]
+            raise TypeError(
+                f"unsupported operand type(s) for {symbol}: '{_python_type(args[0])}' and "
+                f"'{_python_type(args[1])}'"
             )
+        return "bool" if kinds == ["bool", "bool"] else "int"
+    if name in _GIVES_BOOL:
         return "bool"
     if "float" in kinds:
         return "float"
     if name == "pow":
-        # int ** int is an int, or a float for a negative exponent.
-        if type(args[1]) is int and args[1] < 0:
-            return "float"
+        # int ** int is an int, or a float for a negative exponent: which
+        # one only a known exponent says.
+        exponent = args[1]
+        if type(exponent) is int:
+            return "float" if exponent < 0 else "int"
+        if isinstance(exponent, (bool, torch.SymBool)):
+            return "int"
         raise OracleError(
-            f"{what} of a bool computed from tensor data and an int is not an operation graphs "
-            f"compute yet (** with a float operand is); write float(b) ** e, or keep the value "
-            f"a tensor"
+            f"{what} of a bool computed from tensor data to a symbolic int power is not an "
+            f"operation graphs compute yet: whether Python's result is an int or a float "
+            f"depends on the exponent's sign; write float(b) ** e, or keep the value a tensor"
         )
     return "int"
+
+
+def _python_type(value):
+    return {"bool": "bool", "int": "int", "float": "float"}[_kind(value)]
 
 
 def _fresh(session, kind):
