@@ -267,19 +267,10 @@ llvm::Expected<ValuePtr> builtinNumeric(BuiltinContext& interp, const ValuePtr& 
       return number;
   }
   PyObject* builtins = PyEval_GetBuiltins();
-  // divmod(a, b) of numbers computed from tensor data is Python's
-  // (a // b, a % b): CPython computes both parts by one function for floats
-  // (_float_div_mod) and ints, which `//` and `%` use too.
-  if (self->object.get() == PyDict_GetItemString(builtins, "divmod") && args.size() == 2 &&
-      llvm::any_of(args, [](const ValuePtr& v) { return v->kind == ValueKind::SymNum; })) {
-    llvm::Expected<ValuePtr> quotient = interp.binary("//", args[0], args[1]);
-    if (!quotient)
-      return quotient.takeError();
-    llvm::Expected<ValuePtr> remainder = interp.binary("%", args[0], args[1]);
-    if (!remainder)
-      return remainder.takeError();
-    return makeTuple({*quotient, *remainder});
-  }
+  // divmod(a, b) of numbers computed from tensor data (TensorNumbers.h).
+  if (self->object.get() == PyDict_GetItemString(builtins, "divmod"))
+    if (llvm::Expected<ValuePtr> pair = divmodOfDataNumbers(interp, args); !pair || *pair)
+      return pair;
   // round(s), pow(s, 2) of numbers computed from tensor data.
   if (llvm::any_of(llvm::ArrayRef<const char*>{"round", "pow"}, [&](const char* name) {
         return self->object.get() == PyDict_GetItemString(builtins, name);

@@ -189,7 +189,8 @@ def run_scalar_op(session, fn, args, run):
         raise OracleError(
             f"{what} of a number computed from tensor data is not an operation graphs "
             f"compute yet (they compute + - * / // % ** unary - + abs, comparisons, & | ^ of "
-            f"bools, float(), int(), round(), and math.trunc, floor, ceil, sqrt, exp, log); "
+            f"bools and ints, divmod(), float(), int(), round(), and math.trunc, floor, ceil, "
+            f"sqrt, exp, log); "
             f"keep the value a tensor and use torch's operation on it"
         )
     if name == "round" and len(args) != 1:
