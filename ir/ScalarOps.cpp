@@ -103,7 +103,9 @@ std::string checkScalarOp(const Node& node) {
   std::optional<ScalarOp> op = scalarOpOf(node);
   if (!op)
     return "'" + node.op() + "' is not one of Python's operations on numbers a graph computes";
-  if (node.args().size() != scalarOpArity(*op) || !node.kwargs().empty())
+  // round(x, ndigits) of a float is a float.
+  bool roundDigits = *op == ScalarOp::Round && node.args().size() == 2;
+  if ((node.args().size() != scalarOpArity(*op) && !roundDigits) || !node.kwargs().empty())
     return node.op() + " takes " + std::to_string(scalarOpArity(*op)) +
            " positional operands and no keywords";
   for (const Argument& arg : node.args()) {
@@ -125,6 +127,8 @@ std::string checkScalarOp(const Node& node) {
   bool bitwise = *op == ScalarOp::And || *op == ScalarOp::Or || *op == ScalarOp::Xor;
   if (bitwise && isInt)
     return "";
+  if (roundDigits)
+    return kind == Type::Kind::Float ? "" : node.op() + " of two operands gives a float";
   if (scalarOpGivesBool(*op)    ? kind != Type::Kind::Bool
       : scalarOpGivesInt(*op)   ? !isInt
       : scalarOpGivesFloat(*op) ? kind != Type::Kind::Float

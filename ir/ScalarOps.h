@@ -65,7 +65,8 @@ enum class ScalarOp : uint8_t {
   Mod,
   /// int(x) and math.trunc(x): toward zero, an int.
   Int,
-  /// round(x) (half to even), math.floor(x), math.ceil(x): ints.
+  /// round(x) (half to even), math.floor(x), math.ceil(x): ints; round(x,
+  /// ndigits), two operands, a float.
   Round,
   Floor,
   Ceil,

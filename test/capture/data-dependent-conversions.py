@@ -1,11 +1,11 @@
-# int() of a floating-point tensor, divmod, len() of a tensor whose length
-# comes from tensor data, and `**` and `& | ^` of a bool from tensor data
-# with an int. int(t) is item() and a sym::int node, as int() of the float
+# int() of a floating-point tensor, divmod, round(s, n), len() of a tensor
+# whose length comes from tensor data, and `**` and `& | ^` of a bool from
+# tensor data with an int. round(s, n) of a float is a float node. int(t) is item() and a sym::int node, as int() of the float
 # item() gives; divmod(a, b) is Python's (a // b, a % b), one node each;
 # len() of `x[mask]` or `x.nonzero()` is its unbacked symbol; a bool with an
 # int gives an int, a fresh symbol its node computes. What is still refused
 # stops at its line in plain words.
-# RUN: %dync export %s:truncated %s:divided %s:lengths %s:flags --emit=graph | FileCheck %s
+# RUN: %dync export %s:truncated %s:divided %s:lengths %s:flags %s:rounded --emit=graph | FileCheck %s
 # RUN: not %dync export %s:complex_int --emit=graph 2>&1 | FileCheck %s --check-prefix=COMPLEX
 # RUN: not %dync export %s:symbolic_power --emit=graph 2>&1 | FileCheck %s --check-prefix=POWER
 # RUN: not %dync export %s:float_and --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOATAND
@@ -66,6 +66,18 @@ def flags(x):
 # CHECK-NEXT:  %{{[0-9]+}} = sym::or.default(3, %[[A]]) : int<[[S:u[0-9]+]]>
 # CHECK-NEXT:  %{{[0-9]+}} = sym::xor.default(%[[A]], 1) : int<[[T:u[0-9]+]]>
 # CHECK-NEXT:  return ([[P]], [[Q]], [[R]], [[S]], [[T]])
+
+
+def rounded(x):
+    s = x.max().item()
+    return round(s, 2), round(s, -1), round(s, None)
+
+# CHECK-LABEL: graph @rounded(
+# CHECK:       %[[S:[0-9]+]] = aten::_local_scalar_dense.default(%{{[0-9]+}}) : float
+# CHECK-NEXT:  %[[A:[0-9]+]] = sym::round.default(%[[S]], 2) : float
+# CHECK-NEXT:  %[[B:[0-9]+]] = sym::round.default(%[[S]], -1) : float
+# CHECK-NEXT:  %{{[0-9]+}} = sym::round.default(%[[S]]) : int<[[U:u[0-9]+]]>
+# CHECK-NEXT:  return (%[[A]], %[[B]], [[U]])
 
 
 def complex_int(x):

@@ -25,11 +25,11 @@ def branch(x, n):
 
 
 def rounded(x, n):
-    s = x.sum().item()
-    return x * round(s, 2)
+    k = n.item()
+    return x * round(k, -1)
 
-# ROUND: data-dependent-errors.py:[[@LINE-2]]:16: error: round() with a number of digits of a float computed from tensor data is not an operation graphs compute yet (round(x) is); keep the value a tensor and use torch.round(t, decimals=n)
-# ROUND-NEXT: {{^}}    return x * round(s, 2)
+# ROUND: data-dependent-errors.py:[[@LINE-2]]:16: error: round() with a number of digits is an operation graphs compute for a float computed from tensor data and a constant int number of digits only (round(x, 2)); keep the value a tensor and use torch.round(t, decimals=n)
+# ROUND-NEXT: {{^}}    return x * round(k, -1)
 # ROUND-NOT: Exception
 
 

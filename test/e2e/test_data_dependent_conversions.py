@@ -1,4 +1,4 @@
-"""int() of a floating-point tensor, divmod, len() of a tensor of
+"""int() of a floating-point tensor, divmod, round(s, n), len() of a tensor of
 data-dependent length, and `**` and `& | ^` of a bool from tensor data
 with an int, exported and run against eager mode.
 
@@ -42,6 +42,11 @@ MODEL = textwrap.dedent("""
         return divmod(s, t), divmod(n, 4), divmod(7.5, s), divmod(n, -3)
 
 
+    def rounded(x):
+        s = x[0].item()
+        return round(s, 2), round(s, -2), round(s, 0), round(s, 400), round(s, -400), round(s, -308)
+
+
     def lengths(x):
         picked = x[x > 0.5]
         return len(picked), len(x.nonzero()), picked.sum() * len(picked), len(picked) * 2 + 1
@@ -67,6 +72,9 @@ for m in [0.2, 0.3, 1.0, 2.0, 5.0]:
 for s, t, n in [(2.5, 1.5, 7.0), (-7.0, 2.0, -7.0), (7.0, -2.0, 0.0), (-0.0, 2.0, 5.0),
                 (0.5, 0.0, 3.0), (nan, 2.0, 1.0), (2.5, inf, 2.0), (0.0, 1.0, 1.0)]:
     check(f"divided {s} {t} {n}", "divided", (torch.tensor([s, t, n], dtype=torch.float64),))
+for s in [2.675, 0.125, 0.375, -0.125, 1234.5, -1250.0, 150.0, 1e308, 1.7976931348623157e308,
+          5e-324, -0.0, nan, inf, -inf, 2.5e-3, 1e22]:
+    check(f"rounded {s}", "rounded", (torch.tensor([s, 0.0, 0.0], dtype=torch.float64),))
 for values in [[0.7, 0.2, 0.9], [0.0] * 3, [1.0] * 3]:
     check(f"lengths {values}", "lengths", (torch.tensor(values, dtype=torch.float64),))
 for values in [[1.0, 2.0, 3.0], [-1.0] * 3, [2.0, 0.5, -3.0], [0.5, 0.0, 0.2]]:
@@ -78,7 +86,7 @@ def test_data_dependent_conversions_match_eager(run_dync, tmp_path):
     (tmp_path / "model.py").write_text(MODEL)
     model = str(tmp_path / "model.py")
     out = tmp_path / "conversions.dync.so"
-    entries = ["truncated", "sized", "divided", "lengths", "flags"]
+    entries = ["truncated", "sized", "divided", "rounded", "lengths", "flags"]
     done = run_dync("export", *[f"{model}:{e}" for e in entries], "-o", out)
     assert done.returncode == 0, done.stderr
     results = run_reporting_script(RUNNER.format(
@@ -105,3 +113,4 @@ def test_data_dependent_conversions_match_eager(run_dync, tmp_path):
     assert "OverflowError" in raised["truncated -inf"]
     assert "ZeroDivisionError" in raised["divided 0.5 0.0 3.0"]
     assert results["sized 5.0"]["expected"] == "raised"
+    assert "OverflowError" in raised["rounded 1.7976931348623157e+308"]

@@ -118,6 +118,9 @@ def is_scalar_op(fn, args, kwargs):
         "_operator", "operator", "builtins", "math"
     ):
         return False
+    # round(s, None) is round(s).
+    if fn is builtins.round and len(args) == 2 and args[1] is None:
+        args = args[:1]
     if not all(isinstance(a, (int, float, bool) + _SYMBOLIC) for a in args):
         return False
     return any(_data_dependent(a) for a in args)
@@ -193,12 +196,19 @@ def run_scalar_op(session, fn, args, run):
             f"sqrt, exp, log); "
             f"keep the value a tensor and use torch's operation on it"
         )
-    if name == "round" and len(args) != 1:
-        raise OracleError(
-            "round() with a number of digits of a float computed from tensor data is not an "
-            "operation graphs compute yet (round(x) is); keep the value a tensor and use "
-            "torch.round(t, decimals=n)"
-        )
+    if name == "round" and len(args) == 2:
+        if args[1] is None:
+            args = args[:1]
+        elif not isinstance(args[0], (float, torch.SymFloat)) or type(args[1]) is not int:
+            raise OracleError(
+                "round() with a number of digits is an operation graphs compute for a float "
+                "computed from tensor data and a constant int number of digits only (round(x, 2)); "
+                "keep the value a tensor and use torch.round(t, decimals=n)"
+            )
+        else:
+            out = _fresh(session, "float")
+            _record(session, name, args, out)
+            return out
     kind = _result_kind(name, args, what)
     if kind is None:
         return args[0]
