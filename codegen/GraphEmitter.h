@@ -161,6 +161,8 @@ private:
   /// Python's \p op on ints and bools giving an int (ScalarMath.cpp).
   llvm::Expected<Value*> intScalarOp(const ir::Node& node, ir::ScalarOp op,
                                      llvm::ArrayRef<ScalarNumber> operands);
+  /// `**` with a bool on one side, giving an int (ScalarMath.cpp).
+  llvm::Expected<Value*> boolIntPow(const ir::Node& node, llvm::ArrayRef<ScalarNumber> operands);
   /// int(), round(), math.floor and math.ceil of \p operand (ScalarMath.cpp).
   llvm::Expected<Value*> scalarToInt(const ir::Node& node, ir::ScalarOp op, ScalarNumber operand);
   /// `**`, `//`, `%` of floats and math.sqrt, exp, log (ScalarMath.cpp).

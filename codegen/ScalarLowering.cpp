@@ -112,6 +112,19 @@ llvm::Expected<Value*> GraphEmitter::floatScalarOp(const ir::Node& node, ir::Sca
   case ir::ScalarOp::Exp:
   case ir::ScalarOp::Log:
     return floatMath(node, op, dbl(0));
+  case ir::ScalarOp::Round: {
+    // round(x, ndigits): CPython's correctly rounded decimal steps, in the
+    // shim (dync_round_digits).
+    if (operands.size() != 2 || operands[1].kind == SlotKind::Double)
+      return unsupported(&node, "round() of a float to a number of digits that is no int");
+    Value* overflow = entryAlloca(b_.getInt32Ty(), nullptr, "overflow." + node.name());
+    Value* rounded = shim_.call(
+        b_, ShimFn::RoundDigits,
+        {dbl(0), scalarAsInt(b_, operands[1].kind, operands[1].value), overflow}, node.name());
+    raiseIf(node, b_.CreateICmpNE(b_.CreateLoad(b_.getInt32Ty(), overflow), b_.getInt32(0)),
+            "OverflowError: rounded value too large to represent", "round.range." + node.name());
+    return rounded;
+  }
   default:
     return unsupported(&node, "this operation giving a float");
   }
@@ -131,7 +144,7 @@ llvm::Error GraphEmitter::emitScalarOp(const ir::Node& node) {
   }
   Slot slot;
   llvm::Expected<Value*> result = nullptr;
-  if (ir::scalarOpGivesBool(*op)) {
+  if (ir::scalarOpGivesBool(*op) && node.type().kind() != ir::Type::Kind::Int) {
     slot.kind = SlotKind::Bool;
     result = boolScalarOp(node, *op, operands);
   } else if (node.type().kind() == ir::Type::Kind::Int) {

@@ -219,7 +219,34 @@ llvm::Expected<Value*> GraphEmitter::intScalarOp(const ir::Node& node, ir::Scala
       return b_.CreateSelect(shift, b_.CreateSub(q, b_.getInt64(1)), q, node.name());
     return b_.CreateSelect(shift, b_.CreateAdd(r, b), r, node.name());
   }
+  case ir::ScalarOp::And:
+    return b_.CreateAnd(i64(0), i64(1), node.name());
+  case ir::ScalarOp::Or:
+    return b_.CreateOr(i64(0), i64(1), node.name());
+  case ir::ScalarOp::Xor:
+    return b_.CreateXor(i64(0), i64(1), node.name());
+  case ir::ScalarOp::Pow:
+    return boolIntPow(node, operands);
   default:
     return unsupported(&node, "this operation giving an int");
   }
+}
+
+llvm::Expected<Value*> GraphEmitter::boolIntPow(const ir::Node& node,
+                                                llvm::ArrayRef<ScalarNumber> operands) {
+  // An int power with a bool on one side (what capture records: ints alone
+  // stay symbolic integers): b ** n is 1 for n == 0 and b otherwise, n ** b
+  // is n for True and 1 for False. A negative exponent makes a float in
+  // Python, which this int cannot be.
+  Value* one = b_.getInt64(1);
+  Value* base = scalarAsInt(b_, operands[0].kind, operands[0].value);
+  Value* exponent = scalarAsInt(b_, operands[1].kind, operands[1].value);
+  if (operands[0].kind != SlotKind::Bool && operands[1].kind != SlotKind::Bool)
+    return unsupported(&node, "an int power of two ints");
+  raiseIf(node, b_.CreateICmpSLT(exponent, b_.getInt64(0)),
+          (ir::FallBackCheckPrefix + "an int to a negative power" + node.location().suffix() +
+           " is a float in Python, which this int of the graph cannot hold")
+              .str(),
+          "pow.sign." + node.name());
+  return b_.CreateSelect(b_.CreateICmpEQ(exponent, b_.getInt64(0)), one, base, node.name());
 }

@@ -103,7 +103,9 @@ std::string checkScalarOp(const Node& node) {
   std::optional<ScalarOp> op = scalarOpOf(node);
   if (!op)
     return "'" + node.op() + "' is not one of Python's operations on numbers a graph computes";
-  if (node.args().size() != scalarOpArity(*op) || !node.kwargs().empty())
+  // round(x, ndigits) of a float is a float.
+  bool roundDigits = *op == ScalarOp::Round && node.args().size() == 2;
+  if ((node.args().size() != scalarOpArity(*op) && !roundDigits) || !node.kwargs().empty())
     return node.op() + " takes " + std::to_string(scalarOpArity(*op)) +
            " positional operands and no keywords";
   for (const Argument& arg : node.args()) {
@@ -121,12 +123,19 @@ std::string checkScalarOp(const Node& node) {
   // An int result is a symbol the node computes, as item()'s is.
   bool isInt =
       kind == Type::Kind::Int && node.type().intValue() && node.type().intValue().isSymbol();
+  // & | ^ of a bool and an int give an int, as in Python.
+  bool bitwise = *op == ScalarOp::And || *op == ScalarOp::Or || *op == ScalarOp::Xor;
+  if (bitwise && isInt)
+    return "";
+  if (roundDigits)
+    return kind == Type::Kind::Float ? "" : node.op() + " of two operands gives a float";
   if (scalarOpGivesBool(*op)    ? kind != Type::Kind::Bool
       : scalarOpGivesInt(*op)   ? !isInt
       : scalarOpGivesFloat(*op) ? kind != Type::Kind::Float
                                 : kind != Type::Kind::Float && !isInt)
     return node.op() + " gives " +
-           (scalarOpGivesBool(*op)    ? "a bool"
+           (bitwise                   ? "a bool, or an int of a symbol of its own"
+            : scalarOpGivesBool(*op)  ? "a bool"
             : scalarOpGivesInt(*op)   ? "an int of a symbol of its own"
             : scalarOpGivesFloat(*op) ? "a float"
                                       : "a float or an int of a symbol of its own") +

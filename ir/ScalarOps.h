@@ -65,7 +65,8 @@ enum class ScalarOp : uint8_t {
   Mod,
   /// int(x) and math.trunc(x): toward zero, an int.
   Int,
-  /// round(x) (half to even), math.floor(x), math.ceil(x): ints.
+  /// round(x) (half to even), math.floor(x), math.ceil(x): ints; round(x,
+  /// ndigits), two operands, a float.
   Round,
   Floor,
   Ceil,
@@ -81,7 +82,8 @@ std::optional<ScalarOp> scalarOpOf(const Node& node);
 bool isScalarOpName(llvm::StringRef op);
 /// How many operands it takes.
 unsigned scalarOpArity(ScalarOp op);
-/// Whether it computes a bool (comparisons, and, or, xor), not a number.
+/// Whether it computes a bool (comparisons, and, or, xor), not a number;
+/// and, or and xor of a bool and an int give an int, as Python's do.
 bool scalarOpGivesBool(ScalarOp op);
 /// Whether it computes an int whatever its operands (int(), round(),
 /// math.floor, math.ceil).

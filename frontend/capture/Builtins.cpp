@@ -266,9 +266,13 @@ llvm::Expected<ValuePtr> builtinNumeric(BuiltinContext& interp, const ValuePtr& 
     if (!number || *number)
       return number;
   }
-  // round(s), pow(s, 2), divmod(s, 1) of numbers computed from tensor data.
   PyObject* builtins = PyEval_GetBuiltins();
-  if (llvm::any_of(llvm::ArrayRef<const char*>{"round", "pow", "divmod"}, [&](const char* name) {
+  // divmod(a, b) of numbers computed from tensor data (TensorNumbers.h).
+  if (self->object.get() == PyDict_GetItemString(builtins, "divmod"))
+    if (llvm::Expected<ValuePtr> pair = divmodOfDataNumbers(interp, args); !pair || *pair)
+      return pair;
+  // round(s), pow(s, 2) of numbers computed from tensor data.
+  if (llvm::any_of(llvm::ArrayRef<const char*>{"round", "pow"}, [&](const char* name) {
         return self->object.get() == PyDict_GetItemString(builtins, name);
       }))
     if (llvm::Expected<ValuePtr> number = functionOfDataNumbers(interp, self->object.get(), args);

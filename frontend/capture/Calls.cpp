@@ -18,6 +18,7 @@
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/LibraryPreparation.h"
 #include "frontend/capture/ModuleHooks.h"
+#include "frontend/capture/NumpyConstants.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/ThreadLocks.h"
@@ -739,7 +740,14 @@ llvm::Expected<ValuePtr> Interpreter::callNumpyOnConstants(const ValuePtr& calle
   std::string name = module && PyUnicode_Check(module.get())
                          ? python::utf8Of(module.get()).value_or("")
                          : std::string();
-  if (name != "numpy" && !llvm::StringRef(name).starts_with("numpy."))
+  // NumPy's functions, and the methods of its scalars (`s.astype("int")`,
+  // whose __module__ is None).
+  bool scalarMethod = isPureNumpyScalarMethod(object);
+  if (name != "numpy" && !llvm::StringRef(name).starts_with("numpy.") && !scalarMethod)
+    return nullptr;
+  // Read from the type (`np.generic.astype(s, t)`), it takes the scalar first.
+  if (scalarMethod && Py_IS_TYPE(object, &PyMethodDescr_Type) &&
+      (args.empty() || !args[0]->object || !isNumpyScalar(args[0]->object.get())))
     return nullptr;
   // NumPy's functions of constants (`np.sqrt(d)`, `np.zeros(n)`) are pure;
   // its random numbers are not.
@@ -753,6 +761,20 @@ llvm::Expected<ValuePtr> Interpreter::callNumpyOnConstants(const ValuePtr& calle
       return llvm::all_of(value->items, known);
     return value->kind == ValueKind::Object || value->kind == ValueKind::Constant;
   };
+  // A symbolic number is no concrete number NumPy could compute on (nor
+  // can it in torch.export, strict or not): say so rather than specialize.
+  std::function<bool(const ValuePtr&)> symbolic = [&symbolic](const ValuePtr& value) {
+    if (value->kind == ValueKind::Tuple || value->kind == ValueKind::List)
+      return llvm::any_of(value->items, symbolic);
+    return value->kind == ValueKind::SymNum;
+  };
+  if (llvm::any_of(args, symbolic) ||
+      llvm::any_of(kwargs, [&](const auto& kw) { return symbolic(kw.second); }))
+    return captureError("calling NumPy's " + describeObject(object) +
+                        " on a symbolic number (a size declared dynamic, or a number computed "
+                        "from tensor data) is not supported: NumPy computes on concrete numbers "
+                        "only, and torch.export refuses this call too; use math's or torch's "
+                        "functions on it, or keep the size static");
   if (!llvm::all_of(args, known) ||
       !llvm::all_of(kwargs, [&](const auto& kw) { return known(kw.second); }))
     return captureError("calling NumPy's " + describeObject(object) +
@@ -763,16 +785,7 @@ llvm::Expected<ValuePtr> Interpreter::callNumpyOnConstants(const ValuePtr& calle
   PyRef result = PyRef::steal(PyObject_Call(object, call->args.get(), call->kwargs.get()));
   if (!result)
     return programError("calling " + describeObject(object));
-  // A NumPy scalar is a number to torch: the Python number it holds.
-  llvm::Expected<PyRef> generic = importObject("numpy.generic");
-  if (!generic)
-    return generic.takeError();
-  if (PyObject_IsInstance(result.get(), generic->get()) == 1) {
-    PyRef item = PyRef::steal(PyObject_CallMethod(result.get(), "item", nullptr));
-    if (!item)
-      return pythonError("reading a NumPy scalar");
-    return values_.wrapReal(item.get(), nullptr);
-  }
+  // A NumPy scalar keeps its NumPy type (NumpyConstants.h): a constant.
   // An array made from constants is a constant too: a fresh object no input
   // reaches, so it needs no guard. The program reads it as data (shapes,
   // index plans); item stores into it are refused as on any object, and a
@@ -814,6 +827,10 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     if (llvm::Expected<ValuePtr> number = functionOfDataNumbers(*this, object, args);
         !number || *number)
       return number;
+  // A NumPy scalar's methods compute on the immutable value, but for the
+  // ones that write a file.
+  if (std::optional<std::string> refused = nonPureNumpyScalarMethod(object))
+    return captureError(*refused);
   bool constantArgs = allConstant(args) &&
                       llvm::all_of(kwargs, [](const auto& kw) { return allConstant({kw.second}); });
   // Pure functions of constants run in CPython: math functions, and

@@ -10,6 +10,7 @@
 #include "frontend/capture/EntryFunction.h"
 #include "frontend/capture/GlobalStateGuards.h"
 #include "frontend/capture/Interpreter.h"
+#include "frontend/capture/NumpyConstants.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/ReturnedSizes.h"
 #include "frontend/capture/TorchConstants.h"
@@ -291,6 +292,12 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
             value->object ? torchConstantKind(value->object.get(), interp.types()) : std::nullopt)
       if (std::optional<ir::Argument> constant = torchConstantArgument(value->object.get(), *kind))
         return *constant;
+    if (value->object && isNumpyScalar(value->object.get()))
+      return captureError(
+          "the function returns a NumPy scalar (" +
+          qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(value->object.get()))) +
+          "), which a graph cannot return yet: return the Python number "
+          "it holds (s.item()) instead");
     break;
   default:
     break;

@@ -163,8 +163,6 @@ llvm::Expected<ValuePtr> ObjectSemantics::getItem(const ValuePtr& base, const Va
       index = *converted;
     }
     PyRef value = PyRef::steal(PyObject_GetItem(base->object.get(), index.get()));
-    if (value && isConstantArray(base))
-      value = numberOfNumpyScalar(value.get());
     if (!value)
       return programError("indexing " + (base->source ? base->source->str() : typeNameOf(base)));
     // A module container's child is named by the table entry it is;

@@ -207,8 +207,6 @@ llvm::Expected<ValuePtr> ObjectSemantics::binary(llvm::StringRef symbol, const V
       (isConstantArray(a) || a->kind == ValueKind::Constant) &&
       (isConstantArray(b) || b->kind == ValueKind::Constant)) {
     PyRef result = PyRef::steal(row->apply(a->object.get(), b->object.get()));
-    if (result)
-      result = numberOfNumpyScalar(result.get());
     if (!result)
       return programError("computing '" + symbol + "'");
     return cx_.values().wrapReal(result.get(), nullptr);

@@ -128,4 +128,26 @@ llvm::Expected<ValuePtr> functionOfDataNumbers(BuiltinContext& interp, PyObject*
   return interp.callOracle(function, args, {});
 }
 
+llvm::Expected<ValuePtr> divmodOfDataNumbers(BuiltinContext& interp,
+                                             const std::vector<ValuePtr>& args) {
+  if (args.size() != 2)
+    return nullptr;
+  bool any = false;
+  for (const ValuePtr& arg : args) {
+    llvm::Expected<bool> data = isDataNumber(interp, arg);
+    if (!data)
+      return data.takeError();
+    any = any || *data;
+  }
+  if (!any)
+    return nullptr;
+  llvm::Expected<ValuePtr> quotient = interp.binary("//", args[0], args[1]);
+  if (!quotient)
+    return quotient.takeError();
+  llvm::Expected<ValuePtr> remainder = interp.binary("%", args[0], args[1]);
+  if (!remainder)
+    return remainder.takeError();
+  return makeTuple({*quotient, *remainder});
+}
+
 } // namespace dync::capture

@@ -27,4 +27,11 @@ llvm::Expected<ValuePtr> numberFromData(BuiltinContext& interp, PyObject* type,
 llvm::Expected<ValuePtr> functionOfDataNumbers(BuiltinContext& interp, PyObject* function,
                                                const std::vector<ValuePtr>& args);
 
+/// `divmod(a, b)` where an operand is a number computed from tensor data:
+/// Python's `(a // b, a % b)` (CPython computes both parts by the one
+/// function `//` and `%` use too, for floats and ints), each part a node or
+/// a symbolic int. Null when no operand is such a number.
+llvm::Expected<ValuePtr> divmodOfDataNumbers(BuiltinContext& interp,
+                                             const std::vector<ValuePtr>& args);
+
 } // namespace dync::capture

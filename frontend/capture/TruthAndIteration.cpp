@@ -238,8 +238,13 @@ llvm::Expected<ValuePtr> ObjectSemantics::length(const ValuePtr& value) {
   case ValueKind::Dict:
     return makeInt(static_cast<long long>(value->entries.size()));
   case ValueKind::Tensor: {
-    PyObject* len = PyDict_GetItemString(PyModule_GetDict(cx_.types().builtinsModule.get()), "len");
-    return cx_.callOracle(len, {value}, {});
+    // A length computed from tensor data is its symbol (oracle_scalars.py).
+    PyRef module = PyRef::steal(PyImport_ImportModule("dync_oracle_scalars"));
+    PyRef len =
+        module ? PyRef::steal(PyObject_GetAttrString(module.get(), "length_of_tensor")) : PyRef();
+    if (!len)
+      return pythonError("the oracle's length_of_tensor");
+    return cx_.callOracle(len.get(), {value}, {});
   }
   case ValueKind::Constant:
   case ValueKind::NNModule:

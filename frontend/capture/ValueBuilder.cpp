@@ -5,6 +5,7 @@
 #include "frontend/capture/EntryFunction.h"
 #include "frontend/capture/ListInstances.h"
 #include "frontend/capture/ModuleHooks.h"
+#include "frontend/capture/NumpyConstants.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchConstants.h"
 #include "frontend/embedding/PyStrings.h"
@@ -516,6 +517,10 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
     guardConstant(object, source);
     return makeConstant(PyRef::borrow(object), source);
   }
+  // A NumPy scalar made while capturing is an immutable constant of its
+  // NumPy type (NumpyConstants.h).
+  if (!source && isNumpyScalar(object))
+    return makeConstant(PyRef::borrow(object));
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
   if (std::optional<TorchConstantKind> kind = torchConstantKind(object, types_)) {
     // Which dtype or device it is decides the graph: `equals` pins it

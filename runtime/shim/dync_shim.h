@@ -359,6 +359,13 @@ typedef enum dync_global_state {
 /* The value of item `which` (a dync_global_state); -1 for an unknown item. */
 DYNC_SHIM_EXPORT int64_t dync_global_state_of(int which);
 
+/* Python's round(x, ndigits) of a float: x rounded half to even at
+ * 10**-ndigits on its exact value, as CPython's float.__round__ computes it
+ * (NaN and infinities round to themselves). Sets *overflow to 1 where
+ * CPython raises OverflowError ("rounded value too large to represent"),
+ * else to 0. */
+DYNC_SHIM_EXPORT double dync_round_digits(double x, int64_t ndigits, int* overflow);
+
 /* ---- Reading Python objects for guards (libdync_shim_python only) ----------
  * A guard reads the frame's objects without running Python-level code: no
  * descriptor, property, __getattr__, __eq__, __hash__ or metaclass hook of

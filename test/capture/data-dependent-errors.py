@@ -4,8 +4,6 @@
 # RUN: not %dync export %s:branch --emit=graph 2>&1 | FileCheck %s --check-prefix=BRANCH
 # RUN: not %dync export %s:rounded --emit=graph 2>&1 | FileCheck %s --check-prefix=ROUND
 # RUN: not %dync export %s:sine --emit=graph 2>&1 | FileCheck %s --check-prefix=SINE
-# RUN: not %dync export %s:flag_power --emit=graph 2>&1 | FileCheck %s --check-prefix=FLAGPOW
-# RUN: not %dync export %s:truncated --emit=graph 2>&1 | FileCheck %s --check-prefix=TRUNC
 # RUN: not %dync export %s:flagged --emit=graph 2>&1 | FileCheck %s --check-prefix=FLAG
 # RUN: not %dync export %s:floated --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOAT
 # RUN: not %dync export %s:ctc --emit=graph 2>&1 | FileCheck %s --check-prefix=CTC
@@ -27,11 +25,11 @@ def branch(x, n):
 
 
 def rounded(x, n):
-    s = x.sum().item()
-    return x * round(s, 2)
+    k = n.item()
+    return x * round(k, -1)
 
-# ROUND: data-dependent-errors.py:[[@LINE-2]]:16: error: round() with a number of digits of a float computed from tensor data is not an operation graphs compute yet (round(x) is); keep the value a tensor and use torch.round(t, decimals=n)
-# ROUND-NEXT: {{^}}    return x * round(s, 2)
+# ROUND: data-dependent-errors.py:[[@LINE-2]]:16: error: round() with a number of digits is an operation graphs compute for a float computed from tensor data and a constant int number of digits only (round(x, 2)); keep the value a tensor and use torch.round(t, decimals=n)
+# ROUND-NEXT: {{^}}    return x * round(k, -1)
 # ROUND-NOT: Exception
 
 
@@ -39,14 +37,7 @@ def sine(x, n):
     s = x.sum().item()
     return x * math.sin(s)
 
-# SINE: data-dependent-errors.py:[[@LINE-2]]:16: error: sin of a number computed from tensor data is not an operation graphs compute yet (they compute + - * / // % ** unary - + abs, comparisons, & | ^ of bools, float(), int(), round(), and math.trunc, floor, ceil, sqrt, exp, log); keep the value a tensor and use torch's operation on it
-
-
-def flag_power(x, n):
-    b = (x > 0).any().item()
-    return x * b ** 2
-
-# FLAGPOW: data-dependent-errors.py:[[@LINE-2]]:16: error: pow of a bool computed from tensor data and an int is not an operation graphs compute yet (** with a float operand is); write float(b) ** e, or keep the value a tensor
+# SINE: data-dependent-errors.py:[[@LINE-2]]:16: error: sin of a number computed from tensor data is not an operation graphs compute yet (they compute + - * / // % ** unary - + abs, comparisons, & | ^ of bools and ints, divmod(), float(), int(), round(), and math.trunc, floor, ceil, sqrt, exp, log); keep the value a tensor and use torch's operation on it
 
 
 def floated(x, n):
@@ -57,12 +48,6 @@ def floated(x, n):
 
 # FLOAT: data-dependent-errors.py:[[@LINE-4]]:8: error: data-dependent branch: the condition depends on a float computed from tensor data by TensorBase.item at {{.*}}data-dependent-errors.py:[[@LINE-5]], which capture cannot decide (nor can torch.export): keep the decision in tensors (torch.where(cond, a, b)) or branch with torch.cond
 # FLOAT-NEXT: {{^}}    if s > 0.5:
-
-
-def truncated(x, n):
-    return x * int(x.sum())
-
-# TRUNC: data-dependent-errors.py:[[@LINE-2]]:16: error: int() of a floating-point tensor truncates a value computed from tensor data to an int, which graphs do not compute yet: use t.long().item() (or t.trunc().long().item()) to make the int from an integer tensor
 
 
 def flagged(x, n):

@@ -11,6 +11,8 @@
 # RUN: not %dync export %s:raises %s:fine %s:asserts --emit=graph --keep-going > %t.out 2> %t.err
 # RUN: FileCheck %s --check-prefix=KEEP-OUT < %t.out
 # RUN: FileCheck %s --check-prefix=KEEP-ERR < %t.err
+import math
+
 import torch
 from torch import nn
 
@@ -55,10 +57,10 @@ def hooked(x):
 
 
 def to_python_number(x):
-    return x * int(x.sum())
+    return x * math.sin(x.sum().item())
 
-# ITEM: errors.py:[[@LINE-2]]:16: error: int() of a floating-point tensor truncates a value computed from tensor data to an int, which graphs do not compute yet
-# ITEM-NEXT: {{^}}    return x * int(x.sum())
+# ITEM: errors.py:[[@LINE-2]]:16: error: sin of a number computed from tensor data is not an operation graphs compute yet
+# ITEM-NEXT: {{^}}    return x * math.sin(x.sum().item())
 
 
 def global_store(x):

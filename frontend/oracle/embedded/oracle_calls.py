@@ -97,6 +97,12 @@ def _refuse_inference_result(tensor):
 _active_session = None
 
 
+def active_session():
+    """The session whose call is running: a function the call runs records
+    its own nodes there (dync_oracle_scalars' int() of a float tensor)."""
+    return _active_session
+
+
 def _run(fn, args, kwargs):
     if kwargs:
         return fn(*args, **kwargs)

@@ -118,6 +118,9 @@ def is_scalar_op(fn, args, kwargs):
         "_operator", "operator", "builtins", "math"
     ):
         return False
+    # round(s, None) is round(s).
+    if fn is builtins.round and len(args) == 2 and args[1] is None:
+        args = args[:1]
     if not all(isinstance(a, (int, float, bool) + _SYMBOLIC) for a in args):
         return False
     return any(_data_dependent(a) for a in args)
@@ -139,25 +142,38 @@ def _result_kind(name, args, what):
         return None if kinds[0] == "int" else "int"
     if name in _GIVES_FLOAT:
         return "float"
-    if name in _GIVES_BOOL:
-        if name in ("and", "or", "xor") and kinds != ["bool", "bool"]:
-            raise OracleError(
-                f"{what} of an int and a number computed from tensor data is not an operation "
-                f"graphs compute yet (they compute & | ^ of two bools); keep the value a tensor"
+    if name in ("and", "or", "xor"):
+        # bool & bool is a bool; a bool and an int, an int; a float, Python's
+        # TypeError.
+        if "float" in kinds:
+            symbol = {"and": "&", "or": "|", "xor": "^"}[name]
+            raise TypeError(
+                f"unsupported operand type(s) for {symbol}: '{_python_type(args[0])}' and "
+                f"'{_python_type(args[1])}'"
             )
+        return "bool" if kinds == ["bool", "bool"] else "int"
+    if name in _GIVES_BOOL:
         return "bool"
     if "float" in kinds:
         return "float"
     if name == "pow":
-        # int ** int is an int, or a float for a negative exponent.
-        if type(args[1]) is int and args[1] < 0:
-            return "float"
+        # int ** int is an int, or a float for a negative exponent: which
+        # one only a known exponent says.
+        exponent = args[1]
+        if type(exponent) is int:
+            return "float" if exponent < 0 else "int"
+        if isinstance(exponent, (bool, torch.SymBool)):
+            return "int"
         raise OracleError(
-            f"{what} of a bool computed from tensor data and an int is not an operation graphs "
-            f"compute yet (** with a float operand is); write float(b) ** e, or keep the value "
-            f"a tensor"
+            f"{what} of a bool computed from tensor data to a symbolic int power is not an "
+            f"operation graphs compute yet: whether Python's result is an int or a float "
+            f"depends on the exponent's sign; write float(b) ** e, or keep the value a tensor"
         )
     return "int"
+
+
+def _python_type(value):
+    return {"bool": "bool", "int": "int", "float": "float"}[_kind(value)]
 
 
 def _fresh(session, kind):
@@ -176,15 +192,23 @@ def run_scalar_op(session, fn, args, run):
         raise OracleError(
             f"{what} of a number computed from tensor data is not an operation graphs "
             f"compute yet (they compute + - * / // % ** unary - + abs, comparisons, & | ^ of "
-            f"bools, float(), int(), round(), and math.trunc, floor, ceil, sqrt, exp, log); "
+            f"bools and ints, divmod(), float(), int(), round(), and math.trunc, floor, ceil, "
+            f"sqrt, exp, log); "
             f"keep the value a tensor and use torch's operation on it"
         )
-    if name == "round" and len(args) != 1:
-        raise OracleError(
-            "round() with a number of digits of a float computed from tensor data is not an "
-            "operation graphs compute yet (round(x) is); keep the value a tensor and use "
-            "torch.round(t, decimals=n)"
-        )
+    if name == "round" and len(args) == 2:
+        if args[1] is None:
+            args = args[:1]
+        elif not isinstance(args[0], (float, torch.SymFloat)) or type(args[1]) is not int:
+            raise OracleError(
+                "round() with a number of digits is an operation graphs compute for a float "
+                "computed from tensor data and a constant int number of digits only (round(x, 2)); "
+                "keep the value a tensor and use torch.round(t, decimals=n)"
+            )
+        else:
+            out = _fresh(session, "float")
+            _record(session, name, args, out)
+            return out
     kind = _result_kind(name, args, what)
     if kind is None:
         return args[0]
@@ -229,16 +253,38 @@ def bool_of_tensor(t):
 
 
 def int_of_tensor(t):
-    if t.is_floating_point() or t.is_complex():
+    if t.is_complex():
         raise OracleError(
-            "int() of a floating-point tensor truncates a value computed from tensor data to "
-            "an int, which graphs do not compute yet: use t.long().item() (or "
-            "t.trunc().long().item()) to make the int from an integer tensor"
+            "int() of a complex tensor is not supported: eager raises for any value with an "
+            "imaginary part; take t.real first"
         )
+    if t.is_floating_point():
+        # Tensor.__int__ of a float tensor is int() of its value as a
+        # double: the float item() gives, truncated by a sym::int node,
+        # which raises as int() raises for NaN and infinities.
+        import dync_oracle_calls
+
+        value = t.item()
+        if not isinstance(value, torch.SymFloat):
+            return int(value)
+        return run_scalar_op(dync_oracle_calls.active_session(), int_of_number, (value,), None)
     return t.to(torch.int64).item()
+
+
+def length_of_tensor(t):
+    """len(t): its first dimension. One computed from tensor data (`x[mask]`,
+    `x.nonzero()`) is the unbacked symbol itself, as eager's is the int it
+    holds; builtins.len would ask for the symbol's value (__index__)."""
+    if t.dim() == 0:
+        raise TypeError("len() of a 0-d tensor")
+    n = t.shape[0]
+    if isinstance(n, torch.SymInt) and any(is_unbacked(s) for s in n.node.expr.free_symbols):
+        return n
+    return len(t)
 
 
 # Messages name them as the program wrote them: "by bool at model.py:7".
 for _function, _name in ((float_of_tensor, "float"), (bool_of_tensor, "bool"),
-                         (int_of_tensor, "int"), (int_of_number, "int")):
+                         (int_of_tensor, "int"), (int_of_number, "int"),
+                         (length_of_tensor, "len")):
     _function.__module__, _function.__qualname__ = "builtins", _name
