@@ -47,10 +47,33 @@ def _unsafe_split(x, split_size, dim=0):
     return _unsafe_split_with_sizes(x, sizes, dim)
 
 
+def _unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
+    """aten::unique_consecutive over a negative dimension, as the same call
+    over that dimension counted from the front; any other call is left to
+    the operator (NotImplemented).
+
+    torch's fake implementation of unique_consecutive, unlike unique_dim's,
+    takes `dim` as it comes: with dim=-1 it slices the shape at -1 and
+    gives the result a rank too many (`[2, u0, 2, 3]` for a `[2, 3]`
+    input), which the kernel check refuses. The kernel counts a negative
+    dimension from the end, so the call over the normalized one is the same
+    call; it is recorded as it is."""
+    if dim is None or dim >= 0:
+        return NotImplemented
+    dim = torch._prims_common.canonicalize_dim(x.dim(), dim)
+    return torch.ops.aten.unique_consecutive.default(x, return_inverse, return_counts, dim)
+
+
 # Operators dync decomposes in core ATen other than torch's table does.
 _OWN_CORE = {
     torch.ops.aten.unsafe_split_with_sizes.default: _unsafe_split_with_sizes,
     torch.ops.aten.unsafe_split.Tensor: _unsafe_split,
+}
+
+# Calls dync rewrites into the same operator with other arguments, in graphs
+# that record autograd too: autograd records the same call either way.
+_SAME_OPERATOR = {
+    torch.ops.aten.unique_consecutive.default: _unique_consecutive,
 }
 
 # Operators kept whole though torch's table lists a decomposition. CPU
@@ -104,8 +127,8 @@ class _Decompositions:
     def _find(self, op, for_autograd):
         if op in _KEPT_WHOLE:
             return None
-        decomposition = None
-        if not for_autograd:
+        decomposition = _SAME_OPERATOR.get(op)
+        if decomposition is None and not for_autograd:
             decomposition = _OWN_CORE.get(op) or self.listed.get(op)
         # A call of a random operator that draws is kept as the program
         # calls it: torch's listed decompositions of them are written to
