@@ -73,6 +73,16 @@ MODEL = textwrap.dedent("""
         return (torch.arange(12),)
 
 
+    def runs(x):
+        # A 1-D input: the kernel's own case for dim=0 and dim=-1.
+        return (torch.unique_consecutive(x, dim=0), torch.unique_consecutive(x, dim=-1),
+                torch.unique_consecutive(x, return_inverse=True, dim=0))
+
+
+    def runs_inputs():
+        return (torch.tensor([1, 1, 2, 2, 3]),)
+
+
     def columns_inputs():
         return (torch.tensor([[1, 1, 2], [3, 3, 4]]),)
 """)
@@ -118,7 +128,7 @@ def test_data_dependent_sizes_match_eager(run_dync, tmp_path):
     out = tmp_path / "dd.so"
     done = run_dync("export", model + ":positions", model + ":masked", model + ":counted",
                     model + ":distinct", model + ":rows", model + ":many", model + ":columns",
-                    "--example", "columns=columns_inputs", "--example", "counted=counted_inputs", "--example", "distinct=distinct_inputs",
+                    model + ":runs", "--example", "runs=runs_inputs", "--example", "columns=columns_inputs", "--example", "counted=counted_inputs", "--example", "distinct=distinct_inputs",
                     "--example", "rows=rows_inputs", "--example", "many=many_inputs", "-o", out)
     assert done.returncode == 0, done.stderr
     results = run_python(RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(out),
@@ -147,6 +157,9 @@ def test_data_dependent_sizes_match_eager(run_dync, tmp_path):
         for label, values in (("one", [[7, 7, 7], [1, 1, 1]]), ("several", [[1, 1, 2], [3, 3, 4]]),
                               ("all", [[1, 2, 1], [3, 4, 3]])):
             check("columns " + label, "columns", (torch.tensor(values),))
+        for label, values in (("one", [7, 7, 7, 7, 7]), ("several", [1, 1, 2, 2, 3]),
+                              ("all", [5, 4, 3, 2, 1])):
+            check("runs " + label, "runs", (torch.tensor(values),))
         # Ten data-dependent sizes in one graph (one of them named u8_).
         for label, x in (("arange", torch.arange(12)), ("shuffled", torch.randperm(12)),
                          ("small", torch.zeros(12, dtype=torch.int64))):

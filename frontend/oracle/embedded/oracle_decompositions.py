@@ -48,20 +48,30 @@ def _unsafe_split(x, split_size, dim=0):
 
 
 def _unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
-    """aten::unique_consecutive over a negative dimension, as the same call
-    over that dimension counted from the front; any other call is left to
-    the operator (NotImplemented).
+    """aten::unique_consecutive with a dimension, as a call whose results
+    torch's fake implementation sizes as the CPU kernel does; any other
+    call is left to the operator (NotImplemented).
 
-    torch's fake implementation of unique_consecutive, unlike unique_dim's,
-    takes `dim` as it comes: with dim=-1 it slices the shape at -1 and
-    gives the result a rank too many (`[2, u0, 2, 3]` for a `[2, 3]`
-    input), which the kernel check refuses. The kernel counts a negative
-    dimension from the end, so the call over the normalized one is the same
-    call; it is recorded as it is."""
-    if dim is None or dim >= 0:
+    The fake implementation takes `dim` as it comes: with dim=-1 it slices
+    the shape at -1 and gives the result a rank too many (`[2, u0, 2, 3]`
+    for a `[2, 3]` input). Over two or more dimensions, the call over the
+    same dimension counted from the front is the same call. A 1-D input is
+    the kernel's own case: with dim=0 it runs the call without a dimension,
+    whose inverse and counts are empty unless asked for (the fake
+    implementation sizes them as if asked), and with dim=-1 it gives both,
+    as the call without a dimension asking for both does."""
+    if dim is None or x.dim() == 0:
         return NotImplemented
-    dim = torch._prims_common.canonicalize_dim(x.dim(), dim)
-    return torch.ops.aten.unique_consecutive.default(x, return_inverse, return_counts, dim)
+    op = torch.ops.aten.unique_consecutive.default
+    if x.dim() == 1:
+        if dim == 0:
+            return op(x, return_inverse, return_counts, None)
+        if dim == -1:
+            return op(x, True, True, None)
+        return NotImplemented
+    if dim >= 0:
+        return NotImplemented
+    return op(x, return_inverse, return_counts, torch._prims_common.canonicalize_dim(x.dim(), dim))
 
 
 # Operators dync decomposes in core ATen other than torch's table does.
