@@ -5,6 +5,7 @@
 # scalar), and the program's Python arithmetic on it is one sym:: node per
 # operation, in the program's order. The graph returns it as it is.
 # RUN: %dync export %s:scaled %s:arithmetic %s:converted %s:flags --emit=graph | FileCheck %s
+# RUN: %dync export %s:compared --example compared_inputs --emit=graph | FileCheck %s --check-prefix=COMPARED
 import torch
 
 
@@ -62,6 +63,25 @@ def flags(x, y):
 # CHECK-NEXT:  %[[P:[0-9]+]] = aten::mul.Tensor(%x, %[[SOME]]) : tensor<f32, [4]>
 # CHECK-NEXT:  %[[AND:[0-9]+]] = sym::and.default(%[[SOME]], %[[EVERY]]) : bool
 # CHECK-NEXT:  return (%[[SOME]], %[[EVERY]], %[[P]], %[[AND]])
+
+
+# torch.allclose and torch.equal return a bool read from tensor data: as
+# ATen's kernels compute it (isclose, or eq, then all), a graph value. An
+# equal of other sizes is False, decided on sizes alone.
+def compared(x, y):
+    return torch.allclose(x, y, atol=0.1), x.equal(y), torch.equal(x, y[:2])
+
+# COMPARED-LABEL: graph @compared(
+# COMPARED:       aten::le.Tensor(
+# COMPARED:       %[[ALL:[0-9]+]] = aten::logical_not.default(%{{[0-9]+}}) : tensor<bool, []>
+# COMPARED-NEXT:  %[[CLOSE:[0-9]+]] = aten::_local_scalar_dense.default(%[[ALL]]) : bool
+# COMPARED-NEXT:  %[[EQ:[0-9]+]] = aten::eq.Tensor(%x, %y) : tensor<bool, [4]>
+# COMPARED:       %[[EQUAL:[0-9]+]] = aten::_local_scalar_dense.default(%{{[0-9]+}}) : bool
+# COMPARED:       return (%[[CLOSE]], %[[EQUAL]], false)
+
+
+def compared_inputs():
+    return (torch.rand(4), torch.rand(4))
 
 
 def example_inputs():

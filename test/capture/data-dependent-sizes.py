@@ -9,7 +9,7 @@
 # RUN: %dync export %s:positions %s:masked %s:distinct %s:pairs --emit=graph | FileCheck %s
 # RUN: %dync export %s:counted %s:matched %s:listed --example counted=int_inputs --example matched=int_inputs --example listed=list_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=ITEM
 # RUN: %dync export %s:counted --example int_inputs --emit=guards 2>&1 | FileCheck %s --check-prefix=GUARDS
-# RUN: %dync export %s:rows %s:many --example rows=rows_inputs --example many=many_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=MORE
+# RUN: %dync export %s:rows %s:columns %s:runs %s:many --example rows=rows_inputs --example columns=rows_inputs --example runs=rows_inputs --example many=many_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=MORE
 import torch
 
 
@@ -104,6 +104,27 @@ def rows(x):
 # MORE-LABEL: graph @rows(
 # MORE-NEXT:      symbols { u0: [0, 3] unbacked } {
 # MORE-NEXT:    %0 = aten::unique_dim.default(%x, 0, true, true) : tuple<tensor<i64, [u0, 2]>, tensor<i64, [3]>, tensor<i64, [u0]>>
+
+
+# unique_consecutive over a dimension counted from the end is the same
+# call over that dimension counted from the front: torch's fake
+# implementation takes a negative one as it comes and gives the result a
+# rank too many. A 1-D input is the kernel's own case: dim=0 is the call
+# without a dimension, dim=-1 that call asking for inverse and counts.
+def columns(x):
+    return torch.unique_consecutive(x, return_counts=True, dim=-1)
+
+
+def runs(x):
+    return torch.unique_consecutive(x[0], dim=0), torch.unique_consecutive(x[0], dim=-1)
+
+# MORE-LABEL: graph @columns(
+# MORE-NEXT:      symbols { u0: [0, 2] unbacked } {
+# MORE-NEXT:    %0 = aten::unique_consecutive.default(%x, false, true, 1) : tuple<tensor<i64, [3, u0], [max(u0, 1), 1]>, tensor<i64, [2]>, tensor<i64, [u0]>>
+
+# MORE-LABEL: graph @runs(
+# MORE:         aten::unique_consecutive.default(%{{[0-9]+}}) : tuple<tensor<i64, [u0]>, tensor<i64, [0]>, tensor<i64, [0]>>
+# MORE:         aten::unique_consecutive.default(%{{[0-9]+}}, true, true) : tuple<tensor<i64, [u1]>, tensor<i64, [2]>, tensor<i64, [u1]>>
 
 
 # Ten data-dependent sizes: torch names them u0 to u9, and u8 is the IR's

@@ -48,6 +48,11 @@ MODEL = textwrap.dedent("""
         return [torch.nonzero(x > i) for i in range(10)]
 
 
+    def columns(x):
+        # A dimension counted from the end.
+        return torch.unique_consecutive(x, return_inverse=True, return_counts=True, dim=-1)
+
+
     def example_inputs():
         return (torch.tensor([[0.0, 1.5], [2.0, -1.0], [0.0, 3.0]]),)
 
@@ -66,6 +71,20 @@ MODEL = textwrap.dedent("""
 
     def many_inputs():
         return (torch.arange(12),)
+
+
+    def runs(x):
+        # A 1-D input: the kernel's own case for dim=0 and dim=-1.
+        return (torch.unique_consecutive(x, dim=0), torch.unique_consecutive(x, dim=-1),
+                torch.unique_consecutive(x, return_inverse=True, dim=0))
+
+
+    def runs_inputs():
+        return (torch.tensor([1, 1, 2, 2, 3]),)
+
+
+    def columns_inputs():
+        return (torch.tensor([[1, 1, 2], [3, 3, 4]]),)
 """)
 
 RUNNER = textwrap.dedent("""
@@ -108,8 +127,8 @@ def test_data_dependent_sizes_match_eager(run_dync, tmp_path):
     model = str(tmp_path / "model.py")
     out = tmp_path / "dd.so"
     done = run_dync("export", model + ":positions", model + ":masked", model + ":counted",
-                    model + ":distinct", model + ":rows", model + ":many",
-                    "--example", "counted=counted_inputs", "--example", "distinct=distinct_inputs",
+                    model + ":distinct", model + ":rows", model + ":many", model + ":columns",
+                    model + ":runs", "--example", "runs=runs_inputs", "--example", "columns=columns_inputs", "--example", "counted=counted_inputs", "--example", "distinct=distinct_inputs",
                     "--example", "rows=rows_inputs", "--example", "many=many_inputs", "-o", out)
     assert done.returncode == 0, done.stderr
     results = run_python(RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(out),
@@ -134,6 +153,13 @@ def test_data_dependent_sizes_match_eager(run_dync, tmp_path):
         for label, values in (("one", [[7, 7], [7, 7], [7, 7]]), ("several", [[1, 2], [1, 2], [3, 4]]),
                               ("all", [[5, 4], [3, 2], [1, 0]])):
             check("rows " + label, "rows", (torch.tensor(values),))
+        # Consecutive columns: all equal, some equal, all distinct.
+        for label, values in (("one", [[7, 7, 7], [1, 1, 1]]), ("several", [[1, 1, 2], [3, 3, 4]]),
+                              ("all", [[1, 2, 1], [3, 4, 3]])):
+            check("columns " + label, "columns", (torch.tensor(values),))
+        for label, values in (("one", [7, 7, 7, 7, 7]), ("several", [1, 1, 2, 2, 3]),
+                              ("all", [5, 4, 3, 2, 1])):
+            check("runs " + label, "runs", (torch.tensor(values),))
         # Ten data-dependent sizes in one graph (one of them named u8_).
         for label, x in (("arange", torch.arange(12)), ("shuffled", torch.randperm(12)),
                          ("small", torch.zeros(12, dtype=torch.int64))):

@@ -67,6 +67,14 @@ MODEL = textwrap.dedent("""
         return x * n, n, [n + 1, 2 * n]
 
 
+    def compared(x, y, i):
+        # torch.allclose and torch.equal read a bool from tensor data; an
+        # equal of other sizes is False without reading any.
+        return (torch.allclose(x, y), x.allclose(y, rtol=0.1, equal_nan=True),
+                torch.equal(x, y), i.equal(i.double()), torch.equal(x, x[:2]),
+                x.nan_to_num() * torch.allclose(x, y, atol=0.01))
+
+
     def example_inputs():
         return (torch.rand(4), torch.randn(4, dtype=torch.float16), torch.arange(4))
 
@@ -89,6 +97,10 @@ MODEL = textwrap.dedent("""
 
     def counted_inputs():
         return (torch.randn(5),)
+
+
+    def compared_inputs():
+        return (torch.rand(4), torch.rand(4), torch.arange(4))
 
 
     def training_step_inputs():
@@ -166,7 +178,7 @@ def test_data_dependent_floats_and_bools_match_eager(run_dync, tmp_path):
     model = str(tmp_path / "model.py")
     out = tmp_path / "scalars.dync.so"
     entries = ["scaled", "arithmetic", "converted", "flags", "divided", "training_step",
-               "counted"]
+               "counted", "compared"]
     examples = [a for e in entries[1:] for a in ("--example", f"{e}={e}_inputs")]
     done = run_dync("export", *[f"{model}:{e}" for e in entries], *examples, "-o", out)
     assert done.returncode == 0, done.stderr
@@ -189,6 +201,13 @@ def test_data_dependent_floats_and_bools_match_eager(run_dync, tmp_path):
                   lambda: (w.clone().requires_grad_(), xs))
             c = torch.randn(5) + k - 1
             check(f"counted {k}", "counted", lambda: (c,))
+        near = torch.tensor([1.0, 2.0, float("nan"), 4.0])
+        for label, other in (("same", near.clone()), ("near", near + 0.05),
+                             ("far", near + 1.0), ("finite", torch.arange(1.0, 5.0))):
+            check("compared " + label, "compared",
+                  lambda: (near, other, torch.tensor([1, 2, 3, 4])))
+        check("compared nan-free", "compared",
+              lambda: (torch.arange(4.0), torch.arange(4.0), torch.arange(4)))
         check("flags none", "flags", lambda: (-torch.ones(5),))
         check("flags all", "flags", lambda: (torch.ones(5),))
         a, b = torch.rand(3), torch.rand(3) + 1

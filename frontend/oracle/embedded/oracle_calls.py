@@ -11,7 +11,12 @@ from torch._dispatch.python import enable_python_dispatcher
 from torch._subclasses.fake_tensor import FakeTensor
 
 import dync_oracle_call_cache as call_cache
-from dync_oracle_data_dependent import index_by_select, indexes_by_data, tolist_of_fake
+from dync_oracle_data_dependent import (
+    index_by_select,
+    indexes_by_data,
+    read_of_data,
+    tolist_of_fake,
+)
 from dync_oracle_decompositions import _fusion_module
 from dync_oracle_imports import _while_busy
 from dync_oracle_kernel_layout import kernel_laid_out
@@ -163,6 +168,7 @@ class _Calls:
                 if (fn is operator.getitem and len(args) == 2 and not kwargs
                         and type(args[0]) is FakeTensor and indexes_by_data(args[1])):
                     run = index_by_select
+                run = read_of_data(fn, args, kwargs) or run
                 flags = [
                     (t, t.requires_grad) for t in _leaves((args, kwargs or {}))
                     if isinstance(t, FakeTensor)

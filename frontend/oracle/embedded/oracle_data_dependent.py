@@ -100,6 +100,49 @@ def index_by_select(tensor, key):
     return result
 
 
+def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """torch.allclose as ATen's kernel computes it: whether isclose holds
+    everywhere, read from the tensor (a data-dependent bool)."""
+    return torch.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan).all().item()
+
+
+def _equal(a, b):
+    """torch.equal as ATen's kernel computes it: False for other sizes (a
+    decision on sizes, guarded as any is), True for no elements, else
+    whether `eq` holds everywhere, read from the tensor. Other dtypes
+    compare after promotion, as the kernel's do."""
+    if a.shape != b.shape:
+        return False
+    if a.numel() == 0:
+        return True
+    return torch.eq(a, b).all().item()
+
+
+# Python functions that return a bool read from tensor data. torch's
+# bindings convert their operator's result to a Python bool, a decision
+# capture cannot take (fake tensors refuse the operator); computed by the
+# functions above, the bool is a graph value the graph returns or the
+# program computes with, as `bool(t)`'s is (docs/capture.md).
+_READS_OF_DATA = {
+    torch.allclose: _allclose,
+    torch._C.TensorBase.allclose: _allclose,
+    torch.equal: _equal,
+    torch._C.TensorBase.equal: _equal,
+}
+
+
+def read_of_data(fn, args, kwargs):
+    """What runs for a call of `fn` on fake tensors where it is one of
+    _READS_OF_DATA on two tensors, else None."""
+    try:
+        run = _READS_OF_DATA.get(fn)
+    except TypeError:  # unhashable
+        return None
+    if run is None or len(args) < 2 or not all(isinstance(t, torch.Tensor) for t in args[:2]):
+        return None
+    return run
+
+
 def is_unbacked(symbol):
     """Whether `symbol` is an unbacked int symbol (torch's `u0`)."""
     return isinstance(symbol, sympy.Symbol) and symbol_is_type(symbol, SymT.UNBACKED_INT)

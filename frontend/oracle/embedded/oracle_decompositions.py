@@ -47,10 +47,43 @@ def _unsafe_split(x, split_size, dim=0):
     return _unsafe_split_with_sizes(x, sizes, dim)
 
 
+def _unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
+    """aten::unique_consecutive with a dimension, as a call whose results
+    torch's fake implementation sizes as the CPU kernel does; any other
+    call is left to the operator (NotImplemented).
+
+    The fake implementation takes `dim` as it comes: with dim=-1 it slices
+    the shape at -1 and gives the result a rank too many (`[2, u0, 2, 3]`
+    for a `[2, 3]` input). Over two or more dimensions, the call over the
+    same dimension counted from the front is the same call. A 1-D input is
+    the kernel's own case: with dim=0 it runs the call without a dimension,
+    whose inverse and counts are empty unless asked for (the fake
+    implementation sizes them as if asked), and with dim=-1 it gives both,
+    as the call without a dimension asking for both does."""
+    if dim is None or x.dim() == 0:
+        return NotImplemented
+    op = torch.ops.aten.unique_consecutive.default
+    if x.dim() == 1:
+        if dim == 0:
+            return op(x, return_inverse, return_counts, None)
+        if dim == -1:
+            return op(x, True, True, None)
+        return NotImplemented
+    if dim >= 0:
+        return NotImplemented
+    return op(x, return_inverse, return_counts, torch._prims_common.canonicalize_dim(x.dim(), dim))
+
+
 # Operators dync decomposes in core ATen other than torch's table does.
 _OWN_CORE = {
     torch.ops.aten.unsafe_split_with_sizes.default: _unsafe_split_with_sizes,
     torch.ops.aten.unsafe_split.Tensor: _unsafe_split,
+}
+
+# Calls dync rewrites into the same operator with other arguments, in graphs
+# that record autograd too: autograd records the same call either way.
+_SAME_OPERATOR = {
+    torch.ops.aten.unique_consecutive.default: _unique_consecutive,
 }
 
 # Operators kept whole though torch's table lists a decomposition. CPU
@@ -104,8 +137,8 @@ class _Decompositions:
     def _find(self, op, for_autograd):
         if op in _KEPT_WHOLE:
             return None
-        decomposition = None
-        if not for_autograd:
+        decomposition = _SAME_OPERATOR.get(op)
+        if decomposition is None and not for_autograd:
             decomposition = _OWN_CORE.get(op) or self.listed.get(op)
         # A call of a random operator that draws is kept as the program
         # calls it: torch's listed decompositions of them are written to
