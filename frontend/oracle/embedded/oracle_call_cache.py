@@ -452,23 +452,41 @@ def _path(digest):
     return os.path.join(_DIRECTORY, digest[:2], digest[2:])
 
 
-def _load(digest, key_text):
-    """The entry stored under `digest` for `key_text`, or None: a missing,
-    corrupt or foreign file is a miss."""
-    if _DIRECTORY is None:
-        return None
+# The verified payloads this process has read or written, by digest: a
+# model's repeated layers replay the same keys, and the file for a key is
+# only ever replaced by an entry of the same key.
+_payloads = {}
+
+
+def _read_payload(digest):
+    """The checked payload of the file stored under `digest`, or None."""
     try:
         with open(_path(digest), "rb") as f:
             data = f.read()
     except OSError:
         return None
+    if not data.startswith(_MAGIC):
+        return None
+    body = data[len(_MAGIC):]
+    check, payload = body[:32], body[32:]
+    if hashlib.sha256(payload).digest() != check:
+        return None
+    return payload
+
+
+def _load(digest, key_text):
+    """The entry stored under `digest` for `key_text`, or None: a missing,
+    corrupt or foreign file is a miss."""
+    if _DIRECTORY is None:
+        return None
+    payload = _payloads.get(digest)
+    if payload is None:
+        payload = _read_payload(digest)
+        if payload is None:
+            return None
+        _payloads[digest] = payload
     try:
-        if not data.startswith(_MAGIC):
-            return None
-        body = data[len(_MAGIC):]
-        check, payload = body[:32], body[32:]
-        if hashlib.sha256(payload).digest() != check:
-            return None
+        # Decoded afresh each time: no caller shares a mutable entry.
         stored_key, entry = marshal.loads(payload)
         if stored_key != key_text or type(entry) is not tuple or len(entry) != 3:
             return None
@@ -500,6 +518,7 @@ def _store(digest, key_text, entry):
             raise
     except (OSError, ValueError):
         return False
+    _payloads[digest] = payload
     _written += len(data)
     _bound_size()
     return True
