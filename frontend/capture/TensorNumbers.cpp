@@ -114,8 +114,9 @@ llvm::Expected<ValuePtr> numberFromData(BuiltinContext& interp, PyObject* type,
   return nullptr;
 }
 
-llvm::Expected<ValuePtr> functionOfDataNumbers(BuiltinContext& interp, PyObject* function,
-                                               const std::vector<ValuePtr>& args) {
+/// Whether any of \p args is a number computed from tensor data.
+static llvm::Expected<bool> anyDataNumber(BuiltinContext& interp,
+                                          const std::vector<ValuePtr>& args) {
   bool any = false;
   for (const ValuePtr& arg : args) {
     llvm::Expected<bool> data = isDataNumber(interp, arg);
@@ -123,7 +124,15 @@ llvm::Expected<ValuePtr> functionOfDataNumbers(BuiltinContext& interp, PyObject*
       return data.takeError();
     any = any || *data;
   }
+  return any;
+}
+
+llvm::Expected<ValuePtr> functionOfDataNumbers(BuiltinContext& interp, PyObject* function,
+                                               const std::vector<ValuePtr>& args) {
+  llvm::Expected<bool> any = anyDataNumber(interp, args);
   if (!any)
+    return any.takeError();
+  if (!*any)
     return nullptr;
   return interp.callOracle(function, args, {});
 }
@@ -132,14 +141,10 @@ llvm::Expected<ValuePtr> divmodOfDataNumbers(BuiltinContext& interp,
                                              const std::vector<ValuePtr>& args) {
   if (args.size() != 2)
     return nullptr;
-  bool any = false;
-  for (const ValuePtr& arg : args) {
-    llvm::Expected<bool> data = isDataNumber(interp, arg);
-    if (!data)
-      return data.takeError();
-    any = any || *data;
-  }
+  llvm::Expected<bool> any = anyDataNumber(interp, args);
   if (!any)
+    return any.takeError();
+  if (!*any)
     return nullptr;
   llvm::Expected<ValuePtr> quotient = interp.binary("//", args[0], args[1]);
   if (!quotient)
