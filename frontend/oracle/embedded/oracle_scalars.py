@@ -118,9 +118,7 @@ def is_scalar_op(fn, args, kwargs):
         "_operator", "operator", "builtins", "math"
     ):
         return False
-    # round(s, None) is round(s).
-    if fn is builtins.round and len(args) == 2 and args[1] is None:
-        args = args[:1]
+    args = _operands(fn, args)
     if not all(isinstance(a, (int, float, bool) + _SYMBOLIC) for a in args):
         return False
     return any(_data_dependent(a) for a in args)
@@ -148,8 +146,7 @@ def _result_kind(name, args, what):
         if "float" in kinds:
             symbol = {"and": "&", "or": "|", "xor": "^"}[name]
             raise TypeError(
-                f"unsupported operand type(s) for {symbol}: '{_python_type(args[0])}' and "
-                f"'{_python_type(args[1])}'"
+                f"unsupported operand type(s) for {symbol}: '{kinds[0]}' and '{kinds[1]}'"
             )
         return "bool" if kinds == ["bool", "bool"] else "int"
     if name in _GIVES_BOOL:
@@ -172,15 +169,18 @@ def _result_kind(name, args, what):
     return "int"
 
 
-def _python_type(value):
-    return {"bool": "bool", "int": "int", "float": "float"}[_kind(value)]
-
-
 def _fresh(session, kind):
     env = session.env
     if kind == "int":
         return env.create_unbacked_symint()
     return env.create_unbacked_symfloat() if kind == "float" else env.create_unbacked_symbool()
+
+
+def _operands(fn, args):
+    """`args` as the operation computes on them: round(s, None) is round(s)."""
+    if fn is builtins.round and len(args) == 2 and args[1] is None:
+        return args[:1]
+    return args
 
 
 def run_scalar_op(session, fn, args, run):
@@ -196,10 +196,9 @@ def run_scalar_op(session, fn, args, run):
             f"sqrt, exp, log); "
             f"keep the value a tensor and use torch's operation on it"
         )
+    args = _operands(fn, args)
     if name == "round" and len(args) == 2:
-        if args[1] is None:
-            args = args[:1]
-        elif not isinstance(args[0], (float, torch.SymFloat)) or type(args[1]) is not int:
+        if not isinstance(args[0], (float, torch.SymFloat)) or type(args[1]) is not int:
             raise OracleError(
                 "round() with a number of digits is an operation graphs compute for a float "
                 "computed from tensor data and a constant int number of digits only (round(x, 2)); "
