@@ -3,6 +3,7 @@ mode, undone when it fails, eager mode's layout followed through the
 arguments' twins, and the origins of the guards it made; eager_layout.
 """
 
+import contextlib
 import logging
 import operator
 
@@ -173,7 +174,7 @@ class _Calls:
                     (t, t.requires_grad) for t in _leaves((args, kwargs or {}))
                     if isinstance(t, FakeTensor)
                 ]
-                with self.fake, enable_python_dispatcher(), self.recorder:
+                with self.fake, self._dispatcher(), self.recorder:
                     if is_scalar_op(fn, args, kwargs):
                         out = run_scalar_op(self, fn, args, lambda: _run(run, args, kwargs))
                     else:
@@ -226,6 +227,19 @@ class _Calls:
         if probe is not None:
             probe.finish(out, records)
         return out, records
+
+    def _dispatcher(self):
+        """The dispatcher a call runs under. torch's Python dispatcher, as
+        export and make_fx trace under, except in a graph that records
+        autograd: there it would run torch's Python kernels registered for
+        the autograd keys (upsampling, batch norm, dropout, matmul, the
+        recurrent layers, ...), which decompose those operators above
+        autograd where eager runs their own kernels and backward formulas,
+        so the graph's gradients would come from other arithmetic than
+        eager's."""
+        if self.records_autograd:
+            return contextlib.nullcontext()
+        return enable_python_dispatcher()
 
     def _replay(self, probe, guards, replacements):
         """The call's outcome as the cache stored it (dync_oracle_call_cache),
