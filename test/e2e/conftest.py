@@ -60,6 +60,34 @@ def run_reporting_script(source):
     return json.loads(ran.stdout.strip().splitlines()[-1])
 
 
+def export_source(run_dync, folder, source, entries, *options, module="model", examples=None):
+    """Writes `source` to `folder`/MODULE.py and exports its `entries`
+    (`name` or `Class.forward`), with `examples` ({entry: example function},
+    each an `--example entry=function`) and the other `options`, into one
+    artifact, MODULE.dync.so in `folder`; the export must succeed. Returns
+    the artifact's path."""
+    path = folder / f"{module}.py"
+    path.write_text(source)
+    artifact = folder / f"{module}.dync.so"
+    flags = [a for e, f in (examples or {}).items() for a in ("--example", f"{e}={f}")]
+    done = run_dync("export", *[f"{path}:{e}" for e in entries], *flags, *options,
+                    "-o", artifact)
+    assert done.returncode == 0, done.stderr
+    return artifact
+
+
+def export_and_report(run_dync, folder, source, entries, runner, /, *options, module="model",
+                      examples=None, **fields):
+    """export_source, then `runner` (a template with {package}, {folder},
+    {artifact} and the other `fields`, which may be named as the
+    positional parameters are: `entries=...`) in a fresh interpreter, whose
+    JSON report it returns (run_reporting_script)."""
+    artifact = export_source(run_dync, folder, source, entries, *options, module=module,
+                             examples=examples)
+    return run_reporting_script(runner.format(package=PACKAGE_DIR, folder=str(folder),
+                                              artifact=str(artifact), **fields))
+
+
 def compiled_and_eager_reports(run_dync, folder, module, models, program):
     """Exports `models`' forwards of `module` into one artifact in `folder`,
     which must compile the calls with grad mode on, then runs `program` (a

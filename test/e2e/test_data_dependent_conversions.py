@@ -14,9 +14,8 @@ import textwrap
 
 import pytest
 
-from conftest import run_reporting_script
+from conftest import export_and_report
 from test_data_dependent_numbers import RUNNER
-from test_export_roundtrip import PACKAGE_DIR
 
 torch = pytest.importorskip("torch")
 
@@ -126,16 +125,10 @@ for values in [[1.0, 2.0, 3.0], [-1.0] * 3, [2.0, 0.5, -3.0], [0.5, 0.0, 0.2]]:
 
 
 def test_data_dependent_conversions_match_eager(run_dync, tmp_path):
-    (tmp_path / "model.py").write_text(MODEL)
-    model = str(tmp_path / "model.py")
-    out = tmp_path / "conversions.dync.so"
     entries = ["truncated", "sized", "divided", "divided_ints", "divided_mixed", "rounded_int",
                "complex_int", "complex_float", "rounded", "lengths", "flags"]
-    done = run_dync("export", *[f"{model}:{e}" for e in entries], "-o", out)
-    assert done.returncode == 0, done.stderr
-    results = run_reporting_script(RUNNER.format(
-        package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(out),
-        body=textwrap.dedent(BODY).strip()))
+    results = export_and_report(run_dync, tmp_path, MODEL, entries, RUNNER,
+                                body=textwrap.dedent(BODY).strip())
     # Beyond int64 (1e30; 2 ** 62 doubled by the second int(); an int
     # rounded past 2 ** 63; int() of a complex 2.0 ** 63, whose value eager
     # leaves unspecified), and eager's torch._check error: the original code

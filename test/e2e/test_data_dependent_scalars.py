@@ -14,8 +14,7 @@ import textwrap
 
 import pytest
 
-from conftest import run_reporting_script
-from test_export_roundtrip import PACKAGE_DIR
+from conftest import export_and_report
 
 torch = pytest.importorskip("torch")
 
@@ -174,16 +173,11 @@ RUNNER = textwrap.dedent("""
 
 
 def test_data_dependent_floats_and_bools_match_eager(run_dync, tmp_path):
-    (tmp_path / "model.py").write_text(MODEL)
-    model = str(tmp_path / "model.py")
-    out = tmp_path / "scalars.dync.so"
     entries = ["scaled", "arithmetic", "converted", "flags", "divided", "training_step",
                "counted", "compared"]
-    examples = [a for e in entries[1:] for a in ("--example", f"{e}={e}_inputs")]
-    done = run_dync("export", *[f"{model}:{e}" for e in entries], *examples, "-o", out)
-    assert done.returncode == 0, done.stderr
-    results = run_reporting_script(RUNNER.format(
-        package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(out), body=textwrap.dedent("""
+    examples = {e: f"{e}_inputs" for e in entries[1:]}
+    results = export_and_report(run_dync, tmp_path, MODEL, entries, RUNNER, examples=examples,
+                                body=textwrap.dedent("""
         for k in range(3):
             torch.manual_seed(k)
             x = torch.rand(4) - 0.25 * k
@@ -214,7 +208,7 @@ def test_data_dependent_floats_and_bools_match_eager(run_dync, tmp_path):
         check("divided", "divided", lambda: (a, b))
         # Python raises ZeroDivisionError where IEEE division gives inf.
         check("divided by zero", "divided", lambda: (a, torch.zeros(3)))
-    """).strip()))
+    """).strip())
     for name, result in results.items():
         assert result["difference"] is None, (name, result)
         assert (result["hits"], result["misses"]) == (1, 0), (name, result)

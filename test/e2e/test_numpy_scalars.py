@@ -15,8 +15,7 @@ import textwrap
 
 import pytest
 
-from conftest import run_reporting_script
-from test_export_roundtrip import PACKAGE_DIR
+from conftest import export_and_report
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("numpy")
@@ -121,13 +120,7 @@ RUNNER = textwrap.dedent("""
 
 
 def run_entries(run_dync, tmp_path, entries, calls, *options):
-    (tmp_path / "model.py").write_text(MODEL)
-    model = str(tmp_path / "model.py")
-    out = tmp_path / "numpy_scalars.dync.so"
-    done = run_dync("export", *[f"{model}:{e}" for e in entries], *options, "-o", out)
-    assert done.returncode == 0, done.stderr
-    return run_reporting_script(RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path),
-                                              artifact=str(out), entries=calls))
+    return export_and_report(run_dync, tmp_path, MODEL, entries, RUNNER, *options, entries=calls)
 
 
 def test_numpy_scalars_match_eager(run_dync, tmp_path):

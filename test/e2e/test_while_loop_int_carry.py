@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from conftest import PACKAGE_DIR, run_reporting_script
+from conftest import export_and_report
 
 torch = pytest.importorskip("torch")
 
@@ -91,14 +91,8 @@ RUNNER = textwrap.dedent("""
 
 
 def test_while_loop_int_carries_match_eager(run_dync, tmp_path):
-    (tmp_path / "model.py").write_text(MODEL)
-    model = str(tmp_path / "model.py")
-    out = tmp_path / "loops.dync.so"
-    done = run_dync("export", f"{model}:doubling", f"{model}:counter", f"{model}:tensor_item",
-                    "--example", "counter=counter_inputs", "-o", out)
-    assert done.returncode == 0, done.stderr
-    results = run_reporting_script(RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path),
-                                                 artifact=str(out)))
+    results = export_and_report(run_dync, tmp_path, MODEL, ["doubling", "counter", "tensor_item"],
+                                RUNNER, examples={"counter": "counter_inputs"})
     assert len(results) == 20
     for name, result in results.items():
         assert result["difference"] is None, (name, result)
