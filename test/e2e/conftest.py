@@ -79,11 +79,13 @@ def export_source(run_dync, folder, source, entries, *options, module="model", e
 def export_and_report(run_dync, folder, source, entries, runner, /, *options, module="model",
                       examples=None, **fields):
     """export_source, then `runner` (a template with {package}, {folder},
-    {artifact} and the other `fields`, which may be named as the
-    positional parameters are: `entries=...`) in a fresh interpreter, whose
-    JSON report it returns (run_reporting_script)."""
+    {artifact}, {inputs}, test/e2e/Inputs, where exact_values.py is, and the
+    other `fields`, which may be named as the positional parameters are:
+    `entries=...`) in a fresh interpreter, whose JSON report it returns
+    (run_reporting_script)."""
     artifact = export_source(run_dync, folder, source, entries, *options, module=module,
                              examples=examples)
+    fields.setdefault("inputs", INPUTS)
     return run_reporting_script(runner.format(package=PACKAGE_DIR, folder=str(folder),
                                               artifact=str(artifact), **fields))
 

@@ -92,35 +92,11 @@ RUNNER = textwrap.dedent("""
     import json, math, sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {folder!r})
+    sys.path.insert(0, {inputs!r})
     import torch
     import model
     import dync
-
-    def same(a, b):
-        if type(a) is not type(b):
-            return f"types {{type(a).__name__}} and {{type(b).__name__}}"
-        if isinstance(a, torch.Tensor):
-            if (a.dtype, a.shape, a.stride()) != (b.dtype, b.shape, b.stride()):
-                return f"tensors {{a.dtype}} {{a.shape}} and {{b.dtype}} {{b.shape}}"
-            equal = (a == b) | (a.isnan() & b.isnan())
-            return None if bool(equal.all()) else f"values {{a}} and {{b}}"
-        if isinstance(a, (list, tuple)):
-            if len(a) != len(b):
-                return "lengths"
-            return next((d for d in map(same, a, b) if d), None)
-        if isinstance(a, float):
-            if math.isnan(a) and math.isnan(b):
-                return None
-            if a != b or math.copysign(1, a) != math.copysign(1, b):
-                return f"values {{a!r}} and {{b!r}}"
-            return None
-        return None if a == b else f"values {{a!r}} and {{b!r}}"
-
-    def outcome(fn, args):
-        try:
-            return "value", fn(*args)
-        except Exception as error:
-            return "raised", f"{{type(error).__name__}}: {{error}}"
+    from exact_values import outcome, same
 
     results = {{}}
 

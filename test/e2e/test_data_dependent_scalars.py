@@ -110,36 +110,11 @@ RUNNER = textwrap.dedent("""
     import json, math, sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {folder!r})
+    sys.path.insert(0, {inputs!r})
     import torch
     import model
     import dync
-
-    def same(a, b):
-        if type(a) is not type(b):
-            return f"types {{type(a).__name__}} and {{type(b).__name__}}"
-        if isinstance(a, torch.Tensor):
-            if (a.dtype, a.shape, a.stride(), a.requires_grad) != (b.dtype, b.shape, b.stride(),
-                                                                  b.requires_grad):
-                return f"tensors {{a.dtype}} {{a.shape}} {{a.stride()}} {{a.requires_grad}} and " \\
-                       f"{{b.dtype}} {{b.shape}} {{b.stride()}} {{b.requires_grad}}"
-            return None if torch.equal(a.detach(), b.detach()) else f"values {{a}} and {{b}}"
-        if isinstance(a, (list, tuple)):
-            if len(a) != len(b):
-                return "lengths"
-            return next((d for d in map(same, a, b) if d), None)
-        if isinstance(a, dict):
-            if list(a) != list(b):
-                return "keys"
-            return next((d for d in map(same, a.values(), b.values()) if d), None)
-        if isinstance(a, float) and math.isnan(a) and math.isnan(b):
-            return None
-        return None if a == b else f"values {{a!r}} and {{b!r}}"
-
-    def outcome(fn, args):
-        try:
-            return "value", fn(*args)
-        except Exception as error:
-            return "raised", f"{{type(error).__name__}}: {{error}}"
+    from exact_values import outcome, same
 
     def grads(args):
         return [a.grad for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
