@@ -165,6 +165,9 @@ private:
   llvm::Expected<Value*> boolIntPow(const ir::Node& node, llvm::ArrayRef<ScalarNumber> operands);
   /// int(), round(), math.floor and math.ceil of \p operand (ScalarMath.cpp).
   llvm::Expected<Value*> scalarToInt(const ir::Node& node, ir::ScalarOp op, ScalarNumber operand);
+  /// round(k, n) of an int and a constant int n: int.__round__.
+  llvm::Expected<Value*> intRoundDigits(const ir::Node& node,
+                                        llvm::ArrayRef<ScalarNumber> operands);
   /// `**`, `//`, `%` of floats and math.sqrt, exp, log (ScalarMath.cpp).
   Value* floatPow(const ir::Node& node, Value* base, Value* exponent);
   Value* floatFloorDivMod(const ir::Node& node, ir::ScalarOp op, Value* a, Value* b);

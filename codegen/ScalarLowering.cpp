@@ -149,8 +149,9 @@ llvm::Error GraphEmitter::emitScalarOp(const ir::Node& node) {
     result = boolScalarOp(node, *op, operands);
   } else if (node.type().kind() == ir::Type::Kind::Int) {
     slot.kind = SlotKind::Int;
-    result = ir::scalarOpGivesInt(*op) ? scalarToInt(node, *op, operands[0])
-                                       : intScalarOp(node, *op, operands);
+    result = *op == ir::ScalarOp::Round && operands.size() == 2 ? intRoundDigits(node, operands)
+             : ir::scalarOpGivesInt(*op) ? scalarToInt(node, *op, operands[0])
+                                         : intScalarOp(node, *op, operands);
   } else {
     slot.kind = SlotKind::Double;
     result = floatScalarOp(node, *op, operands);

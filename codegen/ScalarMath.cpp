@@ -93,8 +93,9 @@ Value* GraphEmitter::floatFloorDivMod(const ir::Node& node, ir::ScalarOp op, Val
   Value* zero = llvm::ConstantFP::get(f64, 0.0);
   bool floorDiv = op == ir::ScalarOp::FloorDiv;
   raiseIf(node, b_.CreateFCmpOEQ(b, zero),
-          floorDiv ? "ZeroDivisionError: float floor division by zero"
-                   : "ZeroDivisionError: float modulo",
+          node.op().ends_with(".divmod") ? "ZeroDivisionError: float divmod()"
+          : floorDiv                     ? "ZeroDivisionError: float floor division by zero"
+                                         : "ZeroDivisionError: float modulo",
           "divisor.ok." + node.name());
   // CPython's _float_div_mod: fmod, then moved to the divisor's sign.
   Value* mod = b_.CreateFRem(a, b, "fmod." + node.name());
@@ -163,6 +164,47 @@ llvm::Expected<Value*> GraphEmitter::scalarToInt(const ir::Node& node, ir::Scala
                    b_.CreateFCmpOLT(whole, llvm::ConstantFP::get(f64, 9223372036854775808.0)));
   raiseIf(node, b_.CreateNot(inside), beyondInt64(node, op), "int64." + node.name());
   return b_.CreateFPToSI(whole, b_.getInt64Ty(), node.name());
+}
+
+llvm::Expected<Value*> GraphEmitter::intRoundDigits(const ir::Node& node,
+                                                    llvm::ArrayRef<ScalarNumber> operands) {
+  auto* digits = llvm::dyn_cast<llvm::ConstantInt>(operands[1].value);
+  if (operands[0].kind == SlotKind::Double || operands[1].kind == SlotKind::Double || !digits)
+    return unsupported(&node, "round() of an int to a number of digits that is no constant int");
+  Value* a = scalarAsInt(b_, operands[0].kind, operands[0].value);
+  int64_t n = digits->getSExtValue();
+  if (n >= 0)
+    return a;
+  // Every int64 is less than half of 10**20 from zero: larger powers round
+  // it to 0.
+  if (n < -19)
+    return b_.getInt64(0);
+  if (n == -19) {
+    // |a| beyond 5 * 10**18 rounds to 10**19, beyond int64; half ties to 0.
+    Value* half = b_.getInt64(5000000000000000000LL);
+    raiseIf(node, b_.CreateOr(b_.CreateICmpSGT(a, half), b_.CreateICmpSLT(a, b_.CreateNeg(half))),
+            beyondInt64(node, ir::ScalarOp::Round), "int64." + node.name());
+    return b_.getInt64(0);
+  }
+  int64_t power = 1;
+  for (int64_t i = 0; i < -n; ++i)
+    power *= 10;
+  // int.__round__: q, r = divmod(a, m); up when 2r > m, or 2r == m with q
+  // odd (half to even); then q * m, which may leave int64.
+  Value* m = b_.getInt64(power);
+  Value* q = b_.CreateSDiv(a, m);
+  Value* r = b_.CreateSRem(a, m);
+  Value* negative = b_.CreateICmpSLT(r, b_.getInt64(0));
+  q = b_.CreateSelect(negative, b_.CreateSub(q, b_.getInt64(1)), q);
+  r = b_.CreateSelect(negative, b_.CreateAdd(r, m), r);
+  Value* twice = b_.CreateShl(r, 1); // r < m <= 10**18: no overflow
+  Value* odd = b_.CreateICmpNE(b_.CreateAnd(q, b_.getInt64(1)), b_.getInt64(0));
+  Value* up = b_.CreateOr(b_.CreateICmpSGT(twice, m), b_.CreateAnd(b_.CreateICmpEQ(twice, m), odd));
+  q = b_.CreateSelect(up, b_.CreateAdd(q, b_.getInt64(1)), q);
+  Value* pair = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, q, m);
+  raiseIf(node, b_.CreateExtractValue(pair, 1), beyondInt64(node, ir::ScalarOp::Round),
+          "int64." + node.name());
+  return b_.CreateExtractValue(pair, 0, node.name());
 }
 
 llvm::Expected<Value*> GraphEmitter::intScalarOp(const ir::Node& node, ir::ScalarOp op,

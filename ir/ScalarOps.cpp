@@ -8,7 +8,14 @@ namespace dync::ir {
 namespace {
 
 std::optional<ScalarOp> parseScalarOp(llvm::StringRef op) {
-  if (!op.consume_front("sym::") || !op.consume_back(".default"))
+  if (!op.consume_front("sym::"))
+    return std::nullopt;
+  // divmod()'s parts: floor division and modulo raising divmod's text.
+  if (op == "floordiv.divmod")
+    return ScalarOp::FloorDiv;
+  if (op == "mod.divmod")
+    return ScalarOp::Mod;
+  if (!op.consume_back(".default"))
     return std::nullopt;
   return llvm::StringSwitch<std::optional<ScalarOp>>(op)
       .Case("add", ScalarOp::Add)
@@ -127,8 +134,17 @@ std::string checkScalarOp(const Node& node) {
   bool bitwise = *op == ScalarOp::And || *op == ScalarOp::Or || *op == ScalarOp::Xor;
   if (bitwise && isInt)
     return "";
-  if (roundDigits)
-    return kind == Type::Kind::Float ? "" : node.op() + " of two operands gives a float";
+  if (roundDigits) {
+    // round(k, n) of an int is an int (int.__round__), of a float a float.
+    const Argument& number = node.args().front();
+    const Type* type = number.isValue() && number.valueRef().node
+                           ? number.valueRef().node->resultType(number.valueRef().index)
+                           : nullptr;
+    bool ofInt = number.kind() == Argument::Kind::Sym || (type && type->kind() == Type::Kind::Int);
+    if (ofInt)
+      return isInt ? "" : node.op() + " of an int gives an int of a symbol of its own";
+    return kind == Type::Kind::Float ? "" : node.op() + " of a float gives a float";
+  }
   if (scalarOpGivesBool(*op)    ? kind != Type::Kind::Bool
       : scalarOpGivesInt(*op)   ? !isInt
       : scalarOpGivesFloat(*op) ? kind != Type::Kind::Float

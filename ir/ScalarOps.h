@@ -22,6 +22,11 @@
 //   %6 = sym::floor.default(%4) : int<u1>
 //   %7 = sym::pow.default(%1, 0.5) : float
 //
+// divmod()'s parts are `sym::floordiv.divmod` and `sym::mod.divmod`: the
+// values of `//` and `%`, with divmod's text for a zero divisor ("float
+// divmod()"). `sym::round.default(k, n)` of an int k is int.__round__, an
+// int of a symbol of its own.
+//
 // Where Python raises (`math.sqrt(-1.0)`, `0.0 ** -1.0`, `int(nan)`), the
 // graph raises the same exception; where Python's result is a number the
 // graph cannot hold (a complex power, an int beyond int64), the call runs

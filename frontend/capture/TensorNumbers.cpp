@@ -146,6 +146,27 @@ llvm::Expected<ValuePtr> divmodOfDataNumbers(BuiltinContext& interp,
     return any.takeError();
   if (!*any)
     return nullptr;
+  // With a float operand, each part is a node that raises divmod's own
+  // ZeroDivisionError ("float divmod()"); ints divide as `//` and `%` do,
+  // whose text for a zero divisor is divmod's too.
+  bool anyFloat = false;
+  for (const ValuePtr& arg : args)
+    anyFloat = anyFloat || PyFloat_Check(arg->object.get()) ||
+               Py_TYPE(arg->object.get()) ==
+                   reinterpret_cast<PyTypeObject*>(interp.types().symFloat.get());
+  if (anyFloat) {
+    std::vector<ValuePtr> parts;
+    for (const char* name : {"divmod_quotient", "divmod_remainder"}) {
+      llvm::Expected<PyRef> part = scalarsFunction(name);
+      if (!part)
+        return part.takeError();
+      llvm::Expected<ValuePtr> value = interp.callOracle(part->get(), args, {});
+      if (!value)
+        return value.takeError();
+      parts.push_back(*value);
+    }
+    return makeTuple(std::move(parts));
+  }
   llvm::Expected<ValuePtr> quotient = interp.binary("//", args[0], args[1]);
   if (!quotient)
     return quotient.takeError();

@@ -1,12 +1,17 @@
-# int() of a floating-point tensor, divmod, round(s, n), len() of a tensor
-# whose length comes from tensor data, and `**` and `& | ^` of a bool from
-# tensor data with an int. round(s, n) of a float is a float node. int(t) is item() and a sym::int node, as int() of the float
-# item() gives; divmod(a, b) is Python's (a // b, a % b), one node each;
+# int() of a floating-point tensor, int() and float() of a complex one,
+# divmod, round(s, n) and round(k, n), len() of a tensor whose length comes
+# from tensor data, and `**` and `& | ^` of a bool from tensor data with an
+# int. round(s, n) of a float is a float node, round(k, n) of an int an int
+# node (k itself for n >= 0). int(t) is item() and a sym::int node, as int()
+# of the float item() gives; of a complex tensor, of its real part after a
+# check raising eager's RuntimeError. divmod(a, b) is Python's (a // b,
+# a % b), one node each, `.divmod` nodes with a float (raising "float
+# divmod()" for a zero divisor);
 # len() of `x[mask]` or `x.nonzero()` is its unbacked symbol; a bool with an
 # int gives an int, a fresh symbol its node computes. What is still refused
 # stops at its line in plain words.
-# RUN: %dync export %s:truncated %s:divided %s:lengths %s:flags %s:rounded --emit=graph | FileCheck %s
-# RUN: not %dync export %s:complex_int --emit=graph 2>&1 | FileCheck %s --check-prefix=COMPLEX
+# RUN: %dync export %s:truncated %s:divided %s:lengths %s:flags %s:rounded %s:rounded_int %s:complex_int %s:complex_float --emit=graph | FileCheck %s
+# RUN: not %dync export %s:symbolic_digits --emit=graph 2>&1 | FileCheck %s --check-prefix=DIGITS
 # RUN: not %dync export %s:symbolic_power --emit=graph 2>&1 | FileCheck %s --check-prefix=POWER
 # RUN: not %dync export %s:float_and --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOATAND
 # RUN: not %dync export %s:zero_dim_len --emit=graph 2>&1 | FileCheck %s --check-prefix=ZERODIM
@@ -32,10 +37,10 @@ def divided(x):
 # CHECK-LABEL: graph @divided(
 # CHECK:       %[[S:[0-9]+]] = aten::_local_scalar_dense.default(%{{[0-9]+}}) : float
 # CHECK:       aten::_local_scalar_dense.default(%{{[0-9]+}}) : int<u0>
-# CHECK-NEXT:  %[[Q:[0-9]+]] = sym::floordiv.default(%[[S]], 0.3) : float
-# CHECK-NEXT:  %[[R:[0-9]+]] = sym::mod.default(%[[S]], 0.3) : float
-# CHECK-NEXT:  %[[Q2:[0-9]+]] = sym::floordiv.default(7.5, %[[S]]) : float
-# CHECK-NEXT:  %[[R2:[0-9]+]] = sym::mod.default(7.5, %[[S]]) : float
+# CHECK-NEXT:  %[[Q:[0-9]+]] = sym::floordiv.divmod(%[[S]], 0.3) : float
+# CHECK-NEXT:  %[[R:[0-9]+]] = sym::mod.divmod(%[[S]], 0.3) : float
+# CHECK-NEXT:  %[[Q2:[0-9]+]] = sym::floordiv.divmod(7.5, %[[S]]) : float
+# CHECK-NEXT:  %[[R2:[0-9]+]] = sym::mod.divmod(7.5, %[[S]]) : float
 # CHECK-NEXT:  return ((%[[Q]], %[[R]]), (u0 floordiv 4, u0 mod 4), (%[[Q2]], %[[R2]]))
 
 
@@ -80,10 +85,47 @@ def rounded(x):
 # CHECK-NEXT:  return (%[[A]], %[[B]], [[U]])
 
 
+def rounded_int(x):
+    k = (x * 100).long().sum().item()
+    return round(k, -1), round(k, 2), round(k, -25)
+
+# CHECK-LABEL: graph @rounded_int(
+# CHECK:       aten::_local_scalar_dense.default(%{{[0-9]+}}) : int<u0>
+# CHECK-NEXT:  %{{[0-9]+}} = sym::round.default(u0, -1) : int<[[A:u[0-9]+]]>
+# CHECK-NEXT:  %{{[0-9]+}} = sym::round.default(u0, -25) : int<[[B:u[0-9]+]]>
+# CHECK-NEXT:  return ([[A]], u0, [[B]])
+
+
 def complex_int(x):
     return int(torch.view_as_complex(x.view(2, 2))[0])
 
-# COMPLEX: data-dependent-conversions.py:[[@LINE-2]]:12: error: int() of a complex tensor is not supported: eager raises for any value with an imaginary part; take t.real first
+# CHECK-LABEL: graph @complex_int(
+# CHECK:       %[[C:[0-9]+]] = aten::select.int(%{{[0-9]+}}, 0, 0) : tensor<c64, []>
+# CHECK:       aten::eq.Scalar(%{{[0-9]+}}, 0) : tensor<bool, []>
+# CHECK:       aten::ge.Scalar(%{{[0-9]+}}, -9.223372036854776e+18) : tensor<bool, []>
+# CHECK:       aten::le.Scalar(%{{[0-9]+}}, 9.223372036854776e+18) : tensor<bool, []>
+# CHECK-NEXT:  %[[OK:[0-9]+]] = aten::bitwise_and.Tensor(
+# CHECK-NEXT:  %{{[0-9]+}} = aten::_assert_async.msg(%[[OK]], "RuntimeError: value cannot be converted to type int64_t without overflow") : none
+# CHECK:       %[[S:[0-9]+]] = aten::_local_scalar_dense.default(%{{[0-9]+}}) : float
+# CHECK-NEXT:  %{{[0-9]+}} = sym::int.default(%[[S]]) : int<[[U:u[0-9]+]]>
+# CHECK-NEXT:  return [[U]]
+
+
+def complex_float(x):
+    return float(torch.view_as_complex(x.view(2, 2))[1])
+
+# CHECK-LABEL: graph @complex_float(
+# CHECK:       %[[OK:[0-9]+]] = aten::eq.Scalar(%{{[0-9]+}}, 0) : tensor<bool, []>
+# CHECK-NEXT:  %{{[0-9]+}} = aten::_assert_async.msg(%[[OK]], "RuntimeError: value cannot be converted to type double without overflow") : none
+# CHECK:       %[[S:[0-9]+]] = aten::_local_scalar_dense.default(%{{[0-9]+}}) : float
+# CHECK-NEXT:  return %[[S]]
+
+
+def symbolic_digits(x):
+    k = x.long().sum().item()
+    return round(k, k)
+
+# DIGITS: data-dependent-conversions.py:[[@LINE-2]]:12: error: round() with a number of digits is an operation graphs compute for a float or an int computed from tensor data and a constant int number of digits only (round(x, 2), round(k, -1))
 
 
 def symbolic_power(x):

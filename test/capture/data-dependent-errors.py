@@ -26,10 +26,10 @@ def branch(x, n):
 
 def rounded(x, n):
     k = n.item()
-    return x * round(k, -1)
+    return x * round(2.5, k)
 
-# ROUND: data-dependent-errors.py:[[@LINE-2]]:16: error: round() with a number of digits is an operation graphs compute for a float computed from tensor data and a constant int number of digits only (round(x, 2)); keep the value a tensor and use torch.round(t, decimals=n)
-# ROUND-NEXT: {{^}}    return x * round(k, -1)
+# ROUND: data-dependent-errors.py:[[@LINE-2]]:16: error: round() with a number of digits is an operation graphs compute for a float or an int computed from tensor data and a constant int number of digits only (round(x, 2), round(k, -1)); keep the value a tensor and use torch.round(t, decimals=n)
+# ROUND-NEXT: {{^}}    return x * round(2.5, k)
 # ROUND-NOT: Exception
 
 

@@ -60,6 +60,46 @@ def run_reporting_script(source):
     return json.loads(ran.stdout.strip().splitlines()[-1])
 
 
+def export_entries(run_dync, path, entries, artifact, *options, examples=None):
+    """Exports the `entries` (`name` or `Class.forward`) of the module file
+    `path`, with `examples` ({entry: example function}, each an `--example
+    entry=function`) and the other `options`, into `artifact`; the export
+    must succeed. Returns `artifact`."""
+    flags = [a for e, f in (examples or {}).items() for a in ("--example", f"{e}={f}")]
+    done = run_dync("export", *[f"{path}:{e}" for e in entries], *flags, *options,
+                    "-o", artifact)
+    assert done.returncode == 0, done.stderr
+    return artifact
+
+
+def export_source(run_dync, folder, source, entries, *options, module="model", examples=None):
+    """Writes `source` to `folder`/MODULE.py and exports its `entries` into
+    MODULE.dync.so there (export_entries). Returns the artifact's path."""
+    path = folder / f"{module}.py"
+    path.write_text(source)
+    return export_entries(run_dync, path, entries, folder / f"{module}.dync.so", *options,
+                          examples=examples)
+
+
+def report_of(runner, artifact, folder=None, /, **fields):
+    """Runs `runner`, a template with {package}, {inputs} (test/e2e/Inputs,
+    where exact_values.py is), {artifact}, {folder} and the other `fields`,
+    in a fresh interpreter; returns the JSON report it prints
+    (run_reporting_script)."""
+    fields.setdefault("inputs", INPUTS)
+    return run_reporting_script(runner.format(package=PACKAGE_DIR, folder=str(folder),
+                                              artifact=str(artifact), **fields))
+
+
+def export_and_report(run_dync, folder, source, entries, runner, /, *options, module="model",
+                      examples=None, **fields):
+    """export_source, then report_of the `runner` on the artifact (`fields`
+    may be named as the positional parameters are: `entries=...`)."""
+    artifact = export_source(run_dync, folder, source, entries, *options, module=module,
+                             examples=examples)
+    return report_of(runner, artifact, folder, **fields)
+
+
 def compiled_and_eager_reports(run_dync, folder, module, models, program):
     """Exports `models`' forwards of `module` into one artifact in `folder`,
     which must compile the calls with grad mode on, then runs `program` (a

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from conftest import BUILD, INPUTS, run_reporting_script
+from conftest import INPUTS, export_entries, report_of
 
 torch = pytest.importorskip("torch")
 SOURCE = os.path.join(INPUTS, "binding_and_getattr.py")
@@ -65,11 +65,8 @@ print(json.dumps(report))
 
 
 def test_binding_and_getattr_match_eager(run_dync, tmp_path):
-    artifact = tmp_path / "binding.dync.so"
-    done = run_dync("export", *[f"{SOURCE}:{name}" for name in ENTRIES], "-o", artifact)
-    assert done.returncode == 0, done.stderr
-    report = run_reporting_script(RUNNER.format(package=os.path.join(BUILD, "python"),
-                                                inputs=INPUTS, artifact=str(artifact)))
+    artifact = export_entries(run_dync, SOURCE, ENTRIES, tmp_path / "binding.dync.so")
+    report = report_of(RUNNER, artifact)
     # each entry: one call for values, one with grad, both compiled
     assert report["hits"] == {name: 2 for name in ENTRIES}
     assert report["misses"] == 1

@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from conftest import PACKAGE_DIR, run_reporting_script
+from conftest import export_and_report
 
 torch = pytest.importorskip("torch")
 
@@ -99,13 +99,8 @@ RUNNER = textwrap.dedent("""
 
 @pytest.mark.parametrize("level", ["-O0", "-O1"])
 def test_both_branches_match_eager(run_dync, tmp_path, level):
-    (tmp_path / "condmodel.py").write_text(MODEL)
-    artifact = tmp_path / "condmodel.dync.so"
-    done = run_dync("export", f"{tmp_path / 'condmodel.py'}:CondModel.forward", level, "-o",
-                    artifact)
-    assert done.returncode == 0, done.stderr
-    results = run_reporting_script(RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path),
-                                                 artifact=str(artifact)))
+    results = export_and_report(run_dync, tmp_path, MODEL, ["CondModel.forward"], RUNNER, level,
+                                module="condmodel")
     assert len(results) == 9
     for key, (difference, hit, reason) in results.items():
         assert difference is None, f"{key}: {difference}"
@@ -146,12 +141,6 @@ DYNAMIC_RUNNER = textwrap.dedent("""
 
 
 def test_branches_over_symbolic_sizes(run_dync, tmp_path):
-    (tmp_path / "shrinking.py").write_text(DYNAMIC_MODEL)
-    artifact = tmp_path / "shrinking.dync.so"
-    done = run_dync("export", f"{tmp_path / 'shrinking.py'}:shrink", "--dynamic", "x:0=n[2,16]",
-                    "-o", artifact)
-    assert done.returncode == 0, done.stderr
-    results = run_reporting_script(DYNAMIC_RUNNER.format(package=PACKAGE_DIR,
-                                                         folder=str(tmp_path),
-                                                         artifact=str(artifact)))
+    results = export_and_report(run_dync, tmp_path, DYNAMIC_MODEL, ["shrink"], DYNAMIC_RUNNER,
+                                "--dynamic", "x:0=n[2,16]", module="shrinking")
     assert results == {key: [True, True] for key in results} and len(results) == 6, results

@@ -12,7 +12,8 @@ import textwrap
 
 import pytest
 
-from test_export_roundtrip import PACKAGE_DIR, run_python
+from conftest import export_and_report
+from test_export_roundtrip import run_python
 
 torch = pytest.importorskip("torch")
 
@@ -123,16 +124,10 @@ RUNNER = textwrap.dedent("""
 
 
 def test_data_dependent_sizes_match_eager(run_dync, tmp_path):
-    (tmp_path / "model.py").write_text(MODEL)
-    model = str(tmp_path / "model.py")
-    out = tmp_path / "dd.so"
-    done = run_dync("export", model + ":positions", model + ":masked", model + ":counted",
-                    model + ":distinct", model + ":rows", model + ":many", model + ":columns",
-                    model + ":runs", "--example", "runs=runs_inputs", "--example", "columns=columns_inputs", "--example", "counted=counted_inputs", "--example", "distinct=distinct_inputs",
-                    "--example", "rows=rows_inputs", "--example", "many=many_inputs", "-o", out)
-    assert done.returncode == 0, done.stderr
-    results = run_python(RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(out),
-                                       body=textwrap.dedent("""
+    entries = ["positions", "masked", "counted", "distinct", "rows", "many", "columns", "runs"]
+    examples = {e: f"{e}_inputs" for e in entries[2:]}
+    results = export_and_report(run_dync, tmp_path, MODEL, entries, RUNNER, examples=examples,
+                                body=textwrap.dedent("""
         # No, one and several elements selected.
         for label, x in (("none", torch.zeros(3, 2)),
                          ("one", torch.tensor([[0.0, 0.0], [2.5, 0.0], [0.0, 0.0]])),
@@ -164,7 +159,7 @@ def test_data_dependent_sizes_match_eager(run_dync, tmp_path):
         for label, x in (("arange", torch.arange(12)), ("shuffled", torch.randperm(12)),
                          ("small", torch.zeros(12, dtype=torch.int64))):
             check("many " + label, "many", (x,))
-    """).strip()))
+    """).strip())
     # A value outside a symbol's range runs the original code (nothing was
     # done yet), whose torch._check then raises as eager mode's does.
     outside = {"counted 9", "counted -1"}

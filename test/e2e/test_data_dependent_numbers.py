@@ -16,8 +16,7 @@ import textwrap
 
 import pytest
 
-from conftest import run_reporting_script
-from test_export_roundtrip import PACKAGE_DIR
+from conftest import export_and_report
 
 torch = pytest.importorskip("torch")
 
@@ -93,35 +92,11 @@ RUNNER = textwrap.dedent("""
     import json, math, sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {folder!r})
+    sys.path.insert(0, {inputs!r})
     import torch
     import model
     import dync
-
-    def same(a, b):
-        if type(a) is not type(b):
-            return f"types {{type(a).__name__}} and {{type(b).__name__}}"
-        if isinstance(a, torch.Tensor):
-            if (a.dtype, a.shape, a.stride()) != (b.dtype, b.shape, b.stride()):
-                return f"tensors {{a.dtype}} {{a.shape}} and {{b.dtype}} {{b.shape}}"
-            equal = (a == b) | (a.isnan() & b.isnan())
-            return None if bool(equal.all()) else f"values {{a}} and {{b}}"
-        if isinstance(a, (list, tuple)):
-            if len(a) != len(b):
-                return "lengths"
-            return next((d for d in map(same, a, b) if d), None)
-        if isinstance(a, float):
-            if math.isnan(a) and math.isnan(b):
-                return None
-            if a != b or math.copysign(1, a) != math.copysign(1, b):
-                return f"values {{a!r}} and {{b!r}}"
-            return None
-        return None if a == b else f"values {{a!r}} and {{b!r}}"
-
-    def outcome(fn, args):
-        try:
-            return "value", fn(*args)
-        except Exception as error:
-            return "raised", f"{{type(error).__name__}}: {{error}}"
+    from exact_values import outcome, same
 
     results = {{}}
 
@@ -168,18 +143,11 @@ for values in [[1.0, 2.0, 3.0, 4.0], [-1.0] * 4, [2.0, 0.5, -3.0, 0.0]]:
 
 
 def test_data_dependent_numbers_match_eager(run_dync, tmp_path):
-    (tmp_path / "model.py").write_text(MODEL)
-    model = str(tmp_path / "model.py")
-    out = tmp_path / "numbers.dync.so"
     examples = {"converted": "float_inputs", "maths": "float_inputs", "sized": "sized_inputs",
-                "ints": "ints_inputs", "absolute": "ints_inputs", "counted": "counted_inputs", "flags": "counted_inputs"}
-    entries = ["powers", *examples]
-    done = run_dync("export", *[f"{model}:{e}" for e in entries],
-                    *[a for e, f in examples.items() for a in ("--example", f"{e}={f}")], "-o", out)
-    assert done.returncode == 0, done.stderr
-    results = run_reporting_script(RUNNER.format(
-        package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(out),
-        body=textwrap.dedent(BODY).strip()))
+                "ints": "ints_inputs", "absolute": "ints_inputs", "counted": "counted_inputs",
+                "flags": "counted_inputs"}
+    results = export_and_report(run_dync, tmp_path, MODEL, ["powers", *examples], RUNNER,
+                                examples=examples, body=textwrap.dedent(BODY).strip())
     # Eager's result where Python's is a complex number (a negative number to
     # the power 0.5) or an int beyond int64, or eager's torch._check error:
     # the original code ran.

@@ -14,8 +14,7 @@ import textwrap
 
 import pytest
 
-from conftest import run_reporting_script
-from test_export_roundtrip import PACKAGE_DIR
+from conftest import export_and_report
 
 torch = pytest.importorskip("torch")
 
@@ -111,36 +110,11 @@ RUNNER = textwrap.dedent("""
     import json, math, sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {folder!r})
+    sys.path.insert(0, {inputs!r})
     import torch
     import model
     import dync
-
-    def same(a, b):
-        if type(a) is not type(b):
-            return f"types {{type(a).__name__}} and {{type(b).__name__}}"
-        if isinstance(a, torch.Tensor):
-            if (a.dtype, a.shape, a.stride(), a.requires_grad) != (b.dtype, b.shape, b.stride(),
-                                                                  b.requires_grad):
-                return f"tensors {{a.dtype}} {{a.shape}} {{a.stride()}} {{a.requires_grad}} and " \\
-                       f"{{b.dtype}} {{b.shape}} {{b.stride()}} {{b.requires_grad}}"
-            return None if torch.equal(a.detach(), b.detach()) else f"values {{a}} and {{b}}"
-        if isinstance(a, (list, tuple)):
-            if len(a) != len(b):
-                return "lengths"
-            return next((d for d in map(same, a, b) if d), None)
-        if isinstance(a, dict):
-            if list(a) != list(b):
-                return "keys"
-            return next((d for d in map(same, a.values(), b.values()) if d), None)
-        if isinstance(a, float) and math.isnan(a) and math.isnan(b):
-            return None
-        return None if a == b else f"values {{a!r}} and {{b!r}}"
-
-    def outcome(fn, args):
-        try:
-            return "value", fn(*args)
-        except Exception as error:
-            return "raised", f"{{type(error).__name__}}: {{error}}"
+    from exact_values import outcome, same
 
     def grads(args):
         return [a.grad for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
@@ -174,16 +148,11 @@ RUNNER = textwrap.dedent("""
 
 
 def test_data_dependent_floats_and_bools_match_eager(run_dync, tmp_path):
-    (tmp_path / "model.py").write_text(MODEL)
-    model = str(tmp_path / "model.py")
-    out = tmp_path / "scalars.dync.so"
     entries = ["scaled", "arithmetic", "converted", "flags", "divided", "training_step",
                "counted", "compared"]
-    examples = [a for e in entries[1:] for a in ("--example", f"{e}={e}_inputs")]
-    done = run_dync("export", *[f"{model}:{e}" for e in entries], *examples, "-o", out)
-    assert done.returncode == 0, done.stderr
-    results = run_reporting_script(RUNNER.format(
-        package=PACKAGE_DIR, folder=str(tmp_path), artifact=str(out), body=textwrap.dedent("""
+    examples = {e: f"{e}_inputs" for e in entries[1:]}
+    results = export_and_report(run_dync, tmp_path, MODEL, entries, RUNNER, examples=examples,
+                                body=textwrap.dedent("""
         for k in range(3):
             torch.manual_seed(k)
             x = torch.rand(4) - 0.25 * k
@@ -214,7 +183,7 @@ def test_data_dependent_floats_and_bools_match_eager(run_dync, tmp_path):
         check("divided", "divided", lambda: (a, b))
         # Python raises ZeroDivisionError where IEEE division gives inf.
         check("divided by zero", "divided", lambda: (a, torch.zeros(3)))
-    """).strip()))
+    """).strip())
     for name, result in results.items():
         assert result["difference"] is None, (name, result)
         assert (result["hits"], result["misses"]) == (1, 0), (name, result)

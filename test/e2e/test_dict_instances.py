@@ -12,7 +12,7 @@ keys built in a function find equal tuples a dict holds.
 """
 import os
 
-from conftest import BUILD, INPUTS, run_reporting_script
+from conftest import INPUTS, export_entries, report_of
 
 import pytest
 
@@ -53,12 +53,8 @@ print(json.dumps(report))
 
 
 def test_dict_class_objects_rebuilt_as_eager(run_dync, tmp_path):
-    artifact = tmp_path / "dict_outputs.so"
-    done = run_dync("export", *[f"{MODULE}:{name}" for name in ENTRIES], "-o", artifact)
-    assert done.returncode == 0, done.stderr
-    report = run_reporting_script(CHILD.format(package=os.path.join(BUILD, "python"),
-                                               inputs=INPUTS, entries=ENTRIES,
-                                               artifact=str(artifact)))
+    artifact = export_entries(run_dync, MODULE, ENTRIES, tmp_path / "dict_outputs.so")
+    report = report_of(CHILD, artifact, entries=ENTRIES)
     assert [r["entry"] for r in report] == ENTRIES
     missed = [r["entry"] for r in report if not r["hit"]]
     assert not missed, missed

@@ -10,13 +10,11 @@ a third subclass that was not exported runs the original code (a miss).
 Statistics are keyed by the function's qualified name, which is what
 `Artifact.entries` lists.
 """
-import json
-import os
 import textwrap
 
 import pytest
 
-from conftest import BUILD, run_reporting_script
+from conftest import export_and_report
 
 torch = pytest.importorskip("torch")
 
@@ -104,13 +102,8 @@ print(json.dumps(report))
 
 def test_inherited_decorated_entries_are_served_by_the_defining_function(run_dync, tmp_path):
     (tmp_path / "generic_base.py").write_text(BASE)
-    (tmp_path / "model.py").write_text(MODEL)
-    artifact = tmp_path / "model.dync.so"
-    done = run_dync("export", f"{tmp_path / 'model.py'}:Child.forward",
-                    f"{tmp_path / 'model.py'}:Child2.forward", "-o", artifact)
-    assert done.returncode == 0, done.stderr
-    report = run_reporting_script(CHILD.format(package=os.path.join(BUILD, "python"),
-                                               folder=str(tmp_path), artifact=str(artifact)))
+    report = export_and_report(run_dync, tmp_path, MODEL, ["Child.forward", "Child2.forward"],
+                               CHILD)
     # Every variant (one per subclass and grad mode) replaces the one function.
     assert set(report["entries"]) == {"Base.forward"}, report
     assert set(report["modules"]) == {"generic_base"}, report

@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from conftest import PACKAGE_DIR, INPUTS, run_reporting_script
+from conftest import INPUTS, export_and_report
 
 torch = pytest.importorskip("torch")
 
@@ -64,12 +64,8 @@ RUNNER = textwrap.dedent("""
 
 
 def test_undefined_results_are_none(run_dync, tmp_path):
-    (tmp_path / "undefined_results.py").write_text(MODEL)
-    artifact = tmp_path / "undefined.dync.so"
-    done = run_dync("export", f"{tmp_path / 'undefined_results.py'}:Encoder.forward", "-o", artifact)
-    assert done.returncode == 0, done.stderr
-    report = run_reporting_script(RUNNER.format(package=PACKAGE_DIR, inputs=INPUTS,
-                                                folder=str(tmp_path), artifact=str(artifact)))
+    report = export_and_report(run_dync, tmp_path, MODEL, ["Encoder.forward"], RUNNER,
+                               module="undefined_results", inputs=INPUTS)
     for mode, eager_none, compiled_none, hits, reason in report:
         assert eager_none == compiled_none, mode
         assert hits == 1, (mode, reason)

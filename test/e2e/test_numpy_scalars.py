@@ -15,8 +15,7 @@ import textwrap
 
 import pytest
 
-from conftest import run_reporting_script
-from test_export_roundtrip import PACKAGE_DIR
+from conftest import export_and_report
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("numpy")
@@ -77,23 +76,11 @@ RUNNER = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {folder!r})
+    sys.path.insert(0, {inputs!r})
     import torch
     import model
     import dync
-
-    def same(a, b):
-        if type(a) is not type(b):
-            return f"types {{type(a).__name__}} and {{type(b).__name__}}"
-        if isinstance(a, torch.Tensor):
-            if (a.dtype, a.shape, a.stride(), a.requires_grad) != \\
-                    (b.dtype, b.shape, b.stride(), b.requires_grad):
-                return f"tensors {{a.dtype}} {{a.shape}} and {{b.dtype}} {{b.shape}}"
-            return None if torch.equal(a, b) else f"values {{a}} and {{b}}"
-        if isinstance(a, (list, tuple)):
-            if len(a) != len(b):
-                return "lengths"
-            return next((d for d in map(same, a, b) if d), None)
-        return None if a == b else f"values {{a!r}} and {{b!r}}"
+    from exact_values import same
 
     def run(fn, x):
         x = x.clone().requires_grad_()
@@ -121,13 +108,7 @@ RUNNER = textwrap.dedent("""
 
 
 def run_entries(run_dync, tmp_path, entries, calls, *options):
-    (tmp_path / "model.py").write_text(MODEL)
-    model = str(tmp_path / "model.py")
-    out = tmp_path / "numpy_scalars.dync.so"
-    done = run_dync("export", *[f"{model}:{e}" for e in entries], *options, "-o", out)
-    assert done.returncode == 0, done.stderr
-    return run_reporting_script(RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path),
-                                              artifact=str(out), entries=calls))
+    return export_and_report(run_dync, tmp_path, MODEL, entries, RUNNER, *options, entries=calls)
 
 
 def test_numpy_scalars_match_eager(run_dync, tmp_path):

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from conftest import BUILD, INPUTS, run_reporting_script
+from conftest import INPUTS, export_entries, report_of
 
 torch = pytest.importorskip("torch")
 SOURCE = os.path.join(INPUTS, "super_and_profiler_ranges.py")
@@ -56,9 +56,6 @@ print(json.dumps(hits))
 
 
 def test_super_and_profiler_ranges_match_eager(run_dync, tmp_path):
-    artifact = tmp_path / "super.dync.so"
-    done = run_dync("export", *[f"{SOURCE}:{name}" for name in ENTRIES], "-o", artifact)
-    assert done.returncode == 0, done.stderr
-    hits = run_reporting_script(RUNNER.format(package=os.path.join(BUILD, "python"),
-                                              inputs=INPUTS, artifact=str(artifact)))
+    artifact = export_entries(run_dync, SOURCE, ENTRIES, tmp_path / "super.dync.so")
+    hits = report_of(RUNNER, artifact)
     assert hits == {name: 2 for name in ENTRIES}

@@ -20,7 +20,7 @@ import sys
 
 import pytest
 
-from conftest import PACKAGE_DIR, run_reporting_script
+from conftest import export_and_report
 
 torch = pytest.importorskip("torch")
 
@@ -87,14 +87,9 @@ print(json.dumps(report))
 
 
 def test_one_artifact_serves_every_batch_height_and_width(tmp_path, run_dync):
-    (tmp_path / "mixffn.py").write_text(MODEL)
-    artifact = tmp_path / "mixffn-artifact.so"
-    exported = run_dync("export", f"{tmp_path / 'mixffn.py'}:mix", "-O1", "-o", artifact,
-                        "--dynamic", "x:0=b[1,8]", "--dynamic", "x:2=H[1,16]",
-                        "--dynamic", "x:3=W[1,16]")
-    assert exported.returncode == 0, exported.stderr
-    report = run_reporting_script(CALLS.format(package=PACKAGE_DIR, folder=str(tmp_path),
-                                               artifact=str(artifact)))
+    report = export_and_report(run_dync, tmp_path, MODEL, ["mix"], CALLS, "-O1",
+                               "--dynamic", "x:0=b[1,8]", "--dynamic", "x:2=H[1,16]",
+                               "--dynamic", "x:3=W[1,16]", module="mixffn")
     assert len(report) == 27
     for point, same, error, hits, reason in report:
         assert error is None, f"{point}: {error}"

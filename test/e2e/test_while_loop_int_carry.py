@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from conftest import PACKAGE_DIR, run_reporting_script
+from conftest import export_and_report
 
 torch = pytest.importorskip("torch")
 
@@ -57,19 +57,11 @@ RUNNER = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, {package!r})
     sys.path.insert(0, {folder!r})
+    sys.path.insert(0, {inputs!r})
     import torch
     import model
     import dync
-
-    def same(a, b):
-        if type(a) is not type(b):
-            return f"types {{type(a).__name__}} and {{type(b).__name__}}"
-        if isinstance(a, torch.Tensor):
-            ok = a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
-            return None if ok else f"tensors {{a}} and {{b}}"
-        if isinstance(a, tuple):
-            return next((d for d in map(same, a, b) if d), None)
-        return None if a == b else f"values {{a!r}} and {{b!r}}"
+    from exact_values import same
 
     results = {{}}
     cases = []
@@ -91,14 +83,8 @@ RUNNER = textwrap.dedent("""
 
 
 def test_while_loop_int_carries_match_eager(run_dync, tmp_path):
-    (tmp_path / "model.py").write_text(MODEL)
-    model = str(tmp_path / "model.py")
-    out = tmp_path / "loops.dync.so"
-    done = run_dync("export", f"{model}:doubling", f"{model}:counter", f"{model}:tensor_item",
-                    "--example", "counter=counter_inputs", "-o", out)
-    assert done.returncode == 0, done.stderr
-    results = run_reporting_script(RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path),
-                                                 artifact=str(out)))
+    results = export_and_report(run_dync, tmp_path, MODEL, ["doubling", "counter", "tensor_item"],
+                                RUNNER, examples={"counter": "counter_inputs"})
     assert len(results) == 20
     for name, result in results.items():
         assert result["difference"] is None, (name, result)

@@ -55,3 +55,43 @@ def test_entry_names_the_class_or_the_model_object():
     elsewhere = Module()
     elsewhere.model = Defined()  # a class the file does not define
     assert wild.entry_of(elsewhere) == "model.forward"
+
+
+def test_gradient_comparison_scales_with_the_tensors_magnitude():
+    """A gradient element that is a sum of large terms cancelling to a small
+    value keeps their rounding error: 6e-5 where the tensor's largest
+    gradient is 132 (a few float32 ulps of 132) is rounding, while a wrong
+    value, or a NaN or infinity in another place, still fails."""
+    import torch
+
+    wild = load_wild()
+    expected = torch.tensor([132.0, -97.5, 0.5, 3e-3, 0.0])
+    rounded = expected.clone()
+    rounded[2] += 6e-5
+    rounded[4] -= 4e-5
+    try:
+        torch.testing.assert_close(rounded, expected)
+        elementwise_fails = False
+    except AssertionError:
+        elementwise_fails = True
+    assert elementwise_fails
+    assert wild.gradient_difference({"w": rounded}, {"w": expected}) is None
+    wrong = {
+        "a small element off by 1e-3": (2, 1e-3),
+        "the largest off by 4e-4": (0, 4e-4),
+        "a zero made 5e-4": (4, 5e-4),
+    }
+    for what, (index, delta) in wrong.items():
+        actual = expected.clone()
+        actual[index] += delta
+        why = wild.gradient_difference({"w": actual}, {"w": expected})
+        assert why is not None and why.startswith("gradient of w"), what
+    for value in (float("nan"), float("inf")):
+        actual = expected.clone()
+        actual[3] = value
+        assert wild.gradient_difference({"w": actual}, {"w": expected}) is not None
+        both = expected.clone()
+        both[3] = value
+        assert wild.gradient_difference({"w": both.clone()}, {"w": both}) is None
+    assert "torch.float64" in wild.gradient_difference({"w": expected.double()}, {"w": expected})
+    assert "present on one side only" in wild.gradient_difference({}, {"w": expected})

@@ -34,6 +34,23 @@ def int_of_number(x):
     return x
 
 
+def divmod_quotient(a, b):
+    """divmod(a, b)[0] of numbers one of which is a float computed from
+    tensor data (capture sends it here): floor division, but dividing by
+    zero raises divmod's own ZeroDivisionError ("float divmod()")."""
+    return operator.floordiv(a, b)
+
+
+def divmod_remainder(a, b):
+    """divmod(a, b)[1], as divmod_quotient."""
+    return operator.mod(a, b)
+
+
+# The nodes of these record the overload `divmod` (`sym::floordiv.divmod`):
+# the same value, with divmod's text for a division by zero.
+_OVERLOADS = {divmod_quotient: "divmod", divmod_remainder: "divmod"}
+
+
 # Python's operations on numbers that a graph computes, by the IR name of
 # the node (`sym::add.default`); in-place spellings are the same operation
 # on immutable numbers.
@@ -67,6 +84,8 @@ _OPS = {
     operator.ipow: "pow",
     builtins.pow: "pow",
     operator.floordiv: "floordiv",
+    divmod_quotient: "floordiv",
+    divmod_remainder: "mod",
     operator.ifloordiv: "floordiv",
     operator.mod: "mod",
     operator.imod: "mod",
@@ -198,19 +217,11 @@ def run_scalar_op(session, fn, args, run):
         )
     args = _operands(fn, args)
     if name == "round" and len(args) == 2:
-        if not isinstance(args[0], (float, torch.SymFloat)) or type(args[1]) is not int:
-            raise OracleError(
-                "round() with a number of digits is an operation graphs compute for a float "
-                "computed from tensor data and a constant int number of digits only (round(x, 2)); "
-                "keep the value a tensor and use torch.round(t, decimals=n)"
-            )
-        else:
-            out = _fresh(session, "float")
-            _record(session, name, args, out)
-            return out
+        return _round_digits(session, args)
     kind = _result_kind(name, args, what)
     if kind is None:
         return args[0]
+    overload = _OVERLOADS.get(fn, "default")
     # An int result is a symbol of its own: torch would decide a bool
     # operand (`True + 1`) to compute one.
     if name in _TORCH_RULE and kind != "int":
@@ -219,13 +230,36 @@ def run_scalar_op(session, fn, args, run):
             _record(session, name, args, out)
             return out
     out = _fresh(session, kind)
-    _record(session, name, args, out)
+    _record(session, name, args, out, overload)
     return out
 
 
-def _record(session, name, args, out):
+def _round_digits(session, args):
+    """round(x, n) with a constant int n: of a float, a float node
+    (float.__round__); of an int, the int itself for n >= 0 and otherwise
+    an int node rounding half to even to a multiple of 10**-n
+    (int.__round__), a symbol of its own."""
+    number, digits = args
+    if isinstance(number, (bool, torch.SymBool)) or type(digits) is not int:
+        raise OracleError(
+            "round() with a number of digits is an operation graphs compute for a float or an "
+            "int computed from tensor data and a constant int number of digits only "
+            "(round(x, 2), round(k, -1)); keep the value a tensor and use "
+            "torch.round(t, decimals=n)"
+        )
+    if isinstance(number, (int, torch.SymInt)):
+        if digits >= 0:
+            return number
+        out = _fresh(session, "int")
+    else:
+        out = _fresh(session, "float")
+    _record(session, "round", args, out)
+    return out
+
+
+def _record(session, name, args, out, overload="default"):
     encoded = tuple(session._encode(a) for a in args)
-    session.records.append((f"sym::{name}.default", encoded, None, session._encode_result(out)))
+    session.records.append((f"sym::{name}.{overload}", encoded, None, session._encode_result(out)))
 
 
 def carried_int_tensor(n):
@@ -239,7 +273,28 @@ def carried_int_tensor(n):
 # __bool__ and __int__ convert it.
 
 
+def _real_of_complex(t, target, bounded):
+    """The real part of a one-element complex tensor, checked as
+    Tensor.__int__ and __float__ check it when converting (c10's
+    checked_convert): the graph raises eager's RuntimeError where the
+    imaginary part is not zero or, for int64 (`bounded`), where the real
+    part is NaN or beyond [-2**63, 2**63]."""
+    if t.numel() != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    real = t.real
+    ok = t.imag == 0
+    if bounded:
+        ok = ok & (real >= -(2.0 ** 63)) & (real <= 2.0 ** 63)
+    torch.ops.aten._assert_async.msg(
+        ok,
+        f"RuntimeError: value cannot be converted to type {target} without overflow",
+    )
+    return real.to(torch.float64)
+
+
 def float_of_tensor(t):
+    if t.is_complex():
+        return _real_of_complex(t, "double", bounded=False).item()
     if t.is_floating_point():
         return t.item()
     return t.to(torch.float64).item()
@@ -253,10 +308,7 @@ def bool_of_tensor(t):
 
 def int_of_tensor(t):
     if t.is_complex():
-        raise OracleError(
-            "int() of a complex tensor is not supported: eager raises for any value with an "
-            "imaginary part; take t.real first"
-        )
+        t = _real_of_complex(t, "int64_t", bounded=True)
     if t.is_floating_point():
         # Tensor.__int__ of a float tensor is int() of its value as a
         # double: the float item() gives, truncated by a sym::int node,
@@ -285,5 +337,6 @@ def length_of_tensor(t):
 # Messages name them as the program wrote them: "by bool at model.py:7".
 for _function, _name in ((float_of_tensor, "float"), (bool_of_tensor, "bool"),
                          (int_of_tensor, "int"), (int_of_number, "int"),
+                         (divmod_quotient, "divmod"), (divmod_remainder, "divmod"),
                          (length_of_tensor, "len")):
     _function.__module__, _function.__qualname__ = "builtins", _name
