@@ -4,12 +4,12 @@ axis (and the shift to 0 there), window_partition/window_reverse over
 (D, H, W) by view and permute(0, 1, 3, 5, 2, 4, 6, 7), padding to a
 multiple of the window with F.pad of six values, cyclic shift by
 torch.roll over dims (1, 2, 3), compute_mask from three slices per axis
-built in forward (lru-cached in the original; recomputed here) on the
-padded sizes, a 3-D relative position index (three coordinate offsets,
+built in forward and memoized by @lru_cache() on the padded sizes, a
+3-D relative position index (three coordinate offsets,
 two multipliers), 3-D patch embedding by Conv3d with the padding done by
 F.pad when not divisible, einops rearrange between channel orders, and
 PatchMerging over H and W only by strided slices x[:, :, 0::2, 0::2]."""
-from functools import reduce
+from functools import lru_cache, reduce
 from operator import mul
 
 import numpy as np
@@ -142,6 +142,7 @@ class SwinTransformerBlock3D(nn.Module):
         return x
 
 
+@lru_cache()
 def compute_mask(D, H, W, window_size, shift_size, device):
     img_mask = torch.zeros((1, D, H, W, 1), device=device)
     cnt = 0
