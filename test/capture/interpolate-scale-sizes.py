@@ -6,13 +6,10 @@
 # `2*w` (`(3*w) floordiv 2`) and the constant 0.5; a scale such as 0.7, whose
 # products with sizes round, and a float computed from symbolic sizes are
 # refused in plain words. A size computed from tensor data (detectron2's
-# ImageList padding to a stride, the widths given as a tensor) takes the same
-# path; computed from static sizes alone, it is a number (fake tensors keep
-# the values of small tensors made from plain numbers).
+# ImageList padding to a stride) takes the same path.
 # RUN: %dync export %s:nearest --dynamic 'x:3=w[2,64]' --emit=graph | FileCheck %s --check-prefix=NEAREST
 # RUN: %dync export %s:bilinear_half --dynamic 'x:3=w[2,64]' --emit=graph | FileCheck %s --check-prefix=HALF
-# RUN: %dync export %s:padded_to_stride --example padded_to_stride=padded_inputs --emit=graph | FileCheck %s --check-prefix=PADDED
-# RUN: %dync export %s:padded_static --emit=graph | FileCheck %s --check-prefix=STATIC
+# RUN: %dync export %s:padded_to_stride --emit=graph | FileCheck %s --check-prefix=PADDED
 # RUN: not %dync export %s:inexact --dynamic 'x:3=w[2,64]' --emit=graph 2>&1 | FileCheck %s --check-prefix=INEXACT
 # RUN: not %dync export %s:size_float --dynamic 'x:3=w[2,64]' --emit=graph 2>&1 | FileCheck %s --check-prefix=SIZEFLOAT
 import torch
@@ -38,8 +35,8 @@ def bilinear_half(x):
 # HALF:         }
 
 
-def padded_to_stride(x, widths):
-    size = torch.stack([widths[0], widths[1]]).max(0).values
+def padded_to_stride(x):
+    size = torch.stack([torch.as_tensor(x.shape[-1]), torch.as_tensor(x.shape[-2])]).max(0).values
     padded = (size + 7).div(8, rounding_mode="floor") * 8
     y = F.pad(x, [0, padded - x.shape[-1]])
     return F.interpolate(y, scale_factor=2.0, mode="nearest")
@@ -48,17 +45,6 @@ def padded_to_stride(x, widths):
 # PADDED:       symbols { u0: {{.*}} unbacked }
 # PADDED:       aten::arange.start_step(0, 2*u0 + 16, dtype=f32
 # PADDED:       aten::mul.Tensor(%{{[0-9]+}}, 0.5)
-
-
-def padded_static(x):
-    size = torch.stack([torch.as_tensor(x.shape[-1]), torch.as_tensor(x.shape[-2])]).max(0).values
-    padded = (size + 7).div(8, rounding_mode="floor") * 8
-    y = F.pad(x, [0, padded + 8 - x.shape[-1]])
-    return F.interpolate(y, scale_factor=2.0, mode="nearest")
-
-# STATIC:       graph @padded_static(
-# STATIC-NOT:   unbacked
-# STATIC:       aten::arange.start_step(0, 32, dtype=f32
 
 
 def inexact(x):
@@ -75,7 +61,3 @@ def size_float(x):
 
 def example_inputs():
     return (torch.randn(2, 3, 6, 8),)
-
-
-def padded_inputs():
-    return (torch.randn(2, 3, 6, 8), torch.tensor([5, 8]))
