@@ -33,7 +33,6 @@ import torch
 # loads the modules imported below with the collector frozen.
 from dync_oracle_imports import _while_busy
 
-import torch._subclasses.fake_tensor as _fake_tensor
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
@@ -77,21 +76,6 @@ __all__ = [
 ]
 
 
-def _keep_small_constants():
-    """Fake tensors keep the values of tensors made from the program's own
-    numbers (`torch.as_tensor([(h, w) ...])`, with static sizes) and of what
-    operators compute from those alone, up to as many elements as a graph
-    holds as a constant (Records._SMALL_CONSTANT_ELEMENTS), where torch
-    keeps one element only. Such values are known from the program, so an
-    int read from them (Deformable-DETR's level sizes, given to
-    torch.linspace; detectron2's padded batch size) is that number, where
-    it would otherwise be a data-dependent value capture could not use as a
-    size. Each such operator still becomes a node of the graph."""
-    _fake_tensor.CONSTANT_NUMEL_LIMIT = max(
-        _fake_tensor.CONSTANT_NUMEL_LIMIT, _Records._SMALL_CONSTANT_ELEMENTS
-    )
-
-
 class Session(_Inputs, _Calls, _Records, _Assumptions):
     """One capture: a ShapeEnv, a fake mode over it, and the calls recorded.
 
@@ -111,7 +95,6 @@ class Session(_Inputs, _Calls, _Records, _Assumptions):
             allow_dynamic_output_shape_ops=True,
         )
         self.data = DataDependent(self)
-        _keep_small_constants()
         self.fake = FakeTensorMode(shape_env=self.env, allow_non_fake_inputs=False)
         if decompositions not in _DECOMPOSITION_SETTINGS:
             raise OracleError(
