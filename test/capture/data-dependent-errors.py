@@ -8,6 +8,7 @@
 # RUN: not %dync export %s:floated --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOAT
 # RUN: not %dync export %s:ctc --emit=graph 2>&1 | FileCheck %s --check-prefix=CTC
 # RUN: not %dync export %s:grouped --emit=graph 2>&1 | FileCheck %s --check-prefix=ITER
+# RUN: not %dync export %s:levels --emit=graph 2>&1 | FileCheck %s --check-prefix=STEPS
 import math
 
 import torch
@@ -78,8 +79,22 @@ def grouped(x, n):
         out = out + end
     return out
 
-# ITER: data-dependent-errors.py:[[@LINE-4]]: error: iterating over a tensor: len needs to decide u0, which depends on u0, a value computed from tensor data by torch._VariableFunctionsClass.unique_consecutive at {{.*}}data-dependent-errors.py:[[@LINE-6]]; capture cannot decide it: state what holds before this line with torch._check(...)
+# ITER: data-dependent-errors.py:[[@LINE-4]]: error: iterating over a tensor: len needs the value of u0, a value computed from tensor data by torch._VariableFunctionsClass.unique_consecutive at {{.*}}data-dependent-errors.py:[[@LINE-6]], which is known only when the graph runs, so capture cannot take it (nor can torch.export): compute it from Python numbers or sizes (x.shape) rather than from a tensor's values, or, if the program assumes one value n, state it before this line with torch._check(value == n), which the graph then checks when it runs
 # ITER-NOT: GuardOnDataDependentSymNode
+
+
+def levels(x, n):
+    # Deformable-DETR's reference points: level sizes kept in a tensor, so
+    # each size torch.linspace needs as an int is a value of its data.
+    shapes = torch.as_tensor([(2, 2), (1, 3)]) * n
+    out = []
+    for h, w in shapes:
+        out.append(torch.linspace(0.5, h - 0.5, h))
+    return torch.cat(out) + x.sum()
+
+# STEPS: data-dependent-errors.py:[[@LINE-3]]:20: error: _VariableFunctionsClass.linspace needs the value of u0, a value computed from tensor data by torch._VariableFunctionsClass.linspace at {{.*}}data-dependent-errors.py:[[@LINE-3]], which is known only when the graph runs, so capture cannot take it (nor can torch.export): compute it from Python numbers or sizes (x.shape) rather than from a tensor's values, or, if the program assumes one value n, state it before this line with torch._check(value == n), which the graph then checks when it runs
+# STEPS-NEXT: {{^}}        out.append(torch.linspace(0.5, h - 0.5, h))
+# STEPS-NOT: GuardOnDataDependentSymNode
 
 
 def example_inputs():

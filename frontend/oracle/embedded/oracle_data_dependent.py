@@ -31,6 +31,12 @@ _ADVICE = (
 )
 
 
+def _is_value(cond):
+    """Whether torch asked for an expression's value (guard_int on `u0`,
+    to specialize a size) rather than for a condition's truth."""
+    return not (cond.is_Relational or cond.is_Boolean)
+
+
 def tolist_of_fake(tensor):
     """`Tensor.tolist()` of a fake tensor, which torch refuses for tensor
     subclasses: one `item()` per element, each of a `select` of it, so an
@@ -244,6 +250,18 @@ class DataDependent:
             f"tensors (torch.where(cond, a, b)) or branch with torch.cond"
         )
 
+    def needed_value(self, expr, name):
+        """The message for a call that needs a data-dependent int itself
+        (a size or a count, where torch specializes), not a condition on
+        it: there is no side to assume, only the value to state."""
+        return (
+            f"{name} needs the value of {self._what(expr)}, which is known only when the graph "
+            f"runs, so capture cannot take it (nor can torch.export): compute it from Python "
+            f"numbers or sizes (x.shape) rather than from a tensor's values, or, if the program "
+            f"assumes one value n, state it before this line with torch._check(value == n), which "
+            f"the graph then checks when it runs"
+        )
+
     def plain_error(self, error, fn):
         """An OracleError in plain words for torch's data-dependent
         exceptions, or None for any other."""
@@ -261,6 +279,8 @@ class DataDependent:
         )
         if scalars:
             return OracleError(f"{name} needs to decide {scalars}")
+        if isinstance(error, GuardOnDataDependentSymNode) and _is_value(error.cond):
+            return OracleError(self.needed_value(error.cond, name))
         if isinstance(error, GuardOnDataDependentSymNode):
             return OracleError(
                 f"{name} needs to decide {self._condition(error.cond)}, which depends on "
