@@ -143,6 +143,76 @@ def read_of_data(fn, args, kwargs):
     return run
 
 
+_SYMBOLIC_NUMBERS = (torch.SymInt, torch.SymFloat, torch.SymBool)
+
+
+def _numbers_of(data):
+    """The numbers of `data`, a number or a nested list or tuple of them,
+    or None where it holds anything else (a tensor, a complex number)."""
+    if isinstance(data, (list, tuple)):
+        numbers = []
+        for item in data:
+            inner = _numbers_of(item)
+            if inner is None:
+                return None
+            numbers.extend(inner)
+        return numbers
+    if isinstance(data, (bool, int, float) + _SYMBOLIC_NUMBERS):
+        return [data]
+    return None
+
+
+def _inferred_dtype(numbers):
+    """torch.tensor's dtype for these numbers: bool for bools only, the
+    default float dtype where one is a float, else int64."""
+    if all(isinstance(n, (bool, torch.SymBool)) for n in numbers):
+        return torch.bool
+    if any(isinstance(n, (float, torch.SymFloat)) for n in numbers):
+        return torch.get_default_dtype()
+    return torch.int64
+
+
+def _stacked(data, dtype, device):
+    if isinstance(data, (list, tuple)):
+        return torch.stack([_stacked(item, dtype, device) for item in data])
+    return torch.scalar_tensor(data, dtype=dtype, device=device)
+
+
+def _tensor_of_numbers(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """torch.tensor / torch.as_tensor of a nested list holding numbers known
+    only from tensor data (`[x != 0 for x in t.tolist()]`): each number a
+    0-d tensor of the dtype eager infers, stacked level by level, so the
+    graph computes the values eager copies in."""
+    numbers = _numbers_of(data)
+    return _stacked(data, dtype or _inferred_dtype(numbers), device)
+
+
+def tensor_of_data(fn, args, kwargs):
+    """What runs for torch.tensor or torch.as_tensor of a non-empty nested
+    list with a number computed from tensor data, which torch's own
+    conversion cannot read (it asks for the number's value), else None.
+    Lists of sizes alone keep torch's conversion and its guards."""
+    if fn is not torch.tensor and fn is not torch.as_tensor:
+        return None
+    if len(args) != 1 or not isinstance(args[0], (list, tuple)):
+        return None
+    if not set(kwargs or {}) <= {"dtype", "device", "requires_grad", "pin_memory"}:
+        return None
+    if (kwargs or {}).get("requires_grad") or (kwargs or {}).get("pin_memory"):
+        return None
+    numbers = _numbers_of(args[0])
+    if not numbers or not any(_from_data(n) for n in numbers):
+        return None
+    return _tensor_of_numbers
+
+
+def _from_data(number):
+    """Whether `number` is symbolic in a value read from tensor data."""
+    return isinstance(number, _SYMBOLIC_NUMBERS) and any(
+        is_unbacked(s) for s in number.node.expr.free_symbols
+    )
+
+
 def is_unbacked(symbol):
     """Whether `symbol` is an unbacked int symbol (torch's `u0`)."""
     return isinstance(symbol, sympy.Symbol) and symbol_is_type(symbol, SymT.UNBACKED_INT)
