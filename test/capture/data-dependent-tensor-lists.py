@@ -2,11 +2,13 @@
 # from tensor data (tolist(), item()) and the program's integer arithmetic on
 # them: each number a 0-d scalar_tensor of the dtype eager infers (or the one
 # given), stacked level by level, so the graph computes the values eager
-# copies in. A bool or float computed from such integers by Python
-# comparison or float arithmetic has no node that computes it: refused with
-# the user's line.
-# RUN: %dync export %s:shifted %s:nested %s:given --example shifted=ids_inputs --example nested=ids_inputs --emit=graph | FileCheck %s
-# RUN: not %dync export %s:compared --example ids_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=BOOL
+# copies in. A bool the program computed by comparing such integers
+# (ColBERT's `x != pad`) is computed by the graph from them: ne, lt,
+# logical_and... of 0-d tensors. A float computed from such integers by
+# Python float arithmetic has no node that computes it: refused with the
+# user's line.
+# RUN: %dync export %s:shifted %s:nested %s:given %s:compared --example shifted=ids_inputs --example nested=ids_inputs --example compared=ids_inputs --emit=graph | FileCheck %s
+# RUN: not %dync export %s:halved --example ids_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOAT
 import torch
 
 
@@ -41,9 +43,19 @@ def given(ids, x):
 
 
 def compared(ids):
-    return torch.tensor([v != 0 for v in ids.tolist()])
+    return torch.tensor([(v not in []) and v != 0 for v in ids.tolist()] + [ids.tolist()[0] < 6])
 
-# BOOL: data-dependent-tensor-lists.py:[[# @LINE-2]]:12: error: _VariableFunctionsClass.tensor takes a symbolic bool (Ne(u0, 0)) that no node of the graph computes
+# CHECK-LABEL: graph @compared(
+# CHECK:         aten::scalar_tensor.default(u0, dtype=i64, {{.*}})
+# CHECK:         aten::ne.Tensor({{.*}}) : tensor<bool, []>
+# CHECK:         aten::lt.Tensor({{.*}}) : tensor<bool, []>
+# CHECK:         aten::cat.default({{.*}}) : tensor<bool, [4]>
+
+
+def halved(ids):
+    return torch.tensor([v * 0.5 for v in ids.tolist()])
+
+# FLOAT: data-dependent-tensor-lists.py:[[# @LINE-2]]:12: error: _VariableFunctionsClass.tensor takes a symbolic float (0.5*ToFloat(u0)) that no node of the graph computes
 
 
 def ids_inputs():

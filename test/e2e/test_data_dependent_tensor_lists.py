@@ -29,8 +29,18 @@ MODEL = textwrap.dedent("""
         return x * torch.tensor(rows, dtype=torch.float32)
 
 
+    def masked(ids):
+        # ColBERT's mask: [[(x not in skiplist) and (x != pad) for x in d] for d in ids.tolist()]
+        mask = [[(x not in []) and (x != 0) for x in d] for d in ids.tolist()]
+        return ids.unsqueeze(2) * torch.tensor(mask, device=ids.device).unsqueeze(2).float()
+
+
     def ids_inputs():
         return (torch.tensor([5, 0, 7]),)
+
+
+    def grid_inputs():
+        return (torch.tensor([[5, 0, 7], [0, 2, 3]]),)
 
 
     def example_inputs():
@@ -47,6 +57,7 @@ SETUP = """
         "shifted": lambda: lists.shifted(other),
         "nested": lambda: lists.nested(other),
         "given": lambda: lists.given(grid, x),
+        "masked": lambda: lists.masked(grid),
     }
 """
 
@@ -55,12 +66,13 @@ def test_tensor_of_data_dependent_numbers_matches_eager(run_dync, tmp_path):
     (tmp_path / "lists.py").write_text(MODEL)
     model = tmp_path / "lists.py"
     artifact = tmp_path / "lists.dync.so"
-    done = run_dync("export", f"{model}:shifted", f"{model}:nested", f"{model}:given",
+    done = run_dync("export", f"{model}:shifted", f"{model}:nested", f"{model}:given", f"{model}:masked",
                     "--example", "shifted=ids_inputs", "--example", "nested=ids_inputs",
+                    "--example", "masked=grid_inputs",
                     "-o", artifact)
     assert done.returncode == 0, done.stderr
     results = compare_with_eager(tmp_path, artifact, "import torch\n" + textwrap.dedent(SETUP))
-    assert sorted(results) == ["given", "nested", "shifted"], results
+    assert sorted(results) == ["given", "masked", "nested", "shifted"], results
     for name, (error, hits, misses, reason) in results.items():
         assert error is None, f"{name}: {error}"
         assert (hits, misses) == (1, 0), f"{name}: {reason}"

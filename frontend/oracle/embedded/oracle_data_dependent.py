@@ -14,6 +14,7 @@ symbol, and what capture cannot decide about them is said in plain words.
 import sympy
 import torch
 from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
+from torch.fx.experimental.sym_node import SymNode
 from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from torch.utils._sympy.symbol import SymT, symbol_is_type
 from torch.utils._sympy.value_ranges import bound_sympy
@@ -172,10 +173,55 @@ def _inferred_dtype(numbers):
     return torch.int64
 
 
+# sympy's relations, as the tensor operators that compute them on 0-d
+# tensors.
+_RELATION_OPS = {
+    sympy.Eq: torch.eq, sympy.Ne: torch.ne, sympy.StrictLessThan: torch.lt,
+    sympy.LessThan: torch.le, sympy.StrictGreaterThan: torch.gt, sympy.GreaterThan: torch.ge,
+}
+
+
+def _bool_of_ints(expr, env, device):
+    """A 0-d bool tensor computing `expr`, a relation of integer
+    expressions over ints read from data: the program's Python comparison
+    (`v != 0`) of such an int, which no node computed, computed by the
+    graph from the ints. None for any other expression."""
+    op = _RELATION_OPS.get(type(expr))
+    if op is not None:
+        if not (expr.lhs.is_integer and expr.rhs.is_integer):
+            return None
+        sides = [torch.scalar_tensor(_sym_int(e, env), dtype=torch.int64, device=device)
+                 for e in (expr.lhs, expr.rhs)]
+        return op(*sides)
+    if isinstance(expr, sympy.Not):  # sympy's spelling of some `!=`
+        inner = _bool_of_ints(expr.args[0], env, device)
+        return None if inner is None else torch.logical_not(inner)
+    return None
+
+
+def _sym_int(expr, env):
+    if expr.is_number:
+        return int(expr)
+    return torch.SymInt(SymNode(expr, env, int, None))
+
+
+def _scalar(number, dtype, device):
+    """A 0-d tensor of `number` in `dtype`: a SymBool of comparisons of
+    ints read from data (all its symbols such ints) computed from them,
+    any other number by scalar_tensor."""
+    if isinstance(number, torch.SymBool):
+        expr = number.node.expr
+        if expr.free_symbols and all(is_unbacked(s) for s in expr.free_symbols):
+            computed = _bool_of_ints(expr, number.node.shape_env, device)
+            if computed is not None:
+                return computed.to(dtype)
+    return torch.scalar_tensor(number, dtype=dtype, device=device)
+
+
 def _stacked(data, dtype, device):
     if isinstance(data, (list, tuple)):
         return torch.stack([_stacked(item, dtype, device) for item in data])
-    return torch.scalar_tensor(data, dtype=dtype, device=device)
+    return _scalar(data, dtype, device)
 
 
 def _tensor_of_numbers(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
