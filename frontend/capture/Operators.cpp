@@ -370,6 +370,17 @@ llvm::Expected<bool> ObjectSemantics::contains(const ValuePtr& container, const 
       return truth(*special);
   }
   auto matches = [&](const ValuePtr& candidate) -> llvm::Expected<bool> {
+    // A symbolic number is never the same key as a constant by identity;
+    // CPython's `in` then compares them with ==, a decision on the number
+    // (a guard on a size; refused as a data-dependent branch on a value
+    // read from tensor data), never a silent False.
+    if ((item->kind == ValueKind::SymNum && isNumberLike(candidate)) ||
+        (candidate->kind == ValueKind::SymNum && isNumberLike(item))) {
+      llvm::Expected<ValuePtr> equal = compare("==", candidate, item);
+      if (!equal)
+        return equal.takeError();
+      return truth(*equal);
+    }
     return sameKey(cx_, candidate, item);
   };
   switch (container->kind) {

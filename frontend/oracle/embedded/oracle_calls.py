@@ -16,6 +16,7 @@ from dync_oracle_data_dependent import (
     index_by_select,
     indexes_by_data,
     read_of_data,
+    tensor_of_data,
     tolist_of_fake,
 )
 from dync_oracle_decompositions import _fusion_module
@@ -169,7 +170,7 @@ class _Calls:
                 if (fn is operator.getitem and len(args) == 2 and not kwargs
                         and type(args[0]) is FakeTensor and indexes_by_data(args[1])):
                     run = index_by_select
-                run = read_of_data(fn, args, kwargs) or run
+                run = read_of_data(fn, args, kwargs) or tensor_of_data(fn, args, kwargs) or run
                 flags = [
                     (t, t.requires_grad) for t in _leaves((args, kwargs or {}))
                     if isinstance(t, FakeTensor)

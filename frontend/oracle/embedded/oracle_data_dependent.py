@@ -14,6 +14,7 @@ symbol, and what capture cannot decide about them is said in plain words.
 import sympy
 import torch
 from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
+from torch.fx.experimental.sym_node import SymNode
 from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from torch.utils._sympy.symbol import SymT, symbol_is_type
 from torch.utils._sympy.value_ranges import bound_sympy
@@ -147,6 +148,121 @@ def read_of_data(fn, args, kwargs):
     if run is None or len(args) < 2 or not all(isinstance(t, torch.Tensor) for t in args[:2]):
         return None
     return run
+
+
+_SYMBOLIC_NUMBERS = (torch.SymInt, torch.SymFloat, torch.SymBool)
+
+
+def _numbers_of(data):
+    """The numbers of `data`, a number or a nested list or tuple of them,
+    or None where it holds anything else (a tensor, a complex number)."""
+    if isinstance(data, (list, tuple)):
+        numbers = []
+        for item in data:
+            inner = _numbers_of(item)
+            if inner is None:
+                return None
+            numbers.extend(inner)
+        return numbers
+    if isinstance(data, (bool, int, float) + _SYMBOLIC_NUMBERS):
+        return [data]
+    return None
+
+
+def _inferred_dtype(numbers):
+    """torch.tensor's dtype for these numbers: bool for bools only, the
+    default float dtype where one is a float, else int64."""
+    if all(isinstance(n, (bool, torch.SymBool)) for n in numbers):
+        return torch.bool
+    if any(isinstance(n, (float, torch.SymFloat)) for n in numbers):
+        return torch.get_default_dtype()
+    return torch.int64
+
+
+# sympy's relations, as the tensor operators that compute them on 0-d
+# tensors.
+_RELATION_OPS = {
+    sympy.Eq: torch.eq, sympy.Ne: torch.ne, sympy.StrictLessThan: torch.lt,
+    sympy.LessThan: torch.le, sympy.StrictGreaterThan: torch.gt, sympy.GreaterThan: torch.ge,
+}
+
+
+def _bool_of_ints(expr, env, device):
+    """A 0-d bool tensor computing `expr`, a relation of integer
+    expressions over ints read from data: the program's Python comparison
+    (`v != 0`) of such an int, which no node computed, computed by the
+    graph from the ints. None for any other expression."""
+    op = _RELATION_OPS.get(type(expr))
+    if op is not None:
+        if not (expr.lhs.is_integer and expr.rhs.is_integer):
+            return None
+        sides = [torch.scalar_tensor(_sym_int(e, env), dtype=torch.int64, device=device)
+                 for e in (expr.lhs, expr.rhs)]
+        return op(*sides)
+    if isinstance(expr, sympy.Not):  # sympy's spelling of some `!=`
+        inner = _bool_of_ints(expr.args[0], env, device)
+        return None if inner is None else torch.logical_not(inner)
+    return None
+
+
+def _sym_int(expr, env):
+    if expr.is_number:
+        return int(expr)
+    return torch.SymInt(SymNode(expr, env, int, None))
+
+
+def _scalar(number, dtype, device):
+    """A 0-d tensor of `number` in `dtype`: a SymBool of comparisons of
+    ints read from data (all its symbols such ints) computed from them,
+    any other number by scalar_tensor."""
+    if isinstance(number, torch.SymBool):
+        expr = number.node.expr
+        if expr.free_symbols and all(is_unbacked(s) for s in expr.free_symbols):
+            computed = _bool_of_ints(expr, number.node.shape_env, device)
+            if computed is not None:
+                return computed.to(dtype)
+    return torch.scalar_tensor(number, dtype=dtype, device=device)
+
+
+def _stacked(data, dtype, device):
+    if isinstance(data, (list, tuple)):
+        return torch.stack([_stacked(item, dtype, device) for item in data])
+    return _scalar(data, dtype, device)
+
+
+def _tensor_of_numbers(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """torch.tensor / torch.as_tensor of a nested list holding numbers known
+    only from tensor data (`[x != 0 for x in t.tolist()]`): each number a
+    0-d tensor of the dtype eager infers, stacked level by level, so the
+    graph computes the values eager copies in."""
+    numbers = _numbers_of(data)
+    return _stacked(data, dtype or _inferred_dtype(numbers), device)
+
+
+def tensor_of_data(fn, args, kwargs):
+    """What runs for torch.tensor or torch.as_tensor of a non-empty nested
+    list with a number computed from tensor data, which torch's own
+    conversion cannot read (it asks for the number's value), else None.
+    Lists of sizes alone keep torch's conversion and its guards."""
+    if fn is not torch.tensor and fn is not torch.as_tensor:
+        return None
+    if len(args) != 1 or not isinstance(args[0], (list, tuple)):
+        return None
+    if not set(kwargs or {}) <= {"dtype", "device", "requires_grad", "pin_memory"}:
+        return None
+    if (kwargs or {}).get("requires_grad") or (kwargs or {}).get("pin_memory"):
+        return None
+    numbers = _numbers_of(args[0])
+    if not numbers or not any(_from_data(n) for n in numbers):
+        return None
+    return _tensor_of_numbers
+
+
+def _from_data(number):
+    """Whether `number` is symbolic in a value read from tensor data."""
+    return isinstance(number, _SYMBOLIC_NUMBERS) and any(
+        is_unbacked(s) for s in number.node.expr.free_symbols
+    )
 
 
 def is_unbacked(symbol):
