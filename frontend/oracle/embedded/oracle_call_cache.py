@@ -337,6 +337,15 @@ class Probe:
         except Uncacheable as e:
             self.why = f"{self.why}: {e}"
             return None
+        # A call on no tensor may be there for its effect on state outside
+        # the key (a setter: torch.set_autocast_enabled, which an autocast
+        # block's __enter__ calls, would be left undone by a replay). Only a
+        # factory's outcome is kept: a call that made a fresh tensor, whose
+        # records say all it did to the capture, and that left torch's
+        # switches as they were (checked above).
+        if not self.tensors and not (records_form and _makes_tensor(out_form)):
+            self.why = "no tensor arguments, and no tensor made"
+            return None
         return (records_form, out_form, count)
 
     def round_trip(self, entry):
@@ -385,6 +394,17 @@ class Probe:
             _mismatch(self.name, "the call run afresh raises, yet an entry is stored for its key")
 
 
+def _makes_tensor(form):
+    """Whether a result's canonical form holds a fresh tensor."""
+    if type(form) is not tuple:
+        return False
+    if form[0] == "N":
+        return True
+    if form[0] in ("l", "t", "Q"):
+        return any(_makes_tensor(x) for x in form[-1])
+    return False
+
+
 def _mismatch(name, what):
     sys.stderr.write(f"dync: oracle call cache check failed: {name}: {what}\n")
     sys.stderr.flush()
@@ -415,11 +435,6 @@ def begin(session, fn, args, kwargs, nested):
         return None
     state = _global_state(session)
     key_text = repr((_version(), name, state, arguments))
-    # A call on no tensor is cheap to run and may be there for its effect
-    # on state outside the key (a setter): it always runs.
-    if not keys.tensors:
-        _refuse(fn, "no tensor arguments")
-        return None
     probe = Probe(session, name, key_text, keys.tensors, state)
     if probe.entry is None:
         stats["misses"] += 1
