@@ -283,12 +283,25 @@ class Probe:
         self.key_text = key_text
         self.digest = hashlib.sha256(key_text.encode()).hexdigest()
         self.tensors = tensors
-        self.snapshot = _snapshot(tensors)
         self.ids = _ids_drawn()
-        self.facts = _facts(session)
         self.state = state
         self.begun = _calls_begun
         self.entry = _load(self.digest, key_text)
+        self.snapshot = self.facts = None
+        if self.entry is None or checking:
+            self._before_fresh_run()
+
+    def _before_fresh_run(self):
+        # What a fresh run must leave unchanged; a hit that replays never
+        # runs, so it does not read these.
+        self.snapshot = _snapshot(self.tensors)
+        self.facts = _facts(self.session)
+
+    def runs_afresh(self):
+        """The entry could not be replayed: the call runs afresh instead."""
+        self.entry = None
+        if self.snapshot is None:
+            self._before_fresh_run()
 
     def input_ids(self):
         return [t._dync_id for t in self.tensors]
