@@ -1,7 +1,9 @@
 # The call cache replays factories called on no tensor (arange, full) and
 # results whose one-element value fake mode knows (new_ones of a scalar,
-# arange(1)), the value coming back with the result: a warm export misses
-# none of them and emits the same graph, checking mode agrees. Calls on no
+# arange(1)), the value coming back with the result, and calls on such
+# values (the value is part of the key; a view of one gets a view of its
+# value): a warm export misses none of them and emits the same graph,
+# checking mode agrees. Calls on no
 # tensor that make no tensor (autocast's setters and queries) are never
 # stored: a replay would leave a setter's effect undone.
 # RUN: rm -rf %t && mkdir -p %t
@@ -29,7 +31,8 @@ def f(x):
     with torch.autocast("cpu", enabled=False):
         y = x * 2
     z = torch.full((2,), 3.5)
-    return x + pos, one * 3, flag & (x > 0), y, z
+    first = one[0]
+    return x + pos, one * 3, flag & (x > 0), y, z, first + x
 
 
 def example_inputs():
@@ -41,10 +44,14 @@ def example_inputs():
 # WARM-NOT: arange
 # WARM-NOT: new_ones
 # WARM-NOT: full
+# WARM-NOT: and_
+# WARM-NOT: getitem
 # WARM: 'fn torch:set_autocast_enabled': no tensor arguments, and no tensor made
 # WARM-NOT: arange
 # WARM-NOT: new_ones
 # WARM-NOT: full
+# WARM-NOT: and_
+# WARM-NOT: getitem
 # CHECKED: dync: oracle call cache (check): 0 hits, {{[0-9]+}} misses, 0 stored, {{[0-9]+}} uncacheable, {{[1-9][0-9]*}} checked
 # GRAPH: aten::arange.start_step(0, 4,
 # GRAPH: aten::arange.start_step(0, 1,

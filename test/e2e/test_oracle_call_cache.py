@@ -28,12 +28,14 @@ MODEL = textwrap.dedent('''
 
 
     def factories(x):
-        """Factories on no tensor, and results whose value fake mode knows
-        (one-element constants), replayed with their values."""
+        """Factories on no tensor, results whose value fake mode knows
+        (one-element constants), replayed with their values, and calls on
+        such values."""
         pos = torch.arange(x.shape[1])
         one = torch.arange(1)
         flag = x.new_ones((), dtype=torch.bool)
-        return x + pos, one * 3, flag & (x > 0), torch.full((2,), 3.5) * x[0, :2]
+        return (x + pos, one * 3, flag & (x > 0), torch.full((2,), 3.5) * x[0, :2],
+                one[0] + x)
 
 
     class Block(nn.Module):

@@ -39,6 +39,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 import dync_oracle_records
 from dync_oracle_call_canon import (
     Uncacheable,
+    constant_form,
     canonical_out,
     plain_fake,
     canonical_records,
@@ -214,7 +215,7 @@ class _ArgKey:
             or t.layout != torch.strided
             or t.is_conj() or t.is_neg() or t.is_inference()
             or "_dync_id" not in t.__dict__
-            or not plain_fake(t, ("_dync_id",))
+            or not plain_fake(t, ("_dync_id",), with_constant=True)
         ):
             raise Uncacheable()
         position = len(self.tensors)
@@ -227,8 +228,11 @@ class _ArgKey:
             b = t._base
             base = (tuple(b.shape), tuple(b.stride()), b.storage_offset(), str(b.dtype),
                     b.requires_grad)
+        # A value fake mode knows (a one-element constant) steers what it
+        # computes from the tensor: it is part of the key.
+        constant = constant_form(t) if t.constant is not None else None
         return ("T", str(t.dtype), tuple(t.shape), tuple(t.stride()), t.storage_offset(),
-                str(t.device), storage.nbytes(), shares, t.is_leaf, base)
+                str(t.device), storage.nbytes(), shares, t.is_leaf, base, constant)
 
 
 class _Same:

@@ -41,7 +41,7 @@ _FAKE_OWN = frozenset(("_fake_device", "fake_mode"))
 
 def plain_fake(t, dync_keys, with_constant=False):
     """Whether fake tensor `t` carries nothing beyond its metadata: no value
-    fake mode knows (unless `with_constant`: then one _constant_form reads),
+    fake mode knows (unless `with_constant`: then one constant_form reads),
     no memo of a data-dependent size, no real tensor, and of dync's own
     attributes those in `dync_keys` at most."""
     for name, value in t.__dict__.items():
@@ -54,7 +54,7 @@ def plain_fake(t, dync_keys, with_constant=False):
     return True
 
 
-def _constant_form(t):
+def constant_form(t):
     """The value fake mode knows of result `t` (FakeTensor.constant), or None.
 
     Such values come from plain numbers alone: a factory run on real tensors
@@ -85,9 +85,15 @@ def _constant_form(t):
 
 
 def _give_constant(t, form, fake):
-    """Gives rebuilt result `t` the value `form` (_constant_form) holds, as
+    """Gives rebuilt result `t` the value `form` (constant_form) holds, as
     fake mode gives a constant to a result it makes."""
     if form is None:
+        return
+    if t.constant is not None:
+        # A view of a base with a known value: fake mode gave it a view of
+        # that value, which must be the one stored.
+        if constant_form(t) != form:
+            raise Uncacheable()
         return
     _, stride, value = form
     with unset_fake_temporarily():
@@ -257,6 +263,10 @@ class _OutReader:
         self.bases = {}  # id(fresh base) -> position among the fresh bases
         self.storages = set()  # storages of the results and fresh bases read
         self.keep = []  # what the ids above stand for, alive while reading
+        # Storages of the values fake mode knows of the arguments and of the
+        # results read: a replay gives each result a value of its own.
+        self.constants = {t.constant.untyped_storage()._cdata for t in inputs
+                          if t.constant is not None}
 
     def read(self, v):
         kind = type(v)
@@ -292,7 +302,21 @@ class _OutReader:
     def _facts(self, t):
         return [str(t.dtype), list(t.shape), list(t.stride()), t.storage_offset(),
                 str(t.device), t.untyped_storage().nbytes(), self._check(t),
-                _constant_form(t)]
+                self._constant(t)]
+
+    def _constant(self, t):
+        form = constant_form(t)
+        if form is not None:
+            storage = t.constant.untyped_storage()._cdata
+            # A view of a base with a known value gets a view of that value
+            # from fake mode, in a replay's as_strided as in the call.
+            base = t._base if t._is_view() else None
+            of_base = base is not None and base.constant is not None and (
+                base.constant.untyped_storage()._cdata == storage)
+            if storage in self.constants and not of_base:
+                raise Uncacheable("a result whose known value shares storage with another's")
+            self.constants.add(storage)
+        return form
 
     def tensor(self, t):
         j = self.inputs.get(id(t))
