@@ -595,8 +595,15 @@ def _bound_size():
         total -= size
 
 
+_touched = set()
+
+
 def touch(probe):
-    """Marks a hit's entry as used, for _bound_size."""
+    """Marks a hit's entry as used, for _bound_size: once a process (a
+    model's repeated layers hit the same entries)."""
+    if probe.digest in _touched:
+        return
+    _touched.add(probe.digest)
     try:
         os.utime(_path(probe.digest))
     except OSError:
