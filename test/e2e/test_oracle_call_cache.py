@@ -27,6 +27,17 @@ MODEL = textwrap.dedent('''
         return y.view(4, 3), a, torch.tanh(y[1:, :2]) * 2, x[:, ::2], x.transpose(0, 1)
 
 
+    def factories(x):
+        """Factories on no tensor, results whose value fake mode knows
+        (one-element constants), replayed with their values, and calls on
+        such values."""
+        pos = torch.arange(x.shape[1])
+        one = torch.arange(1)
+        flag = x.new_ones((), dtype=torch.bool)
+        return (x + pos, one * 3, flag & (x > 0), torch.full((2,), 3.5) * x[0, :2],
+                one[0] + x)
+
+
     class Block(nn.Module):
         """Parameters that require grad: their calls run afresh, the rest
         come from the cache."""
@@ -44,6 +55,10 @@ MODEL = textwrap.dedent('''
 
     def example_views():
         return (torch.randn(3, 8), torch.randn(4, 4))
+
+
+    def example_factories():
+        return (torch.randn(3, 8),)
 
 
     def example_inputs():
@@ -64,7 +79,7 @@ PROGRAM = textwrap.dedent('''
     xb = torch.randn(8, 8, requires_grad=True)
 
     def run():
-        outs = model.views(x, w)
+        outs = list(model.views(x, w)) + list(model.factories(x))
         xb.grad = None
         for p in block.parameters():
             p.grad = None
@@ -96,8 +111,9 @@ def export(run_dync, folder, cache, name, *extra):
     env = dict(os.environ, DYNC_CACHE_DIR=str(cache), DYNC_ORACLE_CACHE="on",
                DYNC_ORACLE_CACHE_STATS="1")
     out = folder / name
-    entries = (f"{folder / 'model.py'}:views", f"{folder / 'model.py'}:Block.forward",
-               "--example", "views=example_views")
+    entries = (f"{folder / 'model.py'}:views", f"{folder / 'model.py'}:factories",
+               f"{folder / 'model.py'}:Block.forward",
+               "--example", "views=example_views", "--example", "factories=example_factories")
     done = run_dync("export", *entries, "-o", out, *extra, env=env)
     assert done.returncode == 0, done.stderr
     graphs = run_dync("export", *entries, "--emit=graph", *extra, env=env)

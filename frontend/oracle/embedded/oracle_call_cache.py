@@ -39,6 +39,7 @@ from torch._subclasses.fake_tensor import FakeTensor
 import dync_oracle_records
 from dync_oracle_call_canon import (
     Uncacheable,
+    constant_form,
     canonical_out,
     plain_fake,
     canonical_records,
@@ -214,7 +215,7 @@ class _ArgKey:
             or t.layout != torch.strided
             or t.is_conj() or t.is_neg() or t.is_inference()
             or "_dync_id" not in t.__dict__
-            or not plain_fake(t, ("_dync_id",))
+            or not plain_fake(t, ("_dync_id",), with_constant=True)
         ):
             raise Uncacheable()
         position = len(self.tensors)
@@ -227,8 +228,11 @@ class _ArgKey:
             b = t._base
             base = (tuple(b.shape), tuple(b.stride()), b.storage_offset(), str(b.dtype),
                     b.requires_grad)
+        # A value fake mode knows (a one-element constant) steers what it
+        # computes from the tensor: it is part of the key.
+        constant = constant_form(t) if t.constant is not None else None
         return ("T", str(t.dtype), tuple(t.shape), tuple(t.stride()), t.storage_offset(),
-                str(t.device), storage.nbytes(), shares, t.is_leaf, base)
+                str(t.device), storage.nbytes(), shares, t.is_leaf, base, constant)
 
 
 class _Same:
@@ -283,12 +287,25 @@ class Probe:
         self.key_text = key_text
         self.digest = hashlib.sha256(key_text.encode()).hexdigest()
         self.tensors = tensors
-        self.snapshot = _snapshot(tensors)
         self.ids = _ids_drawn()
-        self.facts = _facts(session)
         self.state = state
         self.begun = _calls_begun
         self.entry = _load(self.digest, key_text)
+        self.snapshot = self.facts = None
+        if self.entry is None or checking:
+            self._before_fresh_run()
+
+    def _before_fresh_run(self):
+        # What a fresh run must leave unchanged; a hit that replays never
+        # runs, so it does not read these.
+        self.snapshot = _snapshot(self.tensors)
+        self.facts = _facts(self.session)
+
+    def runs_afresh(self):
+        """The entry could not be replayed: the call runs afresh instead."""
+        self.entry = None
+        if self.snapshot is None:
+            self._before_fresh_run()
 
     def input_ids(self):
         return [t._dync_id for t in self.tensors]
@@ -336,6 +353,15 @@ class Probe:
             out_form = canonical_out(out, self.tensors, self.ids, count, session.fake)
         except Uncacheable as e:
             self.why = f"{self.why}: {e}"
+            return None
+        # A call on no tensor may be there for its effect on state outside
+        # the key (a setter: torch.set_autocast_enabled, which an autocast
+        # block's __enter__ calls, would be left undone by a replay). Only a
+        # factory's outcome is kept: a call that made a fresh tensor, whose
+        # records say all it did to the capture, and that left torch's
+        # switches as they were (checked above).
+        if not self.tensors and not (records_form and _makes_tensor(out_form)):
+            self.why = "no tensor arguments, and no tensor made"
             return None
         return (records_form, out_form, count)
 
@@ -385,6 +411,17 @@ class Probe:
             _mismatch(self.name, "the call run afresh raises, yet an entry is stored for its key")
 
 
+def _makes_tensor(form):
+    """Whether a result's canonical form holds a fresh tensor."""
+    if type(form) is not tuple:
+        return False
+    if form[0] == "N":
+        return True
+    if form[0] in ("l", "t", "Q"):
+        return any(_makes_tensor(x) for x in form[-1])
+    return False
+
+
 def _mismatch(name, what):
     sys.stderr.write(f"dync: oracle call cache check failed: {name}: {what}\n")
     sys.stderr.flush()
@@ -415,11 +452,6 @@ def begin(session, fn, args, kwargs, nested):
         return None
     state = _global_state(session)
     key_text = repr((_version(), name, state, arguments))
-    # A call on no tensor is cheap to run and may be there for its effect
-    # on state outside the key (a setter): it always runs.
-    if not keys.tensors:
-        _refuse(fn, "no tensor arguments")
-        return None
     probe = Probe(session, name, key_text, keys.tensors, state)
     if probe.entry is None:
         stats["misses"] += 1
@@ -563,8 +595,15 @@ def _bound_size():
         total -= size
 
 
+_touched = set()
+
+
 def touch(probe):
-    """Marks a hit's entry as used, for _bound_size."""
+    """Marks a hit's entry as used, for _bound_size: once a process (a
+    model's repeated layers hit the same entries)."""
+    if probe.digest in _touched:
+        return
+    _touched.add(probe.digest)
     try:
         os.utime(_path(probe.digest))
     except OSError:

@@ -17,7 +17,7 @@ requires grad, one whose value fake mode knows) is Uncacheable.
 """
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensor
+from torch._subclasses.fake_tensor import FakeTensor, unset_fake_temporarily
 
 from dync_oracle_draws import draws
 from dync_oracle_wire import (
@@ -39,17 +39,68 @@ class Uncacheable(Exception):
 _FAKE_OWN = frozenset(("_fake_device", "fake_mode"))
 
 
-def plain_fake(t, dync_keys):
+def plain_fake(t, dync_keys, with_constant=False):
     """Whether fake tensor `t` carries nothing beyond its metadata: no value
-    fake mode knows, no memo of a data-dependent size, no real tensor, and
-    of dync's own attributes those in `dync_keys` at most."""
+    fake mode knows (unless `with_constant`: then one constant_form reads),
+    no memo of a data-dependent size, no real tensor, and of dync's own
+    attributes those in `dync_keys` at most."""
     for name, value in t.__dict__.items():
         if name.startswith("_dync_"):
             if name not in dync_keys:
                 return False
         elif name not in _FAKE_OWN and value is not None:
-            return False
+            if not (with_constant and name == "constant"):
+                return False
     return True
+
+
+def constant_form(t):
+    """The value fake mode knows of result `t` (FakeTensor.constant), or None.
+
+    Such values come from plain numbers alone: a factory run on real tensors
+    from the call's plain arguments (dync_oracle_records' _note_constant) or
+    torch's constant propagation through operators whose inputs all carry
+    one; the call cache keys no argument that carries a value, so a result's
+    is a function of the call's plain arguments, hence of its key. Only a
+    one-element CPU tensor of its own storage is kept: the forms fake mode
+    makes (its CONSTANT_NUMEL_LIMIT is one element)."""
+    real = t.constant
+    if real is None:
+        return None
+    if (
+        type(real) is not torch.Tensor
+        or real.device.type != "cpu"
+        or real.requires_grad
+        or real.dtype != t.dtype
+        or real.shape != t.shape
+        or real.numel() != 1
+        or real.storage_offset() != 0
+        or real.untyped_storage().nbytes() != real.element_size()
+        or real.is_conj() or real.is_neg()
+    ):
+        raise Uncacheable("a result carrying a value the cache cannot rebuild")
+    with unset_fake_temporarily():
+        value = real.item()
+    return ("K", list(real.stride()), _plain(value))
+
+
+def _give_constant(t, form, fake):
+    """Gives rebuilt result `t` the value `form` (constant_form) holds, as
+    fake mode gives a constant to a result it makes."""
+    if form is None:
+        return
+    if t.constant is not None:
+        # A view of a base with a known value: fake mode gave it a view of
+        # that value, which must be the one stored.
+        if constant_form(t) != form:
+            raise Uncacheable()
+        return
+    _, stride, value = form
+    with unset_fake_temporarily():
+        real = torch.empty_strided(tuple(t.shape), stride, dtype=t.dtype)
+        real.fill_(_from_plain(value))
+    t.constant = real
+    fake.fake_tensor_converter.add_constant_storage_mapping(t)
 
 
 _TAGS = {DType: "D", Device: "V", Layout: "L", MemoryFormat: "F"}
@@ -212,6 +263,10 @@ class _OutReader:
         self.bases = {}  # id(fresh base) -> position among the fresh bases
         self.storages = set()  # storages of the results and fresh bases read
         self.keep = []  # what the ids above stand for, alive while reading
+        # Storages of the values fake mode knows of the arguments and of the
+        # results read: a replay gives each result a value of its own.
+        self.constants = {t.constant.untyped_storage()._cdata for t in inputs
+                          if t.constant is not None}
 
     def read(self, v):
         kind = type(v)
@@ -239,14 +294,29 @@ class _OutReader:
             or t.is_conj() or t.is_neg() or t.is_inference()
         ):
             raise Uncacheable("a result of another kind than a static fake tensor without grad")
-        if not plain_fake(t, ("_dync_id",)):
+        if not plain_fake(t, ("_dync_id",), with_constant=True):
             raise Uncacheable("a result carrying a value or attribute")
         tensor_id = t.__dict__.get("_dync_id")
         return None if tensor_id is None else self.ids.new(tensor_id)
 
     def _facts(self, t):
         return [str(t.dtype), list(t.shape), list(t.stride()), t.storage_offset(),
-                str(t.device), t.untyped_storage().nbytes(), self._check(t)]
+                str(t.device), t.untyped_storage().nbytes(), self._check(t),
+                self._constant(t)]
+
+    def _constant(self, t):
+        form = constant_form(t)
+        if form is not None:
+            storage = t.constant.untyped_storage()._cdata
+            # A view of a base with a known value gets a view of that value
+            # from fake mode, in a replay's as_strided as in the call.
+            base = t._base if t._is_view() else None
+            of_base = base is not None and base.constant is not None and (
+                base.constant.untyped_storage()._cdata == storage)
+            if storage in self.constants and not of_base:
+                raise Uncacheable("a result whose known value shares storage with another's")
+            self.constants.add(storage)
+        return form
 
     def tensor(self, t):
         j = self.inputs.get(id(t))
@@ -327,6 +397,7 @@ class _OutBuilder:
             with self.fake:
                 t = torch.as_strided(base, shape, stride, offset)
             self._name(t, form[2][6])
+            _give_constant(t, form[2][7], self.fake)
             self.outputs.append(t)
             return t
         if tag == "S":
@@ -348,6 +419,7 @@ class _OutBuilder:
         meta = torch.empty_strided(shape, stride, dtype=_dtype(dtype), device="meta")
         t = FakeTensor(self.fake, meta, torch.device(device))
         self._name(t, facts[6])
+        _give_constant(t, facts[7], self.fake)
         return t
 
     def _name(self, t, ref):

@@ -248,7 +248,7 @@ class _Calls:
         try:
             out, records, made = probe.replay(call_cache.draw_ids)
         except Exception:
-            probe.entry = None
+            probe.runs_afresh()
             return None
         self.rebound = [(t, None) for t in made]
         for t in made:

@@ -52,15 +52,28 @@ class _Inputs:
             fake = self._sparse_coo_input(real, source, sizes)
             return fake, self._meta(fake, fresh=True)
         strides = self._strides(real, source, shape, sizes, bool(dynamic_dims))
-        with self.fake:
-            fake = torch.empty_strided(
-                sizes,
-                strides,
-                dtype=real.dtype,
-                device=real.device,
-                requires_grad=real.requires_grad and self.inputs_require_grad,
-            )
+        requires_grad = real.requires_grad and self.inputs_require_grad
+        if not dynamic_dims and real.device.type == "cpu":
+            fake = self._static_input(sizes, strides, real.dtype, requires_grad)
+        else:
+            with self.fake:
+                fake = torch.empty_strided(
+                    sizes, strides, dtype=real.dtype, device=real.device,
+                    requires_grad=requires_grad,
+                )
         return fake, self._meta(fake, fresh=True)
+
+    def _static_input(self, sizes, strides, dtype, requires_grad):
+        """The fake twin of a CPU tensor of static sizes, made as the fake
+        mode makes empty_strided's result (a meta tensor of those sizes and
+        strides it wraps, on the CPU device) without dispatching the
+        factory through it: a model's parameters are most inputs, and the
+        dispatch was most of their cost."""
+        meta = torch.empty_strided(sizes, strides, dtype=dtype, device="meta")
+        fake = FakeTensor(self.fake, meta, torch.device("cpu"))
+        if requires_grad:
+            fake.requires_grad_()
+        return fake
 
     def _sparse_coo_input(self, real, source, sizes):
         """The fake twin of a sparse COO tensor: fake indices and values whose
