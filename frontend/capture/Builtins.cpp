@@ -13,6 +13,7 @@
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/TorchSize.h"
+#include "frontend/capture/TypeNames.h"
 #include "frontend/embedding/PyStrings.h"
 
 namespace dync::capture {
@@ -248,8 +249,18 @@ llvm::Expected<ValuePtr> builtinMinMax(BuiltinContext& interp, const ValuePtr& s
   }
   if (items.empty())
     return captureError(name + "() arg is an empty sequence");
-  if (!llvm::all_of(items, numeric))
-    return captureError(name + "() of tensors or other non-numbers is not supported");
+  // Python's max(a, b) returns a or b as `b > a` decides: for tensors a
+  // branch on their data, which is no graph (torch.maximum is another
+  // operation: it broadcasts, promotes, propagates NaN and splits ties'
+  // gradients), so the message points to what the program can write.
+  if (llvm::any_of(items, [](const ValuePtr& item) { return item->isTensor(); }))
+    return captureError(name + "() of tensors decides which to return by the truth of a " +
+                        "comparison of their data; no symbolic bools yet (torch." +
+                        (name == "min" ? "minimum" : "maximum") + " is the graph's elementwise " +
+                        name + ")");
+  if (auto other = llvm::find_if_not(items, numeric); other != items.end())
+    return captureError(name + "() of '" + typeNameOf(*other) +
+                        "' values is not supported: only of numbers");
   return applyToConstants(interp, self->object.get(), items);
 }
 

@@ -175,6 +175,35 @@ llvm::Expected<ValuePtr> compareInstances(ObjectSemantics& semantics, const Comp
   return nullptr;
 }
 
+/// PEP 584's `a | b` of dict \p a: a copy of \p a updated by dict \p b (so
+/// of a's type, as CPython's dict and OrderedDict make it); `a |= b`
+/// updates \p a itself, from any mapping or pairs `update` takes. Both run
+/// dict's own methods, which capture already follows (keys guarded,
+/// mutations of held dicts noted). Null when \p b is not a dict for `|`,
+/// which CPython refuses too.
+llvm::Expected<ValuePtr> mergeDicts(ObjectSemantics& semantics, const ValuePtr& a,
+                                    const ValuePtr& b, bool inPlace) {
+  if (!inPlace && b->kind != ValueKind::Dict)
+    return nullptr;
+  ValuePtr target = a;
+  if (!inPlace) {
+    llvm::Expected<ValuePtr> copy = semantics.getAttr(a, "copy");
+    if (!copy)
+      return copy.takeError();
+    llvm::Expected<ValuePtr> copied = semantics.context().call(*copy, {});
+    if (!copied)
+      return copied.takeError();
+    target = *copied;
+  }
+  llvm::Expected<ValuePtr> update = semantics.getAttr(target, "update");
+  if (!update)
+    return update.takeError();
+  llvm::Expected<ValuePtr> done = semantics.context().call(*update, {b});
+  if (!done)
+    return done.takeError();
+  return target;
+}
+
 } // namespace
 
 llvm::Expected<ValuePtr> ObjectSemantics::binary(llvm::StringRef symbol, const ValuePtr& a,
@@ -259,6 +288,9 @@ llvm::Expected<ValuePtr> ObjectSemantics::binary(llvm::StringRef symbol, const V
       return programError("iterating over a set");
     return set;
   }
+  if (plain == "|" && a->kind == ValueKind::Dict)
+    if (llvm::Expected<ValuePtr> merged = mergeDicts(*this, a, b, inPlace); !merged || *merged)
+      return merged;
   if (a->kind == ValueKind::Constant && (b->isSequence() || b->kind == ValueKind::Dict) &&
       plain == "%" && allConstant(b->items)) {
     llvm::Expected<PyRef> converted = cx_.toPython(b);

@@ -1,0 +1,17 @@
+"""Cohere 2 (decoder: sliding-window layers with rotary positions, global layers without) for causal language modelling."""
+from transformers import Cohere2Config, Cohere2ForCausalLM
+
+from _examples import frozen, texts
+
+config = Cohere2Config(num_hidden_layers=2, hidden_size=32, num_attention_heads=4,
+                       num_key_value_heads=2, intermediate_size=64, sliding_window=4,
+                       layer_types=["sliding_attention", "full_attention"],
+                       max_position_embeddings=64, vocab_size=128, pad_token_id=0, bos_token_id=1,
+                       eos_token_id=2)
+model = frozen(Cohere2ForCausalLM, config)
+
+
+def example_kwargs():
+    """What a tokenizer gives for two texts, the second padded; no key/value
+    cache, as for an export."""
+    return texts(config, use_cache=False)

@@ -1,0 +1,16 @@
+"""ERNIE 4.5 (decoder, interleaved rotary positions) for causal language modelling."""
+from transformers import Ernie4_5Config, Ernie4_5ForCausalLM
+
+from _examples import frozen, texts
+
+config = Ernie4_5Config(num_hidden_layers=2, hidden_size=32, num_attention_heads=4,
+                        num_key_value_heads=2, head_dim=8, intermediate_size=64,
+                        max_position_embeddings=64, vocab_size=128, pad_token_id=0, bos_token_id=1,
+                        eos_token_id=2)
+model = frozen(Ernie4_5ForCausalLM, config)
+
+
+def example_kwargs():
+    """What a tokenizer gives for two texts, the second padded; no key/value
+    cache, as for an export."""
+    return texts(config, use_cache=False)

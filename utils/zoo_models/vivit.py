@@ -1,0 +1,15 @@
+"""ViViT (video transformer over tubelet embeddings) for video classification."""
+import torch
+from transformers import VivitConfig, VivitForVideoClassification
+
+from _examples import SIZES, frozen
+
+config = VivitConfig(num_hidden_layers=2, hidden_size=32, num_attention_heads=2, intermediate_size=64,
+                     image_size=32, num_frames=4, tubelet_size=[2, 8, 8], num_labels=5)
+model = frozen(VivitForVideoClassification, config)
+
+
+def example_kwargs():
+    """Two clips of four RGB frames, as the video processor gives them."""
+    torch.manual_seed(1)
+    return {"pixel_values": torch.randn(SIZES["batch"], config.num_frames, 3, 32, 32)}
