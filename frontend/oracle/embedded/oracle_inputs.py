@@ -53,7 +53,10 @@ class _Inputs:
             return fake, self._meta(fake, fresh=True)
         strides = self._strides(real, source, shape, sizes, bool(dynamic_dims))
         requires_grad = real.requires_grad and self.inputs_require_grad
-        if not dynamic_dims and real.device.type == "cpu":
+        # Inside a functorch transform (an input first read under vmap),
+        # requires_grad_() is refused where the factory's keyword is not.
+        transformed = torch._C._functorch.maybe_current_level() is not None
+        if not dynamic_dims and real.device.type == "cpu" and not (requires_grad and transformed):
             fake = self._static_input(sizes, strides, real.dtype, requires_grad)
         else:
             with self.fake:
