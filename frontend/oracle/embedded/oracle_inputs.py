@@ -8,6 +8,7 @@ from torch.fx.experimental.symbolic_shapes import DimDynamic, StrictMinMaxConstr
 from torch.utils._sympy.numbers import int_oo
 from torch.utils._sympy.value_ranges import ValueRanges
 
+from dync_oracle_call_canon import fake_empty_strided
 from dync_oracle_imports import _while_busy
 from dync_oracle_symbols import _Dim, _DimSource
 from dync_oracle_wire import _DTYPES, OracleError
@@ -53,11 +54,11 @@ class _Inputs:
             return fake, self._meta(fake, fresh=True)
         strides = self._strides(real, source, shape, sizes, bool(dynamic_dims))
         requires_grad = real.requires_grad and self.inputs_require_grad
-        # Inside a functorch transform (an input first read under vmap),
-        # requires_grad_() is refused where the factory's keyword is not.
-        transformed = torch._C._functorch.maybe_current_level() is not None
-        if not dynamic_dims and real.device.type == "cpu" and not (requires_grad and transformed):
-            fake = self._static_input(sizes, strides, real.dtype, requires_grad)
+        if not dynamic_dims and real.device.type == "cpu":
+            # Parameters are most inputs, and dispatching the factory
+            # through the fake mode was most of their cost.
+            fake = fake_empty_strided(self.fake, sizes, strides, real.dtype, real.device,
+                                      requires_grad)
         else:
             with self.fake:
                 fake = torch.empty_strided(
@@ -65,18 +66,6 @@ class _Inputs:
                     requires_grad=requires_grad,
                 )
         return fake, self._meta(fake, fresh=True)
-
-    def _static_input(self, sizes, strides, dtype, requires_grad):
-        """The fake twin of a CPU tensor of static sizes, made as the fake
-        mode makes empty_strided's result (a meta tensor of those sizes and
-        strides it wraps, on the CPU device) without dispatching the
-        factory through it: a model's parameters are most inputs, and the
-        dispatch was most of their cost."""
-        meta = torch.empty_strided(sizes, strides, dtype=dtype, device="meta")
-        fake = FakeTensor(self.fake, meta, torch.device("cpu"))
-        if requires_grad:
-            fake.requires_grad_()
-        return fake
 
     def _sparse_coo_input(self, real, source, sizes):
         """The fake twin of a sparse COO tensor: fake indices and values whose
