@@ -193,43 +193,19 @@ llvm::Error GraphEmitter::bindUnbacked(const ir::Node& node) {
       if (unbackedDecl(graph_, symbol) && !unbackedValues_.count(symbol.symbolName()))
         ready = false;
     };
-    relation.lhs.walkSymbols(known);
-    relation.rhs.walkSymbols(known);
+    relation.walkSymbols(known);
     if (!ready)
       continue;
     checkedRelations_.insert(&relation);
-    llvm::Expected<Value*> lhs = emitSym(&node, relation.lhs);
-    if (!lhs)
-      return lhs.takeError();
-    llvm::Expected<Value*> rhs = emitSym(&node, relation.rhs);
-    if (!rhs)
-      return rhs.takeError();
-    llvm::CmpInst::Predicate holds = llvm::CmpInst::ICMP_EQ;
-    switch (relation.kind) {
-    case ir::RelationKind::Eq:
-      holds = llvm::CmpInst::ICMP_EQ;
-      break;
-    case ir::RelationKind::Ne:
-      holds = llvm::CmpInst::ICMP_NE;
-      break;
-    case ir::RelationKind::Lt:
-      holds = llvm::CmpInst::ICMP_SLT;
-      break;
-    case ir::RelationKind::Le:
-      holds = llvm::CmpInst::ICMP_SLE;
-      break;
-    case ir::RelationKind::Gt:
-      holds = llvm::CmpInst::ICMP_SGT;
-      break;
-    case ir::RelationKind::Ge:
-      holds = llvm::CmpInst::ICMP_SGE;
-      break;
-    }
+    llvm::Expected<Value*> holds =
+        lowerRelation(b_, relation, [&](ir::SymExpr side) { return emitSym(&node, side); });
+    if (!holds)
+      return holds.takeError();
     llvm::BasicBlock* fail =
         failBlock("RuntimeError: the data-dependent check " + textOf(relation) + " failed" +
                       (relation.origin.empty() ? node.location().suffix() : relation.origin),
                   nullptr, /*shimError=*/false, DYNC_ARTIFACT_CHECK_FAILED);
-    checkOrFail(b_.CreateNot(b_.CreateICmp(holds, *lhs, *rhs)), fail, "check.holds");
+    checkOrFail(b_.CreateNot(*holds), fail, "check.holds");
   }
   return llvm::Error::success();
 }

@@ -276,10 +276,10 @@ llvm::Error GuardEmitter::checkSymbolsAreBound() const {
     if (ir::mentionsUnbacked(relation, graph_.symbols()))
       continue;
     std::string text = textOf(relation);
-    if (llvm::Error e = needAll(relation.lhs, "in the relation " + text))
-      return e;
-    if (llvm::Error e = needAll(relation.rhs, "in the relation " + text))
-      return e;
+    for (const ir::Comparison& comparison : relation.comparisons())
+      for (ir::SymExpr side : {comparison.lhs, comparison.rhs})
+        if (llvm::Error e = needAll(side, "in the relation " + text))
+          return e;
   }
   for (const ir::Guard& guard : graph_.guards().guards()) {
     if (guard.kind != ir::GuardKind::Tensor || !guard.tensorType)
@@ -847,40 +847,16 @@ llvm::Error GuardEmitter::emitAssumptions() {
         reason += ", ";
       reason += (symbol.symbolName() + " = " + bindings_[symbol.symbolName()].where).str();
     };
-    relation.lhs.walkSymbols(name);
-    relation.rhs.walkSymbols(name);
+    relation.walkSymbols(name);
     reason += ")";
     if (named.empty())
       reason = "relation " + textOf(relation) + " does not hold";
 
-    llvm::Expected<Value*> lhs = sym(relation.lhs, reason);
-    if (!lhs)
-      return lhs.takeError();
-    llvm::Expected<Value*> rhs = sym(relation.rhs, reason);
-    if (!rhs)
-      return rhs.takeError();
-    llvm::CmpInst::Predicate predicate = llvm::CmpInst::ICMP_EQ;
-    switch (relation.kind) {
-    case ir::RelationKind::Eq:
-      predicate = llvm::CmpInst::ICMP_EQ;
-      break;
-    case ir::RelationKind::Ne:
-      predicate = llvm::CmpInst::ICMP_NE;
-      break;
-    case ir::RelationKind::Lt:
-      predicate = llvm::CmpInst::ICMP_SLT;
-      break;
-    case ir::RelationKind::Le:
-      predicate = llvm::CmpInst::ICMP_SLE;
-      break;
-    case ir::RelationKind::Gt:
-      predicate = llvm::CmpInst::ICMP_SGT;
-      break;
-    case ir::RelationKind::Ge:
-      predicate = llvm::CmpInst::ICMP_SGE;
-      break;
-    }
-    require(b_.CreateICmp(predicate, *lhs, *rhs), reason);
+    llvm::Expected<Value*> holds =
+        lowerRelation(b_, relation, [&](ir::SymExpr side) { return sym(side, reason); });
+    if (!holds)
+      return holds.takeError();
+    require(*holds, reason);
   }
   return llvm::Error::success();
 }

@@ -116,3 +116,41 @@ Value* SymLowering::divide(llvm::IRBuilder<>& b, ir::SymExpr expr, Value* a, Val
   Value* result = b.CreateSelect(adjust, b.CreateAdd(r, d), r, "mod");
   return minusOne ? b.CreateSelect(minusOne, b.getInt64(0), result, "mod") : result;
 }
+
+llvm::Expected<llvm::Value*>
+dync::codegen::lowerRelation(llvm::IRBuilder<>& b, const ir::Relation& relation,
+                             llvm::function_ref<llvm::Expected<llvm::Value*>(ir::SymExpr)> side) {
+  llvm::Value* holds = nullptr;
+  for (const ir::Comparison& comparison : relation.comparisons()) {
+    llvm::Expected<llvm::Value*> lhs = side(comparison.lhs);
+    if (!lhs)
+      return lhs.takeError();
+    llvm::Expected<llvm::Value*> rhs = side(comparison.rhs);
+    if (!rhs)
+      return rhs.takeError();
+    llvm::CmpInst::Predicate predicate = llvm::CmpInst::ICMP_EQ;
+    switch (comparison.kind) {
+    case ir::RelationKind::Eq:
+      predicate = llvm::CmpInst::ICMP_EQ;
+      break;
+    case ir::RelationKind::Ne:
+      predicate = llvm::CmpInst::ICMP_NE;
+      break;
+    case ir::RelationKind::Lt:
+      predicate = llvm::CmpInst::ICMP_SLT;
+      break;
+    case ir::RelationKind::Le:
+      predicate = llvm::CmpInst::ICMP_SLE;
+      break;
+    case ir::RelationKind::Gt:
+      predicate = llvm::CmpInst::ICMP_SGT;
+      break;
+    case ir::RelationKind::Ge:
+      predicate = llvm::CmpInst::ICMP_SGE;
+      break;
+    }
+    llvm::Value* one = b.CreateICmp(predicate, *lhs, *rhs, "relation.holds");
+    holds = holds ? b.CreateOr(holds, one, "relation.any") : one;
+  }
+  return holds;
+}

@@ -16,9 +16,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ir/Assumptions.h"
 #include "ir/SymExpr.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/Error.h"
 
@@ -72,5 +74,11 @@ private:
   Hooks& hooks_;
   llvm::DenseMap<ir::SymExpr, llvm::Value*> values_;
 };
+
+/// The i1 that \p relation holds: each comparison of its sides (signed,
+/// as \p side emits them) or'ed with the next, for a disjunction.
+llvm::Expected<llvm::Value*>
+lowerRelation(llvm::IRBuilder<>& b, const ir::Relation& relation,
+              llvm::function_ref<llvm::Expected<llvm::Value*>(ir::SymExpr)> side);
 
 } // namespace dync::codegen

@@ -28,6 +28,25 @@ struct GraphAtSizes {
   ir::Graph* graph = nullptr;
 };
 
+/// \p relation's comparisons that are not between constants, or nullopt
+/// when one between constants holds (the relation then holds); empty when
+/// every comparison was between constants and none held.
+std::optional<std::vector<ir::Comparison>> undecided(const ir::Relation& relation) {
+  std::vector<ir::Comparison> left;
+  for (const ir::Comparison& comparison : relation.comparisons()) {
+    if (!comparison.lhs.isConstant() || !comparison.rhs.isConstant()) {
+      left.push_back(comparison);
+      continue;
+    }
+    llvm::Expected<bool> holds = comparison.evaluate({});
+    if (!holds)
+      llvm::consumeError(holds.takeError()); // cannot be computed: does not hold
+    else if (*holds)
+      return std::nullopt;
+  }
+  return left;
+}
+
 llvm::Expected<std::unique_ptr<GraphAtSizes>> graphAtSizes(const ir::Graph& graph,
                                                            const SizePoint& sizes) {
   auto copy = std::make_unique<GraphAtSizes>();
@@ -67,16 +86,18 @@ llvm::Expected<std::unique_ptr<GraphAtSizes>> graphAtSizes(const ir::Graph& grap
   // nothing at these sizes, false means the graph does not serve them.
   std::vector<ir::Relation> relations;
   for (const auto& [index, relation] : llvm::enumerate(at.relations())) {
-    if (!relation.lhs.isConstant() || !relation.rhs.isConstant()) {
-      relations.push_back(relation);
-      continue;
-    }
-    llvm::Expected<bool> holds = relation.evaluate({});
-    if (!holds)
-      return holds.takeError();
-    if (!*holds)
+    std::optional<std::vector<ir::Comparison>> left = undecided(relation);
+    if (!left)
+      continue; // a comparison of constants holds
+    if (left->empty())
       return llvm::createStringError("it assumes " + relationTexts[index] +
                                      graph.relations()[index].origin);
+    ir::Relation kept = relation;
+    kept.lhs = left->front().lhs;
+    kept.kind = left->front().kind;
+    kept.rhs = left->front().rhs;
+    kept.alternatives.assign(left->begin() + 1, left->end());
+    relations.push_back(std::move(kept));
   }
   at.relations() = std::move(relations);
   std::vector<ir::SymbolDecl> symbols;

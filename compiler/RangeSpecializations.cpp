@@ -13,7 +13,7 @@ namespace {
 /// Whether \p relation is a `!=` over \p symbol alone (`seq != 32`,
 /// `8*n != 256`): it leaves single sizes of that symbol out.
 bool isSingleSymbolNe(const ir::Relation& relation, llvm::StringRef symbol) {
-  if (relation.kind != ir::RelationKind::Ne)
+  if (relation.kind != ir::RelationKind::Ne || !relation.isComparison())
     return false;
   bool only = true, any = false;
   auto check = [&](ir::SymExpr s) {

@@ -1,6 +1,8 @@
 //===- Assumptions.cpp - Symbol ranges and relations ----------------------===//
 #include "ir/Assumptions.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 namespace dync::ir {
 
 void SymbolRange::print(llvm::raw_ostream& os) const {
@@ -35,7 +37,7 @@ llvm::StringRef spelling(RelationKind kind) {
   llvm_unreachable("unknown relation");
 }
 
-llvm::Expected<bool> Relation::evaluate(const SymbolValues& values) const {
+llvm::Expected<bool> Comparison::evaluate(const SymbolValues& values) const {
   llvm::Expected<int64_t> a = lhs.evaluate(values);
   if (!a)
     return a.takeError();
@@ -59,8 +61,61 @@ llvm::Expected<bool> Relation::evaluate(const SymbolValues& values) const {
   llvm_unreachable("unknown relation");
 }
 
-void Relation::print(llvm::raw_ostream& os) const {
+void Comparison::print(llvm::raw_ostream& os) const {
   os << lhs << ' ' << spelling(kind) << ' ' << rhs;
+}
+
+std::vector<Comparison> Relation::comparisons() const {
+  std::vector<Comparison> all{{lhs, kind, rhs}};
+  all.insert(all.end(), alternatives.begin(), alternatives.end());
+  return all;
+}
+
+void Relation::walkSymbols(llvm::function_ref<void(SymExpr)> fn) const {
+  for (const Comparison& comparison : comparisons()) {
+    comparison.lhs.walkSymbols(fn);
+    comparison.rhs.walkSymbols(fn);
+  }
+}
+
+bool Relation::isConstant() const {
+  return llvm::all_of(comparisons(), [](const Comparison& c) {
+    return c.lhs.isConstant() && c.rhs.isConstant();
+  });
+}
+
+llvm::Expected<bool> Relation::evaluate(const SymbolValues& values) const {
+  // A disjunction holds when one comparison does, even if another cannot
+  // be evaluated there (a division by zero in a branch not taken).
+  std::optional<llvm::Error> failure;
+  for (const Comparison& comparison : comparisons()) {
+    llvm::Expected<bool> holds = comparison.evaluate(values);
+    if (!holds) {
+      if (failure)
+        llvm::consumeError(holds.takeError());
+      else
+        failure = holds.takeError();
+      continue;
+    }
+    if (*holds) {
+      if (failure)
+        llvm::consumeError(std::move(*failure));
+      return true;
+    }
+  }
+  if (failure)
+    return std::move(*failure);
+  return false;
+}
+
+void Relation::print(llvm::raw_ostream& os) const {
+  bool first = true;
+  for (const Comparison& comparison : comparisons()) {
+    if (!first)
+      os << " or ";
+    first = false;
+    comparison.print(os);
+  }
 }
 
 } // namespace dync::ir
@@ -78,7 +133,9 @@ bool mentionsUnbacked(SymExpr expr, llvm::ArrayRef<SymbolDecl> symbols) {
 }
 
 bool mentionsUnbacked(const Relation& relation, llvm::ArrayRef<SymbolDecl> symbols) {
-  return mentionsUnbacked(relation.lhs, symbols) || mentionsUnbacked(relation.rhs, symbols);
+  return llvm::any_of(relation.comparisons(), [&](const Comparison& c) {
+    return mentionsUnbacked(c.lhs, symbols) || mentionsUnbacked(c.rhs, symbols);
+  });
 }
 
 } // namespace dync::ir

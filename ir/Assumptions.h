@@ -10,10 +10,12 @@
 #include "ir/SymExpr.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/SMLoc.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace dync::ir {
 
@@ -52,8 +54,23 @@ enum class RelationKind : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
 llvm::StringRef spelling(RelationKind kind);
 
-/// A comparison between two symbolic integers that the graph assumes holds:
-/// `s0 == 2*s1`, `s0 mod 8 == 0`, `s2 <= 1024`.
+/// One comparison between two symbolic integers: `s0 mod 4 == 0`.
+struct Comparison {
+  SymExpr lhs;
+  RelationKind kind = RelationKind::Eq;
+  SymExpr rhs;
+
+  /// Whether it holds under \p values; fails as SymExpr::evaluate does.
+  llvm::Expected<bool> evaluate(const SymbolValues& values) const;
+  void print(llvm::raw_ostream& os) const;
+};
+
+/// What the graph assumes holds about its symbols: a comparison (`s0 ==
+/// 2*s1`, `s0 mod 8 == 0`, `s2 <= 1024`), or, when `alternatives` is not
+/// empty, a disjunction of comparisons, at least one of which holds
+/// (`(s0 mod 4) == 0 or s0 == 6`). The graph's relations all hold; together
+/// they state any boolean combination of comparisons torch decided on
+/// (its conjunctive normal form, negations folded into the comparisons).
 struct Relation {
   SymExpr lhs;
   RelationKind kind = RelationKind::Eq;
@@ -64,8 +81,21 @@ struct Relation {
   /// torch.Tensor.__getitem__ at model.py:14`); messages only, not part of
   /// the text form.
   std::string origin = {};
+  /// The comparisons after the first one, for a disjunction; printed
+  /// `lhs == rhs or a == b`.
+  std::vector<Comparison> alternatives = {};
 
-  /// Whether it holds under \p values; fails as SymExpr::evaluate does.
+  /// A single comparison, not a disjunction.
+  bool isComparison() const { return alternatives.empty(); }
+  /// The first comparison, then the alternatives.
+  std::vector<Comparison> comparisons() const;
+  /// Calls \p fn on every symbol each comparison mentions (repeats
+  /// included).
+  void walkSymbols(llvm::function_ref<void(SymExpr)> fn) const;
+  /// Whether every side of every comparison is a constant.
+  bool isConstant() const;
+  /// Whether it holds under \p values: some comparison holds. Fails as
+  /// SymExpr::evaluate does when none holds and one cannot be evaluated.
   llvm::Expected<bool> evaluate(const SymbolValues& values) const;
   void print(llvm::raw_ostream& os) const;
 };

@@ -81,6 +81,7 @@ private:
   bool parseInput(Graph& graph);
   bool parseSymbolDecl(Graph& graph);
   std::optional<Relation> parseRelation();
+  std::optional<Comparison> parseComparison();
   bool parseStatement(Graph& graph);
   /// An optional trailing `loc("file":line[:column] at ...)` (Location.h):
   /// nullopt after an error, an empty location when there is none.
@@ -396,27 +397,45 @@ bool Parser::parseSymbolDecl(Graph& graph) {
 std::optional<Relation> Parser::parseRelation() {
   Relation relation;
   relation.loc = tok_.loc();
+  std::optional<Comparison> first = parseComparison();
+  if (!first)
+    return std::nullopt;
+  relation.lhs = first->lhs;
+  relation.kind = first->kind;
+  relation.rhs = first->rhs;
+  // A disjunction: `a == b or c == d`.
+  while (consumeKeywordIf("or")) {
+    std::optional<Comparison> next = parseComparison();
+    if (!next)
+      return std::nullopt;
+    relation.alternatives.push_back(*next);
+  }
+  return relation;
+}
+
+std::optional<Comparison> Parser::parseComparison() {
+  Comparison comparison;
   std::optional<SymExpr> lhs = parseSymExpr();
   if (!lhs)
     return std::nullopt;
   switch (tok_.kind) {
   case Token::EqualEqual:
-    relation.kind = RelationKind::Eq;
+    comparison.kind = RelationKind::Eq;
     break;
   case Token::NotEqual:
-    relation.kind = RelationKind::Ne;
+    comparison.kind = RelationKind::Ne;
     break;
   case Token::Less:
-    relation.kind = RelationKind::Lt;
+    comparison.kind = RelationKind::Lt;
     break;
   case Token::LessEqual:
-    relation.kind = RelationKind::Le;
+    comparison.kind = RelationKind::Le;
     break;
   case Token::Greater:
-    relation.kind = RelationKind::Gt;
+    comparison.kind = RelationKind::Gt;
     break;
   case Token::GreaterEqual:
-    relation.kind = RelationKind::Ge;
+    comparison.kind = RelationKind::Ge;
     break;
   default:
     return expected("a comparison (==, !=, <, <=, >, >=)");
@@ -425,9 +444,9 @@ std::optional<Relation> Parser::parseRelation() {
   std::optional<SymExpr> rhs = parseSymExpr();
   if (!rhs)
     return std::nullopt;
-  relation.lhs = *lhs;
-  relation.rhs = *rhs;
-  return relation;
+  comparison.lhs = *lhs;
+  comparison.rhs = *rhs;
+  return comparison;
 }
 
 bool Parser::parseStatement(Graph& graph) {

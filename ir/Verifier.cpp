@@ -106,7 +106,8 @@ private:
 
   void checkRelations() {
     for (const Relation& relation : graph_.relations()) {
-      if (!relation.lhs || !relation.rhs) {
+      std::vector<Comparison> comparisons = relation.comparisons();
+      if (llvm::any_of(comparisons, [](const Comparison& c) { return !c.lhs || !c.rhs; })) {
         report(relation.loc, "relation is missing a side");
         continue;
       }
@@ -116,8 +117,10 @@ private:
       relation.print(os);
       os << "'";
       llvm::StringSet<> reported;
-      checkSymbolsDeclared(relation.lhs, relation.loc, text, reported);
-      checkSymbolsDeclared(relation.rhs, relation.loc, text, reported);
+      for (const Comparison& comparison : comparisons) {
+        checkSymbolsDeclared(comparison.lhs, relation.loc, text, reported);
+        checkSymbolsDeclared(comparison.rhs, relation.loc, text, reported);
+      }
     }
   }
 

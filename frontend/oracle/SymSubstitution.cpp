@@ -105,6 +105,10 @@ void SymSubstitution::apply(ir::Graph& graph) {
   for (ir::Relation& relation : graph.relations()) {
     relation.lhs = apply(relation.lhs);
     relation.rhs = apply(relation.rhs);
+    for (ir::Comparison& alternative : relation.alternatives) {
+      alternative.lhs = apply(alternative.lhs);
+      alternative.rhs = apply(alternative.rhs);
+    }
   }
 }
 

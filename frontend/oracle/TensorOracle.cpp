@@ -137,6 +137,9 @@ private:
   llvm::Expected<ir::Type> tensorType(PyObject* meta);
   llvm::Expected<ir::SymExpr> symExpr(PyObject* object);
   llvm::Expected<ir::SymExpr> parseSym(llvm::StringRef text);
+  /// The comparison `(lhs, op, rhs, ...)` of finalize()'s relations, with
+  /// \p substitution applied.
+  llvm::Expected<ir::Comparison> comparison(PyObject* item, SymSubstitution& substitution);
 
   ir::Graph& graph_;
   ir::GraphBuilder builder_;
@@ -831,8 +834,8 @@ bool computedWithin(const ir::Graph& subgraph, const ir::SymbolDecl& decl,
     return false;
   bool related = false;
   for (const ir::Relation& relation : caller.relations())
-    for (ir::SymExpr side : {relation.lhs, relation.rhs})
-      side.walkSymbols([&](ir::SymExpr symbol) { related |= symbol.symbolName() == decl.name; });
+    relation.walkSymbols(
+        [&](ir::SymExpr symbol) { related |= symbol.symbolName() == decl.name; });
   return !related;
 }
 
@@ -940,6 +943,25 @@ std::optional<std::string> PythonTensorOracle::explainUndecidableBranch() {
   return python::utf8Of(message.get()).value_or("");
 }
 
+llvm::Expected<ir::Comparison> PythonTensorOracle::comparison(PyObject* item,
+                                                              SymSubstitution& substitution) {
+  llvm::Expected<ir::SymExpr> lhs = symExpr(PyTuple_GET_ITEM(item, 0));
+  if (!lhs)
+    return lhs.takeError();
+  llvm::Expected<ir::SymExpr> rhs = symExpr(PyTuple_GET_ITEM(item, 2));
+  if (!rhs)
+    return rhs.takeError();
+  std::string op = python::utf8Of(PyTuple_GET_ITEM(item, 1)).value_or("");
+  ir::RelationKind kind = llvm::StringSwitch<ir::RelationKind>(op)
+                              .Case("==", ir::RelationKind::Eq)
+                              .Case("!=", ir::RelationKind::Ne)
+                              .Case("<", ir::RelationKind::Lt)
+                              .Case("<=", ir::RelationKind::Le)
+                              .Case(">", ir::RelationKind::Gt)
+                              .Default(ir::RelationKind::Ge);
+  return ir::Comparison{substitution.apply(*lhs), kind, substitution.apply(*rhs)};
+}
+
 llvm::Error PythonTensorOracle::finalize() {
   if (finalized_)
     return makeError("the tensor oracle was already finalized");
@@ -981,24 +1003,24 @@ llvm::Error PythonTensorOracle::finalize() {
   }
 
   for (Py_ssize_t i = 0, e = PyList_GET_SIZE(relations); i < e; ++i) {
+    // (lhs, op, rhs, origin), and for a disjunction a fifth item, the
+    // alternatives as (lhs, op, rhs).
     PyObject* item = PyList_GET_ITEM(relations, i);
-    llvm::Expected<ir::SymExpr> lhs = symExpr(PyTuple_GET_ITEM(item, 0));
-    if (!lhs)
-      return lhs.takeError();
-    llvm::Expected<ir::SymExpr> rhs = symExpr(PyTuple_GET_ITEM(item, 2));
-    if (!rhs)
-      return rhs.takeError();
-    std::string op = python::utf8Of(PyTuple_GET_ITEM(item, 1)).value_or("");
-    ir::RelationKind kind = llvm::StringSwitch<ir::RelationKind>(op)
-                                .Case("==", ir::RelationKind::Eq)
-                                .Case("!=", ir::RelationKind::Ne)
-                                .Case("<", ir::RelationKind::Lt)
-                                .Case("<=", ir::RelationKind::Le)
-                                .Case(">", ir::RelationKind::Gt)
-                                .Default(ir::RelationKind::Ge);
-    builder_.addRelation(substitution.apply(*lhs), kind, substitution.apply(*rhs));
+    llvm::Expected<ir::Comparison> first = comparison(item, substitution);
+    if (!first)
+      return first.takeError();
+    builder_.addRelation(first->lhs, first->kind, first->rhs);
+    ir::Relation& relation = graph_.relations().back();
     // Where the program assumed it, for the driver's notes.
-    graph_.relations().back().origin = python::utf8Of(PyTuple_GET_ITEM(item, 3)).value_or("");
+    relation.origin = python::utf8Of(PyTuple_GET_ITEM(item, 3)).value_or("");
+    PyObject* alternatives = PyTuple_GET_SIZE(item) > 4 ? PyTuple_GET_ITEM(item, 4) : nullptr;
+    for (Py_ssize_t j = 0, n = alternatives ? PyList_GET_SIZE(alternatives) : 0; j < n; ++j) {
+      llvm::Expected<ir::Comparison> next =
+          comparison(PyList_GET_ITEM(alternatives, j), substitution);
+      if (!next)
+        return next.takeError();
+      relation.alternatives.push_back(*next);
+    }
   }
   return declareSubgraphSymbols();
 }

@@ -9,6 +9,7 @@ from torch.utils._sympy import functions as sympy_fns
 from torch.utils._sympy.numbers import int_oo
 from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
+from dync_oracle_clauses import NotComparisons, clauses
 from dync_oracle_data_dependent import is_unbacked
 from dync_oracle_imports import _while_busy
 from dync_oracle_symbols import _RELATION_TEXT, _bound, _describe, _Unexpressible, exact_arithmetic
@@ -127,7 +128,8 @@ class _Assumptions:
             for relation in self._relations(expr, index, guard):
                 if relation not in seen:
                     seen.add(relation)
-                    relations.append(relation + (self._origin(index, guard),))
+                    # The wire's order: (lhs, op, rhs, origin[, alternatives]).
+                    relations.append(relation[:3] + (self._origin(index, guard),) + relation[3:])
         symbols += self.data.finalize(relations, seen)
         return symbols, substitutions, relations
 
@@ -163,27 +165,28 @@ class _Assumptions:
         return "; ".join(found)
 
     def _relations(self, expr, index, guard):
-        if expr is sympy.true:
-            return []
-        if isinstance(expr, sympy.And):
-            return [r for a in expr.args for r in self._relations(a, index, guard)]
-        if isinstance(expr, sympy.Not) and isinstance(expr.args[0], (sympy.Eq, sympy.Ne)):
-            inner = expr.args[0]
-            expr = (sympy.Ne if isinstance(inner, sympy.Eq) else sympy.Eq)(*inner.args, evaluate=False)
-        op = _RELATION_TEXT.get(type(expr))
-        if op is None:
-            raise OracleError(
-                f"guard {guard.expr}{self._origin(index, guard)} is not a comparison the graph IR can state"
-            )
-        # A bound the final ranges already imply is stated by the ranges.
-        try:
-            implied = bound_sympy(expr, self.env.var_to_range)
-            if implied.is_singleton() and bool(implied.lower):
-                return []
-        except Exception:
-            pass
+        """The guard as relations, each (lhs, op, rhs) or, for a disjunction,
+        (lhs, op, rhs, [(lhs, op, rhs), ...])."""
         what = f"guard {guard.expr}{self._origin(index, guard)}"
-        return [(self._expressible(expr.lhs, what), op, self._expressible(expr.rhs, what))]
+        try:
+            found = clauses(expr, self.env.var_to_range)
+        except NotComparisons as e:
+            part = "" if e.expr == expr else f" ({e.expr} is not)"
+            raise OracleError(
+                f"{what} is not a comparison the graph IR can state, nor a combination of "
+                f"comparisons with and, or and not{part}"
+            ) from None
+        return [self._relation(clause, what) for clause in found]
+
+    def _relation(self, clause, what):
+        """One clause of comparisons as a relation, in IR text."""
+        if not clause:
+            raise OracleError(f"{what} does not hold")
+        texts = [
+            (self._expressible(c.lhs, what), _RELATION_TEXT[type(c)], self._expressible(c.rhs, what))
+            for c in clause
+        ]
+        return texts[0] if len(texts) == 1 else texts[0] + (tuple(texts[1:]),)
 
     def _expressible(self, expr, what):
         try:

@@ -17,8 +17,8 @@ from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicO
 from torch.fx.experimental.sym_node import SymNode
 from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from torch.utils._sympy.symbol import SymT, symbol_is_type
-from torch.utils._sympy.value_ranges import bound_sympy
 
+from dync_oracle_clauses import NotComparisons, clauses
 from dync_oracle_layout import _callable_name
 from dync_oracle_symbols import _RELATION_TEXT, _bound, _describe, _Unexpressible
 from dync_oracle_wire import OracleError, Ref
@@ -480,7 +480,7 @@ class DataDependent:
             for relation in self._relations(ra.expr, ra.expr):
                 if relation not in seen:
                     seen.add(relation)
-                    relations.append(relation + (origin,))
+                    relations.append(relation[:3] + (origin,) + relation[3:])
         return symbols
 
     def _text(self, expr, what):
@@ -494,26 +494,22 @@ class DataDependent:
         return session._expressible(expr, what)
 
     def _relations(self, expr, whole):
-        if expr is sympy.true:
-            return []
-        if isinstance(expr, sympy.And):
-            return [r for a in expr.args for r in self._relations(a, whole)]
-        if isinstance(expr, sympy.Not) and isinstance(expr.args[0], (sympy.Eq, sympy.Ne)):
-            inner = expr.args[0]
-            expr = (sympy.Ne if isinstance(inner, sympy.Eq) else sympy.Eq)(
-                *inner.args, evaluate=False
-            )
-        op = _RELATION_TEXT.get(type(expr))
-        if op is None:
-            raise OracleError(
-                f"the run-time check {whole} is not a comparison the graph IR can state"
-            )
-        # A bound the ranges imply is stated, and checked, by the ranges.
-        try:
-            implied = bound_sympy(expr, self.session.env.var_to_range)
-            if implied.is_singleton() and bool(implied.lower):
-                return []
-        except Exception:
-            pass
+        """The run-time check as relations (Session._relations' form)."""
         what = f"the run-time check {whole}"
-        return [(self._text(expr.lhs, what), op, self._text(expr.rhs, what))]
+        try:
+            found = clauses(expr, self.session.env.var_to_range)
+        except NotComparisons:
+            raise OracleError(
+                f"{what} is not a comparison the graph IR can state, nor a combination of "
+                f"comparisons with and, or and not"
+            ) from None
+        result = []
+        for clause in found:
+            texts = [
+                (self._text(c.lhs, what), _RELATION_TEXT[type(c)], self._text(c.rhs, what))
+                for c in clause
+            ]
+            if not texts:
+                raise OracleError(f"{what} does not hold")
+            result.append(texts[0] if len(texts) == 1 else texts[0] + (tuple(texts[1:]),))
+        return result
