@@ -1014,6 +1014,8 @@ llvm::Error PythonTensorOracle::finalize() {
     // Where the program assumed it, for the driver's notes.
     relation.origin = python::utf8Of(PyTuple_GET_ITEM(item, 3)).value_or("");
     PyObject* alternatives = PyTuple_GET_SIZE(item) > 4 ? PyTuple_GET_ITEM(item, 4) : nullptr;
+    if (alternatives && !PyList_Check(alternatives))
+      return makeError("the oracle gave a relation's alternatives as other than a list");
     for (Py_ssize_t j = 0, n = alternatives ? PyList_GET_SIZE(alternatives) : 0; j < n; ++j) {
       llvm::Expected<ir::Comparison> next =
           comparison(PyList_GET_ITEM(alternatives, j), substitution);

@@ -16,6 +16,11 @@ from dync_oracle_symbols import _RELATION_TEXT, _bound, _describe, _Unexpressibl
 from dync_oracle_wire import OracleError
 
 
+def _listed(alternatives):
+    """A relation's alternatives as the wire gives them: one list, if any."""
+    return tuple(list(a) for a in alternatives)
+
+
 class _Assumptions:
     """The part of Session that states the graph's assumptions."""
 
@@ -128,8 +133,9 @@ class _Assumptions:
             for relation in self._relations(expr, index, guard):
                 if relation not in seen:
                     seen.add(relation)
-                    # The wire's order: (lhs, op, rhs, origin[, alternatives]).
-                    relations.append(relation[:3] + (self._origin(index, guard),) + relation[3:])
+                    # The wire's order: (lhs, op, rhs, origin[, [alternatives]]).
+                    origin = self._origin(index, guard)
+                    relations.append(relation[:3] + (origin,) + _listed(relation[3:]))
         symbols += self.data.finalize(relations, seen)
         return symbols, substitutions, relations
 
@@ -183,9 +189,11 @@ class _Assumptions:
         if not clause:
             raise OracleError(f"{what} does not hold")
         texts = [
-            (self._expressible(c.lhs, what), _RELATION_TEXT[type(c)], self._expressible(c.rhs, what))
+            (self._expressible(c.lhs, what), _RELATION_TEXT[type(c)],
+             self._expressible(c.rhs, what))
             for c in clause
         ]
+        # The alternatives as a tuple, hashable for `seen`.
         return texts[0] if len(texts) == 1 else texts[0] + (tuple(texts[1:]),)
 
     def _expressible(self, expr, what):

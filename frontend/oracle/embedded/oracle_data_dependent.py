@@ -480,7 +480,8 @@ class DataDependent:
             for relation in self._relations(ra.expr, ra.expr):
                 if relation not in seen:
                     seen.add(relation)
-                    relations.append(relation[:3] + (origin,) + relation[3:])
+                    alternatives = tuple(list(a) for a in relation[3:])
+                    relations.append(relation[:3] + (origin,) + alternatives)
         return symbols
 
     def _text(self, expr, what):
@@ -511,5 +512,6 @@ class DataDependent:
             ]
             if not texts:
                 raise OracleError(f"{what} does not hold")
+            # The alternatives as a tuple, hashable for `seen`.
             result.append(texts[0] if len(texts) == 1 else texts[0] + (tuple(texts[1:]),))
         return result
