@@ -156,8 +156,58 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
   std::vector<UncoveredSize> queue;
   // Each graph made so far, with the sizes it was captured at.
   std::vector<std::pair<const ir::Graph*, SizePoint>> done;
+  // Queues \p size unless a graph made or queued serves it; whether it was.
+  auto consider = [&](UncoveredSize& size) -> llvm::Expected<bool> {
+    if (llvm::any_of(done,
+                     [&](const auto& made) {
+                       return made.second == size.point ||
+                              servesPoint(*made.first, made.second, size.point);
+                     }) ||
+        llvm::any_of(queue, [&](const UncoveredSize& q) { return q.point == size.point; }))
+      return false;
+    // A size torch specializes is captured even so: it may be the
+    // general graph there (foldSizes decides).
+    if (strict && !size.torchSpecializes)
+      return llvm::make_error<python::SourceError>(
+          python::SourceLocation{module.displayPath, 0, 0, 0, ""},
+          "--dynamic '" + size.spec +
+              "' is not served whole by one graph (--strict-dynamic): " + size.why + ", so " +
+              size.symbol + " = " + std::to_string(size.size) + " would need a graph of its own");
+    if (queue.size() + 1 >= MaxSpecializations) {
+      llvm::WithColor::warning(llvm::errs(), "dync")
+          << qualname << ": --dynamic '" << size.spec << "': " << size.symbol << " = " << size.size
+          << " is not served (" << size.why << "); the artifact already holds "
+          << MaxSpecializations << " graphs for its ranges\n";
+      return false;
+    }
+    llvm::WithColor::note(llvm::errs(), "dync")
+        << qualname << ": --dynamic '" << size.spec << "': " << size.why << "; adding a graph for "
+        << describePoint(size.point) << '\n';
+    queue.push_back(std::move(size));
+    return true;
+  };
+  // Queues the sizes \p graph leaves out; of those a disjunction leaves out,
+  // the first no graph serves yet (the graph captured there usually serves
+  // the rest, and each is considered again once the queue is done).
+  auto considerAll = [&](const ir::Graph& graph, const SizePoint& at,
+                         bool disjunctionsOnly) -> llvm::Error {
+    bool disjunctionQueued = false;
+    for (UncoveredSize& size : uncoveredSizes(graph, specs, at)) {
+      if ((disjunctionsOnly && !size.byDisjunction) || (size.byDisjunction && disjunctionQueued))
+        continue;
+      llvm::Expected<bool> queued = consider(size);
+      if (!queued)
+        return queued.takeError();
+      disjunctionQueued |= *queued && size.byDisjunction;
+    }
+    return llvm::Error::success();
+  };
   for (size_t next = 0;; ++next) {
     if (next > 0) {
+      if (next > queue.size() && queue.size() + 1 < MaxSpecializations)
+        for (const auto& [graph, at] : done)
+          if (llvm::Error e = considerAll(*graph, at, /*disjunctionsOnly=*/true))
+            return e;
       if (next > queue.size())
         return llvm::Error::success();
       sizePoint = queue[next - 1].point;
@@ -180,34 +230,8 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
           });
     }
     done.emplace_back(*first, sizePoint);
-    for (UncoveredSize& size : uncoveredSizes(**first, specs, sizePoint)) {
-      if (llvm::any_of(done,
-                       [&](const auto& made) {
-                         return made.second == size.point ||
-                                servesPoint(*made.first, made.second, size.point);
-                       }) ||
-          llvm::any_of(queue, [&](const UncoveredSize& q) { return q.point == size.point; }))
-        continue;
-      // A size torch specializes is captured even so: it may be the
-      // general graph there (foldSizes decides).
-      if (strict && !size.torchSpecializes)
-        return llvm::make_error<python::SourceError>(
-            python::SourceLocation{module.displayPath, 0, 0, 0, ""},
-            "--dynamic '" + size.spec +
-                "' is not served whole by one graph (--strict-dynamic): " + size.why + ", so " +
-                size.symbol + " = " + std::to_string(size.size) + " would need a graph of its own");
-      if (queue.size() + 1 >= MaxSpecializations) {
-        llvm::WithColor::warning(llvm::errs(), "dync")
-            << qualname << ": --dynamic '" << size.spec << "': " << size.symbol << " = "
-            << size.size << " is not served (" << size.why << "); the artifact already holds "
-            << MaxSpecializations << " graphs for its ranges\n";
-        continue;
-      }
-      llvm::WithColor::note(llvm::errs(), "dync")
-          << qualname << ": --dynamic '" << size.spec << "': " << size.why
-          << "; adding a graph for " << describePoint(size.point) << '\n';
-      queue.push_back(std::move(size));
-    }
+    if (llvm::Error e = considerAll(**first, sizePoint, /*disjunctionsOnly=*/false))
+      return e;
   }
 }
 

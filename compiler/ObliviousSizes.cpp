@@ -744,6 +744,10 @@ FoldPlan planSizeFolds(llvm::ArrayRef<CapturedAt> family) {
           {a, *alone.special, candidates[i].first, candidates[i].second, std::move(why)});
     }
   }
+  // A size one graph does not serve may be folded into another (a graph
+  // captured where a disjunction fails serves the sizes the first leaves
+  // out): it is not kept apart.
+  llvm::erase_if(plan.kept, [&](const KeptApart& kept) { return absorbed[kept.special]; });
   return plan;
 }
 

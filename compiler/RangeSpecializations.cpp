@@ -25,6 +25,19 @@ bool isSingleSymbolNe(const ir::Relation& relation, llvm::StringRef symbol) {
   return any && only;
 }
 
+/// Whether \p relation is a disjunction of comparisons over \p symbol alone
+/// (`n == 6 or n mod 4 == 0`): it may leave many sizes of that symbol out.
+bool isSingleSymbolDisjunction(const ir::Relation& relation, llvm::StringRef symbol) {
+  if (relation.isComparison())
+    return false;
+  bool only = true, any = false;
+  relation.walkSymbols([&](ir::SymExpr s) {
+    any = true;
+    only &= s.symbolName() == symbol;
+  });
+  return any && only;
+}
+
 /// Whether \p relation (see isSingleSymbolNe) leaves \p size of \p symbol
 /// out: it does not hold there.
 bool leavesOut(const ir::Relation& relation, llvm::StringRef symbol, int64_t size) {
@@ -48,7 +61,7 @@ std::vector<int64_t> sizesLeftOut(const ir::Relation& relation, llvm::StringRef 
   const ir::SymExpr* constant = &relation.rhs;
   if (!bare->isSymbol())
     std::swap(bare, constant);
-  if (bare->isSymbol() && constant->isConstant()) {
+  if (relation.isComparison() && bare->isSymbol() && constant->isConstant()) {
     int64_t size = constant->constantValue();
     if (declared.contains(size) && served.contains(size))
       sizes.push_back(size);
@@ -75,14 +88,14 @@ std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
   std::vector<UncoveredSize> uncovered;
   llvm::StringSet<> seen;
   auto add = [&](const capture::DynamicSpec& spec, int64_t size, std::string why,
-                 bool torchSpecializes = false) {
+                 bool torchSpecializes = false, bool byDisjunction = false) {
     SizePoint point = at;
     point[spec.symbol] = size;
     for (const UncoveredSize& known : uncovered)
       if (known.point == point)
         return;
-    uncovered.push_back(
-        {std::move(point), spec.text, spec.symbol, size, std::move(why), torchSpecializes});
+    uncovered.push_back({std::move(point), spec.text, spec.symbol, size, std::move(why),
+                         torchSpecializes, byDisjunction});
   };
   for (const capture::DynamicSpec& spec : specs) {
     if (!seen.insert(spec.symbol).second)
@@ -132,6 +145,17 @@ std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
       for (int64_t size : sizesLeftOut(relation, spec.symbol, spec.range, decl->range))
         add(spec, size, "the graph assumes " + text + relation.origin);
     }
+    // A disjunction over one symbol: `n == 6 or n mod 4 == 0`.
+    for (const ir::Relation& relation : graph.relations()) {
+      if (!isSingleSymbolDisjunction(relation, spec.symbol))
+        continue;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      relation.print(os);
+      for (int64_t size : sizesLeftOut(relation, spec.symbol, spec.range, decl->range))
+        add(spec, size, "the graph assumes " + text + relation.origin, false,
+            /*byDisjunction=*/true);
+    }
   }
   return uncovered;
 }
@@ -149,7 +173,8 @@ bool servesPoint(const ir::Graph& graph, const SizePoint& capturedAt, const Size
     if (!decl->range.contains(size))
       return false;
     for (const ir::Relation& relation : graph.relations())
-      if (isSingleSymbolNe(relation, symbol) && leavesOut(relation, symbol, size))
+      if ((isSingleSymbolNe(relation, symbol) || isSingleSymbolDisjunction(relation, symbol)) &&
+          leavesOut(relation, symbol, size))
         return false;
   }
   return true;

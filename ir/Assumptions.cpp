@@ -79,9 +79,8 @@ void Relation::walkSymbols(llvm::function_ref<void(SymExpr)> fn) const {
 }
 
 bool Relation::isConstant() const {
-  return llvm::all_of(comparisons(), [](const Comparison& c) {
-    return c.lhs.isConstant() && c.rhs.isConstant();
-  });
+  return llvm::all_of(comparisons(),
+                      [](const Comparison& c) { return c.lhs.isConstant() && c.rhs.isConstant(); });
 }
 
 llvm::Expected<bool> Relation::evaluate(const SymbolValues& values) const {

@@ -834,8 +834,7 @@ bool computedWithin(const ir::Graph& subgraph, const ir::SymbolDecl& decl,
     return false;
   bool related = false;
   for (const ir::Relation& relation : caller.relations())
-    relation.walkSymbols(
-        [&](ir::SymExpr symbol) { related |= symbol.symbolName() == decl.name; });
+    relation.walkSymbols([&](ir::SymExpr symbol) { related |= symbol.symbolName() == decl.name; });
   return !related;
 }
 
