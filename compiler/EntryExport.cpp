@@ -186,19 +186,20 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
     queue.push_back(std::move(size));
     return true;
   };
-  // Queues the sizes \p graph leaves out; of those a disjunction leaves out,
-  // the first no graph serves yet (the graph captured there usually serves
-  // the rest, and each is considered again once the queue is done).
+  // Queues the sizes \p graph leaves out; of those one relation leaves out
+  // several of, the first no graph serves yet (the graph captured there
+  // usually serves the rest, and each is considered again once the queue
+  // is done).
   auto considerAll = [&](const ir::Graph& graph, const SizePoint& at,
-                         bool disjunctionsOnly) -> llvm::Error {
-    bool disjunctionQueued = false;
+                         bool oneOfManyOnly) -> llvm::Error {
+    bool oneOfManyQueued = false;
     for (UncoveredSize& size : uncoveredSizes(graph, specs, at)) {
-      if ((disjunctionsOnly && !size.byDisjunction) || (size.byDisjunction && disjunctionQueued))
+      if ((oneOfManyOnly && !size.oneOfMany) || (size.oneOfMany && oneOfManyQueued))
         continue;
       llvm::Expected<bool> queued = consider(size);
       if (!queued)
         return queued.takeError();
-      disjunctionQueued |= *queued && size.byDisjunction;
+      oneOfManyQueued |= *queued && size.oneOfMany;
     }
     return llvm::Error::success();
   };
@@ -206,7 +207,7 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
     if (next > 0) {
       if (next > queue.size() && queue.size() + 1 < MaxSpecializations)
         for (const auto& [graph, at] : done)
-          if (llvm::Error e = considerAll(*graph, at, /*disjunctionsOnly=*/true))
+          if (llvm::Error e = considerAll(*graph, at, /*oneOfManyOnly=*/true))
             return e;
       if (next > queue.size())
         return llvm::Error::success();
@@ -230,7 +231,7 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
           });
     }
     done.emplace_back(*first, sizePoint);
-    if (llvm::Error e = considerAll(**first, sizePoint, /*disjunctionsOnly=*/false))
+    if (llvm::Error e = considerAll(**first, sizePoint, /*oneOfManyOnly=*/false))
       return e;
   }
 }

@@ -38,17 +38,23 @@ bool isSingleSymbolDisjunction(const ir::Relation& relation, llvm::StringRef sym
   return any && only;
 }
 
-/// Whether \p relation (see isSingleSymbolNe) leaves \p size of \p symbol
-/// out: it does not hold there.
-bool leavesOut(const ir::Relation& relation, llvm::StringRef symbol, int64_t size) {
+/// Whether \p relation, whose symbols \p point all sets, fails there.
+bool leavesOut(const ir::Relation& relation, const SizePoint& point) {
   ir::SymbolValues values;
-  values[symbol] = size;
+  for (const auto& [symbol, size] : point)
+    values[symbol] = size;
   llvm::Expected<bool> holds = relation.evaluate(values);
   if (!holds) {
     llvm::consumeError(holds.takeError());
     return false;
   }
   return !*holds;
+}
+
+/// Whether \p relation (see isSingleSymbolNe) leaves \p size of \p symbol
+/// out: it does not hold there.
+bool leavesOut(const ir::Relation& relation, llvm::StringRef symbol, int64_t size) {
+  return leavesOut(relation, SizePoint{{symbol.str(), size}});
 }
 
 /// The sizes inside \p declared and \p served that \p relation leaves out:
@@ -88,14 +94,14 @@ std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
   std::vector<UncoveredSize> uncovered;
   llvm::StringSet<> seen;
   auto add = [&](const capture::DynamicSpec& spec, int64_t size, std::string why,
-                 bool torchSpecializes = false, bool byDisjunction = false) {
+                 bool torchSpecializes = false, bool oneOfMany = false) {
     SizePoint point = at;
     point[spec.symbol] = size;
     for (const UncoveredSize& known : uncovered)
       if (known.point == point)
         return;
     uncovered.push_back({std::move(point), spec.text, spec.symbol, size, std::move(why),
-                         torchSpecializes, byDisjunction});
+                         torchSpecializes, oneOfMany});
   };
   for (const capture::DynamicSpec& spec : specs) {
     if (!seen.insert(spec.symbol).second)
@@ -135,26 +141,19 @@ std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
           "the program cuts the range at " + std::to_string(*decl->range.hi + 1) +
               ", so the graph for " + spec.symbol + " serves " + spec.symbol + " in " + range +
               because);
-    // A relation that leaves out single sizes: `seq != 32`, `8*n != 256`.
+    // A relation over this symbol alone that leaves sizes out: `seq !=
+    // 32`, `8*n != 256`, `n mod 4 != 0`, `n == 6 or n mod 4 == 0`.
     for (const ir::Relation& relation : graph.relations()) {
-      if (!isSingleSymbolNe(relation, spec.symbol))
+      if (!isSingleSymbolNe(relation, spec.symbol) &&
+          !isSingleSymbolDisjunction(relation, spec.symbol))
         continue;
       std::string text;
       llvm::raw_string_ostream os(text);
       relation.print(os);
-      for (int64_t size : sizesLeftOut(relation, spec.symbol, spec.range, decl->range))
-        add(spec, size, "the graph assumes " + text + relation.origin);
-    }
-    // A disjunction over one symbol: `n == 6 or n mod 4 == 0`.
-    for (const ir::Relation& relation : graph.relations()) {
-      if (!isSingleSymbolDisjunction(relation, spec.symbol))
-        continue;
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      relation.print(os);
-      for (int64_t size : sizesLeftOut(relation, spec.symbol, spec.range, decl->range))
+      std::vector<int64_t> sizes = sizesLeftOut(relation, spec.symbol, spec.range, decl->range);
+      for (int64_t size : sizes)
         add(spec, size, "the graph assumes " + text + relation.origin, false,
-            /*byDisjunction=*/true);
+            /*oneOfMany=*/sizes.size() > 1);
     }
   }
   return uncovered;
@@ -172,10 +171,13 @@ bool servesPoint(const ir::Graph& graph, const SizePoint& capturedAt, const Size
     }
     if (!decl->range.contains(size))
       return false;
-    for (const ir::Relation& relation : graph.relations())
-      if ((isSingleSymbolNe(relation, symbol) || isSingleSymbolDisjunction(relation, symbol)) &&
-          leavesOut(relation, symbol, size))
+    // The relations over the point's symbols alone, evaluated there.
+    for (const ir::Relation& relation : graph.relations()) {
+      bool within = true;
+      relation.walkSymbols([&](ir::SymExpr s) { within &= point.count(s.symbolName().str()) > 0; });
+      if (within && leavesOut(relation, point))
         return false;
+    }
   }
   return true;
 }

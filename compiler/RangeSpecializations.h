@@ -38,10 +38,11 @@ struct UncoveredSize {
   /// A size torch specializes (0 or 1): the graph captured there may turn
   /// out to be the general graph there (ObliviousSizes.h).
   bool torchSpecializes = false;
-  /// Left out by a disjunction over one symbol (`n == 6 or n mod 4 ==
-  /// 0`), which may leave out many sizes: the graph captured at the first
-  /// of them usually serves the others, so they are captured one at a time.
-  bool byDisjunction = false;
+  /// One of several sizes a relation over one symbol leaves out (`n == 6
+  /// or n mod 4 == 0`, `(n + 3) floordiv 4 != 1`): the graph captured at
+  /// the first of them usually serves the others, so they are captured one
+  /// at a time.
+  bool oneOfMany = false;
 };
 
 /// The single sizes of \p specs' declared ranges that \p graph, captured at
