@@ -23,7 +23,9 @@ llvm::ArrayRef<llvm::StringRef> reservedWords() {
     std::vector<llvm::StringRef> all = {// literals
                                         "true", "false", "none", "inf", "nan",
                                         // symbolic-integer operators
-                                        "min", "max", "floordiv", "mod"};
+                                        "min", "max", "floordiv", "mod",
+                                        // joins the comparisons of a relation
+                                        "or"};
     for (unsigned i = 0; i <= static_cast<unsigned>(DType::C128); ++i)
       all.push_back(spelling(static_cast<DType>(i)));
     for (unsigned i = 0; i <= static_cast<unsigned>(DeviceKind::Meta); ++i)

@@ -1,6 +1,8 @@
 //===- DynamicSpec.cpp - `--dynamic ARG:DIM=SYMBOL[LO,HI]` -----------------===//
 #include "frontend/capture/DynamicSpec.h"
 
+#include "ir/Syntax.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -80,6 +82,11 @@ llvm::Expected<DynamicSpec> parseDynamicSpec(llvm::StringRef text) {
   symbol = symbol.trim();
   if (!isIdentifier(symbol))
     return malformed(text, "'" + symbol + "' is not a symbol name");
+  // The graph's text names the symbol among its own words.
+  if (ir::isReservedWord(symbol))
+    return malformed(text, "'" + symbol +
+                               "' is a word of the graph IR (a dtype, device, layout, memory "
+                               "format, literal or operator); name the symbol otherwise");
   spec.symbol = symbol.str();
   if (!range.empty() || rest.contains('[')) {
     auto [lo, hi] = range.split(',');

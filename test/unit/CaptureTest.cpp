@@ -76,6 +76,8 @@ TEST(CaptureDynamicSpec, Parses) {
   expectFailure(parseDynamicSpec("x:=batch"), "not a dimension number");
   expectFailure(parseDynamicSpec("x:0"), "no '=SYMBOL'");
   expectFailure(parseDynamicSpec("x:0=2b"), "not a symbol name");
+  expectFailure(parseDynamicSpec("x:0=or[1,8]"), "'or' is a word of the graph IR");
+  expectFailure(parseDynamicSpec("x:0=mod"), "'mod' is a word of the graph IR");
   expectFailure(parseDynamicSpec("x:0=b[10,2]"), "the range is empty");
   expectFailure(parseDynamicSpec("x:0=b[1;2]"), "two bounds");
 }
