@@ -135,6 +135,12 @@ private:
   /// and continues along the other side (true). False when the branch is
   /// not of that form: the caller reports the data-dependent branch.
   llvm::Expected<bool> raiseOnlyBranch(Frame& f, const bytecode::Instruction& ins, bool onTrue);
+  /// The same at a POP_JUMP_* on a symbolic bool torch cannot decide (a
+  /// condition on a value computed from tensor data): states with
+  /// torch._check that the raising side is not taken and continues along
+  /// the other (true); false when the branch is not of that form.
+  llvm::Expected<bool> raiseOnlySymbolicBranch(Frame& f, const bytecode::Instruction& ins,
+                                               bool onTrue);
   /// The exception the code from instruction \p start of \p f raises, when
   /// it only builds one and raises it; null otherwise. Runs the opcode
   /// handlers on a checkpoint it rolls back, so it changes nothing; the

@@ -25,6 +25,8 @@
 #include "frontend/capture/TorchSize.h"
 #include "frontend/embedding/PyStrings.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <functional>
 #include <iterator>
 
@@ -463,6 +465,9 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   if (callee->kind == ValueKind::Function || callee->kind == ValueKind::TorchCallable)
     if (std::optional<std::string> refused = unsupportedAutogradCall(*callee))
       return captureError(*refused);
+  if (callee->kind == ValueKind::Function || callee->kind == ValueKind::BoundMethod)
+    if (std::optional<std::string> refused = hookRegistrationRefusal(*callee))
+      return captureError(*refused);
   // A profiler range (record_function) marks nothing in a graph: entering
   // gives a stand-in handle for the matching exit, which does nothing.
   if (isProfilerRecordOp(callee->object.get())) {
@@ -697,6 +702,36 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
   return call(*target, std::move(args), std::move(kwargs));
 }
 
+namespace {
+
+/// The parameters and buffers of the modules among \p values (through
+/// tuples and lists), added to \p out.
+llvm::Error collectModuleTensors(llvm::ArrayRef<ValuePtr> values,
+                                 llvm::SmallPtrSetImpl<PyObject*>& out) {
+  for (const ValuePtr& value : values) {
+    if (value->kind == ValueKind::Tuple || value->kind == ValueKind::List) {
+      if (llvm::Error error = collectModuleTensors(value->items, out))
+        return error;
+      continue;
+    }
+    if (value->kind != ValueKind::NNModule)
+      continue;
+    for (const char* tensors : {"parameters", "buffers"}) {
+      PyRef iterator = PyRef::steal(PyObject_CallMethod(value->object.get(), tensors, nullptr));
+      if (!iterator)
+        return pythonError("reading the " + llvm::Twine(tensors) + " of a module");
+      // The module keeps its tensors alive while capture holds it.
+      while (PyRef tensor = PyRef::steal(PyIter_Next(iterator.get())))
+        out.insert(tensor.get());
+      if (PyErr_Occurred())
+        return pythonError("reading the " + llvm::Twine(tensors) + " of a module");
+    }
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
 llvm::Expected<ValuePtr> Interpreter::constructModule(const ValuePtr& cls,
                                                       const std::vector<ValuePtr>& args,
                                                       const KeywordArgs& kwargs) {
@@ -704,9 +739,14 @@ llvm::Expected<ValuePtr> Interpreter::constructModule(const ValuePtr& cls,
   std::string name = "module " + describeObject(type);
   // `nn.Softmax(dim=-1)(x)`: a module of constants without state is made for
   // real, as eager makes it on every call; its forward is then inlined like
-  // any module's. A fresh module is in training mode, as in eager.
-  if (!allConstant(args) ||
-      !llvm::all_of(kwargs, [](const auto& kw) { return allConstant({kw.second}); }))
+  // any module's. A fresh module is in training mode, as in eager. So is a
+  // container of modules the program read (gMLP's `nn.Sequential(*layers)`):
+  // its children are those modules, read again through their sources
+  // (ValueBuilder::wrapReal).
+  auto all = [&](bool (*test)(llvm::ArrayRef<ValuePtr>)) {
+    return test(args) && llvm::all_of(kwargs, [&](const auto& kw) { return test({kw.second}); });
+  };
+  if (!all(allConstant) && !all(allConstantOrModules))
     return captureError("constructing " + name +
                         " while capturing from values that are not constants is not "
                         "supported; build it in __init__");
@@ -717,15 +757,24 @@ llvm::Expected<ValuePtr> Interpreter::constructModule(const ValuePtr& cls,
   if (!module)
     return pythonError("constructing " + name);
   // Parameters and buffers made on every call (randomly initialized ones
-  // among them) are tensors no graph input names.
+  // among them) are tensors no graph input names; those of the modules
+  // passed in are theirs.
+  llvm::SmallPtrSet<PyObject*, 16> passedIn;
+  std::vector<ValuePtr> given(args);
+  for (const auto& kw : kwargs)
+    given.push_back(kw.second);
+  if (llvm::Error error = collectModuleTensors(given, passedIn))
+    return error;
   for (const char* tensors : {"parameters", "buffers"}) {
     PyRef iterator = PyRef::steal(PyObject_CallMethod(module.get(), tensors, nullptr));
-    PyRef first = iterator ? PyRef::steal(PyIter_Next(iterator.get())) : PyRef();
+    if (!iterator)
+      return pythonError("reading the " + llvm::Twine(tensors) + " of " + name);
+    while (PyRef tensor = PyRef::steal(PyIter_Next(iterator.get())))
+      if (!passedIn.contains(tensor.get()))
+        return captureError("constructing " + name + " while capturing is not supported: it has " +
+                            tensors + ", made anew on every call; build it in __init__");
     if (PyErr_Occurred())
       return pythonError("reading the " + llvm::Twine(tensors) + " of " + name);
-    if (first)
-      return captureError("constructing " + name + " while capturing is not supported: it has " +
-                          tensors + ", made anew on every call; build it in __init__");
   }
   return makeValue(ValueKind::NNModule, module);
 }

@@ -378,4 +378,52 @@ llvm::Expected<ValuePtr> callWithModuleHooks(BuiltinContext& interp, const Modul
   return output;
 }
 
+std::optional<std::string> hookRegistrationRefusal(const Value& callee) {
+  struct Entry {
+    const char* owner;
+    const char* name;
+    const char* spelling;
+  };
+  static const Entry entries[] = {
+      {"torch.nn.Module", "register_forward_hook", "nn.Module.register_forward_hook"},
+      {"torch.nn.Module", "register_forward_pre_hook", "nn.Module.register_forward_pre_hook"},
+      {"torch.nn.Module", "register_full_backward_hook", "nn.Module.register_full_backward_hook"},
+      {"torch.nn.Module", "register_full_backward_pre_hook",
+       "nn.Module.register_full_backward_pre_hook"},
+      {"torch.nn.Module", "register_backward_hook", "nn.Module.register_backward_hook"},
+      {"torch.nn.modules.module", "register_module_forward_hook",
+       "torch.nn.modules.module.register_module_forward_hook"},
+      {"torch.nn.modules.module", "register_module_forward_pre_hook",
+       "torch.nn.modules.module.register_module_forward_pre_hook"},
+      {"torch.nn.modules.module", "register_module_full_backward_hook",
+       "torch.nn.modules.module.register_module_full_backward_hook"}};
+  static PyObject* functions[std::size(entries)] = {}; // alive as long as torch
+  static bool looked = false;
+  if (!looked) {
+    looked = true;
+    for (size_t i = 0; i < std::size(entries); ++i) {
+      llvm::Expected<PyRef> owner = importObject(entries[i].owner);
+      if (!owner) {
+        llvm::consumeError(owner.takeError());
+        continue;
+      }
+      functions[i] = PyObject_GetAttrString(owner->get(), entries[i].name);
+      PyErr_Clear();
+    }
+  }
+  // The plain function a bound method of a module calls.
+  const Value* function = &callee;
+  if (callee.kind == ValueKind::BoundMethod && callee.items.size() == 2)
+    function = callee.items[1].get();
+  if (!function->object)
+    return std::nullopt;
+  for (size_t i = 0; i < std::size(entries); ++i)
+    if (functions[i] && functions[i] == function->object.get())
+      return std::string(entries[i].spelling) +
+             " inside the captured function is not supported yet: the hook changes what later "
+             "module calls run, in this call and after it, which capture does not model; "
+             "register hooks before calling the function";
+  return std::nullopt;
+}
+
 } // namespace dync::capture

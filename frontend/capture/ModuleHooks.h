@@ -15,6 +15,8 @@
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace dync::capture {
@@ -61,5 +63,12 @@ bool hookTableHasEntries(PyObject* module, const char* table, bool global);
 llvm::Expected<ValuePtr> callWithModuleHooks(BuiltinContext& interp, const ModuleHooks& hooks,
                                              const ValuePtr& module, const ValuePtr& forward,
                                              std::vector<ValuePtr> args, KeywordArgs kwargs);
+
+/// What capture says when \p callee registers a module hook (an
+/// nn.Module's `register_forward_hook`, ..., or a global
+/// `register_module_forward_hook`) inside the captured function: the hook
+/// would change what later module calls run, in this call and after it,
+/// which capture does not model yet. Nullopt for any other callee.
+std::optional<std::string> hookRegistrationRefusal(const Value& callee);
 
 } // namespace dync::capture

@@ -93,6 +93,13 @@ llvm::Error BytecodeMachine::jumpIf(Frame& f, const Instruction& ins, bool alway
     if (*checked)
       return llvm::Error::success();
   }
+  if (alwaysPop && condition->kind == ValueKind::SymNum) {
+    llvm::Expected<bool> checked = raiseOnlySymbolicBranch(f, ins, onTrue);
+    if (!checked)
+      return checked.takeError();
+    if (*checked)
+      return llvm::Error::success();
+  }
   llvm::Expected<bool> value = semantics_.truth(condition);
   if (!value)
     return value.takeError();

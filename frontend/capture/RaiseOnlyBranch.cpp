@@ -212,4 +212,68 @@ llvm::Expected<bool> BytecodeMachine::raiseOnlyBranch(Frame& f, const Instructio
   return true;
 }
 
+llvm::Expected<bool> BytecodeMachine::raiseOnlySymbolicBranch(Frame& f, const Instruction& ins,
+                                                              bool onTrue) {
+  ValuePtr condition = f.stack.back();
+  if (condition->kind != ValueKind::SymNum || ins.jumpTarget < 0)
+    return false;
+  for (const Frame* caller : frames_)
+    if (caller != &f && caughtInFrame(*caller, caller->pc))
+      return false;
+  // Only a condition torch will not decide: one over a value computed from
+  // tensor data whose ranges settle neither side. Any other is decided, and
+  // guarded, as bool() decides it.
+  llvm::Expected<PyRef> freeUnbacked =
+      importObject("torch.fx.experimental.symbolic_shapes.free_unbacked_symbols");
+  if (!freeUnbacked)
+    return freeUnbacked.takeError();
+  llvm::Expected<PyRef> knownTrue =
+      importObject("torch.fx.experimental.symbolic_shapes.statically_known_true");
+  if (!knownTrue)
+    return knownTrue.takeError();
+  llvm::Expected<PyRef> symNot = importObject("torch.sym_not");
+  if (!symNot)
+    return symNot.takeError();
+  PyObject* cond = condition->object.get();
+  PyRef symbols = PyRef::steal(PyObject_CallOneArg(freeUnbacked->get(), cond));
+  PyRef negated = PyRef::steal(PyObject_CallOneArg(symNot->get(), cond));
+  if (!symbols || !negated)
+    return pythonError("reading a data-dependent condition");
+  PyRef knownHolds = PyRef::steal(PyObject_CallOneArg(knownTrue->get(), cond));
+  PyRef knownFails = PyRef::steal(PyObject_CallOneArg(knownTrue->get(), negated.get()));
+  if (!knownHolds || !knownFails)
+    return pythonError("reading a data-dependent condition");
+  if (PyObject_Length(symbols.get()) <= 0 || PyObject_IsTrue(knownHolds.get()) == 1 ||
+      PyObject_IsTrue(knownFails.get()) == 1) {
+    PyErr_Clear();
+    return false;
+  }
+
+  auto caught = [&](size_t pc) { return caughtInFrame(f, pc); };
+  size_t fallThrough = f.pc + 1;
+  size_t target = static_cast<size_t>(ins.jumpTarget);
+  std::optional<size_t> fallRaise = alwaysRaises(f, fallThrough, opcodes_, caught);
+  std::optional<size_t> targetRaise = alwaysRaises(f, target, opcodes_, caught);
+  if (bool(fallRaise) == bool(targetRaise))
+    return false;
+
+  // The program goes on only where the raising side is not taken: that is
+  // what torch._check states, as if the program had said it. The value
+  // outside what it states runs the original code, which raises there as
+  // eager does (docs/capture.md, "Branches that only raise").
+  bool raisesWhenTrue = fallRaise ? !onTrue : onTrue;
+  PyObject* holds = raisesWhenTrue ? negated.get() : cond;
+  if (llvm::Error refused = recorder_.irreversible("stating a data-dependent condition"))
+    return refused;
+  llvm::Expected<PyRef> check = importObject("torch._check");
+  if (!check)
+    return check.takeError();
+  PyRef checked = PyRef::steal(PyObject_CallOneArg(check->get(), holds));
+  if (!checked)
+    return pythonError("stating a data-dependent condition");
+  pop(f);
+  f.next = fallRaise ? target : fallThrough;
+  return true;
+}
+
 } // namespace dync::capture

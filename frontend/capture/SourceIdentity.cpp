@@ -65,6 +65,11 @@ bool ValueBuilder::tracksIdentity(PyObject* object) const {
          type != types_.memoryFormat.get();
 }
 
+SourcePtr ValueBuilder::sourceOfReadObject(PyObject* object) const {
+  auto it = identityIndex_.find(object);
+  return it == identityIndex_.end() ? nullptr : identities_[it->second].source;
+}
+
 void ValueBuilder::noteIdentity(PyObject* object, const SourcePtr& source) {
   if (!source || !object || !tracksIdentity(object)) {
     PyErr_Clear();

@@ -150,4 +150,16 @@ bool allConstant(llvm::ArrayRef<ValuePtr> values) {
   return true;
 }
 
+bool allConstantOrModules(llvm::ArrayRef<ValuePtr> values) {
+  for (const ValuePtr& value : values) {
+    if (value->kind == ValueKind::Constant || value->kind == ValueKind::NNModule)
+      continue;
+    if ((value->kind == ValueKind::Tuple || value->kind == ValueKind::List) &&
+        allConstantOrModules(value->items))
+      continue;
+    return false;
+  }
+  return true;
+}
+
 } // namespace dync::capture

@@ -161,5 +161,7 @@ ValuePtr makeCell(ValuePtr contents);
 bool isKnown(const ValuePtr& value);
 /// Whether every value (deeply, through tuples and lists) is a constant.
 bool allConstant(llvm::ArrayRef<ValuePtr> values);
+/// The same, where a module is allowed too.
+bool allConstantOrModules(llvm::ArrayRef<ValuePtr> values);
 
 } // namespace dync::capture

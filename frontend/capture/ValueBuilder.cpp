@@ -683,8 +683,15 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
   }
   if (PyObject_IsInstance(object, types_.tensor.get()) == 1)
     return tensorInput(object, source);
-  if (PyObject_IsInstance(object, types_.module.get()) == 1)
+  if (PyObject_IsInstance(object, types_.module.get()) == 1) {
+    // A module reached without a source (a child of a container the program
+    // built from modules it read, `nn.Sequential(*layers)`) is one capture
+    // read through a source before: it is read through that one, so its
+    // parameters are graph inputs the source names.
+    if (!source)
+      source = sourceOfReadObject(object);
     return makeValue(ValueKind::NNModule, PyRef::borrow(object), source);
+  }
   if (PyFunction_Check(object))
     return functionFromReal(object, source);
   if (PyMethod_Check(object)) {

@@ -211,6 +211,8 @@ public:
   /// reached is guarded `same SECOND : FIRST`: capture read one object
   /// through both, and a change made through one shows through the other.
   void noteIdentity(PyObject* object, const SourcePtr& source);
+  /// The first source that reached \p object, or null.
+  SourcePtr sourceOfReadObject(PyObject* object) const;
   /// The answer capture gave to `a is b` for real objects \p a and \p b
   /// read through \p sourceA and \p sourceB, guarded (`same` or
   /// `distinct`) when both are objects identity is tracked for.

@@ -9,7 +9,7 @@ import operator
 
 import torch
 from torch._dispatch.python import enable_python_dispatcher
-from torch._subclasses.fake_tensor import FakeTensor
+from torch._subclasses.fake_tensor import DataDependentOutputException, FakeTensor
 
 import dync_oracle_call_cache as call_cache
 from dync_oracle_data_dependent import (
@@ -175,11 +175,7 @@ class _Calls:
                     (t, t.requires_grad) for t in _leaves((args, kwargs or {}))
                     if isinstance(t, FakeTensor)
                 ]
-                with self.fake, self._dispatcher(), self.recorder:
-                    if is_scalar_op(fn, args, kwargs):
-                        out = run_scalar_op(self, fn, args, lambda: _run(run, args, kwargs))
-                    else:
-                        out = _run(run, args, kwargs)
+                out = self._run_recorded(fn, run, args, kwargs)
                 self._record_grad_flags(flags, out)
                 if self._cut_from_autograd():
                     self._mark_cut_views(out)
@@ -228,6 +224,28 @@ class _Calls:
         if probe is not None:
             probe.finish(out, records)
         return out, records
+
+    def _run_recorded(self, fn, run, args, kwargs):
+        """`run(*args, **kwargs)` on fakes under the call's dispatcher, its
+        operators recorded. In a graph that records autograd, an eager
+        composite kernel that reads tensor data for a check of its own
+        (istft's window-envelope check by `aten.equal`) cannot run on fakes;
+        that call alone then runs torch's decomposition under the Python
+        dispatcher, as export traces it, whose pieces autograd records."""
+        def attempt(dispatcher):
+            with self.fake, dispatcher, self.recorder:
+                if is_scalar_op(fn, args, kwargs):
+                    return run_scalar_op(self, fn, args, lambda: _run(run, args, kwargs))
+                return _run(run, args, kwargs)
+
+        try:
+            return attempt(self._dispatcher())
+        except DataDependentOutputException:
+            if not self.records_autograd:
+                raise
+        self.undo()
+        self.records = []
+        return attempt(enable_python_dispatcher())
 
     def _dispatcher(self):
         """The dispatcher a call runs under. torch's Python dispatcher, as

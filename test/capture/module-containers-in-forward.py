@@ -1,0 +1,70 @@
+# A module container built in forward from modules the program read
+# (gMLP's `nn.Sequential(*layers)(x)`, a ModuleList of some children) is made
+# for real; its children are read through the sources that first reached
+# them, so their parameters are graph inputs those sources name. A module
+# made in forward that brings parameters of its own is still refused.
+# RUN: %dync export %s:Stack.forward %s:Stack.picked %s:Stack.fresh_activations --emit=graph \
+# RUN:   | FileCheck %s
+# RUN: not %dync export %s:Stack.own_parameters --emit=graph 2>&1 | FileCheck %s --check-prefix=OWN
+import torch
+from torch import nn
+
+
+class Scaled(nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+        self.scale = nn.Parameter(torch.ones(4))
+
+    def forward(self, x):
+        return self.inner(x) * self.scale
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+        self.norm = nn.LayerNorm(4)
+
+    def forward(self, x):
+        return nn.Sequential(*self.layers)(x)
+
+    def picked(self, x):
+        kept = nn.ModuleList([layer for i, layer in enumerate(self.layers) if i != 1])
+        for layer in kept:
+            x = layer(x)
+        return nn.Sequential(self.norm, nn.ReLU())(x)
+
+    def fresh_activations(self, x):
+        return nn.Sequential(self.layers[0], nn.GELU(), nn.Identity())(x)
+
+    def own_parameters(self, x):
+        return Scaled(self.layers[0])(x)
+
+
+model = Stack()
+
+
+def example_inputs():
+    return (torch.randn(2, 4),)
+
+# CHECK-LABEL: graph @Stack.forward(
+# CHECK-NEXT:    %self_layers_0_weight: tensor<f32, [4, 4], requires_grad> = L['self']._modules['layers']._modules['0']._parameters['weight']
+# CHECK:         %self_layers_2_bias: tensor<f32, [4], requires_grad> = L['self']._modules['layers']._modules['2']._parameters['bias']
+# CHECK:         aten::addmm.default(%self_layers_0_bias, %x,
+# CHECK:         aten::addmm.default(%self_layers_1_bias,
+# CHECK:         aten::addmm.default(%self_layers_2_bias,
+
+# CHECK-LABEL: graph @Stack.picked(
+# CHECK-NOT:     self_layers_1_weight
+# CHECK:         aten::addmm.default(%self_layers_0_bias, %x,
+# CHECK:         aten::addmm.default(%self_layers_2_bias,
+# CHECK:         aten::mul.Tensor({{.*}}%self_norm_weight)
+# CHECK:         aten::add.Tensor({{.*}}%self_norm_bias)
+# CHECK:         aten::relu.default(
+
+# CHECK-LABEL: graph @Stack.fresh_activations(
+# CHECK:         aten::addmm.default(%self_layers_0_bias, %x,
+# CHECK:         aten::gelu.default(
+
+# OWN: module-containers-in-forward.py:42:16: error: constructing module class 'module-containers-in-forward.Scaled' while capturing is not supported: it has parameters, made anew on every call; build it in __init__
