@@ -458,7 +458,7 @@ llvm::Expected<bool> ObjectSemantics::contains(const ValuePtr& container, const 
         return equal.takeError();
       return truth(*equal);
     }
-    return sameKey(cx_, candidate, item);
+    return sameKey(*this, candidate, item);
   };
   switch (container->kind) {
   case ValueKind::Tuple:
