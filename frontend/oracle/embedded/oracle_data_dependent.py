@@ -443,6 +443,12 @@ class DataDependent:
         expr = value.node.expr
         if not any(is_unbacked(s) for s in expr.free_symbols):
             return None
+        # Each int read from data must be one a node computes (item()'s,
+        # named when its node was recorded); torch's own symbol under a
+        # bool a node computes (`Eq(u5, 1)`) is no int of the graph.
+        if any(is_unbacked(s) and (s not in self.session.names or s in self.scalar_symbols)
+               for s in expr.free_symbols):
+            return None
         ref = self._bool_node(expr, value.node.shape_env)
         if ref is not None:
             self.session.rebound.append((value.node, value.node.__dict__.get("_dync_id")))
