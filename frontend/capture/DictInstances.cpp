@@ -74,7 +74,7 @@ llvm::Expected<std::optional<size_t>> findKey(BuiltinContext& interp, const Valu
                                               const ValuePtr& key) {
   for (size_t i = 0; i < dict->entries.size(); ++i) {
     const ValuePtr& existing = dict->entries[i].first;
-    llvm::Expected<bool> same = sameKey(interp.semantics().context(), existing, key);
+    llvm::Expected<bool> same = sameKey(interp.semantics(), existing, key);
     if (!same)
       return same.takeError();
     if (*same)
@@ -453,32 +453,102 @@ bool realKey(const ValuePtr& value) {
 
 } // namespace
 
-llvm::Expected<bool> sameKey(SemanticsContext& cx, const ValuePtr& a, const ValuePtr& b) {
+namespace {
+
+/// CPython's hash of a real key (a constant, a real object, a tuple of
+/// those), computed as dict computes it: the class's own __hash__, which
+/// for a real object may be the program's Python code, run on the real
+/// object as `==` on real objects is (ObjectSemantics::compare).
+llvm::Expected<Py_hash_t> realHash(SemanticsContext& cx, const ValuePtr& key) {
+  PyRef real = key->object;
+  if (key->kind == ValueKind::Tuple) {
+    llvm::Expected<PyRef> converted = cx.toPython(key);
+    if (!converted)
+      return converted.takeError();
+    real = *converted;
+  }
+  Py_hash_t hash = PyObject_Hash(real.get());
+  if (hash == -1 && PyErr_Occurred())
+    return programError("hashing a dict key");
+  return hash;
+}
+
+/// How dict hashes a key: by identity (object's own __hash__, so only the
+/// object itself is the same key), by a value CPython computes (a real
+/// key), or by its class's __hash__ written in Python (an object made while
+/// capturing), which capture does not run: Python's data model has equal
+/// objects hash equal, so `==` alone decides, and the hash, which may be
+/// this process's hash of a str, never becomes a value of the graph.
+struct KeyHash {
+  enum Kind { Identity, Value, ByEquality } kind;
+  Py_hash_t value = 0;
+};
+
+llvm::Expected<KeyHash> keyHash(SemanticsContext& cx, const ValuePtr& key) {
+  if (realKey(key)) {
+    llvm::Expected<Py_hash_t> hash = realHash(cx, key);
+    if (!hash)
+      return hash.takeError();
+    return KeyHash{KeyHash::Value, *hash};
+  }
+  if (key->kind != ValueKind::Instance)
+    return KeyHash{KeyHash::Identity};
+  PyRef name = PyRef::steal(python::newStr("__hash__"));
+  PyObject* hash = _PyType_Lookup(reinterpret_cast<PyTypeObject*>(key->object.get()), name.get());
+  if (hash == Py_None)
+    return raiseBuiltin(PyExc_TypeError,
+                        "unhashable type: '" + qualifiedTypeName(key->object.get()) + "'");
+  if (!hash || !PyFunction_Check(hash))
+    return KeyHash{KeyHash::Identity};
+  return KeyHash{KeyHash::ByEquality};
+}
+
+} // namespace
+
+llvm::Expected<bool> sameKey(ObjectSemantics& semantics, const ValuePtr& a, const ValuePtr& b) {
+  SemanticsContext& cx = semantics.context();
   llvm::Expected<bool> same = ObjectSemantics::identical(cx.values(), a, b);
   if (!same || *same)
     return same;
-  if (!realKey(a) || !realKey(b))
+  bool real = realKey(a) && realKey(b);
+  bool object = a->kind == ValueKind::Object || b->kind == ValueKind::Object ||
+                a->kind == ValueKind::Instance || b->kind == ValueKind::Instance;
+  if (!real && !(object && (realKey(a) || a->kind == ValueKind::Instance) &&
+                 (realKey(b) || b->kind == ValueKind::Instance)))
     return false;
-  // A real object other than a constant is the same key as another value
-  // only if identical, which identical() answered: its class's __eq__ may
-  // be the program's code.
-  if (a->kind == ValueKind::Object || b->kind == ValueKind::Object)
-    return false;
-  PyRef left = a->object, right = b->object;
-  if (a->kind == ValueKind::Tuple || b->kind == ValueKind::Tuple) {
-    llvm::Expected<PyRef> realA = cx.toPython(a);
-    if (!realA)
-      return realA.takeError();
-    llvm::Expected<PyRef> realB = cx.toPython(b);
-    if (!realB)
-      return realB.takeError();
-    left = *realA;
-    right = *realB;
+  // Constants (and tuples of them) compare as CPython compares them, their
+  // hashes agreeing with their equality.
+  if (!object) {
+    llvm::Expected<PyRef> left = a->kind == ValueKind::Tuple ? cx.toPython(a) : a->object;
+    if (!left)
+      return left.takeError();
+    llvm::Expected<PyRef> right = b->kind == ValueKind::Tuple ? cx.toPython(b) : b->object;
+    if (!right)
+      return right.takeError();
+    int equal = PyObject_RichCompareBool(left->get(), right->get(), Py_EQ);
+    if (equal < 0)
+      return programError("comparing dict keys");
+    return equal == 1;
   }
-  int equal = PyObject_RichCompareBool(left.get(), right.get(), Py_EQ);
-  if (equal < 0)
-    return programError("comparing dict keys");
-  return equal == 1;
+  // An object key (a uuid.UUID, an object of the program's class with
+  // __hash__ and __eq__) is found as dict finds it: equal hashes, then the
+  // stored key's __eq__ (its class's Python code inlined for an object
+  // made while capturing; see KeyHash for its hash).
+  llvm::Expected<KeyHash> hashA = keyHash(cx, a);
+  if (!hashA)
+    return hashA.takeError();
+  llvm::Expected<KeyHash> hashB = keyHash(cx, b);
+  if (!hashB)
+    return hashB.takeError();
+  if (hashA->kind == KeyHash::Identity || hashB->kind == KeyHash::Identity)
+    return false;
+  if (hashA->kind == KeyHash::Value && hashB->kind == KeyHash::Value &&
+      hashA->value != hashB->value)
+    return false;
+  llvm::Expected<ValuePtr> equal = semantics.compare("==", a, b);
+  if (!equal)
+    return equal.takeError();
+  return semantics.truth(*equal);
 }
 
 llvm::Error keyError(SemanticsContext& cx, const ValuePtr& key) {

@@ -19,6 +19,7 @@
 namespace dync::capture {
 
 class BuiltinContext;
+class ObjectSemantics;
 class SemanticsContext;
 
 /// Whether objects of \p type are made by dict's __new__ and hold their
@@ -48,10 +49,12 @@ void syncAttributes(const ValuePtr& instance);
 llvm::Expected<ValuePtr> callInstanceSpecial(SemanticsContext& cx, const ValuePtr& instance,
                                              llvm::StringRef name, std::vector<ValuePtr> args);
 
-/// Whether \p a and \p b are the same dict key, as dict finds one: the same
-/// value, or equal constants, tuples of constants included (a key built as
-/// `(type(p), p, flags)` finds an equal tuple a real dict holds).
-llvm::Expected<bool> sameKey(SemanticsContext& cx, const ValuePtr& a, const ValuePtr& b);
+/// Whether \p a (a key a dict holds) and \p b are the same dict key, as
+/// dict finds one: the same value, equal constants, tuples of constants
+/// included (a key built as `(type(p), p, flags)` finds an equal tuple a
+/// real dict holds), or objects of equal hashes that compare equal (a
+/// uuid.UUID, an object whose class writes __hash__ and __eq__).
+llvm::Expected<bool> sameKey(ObjectSemantics& semantics, const ValuePtr& a, const ValuePtr& b);
 
 /// KeyError(key) raised, for a key CPython can hold (a constant, a tuple of
 /// them, a real object); else capture stops naming the key's kind.

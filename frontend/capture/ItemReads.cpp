@@ -127,7 +127,7 @@ llvm::Expected<ValuePtr> ObjectSemantics::getItem(const ValuePtr& base, const Va
   }
   if (base->kind == ValueKind::Dict) {
     for (const auto& [k, v] : base->entries) {
-      llvm::Expected<bool> same = sameKey(cx_, k, key);
+      llvm::Expected<bool> same = sameKey(*this, k, key);
       if (!same)
         return same.takeError();
       if (*same)

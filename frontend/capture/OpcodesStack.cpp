@@ -311,7 +311,7 @@ llvm::Error BytecodeMachine::op_STORE_SUBSCR(Frame& f, const Instruction&) {
     return assignListSlice(semantics_, base, key, value);
   if (base->kind == ValueKind::Dict) {
     for (auto& [k, v] : base->entries) {
-      llvm::Expected<bool> same = sameKey(semantics_.context(), k, key);
+      llvm::Expected<bool> same = sameKey(semantics_, k, key);
       if (!same)
         return same.takeError();
       if (*same) {

@@ -12,6 +12,7 @@
 #include "frontend/capture/MappingProxies.h"
 #include "frontend/capture/NumpyConstants.h"
 #include "frontend/capture/ObjectSemantics.h"
+#include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/TypeNames.h"
 
 namespace dync::capture {
@@ -34,13 +35,38 @@ bool isSymbolicScalar(const SemanticsContext& cx, const ValuePtr& value) {
   return type == cx.types().symFloat.get() || type == cx.types().symBool.get();
 }
 
+bool isFloatConstant(const ValuePtr& value) {
+  return value->kind == ValueKind::Constant && value->object && PyFloat_Check(value->object.get());
+}
+
+/// Whether \p a and \p b are an int computed from tensor data (item()'s
+/// `u0`) and a Python float: Python's arithmetic or comparison on them is a
+/// float or a bool, which torch keeps as an expression no node computes
+/// (`0.5*ToFloat(u0)`), so the oracle records it as a node. A symbolic size
+/// with a float stays torch's expression (docs/tensor-oracle.md, "Float
+/// arithmetic on sizes").
+llvm::Expected<bool> isDataIntWithFloat(SemanticsContext& cx, const ValuePtr& a,
+                                        const ValuePtr& b) {
+  const ValuePtr* symbolic = a->kind == ValueKind::SymNum && isFloatConstant(b)   ? &a
+                             : b->kind == ValueKind::SymNum && isFloatConstant(a) ? &b
+                                                                                  : nullptr;
+  if (!symbolic || isSymbolicScalar(cx, *symbolic))
+    return false;
+  return isDataNumber(cx.oracle(), *symbolic);
+}
+
 /// Whether Python arithmetic on \p a and \p b goes through the oracle as a
-/// recorded scalar node: a float or bool operand from the oracle, or a
-/// division or a float power of a symbolic integer, which makes a float.
-bool recordsScalar(const SemanticsContext& cx, llvm::StringRef symbol, const ValuePtr& a,
-                   const ValuePtr& b) {
+/// recorded scalar node: a float or bool operand from the oracle, a
+/// division or a float power of a symbolic integer, which makes a float,
+/// or an int from tensor data with a float.
+llvm::Expected<bool> recordsScalar(SemanticsContext& cx, llvm::StringRef symbol, const ValuePtr& a,
+                                   const ValuePtr& b) {
   if (isSymbolicScalar(cx, a) || isSymbolicScalar(cx, b))
     return true;
+  bool arithmetic =
+      llvm::is_contained({"+", "-", "*", "//", "%", "+=", "-=", "*=", "//=", "%="}, symbol);
+  if (arithmetic)
+    return isDataIntWithFloat(cx, a, b);
   bool division = symbol == "/" || symbol == "/=";
   bool symbolic = a->kind == ValueKind::SymNum || b->kind == ValueKind::SymNum;
   if (division)
@@ -213,9 +239,12 @@ llvm::Expected<ValuePtr> ObjectSemantics::binary(llvm::StringRef symbol, const V
     return captureError("binary operator '" + symbol + "' is not supported");
   if (a->isTensor() || b->isTensor())
     return cx_.callOracle(cx_.operatorFunction(row->operatorName), {a, b}, {});
-  if (isNumberLike(a) && isNumberLike(b) && recordsScalar(cx_, symbol, a, b))
-    return cx_.callOracle(cx_.operatorFunction(row->operatorName), {a, b}, {});
   if (isNumberLike(a) && isNumberLike(b)) {
+    llvm::Expected<bool> records = recordsScalar(cx_, symbol, a, b);
+    if (!records)
+      return records.takeError();
+    if (*records)
+      return cx_.callOracle(cx_.operatorFunction(row->operatorName), {a, b}, {});
     PyRef result = PyRef::steal(row->apply(a->object.get(), b->object.get()));
     if (!result)
       return programError("computing '" + symbol + "'");
@@ -320,8 +349,13 @@ llvm::Expected<ValuePtr> ObjectSemantics::compare(llvm::StringRef symbol, const 
     if (!result || *result)
       return result;
   }
-  if (isNumberLike(a) && isNumberLike(b) && (isSymbolicScalar(cx_, a) || isSymbolicScalar(cx_, b)))
-    return cx_.callOracle(cx_.operatorFunction(row->operatorName), {a, b}, {});
+  if (isNumberLike(a) && isNumberLike(b)) {
+    llvm::Expected<bool> intWithFloat = isDataIntWithFloat(cx_, a, b);
+    if (!intWithFloat)
+      return intWithFloat.takeError();
+    if (*intWithFloat || isSymbolicScalar(cx_, a) || isSymbolicScalar(cx_, b))
+      return cx_.callOracle(cx_.operatorFunction(row->operatorName), {a, b}, {});
+  }
   if (isKnown(a) && isKnown(b)) {
     llvm::Expected<PyRef> x = cx_.toPython(a);
     if (!x)
@@ -346,6 +380,17 @@ llvm::Expected<ValuePtr> ObjectSemantics::compare(llvm::StringRef symbol, const 
 
 llvm::Expected<ValuePtr> ObjectSemantics::unary(llvm::StringRef operatorName, const ValuePtr& a) {
   if (operatorName == "not_") {
+    // `not x` of a number computed from tensor data is a bool the graph
+    // computes (`x == 0`), not a decision: only a branch on it is one.
+    llvm::Expected<bool> data = isDataNumber(cx_.oracle(), a);
+    if (!data)
+      return data.takeError();
+    if (*data) {
+      llvm::Expected<PyRef> negation = scalarsFunction("not_of_number");
+      if (!negation)
+        return negation.takeError();
+      return cx_.callOracle(negation->get(), {a}, {});
+    }
     llvm::Expected<bool> value = truth(a);
     if (!value)
       return value.takeError();
@@ -413,7 +458,7 @@ llvm::Expected<bool> ObjectSemantics::contains(const ValuePtr& container, const 
         return equal.takeError();
       return truth(*equal);
     }
-    return sameKey(cx_, candidate, item);
+    return sameKey(*this, candidate, item);
   };
   switch (container->kind) {
   case ValueKind::Tuple:

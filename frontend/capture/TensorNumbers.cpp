@@ -7,10 +7,6 @@ namespace dync::capture {
 
 using python::PyRef;
 
-namespace {
-
-/// A function of the oracle's module for numbers made from tensor data
-/// (embedded oracle_scalars.py), which the oracle has imported.
 llvm::Expected<PyRef> scalarsFunction(const char* name) {
   PyRef module = PyRef::steal(PyImport_ImportModule("dync_oracle_scalars"));
   PyRef function = module ? PyRef::steal(PyObject_GetAttrString(module.get(), name)) : PyRef();
@@ -21,16 +17,10 @@ llvm::Expected<PyRef> scalarsFunction(const char* name) {
   return function;
 }
 
-bool isType(PyObject* type, PyTypeObject& python) {
-  return type == reinterpret_cast<PyObject*>(&python);
-}
-
-/// Whether \p value is a number computed from tensor data: a float or bool
-/// a node computes, or an int over data-dependent symbols (item()'s `u0`).
-llvm::Expected<bool> isDataNumber(BuiltinContext& interp, const ValuePtr& value) {
+llvm::Expected<bool> isDataNumber(oracle::TensorOracle& oracle, const ValuePtr& value) {
   if (value->kind != ValueKind::SymNum)
     return false;
-  if (interp.oracle().valueOf(value->object.get()))
+  if (oracle.valueOf(value->object.get()))
     return true;
   llvm::Expected<PyRef> test = scalarsFunction("is_data_number");
   if (!test)
@@ -39,6 +29,12 @@ llvm::Expected<bool> isDataNumber(BuiltinContext& interp, const ValuePtr& value)
   if (!answer)
     return captureError("the oracle's is_data_number failed");
   return answer.get() == Py_True;
+}
+
+namespace {
+
+bool isType(PyObject* type, PyTypeObject& python) {
+  return type == reinterpret_cast<PyObject*>(&python);
 }
 
 } // namespace
@@ -66,7 +62,7 @@ llvm::Expected<ValuePtr> numberFromData(BuiltinContext& interp, PyObject* type,
   if (!interp.oracle().valueOf(value->object.get())) {
     // float() and abs() of an int computed from tensor data (item()'s u0)
     // are nodes too.
-    llvm::Expected<bool> data = isDataNumber(interp, value);
+    llvm::Expected<bool> data = isDataNumber(interp.oracle(), value);
     if (!data)
       return data.takeError();
     if (!*data)
@@ -119,7 +115,7 @@ static llvm::Expected<bool> anyDataNumber(BuiltinContext& interp,
                                           const std::vector<ValuePtr>& args) {
   bool any = false;
   for (const ValuePtr& arg : args) {
-    llvm::Expected<bool> data = isDataNumber(interp, arg);
+    llvm::Expected<bool> data = isDataNumber(interp.oracle(), arg);
     if (!data)
       return data.takeError();
     any = any || *data;

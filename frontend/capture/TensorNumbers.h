@@ -13,6 +13,14 @@
 
 namespace dync::capture {
 
+/// A function of the oracle's module for numbers made from tensor data
+/// (embedded oracle_scalars.py), which the oracle has imported.
+llvm::Expected<python::PyRef> scalarsFunction(const char* name);
+
+/// Whether \p value is a number computed from tensor data: a float or bool
+/// a node computes, or an int over data-dependent symbols (item()'s `u0`).
+llvm::Expected<bool> isDataNumber(oracle::TensorOracle& oracle, const ValuePtr& value);
+
 /// The number \p type (Python's float, bool or int, or the builtin abs)
 /// makes of \p value, when \p value is a tensor or a number computed from
 /// tensor data; null for any other value, which the builtin converts as

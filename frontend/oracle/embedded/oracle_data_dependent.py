@@ -20,8 +20,9 @@ from torch.utils._sympy.symbol import SymT, symbol_is_type
 
 from dync_oracle_clauses import NotComparisons, clauses
 from dync_oracle_layout import _callable_name
+import dync_oracle_records
 from dync_oracle_symbols import _RELATION_TEXT, _bound, _describe, _Unexpressible
-from dync_oracle_wire import OracleError, Ref
+from dync_oracle_wire import OracleError, Ref, ScalarMeta
 
 _NUMPY = torch._C.TensorBase.numpy
 
@@ -153,109 +154,69 @@ def read_of_data(fn, args, kwargs):
 _SYMBOLIC_NUMBERS = (torch.SymInt, torch.SymFloat, torch.SymBool)
 
 
-def _numbers_of(data):
-    """The numbers of `data`, a number or a nested list or tuple of them,
-    or None where it holds anything else (a tensor, a complex number)."""
+def _scan(data, found):
+    """Walks `data`, a number or a nested list or tuple of them, once,
+    noting in `found` whether every number is a bool, whether one is a
+    float and whether one is computed from tensor data; False where it
+    holds anything else (a tensor, a complex number)."""
     if isinstance(data, (list, tuple)):
-        numbers = []
-        for item in data:
-            inner = _numbers_of(item)
-            if inner is None:
-                return None
-            numbers.extend(inner)
-        return numbers
-    if isinstance(data, (bool, int, float) + _SYMBOLIC_NUMBERS):
-        return [data]
-    return None
+        return all(_scan(item, found) for item in data)
+    if not isinstance(data, (bool, int, float) + _SYMBOLIC_NUMBERS):
+        return False
+    if not isinstance(data, (bool, torch.SymBool)):
+        found["all_bool"] = False
+    if isinstance(data, (float, torch.SymFloat)):
+        found["float"] = True
+    if not found["from_data"] and _from_data(data):
+        found["from_data"] = True
+    return True
 
 
-def _inferred_dtype(numbers):
-    """torch.tensor's dtype for these numbers: bool for bools only, the
-    default float dtype where one is a float, else int64."""
-    if all(isinstance(n, (bool, torch.SymBool)) for n in numbers):
+def _inferred_dtype(found):
+    """torch.tensor's dtype for the numbers _scan saw: bool for bools only,
+    the default float dtype where one is a float, else int64."""
+    if found["all_bool"]:
         return torch.bool
-    if any(isinstance(n, (float, torch.SymFloat)) for n in numbers):
+    if found["float"]:
         return torch.get_default_dtype()
     return torch.int64
 
 
-# sympy's relations, as the tensor operators that compute them on 0-d
-# tensors.
-_RELATION_OPS = {
-    sympy.Eq: torch.eq, sympy.Ne: torch.ne, sympy.StrictLessThan: torch.lt,
-    sympy.LessThan: torch.le, sympy.StrictGreaterThan: torch.gt, sympy.GreaterThan: torch.ge,
-}
-
-
-def _bool_of_ints(expr, env, device):
-    """A 0-d bool tensor computing `expr`, a relation of integer
-    expressions over ints read from data: the program's Python comparison
-    (`v != 0`) of such an int, which no node computed, computed by the
-    graph from the ints. None for any other expression."""
-    op = _RELATION_OPS.get(type(expr))
-    if op is not None:
-        if not (expr.lhs.is_integer and expr.rhs.is_integer):
-            return None
-        sides = [torch.scalar_tensor(_sym_int(e, env), dtype=torch.int64, device=device)
-                 for e in (expr.lhs, expr.rhs)]
-        return op(*sides)
-    if isinstance(expr, sympy.Not):  # sympy's spelling of some `!=`
-        inner = _bool_of_ints(expr.args[0], env, device)
-        return None if inner is None else torch.logical_not(inner)
-    return None
-
-
-def _sym_int(expr, env):
-    if expr.is_number:
-        return int(expr)
-    return torch.SymInt(SymNode(expr, env, int, None))
-
-
-def _scalar(number, dtype, device):
-    """A 0-d tensor of `number` in `dtype`: a SymBool of comparisons of
-    ints read from data (all its symbols such ints) computed from them,
-    any other number by scalar_tensor."""
-    if isinstance(number, torch.SymBool):
-        expr = number.node.expr
-        if expr.free_symbols and all(is_unbacked(s) for s in expr.free_symbols):
-            computed = _bool_of_ints(expr, number.node.shape_env, device)
-            if computed is not None:
-                return computed.to(dtype)
-    return torch.scalar_tensor(number, dtype=dtype, device=device)
-
-
 def _stacked(data, dtype, device):
+    # A bool the program compared from ints read from data (`v != 0`) is
+    # computed by a node when scalar_tensor is recorded (DataDependent.
+    # scalar_ref), as any operator's bool argument is.
     if isinstance(data, (list, tuple)):
         return torch.stack([_stacked(item, dtype, device) for item in data])
-    return _scalar(data, dtype, device)
-
-
-def _tensor_of_numbers(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """torch.tensor / torch.as_tensor of a nested list holding numbers known
-    only from tensor data (`[x != 0 for x in t.tolist()]`): each number a
-    0-d tensor of the dtype eager infers, stacked level by level, so the
-    graph computes the values eager copies in."""
-    numbers = _numbers_of(data)
-    return _stacked(data, dtype or _inferred_dtype(numbers), device)
+    return torch.scalar_tensor(data, dtype=dtype, device=device)
 
 
 def tensor_of_data(fn, args, kwargs):
     """What runs for torch.tensor or torch.as_tensor of a non-empty nested
     list with a number computed from tensor data, which torch's own
-    conversion cannot read (it asks for the number's value), else None.
-    Lists of sizes alone keep torch's conversion and its guards."""
+    conversion cannot read (it asks for the number's value), else None:
+    each number a 0-d tensor of the dtype eager infers (or the one given),
+    stacked level by level, so the graph computes the values eager copies
+    in. Lists of sizes alone keep torch's conversion and its guards."""
     if fn is not torch.tensor and fn is not torch.as_tensor:
         return None
     if len(args) != 1 or not isinstance(args[0], (list, tuple)):
         return None
     if not set(kwargs or {}) <= {"dtype", "device", "requires_grad", "pin_memory"}:
         return None
-    if (kwargs or {}).get("requires_grad") or (kwargs or {}).get("pin_memory"):
+    if (kwargs or {}).get("pin_memory"):
         return None
-    numbers = _numbers_of(args[0])
-    if not numbers or not any(_from_data(n) for n in numbers):
+    found = {"all_bool": True, "float": False, "from_data": False}
+    if not _scan(args[0], found) or not found["from_data"]:
         return None
-    return _tensor_of_numbers
+    inferred = _inferred_dtype(found)
+
+    def tensor_of_numbers(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+        made = _stacked(data, dtype or inferred, device)
+        # A new leaf, as torch.tensor's is: the numbers carry no history.
+        return made.requires_grad_() if requires_grad else made
+
+    return tensor_of_numbers
 
 
 def _from_data(number):
@@ -263,6 +224,24 @@ def _from_data(number):
     return isinstance(number, _SYMBOLIC_NUMBERS) and any(
         is_unbacked(s) for s in number.node.expr.free_symbols
     )
+
+
+# sympy's relations, as the sym:: nodes that compute them, and what each
+# is negated (`Not(Eq(u0, 0))`, sympy's spelling of some `!=`).
+_RELATION_OPS = {
+    sympy.Eq: "eq", sympy.Ne: "ne", sympy.StrictLessThan: "lt", sympy.LessThan: "le",
+    sympy.StrictGreaterThan: "gt", sympy.GreaterThan: "ge",
+}
+_NEGATED_RELATIONS = {
+    sympy.Eq: "ne", sympy.Ne: "eq", sympy.StrictLessThan: "ge", sympy.LessThan: "gt",
+    sympy.StrictGreaterThan: "le", sympy.GreaterThan: "lt",
+}
+
+
+def _sym_int(expr, env):
+    if expr.is_number:
+        return int(expr)
+    return torch.SymInt(SymNode(expr, env, int, None))
 
 
 def is_unbacked(symbol):
@@ -299,6 +278,11 @@ class DataDependent:
         node computes, stand for such a value, and what computed it."""
         origin = _describe(self.session.calling, self.session.where, None)
         for symbol in expr.free_symbols:
+            # An int read from data the graph already names (`u0` of
+            # `(u0 > 0) & (u1 < 3)`) stays an int: a branch on it may be
+            # stated with torch._check.
+            if symbol in self.session.names:
+                continue
             self.scalar_symbols.setdefault(symbol, (kind, origin))
 
     def note_asserts(self):
@@ -424,6 +408,10 @@ class DataDependent:
         scalar_id = value.node.__dict__.get("_dync_id")
         if scalar_id is not None:
             return Ref(scalar_id)
+        if isinstance(value, torch.SymBool):
+            compared = self._comparison_ref(value)
+            if compared is not None:
+                return compared
         kind = "float" if isinstance(value, torch.SymFloat) else "bool"
         name = _callable_name(fn) if fn is not None else "this call"
         expr = value.node.expr
@@ -442,6 +430,66 @@ class DataDependent:
             f"item() gives it or as the program's own arithmetic on such values makes it, "
             f"not one computed inside a library function"
         )
+
+    def _comparison_ref(self, value):
+        """Ref to a node computing `value`, a SymBool the program made by
+        comparing ints read from tensor data (`v != 0`, `a < b + 1`, and
+        `& | ^ not` of such): torch keeps it as a relation over their
+        symbols, which no node computes. The nodes are recorded now, as
+        part of the call that reads it (`sym::ne.default(u0, 0) : bool`),
+        and the SymBool keeps their id, so a second reader shares them.
+        None where the relation is not one of ints with a symbol read from
+        data."""
+        expr = value.node.expr
+        if not any(is_unbacked(s) for s in expr.free_symbols):
+            return None
+        # Each int read from data must be one a node computes (item()'s,
+        # named when its node was recorded); torch's own symbol under a
+        # bool a node computes (`Eq(u5, 1)`) is no int of the graph.
+        if any(is_unbacked(s) and (s not in self.session.names or s in self.scalar_symbols)
+               for s in expr.free_symbols):
+            return None
+        ref = self._bool_node(expr, value.node.shape_env)
+        if ref is not None:
+            self.session.rebound.append((value.node, value.node.__dict__.get("_dync_id")))
+            value.node._dync_id = int(ref)
+        return ref
+
+    def _bool_node(self, expr, env):
+        """Records nodes computing `expr`, a relation of integer
+        expressions or sympy's Not, And or Or of such; the last node's Ref,
+        or None for any other expression (nothing recorded)."""
+        negated = isinstance(expr, sympy.Not) and type(expr.args[0]) in _NEGATED_RELATIONS
+        relation = _NEGATED_RELATIONS.get(type(expr.args[0])) if negated else None
+        relation = relation or _RELATION_OPS.get(type(expr))
+        if relation is not None:
+            sides = expr.args[0].args if negated else expr.args
+            if not all(side.is_integer for side in sides):
+                return None
+            operands = [self.session._encode(_sym_int(side, env)) for side in sides]
+            return self._record_bool(relation, operands)
+        junction = {sympy.And: "and", sympy.Or: "or"}.get(type(expr))
+        if junction is None:
+            return None
+        checkpoint = len(self.session.records)
+        refs = []
+        for arg in expr.args:
+            ref = self._bool_node(arg, env)
+            if ref is None:
+                del self.session.records[checkpoint:]
+                return None
+            refs.append(ref)
+        ref = refs[0]
+        for other in refs[1:]:
+            ref = self._record_bool(junction, [ref, other])
+        return ref
+
+    def _record_bool(self, op, operands):
+        scalar_id = next(dync_oracle_records._next_id)
+        self.session.records.append(
+            (f"sym::{op}.default", tuple(operands), None, ScalarMeta((scalar_id, "bool")))
+        )
+        return Ref(scalar_id)
 
     def _condition_text(self, expr):
         """`expr` with the user's symbol names."""

@@ -34,6 +34,15 @@ def int_of_number(x):
     return x
 
 
+def not_of_number(x):
+    """`not x` of a number computed from tensor data (capture sends it
+    here): Python's `x == 0`, a bool node; torch's rule keeps the relation
+    (`Not(u0 > 0)`), which torch._check and a branch's message read."""
+    if isinstance(x, torch.SymBool):
+        return torch.sym_not(x)
+    return x == 0
+
+
 def divmod_quotient(a, b):
     """divmod(a, b)[0] of numbers one of which is a float computed from
     tensor data (capture sends it here): floor division, but dividing by
@@ -79,6 +88,7 @@ _OPS = {
     operator.xor: "xor",
     operator.ixor: "xor",
     torch.sym_float: "float",
+    not_of_number: "eq",
     int_of_number: "int",
     operator.pow: "pow",
     operator.ipow: "pow",
@@ -196,9 +206,12 @@ def _fresh(session, kind):
 
 
 def _operands(fn, args):
-    """`args` as the operation computes on them: round(s, None) is round(s)."""
+    """`args` as the operation computes on them: round(s, None) is round(s),
+    `not x` is `x == 0`."""
     if fn is builtins.round and len(args) == 2 and args[1] is None:
         return args[:1]
+    if fn is not_of_number:
+        return (args[0], 0)
     return args
 
 
@@ -336,6 +349,7 @@ def length_of_tensor(t):
 
 # Messages name them as the program wrote them: "by bool at model.py:7".
 for _function, _name in ((float_of_tensor, "float"), (bool_of_tensor, "bool"),
+                         (not_of_number, "not"),
                          (int_of_tensor, "int"), (int_of_number, "int"),
                          (divmod_quotient, "divmod"), (divmod_remainder, "divmod"),
                          (length_of_tensor, "len")):
