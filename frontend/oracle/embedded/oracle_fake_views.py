@@ -23,8 +23,10 @@ in both paths alike: the ADInplaceOrView kernel of `as_strided` makes the
 result a view of the base (`_base`, `_is_view()`) sharing its version counter,
 and autograd's kernel its `requires_grad` (the cache replays no call on a
 tensor that requires grad). Other operators the dispatch meets on the way
-(`prim::device`) run as they would without the mode, on fake mode's own
-handling of fake tensors.
+run as they would without the mode, on fake mode's own handling of fake
+tensors; `prim::device` of a fake tensor, which the dispatch asks of each
+view, is answered as the fake tensor's own handler answers it outside a
+kernel (its fake device).
 
 A base whose value fake mode knows (`constant`) gets a view of that value from
 fake mode's constant propagation; such a base, a base of another fake mode and
@@ -38,6 +40,7 @@ from torch._subclasses.fake_tensor import FakeTensor, in_kernel_invocation_manag
 from torch.utils._python_dispatch import TorchDispatchMode
 
 _AS_STRIDED = torch.ops.aten.as_strided.default
+_DEVICE = torch.ops.prim.device.default
 
 
 class _ViewMaker(TorchDispatchMode):
@@ -47,8 +50,21 @@ class _ViewMaker(TorchDispatchMode):
         super().__init__()
         self.fake = fake
 
+    @classmethod
+    def _should_skip_dynamo(cls):
+        # torch wraps a mode's __torch_dispatch__ in torch._dynamo.disable
+        # unless the mode says otherwise; the wrapper only clears dynamo's
+        # frame evaluation, which a capture never installs, at a cost
+        # greater than the view's.
+        return False
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if (func is _DEVICE and type(args[0]) is FakeTensor
+                and not args[0].fake_mode.in_kernel_invocation):
+            # The dispatch asks each view's device: the answer the fake
+            # tensor's own handler gives outside a kernel, without going there.
+            return args[0].fake_device
         if func is not _AS_STRIDED:
             return func(*args, **kwargs)
         base = args[0]
