@@ -47,6 +47,52 @@ llvm::Error pythonError(const llvm::Twine& what) {
   return captureError(text);
 }
 
+namespace {
+
+/// Whether importing \p moduleName must fail without running anything:
+/// its parent module is loaded and is no package (has no `__path__`), which
+/// import checks before it asks any finder. Capture looks names such as
+/// `torch.nn.modules.module._global_forward_hooks` up often, and a failed
+/// import costs a search of sys.meta_path and an exception.
+bool cannotBeSubmodule(llvm::StringRef moduleName) {
+  auto [parentName, _] = moduleName.rsplit('.');
+  if (parentName == moduleName)
+    return false;
+  PyRef name = PyRef::steal(
+      PyUnicode_FromStringAndSize(parentName.data(), static_cast<Py_ssize_t>(parentName.size())));
+  PyRef parent = name ? PyRef::steal(PyImport_GetModule(name.get())) : PyRef();
+  if (!parent || parent.get() == Py_None) {
+    PyErr_Clear();
+    return false;
+  }
+  PyRef path = PyRef::steal(PyObject_GetAttrString(parent.get(), "__path__"));
+  if (path)
+    return false;
+  bool notPackage = PyErr_ExceptionMatches(PyExc_AttributeError);
+  PyErr_Clear();
+  return notPackage;
+}
+
+/// The module \p moduleName as `PyImport_ImportModule` gives it: a module
+/// already in sys.modules is that entry (None there fails), read without the
+/// import machinery; others are imported. Null, with no error set, when it
+/// cannot be imported.
+PyRef importModule(const std::string& moduleName) {
+  PyRef name = PyRef::steal(PyUnicode_FromString(moduleName.c_str()));
+  PyRef loaded = name ? PyRef::steal(PyImport_GetModule(name.get())) : PyRef();
+  PyErr_Clear();
+  if (loaded)
+    return loaded.get() == Py_None ? PyRef() : loaded;
+  if (cannotBeSubmodule(moduleName))
+    return PyRef();
+  PyRef imported = PyRef::steal(PyImport_ImportModule(moduleName.c_str()));
+  if (!imported)
+    PyErr_Clear();
+  return imported;
+}
+
+} // namespace
+
 llvm::Expected<PyRef> importObject(llvm::StringRef dottedName) {
   llvm::SmallVector<llvm::StringRef, 4> parts;
   dottedName.split(parts, '.');
@@ -55,11 +101,9 @@ llvm::Expected<PyRef> importObject(llvm::StringRef dottedName) {
     std::string moduleName;
     for (size_t i = 0; i < n; ++i)
       moduleName += (i ? "." : "") + parts[i].str();
-    PyRef object = PyRef::steal(PyImport_ImportModule(moduleName.c_str()));
-    if (!object) {
-      PyErr_Clear();
+    PyRef object = importModule(moduleName);
+    if (!object)
       continue;
-    }
     for (size_t i = n; i < parts.size(); ++i) {
       object = PyRef::steal(PyObject_GetAttrString(object.get(), parts[i].str().c_str()));
       if (!object)

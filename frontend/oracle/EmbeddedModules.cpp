@@ -3,6 +3,8 @@
 
 #include "frontend/embedding/PythonError.h"
 
+#include <marshal.h>
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
@@ -18,6 +20,46 @@ struct EmbeddedSource {
 constexpr EmbeddedSource embeddedSources[] = {
 #include "frontend/EmbeddedPythonSources.inc"
 };
+
+/// The same modules compiled by the build (cmake/EmbedPythonCode.py):
+/// marshalled code objects, and the magic number of the bytecode they hold.
+struct EmbeddedCode {
+  const char* name;
+  const char* data;
+  Py_ssize_t size;
+};
+
+constexpr EmbeddedCode embeddedCodes[] = {
+#include "frontend/EmbeddedPythonCode.inc"
+};
+
+/// Whether the running interpreter reads the build's bytecode: compiling
+/// every embedded module from source took a third of a warm capture, and
+/// unmarshalling is several times cheaper. Under -O the sources are compiled
+/// (the build compiled them unoptimized).
+bool buildCodeUsable() {
+  if (PyImport_GetMagicNumber() != DYNC_EMBEDDED_CODE_MAGIC)
+    return false;
+  PyObject* flags = PySys_GetObject("flags");
+  python::PyRef optimize =
+      python::PyRef::steal(flags ? PyObject_GetAttrString(flags, "optimize") : nullptr);
+  if (!optimize) {
+    PyErr_Clear();
+    return false;
+  }
+  return PyLong_Check(optimize.get()) && PyLong_AsLong(optimize.get()) == 0;
+}
+
+/// The finder module's own code object: the build's when usable, else
+/// compiled from \p source.
+python::PyRef finderCode(const EmbeddedSource& source, const char* fileName) {
+  using python::PyRef;
+  if (buildCodeUsable())
+    for (const EmbeddedCode& code : embeddedCodes)
+      if (llvm::StringRef(code.name) == source.name)
+        return PyRef::steal(PyMarshal_ReadObjectFromString(code.data, code.size));
+  return PyRef::steal(Py_CompileString(source.source, fileName, Py_file_input));
+}
 
 /// The embedded module that lets the others import one another
 /// (embedded/embedded_modules.py); run from its source, as it cannot be
@@ -44,7 +86,7 @@ llvm::Error installEmbeddedModuleFinder() {
   // A "<dync ...>" file name marks the frames as dync's own, which
   // tracebacks shown to the user leave out.
   std::string fileName = "<dync " + finderModuleName.str() + ">";
-  PyRef code = PyRef::steal(Py_CompileString(finder->source, fileName.c_str(), Py_file_input));
+  PyRef code = finderCode(*finder, fileName.c_str());
   if (!code)
     return python::takePythonError("compiling " + llvm::Twine(finderModuleName));
   PyRef module = PyRef::steal(
@@ -67,7 +109,17 @@ llvm::Error installEmbeddedModuleFinder() {
     if (!text || PyDict_SetItemString(sources.get(), entry.name, text.get()) != 0)
       return fail("collecting the embedded modules' sources");
   }
-  PyRef installed = PyRef::steal(PyObject_CallMethod(module.get(), "install", "O", sources.get()));
+  PyRef codes = PyRef::steal(PyDict_New());
+  if (!codes)
+    return fail("collecting the embedded modules' code");
+  if (buildCodeUsable())
+    for (const EmbeddedCode& entry : embeddedCodes) {
+      PyRef data = PyRef::steal(PyBytes_FromStringAndSize(entry.data, entry.size));
+      if (!data || PyDict_SetItemString(codes.get(), entry.name, data.get()) != 0)
+        return fail("collecting the embedded modules' code");
+    }
+  PyRef installed =
+      PyRef::steal(PyObject_CallMethod(module.get(), "install", "OO", sources.get(), codes.get()));
   if (!installed)
     return fail("installing the embedded modules' finder");
   return llvm::Error::success();

@@ -20,6 +20,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensor, unset_fake_temporarily
 
 from dync_oracle_draws import draws
+from dync_oracle_fake_views import fake_view
 from dync_oracle_wire import (
     Device,
     DType,
@@ -394,8 +395,7 @@ class _OutBuilder:
             if base.dtype != _dtype(dtype):
                 # view_as_real and view(dtype): as_strided cannot make them.
                 raise Uncacheable()
-            with self.fake:
-                t = torch.as_strided(base, shape, stride, offset)
+            t = fake_view(self.fake, base, shape, stride, offset)
             self._name(t, form[2][6])
             _give_constant(t, form[2][7], self.fake)
             self.outputs.append(t)
