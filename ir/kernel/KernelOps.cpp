@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace dync::ir {
 namespace {
@@ -32,6 +33,7 @@ enum class Form : uint8_t {
   Clamp,       // (self, min?, max?)
   ClampMin,    // (self, min)
   ClampMax,    // (self, max)
+  Hardtanh,    // (self, min_val=-1, max_val=1): clamp, for float tensors
   Where,       // (condition, self, other)
   ToCopy,      // (self, *, dtype, ...): a dtype conversion only
   Clone,       // (self, *, memory_format): the same values, in the result's layout
@@ -77,6 +79,7 @@ constexpr Row kRows[] = {
     {"aten::clamp.default", ElementOp::Clamp, Form::Clamp},
     {"aten::clamp_min.default", ElementOp::Clamp, Form::ClampMin},
     {"aten::clamp_max.default", ElementOp::Clamp, Form::ClampMax},
+    {"aten::hardtanh.default", ElementOp::Clamp, Form::Hardtanh},
     {"aten::where.self", ElementOp::Where, Form::Where},
     {"aten::eq.Tensor", ElementOp::Eq, Form::Binary},
     {"aten::eq.Scalar", ElementOp::Eq, Form::Binary},
@@ -531,6 +534,28 @@ llvm::Expected<ElementDescription> describeElement(const Node& node) {
       return unsupported(node, "the bound is missing");
     if (isMin)
       desc.operands.push_back(ElementOperand::absent());
+    break;
+  }
+  case Form::Hardtanh: {
+    // ATen's hardtanh is clamp_out with the two bounds (relu6 is
+    // hardtanh(x, 0, 6)). For integer tensors it first truncates the
+    // bounds to integers; only float results are lowered.
+    if (!onlyKnownArgs(node, 3, {"min_val", "max_val"}))
+      return unsupported(node, "unexpected arguments");
+    if (!isFloat(result.dtype()))
+      return unsupported(node, "hardtanh is lowered for float tensors only");
+    if (auto err = push(operand(0, "self", true)))
+      return err;
+    for (auto [index, name, byDefault] :
+         {std::tuple<size_t, llvm::StringRef, double>{1, "min_val", -1.0}, {2, "max_val", 1.0}}) {
+      const Argument* arg = findArg(node, index, name);
+      std::optional<ElementOperand> read =
+          arg ? readOperand(*arg) : ElementOperand::floating(byDefault);
+      std::optional<double> value = read ? constantNumber(*read) : std::nullopt;
+      if (!value)
+        return unsupported(node, "hardtanh bound '" + name + "' is not a constant number");
+      desc.operands.push_back(ElementOperand::floating(*value));
+    }
     break;
   }
   case Form::Where:
