@@ -34,6 +34,7 @@ enum class Form : uint8_t {
   ClampMin,    // (self, min)
   ClampMax,    // (self, max)
   Hardtanh,    // (self, min_val=-1, max_val=1): clamp, for float tensors
+  BitwiseBool, // (self, other): bitwise ops of bool tensors, which are logical
   Where,       // (condition, self, other)
   ToCopy,      // (self, *, dtype, ...): a dtype conversion only
   Clone,       // (self, *, memory_format): the same values, in the result's layout
@@ -97,6 +98,9 @@ constexpr Row kRows[] = {
     {"aten::logical_or.default", ElementOp::LogicalOr, Form::Binary},
     {"aten::logical_xor.default", ElementOp::LogicalXor, Form::Binary},
     {"aten::logical_not.default", ElementOp::LogicalNot, Form::Unary},
+    {"aten::bitwise_and.Tensor", ElementOp::LogicalAnd, Form::BitwiseBool},
+    {"aten::bitwise_or.Tensor", ElementOp::LogicalOr, Form::BitwiseBool},
+    {"aten::bitwise_xor.Tensor", ElementOp::LogicalXor, Form::BitwiseBool},
     {"aten::_to_copy.default", ElementOp::Convert, Form::ToCopy},
     {"aten::clone.default", ElementOp::Convert, Form::Clone},
     {"aten::sum.dim_IntList", ElementOp::Sum, Form::Reduce},
@@ -558,6 +562,22 @@ llvm::Expected<ElementDescription> describeElement(const Node& node) {
     }
     break;
   }
+  case Form::BitwiseBool:
+    // On bools, &, | and ^ are the logical operations (attention masks
+    // combine padding and causal masks this way); on integers they are
+    // bitwise, which no element op computes.
+    if (!onlyKnownArgs(node, 2, {}))
+      return unsupported(node, "unexpected arguments");
+    if (auto err = push(operand(0, "self", true)))
+      return err;
+    if (auto err = push(operand(1, "other", true)))
+      return err;
+    if (result.dtype() != DType::Bool ||
+        llvm::any_of(desc.operands, [](const ElementOperand& operand) {
+          return typeOf(operand.value)->dtype() != DType::Bool;
+        }))
+      return unsupported(node, "bitwise operations are lowered for bool tensors only");
+    break;
   case Form::Where:
     if (!onlyKnownArgs(node, 3, {}))
       return unsupported(node, "unexpected arguments");
