@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace dync::ir {
 namespace {
@@ -32,6 +33,8 @@ enum class Form : uint8_t {
   Clamp,       // (self, min?, max?)
   ClampMin,    // (self, min)
   ClampMax,    // (self, max)
+  Hardtanh,    // (self, min_val=-1, max_val=1): clamp, for float tensors
+  BitwiseBool, // (self, other): bitwise ops of bool tensors, which are logical
   Where,       // (condition, self, other)
   ToCopy,      // (self, *, dtype, ...): a dtype conversion only
   Clone,       // (self, *, memory_format): the same values, in the result's layout
@@ -77,6 +80,7 @@ constexpr Row kRows[] = {
     {"aten::clamp.default", ElementOp::Clamp, Form::Clamp},
     {"aten::clamp_min.default", ElementOp::Clamp, Form::ClampMin},
     {"aten::clamp_max.default", ElementOp::Clamp, Form::ClampMax},
+    {"aten::hardtanh.default", ElementOp::Clamp, Form::Hardtanh},
     {"aten::where.self", ElementOp::Where, Form::Where},
     {"aten::eq.Tensor", ElementOp::Eq, Form::Binary},
     {"aten::eq.Scalar", ElementOp::Eq, Form::Binary},
@@ -94,6 +98,9 @@ constexpr Row kRows[] = {
     {"aten::logical_or.default", ElementOp::LogicalOr, Form::Binary},
     {"aten::logical_xor.default", ElementOp::LogicalXor, Form::Binary},
     {"aten::logical_not.default", ElementOp::LogicalNot, Form::Unary},
+    {"aten::bitwise_and.Tensor", ElementOp::LogicalAnd, Form::BitwiseBool},
+    {"aten::bitwise_or.Tensor", ElementOp::LogicalOr, Form::BitwiseBool},
+    {"aten::bitwise_xor.Tensor", ElementOp::LogicalXor, Form::BitwiseBool},
     {"aten::_to_copy.default", ElementOp::Convert, Form::ToCopy},
     {"aten::clone.default", ElementOp::Convert, Form::Clone},
     {"aten::sum.dim_IntList", ElementOp::Sum, Form::Reduce},
@@ -533,6 +540,44 @@ llvm::Expected<ElementDescription> describeElement(const Node& node) {
       desc.operands.push_back(ElementOperand::absent());
     break;
   }
+  case Form::Hardtanh: {
+    // ATen's hardtanh is clamp_out with the two bounds (relu6 is
+    // hardtanh(x, 0, 6)). For integer tensors it first truncates the
+    // bounds to integers; only float results are lowered.
+    if (!onlyKnownArgs(node, 3, {"min_val", "max_val"}))
+      return unsupported(node, "unexpected arguments");
+    if (!isFloat(result.dtype()))
+      return unsupported(node, "hardtanh is lowered for float tensors only");
+    if (auto err = push(operand(0, "self", true)))
+      return err;
+    for (auto [index, name, byDefault] :
+         {std::tuple<size_t, llvm::StringRef, double>{1, "min_val", -1.0}, {2, "max_val", 1.0}}) {
+      const Argument* arg = findArg(node, index, name);
+      std::optional<ElementOperand> read =
+          arg ? readOperand(*arg) : ElementOperand::floating(byDefault);
+      std::optional<double> value = read ? constantNumber(*read) : std::nullopt;
+      if (!value)
+        return unsupported(node, "hardtanh bound '" + name + "' is not a constant number");
+      desc.operands.push_back(ElementOperand::floating(*value));
+    }
+    break;
+  }
+  case Form::BitwiseBool:
+    // On bools, &, | and ^ are the logical operations (attention masks
+    // combine padding and causal masks this way); on integers they are
+    // bitwise, which no element op computes.
+    if (!onlyKnownArgs(node, 2, {}))
+      return unsupported(node, "unexpected arguments");
+    if (auto err = push(operand(0, "self", true)))
+      return err;
+    if (auto err = push(operand(1, "other", true)))
+      return err;
+    if (result.dtype() != DType::Bool ||
+        llvm::any_of(desc.operands, [](const ElementOperand& operand) {
+          return typeOf(operand.value)->dtype() != DType::Bool;
+        }))
+      return unsupported(node, "bitwise operations are lowered for bool tensors only");
+    break;
   case Form::Where:
     if (!onlyKnownArgs(node, 3, {}))
       return unsupported(node, "unexpected arguments");

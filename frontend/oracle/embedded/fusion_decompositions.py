@@ -434,6 +434,35 @@ def _max_pool_with_indices(spatial, op):
     return decomposition
 
 
+def _constant_pad_nd(x, pad, value=0):
+    """constant_pad_nd whose pads are all zero or negative, as eager's CPU
+    kernel computes it: the input narrowed by the negative pads, then
+    cloned (preserving its layout), so the value is never read. Models
+    that pad "same" by hand call it with zero pads where the window needs
+    none (MobileNetV2's 1x1 convolutions), and the copy, an ATen call, sat
+    between the kernel computing the input and the convolution; as a clone
+    it joins that kernel, which then writes the copy directly.
+
+    Declined (the operator stays whole): any positive pad, which reads
+    outside the input; an odd number of pads or more pairs than dimensions
+    (eager's errors); a negative pad on a symbolic size, or one that leaves
+    a dimension of negative size (eager refuses it, a slice would clamp)."""
+    if len(pad) % 2 or len(pad) // 2 > x.dim():
+        return NotImplemented
+    if not all(isinstance(p, int) and p <= 0 for p in pad):
+        return NotImplemented
+    for i in range(len(pad) // 2):
+        dim = x.dim() - 1 - i
+        before, after = -pad[2 * i], -pad[2 * i + 1]
+        if not (before or after):
+            continue
+        size = x.shape[dim]
+        if not isinstance(size, int) or size - before - after < 0:
+            return NotImplemented
+        x = aten.slice.Tensor(x, dim, before, size - after)
+    return aten.clone.default(x)
+
+
 class LayoutChoices:
     """The layout choices of one capture attempt (see oracle.py, "Layout
     choices"): each channels-last convolution is a choice, numbered in the
@@ -577,6 +606,7 @@ OWN = {
         3, aten.max_pool3d_with_indices.default
     ),
     aten.convolution.default: _convolution_channels_last,
+    aten.constant_pad_nd.default: _constant_pad_nd,
 }
 
 
