@@ -484,7 +484,21 @@ struct KeyHash {
   Py_hash_t value = 0;
 };
 
+/// Whether the class of real object \p object writes __eq__ in Python.
+bool writesPythonEquality(PyObject* object) {
+  PyRef name = PyRef::steal(python::newStr("__eq__"));
+  PyObject* eq = _PyType_Lookup(Py_TYPE(object), name.get());
+  return eq && PyFunction_Check(eq);
+}
+
 llvm::Expected<KeyHash> keyHash(SemanticsContext& cx, const ValuePtr& key) {
+  // A real object whose class writes __eq__ in Python (a uuid.UUID) is
+  // found by that __eq__, run inside capture so that what it reads of the
+  // object is guarded; its CPython hash would decide unequal keys with no
+  // guard behind the answer.
+  if (key->kind == ValueKind::Object && writesPythonEquality(key->object.get()) &&
+      PyObject_HashNotImplemented != Py_TYPE(key->object.get())->tp_hash)
+    return KeyHash{KeyHash::ByEquality};
   if (realKey(key)) {
     llvm::Expected<Py_hash_t> hash = realHash(cx, key);
     if (!hash)
@@ -508,8 +522,19 @@ llvm::Expected<KeyHash> keyHash(SemanticsContext& cx, const ValuePtr& key) {
 llvm::Expected<bool> sameKey(ObjectSemantics& semantics, const ValuePtr& a, const ValuePtr& b) {
   SemanticsContext& cx = semantics.context();
   llvm::Expected<bool> same = ObjectSemantics::identical(cx.values(), a, b);
-  if (!same || *same)
+  if (!same)
     return same;
+  if (*same) {
+    // dict finds the very object by identity, but the program may later
+    // pass another object equal to it or not: its __eq__ runs for the
+    // guards on what it reads (see keyHash), whatever it answers.
+    if (a->kind == ValueKind::Object && writesPythonEquality(a->object.get())) {
+      llvm::Expected<ValuePtr> equal = semantics.compare("==", a, b);
+      if (!equal)
+        return equal.takeError();
+    }
+    return true;
+  }
   bool real = realKey(a) && realKey(b);
   bool object = a->kind == ValueKind::Object || b->kind == ValueKind::Object ||
                 a->kind == ValueKind::Instance || b->kind == ValueKind::Instance;

@@ -14,6 +14,8 @@
 #include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/TypeNames.h"
+#include "frontend/capture/ValueBuilder.h"
+#include "frontend/embedding/PyStrings.h"
 
 namespace dync::capture {
 
@@ -201,6 +203,62 @@ llvm::Expected<ValuePtr> compareInstances(ObjectSemantics& semantics, const Comp
   return nullptr;
 }
 
+/// The comparison \p name that the class of the real object \p self writes
+/// in Python, as a function capture can run (null when the class has none,
+/// or inherits a builtin one).
+llvm::Expected<ValuePtr> pythonComparison(SemanticsContext& cx, const ValuePtr& self,
+                                          llvm::StringRef name) {
+  if (self->kind != ValueKind::Object || !self->object)
+    return nullptr;
+  PyRef key = PyRef::steal(python::newStr(name));
+  PyObject* method = _PyType_Lookup(Py_TYPE(self->object.get()), key.get());
+  if (!method || !PyFunction_Check(method))
+    return nullptr;
+  return cx.values().functionFromReal(method, nullptr);
+}
+
+/// A comparison of real objects whose class writes it in Python (a
+/// uuid.UUID, a config class's __eq__): the method runs inside capture, as
+/// for objects made while capturing, so what it reads of the objects (their
+/// fields, through their sources) is guarded. Comparing the real objects
+/// in CPython would bake in an answer no guard checks: rebinding a global
+/// to an unequal object would keep the old one. Null when neither class
+/// writes the comparison in Python.
+llvm::Expected<ValuePtr> compareRealObjects(ObjectSemantics& semantics, const CompareRow& row,
+                                            const ValuePtr& a, const ValuePtr& b) {
+  SemanticsContext& cx = semantics.context();
+  for (bool reflected : {false, true}) {
+    const ValuePtr& self = reflected ? b : a;
+    const ValuePtr& other = reflected ? a : b;
+    llvm::StringRef name = reflected ? row.reflected : row.special;
+    llvm::Expected<ValuePtr> method = pythonComparison(cx, self, name);
+    if (!method)
+      return method.takeError();
+    bool negate = false;
+    // object.__ne__ is the negation of __eq__.
+    if (!*method && row.op == Py_NE) {
+      method = pythonComparison(cx, self, "__eq__");
+      if (!method)
+        return method.takeError();
+      negate = true;
+    }
+    if (!*method)
+      continue;
+    llvm::Expected<ValuePtr> result = cx.call(*method, {self, other});
+    if (!result)
+      return result.takeError();
+    if (isNotImplemented(*result))
+      continue;
+    if (!negate)
+      return result;
+    llvm::Expected<bool> truth = semantics.truth(*result);
+    if (!truth)
+      return truth.takeError();
+    return makeBool(!*truth);
+  }
+  return nullptr;
+}
+
 /// PEP 584's `a | b` of dict \p a: a copy of \p a updated by dict \p b (so
 /// of a's type, as CPython's dict and OrderedDict make it); `a |= b`
 /// updates \p a itself, from any mapping or pairs `update` takes. Both run
@@ -346,6 +404,11 @@ llvm::Expected<ValuePtr> ObjectSemantics::compare(llvm::StringRef symbol, const 
     return cx_.callOracle(cx_.operatorFunction(row->operatorName), {a, b}, {});
   if (a->kind == ValueKind::Instance || b->kind == ValueKind::Instance) {
     llvm::Expected<ValuePtr> result = compareInstances(*this, *row, a, b);
+    if (!result || *result)
+      return result;
+  }
+  if (a->kind == ValueKind::Object || b->kind == ValueKind::Object) {
+    llvm::Expected<ValuePtr> result = compareRealObjects(*this, *row, a, b);
     if (!result || *result)
       return result;
   }
