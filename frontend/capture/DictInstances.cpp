@@ -453,7 +453,16 @@ bool realKey(const ValuePtr& value) {
 
 } // namespace
 
+PyObject* pythonMethodOfClass(PyObject* object, llvm::StringRef name) {
+  PyRef key = PyRef::steal(python::newStr(name));
+  PyObject* method = _PyType_Lookup(Py_TYPE(object), key.get());
+  return method && PyFunction_Check(method) ? method : nullptr;
+}
+
 namespace {
+
+/// Whether the class of real object \p object writes __eq__ in Python.
+bool writesPythonEquality(PyObject* object) { return pythonMethodOfClass(object, "__eq__"); }
 
 /// CPython's hash of a real key (a constant, a real object, a tuple of
 /// those), computed as dict computes it: the class's own __hash__, which
@@ -483,13 +492,6 @@ struct KeyHash {
   enum Kind { Identity, Value, ByEquality } kind;
   Py_hash_t value = 0;
 };
-
-/// Whether the class of real object \p object writes __eq__ in Python.
-bool writesPythonEquality(PyObject* object) {
-  PyRef name = PyRef::steal(python::newStr("__eq__"));
-  PyObject* eq = _PyType_Lookup(Py_TYPE(object), name.get());
-  return eq && PyFunction_Check(eq);
-}
 
 llvm::Expected<KeyHash> keyHash(SemanticsContext& cx, const ValuePtr& key) {
   // A real object whose class writes __eq__ in Python (a uuid.UUID) is

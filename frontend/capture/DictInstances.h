@@ -55,6 +55,10 @@ llvm::Expected<ValuePtr> callInstanceSpecial(SemanticsContext& cx, const ValuePt
 /// real dict holds), or objects of equal hashes that compare equal (a
 /// uuid.UUID, an object whose class writes __hash__ and __eq__).
 llvm::Expected<bool> sameKey(ObjectSemantics& semantics, const ValuePtr& a, const ValuePtr& b);
+/// The method \p name of the class of the real object \p object when the
+/// class (through its MRO) writes it in Python, as a function (borrowed);
+/// null when it has none or inherits a builtin one.
+PyObject* pythonMethodOfClass(PyObject* object, llvm::StringRef name);
 
 /// KeyError(key) raised, for a key CPython can hold (a constant, a tuple of
 /// them, a real object); else capture stops naming the key's kind.

@@ -15,7 +15,6 @@
 #include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/TypeNames.h"
 #include "frontend/capture/ValueBuilder.h"
-#include "frontend/embedding/PyStrings.h"
 
 namespace dync::capture {
 
@@ -210,9 +209,8 @@ llvm::Expected<ValuePtr> pythonComparison(SemanticsContext& cx, const ValuePtr& 
                                           llvm::StringRef name) {
   if (self->kind != ValueKind::Object || !self->object)
     return nullptr;
-  PyRef key = PyRef::steal(python::newStr(name));
-  PyObject* method = _PyType_Lookup(Py_TYPE(self->object.get()), key.get());
-  if (!method || !PyFunction_Check(method))
+  PyObject* method = pythonMethodOfClass(self->object.get(), name);
+  if (!method)
     return nullptr;
   return cx.values().functionFromReal(method, nullptr);
 }
