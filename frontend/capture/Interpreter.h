@@ -424,6 +424,9 @@ private:
   }
   /// Module hooks registered while capturing (ModuleHooks.cpp).
   std::vector<RegisteredHook>& registeredHooks() override { return registeredHooks_; }
+  bool hasInstalledHooks(PyObject* module) const override {
+    return installedHookOn(registeredHooks_, module) != nullptr;
+  }
 
   //===--------------------------------------------------------------------===//
   // Slices of module containers (ModuleContainers.cpp).

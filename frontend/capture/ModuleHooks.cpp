@@ -207,18 +207,6 @@ llvm::Expected<ValuePtr> wrapHook(BuiltinContext& interp, PyObject* hook, const 
   return value;
 }
 
-/// Whether the program registered a hook on \p object while capturing that
-/// it has not removed; \p pre says whether that is a pre-hook.
-bool hasRegisteredHooks(BuiltinContext& interp, PyObject* object, bool* pre = nullptr) {
-  for (const RegisteredHook& registered : interp.registeredHooks())
-    if (!registered.removed && registered.module.get() == object) {
-      if (pre)
-        *pre = registered.pre;
-      return true;
-    }
-  return false;
-}
-
 /// The hooks the program registered on \p object while capturing and has
 /// not removed, in registration order, put where eager's table holds them:
 /// after the global tables' hooks (\p globalPre and \p globalForward of
@@ -240,6 +228,17 @@ void addRegisteredHooks(BuiltinContext& interp, PyObject* object, ModuleHooks& h
 }
 
 } // namespace
+
+const RegisteredHook* installedHookOn(llvm::ArrayRef<RegisteredHook> hooks, PyObject* module) {
+  for (const RegisteredHook& registered : hooks)
+    if (!registered.removed && registered.module.get() == module)
+      return &registered;
+  return nullptr;
+}
+
+bool isForwardHookTable(llvm::StringRef name) {
+  return name.starts_with("_forward_hooks") || name.starts_with("_forward_pre_hooks");
+}
 
 bool readsThroughHookTable(const Source& source) {
   for (const Source* step = &source; step && step->base(); step = step->base().get()) {
@@ -282,8 +281,9 @@ llvm::Expected<ModuleHooks> readModuleHooks(BuiltinContext& interp, const ValueP
   bool anyForward = hookTableHasEntries(object, "_forward_hooks", false) ||
                     hookTableHasEntries(object, "_global_forward_hooks", true);
   // Hooks the program registered while capturing (HookRegistration.cpp).
-  bool registeredPre = false;
-  bool registered = hasRegisteredHooks(interp, object, &registeredPre);
+  const RegisteredHook* installed = installedHookOn(interp.registeredHooks(), object);
+  bool registered = installed != nullptr;
+  bool registeredPre = installed && installed->pre;
   if (!anyPre && !anyForward && !registered)
     return hooks;
   const char* which =

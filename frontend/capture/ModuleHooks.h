@@ -97,6 +97,16 @@ struct RegisteredHook {
   std::string where;
 };
 
+/// The first of \p hooks registered on the real module \p module and not
+/// removed, or null.
+const RegisteredHook* installedHookOn(llvm::ArrayRef<RegisteredHook> hooks, PyObject* module);
+
+/// Whether \p name is one of nn.Module's forward hook tables
+/// (`_forward_hooks`, `_forward_pre_hooks`, and the tables saying which of
+/// their hooks take keywords or are always called), which a registration
+/// inside the captured function changes.
+bool isForwardHookTable(llvm::StringRef name);
+
 /// Whether \p callee is one of the functions that register or remove
 /// module hooks (nn.Module's `register_forward_hook`, ...,
 /// `RemovableHandle.remove`, the global `register_module_forward_hook`):

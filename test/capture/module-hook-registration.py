@@ -12,11 +12,13 @@
 #
 # What capture cannot replay stops it, naming the registration: a hook
 # still installed at the return, a handle returned or kept on the module, a
-# handle made before the call removed, a global hook, a backward hook.
+# handle made before the call removed, the hook table read while capture's
+# own holds a hook, a global hook, a backward hook.
 # RUN: not %dync export %s:Cached.left_installed --emit=graph 2>&1 | FileCheck %s --check-prefix=LEFT
 # RUN: not %dync export %s:Cached.returns_handle --emit=graph 2>&1 | FileCheck %s --check-prefix=RETURNED
 # RUN: not %dync export %s:Cached.keeps_handle --emit=graph 2>&1 | FileCheck %s --check-prefix=KEPT
 # RUN: not %dync export %s:Cached.removes_earlier --emit=graph 2>&1 | FileCheck %s --check-prefix=EARLIER
+# RUN: not %dync export %s:Cached.reads_table --emit=graph 2>&1 | FileCheck %s --check-prefix=TABLE
 # RUN: not %dync export %s:Cached.global_hook --emit=graph 2>&1 | FileCheck %s --check-prefix=GLOBAL
 # RUN: not %dync export %s:Cached.backward_hook --emit=graph 2>&1 | FileCheck %s --check-prefix=BACKWARD
 import torch
@@ -61,6 +63,12 @@ class Cached(nn.Module):
     def removes_earlier(self, x):
         self.earlier.remove()
         return self.key(x)
+
+    def reads_table(self, x):
+        handle = self.key.register_forward_hook(lambda m, i, o: o * 2)
+        count = len(self.key._forward_hooks)
+        handle.remove()
+        return self.key(x) * count
 
     def global_hook(self, x):
         handle = nn.modules.module.register_module_forward_hook(lambda m, i, o: o * 2)
