@@ -477,11 +477,12 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
       replayed = makeList(replayed->items);
     llvm::Expected<ir::Argument> value = resultArgument(interp, graph.context(), replayed);
     if (!value)
-      return captureError(
+      return returnError(
+          interp, module, entry,
           "the function leaves " + pending.effect.target +
-          (pending.effect.kind == ir::SideEffect::Kind::Set ? " set to" : " holding") +
-          " a value the rewritten code cannot rebuild after the graph (changed at " +
-          pending.where + "): " + llvm::toString(value.takeError()));
+              (pending.effect.kind == ir::SideEffect::Kind::Set ? " set to" : " holding") +
+              " a value the rewritten code cannot rebuild after the graph (changed at " +
+              pending.where + "): " + llvm::toString(value.takeError()));
     sideEffects.emplace_back(pending.effect, std::move(*value));
   }
   // --- end of side effects ---

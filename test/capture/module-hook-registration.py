@@ -123,3 +123,48 @@ class PreKwargs(nn.Module):
 
 def example_inputs():
     return (torch.randn(2, 4),)
+
+
+# The hook doubles the output the first call gives; the cache holds the
+# output before it; the call after remove() runs no hook.
+# CACHED-LABEL: graph @Cached.forward(
+# CACHED: %[[W:[0-9]+]] = aten::permute.default(%self_key_weight, [1, 0])
+# CACHED-NEXT: %[[OUT:[0-9]+]] = aten::addmm.default(%self_key_bias, %x, %[[W]])
+# CACHED-NEXT: %[[HOOKED:[0-9]+]] = aten::mul.Tensor(%[[OUT]], 2)
+# CACHED-NEXT: %[[SUM:[0-9]+]] = aten::add.Tensor(%[[HOOKED]], %[[OUT]])
+# CACHED-NEXT: aten::permute.default
+# CACHED-NEXT: %[[AGAIN:[0-9]+]] = aten::addmm.default(%self_key_bias, %x,
+# CACHED-NEXT: %[[RESULT:[0-9]+]] = aten::add.Tensor(%[[SUM]], %[[AGAIN]])
+# CACHED-NEXT: return %[[RESULT]]
+# CACHED-NOT: after
+
+# The tables are guarded empty, as they were at the call; no guard names a
+# handle id or a position in a table.
+# GUARDS: function type(L['self']._modules['key']).register_forward_hook : torch.nn.modules.module:Module.register_forward_hook
+# GUARDS: empty L['self']._modules['key']._forward_hooks
+# GUARDS: empty L['self']._modules['key']._forward_pre_hooks
+# GUARDS-NOT: _forward_hooks.values()
+
+# The hook registered with prepend=True runs first.
+# ORDERED-LABEL: graph @Ordered.forward(
+# ORDERED: %[[OUT:[0-9]+]] = aten::mul.Tensor(%{{[0-9]+}}, 1.0)
+# ORDERED-NEXT: %[[NEG:[0-9]+]] = aten::neg.default(%[[OUT]])
+# ORDERED-NEXT: %[[ADD:[0-9]+]] = aten::add.Tensor(%[[NEG]], 1.0)
+# ORDERED-NEXT: return %[[ADD]]
+
+# The keyword pre-hook replaces the argument and the scale inside the with
+# block (0.5 * 3.0) and not after it.
+# PREKW-LABEL: graph @PreKwargs.forward(
+# PREKW: %[[ARG:[0-9]+]] = aten::sigmoid.default(%x)
+# PREKW: aten::addmm.default(%self_inner_fc_bias, %[[ARG]],
+# PREKW-NEXT: aten::mul.Tensor(%{{[0-9]+}}, 1.5)
+# PREKW: aten::addmm.default(%self_inner_fc_bias, %x,
+# PREKW-NEXT: aten::mul.Tensor(%{{[0-9]+}}, 0.5)
+
+# LEFT: module-hook-registration.py:49:9: error: a forward hook registered at {{.*}}module-hook-registration.py:48 (register_forward_hook on L['self']._modules['key']) is still installed when the function returns, which is not supported yet: capture keeps hooks registered inside the captured function in its own table, and the rewritten code does not register them on the real module after the graph; remove the hook (handle.remove()) before returning, or register it before calling the function
+# RETURNED: module-hook-registration.py: error: Cached.returns_handle: the function returns a torch.utils.hooks.RemovableHandle, the handle of a hook registered inside the captured function, which the rewritten code cannot rebuild (a real handle holds an id from torch's process-wide counter and a reference to the module's hook table); keep the handle inside the function
+# KEPT: module-hook-registration.py:61:9: error: the function leaves L['self'].handle set to a value the rewritten code cannot rebuild after the graph (changed at {{.*}}module-hook-registration.py:58): the function returns a torch.utils.hooks.RemovableHandle
+# EARLIER: module-hook-registration.py:64:9: error: RemovableHandle.remove() on L['self'].earlier that was not made by a registration inside the captured function (a hook registered before the call) is not supported yet
+# TABLE: module-hook-registration.py:69:21: error: reading _forward_hooks of L['self']._modules['key'] after the program registered a hook on it in this call is not supported yet: capture keeps that hook in its own table, not in the module's
+# GLOBAL: module-hook-registration.py:74:18: error: torch.nn.modules.module.register_module_forward_hook inside the captured function is not supported yet: a global hook changes what every later module call runs
+# BACKWARD: module-hook-registration.py:80:18: error: nn.Module.register_full_backward_hook inside the captured function is not supported: a backward hook runs in backward, through autograd functions wrapping the module's inputs and outputs, which a graph does not hold
