@@ -11,6 +11,7 @@
 #include "frontend/capture/DictReads.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/MappingProxies.h"
+#include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchSize.h"
@@ -165,6 +166,14 @@ llvm::Expected<ValuePtr> ObjectSemantics::moduleAttr(const ValuePtr& module, llv
   // the class too, so the module's type is guarded either way.
   if (module->source)
     cx_.guards().add(typeGuard(module->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));
+  // The real hook tables do not hold the hooks the program registered in
+  // this call (HookRegistration.cpp).
+  if (isForwardHookTable(name) && cx_.hasInstalledHooks(object))
+    return captureError("reading " + name + " of " +
+                        (module->source ? module->source->str() : typeNameOf(module)) +
+                        " after the program registered a hook on it in this call is not "
+                        "supported yet: capture keeps that hook in its own table, not in the "
+                        "module's");
   auto readReal = [&]() -> llvm::Expected<ValuePtr> {
     PyRef value = PyRef::steal(PyObject_GetAttr(object, nameObject.get()));
     if (!value)

@@ -38,6 +38,7 @@ llvm::Expected<ValuePtr> Interpreter::callWithoutSideEffects(const ValuePtr& cal
   for (const GlobalStore& store : globalStores_)
     globalValues.push_back(store.value);
   size_t containers = mutatedContainers_.size();
+  std::vector<RegisteredHook> hooksBefore = registeredHooks_;
   size_t contextVars = contextVarSettings_.size() + contextVarTokens_.size();
 
   llvm::Expected<ValuePtr> result = call(callee, std::move(args));
@@ -59,6 +60,10 @@ llvm::Expected<ValuePtr> Interpreter::callWithoutSideEffects(const ValuePtr& cal
   if (mutatedContainers_.size() != containers)
     return refuse("changes " + mutatedContainers_.back().value->source->str() + " in place" +
                   at(mutatedContainers_.back().where));
+  for (size_t i = 0; i < registeredHooks_.size(); ++i)
+    if (i >= hooksBefore.size() || registeredHooks_[i].removed != hooksBefore[i].removed)
+      return refuse(llvm::Twine(i >= hooksBefore.size() ? "registers" : "removes") + " a hook on " +
+                    registeredHooks_[i].moduleName);
   if (contextVarSettings_.size() + contextVarTokens_.size() != contextVars)
     return refuse("sets a context variable");
   if (ValuePtr changed = before.firstChanged())

@@ -17,6 +17,7 @@
 
 #include "frontend/capture/BuiltinRegistry.h"
 #include "frontend/capture/Frame.h"
+#include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/TorchTypes.h"
 #include "frontend/capture/Value.h"
@@ -152,6 +153,8 @@ public:
   virtual Frame* currentFrame() const = 0;
   /// The exception being handled (what sys.exc_info() gives), or null.
   virtual const ValuePtr& handledException() const = 0;
+  /// The program's file and line, for messages about a side effect.
+  virtual std::string programLine() const = 0;
 
   //===--------------------------------------------------------------------===//
   // State of builtins that keep some.
@@ -178,6 +181,9 @@ public:
   };
   virtual std::map<PyObject*, ContextVarSetting>& contextVarSettings() = 0;
   virtual std::map<PyObject*, std::pair<python::PyRef, ContextVarToken>>& contextVarTokens() = 0;
+  /// The module hooks the program registered while capturing, in the order
+  /// it registered them (ModuleHooks.h).
+  virtual std::vector<RegisteredHook>& registeredHooks() = 0;
 };
 
 /// Registers the builtin handler table (Builtins.cpp).

@@ -465,9 +465,10 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   if (callee->kind == ValueKind::Function || callee->kind == ValueKind::TorchCallable)
     if (std::optional<std::string> refused = unsupportedAutogradCall(*callee))
       return captureError(*refused);
-  if (callee->kind == ValueKind::Function || callee->kind == ValueKind::BoundMethod)
-    if (std::optional<std::string> refused = hookRegistrationRefusal(*callee))
-      return captureError(*refused);
+  // Registering and removing module hooks: capture's own table
+  // (ModuleHooks.cpp). A bound method reaches here as its function.
+  if (callee->kind == ValueKind::Function && isHookFunction(*callee))
+    return callHookFunction(*this, *callee, std::move(args), std::move(kwargs));
   // A profiler range (record_function) marks nothing in a graph: entering
   // gives a stand-in handle for the matching exit, which does nothing.
   if (isProfilerRecordOp(callee->object.get())) {

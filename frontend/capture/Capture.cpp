@@ -10,6 +10,7 @@
 #include "frontend/capture/EntryFunction.h"
 #include "frontend/capture/GlobalStateGuards.h"
 #include "frontend/capture/Interpreter.h"
+#include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/NumpyConstants.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/ReturnedSizes.h"
@@ -161,6 +162,13 @@ llvm::Expected<ir::Argument> structuredResult(Interpreter& interp, ir::Context& 
   std::vector<ir::Argument> keys, values;
   std::vector<std::string> names;
   bool isObject = value->kind == ValueKind::Instance;
+  // A hook's handle exists only in capture (HookRegistration.cpp).
+  if (isObject && isRemovableHandleClass(value->object.get()))
+    return captureError("the function returns a torch.utils.hooks.RemovableHandle, the handle of "
+                        "a hook registered inside the captured function, which the rewritten "
+                        "code cannot rebuild (a real handle holds an id from torch's "
+                        "process-wide counter and a reference to the module's hook table); "
+                        "keep the handle inside the function");
   if (isObject)
     syncAttributes(value);
   // A defaultdict's factory is a slot the rewritten code does not rebuild.
@@ -445,6 +453,11 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
                                    "clone() of it, or compute it under torch.no_grad()")
                      : inference.takeError();
 
+  // Hooks registered inside the function must be removed by its end
+  // (HookRegistration.cpp).
+  if (llvm::Error error =
+          checkNoHooksLeftInstalled(static_cast<BuiltinContext&>(interp).registeredHooks()))
+    return returnError(interp, module, entry, llvm::toString(std::move(error)));
   // The graph returns exactly what the function returns, one value, so the
   // rewritten bytecode can rebuild it: `return x` and `return (x,)` differ.
   llvm::Expected<ir::Argument> output = resultArgument(interp, graph.context(), result);
@@ -464,11 +477,12 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
       replayed = makeList(replayed->items);
     llvm::Expected<ir::Argument> value = resultArgument(interp, graph.context(), replayed);
     if (!value)
-      return captureError(
+      return returnError(
+          interp, module, entry,
           "the function leaves " + pending.effect.target +
-          (pending.effect.kind == ir::SideEffect::Kind::Set ? " set to" : " holding") +
-          " a value the rewritten code cannot rebuild after the graph (changed at " +
-          pending.where + "): " + llvm::toString(value.takeError()));
+              (pending.effect.kind == ir::SideEffect::Kind::Set ? " set to" : " holding") +
+              " a value the rewritten code cannot rebuild after the graph (changed at " +
+              pending.where + "): " + llvm::toString(value.takeError()));
     sideEffects.emplace_back(pending.effect, std::move(*value));
   }
   // --- end of side effects ---

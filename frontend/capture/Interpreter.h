@@ -410,8 +410,8 @@ private:
                                                const std::vector<ValuePtr>& dirty);
 
   //===--------------------------------------------------------------------===//
-  // State builtins keep: context variables (ContextVars.cpp) and id()'s
-  // numbers (IdentityBuiltins.cpp).
+  // State builtins keep: context variables (ContextVars.cpp), id()'s
+  // numbers (IdentityBuiltins.cpp) and module hooks (ModuleHooks.cpp).
 
   std::map<PyObject*, ContextVarSetting>& contextVarSettings() override {
     return contextVarSettings_;
@@ -421,6 +421,11 @@ private:
   }
   std::map<const void*, std::pair<ValuePtr, python::PyRef>>& identities() override {
     return identities_;
+  }
+  /// Module hooks registered while capturing (ModuleHooks.cpp).
+  std::vector<RegisteredHook>& registeredHooks() override { return registeredHooks_; }
+  bool hasInstalledHooks(PyObject* module) const override {
+    return installedHookOn(registeredHooks_, module) != nullptr;
   }
 
   //===--------------------------------------------------------------------===//
@@ -505,7 +510,7 @@ private:
   /// cell for the replay, and capture reads its own copy of it.
   llvm::Error checkCellAssignment(const ValuePtr& cell, llvm::StringRef name) override;
   /// The program's file and line, for messages about a side effect.
-  std::string programLine() const;
+  std::string programLine() const override;
   /// `callee(*args)` as a branch of a control-flow operator
   /// (BranchEffects.cpp).
   llvm::Expected<ValuePtr> callWithoutSideEffects(const ValuePtr& callee,
@@ -547,6 +552,8 @@ private:
     size_t order = 0;
   };
   std::vector<MutatedContainer> mutatedContainers_;
+  /// Module hooks registered while capturing (ModuleHooks.cpp).
+  std::vector<RegisteredHook> registeredHooks_;
   /// Orders side effects of the three kinds; gaps a rollback leaves are
   /// harmless.
   size_t sideEffectCount_ = 0;

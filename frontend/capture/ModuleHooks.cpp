@@ -30,6 +30,11 @@
 // L['self']._forward_hooks_with_kwargs : list(L['self']._forward_hooks)[0]`
 // (or `lacks_key`).
 //
+// Hooks registered inside the captured function are not in the real
+// tables, which stay as they were at the call: capture's own table holds
+// them (HookRegistration.cpp), and they join the real tables' hooks here,
+// last or (`prepend=True`) first among the module's own.
+//
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/BuiltinContext.h"
@@ -38,6 +43,8 @@
 #include "frontend/embedding/PyStrings.h"
 
 #include "llvm/ADT/Twine.h"
+
+#include <algorithm>
 
 namespace dync::capture {
 
@@ -200,7 +207,38 @@ llvm::Expected<ValuePtr> wrapHook(BuiltinContext& interp, PyObject* hook, const 
   return value;
 }
 
+/// The hooks the program registered on \p object while capturing and has
+/// not removed, in registration order, put where eager's table holds them:
+/// after the global tables' hooks (\p globalPre and \p globalForward of
+/// them), first among the module's own when registered with
+/// `prepend=True`, else last.
+void addRegisteredHooks(BuiltinContext& interp, PyObject* object, ModuleHooks& hooks,
+                        size_t globalPre, size_t globalForward) {
+  for (const RegisteredHook& registered : interp.registeredHooks()) {
+    if (registered.removed || registered.module.get() != object)
+      continue;
+    std::vector<ModuleHooks::Hook>& list = registered.pre ? hooks.preHooks : hooks.forwardHooks;
+    size_t front = std::min(list.size(), registered.pre ? globalPre : globalForward);
+    ModuleHooks::Hook hook{registered.hook, registered.withKwargs};
+    if (registered.prepend)
+      list.insert(list.begin() + static_cast<std::ptrdiff_t>(front), std::move(hook));
+    else
+      list.push_back(std::move(hook));
+  }
+}
+
 } // namespace
+
+const RegisteredHook* installedHookOn(llvm::ArrayRef<RegisteredHook> hooks, PyObject* module) {
+  for (const RegisteredHook& registered : hooks)
+    if (!registered.removed && registered.module.get() == module)
+      return &registered;
+  return nullptr;
+}
+
+bool isForwardHookTable(llvm::StringRef name) {
+  return name.starts_with("_forward_hooks") || name.starts_with("_forward_pre_hooks");
+}
 
 bool readsThroughHookTable(const Source& source) {
   for (const Source* step = &source; step && step->base(); step = step->base().get()) {
@@ -242,13 +280,22 @@ llvm::Expected<ModuleHooks> readModuleHooks(BuiltinContext& interp, const ValueP
                 hookTableHasEntries(object, "_global_forward_pre_hooks", true);
   bool anyForward = hookTableHasEntries(object, "_forward_hooks", false) ||
                     hookTableHasEntries(object, "_global_forward_hooks", true);
-  if (!anyPre && !anyForward)
+  // Hooks the program registered while capturing (HookRegistration.cpp).
+  const RegisteredHook* installed = installedHookOn(interp.registeredHooks(), object);
+  bool registered = installed != nullptr;
+  bool registeredPre = installed && installed->pre;
+  if (!anyPre && !anyForward && !registered)
     return hooks;
-  const char* which = anyPre ? "forward_pre_hooks" : "forward_hooks";
+  const char* which =
+      anyPre || (!anyForward && registeredPre) ? "forward_pre_hooks" : "forward_hooks";
   if (ownCall)
     return captureError("module " + name + " has " + which + " registered and its class " +
                         qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(object))) +
                         " overrides __call__; hooks on such a module are not supported");
+  if (!anyPre && !anyForward) {
+    addRegisteredHooks(interp, object, hooks, 0, 0);
+    return hooks;
+  }
   if (!module->source)
     return captureError("module " + name + " has " + which +
                         " registered but was not read through a source, so the hook table "
@@ -282,8 +329,10 @@ llvm::Expected<ModuleHooks> readModuleHooks(BuiltinContext& interp, const ValueP
     return KwargsTable{source, guardKwargsTable(interp, table, source)};
   };
 
+  size_t globalPre = 0, globalForward = 0;
   if (anyPre) {
     PyRef global = globalTable("_global_forward_pre_hooks");
+    globalPre = static_cast<size_t>(entriesOf(global.get()));
     KwargsTable kwargs =
         kwargsTable(moduleTable(object, "_forward_pre_hooks_with_kwargs"),
                     Source::attr(module->source, "_forward_pre_hooks_with_kwargs"));
@@ -298,6 +347,7 @@ llvm::Expected<ModuleHooks> readModuleHooks(BuiltinContext& interp, const ValueP
   }
   if (anyForward) {
     PyRef global = globalTable("_global_forward_hooks");
+    globalForward = static_cast<size_t>(entriesOf(global.get()));
     KwargsTable moduleKwargs =
         kwargsTable(moduleTable(object, "_forward_hooks_with_kwargs"),
                     Source::attr(module->source, "_forward_hooks_with_kwargs"));
@@ -312,6 +362,7 @@ llvm::Expected<ModuleHooks> readModuleHooks(BuiltinContext& interp, const ValueP
       return forward.takeError();
     hooks.forwardHooks = std::move(*forward);
   }
+  addRegisteredHooks(interp, object, hooks, globalPre, globalForward);
   return hooks;
 }
 
@@ -376,54 +427,6 @@ llvm::Expected<ValuePtr> callWithModuleHooks(BuiltinContext& interp, const Modul
       output = *replaced;
   }
   return output;
-}
-
-std::optional<std::string> hookRegistrationRefusal(const Value& callee) {
-  struct Entry {
-    const char* owner;
-    const char* name;
-    const char* spelling;
-  };
-  static const Entry entries[] = {
-      {"torch.nn.Module", "register_forward_hook", "nn.Module.register_forward_hook"},
-      {"torch.nn.Module", "register_forward_pre_hook", "nn.Module.register_forward_pre_hook"},
-      {"torch.nn.Module", "register_full_backward_hook", "nn.Module.register_full_backward_hook"},
-      {"torch.nn.Module", "register_full_backward_pre_hook",
-       "nn.Module.register_full_backward_pre_hook"},
-      {"torch.nn.Module", "register_backward_hook", "nn.Module.register_backward_hook"},
-      {"torch.nn.modules.module", "register_module_forward_hook",
-       "torch.nn.modules.module.register_module_forward_hook"},
-      {"torch.nn.modules.module", "register_module_forward_pre_hook",
-       "torch.nn.modules.module.register_module_forward_pre_hook"},
-      {"torch.nn.modules.module", "register_module_full_backward_hook",
-       "torch.nn.modules.module.register_module_full_backward_hook"}};
-  static PyObject* functions[std::size(entries)] = {}; // alive as long as torch
-  static bool looked = false;
-  if (!looked) {
-    looked = true;
-    for (size_t i = 0; i < std::size(entries); ++i) {
-      llvm::Expected<PyRef> owner = importObject(entries[i].owner);
-      if (!owner) {
-        llvm::consumeError(owner.takeError());
-        continue;
-      }
-      functions[i] = PyObject_GetAttrString(owner->get(), entries[i].name);
-      PyErr_Clear();
-    }
-  }
-  // The plain function a bound method of a module calls.
-  const Value* function = &callee;
-  if (callee.kind == ValueKind::BoundMethod && callee.items.size() == 2)
-    function = callee.items[1].get();
-  if (!function->object)
-    return std::nullopt;
-  for (size_t i = 0; i < std::size(entries); ++i)
-    if (functions[i] && functions[i] == function->object.get())
-      return std::string(entries[i].spelling) +
-             " inside the captured function is not supported yet: the hook changes what later "
-             "module calls run, in this call and after it, which capture does not model; "
-             "register hooks before calling the function";
-  return std::nullopt;
 }
 
 } // namespace dync::capture

@@ -7,12 +7,19 @@
 // capture reads the hook tables through their sources, guards their keys
 // and each hook, and inlines the hooks in the order eager runs them.
 //
+// Hooks the program registers inside the captured function (Whisper's
+// kv-cache hooks) are kept in capture's own table, never in the real one:
+// later module calls in the same capture run them, `handle.remove()` takes
+// them out, and capture stops if one is still installed when the function
+// returns.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "frontend/capture/BuiltinRegistry.h"
 #include "frontend/capture/Value.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <optional>
@@ -40,7 +47,9 @@ struct ModuleHooks {
 /// ones, adding the guards that pin them: `length` on each table that has
 /// entries (and on the tables that say which take keywords), and each hook
 /// as read through its position, `table[i]`; empty tables are left to
-/// ValueBuilder::guardNoModuleHooks. Backward hooks, and hooks on a module
+/// ValueBuilder::guardNoModuleHooks. The hooks the program registered on
+/// the module while capturing and has not removed follow, where eager's
+/// table would hold them (RegisteredHook). Backward hooks, and hooks on a module
 /// whose class overrides `__call__` (\p ownCall) or that has no source, stop
 /// capture with a message naming the table.
 llvm::Expected<ModuleHooks> readModuleHooks(BuiltinContext& interp, const ValuePtr& module,
@@ -64,11 +73,63 @@ llvm::Expected<ValuePtr> callWithModuleHooks(BuiltinContext& interp, const Modul
                                              const ValuePtr& module, const ValuePtr& forward,
                                              std::vector<ValuePtr> args, KeywordArgs kwargs);
 
-/// What capture says when \p callee registers a module hook (an
-/// nn.Module's `register_forward_hook`, ..., or a global
-/// `register_module_forward_hook`) inside the captured function: the hook
-/// would change what later module calls run, in this call and after it,
-/// which capture does not model yet. Nullopt for any other callee.
-std::optional<std::string> hookRegistrationRefusal(const Value& callee);
+/// A forward hook or pre-hook the program registered on a module while
+/// capturing, in capture's table only: the real hook tables stay as they
+/// were at the call, so the guards on them are about the call's entry.
+struct RegisteredHook {
+  /// The real module, kept alive.
+  python::PyRef module;
+  /// Its source, or its description when it has none, for messages.
+  std::string moduleName;
+  /// `register_forward_pre_hook` rather than `register_forward_hook`.
+  bool pre = false;
+  ValuePtr hook;
+  /// The RemovableHandle the registration returned: an Instance of torch's
+  /// class that exists only in capture. It has no id: eager's ids come from
+  /// a process-wide counter, which a graph must not bake in.
+  ValuePtr handle;
+  bool withKwargs = false;
+  bool prepend = false;
+  bool alwaysCall = false;
+  /// `handle.remove()` ran.
+  bool removed = false;
+  /// FILE:LINE of the registration.
+  std::string where;
+};
+
+/// The first of \p hooks registered on the real module \p module and not
+/// removed, or null.
+const RegisteredHook* installedHookOn(llvm::ArrayRef<RegisteredHook> hooks, PyObject* module);
+
+/// Whether \p name is one of nn.Module's forward hook tables
+/// (`_forward_hooks`, `_forward_pre_hooks`, and the tables saying which of
+/// their hooks take keywords or are always called), which a registration
+/// inside the captured function changes.
+bool isForwardHookTable(llvm::StringRef name);
+
+/// Whether \p callee is one of the functions that register or remove
+/// module hooks (nn.Module's `register_forward_hook`, ...,
+/// `RemovableHandle.remove`, the global `register_module_forward_hook`):
+/// capture runs those itself (callHookFunction).
+bool isHookFunction(const Value& callee);
+
+/// Runs \p callee, for which isHookFunction holds, on \p args (the module
+/// or handle first): a forward hook or pre-hook registered in capture's
+/// table with its options, a handle of that table removed. Backward hooks
+/// and the global registrations stop capture with the reason, and so does
+/// removing a handle made before the call.
+llvm::Expected<ValuePtr> callHookFunction(BuiltinContext& interp, const Value& callee,
+                                          std::vector<ValuePtr> args, KeywordArgs kwargs);
+
+/// An error naming the first hook the program registered and did not
+/// remove, when one is still installed at the function's return (nothing
+/// replays a registration on the real module after the graph yet); success
+/// otherwise.
+llvm::Error checkNoHooksLeftInstalled(llvm::ArrayRef<RegisteredHook> hooks);
+
+/// Whether \p type is torch's RemovableHandle, whose objects capture makes
+/// only as handles of registrations it keeps (they are never rebuilt after
+/// the graph).
+bool isRemovableHandleClass(PyObject* type);
 
 } // namespace dync::capture

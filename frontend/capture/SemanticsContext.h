@@ -95,6 +95,9 @@ public:
   /// Called before \p container (a List or Dict value) is changed in place
   /// (SideEffects.cpp).
   virtual llvm::Error noteContainerMutation(const ValuePtr& container, const llvm::Twine& what) = 0;
+  /// Whether the program registered a module hook on the real module
+  /// \p module while capturing and has not removed it (ModuleHooks.h).
+  virtual bool hasInstalledHooks(PyObject* module) const = 0;
 };
 
 } // namespace dync::capture

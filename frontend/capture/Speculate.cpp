@@ -43,8 +43,8 @@ void Interpreter::trackState() {
   recorder_.track([this]() -> Recorder::Restore {
     auto tables = [this] {
       return std::tie(contextVarSettings_, contextVarTokens_, realAttrSettings_, globalStores_,
-                      mutatedContainers_, realCells_, localClasses_, functionsRun_, watches_,
-                      autoFindings_);
+                      mutatedContainers_, registeredHooks_, realCells_, localClasses_,
+                      functionsRun_, watches_, autoFindings_);
     };
     using Tables =
         decltype(std::apply([](auto&... table) { return std::make_tuple(table...); }, tables()));
@@ -71,6 +71,10 @@ void Interpreter::addValueRoots(std::vector<ValuePtr>& roots) const {
     roots.push_back(store.value);
   for (const MutatedContainer& mutated : mutatedContainers_)
     roots.push_back(mutated.value);
+  for (const RegisteredHook& registered : registeredHooks_) {
+    roots.push_back(registered.hook);
+    roots.push_back(registered.handle);
+  }
   for (const auto& [value, cell] : realCells_)
     roots.push_back(cell.first);
   values_.addRoots(roots);
