@@ -4,6 +4,7 @@
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TensorDataAssignment.h"
 #include "frontend/capture/TypeNames.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -259,6 +260,9 @@ llvm::Error BytecodeMachine::op_STORE_ATTR(Frame& f, const Instruction& ins) {
   if (base->kind == ValueKind::Object || base->kind == ValueKind::NNModule)
     return context_.setRealAttr(base, name, std::move(value));
   std::string target = base->source ? base->source->str() : "a " + spelling(base->kind).str();
+  // `w.data *= mask` assigns back the alias it wrote in place.
+  if (base->isTensor() && name == "data")
+    return assignTensorData(base, value, target);
   return captureError("assigning attribute '" + name + "' of " + target +
                       " (a side effect outside the graph)");
 }
