@@ -263,6 +263,16 @@ llvm::Error BytecodeMachine::op_STORE_ATTR(Frame& f, const Instruction& ins) {
   // `w.data *= mask` assigns back the alias it wrote in place.
   if (base->isTensor() && name == "data")
     return assignTensorData(base, value, target);
+  // `p.requires_grad = False` (a GAN step freezing its critic) is torch's
+  // own setter run by the oracle, which records the flag it changed as
+  // requires_grad_() does (docs/capture.md, "Grad mode and autograd").
+  if (base->isTensor() && name == "requires_grad") {
+    PyObject* setattrFunction =
+        PyDict_GetItemString(PyModule_GetDict(types_.builtinsModule.get()), "setattr");
+    llvm::Expected<ValuePtr> set = context_.callOracle(
+        setattrFunction, {base, makeConstant(PyRef::steal(python::newStr(name))), value}, {});
+    return set ? llvm::Error::success() : set.takeError();
+  }
   return captureError("assigning attribute '" + name + "' of " + target +
                       " (a side effect outside the graph)");
 }
