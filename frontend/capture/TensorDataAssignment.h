@@ -2,9 +2,10 @@
 //
 // `self.weight.data *= self.mask` (PixelCNN's masked convolution; any
 // augmented assignment to `.data`, `p.data /= norm`) multiplies the tensor
-// `.data` gives in place, then assigns the result back to `.data`. The in-place call is a graph
-// node on an alias of the tensor; the assignment gives the tensor its own storage and layout again,
-// which changes nothing. Capture accepts exactly that assignment and refuses one that would swap
+// `.data` gives in place, then assigns the result back to `.data`. The
+// in-place call is a graph node on an alias of the tensor; the assignment
+// gives the tensor its own storage and layout again, which changes nothing.
+// Capture accepts exactly that assignment and refuses one that would swap
 // the tensor's storage for another's (docs/capture.md, "Side effects").
 //
 //===----------------------------------------------------------------------===//
