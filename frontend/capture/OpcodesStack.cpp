@@ -4,6 +4,7 @@
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TensorDataAssignment.h"
 #include "frontend/capture/TypeNames.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -259,6 +260,19 @@ llvm::Error BytecodeMachine::op_STORE_ATTR(Frame& f, const Instruction& ins) {
   if (base->kind == ValueKind::Object || base->kind == ValueKind::NNModule)
     return context_.setRealAttr(base, name, std::move(value));
   std::string target = base->source ? base->source->str() : "a " + spelling(base->kind).str();
+  // `w.data *= mask` assigns back the alias it wrote in place.
+  if (base->isTensor() && name == "data")
+    return assignTensorData(base, value, target);
+  // `p.requires_grad = False` (a GAN step freezing its critic) is torch's
+  // own setter run by the oracle, which records the flag it changed as
+  // requires_grad_() does (docs/capture.md, "Grad mode and autograd").
+  if (base->isTensor() && name == "requires_grad") {
+    PyObject* setattrFunction =
+        PyDict_GetItemString(PyModule_GetDict(types_.builtinsModule.get()), "setattr");
+    llvm::Expected<ValuePtr> set = context_.callOracle(
+        setattrFunction, {base, makeConstant(PyRef::steal(python::newStr(name))), value}, {});
+    return set ? llvm::Error::success() : set.takeError();
+  }
   return captureError("assigning attribute '" + name + "' of " + target +
                       " (a side effect outside the graph)");
 }
