@@ -144,15 +144,16 @@ void dropGradModeGuard(ir::Graph& graph) {
 /// Exports the variants of an entry at the examples' sizes, then at each
 /// size of a declared range their graph leaves out (sizes 0 and 1, single
 /// sizes the program treats apart), until every declared size is served or
-/// \p MaxSpecializations graphs were made. Each specialization is noted on
-/// stderr; with \p strict, the first size left out is the error instead. A
+/// the entry was captured \p maxGraphs times; the sizes that found no room
+/// go to \p skipped. Each specialization is noted on stderr; with
+/// \p strict, the first size left out is the error instead. A
 /// specialization that cannot be captured means the program does not run at
 /// that size: the range contradicts it.
 llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>()> exportFamily,
                                   SizePoint& sizePoint,
                                   const std::vector<capture::DynamicSpec>& specs, bool strict,
+                                  size_t maxGraphs, std::vector<UncoveredSize>& skipped,
                                   const python::LoadedModule& module, llvm::StringRef qualname) {
-  constexpr size_t MaxSpecializations = 8;
   std::vector<UncoveredSize> queue;
   // Each graph made so far, with the sizes it was captured at.
   std::vector<std::pair<const ir::Graph*, SizePoint>> done;
@@ -173,11 +174,11 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
           "--dynamic '" + size.spec +
               "' is not served whole by one graph (--strict-dynamic): " + size.why + ", so " +
               size.symbol + " = " + std::to_string(size.size) + " would need a graph of its own");
-    if (queue.size() + 1 >= MaxSpecializations) {
-      llvm::WithColor::warning(llvm::errs(), "dync")
-          << qualname << ": --dynamic '" << size.spec << "': " << size.symbol << " = " << size.size
-          << " is not served (" << size.why << "); the artifact already holds "
-          << MaxSpecializations << " graphs for its ranges\n";
+    // No room: warnUnserved names what no graph serves once the graphs
+    // are folded.
+    if (queue.size() + 1 >= maxGraphs) {
+      if (llvm::none_of(skipped, [&](const UncoveredSize& s) { return s.point == size.point; }))
+        skipped.push_back(std::move(size));
       return false;
     }
     llvm::WithColor::note(llvm::errs(), "dync")
@@ -205,7 +206,7 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
   };
   for (size_t next = 0;; ++next) {
     if (next > 0) {
-      if (next > queue.size() && queue.size() + 1 < MaxSpecializations)
+      if (next > queue.size() && queue.size() + 1 < maxGraphs)
         for (const auto& [graph, at] : done)
           if (llvm::Error e = considerAll(*graph, at, /*oneOfManyOnly=*/true))
             return e;
@@ -334,6 +335,46 @@ llvm::Error foldSizes(std::vector<ExportedGraph>& exported, size_t firstOfEntry,
   return llvm::Error::success();
 }
 
+/// Warns of the sizes of the declared ranges that no graph of the entry
+/// serves once its graphs are folded: calls at those sizes miss the guards
+/// and run the original code. \p skipped are the sizes export found no room
+/// for under \p maxGraphs; where the ranges are too large to walk, they
+/// are what is named.
+void warnUnserved(const std::vector<ExportedGraph>& exported, size_t firstOfEntry,
+                  const std::vector<capture::DynamicSpec>& specs,
+                  const std::vector<UncoveredSize>& skipped, size_t maxGraphs,
+                  llvm::StringRef qualname) {
+  std::vector<GraphAt> graphs;
+  for (size_t i = firstOfEntry; i < exported.size(); ++i)
+    if (exported[i].variant.empty())
+      graphs.emplace_back(exported[i].graph, exported[i].sizePoint);
+  auto served = [&](const SizePoint& point) {
+    return llvm::any_of(
+        graphs, [&](const GraphAt& made) { return servesPoint(*made.first, made.second, point); });
+  };
+  std::optional<std::vector<SizePoint>> walked = unservedPoints(graphs, specs);
+  std::vector<SizePoint> points;
+  if (walked)
+    points = std::move(*walked);
+  else
+    for (const UncoveredSize& size : skipped)
+      if (!served(size.point))
+        points.push_back(size.point);
+  if (points.empty())
+    return;
+  std::string because =
+      skipped.empty()
+          ? "the graphs' relations leave them out, and export does not capture apart the sizes "
+            "a relation over two symbols, or one that holds at some sizes only, leaves out"
+          : "export captures an entry at most " + std::to_string(maxGraphs) +
+                " times for its ranges (--max-graphs)";
+  llvm::WithColor::warning(llvm::errs(), "dync")
+      << qualname << ": " << points.size() << (points.size() == 1 ? " size" : " sizes")
+      << " of the declared ranges " << (points.size() == 1 ? "runs" : "run")
+      << " the original code, no graph serving " << (points.size() == 1 ? "it" : "them") << ": "
+      << describePoints(points) << "; " << because << '\n';
+}
+
 } // namespace
 
 llvm::Error EntryExport::run() {
@@ -396,13 +437,16 @@ llvm::Error EntryExport::warmUp() {
 llvm::Error EntryExport::exportForArtifact() {
   std::vector<ExportedGraph>& exported = shared_.exported;
   size_t firstOfEntry = exported.size();
-  if (llvm::Error error = exportSpecializations([this] { return exportFamily(); }, sizePoint_,
-                                                options_.capture.dynamic, options_.strictDynamic,
-                                                *module_, entry_->qualname))
+  std::vector<UncoveredSize> skipped;
+  if (llvm::Error error = exportSpecializations(
+          [this] { return exportFamily(); }, sizePoint_, options_.capture.dynamic,
+          options_.strictDynamic, options_.maxGraphs, skipped, *module_, entry_->qualname))
     return error;
   if (llvm::Error error = foldSizes(exported, firstOfEntry, options_.capture.dynamic,
                                     options_.strictDynamic, *module_, entry_->qualname))
     return error;
+  warnUnserved(exported, firstOfEntry, options_.capture.dynamic, skipped, options_.maxGraphs,
+               entry_->qualname);
   for (size_t i = firstOfEntry; i < exported.size(); ++i)
     if (llvm::Error error = finishVariant(exported[i]))
       return error;
