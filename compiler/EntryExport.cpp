@@ -154,17 +154,21 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
                                   const std::vector<capture::DynamicSpec>& specs, bool strict,
                                   size_t maxGraphs, std::vector<UncoveredSize>& skipped,
                                   const python::LoadedModule& module, llvm::StringRef qualname) {
-  std::vector<UncoveredSize> queue;
+  // Sizes found left out and not captured yet, and the one being captured.
+  std::vector<UncoveredSize> pending;
+  std::optional<UncoveredSize> capturing;
   // Each graph made so far, with the sizes it was captured at.
   std::vector<std::pair<const ir::Graph*, SizePoint>> done;
-  // Queues \p size unless a graph made or queued serves it; whether it was.
+  auto servedByDone = [&](const SizePoint& point) {
+    return llvm::any_of(done, [&](const auto& made) {
+      return made.second == point || servesPoint(*made.first, made.second, point);
+    });
+  };
+  // Adds \p size to the pending ones unless a graph made serves it or it is
+  // pending already; whether it was added.
   auto consider = [&](UncoveredSize& size) -> llvm::Expected<bool> {
-    if (llvm::any_of(done,
-                     [&](const auto& made) {
-                       return made.second == size.point ||
-                              servesPoint(*made.first, made.second, size.point);
-                     }) ||
-        llvm::any_of(queue, [&](const UncoveredSize& q) { return q.point == size.point; }))
+    if (servedByDone(size.point) ||
+        llvm::any_of(pending, [&](const UncoveredSize& q) { return q.point == size.point; }))
       return false;
     // A size torch specializes is captured even so: it may be the
     // general graph there (foldSizes decides).
@@ -174,23 +178,13 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
           "--dynamic '" + size.spec +
               "' is not served whole by one graph (--strict-dynamic): " + size.why + ", so " +
               size.symbol + " = " + std::to_string(size.size) + " would need a graph of its own");
-    // No room: warnUnserved names what no graph serves once the graphs
-    // are folded.
-    if (queue.size() + 1 >= maxGraphs) {
-      if (llvm::none_of(skipped, [&](const UncoveredSize& s) { return s.point == size.point; }))
-        skipped.push_back(std::move(size));
-      return false;
-    }
-    llvm::WithColor::note(llvm::errs(), "dync")
-        << qualname << ": --dynamic '" << size.spec << "': " << size.why << "; adding a graph for "
-        << describePoint(size.point) << '\n';
-    queue.push_back(std::move(size));
+    pending.push_back(std::move(size));
     return true;
   };
-  // Queues the sizes \p graph leaves out; of those one relation leaves out
+  // Adds the sizes \p graph leaves out; of those one relation leaves out
   // several of, the first no graph serves yet (the graph captured there
-  // usually serves the rest, and each is considered again once the queue
-  // is done).
+  // usually serves the rest, and each is considered again once none is
+  // pending).
   auto considerAll = [&](const ir::Graph& graph, const SizePoint& at,
                          bool oneOfManyOnly) -> llvm::Error {
     bool oneOfManyQueued = false;
@@ -204,22 +198,48 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
     }
     return llvm::Error::success();
   };
+  // The sizes a user is likeliest to call come first where --max-graphs
+  // leaves room for some only: the smallest (batch 1, a length of 1), by
+  // the sum of the point's sizes, then in the order found.
+  auto likeliest = [](const UncoveredSize& a, const UncoveredSize& b) {
+    auto sum = [](const SizePoint& point) {
+      int64_t total = 0;
+      for (const auto& entry : point)
+        total += entry.second;
+      return total;
+    };
+    return sum(a.point) < sum(b.point);
+  };
   for (size_t next = 0;; ++next) {
     if (next > 0) {
-      if (next > queue.size() && queue.size() + 1 < maxGraphs)
+      llvm::erase_if(pending, [&](const UncoveredSize& q) { return servedByDone(q.point); });
+      if (pending.empty() && next < maxGraphs)
         for (const auto& [graph, at] : done)
           if (llvm::Error e = considerAll(*graph, at, /*oneOfManyOnly=*/true))
             return e;
-      if (next > queue.size())
+      if (pending.empty())
         return llvm::Error::success();
-      sizePoint = queue[next - 1].point;
+      // No room: warnUnserved names what no graph serves once the graphs
+      // are folded.
+      if (next >= maxGraphs) {
+        for (UncoveredSize& size : pending)
+          skipped.push_back(std::move(size));
+        return llvm::Error::success();
+      }
+      auto chosen = std::min_element(pending.begin(), pending.end(), likeliest);
+      capturing = std::move(*chosen);
+      pending.erase(chosen);
+      llvm::WithColor::note(llvm::errs(), "dync")
+          << qualname << ": --dynamic '" << capturing->spec << "': " << capturing->why
+          << "; adding a graph for " << describePoint(capturing->point) << '\n';
+      sizePoint = capturing->point;
     }
     llvm::Expected<ir::Graph*> first = exportFamily();
     if (!first) {
       if (next == 0)
         return first.takeError();
       // The program does not run (or cannot be captured) at that size.
-      const UncoveredSize& why = queue[next - 1];
+      const UncoveredSize& why = *capturing;
       std::string prefix = "--dynamic '" + why.spec + "' contradicts the program: at " +
                            describePoint(sizePoint) + " (" + why.why + "), ";
       return llvm::handleErrors(
