@@ -141,11 +141,35 @@ void dropGradModeGuard(ir::Graph& graph) {
   graph.guards() = std::move(kept);
 }
 
+/// The point of \p specs' declared ranges that no graph of \p done serves
+/// with the smallest sum of sizes, if the ranges can be walked.
+std::optional<UncoveredSize> firstGap(const std::vector<GraphAt>& done,
+                                      const std::vector<capture::DynamicSpec>& specs) {
+  std::optional<std::vector<SizePoint>> gaps = unservedPoints(done, specs);
+  if (!gaps || gaps->empty())
+    return std::nullopt;
+  auto sum = [](const SizePoint& point) {
+    int64_t total = 0;
+    for (const auto& entry : point)
+      total += entry.second;
+    return total;
+  };
+  const SizePoint* best = &gaps->front();
+  for (const SizePoint& point : *gaps)
+    if (sum(point) < sum(*best))
+      best = &point;
+  UncoveredSize gap;
+  gap.point = *best;
+  gap.gap = true;
+  return gap;
+}
+
 /// Exports the variants of an entry at the examples' sizes, then at each
 /// size of a declared range their graph leaves out (sizes 0 and 1, single
 /// sizes the program treats apart), until every declared size is served or
 /// the entry was captured \p maxGraphs times; the sizes that found no room
-/// go to \p skipped. Each specialization is noted on stderr; with
+/// go to \p skipped, and why the program cannot run at the first size no
+/// graph serves, if so, to \p gapFailure. Each specialization is noted on stderr; with
 /// \p strict, the first size left out is the error instead. A
 /// specialization that cannot be captured means the program does not run at
 /// that size: the range contradicts it.
@@ -153,12 +177,14 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
                                   SizePoint& sizePoint,
                                   const std::vector<capture::DynamicSpec>& specs, bool strict,
                                   size_t maxGraphs, std::vector<UncoveredSize>& skipped,
-                                  const python::LoadedModule& module, llvm::StringRef qualname) {
+                                  std::string& gapFailure, const python::LoadedModule& module,
+                                  llvm::StringRef qualname) {
   // Sizes found left out and not captured yet, and the one being captured.
   std::vector<UncoveredSize> pending;
   std::optional<UncoveredSize> capturing;
   // Each graph made so far, with the sizes it was captured at.
   std::vector<std::pair<const ir::Graph*, SizePoint>> done;
+  bool gapFailed = false;
   auto servedByDone = [&](const SizePoint& point) {
     return llvm::any_of(done, [&](const auto& made) {
       return made.second == point || servesPoint(*made.first, made.second, point);
@@ -217,6 +243,12 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
         for (const auto& [graph, at] : done)
           if (llvm::Error e = considerAll(*graph, at, /*oneOfManyOnly=*/true))
             return e;
+      // A size no graph leaves out by name may still be served by none (one
+      // below a part whose graph pinned the symbol): the smallest such
+      // point of the declared ranges is captured next.
+      if (pending.empty() && next < maxGraphs && !gapFailed)
+        if (std::optional<UncoveredSize> gap = firstGap(done, specs))
+          pending.push_back(std::move(*gap));
       if (pending.empty())
         return llvm::Error::success();
       // No room: warnUnserved names what no graph serves once the graphs
@@ -229,15 +261,30 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
       auto chosen = std::min_element(pending.begin(), pending.end(), likeliest);
       capturing = std::move(*chosen);
       pending.erase(chosen);
-      llvm::WithColor::note(llvm::errs(), "dync")
-          << qualname << ": --dynamic '" << capturing->spec << "': " << capturing->why
-          << "; adding a graph for " << describePoint(capturing->point) << '\n';
+      if (capturing->gap)
+        llvm::WithColor::note(llvm::errs(), "dync")
+            << qualname << ": no graph made so far serves " << describePoint(capturing->point)
+            << " of the declared ranges; adding a graph for it\n";
+      else
+        llvm::WithColor::note(llvm::errs(), "dync")
+            << qualname << ": --dynamic '" << capturing->spec << "': " << capturing->why
+            << "; adding a graph for " << describePoint(capturing->point) << '\n';
       sizePoint = capturing->point;
     }
     llvm::Expected<ir::Graph*> first = exportFamily();
     if (!first) {
       if (next == 0)
         return first.takeError();
+      // Where the program cannot run at a size the graphs leave out
+      // unnamed (a reshape that needs a multiple of 8), that size and the
+      // like run the original code, and warnUnserved names them.
+      if (capturing->gap) {
+        std::string why = llvm::toString(first.takeError());
+        gapFailure = "at " + describePoint(capturing->point) + " the program cannot be captured: " +
+                     llvm::StringRef(why).take_until([](char c) { return c == '\n'; }).str();
+        gapFailed = true;
+        continue;
+      }
       // The program does not run (or cannot be captured) at that size.
       const UncoveredSize& why = *capturing;
       std::string prefix = "--dynamic '" + why.spec + "' contradicts the program: at " +
@@ -362,8 +409,8 @@ llvm::Error foldSizes(std::vector<ExportedGraph>& exported, size_t firstOfEntry,
 /// are what is named.
 void warnUnserved(const std::vector<ExportedGraph>& exported, size_t firstOfEntry,
                   const std::vector<capture::DynamicSpec>& specs,
-                  const std::vector<UncoveredSize>& skipped, size_t maxGraphs,
-                  llvm::StringRef qualname) {
+                  const std::vector<UncoveredSize>& skipped, llvm::StringRef gapFailure,
+                  size_t maxGraphs, llvm::StringRef qualname) {
   std::vector<GraphAt> graphs;
   for (size_t i = firstOfEntry; i < exported.size(); ++i)
     if (exported[i].variant.empty())
@@ -383,11 +430,10 @@ void warnUnserved(const std::vector<ExportedGraph>& exported, size_t firstOfEntr
   if (points.empty())
     return;
   std::string because =
-      skipped.empty()
-          ? "the graphs' relations leave them out, and export does not capture apart the sizes "
-            "a relation over two symbols, or one that holds at some sizes only, leaves out"
-          : "export captures an entry at most " + std::to_string(maxGraphs) +
-                " times for its ranges (--max-graphs)";
+      !skipped.empty() ? "export captures an entry at most " + std::to_string(maxGraphs) +
+                             " times for its ranges (--max-graphs)"
+      : !gapFailure.empty() ? "the graphs' relations leave them out, and " + gapFailure.str()
+                            : "the graphs' relations leave them out";
   llvm::WithColor::warning(llvm::errs(), "dync")
       << qualname << ": " << points.size() << (points.size() == 1 ? " size" : " sizes")
       << " of the declared ranges " << (points.size() == 1 ? "runs" : "run")
@@ -458,15 +504,17 @@ llvm::Error EntryExport::exportForArtifact() {
   std::vector<ExportedGraph>& exported = shared_.exported;
   size_t firstOfEntry = exported.size();
   std::vector<UncoveredSize> skipped;
-  if (llvm::Error error = exportSpecializations(
-          [this] { return exportFamily(); }, sizePoint_, options_.capture.dynamic,
-          options_.strictDynamic, options_.maxGraphs, skipped, *module_, entry_->qualname))
+  std::string gapFailure;
+  if (llvm::Error error = exportSpecializations([this] { return exportFamily(); }, sizePoint_,
+                                                options_.capture.dynamic, options_.strictDynamic,
+                                                options_.maxGraphs, skipped, gapFailure, *module_,
+                                                entry_->qualname))
     return error;
   if (llvm::Error error = foldSizes(exported, firstOfEntry, options_.capture.dynamic,
                                     options_.strictDynamic, *module_, entry_->qualname))
     return error;
-  warnUnserved(exported, firstOfEntry, options_.capture.dynamic, skipped, options_.maxGraphs,
-               entry_->qualname);
+  warnUnserved(exported, firstOfEntry, options_.capture.dynamic, skipped, gapFailure,
+               options_.maxGraphs, entry_->qualname);
   for (size_t i = firstOfEntry; i < exported.size(); ++i)
     if (llvm::Error error = finishVariant(exported[i]))
       return error;

@@ -43,6 +43,9 @@ struct UncoveredSize {
   /// the first of them usually serves the others, so they are captured one
   /// at a time.
   bool oneOfMany = false;
+  /// Found by walking the declared ranges (unservedPoints), not by a graph:
+  /// no graph made so far serves it, and none says why.
+  bool gap = false;
 };
 
 /// The single sizes of \p specs' declared ranges that \p graph, captured at
