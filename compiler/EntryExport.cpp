@@ -245,10 +245,15 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
             return e;
       // A size no graph leaves out by name may still be served by none (one
       // below a part whose graph pinned the symbol): the smallest such
-      // point of the declared ranges is captured next.
-      if (pending.empty() && next < maxGraphs && !gapFailed)
+      // point of the declared ranges competes with the single sizes
+      // relations leave out one at a time, once no cut, size torch
+      // specializes or single `!=` size is waiting (their graphs serve
+      // whole parts).
+      if (next < maxGraphs && !gapFailed &&
+          llvm::all_of(pending, [](const UncoveredSize& q) { return q.oneOfMany; }))
         if (std::optional<UncoveredSize> gap = firstGap(done, specs))
-          pending.push_back(std::move(*gap));
+          if (llvm::none_of(pending, [&](const UncoveredSize& q) { return q.point == gap->point; }))
+            pending.push_back(std::move(*gap));
       if (pending.empty())
         return llvm::Error::success();
       // No room: warnUnserved names what no graph serves once the graphs
