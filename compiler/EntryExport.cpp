@@ -141,29 +141,60 @@ void dropGradModeGuard(ir::Graph& graph) {
   graph.guards() = std::move(kept);
 }
 
+/// The point of \p specs' declared ranges that no graph of \p done serves
+/// with the smallest sum of sizes, if the ranges can be walked.
+std::optional<UncoveredSize> firstGap(const std::vector<GraphAt>& done,
+                                      const std::vector<capture::DynamicSpec>& specs) {
+  std::optional<std::vector<SizePoint>> gaps = unservedPoints(done, specs);
+  if (!gaps || gaps->empty())
+    return std::nullopt;
+  auto sum = [](const SizePoint& point) {
+    int64_t total = 0;
+    for (const auto& entry : point)
+      total += entry.second;
+    return total;
+  };
+  const SizePoint* best = &gaps->front();
+  for (const SizePoint& point : *gaps)
+    if (sum(point) < sum(*best))
+      best = &point;
+  UncoveredSize gap;
+  gap.point = *best;
+  gap.gap = true;
+  return gap;
+}
+
 /// Exports the variants of an entry at the examples' sizes, then at each
 /// size of a declared range their graph leaves out (sizes 0 and 1, single
 /// sizes the program treats apart), until every declared size is served or
-/// \p MaxSpecializations graphs were made. Each specialization is noted on
-/// stderr; with \p strict, the first size left out is the error instead. A
+/// the entry was captured \p maxGraphs times; the sizes that found no room
+/// go to \p skipped, and why the program cannot run at the first size no
+/// graph serves, if so, to \p gapFailure. Each specialization is noted on stderr; with
+/// \p strict, the first size left out is the error instead. A
 /// specialization that cannot be captured means the program does not run at
 /// that size: the range contradicts it.
 llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>()> exportFamily,
                                   SizePoint& sizePoint,
                                   const std::vector<capture::DynamicSpec>& specs, bool strict,
-                                  const python::LoadedModule& module, llvm::StringRef qualname) {
-  constexpr size_t MaxSpecializations = 8;
-  std::vector<UncoveredSize> queue;
+                                  size_t maxGraphs, std::vector<UncoveredSize>& skipped,
+                                  std::string& gapFailure, const python::LoadedModule& module,
+                                  llvm::StringRef qualname) {
+  // Sizes found left out and not captured yet, and the one being captured.
+  std::vector<UncoveredSize> pending;
+  std::optional<UncoveredSize> capturing;
   // Each graph made so far, with the sizes it was captured at.
   std::vector<std::pair<const ir::Graph*, SizePoint>> done;
-  // Queues \p size unless a graph made or queued serves it; whether it was.
+  bool gapFailed = false;
+  auto servedByDone = [&](const SizePoint& point) {
+    return llvm::any_of(done, [&](const auto& made) {
+      return made.second == point || servesPoint(*made.first, made.second, point);
+    });
+  };
+  // Adds \p size to the pending ones unless a graph made serves it or it is
+  // pending already; whether it was added.
   auto consider = [&](UncoveredSize& size) -> llvm::Expected<bool> {
-    if (llvm::any_of(done,
-                     [&](const auto& made) {
-                       return made.second == size.point ||
-                              servesPoint(*made.first, made.second, size.point);
-                     }) ||
-        llvm::any_of(queue, [&](const UncoveredSize& q) { return q.point == size.point; }))
+    if (servedByDone(size.point) ||
+        llvm::any_of(pending, [&](const UncoveredSize& q) { return q.point == size.point; }))
       return false;
     // A size torch specializes is captured even so: it may be the
     // general graph there (foldSizes decides).
@@ -173,23 +204,13 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
           "--dynamic '" + size.spec +
               "' is not served whole by one graph (--strict-dynamic): " + size.why + ", so " +
               size.symbol + " = " + std::to_string(size.size) + " would need a graph of its own");
-    if (queue.size() + 1 >= MaxSpecializations) {
-      llvm::WithColor::warning(llvm::errs(), "dync")
-          << qualname << ": --dynamic '" << size.spec << "': " << size.symbol << " = " << size.size
-          << " is not served (" << size.why << "); the artifact already holds "
-          << MaxSpecializations << " graphs for its ranges\n";
-      return false;
-    }
-    llvm::WithColor::note(llvm::errs(), "dync")
-        << qualname << ": --dynamic '" << size.spec << "': " << size.why << "; adding a graph for "
-        << describePoint(size.point) << '\n';
-    queue.push_back(std::move(size));
+    pending.push_back(std::move(size));
     return true;
   };
-  // Queues the sizes \p graph leaves out; of those one relation leaves out
+  // Adds the sizes \p graph leaves out; of those one relation leaves out
   // several of, the first no graph serves yet (the graph captured there
-  // usually serves the rest, and each is considered again once the queue
-  // is done).
+  // usually serves the rest, and each is considered again once none is
+  // pending).
   auto considerAll = [&](const ir::Graph& graph, const SizePoint& at,
                          bool oneOfManyOnly) -> llvm::Error {
     bool oneOfManyQueued = false;
@@ -203,22 +224,74 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
     }
     return llvm::Error::success();
   };
+  // The sizes a user is likeliest to call come first where --max-graphs
+  // leaves room for some only: the smallest (batch 1, a length of 1), by
+  // the sum of the point's sizes, then in the order found.
+  auto likeliest = [](const UncoveredSize& a, const UncoveredSize& b) {
+    auto sum = [](const SizePoint& point) {
+      int64_t total = 0;
+      for (const auto& entry : point)
+        total += entry.second;
+      return total;
+    };
+    return sum(a.point) < sum(b.point);
+  };
   for (size_t next = 0;; ++next) {
     if (next > 0) {
-      if (next > queue.size() && queue.size() + 1 < MaxSpecializations)
+      llvm::erase_if(pending, [&](const UncoveredSize& q) { return servedByDone(q.point); });
+      if (pending.empty() && next < maxGraphs)
         for (const auto& [graph, at] : done)
           if (llvm::Error e = considerAll(*graph, at, /*oneOfManyOnly=*/true))
             return e;
-      if (next > queue.size())
+      // A size no graph leaves out by name may still be served by none (one
+      // below a part whose graph pinned the symbol): the smallest such
+      // point of the declared ranges competes with the single sizes
+      // relations leave out one at a time, once no cut, size torch
+      // specializes or single `!=` size is waiting (their graphs serve
+      // whole parts).
+      if (next < maxGraphs && !gapFailed &&
+          llvm::all_of(pending, [](const UncoveredSize& q) { return q.oneOfMany; }))
+        if (std::optional<UncoveredSize> gap = firstGap(done, specs))
+          if (llvm::none_of(pending, [&](const UncoveredSize& q) { return q.point == gap->point; }))
+            pending.push_back(std::move(*gap));
+      if (pending.empty())
         return llvm::Error::success();
-      sizePoint = queue[next - 1].point;
+      // No room: warnUnserved names what no graph serves once the graphs
+      // are folded.
+      if (next >= maxGraphs) {
+        for (UncoveredSize& size : pending)
+          skipped.push_back(std::move(size));
+        return llvm::Error::success();
+      }
+      auto chosen = std::min_element(pending.begin(), pending.end(), likeliest);
+      capturing = std::move(*chosen);
+      pending.erase(chosen);
+      if (capturing->gap)
+        llvm::WithColor::note(llvm::errs(), "dync")
+            << qualname << ": no graph made so far serves " << describePoint(capturing->point)
+            << " of the declared ranges; adding a graph for it\n";
+      else
+        llvm::WithColor::note(llvm::errs(), "dync")
+            << qualname << ": --dynamic '" << capturing->spec << "': " << capturing->why
+            << "; adding a graph for " << describePoint(capturing->point) << '\n';
+      sizePoint = capturing->point;
     }
     llvm::Expected<ir::Graph*> first = exportFamily();
     if (!first) {
       if (next == 0)
         return first.takeError();
+      // Where the program cannot run at a size the graphs leave out
+      // unnamed (a reshape that needs a multiple of 8), that size and the
+      // like run the original code, and warnUnserved names them.
+      if (capturing->gap) {
+        std::string why = llvm::toString(first.takeError());
+        gapFailure = "at " + describePoint(capturing->point) + " the program cannot be captured: " +
+                     llvm::StringRef(why).take_until([](char c) { return c == '\n'; }).str();
+        gapFailed = true;
+        continue;
+      }
       // The program does not run (or cannot be captured) at that size.
-      const UncoveredSize& why = queue[next - 1];
+      const UncoveredSize& why = *capturing;
       std::string prefix = "--dynamic '" + why.spec + "' contradicts the program: at " +
                            describePoint(sizePoint) + " (" + why.why + "), ";
       return llvm::handleErrors(
@@ -334,6 +407,45 @@ llvm::Error foldSizes(std::vector<ExportedGraph>& exported, size_t firstOfEntry,
   return llvm::Error::success();
 }
 
+/// Warns of the sizes of the declared ranges that no graph of the entry
+/// serves once its graphs are folded: calls at those sizes miss the guards
+/// and run the original code. \p skipped are the sizes export found no room
+/// for under \p maxGraphs; where the ranges are too large to walk, they
+/// are what is named.
+void warnUnserved(const std::vector<ExportedGraph>& exported, size_t firstOfEntry,
+                  const std::vector<capture::DynamicSpec>& specs,
+                  const std::vector<UncoveredSize>& skipped, llvm::StringRef gapFailure,
+                  size_t maxGraphs, llvm::StringRef qualname) {
+  std::vector<GraphAt> graphs;
+  for (size_t i = firstOfEntry; i < exported.size(); ++i)
+    if (exported[i].variant.empty())
+      graphs.emplace_back(exported[i].graph, exported[i].sizePoint);
+  auto served = [&](const SizePoint& point) {
+    return llvm::any_of(
+        graphs, [&](const GraphAt& made) { return servesPoint(*made.first, made.second, point); });
+  };
+  std::optional<std::vector<SizePoint>> walked = unservedPoints(graphs, specs);
+  std::vector<SizePoint> points;
+  if (walked)
+    points = std::move(*walked);
+  else
+    for (const UncoveredSize& size : skipped)
+      if (!served(size.point))
+        points.push_back(size.point);
+  if (points.empty())
+    return;
+  std::string because =
+      !skipped.empty() ? "export captures an entry at most " + std::to_string(maxGraphs) +
+                             " times for its ranges (--max-graphs)"
+      : !gapFailure.empty() ? "the graphs' relations leave them out, and " + gapFailure.str()
+                            : "the graphs' relations leave them out";
+  llvm::WithColor::warning(llvm::errs(), "dync")
+      << qualname << ": " << points.size() << (points.size() == 1 ? " size" : " sizes")
+      << " of the declared ranges " << (points.size() == 1 ? "runs" : "run")
+      << " the original code, no graph serving " << (points.size() == 1 ? "it" : "them") << ": "
+      << describePoints(points) << "; " << because << '\n';
+}
+
 } // namespace
 
 llvm::Error EntryExport::run() {
@@ -396,13 +508,18 @@ llvm::Error EntryExport::warmUp() {
 llvm::Error EntryExport::exportForArtifact() {
   std::vector<ExportedGraph>& exported = shared_.exported;
   size_t firstOfEntry = exported.size();
+  std::vector<UncoveredSize> skipped;
+  std::string gapFailure;
   if (llvm::Error error = exportSpecializations([this] { return exportFamily(); }, sizePoint_,
                                                 options_.capture.dynamic, options_.strictDynamic,
-                                                *module_, entry_->qualname))
+                                                options_.maxGraphs, skipped, gapFailure, *module_,
+                                                entry_->qualname))
     return error;
   if (llvm::Error error = foldSizes(exported, firstOfEntry, options_.capture.dynamic,
                                     options_.strictDynamic, *module_, entry_->qualname))
     return error;
+  warnUnserved(exported, firstOfEntry, options_.capture.dynamic, skipped, gapFailure,
+               options_.maxGraphs, entry_->qualname);
   for (size_t i = firstOfEntry; i < exported.size(); ++i)
     if (llvm::Error error = finishVariant(exported[i]))
       return error;

@@ -52,6 +52,11 @@ struct ExportOptions {
   /// Where a declared range is not served by one graph, an error instead of
   /// a graph for the sizes left out.
   bool strictDynamic = false;
+  /// How many times each entry is captured for the sizes of its declared
+  /// ranges, the examples' capture included (--max-graphs): each capture
+  /// gives the entry's variants at one point of the ranges. Sizes left out
+  /// once it is reached run the original code, and export names them.
+  size_t maxGraphs = 16;
   /// How the artifact is built and where it goes: -o (outputPath, empty for
   /// none), --target-cpu, -j, --no-cache and --keep-going, which also lets
   /// the other entries go on when one fails. Its log (--verbose: also why

@@ -1,6 +1,7 @@
 //===- RangeSpecializations.cpp - Sizes a graph leaves out of its ranges --===//
 #include "compiler/RangeSpecializations.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -180,6 +181,103 @@ bool servesPoint(const ir::Graph& graph, const SizePoint& capturedAt, const Size
     }
   }
   return true;
+}
+
+std::optional<std::vector<SizePoint>>
+unservedPoints(const std::vector<GraphAt>& graphs, const std::vector<capture::DynamicSpec>& specs) {
+  constexpr uint64_t MaxPoints = 1 << 16;
+  // Each symbol once, with its declared range.
+  std::vector<std::pair<std::string, ir::SymbolRange>> symbols;
+  uint64_t count = 1;
+  for (const capture::DynamicSpec& spec : specs) {
+    if (llvm::any_of(symbols, [&](const auto& s) { return s.first == spec.symbol; }))
+      continue;
+    if (!spec.range.lo || !spec.range.hi || *spec.range.hi < *spec.range.lo)
+      return std::nullopt;
+    count *= uint64_t(*spec.range.hi - *spec.range.lo + 1);
+    if (count > MaxPoints)
+      return std::nullopt;
+    symbols.emplace_back(spec.symbol, spec.range);
+  }
+  std::vector<SizePoint> unserved;
+  if (symbols.empty())
+    return unserved;
+  SizePoint point;
+  for (const auto& [symbol, range] : symbols)
+    point[symbol] = *range.lo;
+  // A symbol a graph neither declares nor was captured at a size of (torch
+  // replaced it by an expression of another) is not checked against it.
+  auto serves = [&](const GraphAt& made) {
+    SizePoint known;
+    for (const auto& [symbol, size] : point)
+      if (made.first->findSymbol(symbol) || made.second.count(symbol))
+        known[symbol] = size;
+    return servesPoint(*made.first, made.second, known);
+  };
+  // Odometer over the box, the last symbol fastest.
+  for (;;) {
+    if (llvm::none_of(graphs, serves))
+      unserved.push_back(point);
+    size_t d = symbols.size();
+    while (d > 0 && point[symbols[d - 1].first] == *symbols[d - 1].second.hi) {
+      point[symbols[d - 1].first] = *symbols[d - 1].second.lo;
+      --d;
+    }
+    if (d == 0)
+      return unserved;
+    ++point[symbols[d - 1].first];
+  }
+}
+
+std::string describePoints(const std::vector<SizePoint>& points, size_t maxGroups) {
+  // Groups by every size but the last symbol's, in order of first point.
+  struct Group {
+    SizePoint rest;
+    std::string last;
+    std::vector<int64_t> sizes;
+  };
+  std::vector<Group> groups;
+  for (const SizePoint& point : points) {
+    if (point.empty())
+      continue;
+    SizePoint rest = point;
+    std::string last = std::prev(rest.end())->first;
+    int64_t size = std::prev(rest.end())->second;
+    rest.erase(std::prev(rest.end()));
+    auto group =
+        llvm::find_if(groups, [&](const Group& g) { return g.rest == rest && g.last == last; });
+    if (group == groups.end()) {
+      groups.push_back({rest, last, {}});
+      group = std::prev(groups.end());
+    }
+    group->sizes.push_back(size);
+  }
+  std::string text;
+  size_t shown = 0, left = 0;
+  for (auto& [rest, last, sizes] : groups) {
+    if (shown == maxGroups) {
+      left += sizes.size();
+      continue;
+    }
+    ++shown;
+    llvm::sort(sizes);
+    std::string list;
+    for (size_t i = 0; i < sizes.size();) {
+      size_t j = i;
+      while (j + 1 < sizes.size() && sizes[j + 1] == sizes[j] + 1)
+        ++j;
+      list += (list.empty() ? "" : ", ") + std::to_string(sizes[i]);
+      if (j > i)
+        list += (j == i + 1 ? ", " : "..") + std::to_string(sizes[j]);
+      i = j + 1;
+    }
+    std::string prefix = describePoint(rest);
+    text += (text.empty() ? "" : "; ") + prefix + (prefix.empty() ? "" : ", ") + last +
+            (sizes.size() == 1 ? " = " + list : " in {" + list + "}");
+  }
+  if (left)
+    text += "; and " + std::to_string(left) + " more";
+  return text;
 }
 
 std::string rangeFreeText(const ir::Graph& graph) {

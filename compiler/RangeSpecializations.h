@@ -43,6 +43,9 @@ struct UncoveredSize {
   /// the first of them usually serves the others, so they are captured one
   /// at a time.
   bool oneOfMany = false;
+  /// Found by walking the declared ranges (unservedPoints), not by a graph:
+  /// no graph made so far serves it, and none says why.
+  bool gap = false;
 };
 
 /// The single sizes of \p specs' declared ranges that \p graph, captured at
@@ -59,6 +62,23 @@ std::vector<UncoveredSize> uncoveredSizes(const ir::Graph& graph,
 /// relation leaves it out, or the symbol is pinned to it. Symbols \p point
 /// does not name are not checked.
 bool servesPoint(const ir::Graph& graph, const SizePoint& capturedAt, const SizePoint& point);
+
+/// One graph an entry's artifact holds for its ranges, with the sizes it
+/// was captured at.
+using GraphAt = std::pair<const ir::Graph*, SizePoint>;
+
+/// The points of \p specs' declared ranges (every symbol they declare, each
+/// over its declared range) that none of \p graphs serves; none when a
+/// range is open or the ranges hold more than 65536 points, which are not
+/// enumerated.
+std::optional<std::vector<SizePoint>>
+unservedPoints(const std::vector<GraphAt>& graphs, const std::vector<capture::DynamicSpec>& specs);
+
+/// \p points (of the same symbols) in a few words: grouped by the sizes of
+/// all symbols but the last, whose sizes are listed with runs written
+/// `9..15` (`b = 1, s in {3, 6, 9..15}; b = 2, s in {3}`); at most
+/// \p maxGroups groups, then how many points are left.
+std::string describePoints(const std::vector<SizePoint>& points, size_t maxGroups = 8);
 
 /// The text of \p graph and of its guards without the graph's name and its
 /// symbols' ranges: two graphs of one entry with the same text are the same

@@ -83,7 +83,9 @@ at that size or past the cut, and export notes each one on stderr with the
 line that made it; a graph captured at a size torch specializes that is the
 general graph there is folded into it (one graph serves [1, N]), and one that
 differs is noted with the difference and its line; --strict-dynamic makes a
-size left apart an error instead.
+size left apart an error instead. An entry is captured at most --max-graphs
+times for its ranges (default 16); the sizes left out then run the original
+code, and a warning names them.
 
 The artifact's modules (the main one, one per kernel) compile in parallel
 (-j N threads, default one per core); compiled objects are cached in
@@ -140,6 +142,13 @@ public:
     command->add_flag("--strict-dynamic", strictDynamic_,
                       "With -o, stop with an error where the graph for a --dynamic range "
                       "leaves sizes of it out, instead of adding a graph for those sizes");
+    command
+        ->add_option("--max-graphs", maxGraphs_,
+                     "With -o, capture each entry at most N times for the sizes of its "
+                     "--dynamic ranges (the example's capture included); sizes left out then "
+                     "run the original code, and export names them (default: 16)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 1024));
     command->add_option("--init", init_, "A Python expression giving self for Class.method")
         ->type_name("EXPR");
     command
@@ -218,6 +227,7 @@ private:
   std::string output_;
   std::vector<std::string> dynamic_;
   bool strictDynamic_ = false;
+  size_t maxGraphs_ = 16;
   std::string init_;
   std::vector<std::string> examples_;
   bool fullgraph_ = false;
@@ -418,6 +428,7 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
   exportOptions.optLevel = optLevel_;
   exportOptions.decompose = decompose_;
   exportOptions.strictDynamic = strictDynamic_;
+  exportOptions.maxGraphs = maxGraphs_;
   compiler::ArtifactRequest& artifact = exportOptions.artifact;
   artifact.outputPath = output_;
   artifact.target = *target;

@@ -359,6 +359,59 @@ def view_laid_out(func, args, out):
     return torch.empty_strided(out.shape, strides, dtype=out.dtype, device=out.device)
 
 
+def _dense_at_hints(sizes, strides):
+    """Whether a layout of these sizes and strides (ints) addresses each
+    element once with no gaps, dimensions of size 1 aside, as ATen's
+    is_non_overlapping_and_dense says."""
+    expected = 1
+    for size, stride in sorted(
+        ((size, stride) for size, stride in zip(sizes, strides) if size != 1),
+        key=lambda pair: pair[1],
+    ):
+        if size == 0 or stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def pad_laid_out(func, args, out):
+    """`out`, the fake result of `constant_pad_nd` with symbolic pads, laid
+    out as ATen's CPU kernel lays it out. The kernel returns a clone of its
+    input when no pad is positive, which keeps the input's strides when the
+    input is non-overlapping and dense (a permuted layout included, and a
+    dimension of size 1's stride with it), and allocates in the input's
+    suggested memory format (contiguous or channels-last) otherwise; torch's
+    fake `constant_pad_nd` (torch._refs) always allocates, so that a pad
+    that may be 0 is not specialized. With static pads the kernel probe
+    (kernel_laid_out) runs the kernel itself; with symbolic ones it cannot,
+    so the kernel's choice is followed here: where the two layouts differ at
+    the sizes captured, whether every pad is 0 is asked of the ShapeEnv (a
+    guard, so a graph serves the sizes on one side of it), and a result of
+    zero pads takes the input's strides. Pads that may be negative (which
+    narrow the input first) keep the fake layout."""
+    if func is not torch.ops.aten.constant_pad_nd.default or not isinstance(out, torch.Tensor):
+        return out
+    x, pad = args[0], args[1]
+    if not isinstance(x, torch.Tensor) or x.layout != torch.strided or x.dim() != out.dim():
+        return out
+    if not any(isinstance(p, torch.SymInt) for p in pad):
+        return out
+    if not all(statically_known_true(p >= 0) for p in pad):
+        return out
+    sizes = [_hint(n) for n in x.shape]
+    strides = [_hint(n) for n in x.stride()]
+    if None in sizes or None in strides or not _dense_at_hints(sizes, strides):
+        return out
+    if strides == [_hint(n) for n in out.stride()]:
+        return out
+    from torch._prims_common import is_non_overlapping_and_dense_or_false
+
+    # Each comparison with 0 is a guard, as the kernel's own test is.
+    if not all(bool(p == 0) for p in pad) or not is_non_overlapping_and_dense_or_false(x):
+        return out
+    return torch.empty_strided(out.shape, x.stride(), dtype=out.dtype, device=out.device)
+
+
 def _symbolic_view_strides(a, out):
     """ATen's strides for the view `out` of `a` where sizes are symbolic;
     None where they are the fake's. Only a dimension of size 1 can differ

@@ -8,7 +8,12 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode, autograd_would_have_decomposed
 
 from dync_oracle_decompositions import _KEPT_WHOLE, _decomposition_table, _fusion_module
-from dync_oracle_kernel_layout import _kernel_layout_known, kernel_laid_out, view_laid_out
+from dync_oracle_kernel_layout import (
+    _kernel_layout_known,
+    kernel_laid_out,
+    pad_laid_out,
+    view_laid_out,
+)
 from dync_oracle_layout import (
     _STORAGE_READS,
     _check_storage_read,
@@ -109,6 +114,7 @@ class _Recorder(TorchDispatchMode):
         # Laid out as the CPU kernel lays it out, where the meta function
         # says otherwise (dync_oracle_kernel_layout).
         out = view_laid_out(func, args, out)
+        out = pad_laid_out(func, args, out)
         out = kernel_laid_out(func, args, kwargs, out)
         if self.fusion is not None:
             _follow_eager_twins(func, args, kwargs, out)
