@@ -14,6 +14,8 @@
 
 #include <Python.h>
 
+#include <cstdlib>
+
 namespace dync::python {
 
 namespace {
@@ -96,6 +98,20 @@ std::string sysString(const char* name) { return utf8Of(PySys_GetObject(name)).v
 
 bool started = false;
 
+/// Lets the OpenMP worker threads of the libraries the user's code loads
+/// (torch's intra-op pool) wait for work asleep rather than spinning. dync
+/// runs few kernels (the oracle's checks and layout probes on small
+/// tensors), and after each parallel region an idle worker spins for
+/// milliseconds: about 30 ms of CPU time in a cold capture of a small
+/// transformer, on a second core, for no result. How a worker waits
+/// changes nothing a kernel computes, nor how many threads it has. Set
+/// before the interpreter starts, since OpenMP reads it when torch loads
+/// it; a policy the user set is left alone.
+void waitPassivelyForWork() {
+  if (!envIsSet("OMP_WAIT_POLICY") && !envIsSet("GOMP_SPINCOUNT"))
+    ::setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
+}
+
 } // namespace
 
 llvm::Expected<std::unique_ptr<EmbeddedPython>>
@@ -104,6 +120,7 @@ EmbeddedPython::start(const InterpreterInfo& interpreter, llvm::ArrayRef<std::st
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "the embedded Python can only be started once");
   started = true;
+  waitPassivelyForWork();
 
   // Pre-initialize as `python3` does, so that a C or POSIX locale still
   // gives UTF-8 (PEP 538, PEP 540).

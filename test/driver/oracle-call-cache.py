@@ -7,6 +7,9 @@
 # RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE=on DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
 # RUN:   > %t/cold.txt 2> %t/cold.err
 # RUN: FileCheck %s --check-prefix=COLD < %t/cold.err
+# Each entry is written under a temporary name and renamed: none is left.
+# RUN: find %t/cache/oracle-calls -name '.tmp-*' > %t/left.txt
+# RUN: not grep . %t/left.txt
 # RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE=on DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
 # RUN:   > %t/warm.txt 2> %t/warm.err
 # RUN: FileCheck %s --check-prefix=WARM < %t/warm.err
