@@ -11,6 +11,7 @@
 #include "codegen/GuardCodegen.h"
 
 #include "codegen/SymLowering.h"
+#include "ir/BigIntGuard.h"
 #include "runtime/artifact/dync_artifact.h"
 #include "runtime/shim/dync_shim.h"
 
@@ -574,6 +575,16 @@ llvm::Error GuardEmitter::emitEquals(const ir::Guard& guard, Value* object,
     return error(text + ": an equals guard needs a constant");
   const ir::Argument& constant = *guard.constant;
   Value* equal = nullptr;
+  // An int beyond 64 bits: its two's-complement bytes (ir/BigIntGuard.h).
+  if (std::optional<llvm::StringRef> digits = ir::bigIntOf(guard)) {
+    std::vector<uint8_t> bytes = ir::twosComplementBytes(*digits);
+    llvm::StringRef data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    equal = shim_.call(b_, ShimFn::PyEqualsIntBytes,
+                       {object, shim_.string(data, "guard.int_bytes"),
+                        b_.getInt64(static_cast<int64_t>(bytes.size()))});
+    require(b_.CreateICmpNE(equal, b_.getInt32(0)), text);
+    return llvm::Error::success();
+  }
   switch (constant.kind()) {
   case ir::Argument::Kind::Bool:
     equal = shim_.call(b_, ShimFn::PyEqualsBool, {object, b_.getInt32(constant.boolValue())});

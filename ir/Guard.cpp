@@ -1,6 +1,7 @@
 //===- Guard.cpp - What a graph assumed about the frame it was captured in ===//
 #include "ir/Guard.h"
 
+#include "ir/BigIntGuard.h"
 #include "ir/Syntax.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -356,7 +357,11 @@ void Guard::print(llvm::raw_ostream& os) const {
     return;
   case GuardKind::Equals:
     os << " : ";
-    (constant ? *constant : Argument::none()).print(os);
+    // An int beyond 64 bits is written as any int is (BigIntGuard.h).
+    if (std::optional<llvm::StringRef> digits = bigIntOf(*this))
+      os << *digits;
+    else
+      (constant ? *constant : Argument::none()).print(os);
     return;
   case GuardKind::None:
   case GuardKind::Empty:

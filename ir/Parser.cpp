@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Parser.h"
+#include "ir/BigIntGuard.h"
 
 #include "ir/Lexer.h"
 #include "ir/Syntax.h"
@@ -110,6 +111,10 @@ private:
   std::optional<SparseLayout> parseSparseLayout();
   bool parseSymList(llvm::SmallVectorImpl<SymExpr>& exprs);
   std::optional<int64_t> parseIntegerLiteral(bool negative);
+  /// An int literal (`-` and digits, or digits) that does not fit in
+  /// int64_t, consumed, as its canonical decimal; nullopt, consuming
+  /// nothing, for anything else.
+  std::optional<std::string> bigIntLiteral();
   std::optional<unsigned> parseIndex();
 
   // Symbolic integers, loosest binding first; the *Rest functions continue
@@ -781,6 +786,9 @@ bool Parser::parseGuard(GuardSet& guards) {
         if (!type->isTensor())
           return error(typeLoc, "a tensor guard takes a tensor type, not " + type->str()), false;
         guard = Guard::tensor(std::move(source), std::move(*type));
+      } else if (std::optional<std::string> big = bigIntLiteral()) {
+        // An int beyond 64 bits (BigIntGuard.h).
+        guard = equalsBigInt(std::move(source), std::move(*big));
       } else {
         llvm::SMLoc valueLoc = tok_.loc();
         std::optional<Argument> constant;
@@ -1433,6 +1441,20 @@ std::optional<int64_t> Parser::parseIntegerLiteral(bool negative) {
     return error(tok_.loc(), "integer literal does not fit in 64 bits");
   consume();
   return negative ? int64_t(0 - magnitude) : int64_t(magnitude);
+}
+
+std::optional<std::string> Parser::bigIntLiteral() {
+  bool negative = tok_.is(Token::Minus) && peek().is(Token::Integer);
+  Token digits = negative ? peek() : tok_;
+  if (!digits.is(Token::Integer))
+    return std::nullopt;
+  std::optional<std::string> decimal = canonicalDecimal(digits.spelling, negative);
+  if (!decimal || !isBigIntDecimal(*decimal))
+    return std::nullopt;
+  if (negative)
+    consume();
+  consume();
+  return decimal;
 }
 
 std::optional<SymExpr> Parser::checkDepth(SymExpr e, llvm::SMLoc loc) {

@@ -2,6 +2,7 @@
 #include "ir/Verifier.h"
 
 #include "ir/AutogradFunction.h"
+#include "ir/BigIntGuard.h"
 #include "ir/ControlFlow.h"
 #include "ir/ScalarOps.h"
 #include "ir/Source.h"
@@ -635,6 +636,10 @@ private:
             !(kind == Argument::Kind::Sym && guard.constant->symValue().isConstant()))
           report(loc, what + " must compare with a bool, int, float, string, dtype, device, layout "
                              "or memory format");
+        if (std::optional<llvm::StringRef> digits = bigIntOf(guard);
+            digits && !isBigIntDecimal(*digits))
+          report(loc, what + ": an int beyond 64 bits is written in canonical decimal and does "
+                             "not fit in 64 bits");
         break;
       }
       case GuardKind::Version:

@@ -17,6 +17,7 @@
 #include "frontend/capture/GuardedDefaults.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/LibraryPreparation.h"
+#include "frontend/capture/ModuleConstructors.h"
 #include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/NumpyConstants.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -751,6 +752,12 @@ llvm::Expected<ValuePtr> Interpreter::constructModule(const ValuePtr& cls,
     return captureError("constructing " + name +
                         " while capturing from values that are not constants is not "
                         "supported; build it in __init__");
+  // Made for real, only torch's code may run (ModuleConstructors.h).
+  if (std::optional<std::string> why =
+          programCodeInConstructor(reinterpret_cast<PyTypeObject*>(type)))
+    return captureError("constructing " + name + " while capturing is not supported: " + *why +
+                        ", and capture would run that code for real rather than follow it; "
+                        "build the module in __init__");
   llvm::Expected<PythonCallArguments> call = toPythonArguments(args, kwargs);
   if (!call)
     return call.takeError();

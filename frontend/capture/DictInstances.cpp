@@ -529,8 +529,11 @@ llvm::Expected<bool> sameKey(ObjectSemantics& semantics, const ValuePtr& a, cons
   if (*same) {
     // dict finds the very object by identity, but the program may later
     // pass another object equal to it or not: its __eq__ runs for the
-    // guards on what it reads (see keyHash), whatever it answers.
-    if (a->kind == ValueKind::Object && writesPythonEquality(a->object.get())) {
+    // guards on what it reads (see keyHash), whatever it answers. Either
+    // side may be the one read through a source (a stored key is a
+    // constant of the dict's value; the looked-up one a global's).
+    if ((a->kind == ValueKind::Object || b->kind == ValueKind::Object) && a->object &&
+        writesPythonEquality(a->object.get())) {
       llvm::Expected<ValuePtr> equal = semantics.compare("==", a, b);
       if (!equal)
         return equal.takeError();

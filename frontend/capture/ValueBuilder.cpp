@@ -9,6 +9,7 @@
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchConstants.h"
 #include "frontend/embedding/PyStrings.h"
+#include "ir/BigIntGuard.h"
 
 #include "llvm/ADT/ScopeExit.h"
 
@@ -125,6 +126,24 @@ bool isVariableFunctionOf(PyObject* function, PyObject* variableFunctions) {
   PyRef held = PyRef::steal(PyObject_GetAttrString(variableFunctions, name));
   PyErr_Clear();
   return held.get() == function;
+}
+
+/// The decimal digits of exact int \p object, read from its two's
+/// complement: str() of an int longer than sys.get_int_max_str_digits()
+/// raises, and guards compare the bytes anyway.
+std::optional<std::string> decimalOfInt(PyObject* object) {
+  size_t bits = _PyLong_NumBits(object);
+  if (bits == static_cast<size_t>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  std::vector<uint8_t> bytes(bits / 8 + 1);
+  if (_PyLong_AsByteArray(reinterpret_cast<PyLongObject*>(object), bytes.data(), bytes.size(),
+                          /*little_endian=*/1, /*is_signed=*/1) < 0) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  return ir::decimalOfTwosComplement(bytes);
 }
 
 } // namespace
@@ -268,8 +287,8 @@ void ValueBuilder::guardConstant(PyObject* object, const SourcePtr& source) {
   if (!source)
     return;
   // Equals guards compare with what the IR can spell: exact bools, ints
-  // that fit in 64 bits, floats and strs. Other ints and strs (beyond int64,
-  // unencodable) keep their type pinned; the value is assumed unchanged.
+  // (beyond 64 bits too, ir/BigIntGuard.h), floats and strs. A str with no
+  // UTF-8 form keeps its type pinned; the value is assumed unchanged.
   PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(object));
   if (object == Py_None) {
     guards_.add(Guard::none(source));
@@ -278,9 +297,11 @@ void ValueBuilder::guardConstant(PyObject* object, const SourcePtr& source) {
   } else if (PyLong_CheckExact(object)) {
     int overflow = 0;
     long long value = PyLong_AsLongLongAndOverflow(object, &overflow);
-    if (overflow)
-      guards_.add(typeGuard(source, type));
-    else
+    if (overflow) {
+      std::optional<std::string> decimal = decimalOfInt(object);
+      guards_.add(decimal ? ir::equalsBigInt(source, std::move(*decimal))
+                          : typeGuard(source, type));
+    } else
       guards_.add(
           Guard::equals(source, ir::Argument::sym(oracle_.builder().context().constant(value))));
   } else if (PyFloat_CheckExact(object)) {
@@ -665,7 +686,18 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
     bool keyed = source && !capture::namesHookTable(*source) && capture::dictKeys(object);
     PyObject *key, *item;
     Py_ssize_t pos = 0;
-    while (PyDict_Next(object, &pos, &key, &item)) {
+    for (int64_t position = 0; PyDict_Next(object, &pos, &key, &item); ++position) {
+      // A key that is an object (a UUID, an object of the program's class)
+      // is reached through its position, so that a source reaching the same
+      // object (`TABLE[KEY]`, the global naming the very key) is pinned to
+      // it by a `same` guard, whichever was read first: dict finds such a
+      // key by identity, running no __eq__ whose reads guards could check.
+      // Tensors and modules are left out: their sources are read by the
+      // rewritten code too, which reads no dict positions.
+      if (source && !keyed && PyObject_IsInstance(key, types_.tensor.get()) == 0 &&
+          PyObject_IsInstance(key, types_.module.get()) == 0)
+        noteIdentity(key, Source::keyAt(source, position));
+      PyErr_Clear();
       std::optional<ir::DictKey> name = keyed ? capture::dictKeyOf(key) : std::nullopt;
       llvm::Expected<ValuePtr> wrapped =
           wrapReal(item, name ? Source::item(source, *name) : nullptr);

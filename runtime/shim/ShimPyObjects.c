@@ -506,6 +506,27 @@ int dync_py_equals_str(PyObject* obj, const char* utf8, size_t size) {
   return str_equals(obj, utf8, (Py_ssize_t)size);
 }
 
+int dync_py_equals_int_bytes(PyObject* obj, const unsigned char* bytes, size_t size) {
+  if (!obj || !bytes || size == 0 || !PyLong_CheckExact(obj))
+    return 0;
+  /* An int's signed two's complement in a given number of bytes is unique,
+   * and CPython writes it without running Python-level code; a number that
+   * does not fit raises OverflowError, which is an unequal number. */
+  unsigned char small[64];
+  unsigned char* own = size <= sizeof small ? small : (unsigned char*)PyMem_Malloc(size);
+  if (!own)
+    return 0;
+  int equal = 0;
+  if (_PyLong_AsByteArray((PyLongObject*)obj, own, size, /*little_endian=*/1,
+                          /*is_signed=*/1) == 0)
+    equal = memcmp(own, bytes, size) == 0;
+  else
+    PyErr_Clear();
+  if (own != small)
+    PyMem_Free(own);
+  return equal;
+}
+
 /* ---- A complete guard set ---------------------------------------------- */
 
 PyObject* dync_py_module(const char* name) {

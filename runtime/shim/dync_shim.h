@@ -542,6 +542,14 @@ DYNC_SHIM_EXPORT int dync_py_dict_has_key(struct _object* dict, struct _object* 
  * the order cannot be read. */
 DYNC_SHIM_EXPORT int dync_py_class_attr_absent(struct _object* obj, const char* name);
 
+/* Appended for guards on ints beyond 64 bits. */
+
+/* 1 if `obj` is exactly an int (a bool or an int subclass is not) whose
+ * two's complement, little-endian in `size` bytes, is the `size` bytes at
+ * `bytes`; 0 otherwise (a number that needs more bytes included). */
+DYNC_SHIM_EXPORT int dync_py_equals_int_bytes(struct _object* obj, const unsigned char* bytes,
+                                              size_t size);
+
 /* ---- The function table artifacts receive -------------------------------
  * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the
  * runtime filled it, so an artifact can tell whether a later field exists.

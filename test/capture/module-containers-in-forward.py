@@ -2,12 +2,41 @@
 # (gMLP's `nn.Sequential(*layers)(x)`, a ModuleList of some children) is made
 # for real; its children are read through the sources that first reached
 # them, so their parameters are graph inputs those sources name. A module
-# made in forward that brings parameters of its own is still refused.
-# RUN: %dync export %s:Stack.forward %s:Stack.picked %s:Stack.fresh_activations --emit=graph \
-# RUN:   | FileCheck %s
+# made in forward that brings parameters of its own is still refused. Made
+# for real, only torch's code may run: a class of the program's that writes
+# __init__ (which could change the modules it is given, or globals, in the
+# capturing process only) or overrides a method torch's constructor may
+# call is refused; a subclass that writes only forward is made.
+# RUN: %dync export %s:Stack.forward %s:Stack.picked %s:Stack.fresh_activations \
+# RUN:   %s:Stack.chained --emit=graph | FileCheck %s
 # RUN: not %dync export %s:Stack.own_parameters --emit=graph 2>&1 | FileCheck %s --check-prefix=OWN
+# RUN: not %dync export %s:Stack.fresh_linear --emit=graph 2>&1 | FileCheck %s --check-prefix=LINEAR
+# RUN: not %dync export %s:Stack.tagged --emit=graph 2>&1 | FileCheck %s --check-prefix=TAGGED
+# RUN: not %dync export %s:Stack.renamed --emit=graph 2>&1 | FileCheck %s --check-prefix=RENAMED
 import torch
 from torch import nn
+
+BUILT = []
+
+
+class Chain(nn.Sequential):
+    def forward(self, x):
+        for layer in self:
+            x = layer(x) + x
+        return x
+
+
+class Tagging(nn.Sequential):
+    def __init__(self, *layers):
+        super().__init__(*layers)
+        for layer in layers:
+            layer.tagged = True
+        BUILT.append(self)
+
+
+class Renaming(nn.Sequential):
+    def add_module(self, name, module):
+        super().add_module("layer_" + name, module)
 
 
 class Scaled(nn.Module):
@@ -41,6 +70,18 @@ class Stack(nn.Module):
     def own_parameters(self, x):
         return Scaled(self.layers[0])(x)
 
+    def chained(self, x):
+        return Chain(self.layers[0], self.layers[1])(x)
+
+    def fresh_linear(self, x):
+        return nn.Linear(4, 4)(x)
+
+    def tagged(self, x):
+        return Tagging(self.layers[0])(x)
+
+    def renamed(self, x):
+        return Renaming(self.layers[0])(x)
+
 
 model = Stack()
 
@@ -67,4 +108,12 @@ def example_inputs():
 # CHECK:         aten::addmm.default(%self_layers_0_bias, %x,
 # CHECK:         aten::gelu.default(
 
-# OWN: module-containers-in-forward.py:42:16: error: constructing module class 'module-containers-in-forward.Scaled' while capturing is not supported: it has parameters, made anew on every call; build it in __init__
+# CHECK-LABEL: graph @Stack.chained(
+# CHECK:         %[[FIRST:[0-9]+]] = aten::addmm.default(%self_layers_0_bias, %x,
+# CHECK:         %[[SUM:[0-9]+]] = aten::add.Tensor(%[[FIRST]], %x)
+# CHECK:         aten::addmm.default(%self_layers_1_bias, %[[SUM]],
+
+# OWN: module-containers-in-forward.py:71:16: error: constructing module class 'module-containers-in-forward.Scaled' while capturing is not supported: module-containers-in-forward.Scaled.__init__ is not torch's, and capture would run that code for real rather than follow it; build the module in __init__
+# LINEAR: error: constructing module class 'torch.nn.modules.linear.Linear' while capturing is not supported: it has parameters, made anew on every call; build it in __init__
+# TAGGED: error: constructing module class 'module-containers-in-forward.Tagging' while capturing is not supported: module-containers-in-forward.Tagging.__init__ is not torch's
+# RENAMED: error: constructing module class 'module-containers-in-forward.Renaming' while capturing is not supported: module-containers-in-forward.Renaming.add_module overrides torch.nn.modules.module.Module.add_module, which torch's constructor may call

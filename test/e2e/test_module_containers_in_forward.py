@@ -1,8 +1,11 @@
 """Module containers built in forward from modules the program read
 (gMLP's `nn.Sequential(*layers)(x)`, a ModuleList of some children),
 exported, loaded in a fresh interpreter and compared with eager, values and
-parameter gradients; every call must run the compiled path
-(docs/capture.md, "Modules made in forward")."""
+parameter gradients; every call must run the compiled path. A container
+class of the program's own that writes only forward is made too; one whose
+__init__ is the program's (here it tags the modules it is given and counts
+itself in a global) is refused at the line that builds it, since capture
+would run that code for real (docs/capture.md, "Modules made in forward")."""
 import textwrap
 
 import pytest
@@ -14,6 +17,23 @@ torch = pytest.importorskip("torch")
 MODEL = textwrap.dedent("""
     import torch
     from torch import nn
+
+    BUILT = []
+
+
+    class Chain(nn.Sequential):
+        def forward(self, x):
+            for layer in self:
+                x = layer(x) + x
+            return x
+
+
+    class Tagging(nn.Sequential):
+        def __init__(self, *layers):
+            super().__init__(*layers)
+            for layer in layers:
+                layer.tagged = True
+            BUILT.append(self)
 
 
     class Stack(nn.Module):
@@ -34,6 +54,12 @@ MODEL = textwrap.dedent("""
 
         def fresh_activations(self, x):
             return nn.Sequential(self.layers[0], nn.GELU(), nn.Identity())(x)
+
+        def chained(self, x):
+            return Chain(self.layers[0], self.layers[2])(x)
+
+        def tagged(self, x):
+            return Tagging(self.layers[0])(x)
 
 
     def with_grads(model, call, x):
@@ -58,13 +84,14 @@ SETUP = """
         "Stack.forward": lambda: containers.with_grads(model, model, x),
         "Stack.picked": lambda: containers.with_grads(model, model.picked, x),
         "Stack.fresh_activations": lambda: containers.with_grads(model, model.fresh_activations, x),
+        "Stack.chained": lambda: containers.with_grads(model, model.chained, x),
     }
 """
 
 
 def test_containers_of_read_modules_match_eager(run_dync, tmp_path):
     (tmp_path / "containers.py").write_text(MODEL)
-    entries = ["Stack.forward", "Stack.picked", "Stack.fresh_activations"]
+    entries = ["Stack.forward", "Stack.picked", "Stack.fresh_activations", "Stack.chained"]
     artifact = tmp_path / "containers.dync.so"
     done = run_dync("export", *(f"{tmp_path / 'containers.py'}:{entry}" for entry in entries),
                     "-o", artifact)
@@ -74,3 +101,15 @@ def test_containers_of_read_modules_match_eager(run_dync, tmp_path):
     for name, (error, hits, misses, reason) in results.items():
         assert error is None, f"{name}: {error}"
         assert (hits, misses) == (1, 0), f"{name}: {reason}"
+
+
+def test_container_with_program_init_is_refused(run_dync, tmp_path):
+    (tmp_path / "containers.py").write_text(MODEL)
+    artifact = tmp_path / "tagged.dync.so"
+    done = run_dync("export", f"{tmp_path / 'containers.py'}:Stack.tagged", "-o", artifact)
+    assert done.returncode != 0
+    line = MODEL.splitlines().index("        return Tagging(self.layers[0])(x)") + 1
+    assert f"containers.py:{line}:" in done.stderr, done.stderr
+    assert ("constructing module class 'containers.Tagging' while capturing is not supported: "
+            "containers.Tagging.__init__ is not torch's") in done.stderr, done.stderr
+    assert not artifact.exists()

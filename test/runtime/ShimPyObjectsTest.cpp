@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -440,6 +441,32 @@ TEST_F(ShimPyObjectsTest, EqualsConstants) {
   EXPECT_EQ(dync_py_equals_str(nullptr, "", 0), 0);
 }
 
+TEST_F(ShimPyObjectsTest, EqualsIntBeyond64Bits) {
+  // The bytes are int.to_bytes(n, "little", signed=True) in the fewest
+  // bytes: 2**64 needs nine, -(2**64) nine too (0x00 * 8, 0xff).
+  const unsigned char twoTo64[] = {0, 0, 0, 0, 0, 0, 0, 0, 1};
+  const unsigned char minusTwoTo64[] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff};
+  EXPECT_EQ(dync_py_equals_int_bytes(eval("2**64"), twoTo64, 9), 1);
+  EXPECT_EQ(dync_py_equals_int_bytes(eval("-(2**64)"), minusTwoTo64, 9), 1);
+  EXPECT_EQ(dync_py_equals_int_bytes(eval("2**64 + 1"), twoTo64, 9), 0);
+  EXPECT_EQ(dync_py_equals_int_bytes(eval("-(2**64)"), twoTo64, 9), 0);
+  // A number that needs more bytes is unequal, and no error is left.
+  EXPECT_EQ(dync_py_equals_int_bytes(eval("2**100"), twoTo64, 9), 0);
+  EXPECT_EQ(PyErr_Occurred(), nullptr);
+  // Exact ints only: an int subclass, a float or a bool is not the int.
+  EXPECT_EQ(dync_py_equals_int_bytes(eval("IntSub(2**64)"), twoTo64, 9), 0);
+  EXPECT_EQ(dync_py_equals_int_bytes(eval("float(2**64)"), twoTo64, 9), 0);
+  const unsigned char one[] = {1};
+  EXPECT_EQ(dync_py_equals_int_bytes(eval("1"), one, 1), 1);
+  EXPECT_EQ(dync_py_equals_int_bytes(eval("True"), one, 1), 0);
+  // Longer than the shim's stack buffer.
+  std::vector<unsigned char> big(80, 0);
+  big[79] = 1;
+  EXPECT_EQ(dync_py_equals_int_bytes(eval("2**(79*8)"), big.data(), big.size()), 1);
+  EXPECT_EQ(dync_py_equals_int_bytes(eval("2**(79*8) + 1"), big.data(), big.size()), 0);
+  EXPECT_EQ(dync_py_equals_int_bytes(nullptr, one, 1), 0);
+}
+
 TEST_F(ShimPyObjectsTest, GradModeAndDefaultDType) {
   EXPECT_EQ(dync_grad_mode_enabled(), 1);
   exec("_ng = torch.no_grad(); _ng.__enter__()");
@@ -482,6 +509,7 @@ TEST_F(ShimPyObjectsTest, TableFields) {
   EXPECT_EQ(api.py_dict_key_at, &dync_py_dict_key_at);
   EXPECT_EQ(api.py_dict_has_key, &dync_py_dict_has_key);
   EXPECT_EQ(api.py_class_attr_absent, &dync_py_class_attr_absent);
+  EXPECT_EQ(api.py_equals_int_bytes, &dync_py_equals_int_bytes);
 }
 
 TEST_F(ShimPyObjectsTest, LengthOfExactContainers) {

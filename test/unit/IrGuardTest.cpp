@@ -1,4 +1,5 @@
 //===- IrGuardTest.cpp - Sources and guards as IR data and text -----------===//
+#include "ir/BigIntGuard.h"
 #include "ir/GraphBuilder.h"
 #include "ir/Parser.h"
 #include "ir/Verifier.h"
@@ -280,6 +281,51 @@ TEST(IrGuards, VerifierChecksSymbolsAndLocals) {
             "error: graph @f: guard 'none L['y']': L['y'] is not among the local names of the "
             "guards block\n"
             "error: graph @f: guard 'none' has no source");
+}
+
+} // namespace
+
+namespace {
+
+// The expected bytes are Python's int.to_bytes(n, "little", signed=True) in
+// the fewest bytes, worked out by hand: 2**63 is 0x80 in byte 7 with a zero
+// sign byte after it; -(2**63) - 1 is 0xff * 7, 0x7f, then 0xff.
+TEST(IrBigIntGuards, DecimalAndTwosComplement) {
+  std::vector<uint8_t> edge = twosComplementBytes("9223372036854775808");
+  EXPECT_EQ(edge, (std::vector<uint8_t>{0, 0, 0, 0, 0, 0, 0, 0x80, 0}));
+  std::vector<uint8_t> low = twosComplementBytes("-9223372036854775809");
+  EXPECT_EQ(low, (std::vector<uint8_t>{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0xff}));
+  EXPECT_EQ(decimalOfTwosComplement(edge), "9223372036854775808");
+  EXPECT_EQ(decimalOfTwosComplement(low), "-9223372036854775809");
+  // Wider bytes than needed spell the same number.
+  EXPECT_EQ(decimalOfTwosComplement({0, 0, 0, 0, 0, 0, 0, 0x80, 0, 0, 0}), "9223372036854775808");
+  EXPECT_EQ(decimalOfTwosComplement({0xff, 0xff}), "-1");
+  const char* uuidInt = "324969006592305634633390616021200786553";
+  EXPECT_EQ(decimalOfTwosComplement(twosComplementBytes(uuidInt)), uuidInt);
+}
+
+TEST(IrBigIntGuards, OnlyNumbersBeyondInt64) {
+  EXPECT_TRUE(isBigIntDecimal("9223372036854775808"));
+  EXPECT_FALSE(isBigIntDecimal("9223372036854775807"));
+  EXPECT_TRUE(isBigIntDecimal("-9223372036854775809"));
+  EXPECT_FALSE(isBigIntDecimal("-9223372036854775808"));
+  EXPECT_FALSE(isBigIntDecimal("09223372036854775808"));
+  EXPECT_FALSE(isBigIntDecimal("-"));
+  EXPECT_FALSE(isBigIntDecimal("12a"));
+  EXPECT_EQ(canonicalDecimal("000", true), "0");
+  EXPECT_EQ(canonicalDecimal("0012", true), "-12");
+  EXPECT_EQ(canonicalDecimal("1x", false), std::nullopt);
+}
+
+TEST(IrBigIntGuards, PrintedAsAnInt) {
+  Guard guard =
+      equalsBigInt(Source::attr(Source::global("KEY"), "int"), "-1267650600228229401496703205376");
+  ASSERT_TRUE(bigIntOf(guard));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  guard.print(os);
+  EXPECT_EQ(text, "equals G['KEY'].int : -1267650600228229401496703205376");
+  EXPECT_FALSE(bigIntOf(Guard::equals(Source::global("S"), Argument::string("12"))));
 }
 
 } // namespace
