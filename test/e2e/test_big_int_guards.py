@@ -51,7 +51,7 @@ RUNNER = textwrap.dedent("""
     import torch
     import dync
     import model
-    from exact_values import same
+    from exact_values import rebinding_report
 
     x = torch.tensor([0.5, -2.0, 3.0])
     entries = {entries!r}
@@ -64,21 +64,7 @@ RUNNER = textwrap.dedent("""
     rebound = dict(LIMIT=2**98, LOW=-(2**70) - 4,
                    KEY=uuid.UUID("9b2f3c1e-0d4a-4e8b-8f7a-6c5d4e3b2a19"))
     phases = {{"as exported": exported, "equal": equal, "rebound": rebound}}
-    expected = {{}}
-    for phase, values in phases.items():
-        vars(model).update(values)
-        expected[phase] = {{e: getattr(model, e)(x) for e in entries}}
-    vars(model).update(exported)
-    results = {{}}
-    with dync.load({artifact!r}) as loaded:
-        for phase, values in phases.items():
-            vars(model).update(values)
-            for e in entries:
-                before = loaded.stats()[e]["hits"]
-                actual = getattr(model, e)(x)
-                hit = loaded.stats()[e]["hits"] > before
-                results[phase + " " + e] = {{"difference": same(actual, expected[phase][e]),
-                                             "hit": hit}}
+    results = rebinding_report(dync, {artifact!r}, model, entries, phases, (x,))
     print(json.dumps(results))
 """)
 

@@ -59,7 +59,7 @@ RUNNER = textwrap.dedent("""
     import torch
     import dync
     import model
-    from exact_values import outcome, same
+    from exact_values import outcome, rebinding_report
 
     x = torch.tensor([0.5, -2.0, 3.0])
     entries = {entries!r}
@@ -70,21 +70,8 @@ RUNNER = textwrap.dedent("""
         "missing": dict(KEY=uuid.UUID(int=9), P=model.Plain()),
         "equal": dict(KEY=uuid.UUID("f47ac10b-58cc-4372-a567-0e02b2c3d479"), P=model.P),
     }}
-    expected = {{}}
-    for phase, values in phases.items():
-        vars(model).update(values)
-        expected[phase] = {{e: outcome(getattr(model, e), (x,)) for e in entries}}
-    vars(model).update(exported)
-    results = {{}}
-    with dync.load({artifact!r}) as loaded:
-        for phase, values in phases.items():
-            vars(model).update(values)
-            for e in entries:
-                before = loaded.stats()[e]["hits"]
-                actual = outcome(getattr(model, e), (x,))
-                hit = loaded.stats()[e]["hits"] > before
-                results[phase + " " + e] = {{"difference": same(actual, expected[phase][e]),
-                                             "hit": hit, "outcome": actual[0]}}
+    results = rebinding_report(dync, {artifact!r}, model, entries, phases, (x,), call=outcome,
+                               note=lambda actual: {{"outcome": actual[0]}})
     print(json.dumps(results))
 """)
 

@@ -68,28 +68,14 @@ RUNNER = textwrap.dedent("""
     import torch
     import dync
     import model
-    from exact_values import same
+    from exact_values import rebinding_report
 
     x = torch.tensor([0.5, -2.0, 3.0])
     entries = {entries!r}
     exported = dict(KEY=model.KEY, SMALL=model.SMALL)
     rebound = dict(KEY=uuid.UUID(int=6), SMALL=model.Config(2))
     phases = {{"as exported": exported, "rebound": rebound}}
-    expected = {{}}
-    for phase, values in phases.items():
-        vars(model).update(values)
-        expected[phase] = {{e: getattr(model, e)(x) for e in entries}}
-    vars(model).update(exported)
-    results = {{}}
-    with dync.load({artifact!r}) as loaded:
-        for phase, values in phases.items():
-            vars(model).update(values)
-            for e in entries:
-                before = loaded.stats()[e]["hits"]
-                actual = getattr(model, e)(x)
-                hit = loaded.stats()[e]["hits"] > before
-                results[phase + " " + e] = {{"difference": same(actual, expected[phase][e]),
-                                             "hit": hit}}
+    results = rebinding_report(dync, {artifact!r}, model, entries, phases, (x,))
     print(json.dumps(results))
 """)
 

@@ -55,3 +55,29 @@ def outcome(fn, args):
         return "value", fn(*args)
     except Exception as error:
         return "raised", f"{type(error).__name__}: {error}"
+
+
+def rebinding_report(dync, artifact, module, entries, phases, args, call=None, note=None):
+    """Calls each of `module`'s `entries` under each phase's globals (a dict
+    of names to values, the first phase the exported state), eagerly and
+    then with the artifact loaded, and returns, for "PHASE ENTRY", how the
+    compiled call's result differs from eager's and whether it hit, plus
+    what `note(result)` adds. `call(fn, args)` makes a call's result
+    (default: the call itself; `outcome` to record exceptions too)."""
+    call = call or (lambda fn, args: fn(*args))
+    expected = {}
+    for phase, values in phases.items():
+        vars(module).update(values)
+        expected[phase] = {e: call(getattr(module, e), args) for e in entries}
+    vars(module).update(next(iter(phases.values())))
+    results = {}
+    with dync.load(artifact) as loaded:
+        for phase, values in phases.items():
+            vars(module).update(values)
+            for e in entries:
+                before = loaded.stats()[e]["hits"]
+                actual = call(getattr(module, e), args)
+                hit = loaded.stats()[e]["hits"] > before
+                results[phase + " " + e] = {"difference": same(actual, expected[phase][e]),
+                                            "hit": hit, **(note(actual) if note else {})}
+    return results
