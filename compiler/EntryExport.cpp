@@ -141,6 +141,15 @@ void dropGradModeGuard(ir::Graph& graph) {
   graph.guards() = std::move(kept);
 }
 
+/// The sum of \p point's sizes: the smaller, the likelier a user calls it
+/// (batch 1, a length of 1).
+int64_t sumOfSizes(const SizePoint& point) {
+  int64_t total = 0;
+  for (const auto& entry : point)
+    total += entry.second;
+  return total;
+}
+
 /// The point of \p specs' declared ranges that no graph of \p done serves
 /// with the smallest sum of sizes, if the ranges can be walked.
 std::optional<UncoveredSize> firstGap(const std::vector<GraphAt>& done,
@@ -148,15 +157,9 @@ std::optional<UncoveredSize> firstGap(const std::vector<GraphAt>& done,
   std::optional<std::vector<SizePoint>> gaps = unservedPoints(done, specs);
   if (!gaps || gaps->empty())
     return std::nullopt;
-  auto sum = [](const SizePoint& point) {
-    int64_t total = 0;
-    for (const auto& entry : point)
-      total += entry.second;
-    return total;
-  };
   const SizePoint* best = &gaps->front();
   for (const SizePoint& point : *gaps)
-    if (sum(point) < sum(*best))
+    if (sumOfSizes(point) < sumOfSizes(*best))
       best = &point;
   UncoveredSize gap;
   gap.point = *best;
@@ -228,13 +231,7 @@ llvm::Error exportSpecializations(llvm::function_ref<llvm::Expected<ir::Graph*>(
   // leaves room for some only: the smallest (batch 1, a length of 1), by
   // the sum of the point's sizes, then in the order found.
   auto likeliest = [](const UncoveredSize& a, const UncoveredSize& b) {
-    auto sum = [](const SizePoint& point) {
-      int64_t total = 0;
-      for (const auto& entry : point)
-        total += entry.second;
-      return total;
-    };
-    return sum(a.point) < sum(b.point);
+    return sumOfSizes(a.point) < sumOfSizes(b.point);
   };
   for (size_t next = 0;; ++next) {
     if (next > 0) {
