@@ -722,6 +722,18 @@ llvm::Expected<ValuePtr> ObjectSemantics::getAttr(const ValuePtr& base, llvm::St
       return assigned;
     return moduleAttr(base, name);
   case ValueKind::Instance:
+    // A hook's handle exists only in capture, without the attributes a real
+    // one has (HookRegistration.cpp): refuse reading them rather than raise
+    // an AttributeError eager would not.
+    if (isRemovableHandleClass(base->object.get()) &&
+        !_PyType_Lookup(reinterpret_cast<PyTypeObject*>(base->object.get()),
+                        PyRef::steal(python::newStr(name)).get()))
+      return captureError("reading '" + name +
+                          "' of a torch.utils.hooks.RemovableHandle returned by a hook "
+                          "registration inside the captured function is not supported: the "
+                          "handle exists only while capturing, and its id comes from torch's "
+                          "process-wide counter, which a graph must not bake in; use the handle "
+                          "only to remove the hook (handle.remove() or `with handle:`)");
     return cx_.instanceAttr(base, name);
   case ValueKind::Constant:
   case ValueKind::Object:

@@ -82,6 +82,12 @@ class Cached(nn.Module):
         handle.remove()
         return y
 
+    def reads_handle_id(self, x):
+        handle = self.key.register_forward_hook(lambda m, i, o: o * 2)
+        y = self.key(x) + handle.id
+        handle.remove()
+        return y
+
 
 class Inner(nn.Module):
     def __init__(self):
@@ -168,3 +174,6 @@ def example_inputs():
 # TABLE: module-hook-registration.py:69:21: error: reading _forward_hooks of L['self']._modules['key'] after the program registered a hook on it in this call is not supported yet: capture keeps that hook in its own table, not in the module's
 # GLOBAL: module-hook-registration.py:74:18: error: torch.nn.modules.module.register_module_forward_hook inside the captured function is not supported yet: a global hook changes what every later module call runs
 # BACKWARD: module-hook-registration.py:80:18: error: nn.Module.register_full_backward_hook inside the captured function is not supported: a backward hook runs in backward, through autograd functions wrapping the module's inputs and outputs, which a graph does not hold
+# Reading a handle's attributes (its id) is refused in plain words.
+# RUN: not %dync export %s:Cached.reads_handle_id --emit=graph 2>&1 | FileCheck %s --check-prefix=HANDLEID
+# HANDLEID: module-hook-registration.py:87:27: error: reading 'id' of a torch.utils.hooks.RemovableHandle returned by a hook registration inside the captured function is not supported: the handle exists only while capturing, and its id comes from torch's process-wide counter, which a graph must not bake in; use the handle only to remove the hook (handle.remove() or `with handle:`)
