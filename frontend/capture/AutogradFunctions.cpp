@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/AutogradFunctions.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/CaptureObjects.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -24,34 +25,6 @@ namespace dync::capture {
 using python::PyRef;
 
 namespace {
-
-/// The context forward receives. Its methods are Python, so capture inlines
-/// them over an object that exists only in capture (Instances.cpp), and
-/// tensors can be its attributes.
-constexpr const char* ContextSource = R"(
-class InferenceContext:
-    """ctx of an autograd.Function applied without recording autograd."""
-
-    def __init__(self, needs_input_grad):
-        self.needs_input_grad = needs_input_grad
-        self.saved_tensors = ()
-        self.materialize_grads = True
-
-    def save_for_backward(self, *tensors):
-        self.saved_tensors = tensors
-
-    def save_for_forward(self, *tensors):
-        self.saved_for_forward = tensors
-
-    def mark_dirty(self, *tensors):
-        self.dirty_tensors = tensors
-
-    def mark_non_differentiable(self, *tensors):
-        self.non_differentiable = tensors
-
-    def set_materialize_grads(self, value):
-        self.materialize_grads = value
-)";
 
 /// A Function class's forward and setup_context, and whether the class
 /// defines setup_context itself (then forward takes no ctx, and apply calls
@@ -319,17 +292,14 @@ llvm::Expected<ValuePtr> Interpreter::restoreNested(const std::string& name, con
 }
 
 llvm::Expected<ValuePtr> Interpreter::autogradContext(std::vector<ValuePtr> needsGrad) {
+  // The context forward receives (capture_objects.py): its methods are
+  // Python, so capture inlines them over an object that exists only in
+  // capture (Instances.cpp), and tensors can be its attributes.
   if (!contextClass_) {
-    PyRef globals = PyRef::steal(PyDict_New());
-    PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins());
-    PyDict_SetItemString(globals.get(), "__name__", PyRef::steal(python::newStr("dync")).get());
-    PyRef code =
-        PyRef::steal(Py_CompileString(ContextSource, "<dync autograd context>", Py_file_input));
-    PyRef done =
-        code ? PyRef::steal(PyEval_EvalCode(code.get(), globals.get(), globals.get())) : PyRef();
-    if (!done)
-      return pythonError("defining the autograd context");
-    contextClass_ = PyRef::borrow(PyDict_GetItemString(globals.get(), "InferenceContext"));
+    llvm::Expected<PyRef> cls = captureObject("InferenceContext");
+    if (!cls)
+      return cls.takeError();
+    contextClass_ = std::move(*cls);
   }
   return construct(makeValue(ValueKind::Object, contextClass_), {makeTuple(std::move(needsGrad))},
                    {});

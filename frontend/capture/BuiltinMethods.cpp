@@ -28,6 +28,7 @@
 
 #include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/CaptureObjects.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
@@ -634,52 +635,30 @@ PyMethodDef StandInCallbacks[] = {
     {nullptr, nullptr, 0, nullptr},
 };
 
-const char* const StandInSource = R"(
-class CaptureStopped(Exception):
-    """Unwinds CPython out of a method call that capture stopped in."""
-
-
-class SymbolicValue:
-    """Stands for a value capture holds symbolically while a builtin method
-    runs in CPython; what it is asked comes back to the interpreter."""
-    __slots__ = ()
-
-    def __lt__(self, other): return _compare(self, other, 0)
-    def __le__(self, other): return _compare(self, other, 1)
-    def __eq__(self, other): return _compare(self, other, 2)
-    def __ne__(self, other): return _compare(self, other, 3)
-    def __gt__(self, other): return _compare(self, other, 4)
-    def __ge__(self, other): return _compare(self, other, 5)
-    def __hash__(self): return _hash(self)
-    def __bool__(self): return _truth(self)
-    def __len__(self): return _length(self)
-    def __iter__(self): return _iterate(self)
-    def __call__(self, *args, **kwargs): return _call(self, args, kwargs)
-    def __repr__(self): return _text(self)
-    def __str__(self): return _text(self)
-    def __format__(self, spec): return _text(self)
-)";
-
 llvm::Expected<StandInClasses> standInClasses() {
   static StandInClasses classes;
   if (classes.standIn)
     return classes;
-  PyRef globals = PyRef::steal(PyDict_New());
-  PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins());
-  PyDict_SetItemString(globals.get(), "__name__", PyRef::steal(python::newStr("dync")).get());
+  // SymbolicValue and CaptureStopped (capture_objects.py) hand what they
+  // are asked back through the module's callbacks, set before the first
+  // stand-in is made.
+  llvm::Expected<PyRef> module = captureObjectsModule();
+  if (!module)
+    return module.takeError();
   for (PyMethodDef* def = StandInCallbacks; def->ml_name; ++def) {
     PyRef function = PyRef::steal(PyCFunction_New(def, nullptr));
-    if (!function || PyDict_SetItemString(globals.get(), def->ml_name, function.get()) < 0)
+    if (!function || PyObject_SetAttrString(module->get(), def->ml_name, function.get()) < 0)
       return pythonError("defining the stand-in class");
   }
-  PyRef code = PyRef::steal(Py_CompileString(StandInSource, "<dync stand-in>", Py_file_input));
-  PyRef done =
-      code ? PyRef::steal(PyEval_EvalCode(code.get(), globals.get(), globals.get())) : PyRef();
-  if (!done)
-    return pythonError("defining the stand-in class");
+  llvm::Expected<PyRef> standIn = captureObject("SymbolicValue");
+  if (!standIn)
+    return standIn.takeError();
+  llvm::Expected<PyRef> stopped = captureObject("CaptureStopped");
+  if (!stopped)
+    return stopped.takeError();
   // Kept for the life of the process, as the types they stand beside are.
-  classes.standIn = Py_NewRef(PyDict_GetItemString(globals.get(), "SymbolicValue"));
-  classes.stopped = Py_NewRef(PyDict_GetItemString(globals.get(), "CaptureStopped"));
+  classes.standIn = Py_NewRef(standIn->get());
+  classes.stopped = Py_NewRef(stopped->get());
   return classes;
 }
 

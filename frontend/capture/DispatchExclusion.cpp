@@ -2,6 +2,7 @@
 #include "frontend/capture/DispatchExclusion.h"
 
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/CaptureObjects.h"
 
 namespace dync::capture {
 
@@ -9,19 +10,7 @@ using python::PyRef;
 
 namespace {
 
-constexpr const char* StandInSource = R"(
-class DispatchExclusionStandIn:
-    """torch._C._DisableTorchDispatch() or _DisableFuncTorch() made while
-    capturing: the real objects switch dispatch keys off when made."""
-
-    __slots__ = ()
-
-
-def exit_block(*exception):
-    return None
-)";
-
-/// The stand-in class and the exit function, made once per process and
+/// The stand-in class and the exit function (capture_objects.py), read once per process and
 /// kept for its lifetime (never released: they may outlive the interpreter's
 /// finalization otherwise).
 struct StandIns {
@@ -33,26 +22,13 @@ llvm::Expected<StandIns> standIns() {
   static StandIns made;
   if (made.cls)
     return made;
-  PyRef code =
-      PyRef::steal(Py_CompileString(StandInSource, "<dync DispatchExclusion>", Py_file_input));
-  PyRef globals = PyRef::steal(PyDict_New());
-  if (!code || !globals ||
-      PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins()) < 0 ||
-      PyDict_SetItemString(globals.get(), "__name__",
-                           PyRef::steal(PyUnicode_FromString("dync_capture")).get()) < 0) {
-    PyErr_Clear();
-    return captureError("setting up torch's dispatch-exclusion blocks failed");
-  }
-  PyRef ran = PyRef::steal(PyEval_EvalCode(code.get(), globals.get(), globals.get()));
-  PyObject* cls = PyDict_GetItemString(globals.get(), "DispatchExclusionStandIn");
-  PyObject* exit = PyDict_GetItemString(globals.get(), "exit_block");
-  if (!ran || !cls || !exit) {
-    PyErr_Clear();
-    return captureError("setting up torch's dispatch-exclusion blocks failed");
-  }
-  Py_INCREF(cls);
-  Py_INCREF(exit);
-  made = {cls, exit};
+  llvm::Expected<PyRef> cls = captureObject("DispatchExclusionStandIn");
+  if (!cls)
+    return cls.takeError();
+  llvm::Expected<PyRef> exit = captureObject("exit_dispatch_exclusion");
+  if (!exit)
+    return exit.takeError();
+  made = {Py_NewRef(cls->get()), Py_NewRef(exit->get())};
   return made;
 }
 

@@ -27,9 +27,11 @@ bool isProgramExceptionType(PyObject* type) {
   PyErr_Clear();
   // torch's fake-tensor and symbolic-shape errors say what capture cannot
   // know (values, unbacked sizes, missing fake kernels), not what the
-  // program does; the oracle's errors are capture's own.
+  // program does; the oracle's errors are capture's own, and so is
+  // CaptureStopped (dync_capture_objects).
   static constexpr llvm::StringLiteral CaptureModules[] = {
-      "torch._subclasses", "torch.fx.experimental", "torch._dynamo", "torch._guards", "dync"};
+      "torch._subclasses",   "torch.fx.experimental", "torch._dynamo", "torch._guards", "dync",
+      "dync_capture_objects"};
   PyObject* mro = reinterpret_cast<PyTypeObject*>(type)->tp_mro;
   for (Py_ssize_t i = 0, e = mro ? PyTuple_GET_SIZE(mro) : 0; i < e; ++i) {
     PyRef module = PyRef::steal(PyObject_GetAttrString(PyTuple_GET_ITEM(mro, i), "__module__"));

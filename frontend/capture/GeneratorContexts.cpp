@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/CaptureObjects.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
@@ -51,39 +52,17 @@ struct GeneratorContexts {
 
 namespace {
 
-constexpr const char* MarkerSource = R"(
-import contextlib
-
-class ContextManagerGenerator:
-    """A @contextlib.contextmanager context made while capturing."""
-
-    def __enter__(self):
-        raise RuntimeError("a context made while capturing cannot be entered for real")
-
-    def __exit__(self, *exception):
-        raise RuntimeError("a context made while capturing cannot be left for real")
-
-FACTORY_CODE = contextlib.contextmanager(lambda: None).__code__
-)";
-
 llvm::Expected<std::shared_ptr<GeneratorContexts>> makeContexts() {
-  PyRef code =
-      PyRef::steal(Py_CompileString(MarkerSource, "<dync GeneratorContexts>", Py_file_input));
-  PyRef globals = PyRef::steal(PyDict_New());
-  if (!code || !globals ||
-      PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins()) < 0 ||
-      PyDict_SetItemString(globals.get(), "__name__",
-                           PyRef::steal(PyUnicode_FromString("dync_capture")).get()) < 0)
-    return captureError("setting up @contextlib.contextmanager contexts failed");
-  PyRef ran = PyRef::steal(PyEval_EvalCode(code.get(), globals.get(), globals.get()));
-  if (!ran) {
-    PyErr_Clear();
-    return captureError("setting up @contextlib.contextmanager contexts failed");
-  }
+  // The marker class and the factory's code (capture_objects.py).
+  llvm::Expected<PyRef> factoryCode = captureObject("CONTEXT_FACTORY_CODE");
+  if (!factoryCode)
+    return factoryCode.takeError();
+  llvm::Expected<PyRef> markerClass = captureObject("ContextManagerGenerator");
+  if (!markerClass)
+    return markerClass.takeError();
   auto contexts = std::make_shared<GeneratorContexts>();
-  contexts->factoryCode = PyRef::borrow(PyDict_GetItemString(globals.get(), "FACTORY_CODE"));
-  contexts->markerClass =
-      PyRef::borrow(PyDict_GetItemString(globals.get(), "ContextManagerGenerator"));
+  contexts->factoryCode = std::move(*factoryCode);
+  contexts->markerClass = std::move(*markerClass);
   PyObject* classDict = reinterpret_cast<PyTypeObject*>(contexts->markerClass.get())->tp_dict;
   contexts->enter = PyDict_GetItemString(classDict, "__enter__");
   contexts->exit = PyDict_GetItemString(classDict, "__exit__");

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/CaptureObjects.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
 
@@ -30,23 +31,16 @@ namespace {
 
 using Args = std::vector<ValuePtr>;
 
-/// The int subclass capture's identity numbers are made of.
+/// The int subclass capture's identity numbers are made of
+/// (capture_objects.py).
 llvm::Expected<PyObject*> identityType() {
   static PyObject* type = nullptr; // alive as long as Python
   if (type)
     return type;
-  PyRef globals = PyRef::steal(PyDict_New());
-  if (!globals ||
-      PyDict_SetItemString(globals.get(), "__name__",
-                           PyRef::steal(PyUnicode_FromString("dync.capture")).get()) < 0 ||
-      PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins()) < 0)
-    return pythonError("making the class of capture's identity numbers");
-  PyRef ran = PyRef::steal(PyRun_String("class CaptureIdentity(int):\n    __slots__ = ()\n",
-                                        Py_file_input, globals.get(), globals.get()));
-  if (!ran)
-    return pythonError("making the class of capture's identity numbers");
-  type = PyDict_GetItemString(globals.get(), "CaptureIdentity");
-  Py_XINCREF(type);
+  llvm::Expected<PyRef> read = captureObject("CaptureIdentity");
+  if (!read)
+    return read.takeError();
+  type = Py_NewRef(read->get());
   return type;
 }
 

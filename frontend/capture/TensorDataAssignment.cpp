@@ -2,6 +2,7 @@
 #include "frontend/capture/TensorDataAssignment.h"
 
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/CaptureObjects.h"
 #include "frontend/capture/PythonHelpers.h"
 
 namespace dync::capture {
@@ -10,40 +11,16 @@ using python::PyRef;
 
 namespace {
 
-// Run on the fake tensors capture holds: fake mode keeps an alias on its
-// base's storage, so `_is_alias_of` answers as it would for the real ones.
-// Sizes and strides of one alias are the same expressions, so comparing
-// them decides nothing about symbolic sizes.
-constexpr const char* SameMemorySource = R"(
-import torch
-
-def same_memory(tensor, value):
-    return (torch._C._is_alias_of(value, tensor) and value.dtype == tensor.dtype
-            and value.device == tensor.device and value.layout == tensor.layout
-            and value.storage_offset() == tensor.storage_offset()
-            and tuple(value.size()) == tuple(tensor.size())
-            and tuple(value.stride()) == tuple(tensor.stride()))
-)";
-
-/// The `same_memory` function, made once per process and kept for its
-/// lifetime.
+/// `same_memory` (capture_objects.py), read once per process and kept for
+/// its lifetime.
 llvm::Expected<PyObject*> sameMemoryFunction() {
   static PyObject* function = nullptr;
   if (function)
     return function;
-  PyRef code = PyRef::steal(
-      Py_CompileString(SameMemorySource, "<dync TensorDataAssignment>", Py_file_input));
-  PyRef globals = PyRef::steal(PyDict_New());
-  if (!code || !globals ||
-      PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins()) < 0)
-    return pythonError("setting up the check of a tensor's .data assignment");
-  PyRef ran = PyRef::steal(PyEval_EvalCode(code.get(), globals.get(), globals.get()));
-  if (!ran)
-    return pythonError("setting up the check of a tensor's .data assignment");
-  function = PyDict_GetItemString(globals.get(), "same_memory");
-  Py_XINCREF(function);
-  if (!function)
-    return captureError("setting up the check of a tensor's .data assignment failed");
+  llvm::Expected<PyRef> read = captureObject("same_memory");
+  if (!read)
+    return read.takeError();
+  function = Py_NewRef(read->get());
   return function;
 }
 
