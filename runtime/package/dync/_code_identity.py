@@ -129,6 +129,11 @@ def _is_covered(module, filename, roots):
     torch_root, stdlib = roots
     if module == "torch" or module.startswith("torch."):
         return True
+    if filename.startswith("<dync ") and module.startswith("dync_"):
+        # dync's own embedded modules (the objects capture makes for values
+        # only it holds): part of the dync that made the artifact, which its
+        # manifest names, never of the program.
+        return True
     if filename.startswith("<"):
         # Frozen standard-library modules; other code without a file is the
         # program's own.
