@@ -63,6 +63,16 @@ bool assignsOwnEntry(const ValueBuilder& values, PyObject* entry, const ValuePtr
   return input && input->object.get() == value->object.get();
 }
 
+/// Whether assigning \p value puts back \p entry, the very submodule the
+/// module holds under that name (a router's `self.classifier =
+/// self.classifier.to(self.dtype)`, where `to` returns the module itself
+/// when nothing changes): nn.Module.__setattr__ then files the same object
+/// under the same name. A submodule is never reassigned while capturing
+/// (that is refused), so the table still holds it.
+bool assignsOwnSubmodule(PyObject* entry, const ValuePtr& value) {
+  return value->kind == ValueKind::NNModule && value->object && value->object.get() == entry;
+}
+
 /// The same for an nn.Module, whose __setattr__ files parameters, buffers
 /// and submodules in tables of their own: a value that is none of those,
 /// assigned to a name none of the tables holds, is a plain instance-dict
@@ -102,7 +112,9 @@ std::string whyNotPlainModuleAttr(const TorchTypes& types, const ValueBuilder& v
     }
     PyObject* entry = PyDict_GetItem(entries, key.get());
     if (entry) {
-      if (std::string_view(table) != "_modules" && assignsOwnEntry(values, entry, value)) {
+      bool own = std::string_view(table) == "_modules" ? assignsOwnSubmodule(entry, value)
+                                                       : assignsOwnEntry(values, entry, value);
+      if (own) {
         unchanged = true;
         return "";
       }
