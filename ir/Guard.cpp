@@ -403,28 +403,67 @@ void Guard::print(llvm::raw_ostream& os) const {
   }
 }
 
+namespace {
+
+/// Whether \p earlier makes \p guard redundant: the same kind on the same
+/// source (or pair of sources, or dict and key), or, for sourceless guards,
+/// on the same subject.
+bool sameSubject(const Guard& earlier, const Guard& guard) {
+  const Guard& g = earlier;
+  if (g.kind != guard.kind)
+    return false;
+  // A relation between two sources: one guard per pair.
+  if (guard.kind == GuardKind::Same || guard.kind == GuardKind::Distinct)
+    return g.source && guard.source && g.other && guard.other &&
+           ((*g.source == *guard.source && *g.other == *guard.other) ||
+            (*g.source == *guard.other && *g.other == *guard.source));
+  // A key in a dict: one guard per dict and key.
+  if (guard.kind == GuardKind::HasKey || guard.kind == GuardKind::LacksKey)
+    return g.source && guard.source && g.other && guard.other && *g.source == *guard.source &&
+           *g.other == *guard.other;
+  if (g.source || guard.source)
+    return g.source && guard.source && *g.source == *guard.source;
+  // Process-wide state: one guard per subject.
+  if (guard.kind == GuardKind::GlobalState)
+    return g.state == guard.state;
+  return guard.kind != GuardKind::Version || g.versionOf == guard.versionOf;
+}
+
+/// A key equal for any two guards sameSubject() relates (equal sources
+/// print alike); sameSubject() still decides among guards of one key.
+std::string subjectKey(const Guard& guard) {
+  std::string key = std::to_string(static_cast<int>(guard.kind)) + ':';
+  std::string source = guard.source ? guard.source->str() : "";
+  std::string other = guard.other ? guard.other->str() : "";
+  switch (guard.kind) {
+  case GuardKind::Same:
+  case GuardKind::Distinct:
+    if (other < source)
+      std::swap(source, other);
+    return key + source + '\n' + other;
+  case GuardKind::HasKey:
+  case GuardKind::LacksKey:
+    return key + source + '\n' + other;
+  default:
+    break;
+  }
+  if (guard.source)
+    return key + source;
+  if (guard.kind == GuardKind::GlobalState)
+    return key + std::to_string(static_cast<int>(guard.state));
+  if (guard.kind == GuardKind::Version)
+    return key + guard.versionOf;
+  return key;
+}
+
+} // namespace
+
 void GuardSet::add(Guard guard) {
-  bool present = llvm::any_of(guards_, [&](const Guard& g) {
-    if (g.kind != guard.kind)
-      return false;
-    // A relation between two sources: one guard per pair.
-    if (guard.kind == GuardKind::Same || guard.kind == GuardKind::Distinct)
-      return g.source && guard.source && g.other && guard.other &&
-             ((*g.source == *guard.source && *g.other == *guard.other) ||
-              (*g.source == *guard.other && *g.other == *guard.source));
-    // A key in a dict: one guard per dict and key.
-    if (guard.kind == GuardKind::HasKey || guard.kind == GuardKind::LacksKey)
-      return g.source && guard.source && g.other && guard.other && *g.source == *guard.source &&
-             *g.other == *guard.other;
-    if (g.source || guard.source)
-      return g.source && guard.source && *g.source == *guard.source;
-    // Process-wide state: one guard per subject.
-    if (guard.kind == GuardKind::GlobalState)
-      return g.state == guard.state;
-    return guard.kind != GuardKind::Version || g.versionOf == guard.versionOf;
-  });
-  if (!present)
-    guards_.push_back(std::move(guard));
+  llvm::SmallVector<size_t, 1>& positions = byKey_[subjectKey(guard)];
+  if (llvm::any_of(positions, [&](size_t i) { return sameSubject(guards_[i], guard); }))
+    return;
+  positions.push_back(guards_.size());
+  guards_.push_back(std::move(guard));
 }
 
 void GuardSet::print(llvm::raw_ostream& os, llvm::StringRef graphName) const {

@@ -118,6 +118,8 @@
 #include "ir/Source.h"
 #include "ir/Type.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -318,6 +320,10 @@ public:
 private:
   std::vector<std::string> localNames_;
   std::vector<Guard> guards_;
+  /// guards_' positions by a key equal for any two guards add() takes for
+  /// the same, so a model's thousands of guards are not each compared with
+  /// every earlier one.
+  llvm::StringMap<llvm::SmallVector<size_t, 1>> byKey_;
   llvm::SMLoc loc_;
 };
 
