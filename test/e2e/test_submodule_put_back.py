@@ -1,12 +1,13 @@
 """A router that files its classifier back under its own name on every call
 (`self.classifier = self.classifier.to(self.dtype)`, as Switch
-Transformers' does): the artifact hits, matches eager, and leaves the
-module holding the same classifier object eager leaves it."""
+Transformers' does): the artifact hits with grad mode on and under
+no_grad, matches eager (values and gradients), and leaves the module
+holding the same classifier object eager leaves it."""
 import textwrap
 
 import pytest
 
-from conftest import compare_with_eager
+from conftest import compare_with_eager, export_source
 
 torch = pytest.importorskip("torch")
 
@@ -43,9 +44,15 @@ SETUP = """
 
 
     def call():
-        result = model(x)
+        # With grad mode on (its gradients compared too), then under no_grad.
+        model.zero_grad()
+        chosen, best = model(x)
+        best.sum().backward()
+        grads = [p.grad.clone() for p in model.parameters()]
+        with torch.no_grad():
+            without_grad = model(x)
         assert model.classifier is classifier and list(model._modules) == ["classifier"]
-        return result
+        return (chosen, best.detach()), grads, without_grad
 
 
     calls = {"Router.forward": call}
@@ -53,11 +60,8 @@ SETUP = """
 
 
 def test_submodule_put_back_hits_and_matches(run_dync, tmp_path):
-    (tmp_path / "router.py").write_text(MODEL)
-    artifact = tmp_path / "router-artifact.so"
-    done = run_dync("export", f"{tmp_path / 'router.py'}:Router.forward", "-o", artifact)
-    assert done.returncode == 0, done.stderr
+    artifact = export_source(run_dync, tmp_path, MODEL, ["Router.forward"], module="router")
     results = compare_with_eager(tmp_path, artifact, SETUP)
     error, hits, misses, reason = results["Router.forward"]
     assert error is None, error
-    assert (hits, misses) == (1, 0), reason
+    assert (hits, misses) == (2, 0), reason
