@@ -405,11 +405,10 @@ void Guard::print(llvm::raw_ostream& os) const {
 
 namespace {
 
-/// Whether \p earlier makes \p guard redundant: the same kind on the same
-/// source (or pair of sources, or dict and key), or, for sourceless guards,
-/// on the same subject.
-bool sameSubject(const Guard& earlier, const Guard& guard) {
-  const Guard& g = earlier;
+/// Whether the earlier guard \p g makes \p guard redundant: the same kind
+/// on the same source (or pair of sources, or dict and key), or, for
+/// sourceless guards, on the same subject.
+bool sameSubject(const Guard& g, const Guard& guard) {
   if (g.kind != guard.kind)
     return false;
   // A relation between two sources: one guard per pair.

@@ -10,9 +10,9 @@ using python::PyRef;
 
 namespace {
 
-/// The stand-in class and the exit function (capture_objects.py), read once per process and
-/// kept for its lifetime (never released: they may outlive the interpreter's
-/// finalization otherwise).
+/// The stand-in class and the exit function (capture_objects.py), read once
+/// per process and kept for its lifetime (never released: they may outlive
+/// the interpreter's finalization otherwise).
 struct StandIns {
   PyObject* cls = nullptr;
   PyObject* exit = nullptr;

@@ -66,7 +66,7 @@ llvm::Expected<std::shared_ptr<GeneratorContexts>> makeContexts() {
   PyObject* classDict = reinterpret_cast<PyTypeObject*>(contexts->markerClass.get())->tp_dict;
   contexts->enter = PyDict_GetItemString(classDict, "__enter__");
   contexts->exit = PyDict_GetItemString(classDict, "__exit__");
-  if (!contexts->factoryCode || !contexts->enter || !contexts->exit)
+  if (!contexts->enter || !contexts->exit)
     return captureError("setting up @contextlib.contextmanager contexts failed");
   return contexts;
 }
