@@ -513,6 +513,11 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
       return applyAutogradFunction(std::move(args), std::move(kwargs));
     if (int method = recordFunctionMethod(*callee); method && !args.empty())
       return method == 1 ? args[0] : makeNone();
+    if (llvm::Expected<std::optional<ValuePtr>> setup = callFreshModuleSetup(callee, args, kwargs);
+        !setup)
+      return setup.takeError();
+    else if (*setup)
+      return std::move(**setup);
     if (isModuleGetattrCall(*this, *callee, args, kwargs))
       return semantics_.moduleTableAttr(args[0],
                                         python::utf8Of(args[1]->object.get()).value_or(""));
@@ -745,6 +750,10 @@ llvm::Expected<ValuePtr> Interpreter::constructModule(const ValuePtr& cls,
   // container of modules the program read (gMLP's `nn.Sequential(*layers)`):
   // its children are those modules, read again through their sources
   // (ValueBuilder::wrapReal).
+  // A class with an __init__ of its own: followed, not run
+  // (FreshModules.cpp).
+  if (hasProgramInit(reinterpret_cast<PyTypeObject*>(type)))
+    return constructModuleFollowingInit(cls, args, kwargs);
   auto all = [&](bool (*test)(llvm::ArrayRef<ValuePtr>)) {
     return test(args) && llvm::all_of(kwargs, [&](const auto& kw) { return test({kw.second}); });
   };
@@ -764,6 +773,15 @@ llvm::Expected<ValuePtr> Interpreter::constructModule(const ValuePtr& cls,
   PyRef module = PyRef::steal(PyObject_Call(type, call->args.get(), call->kwargs.get()));
   if (!module)
     return pythonError("constructing " + name);
+  freshModules_.push_back(module);
+  if (llvm::Error error = refuseTensorsMadeAnew(module.get(), name, args, kwargs))
+    return error;
+  return makeValue(ValueKind::NNModule, module);
+}
+
+llvm::Error Interpreter::refuseTensorsMadeAnew(PyObject* module, const std::string& name,
+                                               const std::vector<ValuePtr>& args,
+                                               const KeywordArgs& kwargs) {
   // Parameters and buffers made on every call (randomly initialized ones
   // among them) are tensors no graph input names; those of the modules
   // passed in are theirs.
@@ -774,7 +792,7 @@ llvm::Expected<ValuePtr> Interpreter::constructModule(const ValuePtr& cls,
   if (llvm::Error error = collectModuleTensors(given, passedIn))
     return error;
   for (const char* tensors : {"parameters", "buffers"}) {
-    PyRef iterator = PyRef::steal(PyObject_CallMethod(module.get(), tensors, nullptr));
+    PyRef iterator = PyRef::steal(PyObject_CallMethod(module, tensors, nullptr));
     if (!iterator)
       return pythonError("reading the " + llvm::Twine(tensors) + " of " + name);
     while (PyRef tensor = PyRef::steal(PyIter_Next(iterator.get())))
@@ -784,7 +802,7 @@ llvm::Expected<ValuePtr> Interpreter::constructModule(const ValuePtr& cls,
     if (PyErr_Occurred())
       return pythonError("reading the " + llvm::Twine(tensors) + " of " + name);
   }
-  return makeValue(ValueKind::NNModule, module);
+  return llvm::Error::success();
 }
 
 llvm::Expected<ValuePtr> Interpreter::callNumpyOnConstants(const ValuePtr& callee,

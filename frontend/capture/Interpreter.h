@@ -269,6 +269,28 @@ private:
   /// `nn.Softmax(dim=-1)` in forward: an nn.Module subclass called.
   llvm::Expected<ValuePtr> constructModule(const ValuePtr& cls, const std::vector<ValuePtr>& args,
                                            const KeywordArgs& kwargs);
+  /// The same for a class whose MRO writes an `__init__` of its own: made
+  /// by `object.__new__`, then that `__init__` followed symbolically with
+  /// the fresh module as `self` (FreshModules.cpp).
+  llvm::Expected<ValuePtr> constructModuleFollowingInit(const ValuePtr& cls,
+                                                        std::vector<ValuePtr> args,
+                                                        KeywordArgs kwargs);
+  /// Refuses a module made while capturing that holds parameters or
+  /// buffers other than those of the modules among \p given.
+  llvm::Error refuseTensorsMadeAnew(PyObject* module, const std::string& name,
+                                    const std::vector<ValuePtr>& args, const KeywordArgs& kwargs);
+  /// Whether \p object is a module made while capturing.
+  bool isFreshModule(PyObject* object) const;
+  /// `module.name = value` on a module made while capturing, as
+  /// nn.Module.__setattr__ files it.
+  llvm::Error setFreshModuleAttr(const ValuePtr& module, llvm::StringRef name, ValuePtr value);
+  /// torch's own methods that set a module up (`__init__` of torch's
+  /// classes, `nn.Module.__setattr__`, `add_module`, ...) called on a module
+  /// made while capturing; nullopt when \p callee is none of them or
+  /// \p args do not start with such a module.
+  llvm::Expected<std::optional<ValuePtr>> callFreshModuleSetup(const ValuePtr& callee,
+                                                               const std::vector<ValuePtr>& args,
+                                                               const KeywordArgs& kwargs);
   llvm::Expected<ValuePtr> moduleAttr(const ValuePtr& module, llvm::StringRef name) {
     return semantics_.moduleAttr(module, name);
   }
@@ -552,6 +574,19 @@ private:
     size_t order = 0;
   };
   std::vector<MutatedContainer> mutatedContainers_;
+  /// Modules made while capturing (kept alive): capture's own objects,
+  /// seen by nothing else.
+  std::vector<python::PyRef> freshModules_;
+  /// Instance-dict attributes of those modules whose values exist in
+  /// capture only (a tensor, a symbolic size, a bound method): read back
+  /// through assignedEntries, never set on the real object.
+  struct FreshModuleAttr {
+    python::PyRef object;
+    std::string name;
+    ValuePtr value;
+    size_t order = 0;
+  };
+  std::vector<FreshModuleAttr> freshModuleAttrs_;
   /// Module hooks registered while capturing (ModuleHooks.cpp).
   std::vector<RegisteredHook> registeredHooks_;
   /// Orders side effects of the three kinds; gaps a rollback leaves are

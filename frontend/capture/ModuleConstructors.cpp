@@ -46,7 +46,7 @@ PyTypeObject* torchDefinition(PyObject* mro, PyObject* name) {
 
 } // namespace
 
-std::optional<std::string> programCodeInConstructor(PyTypeObject* type) {
+std::optional<std::string> programCodeInConstructor(PyTypeObject* type, bool initFollowed) {
   if (Py_TYPE(type) != &PyType_Type)
     return "its metaclass " + qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(type))) +
            " is not type";
@@ -64,6 +64,8 @@ std::optional<std::string> programCodeInConstructor(PyTypeObject* type) {
       if (!PyUnicode_Check(key) || !runsCode(attribute))
         continue;
       std::string name = python::utf8Of(key).value_or("?");
+      if (name == "__init__" && initFollowed)
+        continue;
       if (name == "__init__" || name == "__new__")
         return baseName + "." + name + " is not torch's";
       if (name == "forward")
@@ -76,6 +78,53 @@ std::optional<std::string> programCodeInConstructor(PyTypeObject* type) {
                qualifiedTypeName(reinterpret_cast<PyObject*>(torchBase)) + "." + name +
                ", which torch's constructor may call";
     }
+  }
+  return std::nullopt;
+}
+
+bool isTorchFunction(PyObject* function) {
+  if (!PyFunction_Check(function))
+    return false;
+  PyObject* module = PyFunction_GET_MODULE(function);
+  std::optional<std::string> name =
+      module && PyUnicode_Check(module) ? python::utf8Of(module) : std::nullopt;
+  return name && (*name == "torch" || llvm::StringRef(*name).starts_with("torch."));
+}
+
+bool hasProgramInit(PyTypeObject* type) {
+  PyObject* mro = type->tp_mro;
+  if (!mro || !PyTuple_Check(mro))
+    return false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); ++i) {
+    auto* base = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i));
+    PyObject* init = PyDict_GetItemString(base->tp_dict, "__init__");
+    if (!init)
+      continue;
+    return base != &PyBaseObject_Type && !isTorchClass(base) && PyFunction_Check(init);
+  }
+  return false;
+}
+
+std::optional<std::string> programCodeInModuleInit(PyTypeObject* type, PyObject* moduleClass) {
+  // The attributes nn.Module.__init__ sets, as torch's own code sets them
+  // on a plain module, not as a list written here.
+  python::PyRef plain = python::PyRef::steal(PyObject_CallNoArgs(moduleClass));
+  PyObject** dictPointer = plain ? _PyObject_GetDictPtr(plain.get()) : nullptr;
+  if (!dictPointer || !*dictPointer) {
+    PyErr_Clear();
+    return std::string("the attributes nn.Module.__init__ sets cannot be read");
+  }
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(*dictPointer, &pos, &key, &value)) {
+    PyObject* classAttr = _PyType_Lookup(type, key);
+    if (!classAttr || !Py_TYPE(classAttr)->tp_descr_set)
+      continue;
+    PyTypeObject* owner = torchDefinition(type->tp_mro, key);
+    if (owner && PyDict_GetItem(owner->tp_dict, key) == classAttr)
+      continue;
+    return qualifiedTypeName(reinterpret_cast<PyObject*>(type)) + " defines the descriptor '" +
+           python::utf8Of(key).value_or("?") + "', which nn.Module.__init__ assigns";
   }
   return std::nullopt;
 }

@@ -139,6 +139,9 @@ llvm::Error Interpreter::setRealAttr(const ValuePtr& base, llvm::StringRef name,
     return captureError("assigning attribute '" + name + "' of " + target + " (" + why +
                         "; a side effect outside the graph)");
   };
+  // A module made while capturing is capture's own (FreshModules.cpp).
+  if (object && base->kind == ValueKind::NNModule && isFreshModule(object))
+    return setFreshModuleAttr(base, name, std::move(value));
   if (!object || !base->source)
     return refuse("an object the rewritten code cannot find after the graph");
   bool unchanged = false;

@@ -170,6 +170,11 @@ ValueBuilder::AssignedEntries Interpreter::assignedEntries(PyObject* dict) const
     if (pointer && *pointer == dict)
       ordered.push_back({setting.order, {setting.name, setting.value}});
   }
+  for (const FreshModuleAttr& attr : freshModuleAttrs_) {
+    PyObject** pointer = _PyObject_GetDictPtr(attr.object.get());
+    if (pointer && *pointer == dict)
+      ordered.push_back({attr.order, {attr.name, attr.value}});
+  }
   for (const GlobalStore& store : globalStores_)
     if (store.globals.get() == dict)
       ordered.push_back({store.order, {store.name, store.value}});

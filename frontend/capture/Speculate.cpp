@@ -44,7 +44,7 @@ void Interpreter::trackState() {
     auto tables = [this] {
       return std::tie(contextVarSettings_, contextVarTokens_, realAttrSettings_, globalStores_,
                       mutatedContainers_, registeredHooks_, realCells_, localClasses_,
-                      functionsRun_, watches_, autoFindings_);
+                      functionsRun_, watches_, autoFindings_, freshModuleAttrs_);
     };
     using Tables =
         decltype(std::apply([](auto&... table) { return std::make_tuple(table...); }, tables()));
@@ -66,6 +66,8 @@ void Interpreter::addValueRoots(std::vector<ValuePtr>& roots) const {
       roots.push_back(token.second.previous->value);
   for (const RealAttrSetting& setting : realAttrSettings_)
     roots.push_back(setting.value);
+  for (const FreshModuleAttr& attr : freshModuleAttrs_)
+    roots.push_back(attr.value);
   // Side effects on the caller's objects (SideEffects.cpp).
   for (const GlobalStore& store : globalStores_)
     roots.push_back(store.value);
