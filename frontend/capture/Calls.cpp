@@ -1012,6 +1012,13 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
                          reinterpret_cast<PyTypeObject*>(types_.module.get())))
       return constructModule(callee, args, kwargs);
+    // A parameter made in the call is a new tensor on every call, which no
+    // graph input names (a module built in forward that makes one).
+    if (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(object),
+                         reinterpret_cast<PyTypeObject*>(types_.parameter.get())))
+      return captureError("making a parameter (" + describeObject(object) +
+                          ") while capturing is not supported: it is made anew on every call, "
+                          "and no graph input names it; build it in __init__");
     return construct(callee, std::move(args), std::move(kwargs));
   }
   // functools.lru_cache and functools.cache: a memo in front of a function

@@ -307,6 +307,17 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
           "), which a graph cannot return yet: return the Python number "
           "it holds (s.item()) instead");
     break;
+  case ValueKind::NNModule:
+    // A module made in the call (`nn.GELU()`, a class whose __init__
+    // capture followed) exists in capture only: the rewritten code does not
+    // make it again, so it may not outlive the call.
+    if (!value->source && value->object)
+      return captureError("the function returns a module of class '" +
+                          qualifiedTypeName(reinterpret_cast<PyObject*>(
+                              Py_TYPE(value->object.get()))) +
+                          "' made while capturing, which a graph cannot return: the rewritten "
+                          "code does not make it again; build the module in __init__");
+    break;
   default:
     break;
   }

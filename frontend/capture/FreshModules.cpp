@@ -164,8 +164,26 @@ llvm::Error Interpreter::setFreshModuleAttr(const ValuePtr& module, llvm::String
   };
   PyRef key = PyRef::steal(python::newStr(name));
   PyObject* classAttr = _PyType_Lookup(Py_TYPE(object), key.get());
+  // A property's setter written in Python is followed, as object's
+  // assignment would call it.
+  if (classAttr && PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
+    PyRef setter = PyRef::steal(PyObject_GetAttrString(classAttr, "fset"));
+    if (!setter)
+      return pythonError("reading the setter of property '" + name + "'");
+    if (setter.get() == Py_None)
+      return raiseBuiltin(PyExc_AttributeError, "property '" + name + "' of '" + classOf(object) +
+                                                    "' object has no setter");
+    if (PyFunction_Check(setter.get())) {
+      llvm::Expected<ValuePtr> function = values_.functionFromReal(setter.get(), nullptr);
+      if (!function)
+        return function.takeError();
+      llvm::Expected<ValuePtr> result = call(*function, {module, std::move(value)});
+      return result ? llvm::Error::success() : result.takeError();
+    }
+  }
   if (classAttr && Py_TYPE(classAttr)->tp_descr_set)
-    return refuse("its class has a descriptor of that name, which the assignment would run");
+    return refuse("its class has a descriptor of that name that is not a property written in "
+                  "Python, which the assignment would run for real");
   auto dropKept = [&] {
     llvm::erase_if(freshModuleAttrs_, [&](const FreshModuleAttr& attr) {
       return attr.object.get() == object && attr.name == name;
