@@ -312,11 +312,11 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
     // capture followed) exists in capture only: the rewritten code does not
     // make it again, so it may not outlive the call.
     if (!value->source && value->object)
-      return captureError("the function returns a module of class '" +
-                          qualifiedTypeName(reinterpret_cast<PyObject*>(
-                              Py_TYPE(value->object.get()))) +
-                          "' made while capturing, which a graph cannot return: the rewritten "
-                          "code does not make it again; build the module in __init__");
+      return captureError(
+          "the function returns a module of class '" +
+          qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(value->object.get()))) +
+          "' made while capturing, which a graph cannot return: the rewritten "
+          "code does not make it again; build the module in __init__");
     break;
   default:
     break;

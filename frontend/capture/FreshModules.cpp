@@ -108,16 +108,16 @@ llvm::Expected<ValuePtr> Interpreter::constructModuleFollowingInit(const ValuePt
   // capture does not follow; only type's and object's make the object
   // without running code of the program's.
   if (Py_TYPE(type) != &PyType_Type)
-    return refuse("its metaclass " +
-                  qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(type))) + " is not type");
+    return refuse("its metaclass " + qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(type))) +
+                  " is not type");
   if (lookup(type, "__new__") != lookup(&PyBaseObject_Type, "__new__"))
     return refuse("its __new__ is not object's, and capture would run it for real");
   // Attribute assignments and reads in __init__ are modelled as
   // nn.Module's and object's make them.
   if (lookup(type, "__getattribute__") != lookup(&PyBaseObject_Type, "__getattribute__"))
     return refuse("its class defines __getattribute__");
-  PyObject* moduleSetattr = lookup(reinterpret_cast<PyTypeObject*>(types_.module.get()),
-                                   "__setattr__");
+  PyObject* moduleSetattr =
+      lookup(reinterpret_cast<PyTypeObject*>(types_.module.get()), "__setattr__");
   if (lookup(type, "__setattr__") != moduleSetattr)
     return refuse("its class defines __setattr__, which capture does not follow on a module");
   PyObject* init = lookup(type, "__init__");
@@ -125,7 +125,8 @@ llvm::Expected<ValuePtr> Interpreter::constructModuleFollowingInit(const ValuePt
     return refuse("its __init__ is not a Python function");
 
   PyRef empty = PyRef::steal(PyTuple_New(0));
-  PyRef module = empty ? PyRef::steal(PyBaseObject_Type.tp_new(type, empty.get(), nullptr)) : PyRef();
+  PyRef module =
+      empty ? PyRef::steal(PyBaseObject_Type.tp_new(type, empty.get(), nullptr)) : PyRef();
   if (!module)
     return programError("constructing " + name);
   // The instance dict exists from the start, so that what the program
@@ -199,8 +200,7 @@ llvm::Error Interpreter::setFreshModuleAttr(const ValuePtr& module, llvm::String
     if (llvm::Error error = recorder_.irreversible("assigning attribute '" + name +
                                                    "' of a module made while capturing"))
       return error;
-    PyObject* setattr =
-        lookup(reinterpret_cast<PyTypeObject*>(types_.module.get()), "__setattr__");
+    PyObject* setattr = lookup(reinterpret_cast<PyTypeObject*>(types_.module.get()), "__setattr__");
     PyRef done = PyRef::steal(
         PyObject_CallFunctionObjArgs(setattr, object, key.get(), value->object.get(), nullptr));
     if (!done)
@@ -232,8 +232,8 @@ llvm::Expected<std::optional<ValuePtr>>
 Interpreter::callFreshModuleSetup(const ValuePtr& callee, const std::vector<ValuePtr>& args,
                                   const KeywordArgs& kwargs) {
   PyObject* function = callee->object.get();
-  if (args.empty() || args[0]->kind != ValueKind::NNModule || !args[0]->object ||
-      !function || !isTorchFunction(function) || !isFreshModule(args[0]->object.get()))
+  if (args.empty() || args[0]->kind != ValueKind::NNModule || !args[0]->object || !function ||
+      !isTorchFunction(function) || !isFreshModule(args[0]->object.get()))
     return std::nullopt;
   PyObject* module = args[0]->object.get();
   auto* moduleClass = reinterpret_cast<PyTypeObject*>(types_.module.get());
@@ -262,8 +262,8 @@ Interpreter::callFreshModuleSetup(const ValuePtr& callee, const std::vector<Valu
   bool registers =
       function == moduleMethod("add_module") || function == moduleMethod("register_module");
   PyObject* functionName = reinterpret_cast<PyFunctionObject*>(function)->func_name;
-  bool torchInit = PyUnicode_Check(functionName) &&
-                   python::utf8Of(functionName).value_or("") == "__init__";
+  bool torchInit =
+      PyUnicode_Check(functionName) && python::utf8Of(functionName).value_or("") == "__init__";
   if (!moduleInit && !registers && !torchInit)
     return std::nullopt;
   // torch's code runs for real here, on the fresh module: it must be given
@@ -279,8 +279,10 @@ Interpreter::callFreshModuleSetup(const ValuePtr& callee, const std::vector<Valu
   if (!programCode && !moduleInit)
     programCode = registrationHooks();
   if (programCode)
-    return refuse(*programCode + ", and capture would run that code for real rather than follow it");
-  if (llvm::Error error = recorder_.irreversible("calling " + what + " on a module made while "
+    return refuse(*programCode +
+                  ", and capture would run that code for real rather than follow it");
+  if (llvm::Error error = recorder_.irreversible("calling " + what +
+                                                 " on a module made while "
                                                  "capturing"))
     return error;
   PyObject* dict = instanceDict(module);

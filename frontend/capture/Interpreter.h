@@ -272,9 +272,8 @@ private:
   /// The same for a class whose MRO writes an `__init__` of its own: made
   /// by `object.__new__`, then that `__init__` followed symbolically with
   /// the fresh module as `self` (FreshModules.cpp).
-  llvm::Expected<ValuePtr> constructModuleFollowingInit(const ValuePtr& cls,
-                                                        std::vector<ValuePtr> args,
-                                                        KeywordArgs kwargs);
+  llvm::Expected<ValuePtr>
+  constructModuleFollowingInit(const ValuePtr& cls, std::vector<ValuePtr> args, KeywordArgs kwargs);
   /// Refuses a module made while capturing that holds parameters or
   /// buffers other than those of the modules among \p given.
   llvm::Error refuseTensorsMadeAnew(PyObject* module, const std::string& name,
