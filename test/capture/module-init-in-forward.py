@@ -9,6 +9,7 @@
 # code's. What cannot be expressed is refused at its line.
 # RUN: %dync export %s:Model.gelu %s:Model.gelu_python %s:Model.block %s:Model.tanh_gelu \
 # RUN:   %s:Model.kept %s:Model.sized %s:Model.tagged %s:Model.counted --emit=graph | FileCheck %s
+# RUN: %dync export %s:Model.rows --dynamic 'x:0=batch[2,64]' --emit=graph | FileCheck %s --check-prefix=ROWS
 # RUN: not %dync export %s:Model.parameter --emit=graph 2>&1 | FileCheck %s --check-prefix=PARAMETER
 # RUN: not %dync export %s:Model.buffer --emit=graph 2>&1 | FileCheck %s --check-prefix=BUFFER
 # RUN: not %dync export %s:Model.registered --emit=graph 2>&1 | FileCheck %s --check-prefix=REGISTRY
@@ -240,6 +241,20 @@ class Model(nn.Module):
     def tensor_to_torch(self, x):
         return Soft(x)(x)
 
+    def rows(self, x):
+        return Rows(x.shape[0])(x)
+
+
+# A symbolic size kept on the module, in a list too.
+class Rows(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+        self.shape = [n, -1]
+
+    def forward(self, x):
+        return x.reshape(self.shape) * self.n
+
 
 model = Model()
 
@@ -285,10 +300,13 @@ def example_inputs():
 # CHECK-LABEL: graph @Model.counted(
 # CHECK:         after set G['COUNT'] = 1
 
-# PARAMETER: module-init-in-forward.py:108:22: error: making a parameter (class 'torch.nn.parameter.Parameter') while capturing is not supported: it is made anew on every call, and no graph input names it; build it in __init__
-# BUFFER: module-init-in-forward.py:117:9: error: calling 'Module.register_buffer' (function) on a module of class 'module-init-in-forward.Buffered' made while capturing is not supported: the tensor it registers is made anew on every call, and no graph input names it; build the module in __init__
-# REGISTRY: error: the function leaves G['REGISTRY'] holding a value the rewritten code cannot rebuild after the graph (changed at {{.*}}module-init-in-forward.py:126): the function returns a module of class 'module-init-in-forward.Registered' made while capturing, which a graph cannot return: the rewritten code does not make it again; build the module in __init__
+# ROWS:      %[[VIEW:[0-9]+]] = aten::view.default(%x, [batch, -1])
+# ROWS-NEXT: aten::mul.Tensor(%[[VIEW]], batch)
+
+# PARAMETER: module-init-in-forward.py:109:22: error: making a parameter (class 'torch.nn.parameter.Parameter') while capturing is not supported: it is made anew on every call, and no graph input names it; build it in __init__
+# BUFFER: module-init-in-forward.py:118:9: error: calling 'Module.register_buffer' (function) on a module of class 'module-init-in-forward.Buffered' made while capturing is not supported: the tensor it registers is made anew on every call, and no graph input names it; build the module in __init__
+# REGISTRY: error: the function leaves G['REGISTRY'] holding a value the rewritten code cannot rebuild after the graph (changed at {{.*}}module-init-in-forward.py:127): the function returns a module of class 'module-init-in-forward.Registered' made while capturing, which a graph cannot return: the rewritten code does not make it again; build the module in __init__
 # NOINIT: error: constructing module class 'module-init-in-forward.Uninitialized' while capturing is not supported: its __init__ did not call nn.Module.__init__, so the module cannot be called; build the module in __init__
-# DESCRIPTOR: module-init-in-forward.py:170:9: error: assigning attribute 'size' of a module of class 'module-init-in-forward.Described' made while capturing is not supported: its class has a descriptor of that name that is not a property written in Python, which the assignment would run for real
+# DESCRIPTOR: module-init-in-forward.py:171:9: error: assigning attribute 'size' of a module of class 'module-init-in-forward.Described' made while capturing is not supported: its class has a descriptor of that name that is not a property written in Python, which the assignment would run for real
 # NEW: error: constructing module class 'module-init-in-forward.OwnNew' while capturing is not supported: its __new__ is not object's, and capture would run it for real; build the module in __init__
-# TORCHINIT: module-init-in-forward.py:190:9: error: calling 'Softmax.__init__' (function) on a module of class 'module-init-in-forward.Soft' made while capturing is not supported: torch's code runs for real there, and it is given values that are not constants or modules; build the module in __init__
+# TORCHINIT: module-init-in-forward.py:191:9: error: calling 'Softmax.__init__' (function) on a module of class 'module-init-in-forward.Soft' made while capturing is not supported: torch's code runs for real there, and it is given values that are not constants or modules; build the module in __init__
