@@ -106,6 +106,14 @@ bool hasProgramInit(PyTypeObject* type) {
 }
 
 std::optional<std::string> programCodeInModuleInit(PyTypeObject* type, PyObject* moduleClass) {
+  // With call_super_init set, nn.Module.__init__ goes on to the next
+  // class's __init__ in the MRO, for real; reading the flag would run a
+  // descriptor of the class's.
+  python::PyRef flagName = python::PyRef::steal(python::newStr("call_super_init"));
+  if (_PyType_Lookup(type, flagName.get()) != Py_False)
+    return qualifiedTypeName(reinterpret_cast<PyObject*>(type)) +
+           ".call_super_init is not False, so nn.Module.__init__ would call the next "
+           "class's __init__";
   // The attributes nn.Module.__init__ sets, as torch's own code sets them
   // on a plain module, not as a list written here.
   python::PyRef plain = python::PyRef::steal(PyObject_CallNoArgs(moduleClass));

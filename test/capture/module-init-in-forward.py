@@ -16,6 +16,7 @@
 # RUN: not %dync export %s:Model.uninitialized --emit=graph 2>&1 | FileCheck %s --check-prefix=NOINIT
 # RUN: not %dync export %s:Model.described --emit=graph 2>&1 | FileCheck %s --check-prefix=DESCRIPTOR
 # RUN: not %dync export %s:Model.own_new --emit=graph 2>&1 | FileCheck %s --check-prefix=NEW
+# RUN: not %dync export %s:Model.chained_init --emit=graph 2>&1 | FileCheck %s --check-prefix=CHAINED
 # RUN: not %dync export %s:Model.tensor_to_torch --emit=graph 2>&1 | FileCheck %s --check-prefix=TORCHINIT
 import torch
 from torch import nn
@@ -244,6 +245,9 @@ class Model(nn.Module):
     def rows(self, x):
         return Rows(x.shape[0])(x)
 
+    def chained_init(self, x):
+        return ChainedInit()(x)
+
 
 # A symbolic size kept on the module, in a list too.
 class Rows(nn.Module):
@@ -254,6 +258,17 @@ class Rows(nn.Module):
 
     def forward(self, x):
         return x.reshape(self.shape) * self.n
+
+
+# nn.Module.__init__ would go on to the next __init__ in the MRO for real.
+class ChainedInit(nn.Module):
+    call_super_init = True
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return x
 
 
 model = Model()
@@ -303,10 +318,11 @@ def example_inputs():
 # ROWS:      %[[VIEW:[0-9]+]] = aten::view.default(%x, [batch, -1])
 # ROWS-NEXT: aten::mul.Tensor(%[[VIEW]], batch)
 
-# PARAMETER: module-init-in-forward.py:109:22: error: making a parameter (class 'torch.nn.parameter.Parameter') while capturing is not supported: it is made anew on every call, and no graph input names it; build it in __init__
-# BUFFER: module-init-in-forward.py:118:9: error: calling 'Module.register_buffer' (function) on a module of class 'module-init-in-forward.Buffered' made while capturing is not supported: the tensor it registers is made anew on every call, and no graph input names it; build the module in __init__
-# REGISTRY: error: the function leaves G['REGISTRY'] holding a value the rewritten code cannot rebuild after the graph (changed at {{.*}}module-init-in-forward.py:127): the function returns a module of class 'module-init-in-forward.Registered' made while capturing, which a graph cannot return: the rewritten code does not make it again; build the module in __init__
+# PARAMETER: module-init-in-forward.py:110:22: error: making a parameter (class 'torch.nn.parameter.Parameter') while capturing is not supported: it is made anew on every call, and no graph input names it; build it in __init__
+# BUFFER: module-init-in-forward.py:119:9: error: calling 'Module.register_buffer' (function) on a module of class 'module-init-in-forward.Buffered' made while capturing is not supported: the tensor it registers is made anew on every call, and no graph input names it; build the module in __init__
+# REGISTRY: error: the function leaves G['REGISTRY'] holding a value the rewritten code cannot rebuild after the graph (changed at {{.*}}module-init-in-forward.py:128): the function returns a module of class 'module-init-in-forward.Registered' made while capturing, which a graph cannot return: the rewritten code does not make it again; build the module in __init__
 # NOINIT: error: constructing module class 'module-init-in-forward.Uninitialized' while capturing is not supported: its __init__ did not call nn.Module.__init__, so the module cannot be called; build the module in __init__
-# DESCRIPTOR: module-init-in-forward.py:171:9: error: assigning attribute 'size' of a module of class 'module-init-in-forward.Described' made while capturing is not supported: its class has a descriptor of that name that is not a property written in Python, which the assignment would run for real
+# DESCRIPTOR: module-init-in-forward.py:172:9: error: assigning attribute 'size' of a module of class 'module-init-in-forward.Described' made while capturing is not supported: its class has a descriptor of that name that is not a property written in Python, which the assignment would run for real
 # NEW: error: constructing module class 'module-init-in-forward.OwnNew' while capturing is not supported: its __new__ is not object's, and capture would run it for real; build the module in __init__
-# TORCHINIT: module-init-in-forward.py:191:9: error: calling 'Softmax.__init__' (function) on a module of class 'module-init-in-forward.Soft' made while capturing is not supported: torch's code runs for real there, and it is given values that are not constants or modules; build the module in __init__
+# TORCHINIT: module-init-in-forward.py:192:9: error: calling 'Softmax.__init__' (function) on a module of class 'module-init-in-forward.Soft' made while capturing is not supported: torch's code runs for real there, and it is given values that are not constants or modules; build the module in __init__
+# CHAINED: error: calling 'Module.__init__' (function) on a module of class 'module-init-in-forward.ChainedInit' made while capturing is not supported: module-init-in-forward.ChainedInit.call_super_init is not False, so nn.Module.__init__ would call the next class's __init__, and capture would run that code for real rather than follow it; build the module in __init__
