@@ -392,8 +392,8 @@ class DataDependent:
             return OracleError(
                 f"{name} gives a result whose size depends on tensor data ({error.func}), and "
                 f"torch has no rule for that size in terms of a new symbol, so it cannot be "
-                f"captured (torch.export refuses it too): call it outside the exported function, on "
-                f"tensors the function returns"
+                f"captured (torch.export refuses it too): call it outside the exported "
+                f"function, on tensors the function returns"
             )
         if isinstance(error, DataDependentOutputException):
             return OracleError(
