@@ -168,7 +168,9 @@ llvm::Expected<PyRef> BytecodeMachine::speculateRaise(Frame& f, size_t start,
   if (factsBefore == size_t(-1) || factsAfter != factsBefore)
     return captureError("data-dependent branch: the condition depends on a tensor's values, and "
                         "trying whether one side only raises decided a symbolic size, which "
-                        "capture cannot take back");
+                        "capture cannot take back: keep the decision in tensors "
+                        "(torch.where(cond, a, b)) or branch with torch.cond(cond, true_fn, "
+                        "false_fn, operands)");
   return raised;
 }
 

@@ -27,7 +27,9 @@ llvm::Expected<ValuePtr> constructSize(BuiltinContext& interp, const std::vector
     // Eager mode would read the tensor's value through __index__.
     if (item->isTensor())
       return captureError("data-dependent size: torch.Size of a tensor's value, which is not "
-                          "known while capturing");
+                          "known while capturing; read the values as ints first "
+                          "(torch.Size(t.tolist()), or int(t) for one): the graph then reads "
+                          "them from the data when it runs");
     llvm::Expected<PyRef> object = interp.toPython(item);
     if (!object)
       return object.takeError();

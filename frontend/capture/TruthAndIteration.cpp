@@ -22,8 +22,12 @@ llvm::Expected<bool> ObjectSemantics::truth(const ValuePtr& value) {
     return truth(viewed);
   switch (value->kind) {
   case ValueKind::Tensor:
+    // The two ways a graph decides on values: selecting elementwise, or
+    // running one of two captured functions when it runs.
     return captureError("data-dependent branch: the condition depends on a tensor's values, "
-                        "which are not known while capturing");
+                        "which are not known while capturing, so capture cannot decide it (nor "
+                        "can torch.export): keep the decision in tensors (torch.where(cond, a, "
+                        "b)) or branch with torch.cond(cond, true_fn, false_fn, operands)");
   case ValueKind::Constant:
   case ValueKind::SymNum:
   case ValueKind::Object:

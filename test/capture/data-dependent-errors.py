@@ -1,6 +1,8 @@
 # What capture cannot decide about a data-dependent value stops at the
-# user's line in plain words, naming the value, what computed it and
-# torch._check, never torch's internal exception names.
+# user's line in plain words, naming the value, what computed it and what
+# to write instead (torch._check, torch.cond, torch.where, while_loop, ...;
+# test/e2e/test_data_dependent_advice.py runs the rewrites), never torch's
+# internal exception names.
 # RUN: not %dync export %s:branch --emit=graph 2>&1 | FileCheck %s --check-prefix=BRANCH
 # RUN: not %dync export %s:rounded --emit=graph 2>&1 | FileCheck %s --check-prefix=ROUND
 # RUN: not %dync export %s:sine --emit=graph 2>&1 | FileCheck %s --check-prefix=SINE
@@ -9,6 +11,7 @@
 # RUN: not %dync export %s:ctc --emit=graph 2>&1 | FileCheck %s --check-prefix=CTC
 # RUN: not %dync export %s:grouped --emit=graph 2>&1 | FileCheck %s --check-prefix=ITER
 # RUN: not %dync export %s:levels --emit=graph 2>&1 | FileCheck %s --check-prefix=STEPS
+# RUN: not %dync export %s:counted_loop --emit=graph 2>&1 | FileCheck %s --check-prefix=RANGE
 import math
 
 import torch
@@ -20,7 +23,7 @@ def branch(x, n):
         return x * 2
     return x
 
-# BRANCH: data-dependent-errors.py:[[@LINE-4]]:8: error: data-dependent branch: the condition u0 > 2 depends on u0, a value computed from tensor data by TensorBase.item at {{.*}}data-dependent-errors.py:[[@LINE-5]], which capture cannot decide; if the program assumes one side, state what holds before this line with torch._check(...) (torch._check_is_size(...) for a size), which the graph then checks when it runs
+# BRANCH: data-dependent-errors.py:[[@LINE-4]]:8: error: data-dependent branch: the condition u0 > 2 depends on u0, a value computed from tensor data by TensorBase.item at {{.*}}data-dependent-errors.py:[[@LINE-5]], which capture cannot decide; if the program assumes one side, state what holds before this line with torch._check(...) (torch._check_is_size(...) for a size), which the graph then checks when it runs; if it needs both, decide on the tensor the value was read from instead, with torch.where(cond, a, b) or torch.cond(cond, true_fn, false_fn, operands){{$}}
 # BRANCH-NEXT: {{^}}    if k > 2:
 # BRANCH-NOT: GuardOnDataDependentSymNode
 
@@ -66,7 +69,7 @@ def ctc(x, n):
     log_probs = torch.zeros(5, 1, 3).log_softmax(2)
     return torch.nn.functional.ctc_loss(log_probs, n.view(1, 1) + 1, torch.tensor([5]), n.view(1))
 
-# CTC: data-dependent-errors.py:[[@LINE-2]]:12: error: _VariableFunctionsClass.ctc_loss gives a result whose size depends on tensor data (aten._ctc_loss.Tensor), and torch has no rule for that size in terms of a new symbol, so it cannot be captured
+# CTC: data-dependent-errors.py:[[@LINE-2]]:12: error: _VariableFunctionsClass.ctc_loss gives a result whose size depends on tensor data (aten._ctc_loss.Tensor), and torch has no rule for that size in terms of a new symbol, so it cannot be captured (torch.export refuses it too): call it outside the exported function, on tensors the function returns (in ctc_loss, {{.*}})
 # CTC-NOT: DynamicOutputShapeException
 
 
@@ -95,6 +98,17 @@ def levels(x, n):
 # STEPS: data-dependent-errors.py:[[@LINE-3]]:20: error: _VariableFunctionsClass.linspace needs the value of u0, a value computed from tensor data by torch._VariableFunctionsClass.linspace at {{.*}}data-dependent-errors.py:[[@LINE-3]], which is known only when the graph runs, so capture cannot take it (nor can torch.export): compute it from Python numbers or sizes (x.shape) rather than from a tensor's values, or, if the program assumes one value n, state it before this line with torch._check(value == n), which the graph then checks when it runs
 # STEPS-NEXT: {{^}}        out.append(torch.linspace(0.5, h - 0.5, h))
 # STEPS-NOT: GuardOnDataDependentSymNode
+
+
+def counted_loop(x, n):
+    # A Python loop whose trip count is read from data.
+    out = x
+    for i in range(n.item()):
+        out = out + i
+    return out
+
+# RANGE: data-dependent-errors.py:[[@LINE-4]]:14: error: range() over a number computed from tensor data: the loop's trip count is known only when the graph runs, while capture unrolls Python loops, so it cannot be captured (torch.export refuses it too): loop in the graph with torch's while_loop over tensors (torch._higher_order_ops.while_loop(cond_fn, body_fn, carried)), or compute the iterations with tensor operations
+# RANGE-NEXT: {{^}}    for i in range(n.item()):
 
 
 def example_inputs():

@@ -72,7 +72,7 @@ def float_size(x):
 def tensor_size(x):
     return torch.Size([x.sum().int()])
 
-# TENSOR: torch-size.py:[[@LINE-2]]:12: error: data-dependent size: torch.Size of a tensor's value, which is not known while capturing
+# TENSOR: torch-size.py:[[@LINE-2]]:12: error: data-dependent size: torch.Size of a tensor's value, which is not known while capturing; read the values as ints first (torch.Size(t.tolist()), or int(t) for one): the graph then reads them from the data when it runs
 
 
 def example_inputs():

@@ -2,10 +2,12 @@
 (docs/testing.md, "Real models: utils/zoo"): one model run through the whole
 harness, whatever its outcome today, checked for a consistent row and summary
 line; a step that times out; and the harness's comparison with eager, which
-must see each kind of difference it claims to see."""
+must see each kind of difference it claims to see, and its float64 judgement
+of results assert_close refuses."""
 import collections
 import importlib.machinery
 import importlib.util
+import math
 import os
 import re
 import subprocess
@@ -137,6 +139,47 @@ def test_comparison_sees_each_difference():
         assert why is not None and expect in why, (expect, why)
     nan = torch.tensor([float("nan"), 1.0])
     assert zoo.difference((nan.clone(),), (nan,)) is None
+
+
+def test_float64_judgement_passes_only_results_as_accurate_as_eager():
+    """Where assert_close refuses a float tensor, the harness judges it
+    against a float64 run: a result nearer the exact one than eager's
+    passes, a result with one element off by 1e-3 does not, wherever that
+    element is (here where eager's own error is largest), and without a
+    float64 result the refusal stands."""
+    zoo = load_zoo()
+    generator = torch.Generator().manual_seed(0)
+    # OWL-ViT's class logits in miniature: a similarity, a shift that nearly
+    # cancels it, scaled up, so float32's roundings of the similarity show.
+    a = torch.randn(64, 32, dtype=torch.float64, generator=generator)
+    b = torch.randn(32, dtype=torch.float64, generator=generator)
+    shift = -(a @ b) + 1e-3 * torch.randn(64, dtype=torch.float64, generator=generator)
+    exact = (a @ b + shift) * 100
+    eager = (a.float() @ b.float() + shift.float()) * 100
+    # A masked position, as OWL-ViT fills them: float32's lowest number in
+    # eager, -inf when computed in float64 and cast to float32.
+    exact[5] = -math.inf
+    eager[5] = torch.finfo(torch.float32).min
+    rounded = exact.float()
+    rounded[5] = eager[5]
+    assert zoo.difference((rounded,), (eager,)) is not None
+
+    notes = []
+    assert zoo.difference((rounded,), (eager,), lambda: (exact,), notes) is None
+    assert len(notes) == 1 and notes[0].startswith("result[0] passes"), notes
+
+    eager_error = (eager.double() - exact).abs().nan_to_num(posinf=0)
+    worst = int(eager_error.argmax())
+    wrong = rounded.clone()
+    wrong[worst] += 1e-3
+    why = zoo.difference((wrong,), (eager,), lambda: (exact,))
+    assert why is not None and f"at ({worst},)" in why, why
+
+    def no_float64():
+        raise RuntimeError("expected scalar type Float")
+
+    why = zoo.difference((rounded,), (eager,), no_float64)
+    assert why is not None and "no float64 result to judge by" in why, why
 
 
 def test_dynamic_plan_finds_batch_and_length_dimensions():

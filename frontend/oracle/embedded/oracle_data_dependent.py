@@ -330,7 +330,9 @@ class DataDependent:
         return (
             f"data-dependent branch: the condition {self._condition(error.cond)} depends on "
             f"{self._what(error.cond)}, which capture cannot decide; if the program assumes "
-            f"one side, {_ADVICE}"
+            f"one side, {_ADVICE}; if it needs both, decide on the tensor the value was read "
+            f"from instead, with torch.where(cond, a, b) or torch.cond(cond, true_fn, false_fn, "
+            f"operands)"
         )
 
     def _scalars(self, cond):
@@ -390,7 +392,8 @@ class DataDependent:
             return OracleError(
                 f"{name} gives a result whose size depends on tensor data ({error.func}), and "
                 f"torch has no rule for that size in terms of a new symbol, so it cannot be "
-                f"captured"
+                f"captured (torch.export refuses it too): call it outside the exported "
+                f"function, on tensors the function returns"
             )
         if isinstance(error, DataDependentOutputException):
             return OracleError(
