@@ -12,6 +12,7 @@ from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 from dync_oracle_clauses import NotComparisons, clauses
 from dync_oracle_data_dependent import is_unbacked
 from dync_oracle_imports import _while_busy
+from dync_oracle_layout import raise_result_observations
 from dync_oracle_symbols import _RELATION_TEXT, _bound, _describe, _Unexpressible, exact_arithmetic
 from dync_oracle_wire import OracleError
 
@@ -102,7 +103,10 @@ class _Assumptions:
     def finalize(self):
         """The graph's assumptions, as ([(name, lo, hi)], [(name, text)],
         [(lhs, relation, rhs)]): the symbols left with their ranges, the
-        symbols capture rewrote in terms of others, and the guards."""
+        symbols capture rewrote in terms of others, and the guards. Capture
+        calls it once every result is read: an attempt whose results
+        observed a layout choice stops here (raise_result_observations)."""
+        raise_result_observations()
         symbols, substitutions = [], []
         for name, dim in self.dims.items():
             if dim.symbol is None:

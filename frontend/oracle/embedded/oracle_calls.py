@@ -32,6 +32,7 @@ from dync_oracle_layout import (
     _same_value,
     _set_twin,
     _storage_key,
+    defer_result_observation,
 )
 from dync_oracle_leaves import _leaves
 from dync_oracle_records import _cut_view_error
@@ -63,23 +64,33 @@ def eager_layout(tensor):
     Capture calls it, through Session.call, on each tensor a graph returns,
     in order. A copy would not share storage where eager mode's result
     does, so a returned view, or a tensor sharing storage with another
-    returned one, observes the layout instead."""
+    returned one, observes the layout instead: the tensor is returned as it
+    is, and the attempt stops once every result is read
+    (defer_result_observation)."""
     _refuse_inference_result(tensor)
     if "_dync_cut_view" in tensor.__dict__:
         raise _cut_view_error()
     session = _active_session
     returned = session.returned if session is not None else {}
+    # The attempt's layout choices: no fusion decomposition runs here.
+    choices = session.layout if session is not None else None
     key = _storage_key(tensor)
     twin = _eager_twin(tensor)
     earlier = returned.get(key)
     if twin is None:
         if earlier:
-            _layout_observed("the program returns tensors sharing storage", earlier)
+            defer_result_observation(
+                "the program returns tensors sharing storage", earlier, choices
+            )
         returned.setdefault(key, frozenset())
         return tensor
     origins = _origins(tensor)
     if key in returned or twin._is_view():
-        _layout_observed("the program returns a view of a tensor a layout choice laid out", origins)
+        defer_result_observation(
+            "the program returns a view of a tensor a layout choice laid out", origins, choices
+        )
+        returned.setdefault(key, origins)
+        return tensor
     returned[key] = origins
     return _fusion_module().to_layout_of(tensor, twin)
 

@@ -87,10 +87,11 @@ def take_layout_retry():
 def _take_carried_pins():
     """The choices a new session pins: those the last failed attempt
     observed, carried to this session alone."""
-    global _pending_pins, _carried_pins
+    global _pending_pins, _carried_pins, _results_observed
     pins = _carried_pins
     _carried_pins = frozenset()
     _pending_pins = None
+    _results_observed = None
     return pins
 
 
@@ -119,19 +120,67 @@ def _set_twin(result, twin, origins):
         result._dync_origins = origins
 
 
-def _layout_observed(what, origins):
+def _layout_observed(what, origins, choices=None):
     """Stops the attempt: `what` observed the layout the choices `origins`
-    gave."""
+    gave. `choices` are the attempt's (LayoutChoices), when no oracle call
+    that makes choices is running."""
+    _note_observed(what, origins, choices)
+    raise LayoutObserved(f"{what}; capture runs again with eager mode's layout there")
+
+
+def _note_observed(what, origins, choices=None):
+    """Pins the choices `origins` for the next attempt, with those this
+    attempt pinned already and those earlier observations in it noted: from
+    here on, the attempt ends in a retry, whatever stops it. The pins carry
+    over whole: dropping one converted back would make its choice observed
+    again, and attempts pinning one choice, then the other, would never
+    end."""
     global _pending_pins
-    choices = _fusion_module().layout_choices
+    if choices is None:
+        choices = _fusion_module().layout_choices
     pinned = choices.pinned if choices is not None else frozenset()
     if not origins - pinned:
         raise OracleError(
             f"{what}, yet no layout choice left to convert back explains it "
             f"(choices {sorted(origins)}, all converted back already)"
         )
-    _pending_pins = pinned | origins
-    raise LayoutObserved(f"{what}; capture runs again with eager mode's layout there")
+    _pending_pins = (_pending_pins or frozenset()) | pinned | origins
+
+
+# What the graph's results observed (see defer_result_observation): the
+# attempt goes on to its last result, then stops.
+_results_observed = None
+
+
+def defer_result_observation(what, origins, choices):
+    """A result the graph returns observes the layout the choices `origins`
+    gave (`choices` are the attempt's). Returning is the end of the
+    function, so nothing that follows can depend on it: capture reads the
+    remaining results, which may observe other choices, before the attempt
+    stops (raise_result_observations), and the next attempt converts back
+    the choices behind every observation whose origins are apart from those
+    of the observations before it. One that shares an origin with them may
+    be explained by those alone once they are converted back (the other
+    operand of an addition then decides its result's layout), so it is left
+    to the next attempt to check again: the choices converted back are
+    those one attempt per observation gives, and a model returning the
+    outputs of many convolutions is not captured once per result."""
+    global _results_observed
+    if _results_observed is None:
+        _results_observed = what
+    pinned = choices.pinned if choices is not None else frozenset()
+    if origins & ((_pending_pins or frozenset()) - pinned):
+        return
+    _note_observed(what, origins, choices)
+
+
+def raise_result_observations():
+    """Stops the attempt if a result observed a layout choice; called once
+    every result is read, before the graph is finished."""
+    global _results_observed
+    what, _results_observed = _results_observed, None
+    if what is not None:
+        raise LayoutObserved(f"{what}; capture runs again with eager mode's layout there")
 
 
 def _follow_eager_twins(func, args, kwargs, out):
