@@ -478,6 +478,12 @@ llvm::Error GuardEmitter::emitTensor(const ir::Guard& guard, Value* object,
   case ir::DeviceKind::CUDA:
     deviceType = DYNC_DEVICE_CUDA;
     break;
+  // A module kept on the meta device as a stateless template (the base of
+  // torch.func.functional_call over stacked ensemble parameters) is read
+  // for its tensors' sizes and dtypes only; those are what is guarded.
+  case ir::DeviceKind::Meta:
+    deviceType = DYNC_DEVICE_META;
+    break;
   default:
     return error(text + ": guards on " + ir::spelling(device.kind) +
                  " tensors are not supported yet");

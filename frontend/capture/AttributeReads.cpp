@@ -582,6 +582,22 @@ llvm::Expected<ValuePtr> containerAttr(SemanticsContext& cx, const ValuePtr& bas
     method->items = {base, *function};
     return method;
   }
+  // A classmethod of the container's class (a named tuple's _make, which
+  // its _replace calls) binds to the class, as Python binds it.
+  if (attribute && Py_IS_TYPE(attribute, &PyClassMethod_Type)) {
+    PyRef function = PyRef::steal(PyObject_GetAttrString(attribute, "__func__"));
+    if (!function)
+      return pythonError("reading classmethod '" + name + "'");
+    llvm::Expected<ValuePtr> callee = cx.values().wrapReal(function.get(), nullptr);
+    if (!callee)
+      return callee.takeError();
+    llvm::Expected<ValuePtr> owner = cx.values().wrapReal(type->get(), nullptr);
+    if (!owner)
+      return owner.takeError();
+    ValuePtr method = makeValue(ValueKind::BoundMethod);
+    method->items = {*owner, *callee};
+    return method;
+  }
   if (base->kind == ValueKind::Tuple && attribute) {
     llvm::Expected<std::optional<size_t>> field = namedTupleField(attribute);
     if (!field)

@@ -47,6 +47,7 @@ static_assert(static_cast<int>(c10::ScalarType::Bool) == DYNC_DTYPE_BOOL);
 static_assert(static_cast<int>(c10::ScalarType::BFloat16) == DYNC_DTYPE_BFLOAT16);
 static_assert(static_cast<int>(c10::DeviceType::CPU) == DYNC_DEVICE_CPU);
 static_assert(static_cast<int>(c10::DeviceType::CUDA) == DYNC_DEVICE_CUDA);
+static_assert(static_cast<int>(c10::DeviceType::Meta) == DYNC_DEVICE_META);
 
 namespace dync::shim {
 

@@ -104,7 +104,11 @@ typedef enum dync_dtype {
 } dync_dtype;
 
 /* Device types, c10::DeviceType's values. */
-typedef enum dync_device_type { DYNC_DEVICE_CPU = 0, DYNC_DEVICE_CUDA = 1 } dync_device_type;
+typedef enum dync_device_type {
+  DYNC_DEVICE_CPU = 0,
+  DYNC_DEVICE_CUDA = 1,
+  DYNC_DEVICE_META = 14
+} dync_device_type;
 
 /* Kinds of values a result slot can hold (see dync_stack_result_kind). */
 typedef enum dync_value_kind {

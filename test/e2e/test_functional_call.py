@@ -31,6 +31,7 @@ ENTRIES = [
     ("Tied.forward", "example_tied"),
     ("Untied.forward", "example_tied"),
     ("Ensemble.forward", "example_ensemble"),
+    ("MetaTemplateEnsemble.forward", "example_ensemble"),
 ]
 
 CHILD = """

@@ -15,6 +15,7 @@ EINOPS = importlib.util.find_spec("einops") is not None
 
 MODEL = textwrap.dedent("""
     import collections
+    import typing
 
     import torch
     from torch import nn
@@ -123,6 +124,27 @@ MODEL = textwrap.dedent("""
             return stats.centered * 2 + stats.centered, dist.probs, dist.entropy()
 
 
+    class Scores(typing.NamedTuple):
+        logits: torch.Tensor
+        value: torch.Tensor
+        loss: typing.Optional[torch.Tensor] = None
+
+
+    class NamedTupleReplace(nn.Module):
+        # A NamedTuple result completed by _replace (cls._make called through
+        # an instance), and rebuilt from a list by _make on the instance.
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.head = nn.Linear(4, 3)
+
+        def forward(self, x):
+            out = Scores(logits=self.head(x), value=x.sum(-1))
+            out = out._replace(loss=out.logits.logsumexp(-1).mean())
+            swapped = out._make([out.value, out.logits, out.loss])
+            return out, swapped.logits * 2
+
+
     def example_inputs():
         return (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),)
 """)
@@ -165,8 +187,10 @@ SETUP = """
     legacy = idioms.LegacyConstructors()
     chunks = idioms.TensorSizedChunks()
     lazy = idioms.LazyProperties()
+    replace = idioms.NamedTupleReplace()
     calls = {
         "LazyProperties.forward": lambda: lazy(x),
+        "NamedTupleReplace.forward": lambda: replace(x),
         "TensorSizedChunks.forward": lambda: chunks(x),
         "LegacyConstructors.forward": lambda: legacy(x),
         "ClassSuper.forward": lambda: class_super(x),
@@ -176,7 +200,8 @@ SETUP = """
 """
 
 ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward", "ClassSuper.forward",
-           "LegacyConstructors.forward", "TensorSizedChunks.forward", "LazyProperties.forward"]
+           "LegacyConstructors.forward", "TensorSizedChunks.forward", "LazyProperties.forward",
+           "NamedTupleReplace.forward"]
 EINOPS_SETUP = """
     heads = idioms.Heads()
     (image,) = idioms.image_inputs()

@@ -108,6 +108,28 @@ class Ensemble(nn.Module):
         return torch.stack(outs)
 
 
+class MetaTemplateEnsemble(nn.Module):
+    # The model-ensembling recipe: members stacked once into Parameters,
+    # one member copied to the meta device as a stateless template (kept
+    # out of the module tables), vmap over functional_call in forward.
+    def __init__(self):
+        super().__init__()
+        members = [nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 3)) for _ in range(3)]
+        params, _ = stack_module_state(members)
+        self.names = list(params)
+        self.stacked = nn.ParameterDict({k.replace(".", "_"): nn.Parameter(v.detach())
+                                         for k, v in params.items()})
+        object.__setattr__(self, "template", copy.deepcopy(members[0]).to("meta"))
+
+    def forward(self, x):
+        params = {k: self.stacked[k.replace(".", "_")] for k in self.names}
+
+        def member(p, inp):
+            return functional_call(self.template, p, (inp,))
+
+        return torch.vmap(member, in_dims=(0, None))(params, x)
+
+
 # The tensors passed for parameters require grad, as a meta-learning step's do.
 def example_swap():
     return (torch.randn(5, 4), torch.randn(3, 4, requires_grad=True))
