@@ -29,6 +29,7 @@
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/ModuleConstructors.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TypeAttribute.h"
 #include "frontend/embedding/PyStrings.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -38,13 +39,6 @@ namespace dync::capture {
 using python::PyRef;
 
 namespace {
-
-/// The attribute \p name of \p type as the MRO finds it (borrowed; null
-/// when absent).
-PyObject* lookup(PyTypeObject* type, const char* name) {
-  PyRef key = PyRef::steal(python::newStr(name));
-  return _PyType_Lookup(type, key.get());
-}
 
 std::string classOf(PyObject* object) {
   return qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(object)));
@@ -110,17 +104,18 @@ llvm::Expected<ValuePtr> Interpreter::constructModuleFollowingInit(const ValuePt
   if (Py_TYPE(type) != &PyType_Type)
     return refuse("its metaclass " + qualifiedTypeName(reinterpret_cast<PyObject*>(Py_TYPE(type))) +
                   " is not type");
-  if (lookup(type, "__new__") != lookup(&PyBaseObject_Type, "__new__"))
+  if (typeAttribute(type, "__new__") != typeAttribute(&PyBaseObject_Type, "__new__"))
     return refuse("its __new__ is not object's, and capture would run it for real");
   // Attribute assignments and reads in __init__ are modelled as
   // nn.Module's and object's make them.
-  if (lookup(type, "__getattribute__") != lookup(&PyBaseObject_Type, "__getattribute__"))
+  if (typeAttribute(type, "__getattribute__") !=
+      typeAttribute(&PyBaseObject_Type, "__getattribute__"))
     return refuse("its class defines __getattribute__");
   PyObject* moduleSetattr =
-      lookup(reinterpret_cast<PyTypeObject*>(types_.module.get()), "__setattr__");
-  if (lookup(type, "__setattr__") != moduleSetattr)
+      typeAttribute(reinterpret_cast<PyTypeObject*>(types_.module.get()), "__setattr__");
+  if (typeAttribute(type, "__setattr__") != moduleSetattr)
     return refuse("its class defines __setattr__, which capture does not follow on a module");
-  PyObject* init = lookup(type, "__init__");
+  PyObject* init = typeAttribute(type, "__init__");
   if (!init || !PyFunction_Check(init))
     return refuse("its __init__ is not a Python function");
 
@@ -200,7 +195,8 @@ llvm::Error Interpreter::setFreshModuleAttr(const ValuePtr& module, llvm::String
     if (llvm::Error error = recorder_.irreversible("assigning attribute '" + name +
                                                    "' of a module made while capturing"))
       return error;
-    PyObject* setattr = lookup(reinterpret_cast<PyTypeObject*>(types_.module.get()), "__setattr__");
+    PyObject* setattr =
+        typeAttribute(reinterpret_cast<PyTypeObject*>(types_.module.get()), "__setattr__");
     PyRef done = PyRef::steal(
         PyObject_CallFunctionObjArgs(setattr, object, key.get(), value->object.get(), nullptr));
     if (!done)
@@ -232,8 +228,9 @@ llvm::Expected<std::optional<ValuePtr>>
 Interpreter::callFreshModuleSetup(const ValuePtr& callee, const std::vector<ValuePtr>& args,
                                   const KeywordArgs& kwargs) {
   PyObject* function = callee->object.get();
-  if (args.empty() || args[0]->kind != ValueKind::NNModule || !args[0]->object || !function ||
-      !isTorchFunction(function) || !isFreshModule(args[0]->object.get()))
+  // Every call of a method on a module passes here: the cheap test first.
+  if (args.empty() || args[0]->kind != ValueKind::NNModule || !args[0]->object ||
+      !isFreshModule(args[0]->object.get()) || !function || !isTorchFunction(function))
     return std::nullopt;
   PyObject* module = args[0]->object.get();
   auto* moduleClass = reinterpret_cast<PyTypeObject*>(types_.module.get());

@@ -20,6 +20,7 @@
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/ListInstances.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TypeAttribute.h"
 #include "frontend/embedding/PyStrings.h"
 
 namespace dync::capture {
@@ -30,13 +31,6 @@ namespace {
 
 PyTypeObject* typeOf(const ValuePtr& instance) {
   return reinterpret_cast<PyTypeObject*>(instance->object.get());
-}
-
-/// The attribute \p name of \p type as the MRO finds it (borrowed; null
-/// when absent).
-PyObject* lookup(PyTypeObject* type, llvm::StringRef name) {
-  PyRef key = PyRef::steal(python::newStr(name));
-  return _PyType_Lookup(type, key.get());
 }
 
 /// What `object` itself provides; a class that inherits these has no
@@ -82,7 +76,7 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   auto unsupported = [&](const llvm::Twine& why) {
     return captureError("constructing an object of class '" + name + "' is not supported: " + why);
   };
-  PyObject* newAttr = lookup(type, "__new__");
+  PyObject* newAttr = typeAttribute(type, "__new__");
   // dict's __new__ makes an object holding items besides its attributes
   // (DictInstances.cpp).
   bool dictClass = newAttr == dictNewFunction() && isDictClass(type);
@@ -95,7 +89,7 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
       return unsupported("it derives from list and defines " + special +
                          ", which capture does not run on a list");
   // A metaclass may decide what calling the class does (enums do).
-  if (lookup(Py_TYPE(type), "__call__") != lookup(&PyType_Type, "__call__"))
+  if (typeAttribute(Py_TYPE(type), "__call__") != typeAttribute(&PyType_Type, "__call__"))
     return unsupported("its metaclass defines __call__");
 
   ValuePtr self;
@@ -105,7 +99,8 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
     self = newListInstance(cls);
   } else if (newAttr == objectSlot("__new__")) {
     // object.__new__ refuses arguments unless __init__ takes them.
-    if ((!args.empty() || !kwargs.empty()) && lookup(type, "__init__") == objectSlot("__init__"))
+    if ((!args.empty() || !kwargs.empty()) &&
+        typeAttribute(type, "__init__") == objectSlot("__init__"))
       return captureError(name + "() takes no arguments");
     self = makeValue(ValueKind::Instance, cls->object);
   } else {
@@ -129,7 +124,7 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   }
   if (!PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(madeType->get()), type))
     return self;
-  PyObject* init = lookup(type, "__init__");
+  PyObject* init = typeAttribute(type, "__init__");
   if (init == objectSlot("__init__"))
     return self;
   if (init && (dictClass || listClass) && builtins_.contains(init)) {
@@ -171,8 +166,8 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
   // `self.__dict__`: one Dict value, from then on where the attributes live
   // (setInstanceAttr keeps it in step), so that what the program stores
   // through it is what later reads see.
-  if (name == "__dict__" && type->tp_dictoffset != 0 && lookup(type, "__dict__") &&
-      Py_IS_TYPE(lookup(type, "__dict__"), &PyGetSetDescr_Type)) {
+  if (name == "__dict__" && type->tp_dictoffset != 0 && typeAttribute(type, "__dict__") &&
+      Py_IS_TYPE(typeAttribute(type, "__dict__"), &PyGetSetDescr_Type)) {
     if (!instance->attributeDict) {
       instance->attributeDict = makeValue(ValueKind::Dict);
       instance->attributeDict->entries = instance->entries;
@@ -184,7 +179,7 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
   // real object gives is pinned, present or not.
   if (realObject)
     values_.guardDictClassRead(instance, name);
-  PyObject* classAttr = lookup(type, name);
+  PyObject* classAttr = typeAttribute(type, name);
   bool slot = classAttr && Py_IS_TYPE(classAttr, &PyMemberDescr_Type);
   if (classAttr && PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
     PyRef getter = PyRef::steal(PyObject_GetAttrString(classAttr, "fget"));
@@ -236,7 +231,7 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
     // A non-data descriptor whose class is written in Python (torch.
     // distributions' lazy_property): its __get__ runs inlined, as Python
     // would call it.
-    if (PyObject* getter = lookup(Py_TYPE(classAttr), "__get__");
+    if (PyObject* getter = typeAttribute(Py_TYPE(classAttr), "__get__");
         getter && PyFunction_Check(getter) && !PyType_Check(classAttr)) {
       llvm::Expected<ValuePtr> function = values_.functionFromReal(getter, nullptr);
       if (!function)
@@ -256,7 +251,8 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
     // A plain class attribute: a default, a table, a nested class.
     return values_.wrapReal(classAttr, nullptr);
   }
-  if (PyObject* fallback = lookup(type, "__getattr__"); fallback && PyFunction_Check(fallback)) {
+  if (PyObject* fallback = typeAttribute(type, "__getattr__");
+      fallback && PyFunction_Check(fallback)) {
     llvm::Expected<ValuePtr> function = values_.functionFromReal(fallback, nullptr);
     if (!function)
       return function.takeError();
@@ -277,7 +273,7 @@ llvm::Error Interpreter::setInstanceAttr(const ValuePtr& instance, llvm::StringR
                         "the graph), is not supported yet");
   ValuePtr key = makeConstantSteal(python::newStr(name));
   if (!direct) {
-    PyObject* setter = lookup(type, "__setattr__");
+    PyObject* setter = typeAttribute(type, "__setattr__");
     if (setter && PyFunction_Check(setter)) {
       // A frozen dataclass's __setattr__ raises; others may store elsewhere.
       llvm::Expected<ValuePtr> function = values_.functionFromReal(setter, nullptr);
@@ -290,7 +286,7 @@ llvm::Error Interpreter::setInstanceAttr(const ValuePtr& instance, llvm::StringR
       return captureError("assigning attribute '" + name + "' of an object of class '" +
                           className(type) + "': its __setattr__ is not written in Python");
   }
-  PyObject* classAttr = lookup(type, name);
+  PyObject* classAttr = typeAttribute(type, name);
   bool slot = classAttr && Py_IS_TYPE(classAttr, &PyMemberDescr_Type);
   if (classAttr && PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
     PyRef setter = PyRef::steal(PyObject_GetAttrString(classAttr, "fset"));
@@ -329,7 +325,7 @@ llvm::Expected<ValuePtr> Interpreter::callSpecial(const ValuePtr& self, llvm::St
                                                   std::vector<ValuePtr> args) {
   // A real dict object's class decides which method runs: pinned.
   values_.guardDictClassRead(self, name);
-  PyObject* method = lookup(typeOf(self), name);
+  PyObject* method = typeAttribute(typeOf(self), name);
   if (!method || !PyFunction_Check(method))
     return nullptr;
   llvm::Expected<ValuePtr> function = values_.functionFromReal(method, nullptr);
@@ -357,7 +353,8 @@ llvm::Expected<ValuePtr> objectNew(BuiltinContext&, const ValuePtr&, Args& args,
   if (args.empty() || !isClass(args[0]))
     return captureError("object.__new__(X): X is not a type object");
   auto* type = reinterpret_cast<PyTypeObject*>(args[0]->object.get());
-  if (lookup(type, "__new__") != objectSlot("__new__") && !staticFunction(lookup(type, "__new__")))
+  if (typeAttribute(type, "__new__") != objectSlot("__new__") &&
+      !staticFunction(typeAttribute(type, "__new__")))
     return captureError("object.__new__(" + className(type) + ") is not safe");
   return makeValue(ValueKind::Instance, args[0]->object);
 }

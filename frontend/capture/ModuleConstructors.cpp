@@ -9,13 +9,16 @@ namespace dync::capture {
 
 namespace {
 
-/// Whether \p type is defined in torch's package (its __module__ is torch
-/// or below it).
-bool isTorchClass(PyTypeObject* type) {
-  PyObject* module = PyDict_GetItemString(type->tp_dict, "__module__");
+/// Whether \p module, a `__module__` value, names torch or a module below it.
+bool namesTorchModule(PyObject* module) {
   std::optional<std::string> name =
       module && PyUnicode_Check(module) ? python::utf8Of(module) : std::nullopt;
   return name && (*name == "torch" || llvm::StringRef(*name).starts_with("torch."));
+}
+
+/// Whether \p type is defined in torch's package.
+bool isTorchClass(PyTypeObject* type) {
+  return namesTorchModule(PyDict_GetItemString(type->tp_dict, "__module__"));
 }
 
 /// Whether class attribute \p attribute runs code of the class's when
@@ -83,12 +86,7 @@ std::optional<std::string> programCodeInConstructor(PyTypeObject* type, bool ini
 }
 
 bool isTorchFunction(PyObject* function) {
-  if (!PyFunction_Check(function))
-    return false;
-  PyObject* module = PyFunction_GET_MODULE(function);
-  std::optional<std::string> name =
-      module && PyUnicode_Check(module) ? python::utf8Of(module) : std::nullopt;
-  return name && (*name == "torch" || llvm::StringRef(*name).starts_with("torch."));
+  return PyFunction_Check(function) && namesTorchModule(PyFunction_GET_MODULE(function));
 }
 
 bool hasProgramInit(PyTypeObject* type) {
