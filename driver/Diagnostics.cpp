@@ -34,10 +34,15 @@ bool isContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) 
 /// The offending line, then a caret under \p location's column (and tildes
 /// along its range). Columns count characters, as Python's do; tabs before
 /// the caret are kept so that it lines up however tabs are displayed.
+/// Without a column (an instruction whose range spans several lines, such
+/// as a `for` or `with` statement's own) the line alone still shows the
+/// reader which statement it is.
 void printSourceLine(llvm::raw_ostream& os, const SourceLocation& location) {
-  if (location.lineText.empty() || location.column == 0)
+  if (location.lineText.empty())
     return;
   os << location.lineText << '\n';
+  if (location.column == 0)
+    return;
   std::string indent;
   unsigned characters = 0;
   for (char c : location.lineText) {

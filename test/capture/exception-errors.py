@@ -62,6 +62,7 @@ def bad_except(x):
         return x
 
 # CHECK: exception-errors.py:[[@LINE-3]]: error: the program raises TypeError: catching classes that do not inherit from BaseException is not allowed
+# CHECK-NEXT: {{^}}    except 3:{{$}}
 
 
 def exception_group(x):

@@ -47,6 +47,8 @@ def held(x):
     return x
 
 # HELD: lock-blocks.py:[[@LINE-4]]: error: 'with' on {{.*}}: the lock is held while capturing (eager would wait for it, or never return if this thread holds it); capture enters a lock block only when the lock is free
+# HELD-NEXT: {{^}}    with TAKEN:{{$}}
+# HELD-NOT: ^
 
 
 def example_inputs():
