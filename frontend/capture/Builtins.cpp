@@ -232,9 +232,51 @@ llvm::Expected<ValuePtr> builtinHasattr(BuiltinContext& interp, const ValuePtr&,
   return captureError(message);
 }
 
+/// min and max of ints among which is a symbolic size: torch.sym_min and
+/// sym_max folded over them, the symbolic minimum, as torch.export reads
+/// Python's min and max. CPython's would compare the sizes, guarding each
+/// to the side the example takes (`min(s, 16)` would assume s <= 16 and
+/// contradict a --dynamic range past 16). Null where that does not apply:
+/// floats or bools among them (Python's result keeps the chosen item's
+/// type), no symbolic int, or an int read from tensor data.
+llvm::Expected<ValuePtr> symbolicMinMax(BuiltinContext& interp, const std::string& name,
+                                        const Args& items) {
+  PyObject* symInt = interp.types().symInt.get();
+  bool symbolic = false;
+  for (const ValuePtr& item : items) {
+    PyObject* object = item->object.get();
+    if (item->kind == ValueKind::SymNum &&
+        Py_TYPE(object) == reinterpret_cast<PyTypeObject*>(symInt)) {
+      llvm::Expected<bool> data = isDataNumber(interp.oracle(), item);
+      if (!data)
+        return data.takeError();
+      if (*data)
+        return nullptr;
+      symbolic = true;
+    } else if (item->kind != ValueKind::Constant || !PyLong_CheckExact(object)) {
+      return nullptr;
+    }
+  }
+  if (!symbolic)
+    return nullptr;
+  PyRef fold = PyRef::steal(
+      PyObject_GetAttrString(interp.types().torch.get(), name == "min" ? "sym_min" : "sym_max"));
+  if (!fold)
+    return pythonError("torch.sym_" + name);
+  ValuePtr result = items.front();
+  for (size_t i = 1; i < items.size(); ++i) {
+    llvm::Expected<ValuePtr> next = applyToConstants(interp, fold.get(), {result, items[i]});
+    if (!next)
+      return next.takeError();
+    result = *next;
+  }
+  return result;
+}
+
 /// min and max: over constants and SymInts by CPython (torch's SymInt
-/// semantics), over tensors by the oracle (torch.min/max of two tensors is
-/// not what Python's min does, so that is refused).
+/// semantics; ints with a symbolic size among them by symbolicMinMax), over
+/// tensors by the oracle (torch.min/max of two tensors is not what
+/// Python's min does, so that is refused).
 llvm::Expected<ValuePtr> builtinMinMax(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                        KeywordArgs& kwargs) {
   std::string name = nameOf(self->object.get(), "min");
@@ -261,6 +303,8 @@ llvm::Expected<ValuePtr> builtinMinMax(BuiltinContext& interp, const ValuePtr& s
   if (auto other = llvm::find_if_not(items, numeric); other != items.end())
     return captureError(name + "() of '" + typeNameOf(*other) +
                         "' values is not supported: only of numbers");
+  if (llvm::Expected<ValuePtr> folded = symbolicMinMax(interp, name, items); !folded || *folded)
+    return folded;
   return applyToConstants(interp, self->object.get(), items);
 }
 

@@ -157,8 +157,10 @@ _SYMBOLIC_NUMBERS = (torch.SymInt, torch.SymFloat, torch.SymBool)
 def _scan(data, found):
     """Walks `data`, a number or a nested list or tuple of them, once,
     noting in `found` whether every number is a bool, whether one is a
-    float and whether one is computed from tensor data; False where it
-    holds anything else (a tensor, a complex number)."""
+    float, whether one is computed from tensor data, whether one is an int
+    computed from symbolic sizes alone and whether one is a float or bool
+    computed from them; False where it holds anything else (a tensor, a
+    complex number)."""
     if isinstance(data, (list, tuple)):
         return all(_scan(item, found) for item in data)
     if not isinstance(data, (bool, int, float) + _SYMBOLIC_NUMBERS):
@@ -169,6 +171,8 @@ def _scan(data, found):
         found["float"] = True
     if not found["from_data"] and _from_data(data):
         found["from_data"] = True
+    elif isinstance(data, _SYMBOLIC_NUMBERS) and not _from_data(data):
+        found["size_int" if isinstance(data, torch.SymInt) else "size_other"] = True
     return True
 
 
@@ -192,22 +196,27 @@ def _stacked(data, dtype, device):
 
 
 def tensor_of_data(fn, args, kwargs):
-    """What runs for torch.tensor or torch.as_tensor of a non-empty nested
-    list with a number computed from tensor data, which torch's own
-    conversion cannot read (it asks for the number's value), else None:
-    each number a 0-d tensor of the dtype eager infers (or the one given),
-    stacked level by level, so the graph computes the values eager copies
-    in. Lists of sizes alone keep torch's conversion and its guards."""
+    """What runs for torch.tensor or torch.as_tensor of a symbolic number or
+    a non-empty nested list with one, which torch's own conversion cannot
+    read (it asks for a number computed from tensor data, and specializes
+    a symbolic size to its example's value, as --dynamic must not), else
+    None: each number a 0-d tensor of the dtype eager infers (or the one
+    given), stacked level by level, so the graph computes the values eager
+    copies in. A float or bool computed from sizes alone keeps torch's
+    conversion and its guard: graphs compute no such number yet."""
     if fn is not torch.tensor and fn is not torch.as_tensor:
         return None
-    if len(args) != 1 or not isinstance(args[0], (list, tuple)):
+    if len(args) != 1 or not isinstance(args[0], (list, tuple) + _SYMBOLIC_NUMBERS):
         return None
     if not set(kwargs or {}) <= {"dtype", "device", "requires_grad", "pin_memory"}:
         return None
     if (kwargs or {}).get("pin_memory"):
         return None
-    found = {"all_bool": True, "float": False, "from_data": False}
-    if not _scan(args[0], found) or not found["from_data"]:
+    found = {"all_bool": True, "float": False, "from_data": False, "size_int": False,
+             "size_other": False}
+    if not _scan(args[0], found):
+        return None
+    if not found["from_data"] and not (found["size_int"] and not found["size_other"]):
         return None
     inferred = _inferred_dtype(found)
 
