@@ -86,6 +86,7 @@ def _rotation_z(angle):
 
 torch.manual_seed(0)
 model = DCP().eval()
+check_gradients = True
 
 
 def example_inputs():

@@ -60,6 +60,7 @@ class EarlyExitNet(nn.Module):
 
 torch.manual_seed(0)
 model = EarlyExitNet().eval()
+check_gradients = True
 
 
 def example_inputs():
