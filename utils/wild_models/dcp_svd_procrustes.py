@@ -3,9 +3,10 @@ PointNet-style `Conv1d` embedding of source and target clouds, soft
 correspondences by `torch.softmax(matmul(src_emb.transpose(2, 1), tgt_emb) / sqrt(d))`,
 the weighted target `matmul(tgt, scores.transpose(2, 1))`, the
 cross-covariance of the centred clouds, rotation by
-`torch.linalg.svd` with the reflection fixed through `torch.det` of
-`v @ u^T` and a `diag` of `[1, 1, sign]` built per batch element by a
-Python loop and `torch.stack`, translation from the means, and the
+`torch.linalg.svd` per batch element in a Python loop, the reflection
+fixed from `torch.det` of `v @ u^T` by blending the identity with a
+reflection buffer (`(det < 0).to(dtype)`), the rotations `torch.stack`ed,
+translation from the means, and the
 registration loss of the rotation against the identity by
 `F.mse_loss(R.transpose(2, 1) @ R_gt, eye.repeat(B, 1, 1))`."""
 import math

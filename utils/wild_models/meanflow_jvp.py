@@ -3,7 +3,7 @@ repos write it: a time-conditioned velocity network `u(z, r, t)` with
 sinusoidal embeddings of both times, the interpolant
 `z = (1 - t) x + t e`, the total derivative `du/dt` along the flow by
 forward-mode `torch.func.jvp(fn, (z, r, t), (v, zeros_like(r), ones_like(t)))`
-over a `functools.partial`-free closure, the regression target
+over a closure calling the module's net, the regression target
 `u_tgt = v - (t - r) du/dt` `.detach()`ed, an adaptive loss weight
 `(err + c) ** -p` also detached, and one-step sampling `x = e - u(e, 0, 1)`
 returned beside the loss."""
