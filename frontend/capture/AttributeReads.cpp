@@ -797,6 +797,21 @@ llvm::Expected<ValuePtr> ObjectSemantics::getAttr(const ValuePtr& base, llvm::St
         return makeConstantSteal(python::newStr(base->qualname));
       return makeConstant(PyRef::borrow(value ? value : Py_None));
     }
+    // What inspection reads to count a function's parameters (torch's
+    // flex_attention tells a mask_mod from a score_mod so): the code
+    // MAKE_FUNCTION was given and the defaults it popped, None when there
+    // are none, as CPython has them.
+    if (name == "__code__")
+      return makeConstant(base->code);
+    if (name == "__defaults__")
+      return base->items.empty() ? makeNone() : makeTuple(base->items);
+    if (name == "__kwdefaults__") {
+      if (base->entries.empty())
+        return makeNone();
+      ValuePtr defaults = makeValue(ValueKind::Dict);
+      defaults->entries = base->entries;
+      return defaults;
+    }
     break;
   case ValueKind::BoundMethod:
     if (name == "__self__")

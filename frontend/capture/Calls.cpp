@@ -12,6 +12,7 @@
 #include "frontend/capture/ControlFlowOperators.h"
 #include "frontend/capture/DispatchExclusion.h"
 #include "frontend/capture/Exceptions.h"
+#include "frontend/capture/FlexAttention.h"
 #include "frontend/capture/FunctionTransforms.h"
 #include "frontend/capture/GeneratorState.h"
 #include "frontend/capture/GuardedDefaults.h"
@@ -499,6 +500,15 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
                           " is not supported yet: its function runs under functorch's "
                           "interpreters (batched or differentiated tensors), which capture "
                           "does not model");
+    if (std::optional<std::string> flex = flexAttentionFunctionName(callee->object.get()))
+      return captureError(
+          *flex +
+          " is not supported yet: it runs the score_mod and mask_mod under a torch function "
+          "mode and the attention through torch.compile, which capture does not model; build "
+          "the mask as a bool tensor from index tensors (torch.arange(Q_LEN)[:, None] against "
+          "torch.arange(KV_LEN)[None, :]) and pass it to "
+          "F.scaled_dot_product_attention(q, k, v, attn_mask=mask), a score_mod's bias as a "
+          "float attn_mask");
     if (std::optional<VmapFunction> vmap = vmapFunction(callee->object.get()))
       return callVmapFunction(*vmap, callee, std::move(args), std::move(kwargs));
     if (std::optional<ControlFlowOperator> op = controlFlowOperator(callee->object.get())) {

@@ -145,6 +145,37 @@ MODEL = textwrap.dedent("""
             return out, swapped.logits * 2
 
 
+    class ArityDispatch(nn.Module):
+        # flex_attention's _get_mod_type: a callback made in forward is told
+        # a score_mod (5 positional parameters) from a mask_mod by its
+        # __code__.co_argcount less its __defaults__.
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.bias = nn.Parameter(torch.randn(4))
+
+        def forward(self, x):
+            bias = self.bias
+
+            def score_mod(score, b, h, q_idx, kv_idx):
+                return score + bias
+
+            def mask_mod(b, h, q_idx, kv_idx=0.5):
+                return b * kv_idx
+
+            out = x
+            for fn in (score_mod, mask_mod):
+                code = fn.__code__
+                positional = code.co_argcount - len(fn.__defaults__ or ())
+                if positional == 5:
+                    out = fn(out, 1, 2, 3, 4)
+                elif positional == 3:
+                    out = fn(out, 1, 2)
+                else:
+                    out = fn(out, 1, 2, 3)
+            return out
+
+
     def example_inputs():
         return (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),)
 """)
@@ -188,7 +219,9 @@ SETUP = """
     chunks = idioms.TensorSizedChunks()
     lazy = idioms.LazyProperties()
     replace = idioms.NamedTupleReplace()
+    arity = idioms.ArityDispatch()
     calls = {
+        "ArityDispatch.forward": lambda: arity(x),
         "LazyProperties.forward": lambda: lazy(x),
         "NamedTupleReplace.forward": lambda: replace(x),
         "TensorSizedChunks.forward": lambda: chunks(x),
@@ -201,7 +234,7 @@ SETUP = """
 
 ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward", "ClassSuper.forward",
            "LegacyConstructors.forward", "TensorSizedChunks.forward", "LazyProperties.forward",
-           "NamedTupleReplace.forward"]
+           "NamedTupleReplace.forward", "ArityDispatch.forward"]
 EINOPS_SETUP = """
     heads = idioms.Heads()
     (image,) = idioms.image_inputs()
