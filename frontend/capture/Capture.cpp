@@ -496,6 +496,35 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
               pending.where + "): " + llvm::toString(value.takeError()));
     sideEffects.emplace_back(pending.effect, std::move(*value));
   }
+  // Tensor hooks still installed, registered on the tensors the graph hands
+  // back, after the other side effects, in the order the program made them
+  // (TensorHooks.cpp).
+  llvm::Expected<std::vector<TensorHookEffect>> hooks = tensorHookEffects(
+      static_cast<BuiltinContext&>(interp), static_cast<BuiltinContext&>(interp).registeredHooks());
+  if (!hooks)
+    return returnError(interp, module, entry, llvm::toString(hooks.takeError()));
+  for (TensorHookEffect& hook : *hooks) {
+    std::vector<ir::Argument> values;
+    // The very tensor the program registered on, not a copy laid out as
+    // eager's: the hook goes on its autograd node.
+    std::optional<ir::ValueRef> tensor = interp.oracle().valueOf(hook.values[0]->object.get());
+    if (!tensor)
+      return returnError(interp, module, entry,
+                         "Tensor." + hook.effect.hookMethod +
+                             " registers a hook on a tensor the graph does not compute");
+    values.push_back(ir::Argument::value(tensor->node, tensor->index));
+    for (size_t i = 1; i < hook.values.size(); ++i) {
+      llvm::Expected<ir::Argument> value = resultArgument(interp, graph.context(), hook.values[i]);
+      if (!value)
+        return returnError(interp, module, entry,
+                           "Tensor." + hook.effect.hookMethod +
+                               " registers a function holding a value the rewritten code "
+                               "cannot rebuild after the graph: " +
+                               llvm::toString(value.takeError()));
+      values.push_back(std::move(*value));
+    }
+    sideEffects.emplace_back(std::move(hook.effect), ir::Argument::tuple(std::move(values)));
+  }
   // --- end of side effects ---
   if (llvm::Error error = oracle.finalize())
     return captureError("finishing the shape environment: " + llvm::toString(std::move(error)));
