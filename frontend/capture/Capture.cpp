@@ -167,7 +167,7 @@ llvm::Expected<ir::Argument> structuredResult(Interpreter& interp, ir::Context& 
     return captureError("the function returns a torch.utils.hooks.RemovableHandle, the handle of "
                         "a hook registered inside the captured function, which the rewritten "
                         "code cannot rebuild (a real handle holds an id from torch's "
-                        "process-wide counter and a reference to the module's hook table); "
+                        "process-wide counter and a reference to the hook table of the module or tensor); "
                         "keep the handle inside the function");
   if (isObject)
     syncAttributes(value);
