@@ -409,11 +409,11 @@ private:
       for (const ir::SideEffect& effect : g.sideEffects())
         ao << int(effect.kind) << effect.target << effect.hookMethod << effect.hookFunction.source
            << effect.hookFunction.module << ':' << effect.hookFunction.qualname
-           << effect.hookFunction.line << ';';
+           << effect.hookFunction.line << effect.hookFunction.imported << ';';
       for (const ir::SideEffect& effect : s.sideEffects())
         bo << int(effect.kind) << effect.target << effect.hookMethod << effect.hookFunction.source
            << effect.hookFunction.module << ':' << effect.hookFunction.qualname
-           << effect.hookFunction.line << ';';
+           << effect.hookFunction.line << effect.hookFunction.imported << ';';
       return a == b ? std::nullopt : std::optional<std::string>(differs(g, s));
     }
     if (ir::isAutogradFunctionCall(g) && ir::isAutogradFunctionCall(s)) {

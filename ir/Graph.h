@@ -64,6 +64,10 @@ struct SideEffect {
     std::string module;
     std::string qualname;
     int64_t line = 0;
+    /// Made over the globals of \p module, imported by name, rather than
+    /// over the exported function's own (which the rewritten code runs
+    /// over): a function another module defines.
+    bool imported = false;
     /// How many positional defaults follow the tensor in the value.
     size_t defaults = 0;
     /// Its free variables in co_freevars order: the name, and the source

@@ -218,8 +218,11 @@ bool Parser::parseHookEffect(Node& output) {
     output.addSideEffect(std::move(effect), Argument::tuple(std::move(values)));
     return true;
   }
-  if (!consumeKeywordIf("with") || !consumeKeywordIf("function"))
+  if (!consumeKeywordIf("with"))
     return expected("'from <source>' or 'with function'"), false;
+  function.imported = consumeKeywordIf("imported");
+  if (!consumeKeywordIf("function"))
+    return expected("'function'"), false;
   if (!tok_.is(Token::String))
     return expected("the function's \"module:qualified name\""), false;
   std::string name = unescapeString(tok_.spelling);

@@ -53,7 +53,7 @@ static void printHookEffect(llvm::raw_ostream& os, const SideEffect& effect,
     os << " from " << function.source << '\n';
     return;
   }
-  os << " with function ";
+  os << (function.imported ? " with imported function " : " with function ");
   printQuoted(os, function.module + ":" + function.qualname);
   os << " line " << function.line;
   size_t next = 1;

@@ -164,11 +164,12 @@ llvm::Expected<ir::Argument> structuredResult(Interpreter& interp, ir::Context& 
   bool isObject = value->kind == ValueKind::Instance;
   // A hook's handle exists only in capture (HookRegistration.cpp).
   if (isObject && isRemovableHandleClass(value->object.get()))
-    return captureError("the function returns a torch.utils.hooks.RemovableHandle, the handle of "
-                        "a hook registered inside the captured function, which the rewritten "
-                        "code cannot rebuild (a real handle holds an id from torch's "
-                        "process-wide counter and a reference to the hook table of the module or tensor); "
-                        "keep the handle inside the function");
+    return captureError(
+        "the function returns a torch.utils.hooks.RemovableHandle, the handle of "
+        "a hook registered inside the captured function, which the rewritten "
+        "code cannot rebuild (a real handle holds an id from torch's "
+        "process-wide counter and a reference to the hook table of the module or tensor); "
+        "keep the handle inside the function");
   if (isObject)
     syncAttributes(value);
   // A defaultdict's factory is a slot the rewritten code does not rebuild.
@@ -497,8 +498,11 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
     sideEffects.emplace_back(pending.effect, std::move(*value));
   }
   // Tensor hooks still installed, registered on the tensors the graph hands
-  // back, after the other side effects, in the order the program made them
-  // (TensorHooks.cpp).
+  // back, in the order the program made them (TensorHooks.cpp), before the
+  // other side effects: a hook function read through a source is the
+  // value the source held at the call (a read after the program's own
+  // change has no source), which an assignment replayed first would change.
+  std::vector<std::pair<ir::SideEffect, ir::Argument>> hookEffects;
   llvm::Expected<std::vector<TensorHookEffect>> hooks = tensorHookEffects(
       static_cast<BuiltinContext&>(interp), static_cast<BuiltinContext&>(interp).registeredHooks());
   if (!hooks)
@@ -523,8 +527,10 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
                                llvm::toString(value.takeError()));
       values.push_back(std::move(*value));
     }
-    sideEffects.emplace_back(std::move(hook.effect), ir::Argument::tuple(std::move(values)));
+    hookEffects.emplace_back(std::move(hook.effect), ir::Argument::tuple(std::move(values)));
   }
+  sideEffects.insert(sideEffects.begin(), std::make_move_iterator(hookEffects.begin()),
+                     std::make_move_iterator(hookEffects.end()));
   // --- end of side effects ---
   if (llvm::Error error = oracle.finalize())
     return captureError("finishing the shape environment: " + llvm::toString(std::move(error)));

@@ -17,9 +17,9 @@
 // the function again and calls the method on the tensor
 // (docs/rewrite.md). The function is either one read through a source
 // (`self.scale_grad`, a module's function), loaded from it, or one the
-// program made with `lambda` or `def` in the entry's module, made again
-// from its code object with its defaults and its closure cells' final
-// contents; a cell holding the module (`self`) holds the real module, so a
+// program made with `lambda` or `def`, made again from its code object
+// (over its module's globals) with its defaults and its closure cells'
+// final contents; a cell holding the module (`self`) holds the real module, so a
 // hook reading `self.alpha` reads it in backward, as eager's does.
 //
 // Eager's checks are made on the fake tensor: a tensor that does not
@@ -146,12 +146,19 @@ llvm::Error describeHookFunction(const RegisteredHook& hook, ir::SideEffect::Fun
         what + ", which the rewritten code cannot make again after the graph yet: it registers a "
                "function read through a source (an attribute of the module, a global) or one the "
                "program defines with `lambda` or `def`; wrap the call in a lambda");
-  if (!function->entryGlobals)
-    return captureError(
-        what + ", defined in another module than the exported function's, which the rewritten "
-               "code cannot make again after the graph yet (it makes functions over the exported "
-               "function's globals); define the hook in the exported function's module, or make "
-               "it a method read through the module");
+  // A function another module defines is made over that module's globals,
+  // which the rewritten code imports by the module's name.
+  if (!function->entryGlobals) {
+    std::string name = moduleNameOf(function->globals.get());
+    PyRef module = name.empty() ? PyRef() : PyRef::steal(PyImport_ImportModule(name.c_str()));
+    PyErr_Clear();
+    if (!module || !PyModule_Check(module.get()) ||
+        PyModule_GetDict(module.get()) != function->globals.get())
+      return captureError(what + ", whose globals are no imported module's, which the "
+                                 "rewritten code cannot make it again over; define the hook in "
+                                 "a module");
+    spelled.imported = true;
+  }
   auto* code = reinterpret_cast<PyCodeObject*>(function->code.get());
   if (!function->entries.empty())
     return captureError(what + ", which has keyword-only defaults, not supported yet in a hook "

@@ -95,6 +95,8 @@ private:
   llvm::Error replayHook(const ir::SideEffect& effect, const ir::Argument& value);
   llvm::Error loadHookFunction(const ir::SideEffect& effect, const ir::Argument& value);
   llvm::Error loadParsedSource(const std::string& text, const std::string& what);
+  llvm::Error makeImportedFunction(const ir::SideEffect::Function& function,
+                                   const ir::Argument& value, PyObject* code);
   llvm::Error rebuild(const ir::Argument& arg);
   llvm::Error rebuildTypedTuple(const ir::Argument& arg);
   llvm::Error rebuildDict(const ir::Argument& arg);
@@ -514,6 +516,8 @@ llvm::Error Emitter::loadHookFunction(const ir::SideEffect& effect, const ir::Ar
     return fail(what + ", " + function.module + ":" + function.qualname + " (line " +
                 std::to_string(function.line) +
                 "), has no code object the module's functions define there");
+  if (function.imported)
+    return makeImportedFunction(function, value, code);
   size_t next = 1;
   uint32_t flags = 0;
   if (function.defaults) {
@@ -547,6 +551,65 @@ llvm::Error Emitter::loadHookFunction(const ir::SideEffect& effect, const ir::Ar
                                                 ":" + std::to_string(function.line)))
     return error;
   return emit("MAKE_FUNCTION", flags);
+}
+
+/// A function another module defines is made over that module's globals,
+/// imported by name as typed tuples' types are:
+///
+///   PUSH_NULL; types.FunctionType; LOAD_CONST <code>; <module>.__dict__;
+///   LOAD_CONST None; <defaults tuple or None>; <cells tuple or None>;
+///   PRECALL 5; CALL 5
+///
+/// i.e. `FunctionType(code, module.__dict__, None, defaults, closure)`,
+/// whose name and qualified name are the code's, as MAKE_FUNCTION's are.
+llvm::Error Emitter::makeImportedFunction(const ir::SideEffect::Function& function,
+                                          const ir::Argument& value, PyObject* code) {
+  if (llvm::Error error = emit("PUSH_NULL"))
+    return error;
+  if (llvm::Error error = loadType("types", "FunctionType"))
+    return error;
+  if (llvm::Error error =
+          loadConstant(PyRef::borrow(code), "code " + function.module + ":" + function.qualname +
+                                                ":" + std::to_string(function.line)))
+    return error;
+  if (llvm::Error error = loadType(function.module, "__dict__"))
+    return error;
+  if (llvm::Error error = loadConstant(PyRef::borrow(Py_None), "None"))
+    return error;
+  size_t next = 1;
+  if (function.defaults) {
+    for (size_t i = 0; i < function.defaults; ++i)
+      if (llvm::Error error = rebuild(value.elements()[next++]))
+        return error;
+    if (llvm::Error error = emit("BUILD_TUPLE", uint32_t(function.defaults)))
+      return error;
+  } else if (llvm::Error error = loadConstant(PyRef::borrow(Py_None), "None")) {
+    return error;
+  }
+  if (function.cells.empty()) {
+    if (llvm::Error error = loadConstant(PyRef::borrow(Py_None), "None"))
+      return error;
+  } else {
+    for (const auto& [name, source] : function.cells) {
+      if (llvm::Error error = emit("PUSH_NULL"))
+        return error;
+      if (llvm::Error error = loadType("types", "CellType"))
+        return error;
+      if (llvm::Error error =
+              source.empty() ? rebuild(value.elements()[next++])
+                             : loadParsedSource(source, "the function a hook registration gives"))
+        return error;
+      if (llvm::Error error = emit("PRECALL", 1))
+        return error;
+      if (llvm::Error error = emit("CALL", 1))
+        return error;
+    }
+    if (llvm::Error error = emit("BUILD_TUPLE", uint32_t(function.cells.size())))
+      return error;
+  }
+  if (llvm::Error error = emit("PRECALL", 5))
+    return error;
+  return emit("CALL", 5);
 }
 
 llvm::Error Emitter::rebuild(const ir::Argument& arg) {

@@ -2,8 +2,9 @@
 exported function: every call hits the artifact, with and without grad,
 and the gradients equal eager's bit for bit, the hook reading the module's
 attributes when backward runs (changed after the export), several hooks
-running in order, a hook on a view replacing its gradient, and a hook
-closing over a tensor the function computed."""
+running in order, a hook on a view replacing its gradient, a hook
+closing over a tensor the function computed, and a hook a layer of
+another module registers."""
 import os
 
 import pytest
@@ -56,7 +57,7 @@ print(json.dumps({{"calls": stats["calls"], "hits": stats["hits"], "misses": sta
 """
 
 
-@pytest.mark.parametrize("cls", ["Reversal", "Several", "AccumulatedScale"])
+@pytest.mark.parametrize("cls", ["Reversal", "Several", "AccumulatedScale", "Imported"])
 def test_hooks_give_eager_gradients_and_every_call_hits(run_dync, tmp_path, cls):
     artifact = tmp_path / f"{cls}.dync.so"
     done = run_dync("export", f"{SOURCE}:{cls}.forward", "-v", "-o", artifact)
@@ -80,7 +81,7 @@ def test_hooks_change_the_gradients(monkeypatch):
         model(x).sum().backward()
         return [p.grad.clone() for p in model.parameters()]
 
-    for cls in ("Reversal", "Several", "AccumulatedScale"):
+    for cls in ("Reversal", "Several", "AccumulatedScale", "Imported"):
         hooked = gradients(cls)
         with monkeypatch.context() as patched:
             patched.setattr(torch.Tensor, "register_hook", lambda self, hook: None)

@@ -5,6 +5,8 @@ test_tensor_hooks.py."""
 import torch
 from torch import nn
 
+from tensor_hook_layers import GradientReversal
+
 
 class Reversal(nn.Module):
     """Gradient reversal with a coefficient read when backward runs."""
@@ -20,6 +22,19 @@ class Reversal(nn.Module):
         if f.requires_grad:
             f.register_hook(lambda g: -self.alpha * g)
         return self.head(f).sum(-1)
+
+
+class Imported(nn.Module):
+    """A reversal layer from another module, its hook closing over a local."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Linear(4, 5)
+        self.reverse = GradientReversal(0.25)
+        self.head = nn.Linear(5, 2)
+
+    def forward(self, x):
+        return self.head(self.reverse(torch.tanh(self.features(x)))).sum(-1)
 
 
 def double(grad):
