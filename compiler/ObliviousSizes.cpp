@@ -407,9 +407,13 @@ private:
       std::string a, b;
       llvm::raw_string_ostream ao(a), bo(b);
       for (const ir::SideEffect& effect : g.sideEffects())
-        ao << int(effect.kind) << effect.target << ';';
+        ao << int(effect.kind) << effect.target << effect.hookMethod << effect.hookFunction.source
+           << effect.hookFunction.module << ':' << effect.hookFunction.qualname
+           << effect.hookFunction.line << effect.hookFunction.imported << ';';
       for (const ir::SideEffect& effect : s.sideEffects())
-        bo << int(effect.kind) << effect.target << ';';
+        bo << int(effect.kind) << effect.target << effect.hookMethod << effect.hookFunction.source
+           << effect.hookFunction.module << ':' << effect.hookFunction.qualname
+           << effect.hookFunction.line << effect.hookFunction.imported << ';';
       return a == b ? std::nullopt : std::optional<std::string>(differs(g, s));
     }
     if (ir::isAutogradFunctionCall(g) && ir::isAutogradFunctionCall(s)) {

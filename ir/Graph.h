@@ -46,11 +46,43 @@ struct SideEffect {
     Set,
     /// `target[:] = value` for a list, `target.clear(); target.update(value)`
     /// for a dict: a container of the caller's mutated in place.
-    Fill
+    Fill,
+    /// `tensor.register_hook(fn)` (or `register_post_accumulate_grad_hook`,
+    /// hookMethod) on a tensor the graph hands back: a hook autograd runs
+    /// in backward, registered before the caller can run it. The value is
+    /// the tuple `(tensor, defaults..., cell values...)` of hookFunction.
+    Hook
+  };
+  /// A function a hook registration gives: one read through a source
+  /// (`L['self'].scale_grad`), or one the program made (a lambda, a nested
+  /// def), found by its module, qualified name and first line, with its
+  /// positional defaults and closure cells rebuilt after the graph.
+  struct Function {
+    /// The source it is read through; empty for a function the program
+    /// made.
+    std::string source;
+    std::string module;
+    std::string qualname;
+    int64_t line = 0;
+    /// Made over the globals of \p module, imported by name, rather than
+    /// over the exported function's own (which the rewritten code runs
+    /// over): a function another module defines.
+    bool imported = false;
+    /// How many positional defaults follow the tensor in the value.
+    size_t defaults = 0;
+    /// Its free variables in co_freevars order: the name, and the source
+    /// its cell's contents are read through, or empty when the contents are
+    /// the next element of the value.
+    std::vector<std::pair<std::string, std::string>> cells;
   };
   Kind kind = Kind::Set;
-  /// The object's source (ir/Source.h), as guards spell it.
+  /// The object's source (ir/Source.h), as guards spell it; empty for a
+  /// hook.
   std::string target;
+  /// Hook: `register_hook` or `register_post_accumulate_grad_hook`.
+  std::string hookMethod;
+  /// Hook: the function registered.
+  Function hookFunction;
 };
 
 /// What a graph is: an entry captured from a Python function, a kernel

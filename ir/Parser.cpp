@@ -111,6 +111,10 @@ private:
   std::optional<SparseLayout> parseSparseLayout();
   bool parseSymList(llvm::SmallVectorImpl<SymExpr>& exprs);
   std::optional<int64_t> parseIntegerLiteral(bool negative);
+  /// `register_hook %5 from <source>` or `register_hook %5 with function
+  /// "<module>:<qualname>" line N [defaults (...)] [cells (...)]`, after
+  /// `after`, appended to \p output.
+  bool parseHookEffect(Node& output);
   /// An int literal (`-` and digits, or digits) that does not fit in
   /// int64_t, consumed, as its canonical decimal; nullopt, consuming
   /// nothing, for anything else.
@@ -186,6 +190,93 @@ std::nullopt_t Parser::error(llvm::SMLoc loc, const llvm::Twine& message) {
 void Parser::note(llvm::SMLoc loc, const llvm::Twine& message) {
   llvm::raw_string_ostream os(diagnostics_);
   sm_.PrintMessage(os, loc, llvm::SourceMgr::DK_Note, message, {}, {}, /*ShowColors=*/false);
+}
+
+bool Parser::parseHookEffect(Node& output) {
+  SideEffect effect;
+  effect.kind = SideEffect::Kind::Hook;
+  effect.hookMethod = tok_.spelling.str();
+  consume();
+  std::vector<Argument> values;
+  std::optional<Argument> tensor = parseArgument();
+  if (!tensor)
+    return false;
+  values.push_back(std::move(*tensor));
+  SideEffect::Function& function = effect.hookFunction;
+  // A source is lexed from the text after the current token.
+  auto takeSource = [&](std::string& into) {
+    Token source = lexer_.lexGuardSource();
+    if (source.is(Token::Error))
+      return error(source.loc(), lexer_.errorMessage()), false;
+    into = source.spelling.str();
+    consume();
+    return true;
+  };
+  if (tok_.isKeyword("from")) {
+    if (!takeSource(function.source))
+      return false;
+    output.addSideEffect(std::move(effect), Argument::tuple(std::move(values)));
+    return true;
+  }
+  if (!consumeKeywordIf("with"))
+    return expected("'from <source>' or 'with function'"), false;
+  function.imported = consumeKeywordIf("imported");
+  if (!consumeKeywordIf("function"))
+    return expected("'function'"), false;
+  if (!tok_.is(Token::String))
+    return expected("the function's \"module:qualified name\""), false;
+  std::string name = unescapeString(tok_.spelling);
+  consume();
+  size_t colon = name.find(':');
+  if (colon == std::string::npos)
+    return error(tok_.loc(), "expected \"module:qualified name\", found \"" + name + "\""), false;
+  function.module = name.substr(0, colon);
+  function.qualname = name.substr(colon + 1);
+  if (!consumeKeywordIf("line") || !tok_.is(Token::Integer))
+    return expected("'line' and the function's first line"), false;
+  std::optional<int64_t> line = parseIntegerLiteral(false);
+  if (!line)
+    return false;
+  function.line = *line;
+  if (consumeKeywordIf("defaults")) {
+    if (!expect(Token::LParen, "("))
+      return false;
+    do {
+      std::optional<Argument> value = parseArgument();
+      if (!value)
+        return false;
+      values.push_back(std::move(*value));
+      ++function.defaults;
+    } while (consumeIf(Token::Comma));
+    if (!expect(Token::RParen, ")"))
+      return false;
+  }
+  if (consumeKeywordIf("cells")) {
+    if (!expect(Token::LParen, "("))
+      return false;
+    do {
+      if (!tok_.is(Token::Identifier))
+        return expected("a free variable's name"), false;
+      std::pair<std::string, std::string> cell{tok_.spelling.str(), ""};
+      consume();
+      if (tok_.is(Token::Colon)) {
+        if (!takeSource(cell.second))
+          return false;
+      } else {
+        if (!expect(Token::Equal, "="))
+          return false;
+        std::optional<Argument> value = parseArgument();
+        if (!value)
+          return false;
+        values.push_back(std::move(*value));
+      }
+      function.cells.push_back(std::move(cell));
+    } while (consumeIf(Token::Comma));
+    if (!expect(Token::RParen, ")"))
+      return false;
+  }
+  output.addSideEffect(std::move(effect), Argument::tuple(std::move(values)));
+  return true;
 }
 
 std::nullopt_t Parser::expected(const llvm::Twine& what) {
@@ -477,8 +568,10 @@ bool Parser::parseStatement(Graph& graph) {
     Node* output = graph.nodes().empty() ? nullptr : &graph.nodes().back();
     if (!output || !output->isOutput())
       return error(loc, "'after' follows the 'return' it belongs to"), false;
+    if (tok_.isKeyword("register_hook") || tok_.isKeyword("register_post_accumulate_grad_hook"))
+      return parseHookEffect(*output);
     if (!tok_.isKeyword("set") && !tok_.isKeyword("fill"))
-      return expected("'set' or 'fill'"), false;
+      return expected("'set', 'fill' or a hook registration"), false;
     SideEffect effect;
     effect.kind = tok_.isKeyword("set") ? SideEffect::Kind::Set : SideEffect::Kind::Fill;
     Token source = lexer_.lexGuardSource();

@@ -35,6 +35,55 @@ static void printGraphName(llvm::raw_ostream& os, llvm::StringRef name) {
     printQuoted(os, name);
 }
 
+/// A hook registration after the graph; \p value is the tuple `(tensor,
+/// defaults..., cell values...)` (SideEffect::Kind::Hook).
+static void printHookEffect(llvm::raw_ostream& os, const SideEffect& effect,
+                            const Argument& value) {
+  const SideEffect::Function& function = effect.hookFunction;
+  bool tuple = value.kind() == Argument::Kind::Tuple && !value.elements().empty();
+  auto element = [&](size_t index) {
+    if (tuple && index < value.elements().size())
+      value.elements()[index].print(os);
+    else
+      os << "<missing>";
+  };
+  os << "  after " << effect.hookMethod << ' ';
+  element(0);
+  if (!function.source.empty()) {
+    os << " from " << function.source << '\n';
+    return;
+  }
+  os << (function.imported ? " with imported function " : " with function ");
+  printQuoted(os, function.module + ":" + function.qualname);
+  os << " line " << function.line;
+  size_t next = 1;
+  if (function.defaults) {
+    os << " defaults (";
+    for (size_t i = 0; i < function.defaults; ++i) {
+      if (i)
+        os << ", ";
+      element(next++);
+    }
+    os << ')';
+  }
+  if (!function.cells.empty()) {
+    os << " cells (";
+    for (auto [i, cell] : llvm::enumerate(function.cells)) {
+      if (i)
+        os << ", ";
+      os << cell.first;
+      if (!cell.second.empty()) {
+        os << ": " << cell.second;
+      } else {
+        os << " = ";
+        element(next++);
+      }
+    }
+    os << ')';
+  }
+  os << '\n';
+}
+
 static void printArguments(llvm::raw_ostream& os, const Node& node) {
   os << '(';
   llvm::interleaveComma(node.args(), os, [&](const Argument& arg) { arg.print(os); });
@@ -125,8 +174,15 @@ void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
     // Side effects after the graph, one line each:
     //   after set L['self'].count = s0
     //   after fill L['xs'] = [%3, 1]
+    //   after register_hook %5 from L['self'].scale_grad
+    //   after register_hook %5 with function "model:Net.forward.<locals>.<lambda>"
+    //       line 12 defaults (0.5) cells (self: L['self'], k = %7)
     if (node.isOutput())
       for (auto [i, effect] : llvm::enumerate(node.sideEffects())) {
+        if (effect.kind == SideEffect::Kind::Hook) {
+          printHookEffect(os, effect, node.args()[i + 1]);
+          continue;
+        }
         os << "  after " << (effect.kind == SideEffect::Kind::Set ? "set " : "fill ")
            << effect.target << " = ";
         node.args()[i + 1].print(os);

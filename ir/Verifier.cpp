@@ -274,7 +274,11 @@ private:
       if (node.args().size() != 1 + node.sideEffects().size())
         report(node, "'return' must hold exactly one value, not " +
                          llvm::Twine(node.args().size() - node.sideEffects().size()));
-      for (const SideEffect& effect : node.sideEffects()) {
+      for (auto [i, effect] : llvm::enumerate(node.sideEffects())) {
+        if (effect.kind == SideEffect::Kind::Hook) {
+          checkHookEffect(node, effect, node.args()[i + 1]);
+          continue;
+        }
         llvm::Expected<SourcePtr> target = Source::parse(effect.target);
         if (!target)
           report(node,
@@ -315,6 +319,38 @@ private:
   /// returned value is rebuilt, so it belongs to the return value only:
   /// operators take plain tuples. Both parts of the name are needed to
   /// import the type.
+  /// A hook registration after the graph: its value is `(tensor,
+  /// defaults..., cell values...)`, the tensor one of the graph's, and its
+  /// sources parse.
+  void checkHookEffect(const Node& node, const SideEffect& effect, const Argument& value) {
+    const SideEffect::Function& function = effect.hookFunction;
+    if (effect.hookMethod != "register_hook" &&
+        effect.hookMethod != "register_post_accumulate_grad_hook")
+      report(node, "'after " + effect.hookMethod + "' is not a hook registration");
+    size_t valued = 1 + function.defaults;
+    for (const auto& [name, source] : function.cells)
+      if (source.empty())
+        ++valued;
+    if (value.kind() != Argument::Kind::Tuple || value.elements().size() != valued ||
+        !value.elements()[0].isValue()) {
+      report(node, "'after " + effect.hookMethod +
+                       "' holds a tensor, then one value per default and cell without a source");
+      return;
+    }
+    std::vector<std::string> sources;
+    if (!function.source.empty())
+      sources.push_back(function.source);
+    else if (function.module.empty() || function.qualname.empty())
+      report(node, "'after " + effect.hookMethod + "' names no function");
+    for (const auto& [name, source] : function.cells)
+      if (!source.empty())
+        sources.push_back(source);
+    for (const std::string& source : sources)
+      if (llvm::Expected<SourcePtr> parsed = Source::parse(source); !parsed)
+        report(node,
+               "hook function source '" + source + "': " + llvm::toString(parsed.takeError()));
+  }
+
   void checkTupleTypes(const Node& node, const Argument& arg) {
     if (!arg.isContainer())
       return;

@@ -311,11 +311,10 @@ int recordFunctionMethod(const Value& function) {
 }
 
 /// What capture says when \p function is one of autograd's entry points
-/// that run backward, or register a hook that backward calls, from inside
-/// the captured function (`torch.autograd.grad` for forces from an energy,
-/// `Tensor.backward`, `Tensor.register_hook` on an intermediate): the
-/// backward pass and the hook are Python-level work autograd does at run
-/// time, which capture does not model yet. Nullopt for any other function.
+/// that run backward from inside the captured function
+/// (`torch.autograd.grad` for forces from an energy, `Tensor.backward`):
+/// the backward pass is Python-level work autograd does at run time, which
+/// capture does not model yet. Nullopt for any other function.
 std::optional<std::string> unsupportedAutogradCall(const Value& function) {
   struct Entry {
     const char* module;
@@ -326,10 +325,7 @@ std::optional<std::string> unsupportedAutogradCall(const Value& function) {
   static const Entry entries[] = {
       {"torch.autograd", nullptr, "grad", "torch.autograd.grad"},
       {"torch.autograd", nullptr, "backward", "torch.autograd.backward"},
-      {"torch", "Tensor", "backward", "Tensor.backward"},
-      {"torch", "Tensor", "register_hook", "Tensor.register_hook"},
-      {"torch", "Tensor", "register_post_accumulate_grad_hook",
-       "Tensor.register_post_accumulate_grad_hook"}};
+      {"torch", "Tensor", "backward", "Tensor.backward"}};
   static PyObject* functions[std::size(entries)] = {}; // alive as long as torch
   if (!function.object)
     return std::nullopt;
@@ -348,8 +344,8 @@ std::optional<std::string> unsupportedAutogradCall(const Value& function) {
     if (functions[i] && functions[i] == function.object.get())
       return std::string(entries[i].spelling) +
              " inside the captured function is not supported yet: autograd runs the backward "
-             "pass (and the hooks it calls) when the program asks, which a compiled graph does "
-             "not model; call it on the function's results outside the function";
+             "pass when the program asks, which a compiled graph does not model; call it on "
+             "the function's results outside the function";
   }
   return std::nullopt;
 }
@@ -464,6 +460,11 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   if (std::optional<GeneratorStateFunction> generatorCall =
           generatorStateFunction(callee->object.get()))
     return callGeneratorStateFunction(*this, *generatorCall, args, kwargs);
+  // Tensor hooks: capture's table, registered on the real tensor after the
+  // graph (TensorHooks.cpp).
+  if ((callee->kind == ValueKind::Function || callee->kind == ValueKind::TorchCallable) &&
+      isTensorHookMethod(*callee))
+    return callTensorHookMethod(*this, *callee, std::move(args), std::move(kwargs));
   if (callee->kind == ValueKind::Function || callee->kind == ValueKind::TorchCallable)
     if (std::optional<std::string> refused = unsupportedAutogradCall(*callee))
       return captureError(*refused);

@@ -164,11 +164,12 @@ llvm::Expected<ir::Argument> structuredResult(Interpreter& interp, ir::Context& 
   bool isObject = value->kind == ValueKind::Instance;
   // A hook's handle exists only in capture (HookRegistration.cpp).
   if (isObject && isRemovableHandleClass(value->object.get()))
-    return captureError("the function returns a torch.utils.hooks.RemovableHandle, the handle of "
-                        "a hook registered inside the captured function, which the rewritten "
-                        "code cannot rebuild (a real handle holds an id from torch's "
-                        "process-wide counter and a reference to the module's hook table); "
-                        "keep the handle inside the function");
+    return captureError(
+        "the function returns a torch.utils.hooks.RemovableHandle, the handle of "
+        "a hook registered inside the captured function, which the rewritten "
+        "code cannot rebuild (a real handle holds an id from torch's "
+        "process-wide counter and a reference to the hook table of the module or tensor); "
+        "keep the handle inside the function");
   if (isObject)
     syncAttributes(value);
   // A defaultdict's factory is a slot the rewritten code does not rebuild.
@@ -496,6 +497,40 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
               pending.where + "): " + llvm::toString(value.takeError()));
     sideEffects.emplace_back(pending.effect, std::move(*value));
   }
+  // Tensor hooks still installed, registered on the tensors the graph hands
+  // back, in the order the program made them (TensorHooks.cpp), before the
+  // other side effects: a hook function read through a source is the
+  // value the source held at the call (a read after the program's own
+  // change has no source), which an assignment replayed first would change.
+  std::vector<std::pair<ir::SideEffect, ir::Argument>> hookEffects;
+  llvm::Expected<std::vector<TensorHookEffect>> hooks = tensorHookEffects(
+      static_cast<BuiltinContext&>(interp), static_cast<BuiltinContext&>(interp).registeredHooks());
+  if (!hooks)
+    return returnError(interp, module, entry, llvm::toString(hooks.takeError()));
+  for (TensorHookEffect& hook : *hooks) {
+    std::vector<ir::Argument> values;
+    // The very tensor the program registered on, not a copy laid out as
+    // eager's: the hook goes on its autograd node.
+    std::optional<ir::ValueRef> tensor = interp.oracle().valueOf(hook.values[0]->object.get());
+    if (!tensor)
+      return returnError(interp, module, entry,
+                         "Tensor." + hook.effect.hookMethod +
+                             " registers a hook on a tensor the graph does not compute");
+    values.push_back(ir::Argument::value(tensor->node, tensor->index));
+    for (size_t i = 1; i < hook.values.size(); ++i) {
+      llvm::Expected<ir::Argument> value = resultArgument(interp, graph.context(), hook.values[i]);
+      if (!value)
+        return returnError(interp, module, entry,
+                           "Tensor." + hook.effect.hookMethod +
+                               " registers a function holding a value the rewritten code "
+                               "cannot rebuild after the graph: " +
+                               llvm::toString(value.takeError()));
+      values.push_back(std::move(*value));
+    }
+    hookEffects.emplace_back(std::move(hook.effect), ir::Argument::tuple(std::move(values)));
+  }
+  sideEffects.insert(sideEffects.begin(), std::make_move_iterator(hookEffects.begin()),
+                     std::make_move_iterator(hookEffects.end()));
   // --- end of side effects ---
   if (llvm::Error error = oracle.finalize())
     return captureError("finishing the shape environment: " + llvm::toString(std::move(error)));

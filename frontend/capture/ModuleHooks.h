@@ -18,6 +18,7 @@
 
 #include "frontend/capture/BuiltinRegistry.h"
 #include "frontend/capture/Value.h"
+#include "ir/Graph.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -95,7 +96,43 @@ struct RegisteredHook {
   bool removed = false;
   /// FILE:LINE of the registration.
   std::string where;
+  /// A tensor hook (`Tensor.register_hook`, TensorHooks.cpp) rather than a
+  /// module's: the tensor, null for module hooks, and the method; `module`
+  /// is then null. It is registered on the real tensor after the graph.
+  ValuePtr tensor;
+  std::string tensorMethod;
+  /// The tensor's version counter when the hook was registered: a write in
+  /// place after it moves the tensor to a new autograd node, which a
+  /// registration after the graph would reach instead of the old one.
+  int64_t tensorVersion = 0;
 };
+
+/// Whether \p callee is `torch.Tensor.register_hook` or
+/// `register_post_accumulate_grad_hook`, which capture runs itself
+/// (callTensorHookMethod).
+bool isTensorHookMethod(const Value& callee);
+
+/// Runs \p callee, for which isTensorHookMethod holds: eager's checks on
+/// the tensor (it must require grad; a post-accumulate hook needs a leaf),
+/// then the registration goes into capture's table, to be made on the real
+/// tensor after the graph, and a handle is made.
+llvm::Expected<ValuePtr> callTensorHookMethod(BuiltinContext& interp, const Value& callee,
+                                              std::vector<ValuePtr> args, KeywordArgs kwargs);
+
+/// What the rewritten code needs to register a tensor hook after the graph:
+/// the effect, with its function spelled (SideEffect::Function), and the
+/// values whose rebuilt forms make its value tuple, the tensor first.
+struct TensorHookEffect {
+  ir::SideEffect effect;
+  std::vector<ValuePtr> values;
+};
+
+/// The tensor hooks still installed when the function returns, in the order
+/// the program registered them; an error naming the registration whose
+/// function the rewritten code cannot make again, or whose tensor the
+/// program wrote in place after registering.
+llvm::Expected<std::vector<TensorHookEffect>>
+tensorHookEffects(BuiltinContext& interp, llvm::ArrayRef<RegisteredHook> hooks);
 
 /// The first of \p hooks registered on the real module \p module and not
 /// removed, or null.

@@ -92,6 +92,11 @@ private:
   llvm::Error loadInput(const ir::Node& input);
   llvm::Error loadSource(const ir::Source& source, const std::string& what);
   llvm::Error replaySideEffect(const ir::SideEffect& effect, const ir::Argument& value);
+  llvm::Error replayHook(const ir::SideEffect& effect, const ir::Argument& value);
+  llvm::Error loadHookFunction(const ir::SideEffect& effect, const ir::Argument& value);
+  llvm::Error loadParsedSource(const std::string& text, const std::string& what);
+  llvm::Error makeImportedFunction(const ir::SideEffect::Function& function,
+                                   const ir::Argument& value, PyObject* code);
   llvm::Error rebuild(const ir::Argument& arg);
   llvm::Error rebuildTypedTuple(const ir::Argument& arg);
   llvm::Error rebuildDict(const ir::Argument& arg);
@@ -373,6 +378,8 @@ llvm::Error Emitter::loadSource(const ir::Source& source, const std::string& wha
 /// STORE_ATTR goes through the object's own __setattr__ (nn.Module's files
 /// a tensor or a plain value as eager's assignment did).
 llvm::Error Emitter::replaySideEffect(const ir::SideEffect& effect, const ir::Argument& value) {
+  if (effect.kind == ir::SideEffect::Kind::Hook)
+    return replayHook(effect, value);
   llvm::Expected<ir::SourcePtr> target = ir::Source::parse(effect.target);
   if (!target)
     return fail("side effect on " + effect.target + ": " + llvm::toString(target.takeError()));
@@ -420,6 +427,189 @@ llvm::Error Emitter::replaySideEffect(const ir::SideEffect& effect, const ir::Ar
       return error;
   }
   return llvm::Error::success();
+}
+
+llvm::Error Emitter::loadParsedSource(const std::string& text, const std::string& what) {
+  llvm::Expected<ir::SourcePtr> source = ir::Source::parse(text);
+  if (!source)
+    return fail(what + " reads " + text + ": " + llvm::toString(source.takeError()));
+  return loadSource(**source, what);
+}
+
+/// A hook registration (SideEffect::Kind::Hook) on a tensor the graph
+/// returned, before the caller can run backward:
+///
+///   <tensor>; LOAD_METHOD register_hook; <function>; PRECALL 1; CALL 1; POP_TOP
+///
+/// The handle register_hook returns is dropped, as the program dropped it.
+llvm::Error Emitter::replayHook(const ir::SideEffect& effect, const ir::Argument& value) {
+  if (value.kind() != ir::Argument::Kind::Tuple || value.elements().empty())
+    return fail("the hook registration holds no tensor");
+  if (llvm::Error error = rebuild(value.elements()[0]))
+    return error;
+  if (llvm::Error error = emit("LOAD_METHOD", nameIndex(effect.hookMethod)))
+    return error;
+  if (llvm::Error error = loadHookFunction(effect, value))
+    return error;
+  if (llvm::Error error = emit("PRECALL", 1))
+    return error;
+  if (llvm::Error error = emit("CALL", 1))
+    return error;
+  return emit("POP_TOP");
+}
+
+/// Finds, among the code objects nested in \p code (its co_consts, and
+/// theirs), the one with qualified name \p qualname first defined at \p
+/// line; null if none is.
+static PyObject* nestedCode(PyObject* code, const std::string& qualname, int64_t line) {
+  PyObject* consts = reinterpret_cast<PyCodeObject*>(code)->co_consts;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(consts); ++i) {
+    PyObject* item = PyTuple_GET_ITEM(consts, i);
+    if (!PyCode_Check(item))
+      continue;
+    auto* nested = reinterpret_cast<PyCodeObject*>(item);
+    if (nested->co_firstlineno == line &&
+        python::utf8Of(nested->co_qualname).value_or("") == qualname)
+      return item;
+    if (PyObject* found = nestedCode(item, qualname, line))
+      return found;
+  }
+  return nullptr;
+}
+
+/// The function a hook registration gives. One read through a source is
+/// loaded from it. One the program made is made again as the program made
+/// it, by MAKE_FUNCTION in the function's globals (the module's, which the
+/// rewritten code runs over), from its code object, found now, at export,
+/// by its module, qualified name and line:
+///
+///   [<default>... BUILD_TUPLE n]                          (flag 0x01)
+///   [PUSH_NULL; types.CellType; <contents>; PRECALL 1; CALL 1 ... BUILD_TUPLE k]
+///                                                         (flag 0x08)
+///   LOAD_CONST <code>; MAKE_FUNCTION flags
+///
+/// Each cell is a new one holding what the program's cell held when the
+/// function returned: the frame that made the function is gone by the time
+/// backward runs, and only functions it made share the cell.
+llvm::Error Emitter::loadHookFunction(const ir::SideEffect& effect, const ir::Argument& value) {
+  const ir::SideEffect::Function& function = effect.hookFunction;
+  std::string what = "the function " + effect.hookMethod + " registers";
+  if (!function.source.empty())
+    return loadParsedSource(function.source, what);
+  // The function defined (as `def` or `lambda`) inside a function or method
+  // the module defines: walk the qualified name to the part before
+  // `<locals>`, then search its code.
+  PyRef outer = PyRef::steal(PyImport_ImportModule(function.module.c_str()));
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(function.qualname).split(parts, '.');
+  for (llvm::StringRef part : parts) {
+    if (!outer || part == "<locals>")
+      break;
+    outer = PyRef::steal(PyObject_GetAttrString(outer.get(), part.str().c_str()));
+  }
+  PyRef outerCode = outer ? PyRef::steal(PyObject_GetAttrString(outer.get(), "__code__")) : PyRef();
+  PyErr_Clear();
+  PyObject* code = outerCode && PyCode_Check(outerCode.get())
+                       ? nestedCode(outerCode.get(), function.qualname, function.line)
+                       : nullptr;
+  if (!code)
+    return fail(what + ", " + function.module + ":" + function.qualname + " (line " +
+                std::to_string(function.line) +
+                "), has no code object the module's functions define there");
+  if (function.imported)
+    return makeImportedFunction(function, value, code);
+  size_t next = 1;
+  uint32_t flags = 0;
+  if (function.defaults) {
+    for (size_t i = 0; i < function.defaults; ++i)
+      if (llvm::Error error = rebuild(value.elements()[next++]))
+        return error;
+    if (llvm::Error error = emit("BUILD_TUPLE", uint32_t(function.defaults)))
+      return error;
+    flags |= 0x01;
+  }
+  if (!function.cells.empty()) {
+    for (const auto& [name, source] : function.cells) {
+      if (llvm::Error error = emit("PUSH_NULL"))
+        return error;
+      if (llvm::Error error = loadType("types", "CellType"))
+        return error;
+      if (llvm::Error error =
+              source.empty() ? rebuild(value.elements()[next++]) : loadParsedSource(source, what))
+        return error;
+      if (llvm::Error error = emit("PRECALL", 1))
+        return error;
+      if (llvm::Error error = emit("CALL", 1))
+        return error;
+    }
+    if (llvm::Error error = emit("BUILD_TUPLE", uint32_t(function.cells.size())))
+      return error;
+    flags |= 0x08;
+  }
+  if (llvm::Error error =
+          loadConstant(PyRef::borrow(code), "code " + function.module + ":" + function.qualname +
+                                                ":" + std::to_string(function.line)))
+    return error;
+  return emit("MAKE_FUNCTION", flags);
+}
+
+/// A function another module defines is made over that module's globals,
+/// imported by name as typed tuples' types are:
+///
+///   PUSH_NULL; types.FunctionType; LOAD_CONST <code>; <module>.__dict__;
+///   LOAD_CONST None; <defaults tuple or None>; <cells tuple or None>;
+///   PRECALL 5; CALL 5
+///
+/// i.e. `FunctionType(code, module.__dict__, None, defaults, closure)`,
+/// whose name and qualified name are the code's, as MAKE_FUNCTION's are.
+llvm::Error Emitter::makeImportedFunction(const ir::SideEffect::Function& function,
+                                          const ir::Argument& value, PyObject* code) {
+  if (llvm::Error error = emit("PUSH_NULL"))
+    return error;
+  if (llvm::Error error = loadType("types", "FunctionType"))
+    return error;
+  if (llvm::Error error =
+          loadConstant(PyRef::borrow(code), "code " + function.module + ":" + function.qualname +
+                                                ":" + std::to_string(function.line)))
+    return error;
+  if (llvm::Error error = loadType(function.module, "__dict__"))
+    return error;
+  if (llvm::Error error = loadConstant(PyRef::borrow(Py_None), "None"))
+    return error;
+  size_t next = 1;
+  if (function.defaults) {
+    for (size_t i = 0; i < function.defaults; ++i)
+      if (llvm::Error error = rebuild(value.elements()[next++]))
+        return error;
+    if (llvm::Error error = emit("BUILD_TUPLE", uint32_t(function.defaults)))
+      return error;
+  } else if (llvm::Error error = loadConstant(PyRef::borrow(Py_None), "None")) {
+    return error;
+  }
+  if (function.cells.empty()) {
+    if (llvm::Error error = loadConstant(PyRef::borrow(Py_None), "None"))
+      return error;
+  } else {
+    for (const auto& [name, source] : function.cells) {
+      if (llvm::Error error = emit("PUSH_NULL"))
+        return error;
+      if (llvm::Error error = loadType("types", "CellType"))
+        return error;
+      if (llvm::Error error =
+              source.empty() ? rebuild(value.elements()[next++])
+                             : loadParsedSource(source, "the function a hook registration gives"))
+        return error;
+      if (llvm::Error error = emit("PRECALL", 1))
+        return error;
+      if (llvm::Error error = emit("CALL", 1))
+        return error;
+    }
+    if (llvm::Error error = emit("BUILD_TUPLE", uint32_t(function.cells.size())))
+      return error;
+  }
+  if (llvm::Error error = emit("PRECALL", 5))
+    return error;
+  return emit("CALL", 5);
 }
 
 llvm::Error Emitter::rebuild(const ir::Argument& arg) {
