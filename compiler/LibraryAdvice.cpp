@@ -60,16 +60,23 @@ constexpr TorchSpot kSpots[] = {
      "start in the padding and differ: call that one outside the exported function"},
 };
 
-/// Whether \p file is \p fragment under an installed torch.
+/// Whether \p file is \p fragment under an installed torch
+/// (`.../site-packages/torch/FRAGMENT...`, or dist-packages).
 bool inTorch(llvm::StringRef file, llvm::StringRef fragment) {
-  size_t at = file.rfind("/torch/");
-  return at != llvm::StringRef::npos && file.substr(at + 7).starts_with(fragment);
+  constexpr llvm::StringRef kTorch = "-packages/torch/";
+  size_t at = file.find(kTorch);
+  return at != llvm::StringRef::npos && file.substr(at + kTorch.size()).starts_with(fragment);
 }
 
 } // namespace
 
 std::string libraryAdvice(const CaptureError& error) {
   const std::vector<CaptureFrame>& stack = error.stack();
+  // Only a refusal in torch's own lines: one in the program's code called
+  // from torch (a layer of its own inside nn.TransformerEncoder) is the
+  // program's to change.
+  if (stack.empty() || !inTorch(stack.front().location.file, ""))
+    return {};
   for (auto frame = stack.rbegin(); frame != stack.rend(); ++frame)
     for (const TorchSpot& spot : kSpots)
       if (inTorch(frame->location.file, spot.file) &&
