@@ -91,11 +91,15 @@ std::string Interpreter::buildOnce(llvm::StringRef direct) const {
     return direct.str();
   // The outermost: the module the captured code itself builds.
   const FreshInit& fresh = freshInits_.front();
-  llvm::StringRef caller = fresh.builtIn;
-  auto [owner, method] = caller.rsplit('.');
   std::string shortName = llvm::StringRef(fresh.className).rsplit('.').second.str();
   if (shortName.empty())
     shortName = fresh.className;
+  std::string advice = "this runs in the __init__ of '" + fresh.className + "', which " +
+                       fresh.builtIn +
+                       " builds while capturing, so it is built anew on every call: ";
+  if (fresh.ownerClass.empty())
+    return advice + "build the " + shortName + " once, outside " + fresh.builtIn +
+           " (in the __init__ of the module that calls it), and call that one";
   // An example attribute name: the class's in snake case.
   std::string attribute;
   for (char c : shortName) {
@@ -103,15 +107,29 @@ std::string Interpreter::buildOnce(llvm::StringRef direct) const {
       attribute += '_';
     attribute += llvm::toLower(c);
   }
-  std::string advice = "this runs in the __init__ of '" + fresh.className + "', which " +
-                       caller.str() +
-                       " builds while capturing, so it is built anew on every call: ";
-  if (!method.empty() && owner != "<module>" && !owner.contains('<'))
-    return advice + "build the " + shortName + " once in " + owner.str() + ".__init__ (self." +
-           attribute + " = " + shortName + "(...)) and call self." + attribute + " in " +
-           caller.str();
-  return advice + "build the " + shortName + " once, outside " + caller.str() +
-         " (in the __init__ of the module that calls it), and call that one";
+  return advice + "build the " + shortName + " once in " + fresh.ownerClass + ".__init__ (self." +
+         attribute + " = " + shortName + "(...)) and call self." + attribute + " in " +
+         fresh.ownerMethod;
+}
+
+Interpreter::FreshInit Interpreter::freshInitOf(PyObject* module) const {
+  const std::vector<Frame*>& frames = machine_.frames();
+  FreshInit init{
+      classOf(module), frames.empty() ? "the function" : frames.back()->qualname, {}, {}};
+  // The owner: the innermost method running on a module the program holds
+  // (one capture did not build), whose __init__ can build this one once.
+  for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame) {
+    const Frame& f = **frame;
+    if (f.code->co_argcount == 0 || f.locals.empty() || !f.locals[0])
+      continue;
+    const ValuePtr& self = f.locals[0];
+    if (self->kind != ValueKind::NNModule || !self->object || isFreshModule(self->object.get()))
+      continue;
+    init.ownerClass = Py_TYPE(self->object.get())->tp_name;
+    init.ownerMethod = f.qualname;
+    break;
+  }
+  return init;
 }
 
 bool Interpreter::isFreshModule(PyObject* object) const {
@@ -168,8 +186,7 @@ llvm::Expected<ValuePtr> Interpreter::constructModuleFollowingInit(const ValuePt
   initArgs.insert(initArgs.begin(), self);
   // What its __init__ builds is refused as built in that call, not in an
   // __init__ the program could move it to (buildOnce).
-  Frame* builder = currentFrame();
-  freshInits_.push_back({classOf(module.get()), builder ? builder->qualname : "the function"});
+  freshInits_.push_back(freshInitOf(module.get()));
   llvm::Expected<ValuePtr> result = call(*initializer, std::move(initArgs), kwargs);
   freshInits_.pop_back();
   if (!result)

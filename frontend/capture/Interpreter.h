@@ -583,12 +583,18 @@ private:
   /// seen by nothing else.
   std::vector<python::PyRef> freshModules_;
   /// The modules built while capturing whose __init__ is being followed,
-  /// outermost first: the class's name and the function that builds it.
+  /// outermost first: the class's name, the function that builds it, and
+  /// the module that does, when a method of a module capture did not build
+  /// is running (the class's short name and that method's qualified name).
   struct FreshInit {
     std::string className;
     std::string builtIn;
+    std::string ownerClass;
+    std::string ownerMethod;
   };
   std::vector<FreshInit> freshInits_;
+  /// The FreshInit of \p module, built now.
+  FreshInit freshInitOf(PyObject* module) const;
   /// Instance-dict attributes of those modules whose values exist in
   /// capture only (a tensor, a symbolic size, a bound method): read back
   /// through assignedEntries, never set on the real object.
