@@ -1,5 +1,6 @@
 //===- CaptureDiagnostics.cpp - Capture errors as compiler diagnostics ----===//
 #include "compiler/CaptureDiagnostics.h"
+#include "compiler/LibraryAdvice.h"
 
 #include "frontend/capture/CaptureError.h"
 #include "frontend/embedding/SamePath.h"
@@ -58,6 +59,9 @@ llvm::Error placeCaptureErrors(llvm::Error error, const std::string& userFile,
       message += " (in " + inner.function + ", " + inner.location.file + ":" +
                  std::to_string(inner.location.line) + ")";
     }
+    // Torch's lines cannot be changed, only how the program calls them.
+    if (std::string advice = libraryAdvice(capture); !advice.empty())
+      message += "; " + advice;
     python::SourceLocation location = frame.location;
     if (inUserFile)
       location.file = displayPath;

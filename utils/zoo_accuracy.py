@@ -21,6 +21,11 @@ Elementwise, so one wrong element is not averaged away over a large
 tensor (torch._dynamo's accuracy check compares root-mean-square errors
 over the whole tensor, with the same multiplier of 2). An element whose
 float64 value is not finite can only pass the first way.
+
+utils/zoo judges results so, at the example's sizes and, with --dynamic,
+at each sample size; utils/wild judges results and gradients so (the
+gradients of the same scalar of the result, computed in float64 on a copy
+of the model).
 """
 import copy
 
@@ -58,6 +63,19 @@ def float64_result(model, args, kwargs):
     twin = copy.deepcopy(model).double()
     with torch.inference_mode():
         return twin(*to_float64(args), **to_float64(kwargs))
+
+
+def float64_gradients(model, args, kwargs, reduce):
+    """{parameter name: gradient} of `reduce(result)` (a scalar of the
+    result, as the caller differentiates eager's) computed in float64, on a
+    copy of the model, grad mode on."""
+    import torch
+
+    twin = copy.deepcopy(model).double()
+    twin.zero_grad(set_to_none=True)
+    with torch.enable_grad():
+        reduce(twin(*to_float64(args), **to_float64(kwargs))).backward()
+    return {n: p.grad.detach() for n, p in twin.named_parameters() if p.grad is not None}
 
 
 def within_eager_error(actual, expected, exact):

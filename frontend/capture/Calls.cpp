@@ -771,7 +771,8 @@ llvm::Expected<ValuePtr> Interpreter::constructModule(const ValuePtr& cls,
   if (!all(allConstant) && !all(allConstantOrModules))
     return captureError("constructing " + name +
                         " while capturing from values that are not constants is not "
-                        "supported; build it in __init__");
+                        "supported; " +
+                        buildOnce("build it in __init__"));
   // Made for real, only torch's code may run (ModuleConstructors.h).
   if (std::optional<std::string> why =
           programCodeInConstructor(reinterpret_cast<PyTypeObject*>(type)))
@@ -809,7 +810,8 @@ llvm::Error Interpreter::refuseTensorsMadeAnew(PyObject* module, const std::stri
     while (PyRef tensor = PyRef::steal(PyIter_Next(iterator.get())))
       if (!passedIn.contains(tensor.get()))
         return captureError("constructing " + name + " while capturing is not supported: it has " +
-                            tensors + ", made anew on every call; build it in __init__");
+                            tensors + ", made anew on every call; " +
+                            buildOnce("build it in __init__"));
     if (PyErr_Occurred())
       return pythonError("reading the " + llvm::Twine(tensors) + " of " + name);
   }
@@ -1029,7 +1031,8 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
                          reinterpret_cast<PyTypeObject*>(types_.parameter.get())))
       return captureError("making a parameter (" + describeObject(object) +
                           ") while capturing is not supported: it is made anew on every call, "
-                          "and no graph input names it; build it in __init__");
+                          "and no graph input names it; " +
+                          buildOnce("build it in __init__"));
     return construct(callee, std::move(args), std::move(kwargs));
   }
   // functools.lru_cache and functools.cache: a memo in front of a function

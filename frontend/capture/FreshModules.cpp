@@ -33,6 +33,7 @@
 #include "frontend/embedding/PyStrings.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace dync::capture {
 
@@ -85,6 +86,52 @@ const char* tableHolding(PyObject* module, PyObject* key) {
 
 } // namespace
 
+std::string Interpreter::buildOnce(llvm::StringRef direct) const {
+  if (freshInits_.empty())
+    return direct.str();
+  // The outermost: the module the captured code itself builds.
+  const FreshInit& fresh = freshInits_.front();
+  std::string shortName = llvm::StringRef(fresh.className).rsplit('.').second.str();
+  if (shortName.empty())
+    shortName = fresh.className;
+  std::string advice = "this runs in the __init__ of '" + fresh.className + "', which " +
+                       fresh.builtIn +
+                       " builds while capturing, so it is built anew on every call: ";
+  if (fresh.ownerClass.empty())
+    return advice + "build the " + shortName + " once, outside " + fresh.builtIn +
+           " (in the __init__ of the module that calls it), and call that one";
+  // An example attribute name: the class's in snake case.
+  std::string attribute;
+  for (char c : shortName) {
+    if (llvm::isUpper(c) && !attribute.empty() && attribute.back() != '_')
+      attribute += '_';
+    attribute += llvm::toLower(c);
+  }
+  return advice + "build the " + shortName + " once in " + fresh.ownerClass + ".__init__ (self." +
+         attribute + " = " + shortName + "(...)) and call self." + attribute + " in " +
+         fresh.ownerMethod;
+}
+
+Interpreter::FreshInit Interpreter::freshInitOf(PyObject* module) const {
+  const std::vector<Frame*>& frames = machine_.frames();
+  FreshInit init{
+      classOf(module), frames.empty() ? "the function" : frames.back()->qualname, {}, {}};
+  // The owner: the innermost method running on a module the program holds
+  // (one capture did not build), whose __init__ can build this one once.
+  for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame) {
+    const Frame& f = **frame;
+    if (f.code->co_argcount == 0 || f.locals.empty() || !f.locals[0])
+      continue;
+    const ValuePtr& self = f.locals[0];
+    if (self->kind != ValueKind::NNModule || !self->object || isFreshModule(self->object.get()))
+      continue;
+    init.ownerClass = Py_TYPE(self->object.get())->tp_name;
+    init.ownerMethod = f.qualname;
+    break;
+  }
+  return init;
+}
+
 bool Interpreter::isFreshModule(PyObject* object) const {
   return llvm::any_of(freshModules_, [&](const PyRef& module) { return module.get() == object; });
 }
@@ -96,7 +143,7 @@ llvm::Expected<ValuePtr> Interpreter::constructModuleFollowingInit(const ValuePt
   std::string name = "module " + describeObject(cls->object.get());
   auto refuse = [&](const llvm::Twine& why) {
     return captureError("constructing " + name + " while capturing is not supported: " + why +
-                        "; build the module in __init__");
+                        "; " + buildOnce("build the module in __init__"));
   };
   // Calling the class runs its metaclass's __call__ and its __new__, which
   // capture does not follow; only type's and object's make the object
@@ -137,7 +184,11 @@ llvm::Expected<ValuePtr> Interpreter::constructModuleFollowingInit(const ValuePt
     return initializer.takeError();
   std::vector<ValuePtr> initArgs = args;
   initArgs.insert(initArgs.begin(), self);
+  // What its __init__ builds is refused as built in that call, not in an
+  // __init__ the program could move it to (buildOnce).
+  freshInits_.push_back(freshInitOf(module.get()));
   llvm::Expected<ValuePtr> result = call(*initializer, std::move(initArgs), kwargs);
+  freshInits_.pop_back();
   if (!result)
     return result.takeError();
   if (!(*result)->isNone())
@@ -207,7 +258,8 @@ llvm::Error Interpreter::setFreshModuleAttr(const ValuePtr& module, llvm::String
   if (value->isTensor() && value->object &&
       PyObject_IsInstance(value->object.get(), types_.parameter.get()) == 1)
     return refuse("the value is a parameter made while capturing, made anew on every call, "
-                  "which no graph input names; build the module in __init__");
+                  "which no graph input names; " +
+                  buildOnce("build the module in __init__"));
   PyErr_Clear();
   if (const char* table = tableHolding(object, key.get()))
     return refuse(llvm::Twine("it names an entry of the module's ") + table +
@@ -240,8 +292,8 @@ Interpreter::callFreshModuleSetup(const ValuePtr& callee, const std::vector<Valu
   std::string what = describeObject(function);
   auto refuse = [&](const llvm::Twine& why) {
     return captureError("calling " + what + " on a module of class '" + classOf(module) +
-                        "' made while capturing is not supported: " + why +
-                        "; build the module in __init__");
+                        "' made while capturing is not supported: " + why + "; " +
+                        buildOnce("build the module in __init__"));
   };
   if (function == moduleMethod("__setattr__")) {
     if (args.size() != 3 || !kwargs.empty() || !args[1]->isConstant() ||

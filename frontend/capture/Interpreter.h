@@ -278,6 +278,12 @@ private:
   /// buffers other than those of the modules among \p given.
   llvm::Error refuseTensorsMadeAnew(PyObject* module, const std::string& name,
                                     const std::vector<ValuePtr>& args, const KeywordArgs& kwargs);
+  /// What to do about state a module's construction makes anew on every
+  /// call: \p direct when it is built in the captured code itself; when
+  /// the __init__ of a module built while capturing builds it, that the
+  /// module is built in the call, and to build it once in its owner's
+  /// __init__ instead.
+  std::string buildOnce(llvm::StringRef direct) const;
   /// Whether \p object is a module made while capturing.
   bool isFreshModule(PyObject* object) const;
   /// `module.name = value` on a module made while capturing, as
@@ -576,6 +582,19 @@ private:
   /// Modules made while capturing (kept alive): capture's own objects,
   /// seen by nothing else.
   std::vector<python::PyRef> freshModules_;
+  /// The modules built while capturing whose __init__ is being followed,
+  /// outermost first: the class's name, the function that builds it, and
+  /// the module that does, when a method of a module capture did not build
+  /// is running (the class's short name and that method's qualified name).
+  struct FreshInit {
+    std::string className;
+    std::string builtIn;
+    std::string ownerClass;
+    std::string ownerMethod;
+  };
+  std::vector<FreshInit> freshInits_;
+  /// The FreshInit of \p module, built now.
+  FreshInit freshInitOf(PyObject* module) const;
   /// Instance-dict attributes of those modules whose values exist in
   /// capture only (a tensor, a symbolic size, a bound method): read back
   /// through assignedEntries, never set on the real object.

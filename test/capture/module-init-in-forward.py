@@ -18,6 +18,8 @@
 # RUN: not %dync export %s:Model.own_new --emit=graph 2>&1 | FileCheck %s --check-prefix=NEW
 # RUN: not %dync export %s:Model.chained_init --emit=graph 2>&1 | FileCheck %s --check-prefix=CHAINED
 # RUN: not %dync export %s:Model.tensor_to_torch --emit=graph 2>&1 | FileCheck %s --check-prefix=TORCHINIT
+# RUN: not %dync export %s:Model.owned --emit=graph 2>&1 | FileCheck %s --check-prefix=OWNED
+# RUN: not %dync export %s:Model.helper_built --emit=graph 2>&1 | FileCheck %s --check-prefix=HELPER
 import torch
 from torch import nn
 from collections import OrderedDict
@@ -248,6 +250,12 @@ class Model(nn.Module):
     def chained_init(self, x):
         return ChainedInit()(x)
 
+    def owned(self, x):
+        return Owned()(x)
+
+    def helper_built(self, x):
+        return build_owned()(x)
+
 
 # A symbolic size kept on the module, in a list too.
 class Rows(nn.Module):
@@ -269,6 +277,22 @@ class ChainedInit(nn.Module):
 
     def forward(self, x):
         return x
+
+
+# A submodule its __init__ builds rather than is given: built in forward,
+# its parameters would be new on every call. The refusal names the class
+# built in forward and the __init__ to build it in.
+class Owned(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.proj(x)
+
+
+def build_owned():
+    return Owned()
 
 
 model = Model()
@@ -318,11 +342,14 @@ def example_inputs():
 # ROWS:      %[[VIEW:[0-9]+]] = aten::view.default(%x, [batch, -1])
 # ROWS-NEXT: aten::mul.Tensor(%[[VIEW]], batch)
 
-# PARAMETER: module-init-in-forward.py:110:22: error: making a parameter (class 'torch.nn.parameter.Parameter') while capturing is not supported: it is made anew on every call, and no graph input names it; build it in __init__
-# BUFFER: module-init-in-forward.py:119:9: error: calling 'Module.register_buffer' (function) on a module of class 'module-init-in-forward.Buffered' made while capturing is not supported: the tensor it registers is made anew on every call, and no graph input names it; build the module in __init__
-# REGISTRY: error: the function leaves G['REGISTRY'] holding a value the rewritten code cannot rebuild after the graph (changed at {{.*}}module-init-in-forward.py:128): the function returns a module of class 'module-init-in-forward.Registered' made while capturing, which a graph cannot return: the rewritten code does not make it again; build the module in __init__
+# PARAMETER: module-init-in-forward.py:112:22: error: making a parameter (class 'torch.nn.parameter.Parameter') while capturing is not supported: it is made anew on every call, and no graph input names it; this runs in the __init__ of 'module-init-in-forward.Scaled', which Model.parameter builds while capturing, so it is built anew on every call: build the Scaled once in Model.__init__ (self.scaled = Scaled(...)) and call self.scaled in Model.parameter
+# BUFFER: module-init-in-forward.py:121:9: error: calling 'Module.register_buffer' (function) on a module of class 'module-init-in-forward.Buffered' made while capturing is not supported: the tensor it registers is made anew on every call, and no graph input names it; this runs in the __init__ of 'module-init-in-forward.Buffered', which Model.buffer builds while capturing, so it is built anew on every call: build the Buffered once in Model.__init__ (self.buffered = Buffered(...)) and call self.buffered in Model.buffer
+# REGISTRY: error: the function leaves G['REGISTRY'] holding a value the rewritten code cannot rebuild after the graph (changed at {{.*}}module-init-in-forward.py:130): the function returns a module of class 'module-init-in-forward.Registered' made while capturing, which a graph cannot return: the rewritten code does not make it again; build the module in __init__
 # NOINIT: error: constructing module class 'module-init-in-forward.Uninitialized' while capturing is not supported: its __init__ did not call nn.Module.__init__, so the module cannot be called; build the module in __init__
-# DESCRIPTOR: module-init-in-forward.py:172:9: error: assigning attribute 'size' of a module of class 'module-init-in-forward.Described' made while capturing is not supported: its class has a descriptor of that name that is not a property written in Python, which the assignment would run for real
+# DESCRIPTOR: module-init-in-forward.py:174:9: error: assigning attribute 'size' of a module of class 'module-init-in-forward.Described' made while capturing is not supported: its class has a descriptor of that name that is not a property written in Python, which the assignment would run for real
 # NEW: error: constructing module class 'module-init-in-forward.OwnNew' while capturing is not supported: its __new__ is not object's, and capture would run it for real; build the module in __init__
-# TORCHINIT: module-init-in-forward.py:192:9: error: calling 'Softmax.__init__' (function) on a module of class 'module-init-in-forward.Soft' made while capturing is not supported: torch's code runs for real there, and it is given values that are not constants or modules; build the module in __init__
-# CHAINED: error: calling 'Module.__init__' (function) on a module of class 'module-init-in-forward.ChainedInit' made while capturing is not supported: module-init-in-forward.ChainedInit.call_super_init is not False, so nn.Module.__init__ would call the next class's __init__, and capture would run that code for real rather than follow it; build the module in __init__
+# TORCHINIT: module-init-in-forward.py:194:9: error: calling 'Softmax.__init__' (function) on a module of class 'module-init-in-forward.Soft' made while capturing is not supported: torch's code runs for real there, and it is given values that are not constants or modules; this runs in the __init__ of 'module-init-in-forward.Soft', which Model.tensor_to_torch builds while capturing, so it is built anew on every call: build the Soft once in Model.__init__ (self.soft = Soft(...)) and call self.soft in Model.tensor_to_torch
+# CHAINED: error: calling 'Module.__init__' (function) on a module of class 'module-init-in-forward.ChainedInit' made while capturing is not supported: module-init-in-forward.ChainedInit.call_super_init is not False, so nn.Module.__init__ would call the next class's __init__, and capture would run that code for real rather than follow it; this runs in the __init__ of 'module-init-in-forward.ChainedInit', which Model.chained_init builds while capturing, so it is built anew on every call: build the ChainedInit once in Model.__init__ (self.chained_init = ChainedInit(...)) and call self.chained_init in Model.chained_init
+# OWNED: module-init-in-forward.py:288:21: error: constructing module class 'torch.nn.modules.linear.Linear' while capturing is not supported: it has parameters, made anew on every call; this runs in the __init__ of 'module-init-in-forward.Owned', which Model.owned builds while capturing, so it is built anew on every call: build the Owned once in Model.__init__ (self.owned = Owned(...)) and call self.owned in Model.owned
+# The function that builds it is not the owner: the method that called it is.
+# HELPER: module-init-in-forward.py:288:21: error: constructing module class 'torch.nn.modules.linear.Linear' while capturing is not supported: it has parameters, made anew on every call; this runs in the __init__ of 'module-init-in-forward.Owned', which build_owned builds while capturing, so it is built anew on every call: build the Owned once in Model.__init__ (self.owned = Owned(...)) and call self.owned in Model.helper_built

@@ -207,3 +207,49 @@ def test_dynamic_plan_finds_batch_and_length_dimensions():
                      "--dynamic", f"boxes:0=b[{low},{high}]", "--dynamic", "boxes:1=s[1,16]"]
     sizes = zoo_dynamic.sample_sizes(16)
     assert (1, 1) in sizes and (1, 16) in sizes and sizes[-1] == (export["batch"], export["length"])
+
+
+class CancellingLogits(torch.nn.Module):
+    """OWL-ViT's class logits in miniature, as a model: a similarity and a
+    shift that nearly cancels it, scaled up."""
+
+    def __init__(self):
+        super().__init__()
+        generator = torch.Generator().manual_seed(1)
+        b = torch.randn(32, dtype=torch.float64, generator=generator)
+        self.register_buffer("b", b.float())
+
+    def forward(self, a, shift):
+        return ((a @ self.b + shift) * 100,)
+
+
+def test_dynamic_sizes_are_judged_against_float64_at_each_size():
+    """utils/zoo --dynamic judges each size's result as the example's:
+    a result as accurate as eager's own passes, with a note naming the
+    size; one element off by 1e-3 at the second size fails there."""
+    zoo = load_zoo()
+    model = CancellingLogits()
+    ran = []
+    for rows in (16, 64):
+        generator = torch.Generator().manual_seed(rows)
+        a = torch.randn(rows, 32, generator=generator)
+        shift = -(a.double() @ model.b.double()).float()
+        shift += 1e-3 * torch.randn(rows, generator=generator)
+        eager = model(a, shift)
+        (exact,) = zoo.zoo_accuracy.float64_result(model, (a, shift), {})
+        ran.append((f"batch {rows}", (a, shift), {}, eager, (exact.float(),)))
+    # The judgement is needed: assert_close refuses a float32 rounding of
+    # the exact result at both sizes.
+    assert all(zoo.difference(actual, expected) is not None
+               for _, _, _, expected, actual in ran)
+    why, notes = zoo.sizes_difference(model, ran)
+    assert why is None, why
+    assert [n.split(":")[0] for n in notes] == ["at batch 16", "at batch 64"], notes
+
+    where, args, kwargs, expected, (rounded,) = ran[1]
+    wrong = rounded.clone()
+    wrong[7] += 1e-3
+    ran[1] = (where, args, kwargs, expected, (wrong,))
+    why, _ = zoo.sizes_difference(model, ran)
+    assert why is not None and why.startswith("at batch 64: the compiled result differs"), why
+    assert "at (7,)" in why, why

@@ -24,6 +24,18 @@ from dync_oracle_leaves import _tensors_of
 from dync_oracle_wire import OracleError
 
 
+# Operators whose fake implementation in torch disagrees with eager in what a
+# graph records of it (sizes, dtypes), by what it gets wrong: recording their
+# fake results would give the graph other types than its run. They are
+# refused, never corrected here: torch's results are the only rule.
+_FAKES_UNLIKE_EAGER = {
+    torch.ops.aten._pack_padded_sequence.default: (
+        "its packed data keeps the padded length where eager's holds the sum of the "
+        "lengths, and its batch_sizes is float32 where eager's is int64"
+    ),
+}
+
+
 class _Recorder(TorchDispatchMode):
     """Records each ATen call that reaches the bottom of the decompositions.
 
@@ -57,6 +69,12 @@ class _Recorder(TorchDispatchMode):
         # prim::layout) that fake tensors answer; graphs never contain them.
         if func.namespace == "prim":
             return func(*args, **kwargs)
+        unlike = _FAKES_UNLIKE_EAGER.get(func)
+        if unlike is not None:
+            raise OracleError(
+                f"{func} sizes its results by the values of its tensors, and torch's fake "
+                f"implementation of it differs from eager ({unlike}), so it cannot be captured"
+            )
         # torch's listed and fusion decompositions are written for strided
         # tensors: on a sparse operand they compute other results (a sum
         # becomes a sparse one), so a call on one stays whole, as eager's
