@@ -84,8 +84,11 @@ llvm::Expected<ValuePtr> ObjectSemantics::tensorAttr(const ValuePtr& tensor, llv
         PyDict_GetItemString(PyModule_GetDict(cx_.types().builtinsModule.get()), "getattr");
     return cx_.callOracle(getattrFunction, {tensor, makeConstant(nameObject)}, {});
   }
+  // A method capture makes itself (__deepcopy__, TensorDeepcopy.cpp).
+  ValueKind kind =
+      cx_.builtins().contains(attribute) ? ValueKind::Builtin : ValueKind::TorchCallable;
   ValuePtr method = makeValue(ValueKind::BoundMethod);
-  method->items = {tensor, makeValue(ValueKind::TorchCallable, PyRef::borrow(attribute))};
+  method->items = {tensor, makeValue(kind, PyRef::borrow(attribute))};
   return method;
 }
 

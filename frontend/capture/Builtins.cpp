@@ -1029,6 +1029,8 @@ llvm::Error registerBuiltinHandlers(BuiltinContext& interp) {
     return error;
   if (llvm::Error error = registerExceptionInfoHandlers(interp))
     return error;
+  if (llvm::Error error = registerTensorCopyHandlers(interp))
+    return error;
   return registerInstanceHandlers(interp);
 }
 

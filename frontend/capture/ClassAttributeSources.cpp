@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/capture/ValueBuilder.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/ValueBuilder.h"
 #include "frontend/embedding/PyStrings.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -71,8 +71,7 @@ SourcePtr ValueBuilder::sourceOfClass(PyTypeObject* type) {
   // another module's through sys.modules, as its functions' globals are.
   PyObject* holder = nullptr;
   SourcePtr source;
-  PyObject* entryName =
-      entryGlobals_ ? PyDict_GetItemString(entryGlobals_, "__name__") : nullptr;
+  PyObject* entryName = entryGlobals_ ? PyDict_GetItemString(entryGlobals_, "__name__") : nullptr;
   std::optional<std::string> entryModule =
       entryName && PyUnicode_Check(entryName) ? python::utf8Of(entryName) : std::nullopt;
   if (entryModule && *entryModule == module) {
