@@ -84,8 +84,11 @@ llvm::Expected<ValuePtr> ObjectSemantics::tensorAttr(const ValuePtr& tensor, llv
         PyDict_GetItemString(PyModule_GetDict(cx_.types().builtinsModule.get()), "getattr");
     return cx_.callOracle(getattrFunction, {tensor, makeConstant(nameObject)}, {});
   }
+  // A method capture makes itself (__deepcopy__, TensorDeepcopy.cpp).
+  ValueKind kind =
+      cx_.builtins().contains(attribute) ? ValueKind::Builtin : ValueKind::TorchCallable;
   ValuePtr method = makeValue(ValueKind::BoundMethod);
-  method->items = {tensor, makeValue(ValueKind::TorchCallable, PyRef::borrow(attribute))};
+  method->items = {tensor, makeValue(kind, PyRef::borrow(attribute))};
   return method;
 }
 
@@ -574,8 +577,13 @@ llvm::Expected<ValuePtr> containerAttr(SemanticsContext& cx, const ValuePtr& bas
     method->items = {base, makeValue(ValueKind::Builtin, PyRef::borrow(attribute))};
     return method;
   }
+  // What a Python class gives (a named tuple's _asdict and _fields, a
+  // constant of its class body) is read through the class, so that a class
+  // attribute changed after export misses (ClassAttributeSources.cpp).
+  auto* classType = reinterpret_cast<PyTypeObject*>(type->get());
+  auto classRead = [&] { return cx.values().classLookupSource(classType, name); };
   if (attribute && PyFunction_Check(attribute)) {
-    llvm::Expected<ValuePtr> function = cx.values().functionFromReal(attribute, nullptr);
+    llvm::Expected<ValuePtr> function = cx.values().functionFromReal(attribute, classRead());
     if (!function)
       return function.takeError();
     ValuePtr method = makeValue(ValueKind::BoundMethod);
@@ -588,7 +596,8 @@ llvm::Expected<ValuePtr> containerAttr(SemanticsContext& cx, const ValuePtr& bas
     PyRef function = PyRef::steal(PyObject_GetAttrString(attribute, "__func__"));
     if (!function)
       return pythonError("reading classmethod '" + name + "'");
-    llvm::Expected<ValuePtr> callee = cx.values().wrapReal(function.get(), nullptr);
+    llvm::Expected<ValuePtr> callee = cx.values().wrapReal(
+        function.get(), cx.values().wrappedFunctionSource(classRead(), attribute));
     if (!callee)
       return callee.takeError();
     llvm::Expected<ValuePtr> owner = cx.values().wrapReal(type->get(), nullptr);
@@ -607,6 +616,20 @@ llvm::Expected<ValuePtr> containerAttr(SemanticsContext& cx, const ValuePtr& bas
         return captureError("named tuple field '" + name + "' is out of range");
       return base->items[**field];
     }
+  }
+  // A static method, a plain attribute or a nested class of a container's
+  // Python class (a named tuple's _fields and _field_defaults, a constant of
+  // a NamedTuple's body).
+  if (attribute && (classType->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+    if (Py_IS_TYPE(attribute, &PyStaticMethod_Type)) {
+      PyRef function = PyRef::steal(PyObject_GetAttrString(attribute, "__func__"));
+      if (!function)
+        return pythonError("reading staticmethod '" + name + "'");
+      return cx.values().wrapReal(function.get(),
+                                  cx.values().wrappedFunctionSource(classRead(), attribute));
+    }
+    if (!Py_TYPE(attribute)->tp_descr_get || PyType_Check(attribute))
+      return cx.values().wrapClassAttribute(attribute, classRead());
   }
   // Other methods of a tuple of constants (torch.Size.numel, say) are
   // pure: run them on the real tuple.

@@ -199,6 +199,9 @@ llvm::Error registerContextVarHandlers(BuiltinContext& interp);
 llvm::Error registerIdentityHandlers(BuiltinContext& interp);
 /// Registers sys.exc_info() (OpcodesExceptions.cpp).
 llvm::Error registerExceptionInfoHandlers(BuiltinContext& interp);
+/// Registers Tensor.__deepcopy__, which copy.deepcopy calls
+/// (TensorDeepcopy.cpp).
+llvm::Error registerTensorCopyHandlers(BuiltinContext& interp);
 /// Registers \p handler for \p object in \p interp's builtins.
 inline void addBuiltin(BuiltinContext& interp, PyObject* object, BuiltinHandler handler) {
   interp.builtins().add(object, handler);

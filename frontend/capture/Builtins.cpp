@@ -1073,6 +1073,8 @@ llvm::Error registerBuiltinHandlers(BuiltinContext& interp) {
     return error;
   if (llvm::Error error = registerExceptionInfoHandlers(interp))
     return error;
+  if (llvm::Error error = registerTensorCopyHandlers(interp))
+    return error;
   return registerInstanceHandlers(interp);
 }
 

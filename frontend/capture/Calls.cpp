@@ -978,6 +978,12 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
   }
   if (object == types_.size.get())
     return constructSize(*this, args, kwargs);
+  // A builtin class capture implements (list, tuple, dict), reached as a
+  // class (`type(obj)(items)`, which dataclasses.asdict calls): the builtin.
+  if (PyType_Check(object) && builtins_.contains(object)) {
+    ValuePtr builtin = makeValue(ValueKind::Builtin, PyRef::borrow(object));
+    return builtins_.find(object)(*this, builtin, args, kwargs);
+  }
   if (object == types_.orderedDict.get()) {
     // An OrderedDict is a dict that keeps its type: built as dict() builds
     // one, it is a Dict value whose `object` is the class (AttributeReads.cpp

@@ -202,8 +202,12 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
   if (realObject && type->tp_dictoffset != 0)
     guards_.add(ir::Guard::absent(Source::attr(instance->source, name)));
   if (classAttr && !slot) {
+    // What the class gives is read through the class, so that a method or
+    // constant changed on it after export misses (ClassAttributeSources.cpp);
+    // a real object's class read is pinned above.
+    SourcePtr classRead = realObject ? nullptr : values_.classLookupSource(type, name);
     if (PyFunction_Check(classAttr)) {
-      llvm::Expected<ValuePtr> function = values_.functionFromReal(classAttr, nullptr);
+      llvm::Expected<ValuePtr> function = values_.functionFromReal(classAttr, classRead);
       if (!function)
         return function.takeError();
       ValuePtr method = makeValue(ValueKind::BoundMethod);
@@ -211,12 +215,14 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
       return method;
     }
     if (PyObject* function = staticFunction(classAttr))
-      return values_.functionFromReal(function, nullptr);
+      return values_.functionFromReal(function,
+                                      values_.wrappedFunctionSource(classRead, classAttr));
     if (Py_IS_TYPE(classAttr, &PyClassMethod_Type)) {
       PyRef function = PyRef::steal(PyObject_GetAttrString(classAttr, "__func__"));
       if (!function)
         return pythonError("reading classmethod '" + name + "'");
-      llvm::Expected<ValuePtr> callee = values_.wrapReal(function.get(), nullptr);
+      llvm::Expected<ValuePtr> callee =
+          values_.wrapReal(function.get(), values_.wrappedFunctionSource(classRead, classAttr));
       if (!callee)
         return callee.takeError();
       ValuePtr method = makeValue(ValueKind::BoundMethod);
@@ -249,7 +255,7 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
                           className(type) + "': binding " + describeObject(classAttr) +
                           " to it is not supported");
     // A plain class attribute: a default, a table, a nested class.
-    return values_.wrapReal(classAttr, nullptr);
+    return values_.wrapClassAttribute(classAttr, classRead);
   }
   if (PyObject* fallback = typeAttribute(type, "__getattr__");
       fallback && PyFunction_Check(fallback)) {

@@ -158,6 +158,10 @@ SourcePtr ValueBuilder::classReadSource(const SourcePtr& base, llvm::StringRef n
                                                            : nullptr;
 }
 
+bool ValueBuilder::keepsClassReadSource(PyObject* value) const {
+  return keepsReadSource(value, types_);
+}
+
 SourcePtr ValueBuilder::classOfSource(const SourcePtr& base, PyObject* type, llvm::StringRef name,
                                       PyObject* value) {
   if (!base || !PyType_Check(type))

@@ -150,6 +150,29 @@ public:
   /// it; else null.
   SourcePtr classOfSource(const SourcePtr& base, PyObject* type, llvm::StringRef name,
                           PyObject* value);
+  /// Where guards read Python class \p type: `G['Out']` for a class of
+  /// the entry module, `M['pkg.mod'].Out` for another module's (nested
+  /// classes through their outer ones), when that name holds the class
+  /// itself; null for a class written in C or one no name reaches (defined
+  /// in a function) (ClassAttributeSources.cpp).
+  SourcePtr sourceOfClass(PyTypeObject* type);
+  /// The source of attribute \p name as Python's lookup finds it on class
+  /// \p type (an object made while capturing reads its class's attributes
+  /// so): `SRC.name` for the first Python class of the MRO that holds it,
+  /// with `absent` guards for the Python classes before it. Null when a
+  /// class written in C holds it or a class on the way has no source.
+  SourcePtr classLookupSource(PyTypeObject* type, llvm::StringRef name);
+  /// For a classmethod or staticmethod \p descriptor read through
+  /// \p descriptorSource: pins its type and gives `SRC.__func__`, the
+  /// function it wraps; null without a source.
+  SourcePtr wrappedFunctionSource(const SourcePtr& descriptorSource, PyObject* descriptor);
+  /// wrapReal of \p value, a class attribute found through \p source,
+  /// keeping the source only where a guard can pin the value (a constant, a
+  /// container of constants); other objects a class holds are assumed
+  /// unchanged.
+  llvm::Expected<ValuePtr> wrapClassAttribute(PyObject* value, const SourcePtr& source);
+  /// Whether a class attribute read of \p value keeps its source.
+  bool keepsClassReadSource(PyObject* value) const;
   /// The source of \p value, read from Python module \p module through
   /// \p source (a module attribute, or a global of a function defined in
   /// that module), as far as guards may pin it. A library module's state
