@@ -922,6 +922,12 @@ llvm::Expected<ir::SymExpr> PythonTensorOracle::symExprOf(PyObject* symInt) {
 }
 
 llvm::Expected<TensorOracle::ExampleTruth> PythonTensorOracle::exampleTruth(PyObject* fake) {
+  // A backward or a control-flow operator's body runs inside the graph,
+  // where no original code could run in its place.
+  if (recordingBuilder().graph().kind() != ir::GraphKind::Entry)
+    return ExampleTruth{std::nullopt,
+                        "the decision is in a graph that runs apart from the program's code (a "
+                        "backward, a control-flow operator's body), which cannot fall back to it"};
   PyRef answer = PyRef::steal(PyObject_CallMethod(session_.get(), "example_truth", "O", fake));
   if (!answer)
     return pythonError("reading the example's value of a condition");
