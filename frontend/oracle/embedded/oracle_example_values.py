@@ -133,10 +133,12 @@ class ExampleValues:
             try:
                 real = self._value_at(tensor_id)
             except _Unknown:
-                return None, ("the graph computes the condition from values its example run "
-                              "does not know (a control-flow operator's result)")
+                real = None
             if self.observable is not None:
                 return None, f"{self.observable} before it, so the original code could not run again"
+            if real is None:
+                return None, ("the graph computes the condition from values its example run "
+                              "does not know (a control-flow operator's result)")
             if not isinstance(real, torch.Tensor) or real.numel() != 1:
                 return None, "the condition is not one element"
             return bool(real), None
@@ -171,8 +173,14 @@ class ExampleValues:
             real_kwargs = {k: self._decode(v) for k, v in (kwargs or {}).items()}
         except _Unknown:
             return
-        if isinstance(fn, torch._ops.OpOverload) and self.observable is None:
-            self._note_observable(name, fn, real_args, real_kwargs)
+        if isinstance(fn, torch._ops.OpOverload):
+            if torch.Tag.nondeterministic_seeded in fn.tags:
+                # Not run: it would draw from (or seed) this process's
+                # generator, and its values could differ from a call's.
+                self.observable = self.observable or f"{name} draws random numbers"
+                return
+            if self.observable is None:
+                self._note_observable(name, fn, real_args, real_kwargs)
         try:
             out = fn(*real_args, **real_kwargs)
         except Exception:
@@ -194,9 +202,6 @@ class ExampleValues:
             raise _Unknown from None
 
     def _note_observable(self, name, fn, args, kwargs):
-        if torch.Tag.nondeterministic_seeded in fn.tags:
-            self.observable = f"{name} draws random numbers"
-            return
         for i, argument in enumerate(fn._schema.arguments):
             if argument.alias_info is None or not argument.alias_info.is_write:
                 continue
