@@ -457,6 +457,8 @@ llvm::Error EntryExport::run() {
     for (const std::string& line : autoReport_)
       llvm::WithColor::note(llvm::errs(), "dync")
           << entry_->qualname << ": --dynamic auto: " << line << '\n';
+    for (const std::string& line : dataNotes_)
+      llvm::WithColor::note(llvm::errs(), "dync") << entry_->qualname << ": " << line << '\n';
   });
   if (shared_.buildArtifact)
     return exportForArtifact();
@@ -558,6 +560,7 @@ llvm::Expected<ir::Graph*> EntryExport::captureVariant(bool gradEnabled,
   variantOptions.splitRanges = shared_.buildArtifact && !options_.strictDynamic;
   // --dynamic auto reports what the first capture found.
   variantOptions.autoReport = autoReport_.empty() ? &autoReport_ : nullptr;
+  variantOptions.dataNotes = &dataNotes_;
   // Under no_grad nothing records autograd, and what requires grad is an
   // input, a view of one, or a tensor made so, as in eager.
   variantOptions.noAutograd =

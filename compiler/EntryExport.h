@@ -112,6 +112,9 @@ private:
   SizePoint sizePoint_;
   /// What --dynamic auto found, noted once the entry is exported.
   std::vector<std::string> autoReport_;
+  /// Decisions on data specialized to the example, over every capture of
+  /// the entry.
+  std::vector<std::string> dataNotes_;
   /// Whether the next variant recorded is the entry's first, which --emit
   /// shows.
   bool first_ = true;

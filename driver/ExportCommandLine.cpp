@@ -14,6 +14,7 @@
 #include "driver/OutputPath.h"
 #include "driver/VersionCommand.h"
 
+#include "frontend/capture/DataBranches.h"
 #include "frontend/capture/DynamicSpec.h"
 #include "frontend/embedding/EntrySpec.h"
 #include "frontend/embedding/ModuleLoader.h"
@@ -174,6 +175,15 @@ public:
                      "planning (docs/passes.md)")
         ->type_name("LEVEL")
         ->check(CLI::Range(0, 1));
+    command
+        ->add_option("--data-branches", dataBranches_,
+                     "What capture does at a decision on tensor data (`if mask.any():`, "
+                     "`if n.item() > 3:`, max() of two tensors): take the side the example "
+                     "inputs take, checked when the graph runs, a call taking the other side "
+                     "running the original code, with a note naming the line (specialize, the "
+                     "default); or stop there with an error, as torch.export does (refuse)")
+        ->type_name("MODE")
+        ->check(CLI::IsMember({"specialize", "refuse"}));
     command->add_flag("--fullgraph", fullgraph_,
                       "Capture each function as one whole graph (the only mode so far)");
     command
@@ -231,6 +241,7 @@ private:
   std::string init_;
   std::vector<std::string> examples_;
   bool fullgraph_ = false;
+  std::string dataBranches_ = "specialize";
   /// Empty: chosen by the optimization level.
   std::string decompose_;
   int optLevel_ = 1;
@@ -361,6 +372,8 @@ llvm::Error ExportCommand::run(const GlobalOptions& options) {
   capture::CaptureOptions& captureOptions = exportOptions.capture;
   captureOptions.init = init_;
   captureOptions.assumeCompiling = assumeCompiling_;
+  captureOptions.dataBranches =
+      capture::parseDataBranches(dataBranches_).value_or(capture::DataBranches::Specialize);
   captureOptions.assumeExporting = assumeExporting_;
   captureOptions.warmupCalls = warmupCalls_;
   // A plain NAME applies to every entry; QUALNAME=NAME to that entry only.

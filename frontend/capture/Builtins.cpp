@@ -292,14 +292,37 @@ llvm::Expected<ValuePtr> builtinMinMax(BuiltinContext& interp, const ValuePtr& s
   if (items.empty())
     return captureError(name + "() arg is an empty sequence");
   // Python's max(a, b) returns a or b as `b > a` decides: for tensors a
-  // branch on their data, which is no graph (torch.maximum is another
-  // operation: it broadcasts, promotes, propagates NaN and splits ties'
-  // gradients), so the message points to what the program can write.
-  if (llvm::any_of(items, [](const ValuePtr& item) { return item->isTensor(); }))
-    return captureError(name + "() of tensors decides which to return by the truth of a " +
-                        "comparison of their data; no symbolic bools yet (torch." +
-                        (name == "min" ? "minimum" : "maximum") + " is the graph's elementwise " +
-                        name + ")");
+  // decision on their data (torch.maximum is another operation: it
+  // broadcasts, promotes, propagates NaN and splits ties' gradients). It is
+  // made as CPython makes it, each item compared with the best so far, and
+  // each comparison's truth is decided as a branch on data is
+  // (DataBranches.cpp): on the example's side, checked when the graph runs.
+  if (llvm::any_of(items, [](const ValuePtr& item) { return item->isTensor(); })) {
+    if (auto other = llvm::find_if_not(
+            items, [](const ValuePtr& item) { return item->isTensor() || numeric(item); });
+        other != items.end())
+      return captureError(name + "() of a tensor and a '" + typeNameOf(*other) +
+                          "' value is not supported: only of tensors and numbers");
+    ValuePtr best = items.front();
+    for (size_t i = 1; i < items.size(); ++i) {
+      llvm::Expected<ValuePtr> better = interp.compare(name == "min" ? "<" : ">", items[i], best);
+      if (!better)
+        return better.takeError();
+      llvm::Expected<bool> taken = interp.truth(*better);
+      if (!taken)
+        return llvm::handleErrors(taken.takeError(), [&](const CaptureError& e) -> llvm::Error {
+          return llvm::make_error<CaptureError>(
+              name + "() of tensors decides which to return by the truth of a comparison of " +
+                  "their data: " + e.reason() + " (torch." +
+                  (name == "min" ? "minimum" : "maximum") + " is the graph's elementwise " + name +
+                  ")",
+              e.stack());
+        });
+      if (*taken)
+        best = items[i];
+    }
+    return best;
+  }
   if (auto other = llvm::find_if_not(items, numeric); other != items.end())
     return captureError(name + "() of '" + typeNameOf(*other) +
                         "' values is not supported: only of numbers");

@@ -639,6 +639,7 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   Interpreter& interp = **created;
   interp.setCompilingAnswer(options.assumeCompiling || options.assumeExporting);
   interp.setExportingAnswer(options.assumeExporting);
+  interp.setDataBranches(options.dataBranches);
   // Every call records the user's line capture is executing when it is made;
   // one made before the entry runs, its `def` line.
   PyCodeObject* entryCode = entry.codeObject();
@@ -717,6 +718,10 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
 
   if (llvm::Error error = ir::verify(graph))
     return captureError("the captured graph does not verify: " + llvm::toString(std::move(error)));
+  if (options.dataNotes)
+    for (const std::string& note : interp.dataNotes())
+      if (llvm::find(*options.dataNotes, note) == options.dataNotes->end())
+        options.dataNotes->push_back(note);
   if (functionsRun)
     for (const Interpreter::RanFunction& ran : interp.functionsRun())
       functionsRun->push_back({ran.code, ran.globals, ran.qualname});

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "frontend/capture/DataBranches.h"
 #include "frontend/capture/DynamicSpec.h"
 #include "frontend/embedding/EntryResolver.h"
 #include "frontend/embedding/ModuleLoader.h"
@@ -62,6 +63,11 @@ struct CaptureOptions {
   /// (CompilerQueries.h).
   bool assumeExporting = false;
   std::vector<std::string>* autoReport = nullptr;
+  /// What capture does at a decision on tensor data (DataBranches.h).
+  DataBranches dataBranches = DataBranches::Specialize;
+  /// Where each decision on data was specialized to the example's side,
+  /// one line each, appended when capture succeeds (null: not kept).
+  std::vector<std::string>* dataNotes = nullptr;
   /// --warmup N: calls of the entry on its example inputs before capture
   /// (warmUpEntry).
   unsigned warmupCalls = 0;

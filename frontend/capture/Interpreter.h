@@ -25,6 +25,7 @@
 #include "frontend/capture/BuiltinRegistry.h"
 #include "frontend/capture/BytecodeMachine.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DataBranches.h"
 #include "frontend/capture/Frame.h"
 #include "frontend/capture/MachineContext.h"
 #include "frontend/capture/MappingProxies.h"
@@ -87,6 +88,12 @@ public:
   /// What torch.compiler.is_exporting() answers while capturing
   /// (CaptureOptions::assumeExporting).
   void setExportingAnswer(bool answer) { exportingAnswer_ = answer; }
+  /// Whether decisions on data are specialized to the example
+  /// (CaptureOptions::dataBranches).
+  void setDataBranches(DataBranches mode) { dataBranches_ = mode; }
+  /// One line per decision on data specialized to the example: where, and
+  /// which side.
+  const std::vector<std::string>& dataNotes() const { return dataNotes_; }
 
   /// Makes real objects values, with their sources and guards.
   ValueBuilder& values() override { return values_; }
@@ -216,6 +223,9 @@ private:
   llvm::Error checkDynamic() override;
   /// Tells the oracle which line of the program its next calls come from.
   void reportLocation() override;
+  /// See SemanticsContext::decideOnExample (DataBranches.cpp).
+  llvm::Expected<bool> decideOnExample(const ValuePtr& condition,
+                                       const std::string& refusal) override;
   /// See MachineContext::locatedErrorNote.
   std::string locatedErrorNote() const override;
   /// Answers torch.compiler.is_compiling() at the current line, remembering
@@ -622,6 +632,8 @@ private:
   /// The class of the context autograd.Function.forward gets.
   python::PyRef contextClass_;
   bool compilingAnswer_ = false;
+  DataBranches dataBranches_ = DataBranches::Specialize;
+  std::vector<std::string> dataNotes_;
   /// vmap levels the program opened (closed when capture stops inside one).
   VmapLevels vmapLevels_;
   bool exportingAnswer_ = false;

@@ -68,6 +68,12 @@ public:
   /// Stops capture if the program has pinned or narrowed a dimension the
   /// user declared dynamic.
   virtual llvm::Error checkDynamic() = 0;
+  /// Decides \p condition, a tensor or a number computed from tensor data,
+  /// as the example inputs decide it, with a run-time check that runs the
+  /// original code when a call decides otherwise (DataBranches.cpp); or
+  /// fails with \p refusal, what capture says without that.
+  virtual llvm::Expected<bool> decideOnExample(const ValuePtr& condition,
+                                               const std::string& refusal) = 0;
 
   //===--------------------------------------------------------------------===//
   // The interpreter's operations object semantics calls back into.

@@ -24,10 +24,13 @@ llvm::Expected<bool> ObjectSemantics::truth(const ValuePtr& value) {
   case ValueKind::Tensor:
     // The two ways a graph decides on values: selecting elementwise, or
     // running one of two captured functions when it runs.
-    return captureError("data-dependent branch: the condition depends on a tensor's values, "
-                        "which are not known while capturing, so capture cannot decide it (nor "
-                        "can torch.export): keep the decision in tensors (torch.where(cond, a, "
-                        "b)) or branch with torch.cond(cond, true_fn, false_fn, operands)");
+    // Without --data-branches=refuse, the side the example takes, checked
+    // when the graph runs (DataBranches.cpp).
+    return cx_.decideOnExample(
+        value, "data-dependent branch: the condition depends on a tensor's values, which are "
+               "not known while capturing, so capture cannot decide it (nor can torch.export): "
+               "keep the decision in tensors (torch.where(cond, a, b)) or branch with "
+               "torch.cond(cond, true_fn, false_fn, operands)");
   case ValueKind::Constant:
   case ValueKind::SymNum:
   case ValueKind::Object:
@@ -52,7 +55,7 @@ llvm::Expected<bool> ObjectSemantics::truth(const ValuePtr& value) {
       // item()) is one torch will not decide: say so in plain words.
       if (value->kind == ValueKind::SymNum)
         if (std::optional<std::string> plain = cx_.oracle().explainUndecidableBranch())
-          return captureError(*plain);
+          return cx_.decideOnExample(value, *plain);
       return programError("deciding a condition");
     }
     if (value->kind == ValueKind::SymNum)

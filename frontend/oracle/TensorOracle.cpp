@@ -113,6 +113,7 @@ public:
   llvm::Error finalize() override;
   PyRef takeRaisedException() override { return std::move(raised_); }
   std::optional<std::string> explainUndecidableBranch() override;
+  llvm::Expected<ExampleTruth> exampleTruth(PyObject* fake) override;
   size_t shapeFactCount() override;
 
 private:
@@ -918,6 +919,28 @@ llvm::Expected<ir::SymExpr> PythonTensorOracle::symExprOf(PyObject* symInt) {
   if (!text)
     return pythonError("reading a symbolic integer");
   return symExpr(text.get());
+}
+
+llvm::Expected<TensorOracle::ExampleTruth> PythonTensorOracle::exampleTruth(PyObject* fake) {
+  // A backward or a control-flow operator's body runs inside the graph,
+  // where no original code could run in its place.
+  if (recordingBuilder().graph().kind() != ir::GraphKind::Entry)
+    return ExampleTruth{std::nullopt,
+                        "the decision is in a graph that runs apart from the program's code (a "
+                        "backward, a control-flow operator's body), which cannot fall back to it"};
+  PyRef answer = PyRef::steal(PyObject_CallMethod(session_.get(), "example_truth", "O", fake));
+  if (!answer)
+    return pythonError("reading the example's value of a condition");
+  if (!PyTuple_Check(answer.get()) || PyTuple_GET_SIZE(answer.get()) != 2)
+    return makeError("the oracle's example_truth returned no pair");
+  PyObject* value = PyTuple_GET_ITEM(answer.get(), 0);
+  PyObject* why = PyTuple_GET_ITEM(answer.get(), 1);
+  ExampleTruth truth;
+  if (value != Py_None)
+    truth.value = value == Py_True;
+  if (why != Py_None)
+    truth.whyNot = python::utf8Of(why).value_or("");
+  return truth;
 }
 
 std::optional<std::string> PythonTensorOracle::explainUndecidableBranch() {

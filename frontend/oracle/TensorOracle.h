@@ -205,6 +205,19 @@ public:
   /// returns the message for that branch in plain words; otherwise leaves
   /// it pending and returns nothing.
   virtual std::optional<std::string> explainUndecidableBranch() { return std::nullopt; }
+  /// The truth the example inputs give \p fake, a one-element fake tensor
+  /// of this capture, computed by running the graph's calls so far on the
+  /// real example tensors (oracle_example_values.py); or why there is none
+  /// (a value the example run does not know, an input written or random
+  /// numbers drawn before it).
+  struct ExampleTruth {
+    std::optional<bool> value;
+    std::string whyNot;
+  };
+  virtual llvm::Expected<ExampleTruth> exampleTruth(PyObject* fake) {
+    (void)fake;
+    return ExampleTruth{std::nullopt, "the oracle keeps no example values"};
+  }
 
   /// How many facts torch's ShapeEnv holds (guards, replacements, runtime
   /// asserts, divisibilities): it only grows, and nothing can take a fact

@@ -4,18 +4,18 @@
 # then one gradient per output), and a dync::autograd_function.apply node
 # gives the outputs their history.
 # RUN: %dync export %s:Net.forward --emit=graph | FileCheck %s
-# RUN: not %dync export %s:Opaque.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=OPAQUE
-# RUN: not %dync export %s:Counted.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=COUNT
+# RUN: not %dync export --data-branches=refuse %s:Opaque.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=OPAQUE
+# RUN: not %dync export --data-branches=refuse %s:Counted.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=COUNT
 # RUN: %dync export %s:Dirty.forward --emit=graph | FileCheck %s --check-prefix=DIRTY
-# RUN: not %dync export %s:DirtyLeaf.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DIRTYLEAF
-# RUN: not %dync export %s:NumberGrad.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=NUMBER
+# RUN: not %dync export --data-branches=refuse %s:DirtyLeaf.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DIRTYLEAF
+# RUN: not %dync export --data-branches=refuse %s:NumberGrad.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=NUMBER
 # RUN: %dync export %s:Keywords.forward --emit=graph | FileCheck %s --check-prefix=KEYWORDS
-# RUN: not %dync export %s:Misnamed.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=MISNAMED
+# RUN: not %dync export --data-branches=refuse %s:Misnamed.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=MISNAMED
 # RUN: %dync export %s:Listed.forward --emit=graph | FileCheck %s --check-prefix=LISTED
-# RUN: not %dync export %s:Appends.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=APPENDS
+# RUN: not %dync export --data-branches=refuse %s:Appends.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=APPENDS
 # In an artifact only the variant for grad mode on is left out; calls under
 # no_grad are still served.
-# RUN: %dync export %s:Opaque.forward -o %t.opaque.so -v 2>&1 | FileCheck %s --check-prefix=LEFTOUT
+# RUN: %dync export --data-branches=refuse %s:Opaque.forward -o %t.opaque.so -v 2>&1 | FileCheck %s --check-prefix=LEFTOUT
 import torch
 from torch import nn
 

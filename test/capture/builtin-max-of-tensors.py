@@ -1,12 +1,15 @@
 # Python's max and min of tensors return one of them as the truth of a
 # comparison of their data decides (I-BERT's quantization range takes
-# `max(lo.abs(), hi.abs())`): a branch on data, refused at the line with
-# the elementwise operation the graph has instead. Over numbers and sizes
-# they are CPython's; over containers refused naming the type.
+# `max(lo.abs(), hi.abs())`): a decision on data, specialized to the
+# example's side with a fall-back check, or with --data-branches=refuse
+# refused at the line with the elementwise operation the graph has instead.
+# Over numbers and sizes they are CPython's; over containers refused naming
+# the type.
 # RUN: %dync export %s:sizes --emit=graph | FileCheck %s
-# RUN: not %dync export %s:of_tensors --emit=graph 2>&1 | FileCheck %s --check-prefix=TENSORS
-# RUN: not %dync export %s:of_rows --emit=graph 2>&1 | FileCheck %s --check-prefix=ROWS
-# RUN: not %dync export %s:of_tuples --emit=graph 2>&1 | FileCheck %s --check-prefix=TUPLES
+# RUN: %dync export %s:of_sums --emit=graph 2>&1 | FileCheck %s --check-prefix=SPECIALIZED
+# RUN: not %dync export --data-branches=refuse %s:of_tensors --emit=graph 2>&1 | FileCheck %s --check-prefix=TENSORS
+# RUN: not %dync export --data-branches=refuse %s:of_rows --emit=graph 2>&1 | FileCheck %s --check-prefix=ROWS
+# RUN: not %dync export --data-branches=refuse %s:of_tuples --emit=graph 2>&1 | FileCheck %s --check-prefix=TUPLES
 import torch
 
 
@@ -16,6 +19,11 @@ def sizes(x):
 
 def of_tensors(x):
     return max(x.min().abs(), x.max().abs()) * 2
+
+
+def of_sums(x):
+    total = x.abs().sum()
+    return max(total, total + 1) * x
 
 
 def of_rows(x):
@@ -32,9 +40,16 @@ def example_inputs():
 # CHECK-LABEL: graph @sizes
 # CHECK: aten::full.default([4, 2], 0,
 
-# TENSORS: builtin-max-of-tensors.py:18:12: error: max() of tensors decides which to return by the truth of a comparison of their data; no symbolic bools yet (torch.maximum is the graph's elementwise max)
+# SPECIALIZED: note: of_sums: builtin-max-of-tensors.py:26: the decision on tensor data (return max(total, total + 1) * x) is specialized to the example's side (True)
+# SPECIALIZED: %[[TOTAL:[0-9]+]] = aten::sum.dim_IntList(
+# SPECIALIZED-NEXT: %[[MORE:[0-9]+]] = aten::add.Tensor(%[[TOTAL]], 1)
+# SPECIALIZED-NEXT: %[[GT:[0-9]+]] = aten::gt.Tensor(%[[MORE]], %[[TOTAL]]) : tensor<bool, []>
+# SPECIALIZED-NEXT: aten::_assert_async.msg(%[[GT]], "fall back: the decision on tensor data at builtin-max-of-tensors.py:26 takes the other side than the example's (True), to which the graph was specialized")
+# SPECIALIZED-NEXT: aten::mul.Tensor(%[[MORE]], %x)
+
+# TENSORS: builtin-max-of-tensors.py:21:12: error: max() of tensors decides which to return by the truth of a comparison of their data: data-dependent branch: the condition depends on a tensor's values, {{.*}} (torch.maximum is the graph's elementwise max)
 # TENSORS-NEXT: return max(x.min().abs(), x.max().abs()) * 2
 
-# ROWS: builtin-max-of-tensors.py:22:12: error: min() of tensors decides which to return by the truth of a comparison of their data; no symbolic bools yet (torch.minimum is the graph's elementwise min)
+# ROWS: builtin-max-of-tensors.py:30:12: error: min() of tensors decides which to return by the truth of a comparison of their data: data-dependent branch: {{.*}} (torch.minimum is the graph's elementwise min)
 
-# TUPLES: builtin-max-of-tensors.py:26:16: error: max() of 'tuple' values is not supported: only of numbers
+# TUPLES: builtin-max-of-tensors.py:34:16: error: max() of 'tuple' values is not supported: only of numbers

@@ -9,7 +9,7 @@
 # RUN:   | FileCheck %s --check-prefix=EAGER
 # RUN: %dync export %s:asks %s:exports --example example_asks --emit=graph --assume-compiling \
 # RUN:   | FileCheck %s --check-prefix=COMPILED
-# RUN: not %dync export %s:masked --emit=graph 2>&1 | FileCheck %s --check-prefix=REFUSED
+# RUN: not %dync export --data-branches=refuse %s:masked --emit=graph 2>&1 | FileCheck %s --check-prefix=REFUSED
 # RUN: %dync export %s:masked --emit=graph --assume-compiling | FileCheck %s --check-prefix=MASKED
 # RUN: %dync export %s:exports --example example_asks --emit=graph --assume-exporting \
 # RUN:   | FileCheck %s --check-prefix=EXPORTED

@@ -3,10 +3,10 @@
 # size it is a guard (a --dynamic size is specialized, and said so); on an
 # int read from tensor data it is refused as a data-dependent branch at the
 # user's line (ColBERT's `x not in skiplist`), never a silent False.
-# RUN: not %dync export %s:dicted --emit=graph 2>&1 | FileCheck %s --check-prefix=DICT
-# RUN: not %dync export %s:listed --emit=graph 2>&1 | FileCheck %s --check-prefix=LIST
+# RUN: not %dync export --data-branches=refuse %s:dicted --emit=graph 2>&1 | FileCheck %s --check-prefix=DICT
+# RUN: not %dync export --data-branches=refuse %s:listed --emit=graph 2>&1 | FileCheck %s --check-prefix=LIST
 # RUN: %dync export %s:sized --emit=graph | FileCheck %s --check-prefix=SIZE
-# RUN: not %dync export %s:sized --dynamic 'x:0=n[2,8]' --emit=graph 2>&1 | FileCheck %s --check-prefix=DYN
+# RUN: not %dync export --data-branches=refuse %s:sized --dynamic 'x:0=n[2,8]' --emit=graph 2>&1 | FileCheck %s --check-prefix=DYN
 import torch
 
 SKIP = {5: True, 6: True}

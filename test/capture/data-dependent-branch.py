@@ -1,7 +1,7 @@
 # A branch on a tensor's values cannot be captured in one graph: the error
 # names the line, shows it, and says what to write instead
 # (test/e2e/test_data_dependent_advice.py runs the rewrites).
-# RUN: not %dync export %s:f --emit=graph 2>&1 | FileCheck %s
+# RUN: not %dync export --data-branches=refuse %s:f --emit=graph 2>&1 | FileCheck %s
 import torch
 
 

@@ -3,15 +3,15 @@
 # to write instead (torch._check, torch.cond, torch.where, while_loop, ...;
 # test/e2e/test_data_dependent_advice.py runs the rewrites), never torch's
 # internal exception names.
-# RUN: not %dync export %s:branch --emit=graph 2>&1 | FileCheck %s --check-prefix=BRANCH
-# RUN: not %dync export %s:rounded --emit=graph 2>&1 | FileCheck %s --check-prefix=ROUND
-# RUN: not %dync export %s:sine --emit=graph 2>&1 | FileCheck %s --check-prefix=SINE
-# RUN: not %dync export %s:flagged --emit=graph 2>&1 | FileCheck %s --check-prefix=FLAG
-# RUN: not %dync export %s:floated --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOAT
-# RUN: not %dync export %s:ctc --emit=graph 2>&1 | FileCheck %s --check-prefix=CTC
-# RUN: not %dync export %s:grouped --emit=graph 2>&1 | FileCheck %s --check-prefix=ITER
-# RUN: not %dync export %s:levels --emit=graph 2>&1 | FileCheck %s --check-prefix=STEPS
-# RUN: not %dync export %s:counted_loop --emit=graph 2>&1 | FileCheck %s --check-prefix=RANGE
+# RUN: not %dync export --data-branches=refuse %s:branch --emit=graph 2>&1 | FileCheck %s --check-prefix=BRANCH
+# RUN: not %dync export --data-branches=refuse %s:rounded --emit=graph 2>&1 | FileCheck %s --check-prefix=ROUND
+# RUN: not %dync export --data-branches=refuse %s:sine --emit=graph 2>&1 | FileCheck %s --check-prefix=SINE
+# RUN: not %dync export --data-branches=refuse %s:flagged --emit=graph 2>&1 | FileCheck %s --check-prefix=FLAG
+# RUN: not %dync export --data-branches=refuse %s:floated --emit=graph 2>&1 | FileCheck %s --check-prefix=FLOAT
+# RUN: not %dync export --data-branches=refuse %s:ctc --emit=graph 2>&1 | FileCheck %s --check-prefix=CTC
+# RUN: not %dync export --data-branches=refuse %s:grouped --emit=graph 2>&1 | FileCheck %s --check-prefix=ITER
+# RUN: not %dync export --data-branches=refuse %s:levels --emit=graph 2>&1 | FileCheck %s --check-prefix=STEPS
+# RUN: not %dync export --data-branches=refuse %s:counted_loop --emit=graph 2>&1 | FileCheck %s --check-prefix=RANGE
 import math
 
 import torch

@@ -8,7 +8,7 @@
 # Python float arithmetic (`v * 0.5`). Python's `and` decides a bool's truth:
 # refused at the user's line as a data-dependent branch.
 # RUN: %dync export %s:shifted %s:nested %s:given %s:compared %s:halved %s:bools --example shifted=ids_inputs --example nested=ids_inputs --example compared=ids_inputs --example halved=ids_inputs --example bools=ids_inputs --emit=graph | FileCheck %s
-# RUN: not %dync export %s:anded --example ids_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=REFUSED
+# RUN: not %dync export --data-branches=refuse %s:anded --example ids_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=REFUSED
 import torch
 
 

@@ -8,9 +8,9 @@
 # the original code, which raises it:
 # RUN: %dync export %s:side_effect %s:tensor_message %s:own_class --emit=graph \
 # RUN:   | FileCheck %s --check-prefix=FALLBACK
-# RUN: not %dync export %s:then_data 2>&1 --emit=graph | FileCheck %s --check-prefix=DATA
-# RUN: not %dync export %s:caught 2>&1 --emit=graph | FileCheck %s --check-prefix=CAUGHT
-# RUN: not %dync export %s:many 2>&1 --emit=graph | FileCheck %s --check-prefix=MANY
+# RUN: not %dync export --data-branches=refuse %s:then_data 2>&1 --emit=graph | FileCheck %s --check-prefix=DATA
+# RUN: not %dync export --data-branches=refuse %s:caught 2>&1 --emit=graph | FileCheck %s --check-prefix=CAUGHT
+# RUN: not %dync export --data-branches=refuse %s:many 2>&1 --emit=graph | FileCheck %s --check-prefix=MANY
 import torch
 
 

@@ -7,10 +7,10 @@
 # RUN: %dync export %s:merge %s:asserted %s:counted --example merge=merge_inputs \
 # RUN:   --example asserted=merge_inputs --emit=graph | FileCheck %s
 # Both sides go on: still a data-dependent branch, at the user's line.
-# RUN: not %dync export %s:both_sides --example merge_inputs --emit=graph 2>&1 \
+# RUN: not %dync export --data-branches=refuse %s:both_sides --example merge_inputs --emit=graph 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=BOTH
 # A handler catches it: the exception is not the program's result.
-# RUN: not %dync export %s:caught --example merge_inputs --emit=graph 2>&1 \
+# RUN: not %dync export --data-branches=refuse %s:caught --example merge_inputs --emit=graph 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=CAUGHT
 import torch
 

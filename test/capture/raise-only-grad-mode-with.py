@@ -8,8 +8,8 @@
 # RUN:   | FileCheck %s
 # A manager that may swallow the exception, or a try inside the block,
 # still catches it:
-# RUN: not %dync export %s:suppressed 2>&1 --emit=graph | FileCheck %s --check-prefix=SUPPRESSED
-# RUN: not %dync export %s:try_inside 2>&1 --emit=graph | FileCheck %s --check-prefix=TRY
+# RUN: not %dync export --data-branches=refuse %s:suppressed 2>&1 --emit=graph | FileCheck %s --check-prefix=SUPPRESSED
+# RUN: not %dync export --data-branches=refuse %s:try_inside 2>&1 --emit=graph | FileCheck %s --check-prefix=TRY
 import contextlib
 
 import torch

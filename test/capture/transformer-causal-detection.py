@@ -7,7 +7,7 @@
 # without reading the mask, and then the export succeeds
 # (test/e2e/test_library_advice.py compares it with eager).
 # RUN: rm -f %t.dync.so
-# RUN: not %dync export %s:detected -o %t.dync.so 2>&1 | FileCheck %s
+# RUN: not %dync export --data-branches=refuse %s:detected -o %t.dync.so 2>&1 | FileCheck %s
 # RUN: not ls %t.dync.so
 # RUN: %dync export %s:declared --emit=graph | FileCheck %s --check-prefix=DECLARED
 import torch

@@ -40,6 +40,7 @@ from dync_oracle_assumptions import _Assumptions
 from dync_oracle_calls import _Calls, eager_layout
 from dync_oracle_data_dependent import DataDependent
 from dync_oracle_decompositions import _DECOMPOSITION_SETTINGS, _fusion_module
+from dync_oracle_example_values import ExampleValues
 from dync_oracle_inputs import _Inputs
 from dync_oracle_kernel_check import _BoolMixCheck, _KernelCheck
 from dync_oracle_layout import _take_carried_pins, take_layout_retry
@@ -95,6 +96,9 @@ class Session(_Inputs, _Calls, _Records, _Assumptions):
             allow_dynamic_output_shape_ops=True,
         )
         self.data = DataDependent(self)
+        # The graph's values at the example inputs, for decisions on data
+        # specialized to the example's side.
+        self.example = ExampleValues(self)
         self.fake = FakeTensorMode(shape_env=self.env, allow_non_fake_inputs=False)
         if decompositions not in _DECOMPOSITION_SETTINGS:
             raise OracleError(
@@ -143,3 +147,10 @@ class Session(_Inputs, _Calls, _Records, _Assumptions):
         self.returned = {}
         # Each fake tensor by its id, while it lives (fake_of).
         self.fakes_by_id = weakref.WeakValueDictionary()
+
+    @_while_busy
+    def example_truth(self, value):
+        """(bool, None): the truth the example inputs give `value`, a
+        one-element fake tensor of this session; (None, why) when capture
+        cannot tell it (dync_oracle_example_values)."""
+        return self.example.truth(value)

@@ -154,6 +154,7 @@ class _Calls:
         self.records = []
         self.rebound = []
         self.calling = fn
+        self.example.last_call = 0
         guards = len(self.env.guards)
         replacements = len(self.env.replacements)
         probe = None
@@ -234,6 +235,7 @@ class _Calls:
         records, self.records = self.records, []
         if probe is not None:
             probe.finish(out, records)
+        self.example.note_call(records)
         return out, records
 
     def _run_recorded(self, fn, run, args, kwargs):
@@ -286,6 +288,7 @@ class _Calls:
         self.data.note_asserts()
         self.calling = None
         call_cache.touch(probe)
+        self.example.note_call(records)
         return out, records
 
     def _relayout(self, result, model):
@@ -371,6 +374,7 @@ class _Calls:
             else:
                 tensor._dync_id = previous
         self.rebound = []
+        self.example.forget_last_call()
 
     @property
     def where(self):

@@ -65,7 +65,9 @@ class _Inputs:
                     sizes, strides, dtype=real.dtype, device=real.device,
                     requires_grad=requires_grad,
                 )
-        return fake, self._meta(fake, fresh=True)
+        meta = self._meta(fake, fresh=True)
+        self.example.note_input(meta[0], real)
+        return fake, meta
 
     def _sparse_coo_input(self, real, source, sizes):
         """The fake twin of a sparse COO tensor: fake indices and values whose

@@ -5,6 +5,7 @@ ids and TensorMeta, SymInts as IR text), and the constants it made.
 
 import itertools
 
+import sympy
 import torch
 from torch._subclasses.fake_tensor import FakeTensor, unset_fake_temporarily
 from torch.utils._python_dispatch import _disable_current_modes
@@ -337,6 +338,8 @@ class _Records:
             # torch's SymBool is `Eq(u0, 1)` over a symbol of its own, which
             # a branch on it names: as computed here.
             self.data.note_origin(out.node.expr, kind)
+            if isinstance(out.node.expr, sympy.Symbol):
+                self.example.scalar_symbols[scalar_id] = out.node.expr
             return ScalarMeta((scalar_id, kind))
         if isinstance(out, (list, tuple)):
             encoded = [self._encode_result(x, kept) for x in out]
