@@ -1,9 +1,9 @@
 # Refusals that arise in torch's own code at a spot the caller decides end
 # with what to do instead (compiler/LibraryAdvice.cpp); one that arises in
 # the program's own code, even when torch called it, gets no such advice.
-# RUN: not %dync export %s:encoder_causal --emit=graph 2>&1 | FileCheck %s --check-prefix=CAUSAL
+# RUN: not %dync export %s:encoder_causal --emit=graph --data-branches=refuse 2>&1 | FileCheck %s --check-prefix=CAUSAL
 # RUN: not %dync export %s:encoder_nested --example encoder_nested=padded_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=NESTED
-# RUN: not %dync export %s:own_layer --emit=graph 2>&1 | FileCheck %s --check-prefix=OWN
+# RUN: not %dync export %s:own_layer --emit=graph --data-branches=refuse 2>&1 | FileCheck %s --check-prefix=OWN
 import copy
 
 import torch
