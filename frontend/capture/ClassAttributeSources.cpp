@@ -65,6 +65,12 @@ SourcePtr ValueBuilder::sourceOfClass(PyTypeObject* type) {
   // A class defined inside a function is reachable by no name.
   if (module.empty() || qualname.empty() || llvm::StringRef(qualname).contains('<'))
     return nullptr;
+  // Capture's own stand-ins (an autograd.Function's context, in the
+  // embedded modules `dync_*` compiled into the binary) exist only while
+  // exporting: no guard could read them when the artifact runs, and the
+  // program cannot change them.
+  if (llvm::StringRef(module).starts_with("dync_"))
+    return nullptr;
   llvm::SmallVector<llvm::StringRef, 4> parts;
   llvm::StringRef(qualname).split(parts, '.');
   // The entry module's globals are read as the rewritten code reads them;

@@ -234,7 +234,7 @@ def test_failed_export_writes_nothing(run_dync, tmp_path):
             return (torch.randn(3),)
     """))
     out = tmp_path / "branchy.dync.so"
-    done = run_dync("export", f"{source}:f", "-o", out)
+    done = run_dync("export", f"{source}:f", "-o", out, "--data-branches=refuse")
     assert done.returncode != 0
     assert "branchy.py:4" in done.stderr
     assert not out.exists()

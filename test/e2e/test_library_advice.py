@@ -175,7 +175,8 @@ def test_advice_keeps_eager_results(advised_module):
 
 def test_refused_programs_say_what_to_do(run_dync, tmp_path, advised_module):
     """The graph that records autograd (--emit=graph) takes the layers' slow
-    paths, where each refusal arises."""
+    paths, where each refusal arises; --data-branches=refuse keeps the
+    causal-mask decision a refusal rather than a specialization."""
     advice = {
         "decoder_detected": "pass tgt_is_causal=True with a causal mask",
         "transformer_detected": "pass tgt_is_causal=True (src_is_causal=True) with a causal mask",
@@ -186,7 +187,7 @@ def test_refused_programs_say_what_to_do(run_dync, tmp_path, advised_module):
     for refused, text in advice.items():
         inputs = next(i for r, i in ADVISED.values() if r == refused)
         done = run_dync("export", f"{tmp_path / 'advised.py'}:{refused}", "--example",
-                        f"{refused}={inputs}", "--emit=graph")
+                        f"{refused}={inputs}", "--emit=graph", "--data-branches=refuse")
         assert done.returncode != 0, refused
         assert text in done.stderr, done.stderr
 
