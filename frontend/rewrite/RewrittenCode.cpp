@@ -97,6 +97,10 @@ private:
   llvm::Error loadParsedSource(const std::string& text, const std::string& what);
   llvm::Error makeImportedFunction(const ir::SideEffect::Function& function,
                                    const ir::Argument& value, PyObject* code);
+  llvm::Error buildDefaults(const ir::SideEffect::Function& function, const ir::Argument& value,
+                            size_t& next);
+  llvm::Error buildCells(const ir::SideEffect::Function& function, const ir::Argument& value,
+                         size_t& next, const std::string& what);
   llvm::Error rebuild(const ir::Argument& arg);
   llvm::Error rebuildTypedTuple(const ir::Argument& arg);
   llvm::Error rebuildDict(const ir::Argument& arg);
@@ -521,28 +525,12 @@ llvm::Error Emitter::loadHookFunction(const ir::SideEffect& effect, const ir::Ar
   size_t next = 1;
   uint32_t flags = 0;
   if (function.defaults) {
-    for (size_t i = 0; i < function.defaults; ++i)
-      if (llvm::Error error = rebuild(value.elements()[next++]))
-        return error;
-    if (llvm::Error error = emit("BUILD_TUPLE", uint32_t(function.defaults)))
+    if (llvm::Error error = buildDefaults(function, value, next))
       return error;
     flags |= 0x01;
   }
   if (!function.cells.empty()) {
-    for (const auto& [name, source] : function.cells) {
-      if (llvm::Error error = emit("PUSH_NULL"))
-        return error;
-      if (llvm::Error error = loadType("types", "CellType"))
-        return error;
-      if (llvm::Error error =
-              source.empty() ? rebuild(value.elements()[next++]) : loadParsedSource(source, what))
-        return error;
-      if (llvm::Error error = emit("PRECALL", 1))
-        return error;
-      if (llvm::Error error = emit("CALL", 1))
-        return error;
-    }
-    if (llvm::Error error = emit("BUILD_TUPLE", uint32_t(function.cells.size())))
+    if (llvm::Error error = buildCells(function, value, next, what))
       return error;
     flags |= 0x08;
   }
@@ -577,39 +565,48 @@ llvm::Error Emitter::makeImportedFunction(const ir::SideEffect::Function& functi
   if (llvm::Error error = loadConstant(PyRef::borrow(Py_None), "None"))
     return error;
   size_t next = 1;
-  if (function.defaults) {
-    for (size_t i = 0; i < function.defaults; ++i)
-      if (llvm::Error error = rebuild(value.elements()[next++]))
-        return error;
-    if (llvm::Error error = emit("BUILD_TUPLE", uint32_t(function.defaults)))
-      return error;
-  } else if (llvm::Error error = loadConstant(PyRef::borrow(Py_None), "None")) {
+  if (llvm::Error error = function.defaults ? buildDefaults(function, value, next)
+                                            : loadConstant(PyRef::borrow(Py_None), "None"))
     return error;
-  }
-  if (function.cells.empty()) {
-    if (llvm::Error error = loadConstant(PyRef::borrow(Py_None), "None"))
-      return error;
-  } else {
-    for (const auto& [name, source] : function.cells) {
-      if (llvm::Error error = emit("PUSH_NULL"))
-        return error;
-      if (llvm::Error error = loadType("types", "CellType"))
-        return error;
-      if (llvm::Error error =
-              source.empty() ? rebuild(value.elements()[next++])
-                             : loadParsedSource(source, "the function a hook registration gives"))
-        return error;
-      if (llvm::Error error = emit("PRECALL", 1))
-        return error;
-      if (llvm::Error error = emit("CALL", 1))
-        return error;
-    }
-    if (llvm::Error error = emit("BUILD_TUPLE", uint32_t(function.cells.size())))
-      return error;
-  }
+  if (llvm::Error error =
+          function.cells.empty()
+              ? loadConstant(PyRef::borrow(Py_None), "None")
+              : buildCells(function, value, next, "the function a hook registration gives"))
+    return error;
   if (llvm::Error error = emit("PRECALL", 5))
     return error;
   return emit("CALL", 5);
+}
+
+/// The tuple of a made function's defaults, rebuilt from the values after
+/// \p next in \p value (which it advances).
+llvm::Error Emitter::buildDefaults(const ir::SideEffect::Function& function,
+                                   const ir::Argument& value, size_t& next) {
+  for (size_t i = 0; i < function.defaults; ++i)
+    if (llvm::Error error = rebuild(value.elements()[next++]))
+      return error;
+  return emit("BUILD_TUPLE", uint32_t(function.defaults));
+}
+
+/// The tuple of a made function's closure: a new `types.CellType(...)` for
+/// each cell, holding what its source reads or, for a cell with no source,
+/// the next value in \p value.
+llvm::Error Emitter::buildCells(const ir::SideEffect::Function& function, const ir::Argument& value,
+                                size_t& next, const std::string& what) {
+  for (const auto& [name, source] : function.cells) {
+    if (llvm::Error error = emit("PUSH_NULL"))
+      return error;
+    if (llvm::Error error = loadType("types", "CellType"))
+      return error;
+    if (llvm::Error error =
+            source.empty() ? rebuild(value.elements()[next++]) : loadParsedSource(source, what))
+      return error;
+    if (llvm::Error error = emit("PRECALL", 1))
+      return error;
+    if (llvm::Error error = emit("CALL", 1))
+      return error;
+  }
+  return emit("BUILD_TUPLE", uint32_t(function.cells.size()));
 }
 
 llvm::Error Emitter::rebuild(const ir::Argument& arg) {
