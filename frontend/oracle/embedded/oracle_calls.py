@@ -37,6 +37,13 @@ from dync_oracle_layout import (
 from dync_oracle_leaves import _leaves
 from dync_oracle_records import _cut_view_error
 from dync_oracle_scalars import is_scalar_op, run_scalar_op
+from dync_oracle_size_values import (
+    made_from_size,
+    note_value,
+    read_values_in_arguments,
+    value_of_call,
+    value_read,
+)
 from dync_oracle_wire import OracleError
 
 
@@ -157,12 +164,20 @@ class _Calls:
         self.example.last_call = 0
         guards = len(self.env.guards)
         replacements = len(self.env.replacements)
+        # Integer tensors whose value is a known function of sizes
+        # (dync_oracle_size_values): read as that value, and passed on.
+        args = read_values_in_arguments(fn, args, kwargs)
+        reads_value = value_read(fn, args, kwargs)
+        value = value_of_call(fn, args, kwargs)
+        if value is None:
+            value = made_from_size(fn, args, kwargs)
         probe = None
-        if fn is not eager_layout:
+        if fn is not eager_layout and reads_value is None:
             probe = call_cache.begin(self, fn, args, kwargs, nested=_calls_running > 0)
             if probe is not None and probe.entry is not None and not call_cache.checking:
                 replayed = self._replay(probe, guards, replacements)
                 if replayed is not None:
+                    note_value(replayed[0], value)
                     return replayed
         _calls_running += 1
         _active_session = self
@@ -183,6 +198,7 @@ class _Calls:
                         and type(args[0]) is FakeTensor and indexes_by_data(args[1])):
                     run = index_by_select
                 run = read_of_data(fn, args, kwargs) or tensor_of_data(fn, args, kwargs) or run
+                run = reads_value or run
                 flags = [
                     (t, t.requires_grad) for t in _leaves((args, kwargs or {}))
                     if isinstance(t, FakeTensor)
@@ -233,6 +249,7 @@ class _Calls:
             self.data.note_asserts()
             self.calling = None
         records, self.records = self.records, []
+        note_value(out, value)
         if probe is not None:
             probe.finish(out, records)
         self.example.note_call(records)

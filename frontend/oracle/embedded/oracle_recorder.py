@@ -21,6 +21,7 @@ from dync_oracle_layout import (
     _writes_an_argument,
 )
 from dync_oracle_leaves import _tensors_of
+from dync_oracle_size_values import ITEM_OPERATORS, size_value
 from dync_oracle_wire import OracleError
 
 
@@ -69,6 +70,10 @@ class _Recorder(TorchDispatchMode):
         # prim::layout) that fake tensors answer; graphs never contain them.
         if func.namespace == "prim":
             return func(*args, **kwargs)
+        # A read of a value known from sizes is that value, as a size read
+        # is (dync_oracle_size_values): no node computes it.
+        if func in ITEM_OPERATORS and (value := size_value(args[0])) is not None:
+            return value
         unlike = _FAKES_UNLIKE_EAGER.get(func)
         if unlike is not None:
             raise OracleError(
