@@ -21,6 +21,7 @@ from dync_oracle_data_dependent import (
 )
 from dync_oracle_decompositions import _fusion_module
 from dync_oracle_imports import _while_busy
+from dync_oracle_int_arguments import python_kernel
 from dync_oracle_kernel_layout import kernel_laid_out
 from dync_oracle_layout import (
     LayoutObserved,
@@ -198,7 +199,7 @@ class _Calls:
                         and type(args[0]) is FakeTensor and indexes_by_data(args[1])):
                     run = index_by_select
                 run = read_of_data(fn, args, kwargs) or tensor_of_data(fn, args, kwargs) or run
-                run = reads_value or run
+                run = reads_value or python_kernel(fn, args, kwargs) or run
                 flags = [
                     (t, t.requires_grad) for t in _leaves((args, kwargs or {}))
                     if isinstance(t, FakeTensor)
