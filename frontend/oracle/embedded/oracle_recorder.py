@@ -21,8 +21,8 @@ from dync_oracle_layout import (
     _writes_an_argument,
 )
 from dync_oracle_leaves import _tensors_of
-from dync_oracle_size_values import ITEM_OPERATORS, size_value
 from dync_oracle_wire import OracleError
+from dync_oracle_size_values import ITEM_OPERATORS, size_value
 
 
 # Operators whose fake implementation in torch disagrees with eager in what a
