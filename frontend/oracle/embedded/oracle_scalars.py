@@ -335,6 +335,21 @@ def int_of_tensor(t):
     return t.to(torch.int64).item()
 
 
+def known_truth(t):
+    """The truth of one-element fake tensor `t` when fake mode knows its
+    value from the program's plain numbers alone (FakeTensor.constant: a
+    `torch.tensor(0.5)` and what operators computed from such values, as
+    torch.distributions' argument checks on `Normal(0, 1)`), else None.
+    Such a decision depends on no input, so it needs no guard."""
+    real = getattr(t, "constant", None)
+    if real is None or real.numel() != 1:
+        return None
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    with unset_fake_temporarily():
+        return bool(real)
+
+
 def length_of_tensor(t):
     """len(t): its first dimension. One computed from tensor data (`x[mask]`,
     `x.nonzero()`) is the unbacked symbol itself, as eager's is the int it
