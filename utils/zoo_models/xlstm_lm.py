@@ -1,5 +1,7 @@
 """xLSTM: matrix-memory LSTM (mLSTM) blocks with exponential gating and
-soft-capped gates, run by its chunkwise parallel form in plain PyTorch."""
+soft-capped gates, run by its chunkwise parallel form in plain PyTorch.
+(Not named xlstm.py: transformers would take a module of that name on the
+path for the optional `xlstm` package and import its kernels from it.)"""
 from transformers import xLSTMConfig, xLSTMForCausalLM
 
 from _examples import frozen, texts
