@@ -12,6 +12,7 @@
 #include "frontend/capture/NumpyConstants.h"
 #include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/TypeNames.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -73,6 +74,50 @@ bool isConstantKey(const ValuePtr& key) {
   return false;
 }
 
+/// \p key with each tensor bounding a slice (`h[i, :length]`, `length` an
+/// item of a tensor of lengths) replaced by the int its `__index__` gives,
+/// read by the oracle: one read from data is then an unbacked symbol the
+/// slice's size is computed from, as torch.export slices, where indexing
+/// with the tensor itself would ask for its value.
+llvm::Expected<ValuePtr> sliceBoundsAsInts(SemanticsContext& cx, const ValuePtr& key) {
+  auto hasTensorBound = [](const ValuePtr& part) {
+    return part->kind == ValueKind::Slice &&
+           llvm::any_of(part->items, [](const ValuePtr& bound) { return bound->isTensor(); });
+  };
+  bool inTuple = key->kind == ValueKind::Tuple && !key->object;
+  if (!hasTensorBound(key) && !(inTuple && llvm::any_of(key->items, hasTensorBound)))
+    return key;
+  llvm::Expected<PyRef> index = scalarsFunction("index_of_tensor");
+  if (!index)
+    return index.takeError();
+  auto convert = [&](const ValuePtr& part) -> llvm::Expected<ValuePtr> {
+    if (!hasTensorBound(part))
+      return part;
+    ValuePtr slice = makeValue(ValueKind::Slice);
+    for (const ValuePtr& bound : part->items) {
+      if (!bound->isTensor()) {
+        slice->items.push_back(bound);
+        continue;
+      }
+      llvm::Expected<ValuePtr> read = cx.callOracle(index->get(), {bound}, {});
+      if (!read)
+        return read.takeError();
+      slice->items.push_back(*read);
+    }
+    return slice;
+  };
+  if (!inTuple)
+    return convert(key);
+  std::vector<ValuePtr> parts;
+  for (const ValuePtr& part : key->items) {
+    llvm::Expected<ValuePtr> converted = convert(part);
+    if (!converted)
+      return converted.takeError();
+    parts.push_back(*converted);
+  }
+  return makeTuple(std::move(parts));
+}
+
 } // namespace
 
 llvm::Expected<ValuePtr> ObjectSemantics::getItem(const ValuePtr& base, const ValuePtr& key) {
@@ -83,8 +128,12 @@ llvm::Expected<ValuePtr> ObjectSemantics::getItem(const ValuePtr& base, const Va
     if (!special || *special)
       return special;
   }
-  if (base->isTensor())
-    return cx_.callOracle(cx_.operatorFunction("getitem"), {base, key}, {});
+  if (base->isTensor()) {
+    llvm::Expected<ValuePtr> bounds = sliceBoundsAsInts(cx_, key);
+    if (!bounds)
+      return bounds.takeError();
+    return cx_.callOracle(cx_.operatorFunction("getitem"), {base, *bounds}, {});
+  }
   if (base->isSequence()) {
     size_t size = base->items.size();
     if (key->isConstant() && PyIndex_Check(key->object.get())) {

@@ -16,6 +16,8 @@
 #include "frontend/capture/TypeNames.h"
 #include "frontend/capture/ValueBuilder.h"
 
+#include <algorithm>
+
 namespace dync::capture {
 
 using python::PyRef;
@@ -257,6 +259,54 @@ llvm::Expected<ValuePtr> compareRealObjects(ObjectSemantics& semantics, const Co
   return nullptr;
 }
 
+/// CPython's comparison of two lists or two tuples, item by item, for
+/// sequences holding values capture does not know (tensors, instances):
+/// a pair of items is equal when identical or when `==` on them is true (on
+/// tensors, a decision on their data, as it is in eager); the first pair
+/// that differs decides, else the lengths do. Comparing them by identity
+/// instead would call `[2, n] == [2, 2]` false for a tensor `n` equal to 2.
+llvm::Expected<ValuePtr> compareSequences(ObjectSemantics& semantics, const CompareRow& row,
+                                          const ValuePtr& a, const ValuePtr& b) {
+  size_t sizeA = a->items.size(), sizeB = b->items.size();
+  bool equality = row.op == Py_EQ || row.op == Py_NE;
+  if (equality && sizeA != sizeB)
+    return makeBool(row.op == Py_NE);
+  for (size_t i = 0; i < std::min(sizeA, sizeB); ++i) {
+    const ValuePtr& x = a->items[i];
+    const ValuePtr& y = b->items[i];
+    llvm::Expected<bool> same = semantics.identical(x, y);
+    if (!same)
+      return same.takeError();
+    if (*same)
+      continue;
+    llvm::Expected<ValuePtr> equal = semantics.compare("==", x, y);
+    if (!equal)
+      return equal.takeError();
+    llvm::Expected<bool> truth = semantics.truth(*equal);
+    if (!truth)
+      return truth.takeError();
+    if (*truth)
+      continue;
+    if (equality)
+      return makeBool(row.op == Py_NE);
+    return semantics.compare(row.symbol, x, y);
+  }
+  switch (row.op) {
+  case Py_EQ:
+    return makeBool(true);
+  case Py_NE:
+    return makeBool(false);
+  case Py_LT:
+    return makeBool(sizeA < sizeB);
+  case Py_LE:
+    return makeBool(sizeA <= sizeB);
+  case Py_GT:
+    return makeBool(sizeA > sizeB);
+  default:
+    return makeBool(sizeA >= sizeB);
+  }
+}
+
 /// PEP 584's `a | b` of dict \p a: a copy of \p a updated by dict \p b (so
 /// of a's type, as CPython's dict and OrderedDict make it); `a |= b`
 /// updates \p a itself, from any mapping or pairs `update` takes. Both run
@@ -429,6 +479,8 @@ llvm::Expected<ValuePtr> ObjectSemantics::compare(llvm::StringRef symbol, const 
       return programError("comparing with '" + symbol + "'");
     return cx_.wrapFake(result.get());
   }
+  if (a->isSequence() && a->kind == b->kind)
+    return compareSequences(*this, *row, a, b);
   if (row->op == Py_EQ || row->op == Py_NE) {
     llvm::Expected<bool> same = identical(a, b);
     if (!same)

@@ -13,15 +13,44 @@
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TypeNames.h"
 
+#include <optional>
+
 namespace dync::capture {
 
 using python::PyRef;
+
+namespace {
+
+/// The truth of a tensor whose value fake mode knows from plain numbers
+/// alone (oracle_scalars.py, known_truth), or nullopt.
+llvm::Expected<std::optional<bool>> knownTruth(const ValuePtr& tensor) {
+  PyRef module = PyRef::steal(PyImport_ImportModule("dync_oracle_scalars"));
+  PyRef known =
+      module ? PyRef::steal(PyObject_GetAttrString(module.get(), "known_truth")) : PyRef();
+  if (!known)
+    return pythonError("the oracle's known_truth");
+  PyRef result = PyRef::steal(PyObject_CallOneArg(known.get(), tensor->object.get()));
+  if (!result)
+    return pythonError("the oracle's known_truth");
+  if (result.get() == Py_None)
+    return std::nullopt;
+  return result.get() == Py_True;
+}
+
+} // namespace
 
 llvm::Expected<bool> ObjectSemantics::truth(const ValuePtr& value) {
   if (ValuePtr viewed = mappingProxyTarget(value))
     return truth(viewed);
   switch (value->kind) {
-  case ValueKind::Tensor:
+  case ValueKind::Tensor: {
+    // A value made from the program's own numbers (`Normal(0, 1)` checking
+    // its arguments) is no decision on data: its truth is known.
+    llvm::Expected<std::optional<bool>> known = knownTruth(value);
+    if (!known)
+      return known.takeError();
+    if (*known)
+      return **known;
     // The two ways a graph decides on values: selecting elementwise, or
     // running one of two captured functions when it runs.
     // Without --data-branches=refuse, the side the example takes, checked
@@ -31,6 +60,7 @@ llvm::Expected<bool> ObjectSemantics::truth(const ValuePtr& value) {
                "not known while capturing, so capture cannot decide it (nor can torch.export): "
                "keep the decision in tensors (torch.where(cond, a, b)) or branch with "
                "torch.cond(cond, true_fn, false_fn, operands)");
+  }
   case ValueKind::Constant:
   case ValueKind::SymNum:
   case ValueKind::Object:

@@ -255,6 +255,14 @@ class _Records:
                 f"larger one as an argument or keep it as a module's buffer"
             )
         kwargs = _constant_kwargs(real)
+        if real.numel() == 0:
+            # No numbers to stack (stack refuses an empty list): an empty
+            # tensor of that shape is the whole constant.
+            self.records.append(
+                ("aten::empty.memory_format", (list(real.shape),), kwargs,
+                 self._encode_result(out))
+            )
+            return
         with unset_fake_temporarily():
             flat = real.reshape(-1).clone()
             values = flat.tolist()

@@ -335,6 +335,32 @@ def int_of_tensor(t):
     return t.to(torch.int64).item()
 
 
+def index_of_tensor(t):
+    """`t.__index__()` of a tensor bounding a slice (`h[i, :length]` with
+    `length` an item of a tensor of lengths): the int item() gives, over an
+    unbacked symbol when it is read from data, as torch.export reads it;
+    Tensor.__index__ itself would ask for the symbol's value. Only an
+    integer or bool tensor of one element is an index, as for __index__."""
+    if t.numel() != 1 or t.is_floating_point() or t.is_complex():
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return t.to(torch.int64).item()
+
+
+def known_truth(t):
+    """The truth of one-element fake tensor `t` when fake mode knows its
+    value from the program's plain numbers alone (FakeTensor.constant: a
+    `torch.tensor(0.5)` and what operators computed from such values, as
+    torch.distributions' argument checks on `Normal(0, 1)`), else None.
+    Such a decision depends on no input, so it needs no guard."""
+    real = getattr(t, "constant", None)
+    if real is None or real.numel() != 1:
+        return None
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    with unset_fake_temporarily():
+        return bool(real)
+
+
 def length_of_tensor(t):
     """len(t): its first dimension. One computed from tensor data (`x[mask]`,
     `x.nonzero()`) is the unbacked symbol itself, as eager's is the int it
@@ -352,5 +378,5 @@ for _function, _name in ((float_of_tensor, "float"), (bool_of_tensor, "bool"),
                          (not_of_number, "not"),
                          (int_of_tensor, "int"), (int_of_number, "int"),
                          (divmod_quotient, "divmod"), (divmod_remainder, "divmod"),
-                         (length_of_tensor, "len")):
+                         (length_of_tensor, "len"), (index_of_tensor, "slice")):
     _function.__module__, _function.__qualname__ = "builtins", _name
