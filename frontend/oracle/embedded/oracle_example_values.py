@@ -83,6 +83,38 @@ class _Unknown(Exception):
     """A value the example run does not have."""
 
 
+_FAILED = object()
+
+
+def _generator_states():
+    """The state of every generator an operator could draw from here: the
+    CPU's, and each initialized CUDA device's."""
+    states = [torch.get_rng_state()]
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        states.extend(torch.cuda.get_rng_state_all())
+    return states
+
+
+def _has_symbols(value):
+    if type(value) is Sym:
+        return True
+    if isinstance(value, dict):
+        return any(_has_symbols(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_symbols(v) for v in value)
+    return False
+
+
+def _same_states(a, b):
+    return len(a) == len(b) and all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+def _restore_generator_states(states):
+    torch.set_rng_state(states[0])
+    if len(states) > 1:
+        torch.cuda.set_rng_state_all(states[1:])
+
+
 class ExampleValues:
     """The example run of one session's records."""
 
@@ -173,19 +205,31 @@ class ExampleValues:
             real_kwargs = {k: self._decode(v) for k, v in (kwargs or {}).items()}
         except _Unknown:
             return
+        seeded = False
         if isinstance(fn, torch._ops.OpOverload):
-            if torch.Tag.nondeterministic_seeded in fn.tags:
-                # Not run: it would draw from (or seed) this process's
-                # generator, and its values could differ from a call's.
-                self.observable = self.observable or f"{name} draws random numbers"
+            seeded = torch.Tag.nondeterministic_seeded in fn.tags
+            if seeded and self.observable is not None:
                 return
             if self.observable is None:
                 self._note_observable(name, fn, real_args, real_kwargs)
+        generators = _generator_states() if seeded else None
         try:
             out = fn(*real_args, **real_kwargs)
         except Exception:
+            out = _FAILED
+        if seeded and (_has_symbols(record)
+                       or not _same_states(_generator_states(), generators)):
+            # It drew from this process's generator: its values could
+            # differ from a call's, and the generator is put back as it
+            # was. An operator that may draw but did not (attention with
+            # dropout_p=0) computes what any call computes, provided its
+            # sizes are the example's at every call (an empty tensor draws
+            # nothing either, one of a size from data might).
+            _restore_generator_states(generators)
+            self.observable = self.observable or f"{name} draws random numbers"
             return
-        self._bind(result, out)
+        if out is not _FAILED:
+            self._bind(result, out)
 
     @staticmethod
     def _operator(name):
