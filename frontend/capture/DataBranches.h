@@ -29,3 +29,17 @@ inline std::optional<DataBranches> parseDataBranches(llvm::StringRef text) {
 }
 
 } // namespace dync::capture
+
+namespace dync::ir {
+class Graph;
+}
+
+namespace dync::capture {
+
+/// Moves each fall-back check of a decision on data whose condition is
+/// computed without random numbers, with the calls computing it, to before
+/// the graph's first random operator, so that a call taking the other side
+/// falls back before drawing (FallBackChecks.cpp).
+void runFallBackChecksFirst(ir::Graph& graph);
+
+} // namespace dync::capture
