@@ -717,7 +717,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
                                     grad.get() == Py_True, std::move(*globalState)))
     return error;
 
-  runFallBackChecksFirst(graph);
+  if (llvm::Error error = runFallBackChecksFirst(graph))
+    return error;
   if (llvm::Error error = ir::verify(graph))
     return captureError("the captured graph does not verify: " + llvm::toString(std::move(error)));
   if (options.dataNotes)

@@ -13,9 +13,8 @@ A record whose operands are not known here (a value a control-flow operator
 computes, a subgraph's input) is skipped, and so is everything computed
 from it; a decision on such a value has no example side. The run also
 notes the first record that did something the caller could see (wrote an
-input, or wrote anything after random numbers were drawn): a decision
-after it is not specialized, since the original code could not run again
-in its place. Random operators run with this process's generator put back
+input): a decision after it is not specialized, since the original code
+could not run again in its place. Random operators run with this process's generator put back
 afterwards; what they compute, and everything computed from it, differs
 at each call, so a decision on it is not specialized either. A decision
 on other values after them is: the graph runs its check before the random
@@ -228,17 +227,11 @@ class ExampleValues:
             real_kwargs = {k: self._decode(v) for k, v in (kwargs or {}).items()}
         except _Unknown:
             return
-        seeded = writes = False
+        seeded = False
         if isinstance(fn, torch._ops.OpOverload):
             seeded = torch.Tag.nondeterministic_seeded in fn.tags
-            writes = any(a.alias_info is not None and a.alias_info.is_write
-                         for a in fn._schema.arguments)
             if self.observable is None:
                 self._note_observable(name, fn, real_args, real_kwargs)
-        if writes and self.drawn and self.observable is None:
-            # The graph runs a fall-back check before the random operators
-            # only while nothing is written after them (FallBackChecks.cpp).
-            self.observable = f"{self.drawn} draws random numbers"
         from_random = seeded or any(ref in self.random_ids for ref in _refs(args, kwargs))
         generators = _generator_states() if seeded else None
         try:
