@@ -617,6 +617,29 @@ llvm::Expected<ValuePtr> containerAttr(SemanticsContext& cx, const ValuePtr& bas
       return base->items[**field];
     }
   }
+  // A property of the container's Python class (a computed field of a
+  // named tuple): its getter runs symbolically, pinned where the class
+  // holds it, so that a property replaced on the class after export misses.
+  if (attribute && Py_IS_TYPE(attribute, &PyProperty_Type) &&
+      (classType->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+    PyRef getter = PyRef::steal(PyObject_GetAttrString(attribute, "fget"));
+    if (!getter)
+      return pythonError("reading property '" + name + "'");
+    if (getter.get() == Py_None)
+      return raiseBuiltin(PyExc_AttributeError, "property '" + name + "' of '" +
+                                                    qualifiedTypeName(type->get()) +
+                                                    "' object has no getter");
+    if (!PyFunction_Check(getter.get()))
+      return captureError("property '" + name + "' of " + qualifiedTypeName(type->get()) +
+                          " has a getter that is not a Python function; its result read for "
+                          "real would be a constant no guard checks, which is not supported");
+    SourcePtr classSource = classRead();
+    llvm::Expected<ValuePtr> function = cx.values().functionFromReal(
+        getter.get(), classSource ? Source::attr(classSource, "fget") : nullptr);
+    if (!function)
+      return function.takeError();
+    return cx.call(*function, {base});
+  }
   // A static method, a plain attribute or a nested class of a container's
   // Python class (a named tuple's _fields and _field_defaults, a constant of
   // a NamedTuple's body).

@@ -5,6 +5,7 @@
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/capture/AutocastState.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/DataBranches.h"
 #include "frontend/capture/DeclaredInts.h"
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/EntryFunction.h"
@@ -716,6 +717,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
                                     grad.get() == Py_True, std::move(*globalState)))
     return error;
 
+  if (llvm::Error error = runFallBackChecksFirst(graph))
+    return error;
   if (llvm::Error error = ir::verify(graph))
     return captureError("the captured graph does not verify: " + llvm::toString(std::move(error)));
   if (options.dataNotes)

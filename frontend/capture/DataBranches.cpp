@@ -106,7 +106,6 @@ llvm::Expected<bool> Interpreter::decideOnExample(const ValuePtr& condition,
   llvm::Expected<ValuePtr> checked = callOracle(assertOp->get(), {holds, message}, {});
   if (!checked)
     return checked.takeError();
-
   std::string note = where + ": the decision on tensor data";
   if (!lineText.empty())
     note += " (" + lineText + ")";

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <optional>
 
@@ -27,5 +28,22 @@ inline std::optional<DataBranches> parseDataBranches(llvm::StringRef text) {
     return DataBranches::Refuse;
   return std::nullopt;
 }
+
+} // namespace dync::capture
+
+namespace dync::ir {
+class Graph;
+} // namespace dync::ir
+
+namespace dync::capture {
+
+/// Moves each fall-back check of a decision on data whose condition is
+/// computed without random numbers, with the calls computing it, to before
+/// the graph's first random operator, so that a call taking the other side
+/// falls back before drawing (FallBackChecks.cpp). A check that cannot
+/// move (its condition uses a size read from data, or a write in between
+/// may reach what it reads) stops capture, as a decision after an input
+/// was written does: the original code could not run again.
+llvm::Error runFallBackChecksFirst(ir::Graph& graph);
 
 } // namespace dync::capture

@@ -187,7 +187,16 @@ llvm::Expected<ValuePtr> Interpreter::instanceAttr(const ValuePtr& instance, llv
       return pythonError("reading property '" + name + "'");
     if (getter.get() == Py_None)
       return captureError("property '" + name + "' of '" + className(type) + "' has no getter");
-    llvm::Expected<ValuePtr> function = values_.wrapReal(getter.get(), nullptr);
+    // The getter is pinned where the class holds the property (through the
+    // class's name for an object made while capturing,
+    // ClassAttributeSources.cpp), so that a property replaced on the class
+    // after export misses rather than serve the old getter's graph.
+    SourcePtr classRead = realObject ? Source::classAttr(instance->source, name)
+                                     : values_.classLookupSource(type, name);
+    SourcePtr getterSource = classRead && Py_IS_TYPE(classAttr, &PyProperty_Type)
+                                 ? Source::attr(classRead, "fget")
+                                 : nullptr;
+    llvm::Expected<ValuePtr> function = values_.functionFromReal(getter.get(), getterSource);
     if (!function)
       return function.takeError();
     return call(*function, {instance});

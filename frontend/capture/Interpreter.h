@@ -520,6 +520,13 @@ private:
   /// class decides what assignment does (`__setattr__` other than
   /// nn.Module's, descriptors) are refused.
   llvm::Error setRealAttr(const ValuePtr& base, llvm::StringRef name, ValuePtr value) override;
+  /// `module.name = tensor` where \p name is one of the module's buffers:
+  /// nn.Module.__setattr__ then files the tensor in the module's `_buffers`,
+  /// which capture changes as the program's own dict change, replayed after
+  /// the graph (RealAttributes.cpp). False when the assignment is not that
+  /// case (the generic path decides), an error when it is but cannot be kept.
+  llvm::Expected<bool> assignBuffer(const ValuePtr& base, llvm::StringRef name,
+                                    const ValuePtr& value);
   /// What the program last assigned to attribute \p name of \p object
   /// while capturing, or null.
   ValuePtr assignedRealAttr(PyObject* object, llvm::StringRef name) const override;

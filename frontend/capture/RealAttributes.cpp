@@ -144,6 +144,13 @@ llvm::Error Interpreter::setRealAttr(const ValuePtr& base, llvm::StringRef name,
     return setFreshModuleAttr(base, name, std::move(value));
   if (!object || !base->source)
     return refuse("an object the rewritten code cannot find after the graph");
+  if (base->kind == ValueKind::NNModule) {
+    llvm::Expected<bool> buffer = assignBuffer(base, name, value);
+    if (!buffer)
+      return buffer.takeError();
+    if (*buffer)
+      return llvm::Error::success();
+  }
   bool unchanged = false;
   std::string why = base->kind == ValueKind::NNModule
                         ? whyNotPlainModuleAttr(types_, values_, base, name, value, unchanged)
@@ -163,6 +170,101 @@ llvm::Error Interpreter::setRealAttr(const ValuePtr& base, llvm::StringRef name,
                                Source::attr(base->source, name), std::move(value),
                                sideEffectCount_++});
   return llvm::Error::success();
+}
+
+llvm::Expected<bool> Interpreter::assignBuffer(const ValuePtr& base, llvm::StringRef name,
+                                               const ValuePtr& value) {
+  // nn.Module.__setattr__ files a tensor (or None) assigned to a buffer's
+  // name through register_buffer: `_buffers[name] = value`, after torch's
+  // global buffer registration hooks, keeping the buffer's persistence.
+  // A parameter or module value takes other branches first, and a class
+  // with its own __setattr__ or a descriptor of that name decides for
+  // itself: those are left to the generic path.
+  PyObject* object = base->object.get();
+  bool none = value->isConstant() && value->object.get() == Py_None;
+  if (!none && !value->isTensor())
+    return false;
+  if (value->isTensor() && value->object &&
+      PyObject_IsInstance(value->object.get(), types_.parameter.get()) == 1)
+    return false;
+  PyErr_Clear();
+  PyTypeObject* type = Py_TYPE(object);
+  PyRef key = PyRef::steal(python::newStr(name));
+  PyRef moduleSetattr = PyRef::steal(PyObject_GetAttrString(types_.module.get(), "__setattr__"));
+  PyErr_Clear();
+  PyObject* ownSetattr = _PyType_Lookup(type, PyRef::steal(python::newStr("__setattr__")).get());
+  if (!moduleSetattr || ownSetattr != moduleSetattr.get() ||
+      !whyDescriptor(type, key.get()).empty())
+    return false;
+  PyObject** dictPointer = _PyObject_GetDictPtr(object);
+  PyObject* buffers =
+      dictPointer && *dictPointer ? PyDict_GetItemString(*dictPointer, "_buffers") : nullptr;
+  if (!buffers || !PyDict_CheckExact(buffers))
+    return false;
+  // A buffer as the program left the table (it may have assigned or
+  // removed it already).
+  llvm::Expected<std::optional<ValuePtr>> changed = values_.changedEntry(buffers, key.get());
+  if (!changed)
+    return changed.takeError();
+  bool isBuffer =
+      *changed ? static_cast<bool>(**changed) : PyDict_Contains(buffers, key.get()) == 1;
+  if (!isBuffer)
+    return false;
+  // The value the program assigned back (`self.b = self.b`) changes nothing.
+  if (!*changed && assignsOwnEntry(values_, PyDict_GetItem(buffers, key.get()), value))
+    return true;
+
+  std::string target = base->source->str();
+  auto refuse = [&](const llvm::Twine& why) {
+    return captureError("assigning buffer '" + name + "' of " + target + " (" + why +
+                        "; a side effect outside the graph)");
+  };
+  // What nn.Module.__setattr__ calls: register_buffer, nn.Module's own,
+  // pinned by a guard on the class attribute.
+  PyRef moduleRegister =
+      PyRef::steal(PyObject_GetAttrString(types_.module.get(), "register_buffer"));
+  PyErr_Clear();
+  PyObject* ownRegister =
+      _PyType_Lookup(type, PyRef::steal(python::newStr("register_buffer")).get());
+  if (!moduleRegister || ownRegister != moduleRegister.get())
+    return refuse("its class defines register_buffer, which assignment calls");
+  if (PyObject** ownDict = _PyObject_GetDictPtr(object);
+      ownDict && *ownDict && PyDict_GetItemString(*ownDict, "register_buffer"))
+    return refuse("the instance holds its own register_buffer, which assignment calls");
+  llvm::Expected<ValuePtr> pinned = values_.functionFromReal(
+      ownRegister, values_.classReadSource(base->source, "register_buffer", ownRegister));
+  if (!pinned)
+    return pinned.takeError();
+  llvm::Expected<PyRef> hooks =
+      importObject("torch.nn.modules.module._global_buffer_registration_hooks");
+  if (!hooks)
+    return hooks.takeError();
+  Py_ssize_t hookCount = PyObject_Length(hooks->get());
+  if (hookCount != 0) {
+    PyErr_Clear();
+    return refuse("torch's global buffer registration hooks, which registering a buffer runs, "
+                  "hold functions of the program's");
+  }
+  guards_.add(Guard::empty(Source::attr(Source::module("torch.nn.modules.module"),
+                                        "_global_buffer_registration_hooks")));
+
+  // The table itself, changed as the program's `module._buffers[name] =
+  // value` would change it.
+  llvm::Expected<ValuePtr> table = semantics_.getAttr(base, "_buffers");
+  if (!table)
+    return table.takeError();
+  if ((*table)->kind != ValueKind::Dict)
+    return refuse("its _buffers is no dict capture can change");
+  if (llvm::Error error = noteContainerMutation(*table, "assigning buffer '" + name + "'"))
+    return error;
+  for (auto& [entryKey, entryValue] : (*table)->entries)
+    if (entryKey->isConstant() && entryKey->object && PyUnicode_Check(entryKey->object.get()) &&
+        PyUnicode_Compare(entryKey->object.get(), key.get()) == 0) {
+      entryValue = value;
+      return true;
+    }
+  (*table)->entries.emplace_back(makeConstant(key), value);
+  return true;
 }
 
 ValuePtr Interpreter::assignedRealAttr(PyObject* object, llvm::StringRef name) const {

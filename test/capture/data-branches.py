@@ -72,7 +72,7 @@ def example_inputs():
 
 # WRITTEN: data-branches.py:35: error: data-dependent branch: the condition depends on a tensor's values, {{.*}} (not specialized to the example's side: aten::add_.Tensor writes an input before it, so the original code could not run again)
 
-# RANDOM: data-branches.py:42: error: data-dependent branch: {{.*}} (not specialized to the example's side: aten::{{.*}} draws random numbers before it, so the original code could not run again)
+# RANDOM: data-branches.py:42: error: data-dependent branch: {{.*}} (not specialized to the example's side: aten::{{.*}} draws random numbers, from which the graph computes the condition, and a call draws others)
 
 # REFUSE: data-branches.py:15: error: data-dependent branch: the condition depends on a tensor's values, which are not known while capturing, so capture cannot decide it (nor can torch.export): keep the decision in tensors (torch.where(cond, a, b)) or branch with torch.cond(cond, true_fn, false_fn, operands)
 # REFUSE-NOT: not specialized

@@ -13,8 +13,13 @@ A record whose operands are not known here (a value a control-flow operator
 computes, a subgraph's input) is skipped, and so is everything computed
 from it; a decision on such a value has no example side. The run also
 notes the first record that did something the caller could see (wrote an
-input, drew random numbers): a decision after it is not specialized, since
-the original code could not run again in its place.
+input): a decision after it is not specialized, since the original code
+could not run again in its place. Random operators run with this process's generator put back
+afterwards; what they compute, and everything computed from it, differs
+at each call, so a decision on it is not specialized either. A decision
+on other values after them is: the graph runs its check before the random
+operators (FallBackChecks.cpp), so a call taking the other side falls
+back before drawing anything.
 """
 
 import operator
@@ -83,6 +88,50 @@ class _Unknown(Exception):
     """A value the example run does not have."""
 
 
+_FAILED = object()
+
+
+def _generator_states():
+    """The state of every generator an operator could draw from here: the
+    CPU's, and each initialized CUDA device's."""
+    states = [torch.get_rng_state()]
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        states.extend(torch.cuda.get_rng_state_all())
+    return states
+
+
+def _refs(args, kwargs):
+    """The ids of the values a record's arguments name."""
+    found = []
+
+    def walk(a):
+        if type(a) is Ref:
+            found.append(int(a))
+        elif isinstance(a, (list, tuple)) and type(a) is not Sym:
+            for x in a:
+                walk(x)
+
+    walk(args)
+    for v in (kwargs or {}).values():
+        walk(v)
+    return found
+
+
+def _result_ids(meta):
+    """The ids of the values a record's result holds."""
+    if type(meta) in (TensorMeta, ScalarMeta):
+        return [meta[0]]
+    if type(meta) in (list, tuple):
+        return [i for m in meta for i in _result_ids(m)]
+    return []
+
+
+def _restore_generator_states(states):
+    torch.set_rng_state(states[0])
+    if len(states) > 1:
+        torch.cuda.set_rng_state_all(states[1:])
+
+
 class ExampleValues:
     """The example run of one session's records."""
 
@@ -100,6 +149,8 @@ class ExampleValues:
         self.bound = {}  # unbacked sympy symbol -> its example value
         self.input_storages = set()
         self.observable = None  # the first record the caller could see
+        self.drawn = None  # the first record that may draw random numbers
+        self.random_ids = set()  # ids of values computed from random numbers
         self._exprs = {}
 
     # What the session tells it ---------------------------------------------
@@ -136,6 +187,9 @@ class ExampleValues:
                 real = None
             if self.observable is not None:
                 return None, f"{self.observable} before it, so the original code could not run again"
+            if tensor_id in self.random_ids:
+                return None, (f"{self.drawn} draws random numbers, from which the graph "
+                              "computes the condition, and a call draws others")
             if real is None:
                 return None, ("the graph computes the condition from values its example run "
                               "does not know (a control-flow operator's result)")
@@ -173,19 +227,28 @@ class ExampleValues:
             real_kwargs = {k: self._decode(v) for k, v in (kwargs or {}).items()}
         except _Unknown:
             return
+        seeded = False
         if isinstance(fn, torch._ops.OpOverload):
-            if torch.Tag.nondeterministic_seeded in fn.tags:
-                # Not run: it would draw from (or seed) this process's
-                # generator, and its values could differ from a call's.
-                self.observable = self.observable or f"{name} draws random numbers"
-                return
+            seeded = torch.Tag.nondeterministic_seeded in fn.tags
             if self.observable is None:
                 self._note_observable(name, fn, real_args, real_kwargs)
+        from_random = seeded or any(ref in self.random_ids for ref in _refs(args, kwargs))
+        generators = _generator_states() if seeded else None
         try:
             out = fn(*real_args, **real_kwargs)
         except Exception:
-            return
-        self._bind(result, out)
+            out = _FAILED
+        if seeded:
+            # What it drew is put back: this process's generator stays as
+            # the program left it.
+            _restore_generator_states(generators)
+            self.drawn = self.drawn or name
+        if out is not _FAILED:
+            self._bind(result, out)
+        if from_random:
+            # A call draws other numbers: a decision on them has no side
+            # the example could give.
+            self.random_ids.update(_result_ids(result))
 
     @staticmethod
     def _operator(name):

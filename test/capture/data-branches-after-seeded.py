@@ -1,0 +1,72 @@
+# A decision on a buffer's value (EoMT's `if self.attn_mask_probs[i] > 0:`)
+# after operators torch tags as random (attention, even with dropout_p=0;
+# dropout) is specialized to the example's side: the example run runs them
+# with the generator put back, and the graph's fall-back check, with the
+# calls computing its condition, runs before the first random operator, so
+# a call taking the other side falls back before drawing anything. The
+# check reads the buffer, a graph input, so a buffer changed after export
+# takes the original code. A decision on what the random operators drew is
+# refused: a call draws other numbers.
+# RUN: %dync export %s:Gate.forward --emit=graph 2>%t.err | FileCheck %s
+# RUN: FileCheck %s --check-prefix=NOTE < %t.err
+# RUN: %dync export %s:Dropped.forward --emit=graph 2>/dev/null | FileCheck %s --check-prefix=DROPPED
+# RUN: not %dync export %s:OnDrawn.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DRAWN
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.probs = nn.Buffer(torch.tensor([1.0, 0.0]))
+
+    def forward(self, x):
+        x = F.scaled_dot_product_attention(x, x, x, dropout_p=0.0)
+        for i in range(2):
+            if self.probs[i] > 0:
+                x = x * 2
+            else:
+                x = x - 1
+        return x
+
+# CHECK-LABEL: graph @Gate.forward
+# CHECK:       %self_probs: tensor<f32, [2]> = L['self']._buffers['probs']
+# CHECK-NEXT:  %[[P0:[0-9]+]] = aten::select.int(%self_probs, 0, 0)
+# CHECK-NEXT:  %[[T0:[0-9]+]] = aten::gt.Scalar(%[[P0]], 0)
+# CHECK-NEXT:  aten::_assert_async.msg(%[[T0]], "fall back: the decision on tensor data at data-branches-after-seeded.py:27 takes the other side than the example's (True)
+# CHECK-NEXT:  %[[P1:[0-9]+]] = aten::select.int(%self_probs, 0, 1)
+# CHECK-NEXT:  %[[T1:[0-9]+]] = aten::gt.Scalar(%[[P1]], 0)
+# CHECK-NEXT:  %[[N1:[0-9]+]] = aten::logical_not.default(%[[T1]])
+# CHECK-NEXT:  aten::_assert_async.msg(%[[N1]], "fall back: the decision on tensor data at data-branches-after-seeded.py:27 takes the other side than the example's (False)
+# CHECK-NEXT:  aten::_scaled_dot_product_flash_attention_for_cpu
+
+# NOTE: data-branches-after-seeded.py:27: the decision on tensor data (if self.probs[i] > 0:) is specialized to the example's side (True)
+# NOTE: data-branches-after-seeded.py:27: the decision on tensor data (if self.probs[i] > 0:) is specialized to the example's side (False)
+
+
+class Dropped(Gate):
+    def forward(self, x):
+        x = F.dropout(x, 0.5, training=True)
+        if self.probs[0] > 0:
+            return x * 2
+        return x
+
+# DROPPED-LABEL: graph @Dropped.forward
+# DROPPED:       aten::_assert_async.msg
+# DROPPED-NEXT:  aten::native_dropout.default(%x, 0.5, true)
+
+
+class OnDrawn(Gate):
+    def forward(self, x):
+        x = F.dropout(x, 0.5, training=True)
+        if x.sum() > 0:
+            return x * 2
+        return x
+
+# DRAWN: data-branches-after-seeded.py:[[# @LINE-4]]:12: error: data-dependent branch
+# DRAWN-SAME: (not specialized to the example's side: aten::native_dropout.default draws random numbers, from which the graph computes the condition, and a call draws others)
+
+
+def example_inputs():
+    return (torch.randn(1, 2, 4, 8),)
