@@ -143,6 +143,25 @@ class ExampleValues:
                 return None, "the condition is not one element"
             return bool(real), None
 
+    def int_value(self, symbol):
+        """(int, None) for the example's value of `symbol`, an unbacked int
+        a node of this session computes (`u0` of nonzero's rows, item()'s),
+        or (None, why) when it has none; as truth() says why."""
+        if self.session.specializing:
+            return None, "this capture runs at sizes other than the example's"
+        with unset_fake_temporarily(), _disable_current_modes(), torch.no_grad():
+            while symbol not in self.bound and self.done < len(self.history):
+                record = self.history[self.done]
+                self.done += 1
+                self._run(record)
+        if self.observable is not None:
+            return None, f"{self.observable} before it, so the original code could not run again"
+        value = self.bound.get(symbol)
+        if value is None:
+            return None, ("the graph computes it from values its example run does not know "
+                          "(a control-flow operator's result)")
+        return int(value), None
+
     def _value_at(self, tensor_id):
         while tensor_id not in self.values and self.done < len(self.history):
             record = self.history[self.done]
