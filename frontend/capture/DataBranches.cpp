@@ -83,6 +83,11 @@ llvm::Expected<bool> Interpreter::decideOnExample(const ValuePtr& condition,
                                                   const std::string& refusal) {
   if (dataBranches_ == DataBranches::Refuse)
     return captureError(refusal);
+  // The same bool decided before (`if is_causal ...` in each layer): the
+  // side taken then, which its check already states.
+  if (condition->kind == ValueKind::SymNum)
+    if (std::optional<bool> decided = oracle_.decidedTruth(condition->object.get()))
+      return *decided;
   auto refuse = [&](const std::string& why) {
     return captureError(refusal + " (not specialized to the example's side: " + why + ")");
   };

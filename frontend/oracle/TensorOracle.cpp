@@ -117,6 +117,7 @@ public:
   llvm::Expected<ExampleInts> exampleInts(PyObject* symInt) override;
   llvm::Error specializeInt(const std::string& name, long long value) override;
   llvm::Error noteDecided(PyObject* symBool, bool side) override;
+  std::optional<bool> decidedTruth(PyObject* symBool) override;
   size_t shapeFactCount() override;
 
 private:
@@ -960,6 +961,17 @@ llvm::Error PythonTensorOracle::specializeInt(const std::string& name, long long
   if (!done)
     return pythonError("specializing an int read from data to the example's value");
   return llvm::Error::success();
+}
+
+std::optional<bool> PythonTensorOracle::decidedTruth(PyObject* symBool) {
+  PyRef side = PyRef::steal(PyObject_CallMethod(session_.get(), "decided_truth", "O", symBool));
+  if (!side) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  if (side.get() == Py_None)
+    return std::nullopt;
+  return side.get() == Py_True;
 }
 
 llvm::Error PythonTensorOracle::noteDecided(PyObject* symBool, bool side) {

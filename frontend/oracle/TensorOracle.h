@@ -246,6 +246,11 @@ public:
     (void)value;
     return llvm::Error::success();
   }
+  /// The side an earlier decision on SymBool \p symBool took, if any.
+  virtual std::optional<bool> decidedTruth(PyObject* symBool) {
+    (void)symBool;
+    return std::nullopt;
+  }
   /// From here on, the SymBool \p symBool is \p side in every call given it.
   virtual llvm::Error noteDecided(PyObject* symBool, bool side) {
     (void)symBool;

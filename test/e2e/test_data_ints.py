@@ -63,6 +63,24 @@ MODEL = textwrap.dedent("""
         return x
 
 
+    torch.manual_seed(0)
+    ENCODER = torch.nn.TransformerEncoder(
+        torch.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0,
+                                         batch_first=True),
+        num_layers=2, enable_nested_tensor=False)
+
+
+    def encoder(src, mask):
+        # Given a float mask, torch compares it with a causal one and every
+        # layer's attention reads the answer (is_causal=<the bool>).
+        return ENCODER(src, mask=mask)
+
+
+    def encoder_inputs():
+        src = torch.randn(2, 5, 8).requires_grad_()
+        return src, torch.nn.Transformer.generate_square_subsequent_mask(5).requires_grad_()
+
+
     def experts_inputs():
         torch.manual_seed(0)
         return torch.randn(3, 5), torch.tensor([0, 2, 2]), torch.randn(4, 5, 5)
@@ -79,11 +97,6 @@ MODEL = textwrap.dedent("""
     def experts_grad_inputs():
         x, idx, w = experts_inputs()
         return x.requires_grad_(), idx, w.requires_grad_()
-
-
-    def sized_grad_inputs():
-        x, mask = sized_inputs()
-        return x.requires_grad_(), mask.requires_grad_()
 """)
 
 
@@ -130,16 +143,11 @@ def test_trip_counts_and_sizes_hit_at_the_example_value_and_fall_back_at_others(
 
 def test_gradients_at_both_values(run_dync, model_dir):
     artifact, _ = export(run_dync, model_dir, entry(model_dir, "experts"),
-                         entry(model_dir, "sized"), "--example", "experts=experts_grad_inputs",
-                         "--example", "sized=sized_grad_inputs")
+                         "--example", "experts=experts_grad_inputs")
     results = run_checks(model_dir, artifact, """
         x, idx, w = model.experts_inputs()
         check("experts", "experts", (x, idx, w), grad=True)
         check("experts other value", "experts", (x, torch.tensor([0, 1, 3]), w), grad=True)
-        x, mask = model.sized_inputs()
-        check("sized", "sized", (x, mask), grad=True)
-        check("sized other value", "sized", (x, torch.tensor([[2.0, 1, 1], [2, 1, 1], [1, 1, 1]])),
-              grad=True)
     """)
     assert_values(results)
 
@@ -167,3 +175,22 @@ def test_refuse_mode_keeps_the_refusal(run_dync, model_dir):
         done.stderr
     assert "not specialized" not in done.stderr, done.stderr
     assert not (model_dir / "refused.so").exists()
+
+
+def test_transformer_encoder_float_mask_with_grad(run_dync, model_dir):
+    # The causal-mask decision is taken once on the example's side; its
+    # bool is then that constant where each layer passes it on.
+    artifact, stderr = export(run_dync, model_dir, entry(model_dir, "encoder"),
+                              "--example", "encoder=encoder_inputs")
+    assert "the decision on tensor data" in stderr, stderr
+    results = run_checks(model_dir, artifact, """
+        src, mask = model.encoder_inputs()
+        check("causal", "encoder", (src, mask), grad=True)
+        other = torch.zeros(5, 5)
+        other[0, 1:] = float("-inf")
+        check("causal other side", "encoder", (src, other), grad=True)
+    """)
+    causal, other = results["causal"], results["causal other side"]
+    assert (causal["hits"], causal["misses"]) == (1, 0), causal
+    assert (other["hits"], other["misses"]) == (0, 1), other
+    assert "takes the other side than the example's" in other["reason"], other

@@ -169,6 +169,11 @@ class Session(_Inputs, _Calls, _Records, _Assumptions):
         self.data.specialize_int(name, example)
 
     @_while_busy
+    def decided_truth(self, value):
+        """The side an earlier decision on SymBool `value` took, or None."""
+        return self.data.decided.get(value.node.expr) if isinstance(value, torch.SymBool) else None
+
+    @_while_busy
     def note_decided(self, value, side):
         """SymBool `value` is `side` from here on (DataDependent.note_decided)."""
         self.data.note_decided(value, side)
