@@ -192,17 +192,27 @@ class ExampleValues:
             real_kwargs = {k: self._decode(v) for k, v in (kwargs or {}).items()}
         except _Unknown:
             return
+        seeded = False
         if isinstance(fn, torch._ops.OpOverload):
-            if torch.Tag.nondeterministic_seeded in fn.tags:
-                # Not run: it would draw from (or seed) this process's
-                # generator, and its values could differ from a call's.
-                self.observable = self.observable or f"{name} draws random numbers"
-                return
+            seeded = torch.Tag.nondeterministic_seeded in fn.tags
             if self.observable is None:
                 self._note_observable(name, fn, real_args, real_kwargs)
+        # An operator that may draw from this process's generator (dropout,
+        # attention with a dropout probability) runs with the generator's
+        # state kept and put back: if it drew, its values could differ
+        # from a call's, and what follows is not specialized; with nothing
+        # drawn (a probability of 0), it is an ordinary call.
+        state = torch.get_rng_state() if seeded else None
         try:
             out = fn(*real_args, **real_kwargs)
         except Exception:
+            return
+        finally:
+            if seeded:
+                drew = not torch.equal(state, torch.get_rng_state())
+                torch.set_rng_state(state)
+        if seeded and drew:
+            self.observable = self.observable or f"{name} draws random numbers"
             return
         self._bind(result, out)
 
