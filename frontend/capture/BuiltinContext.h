@@ -99,6 +99,13 @@ public:
                                               const KeywordArgs& kwargs) = 0;
   /// A value the oracle returned: fake tensors, SymInts, constants, and
   /// tuples and lists of them.
+  /// \p value, an int computed from tensor data that capture needs as a
+  /// number (a trip count), specialized to the example's value with a
+  /// fall-back check when the graph runs (DataBranches.cpp): the constant;
+  /// null when there is nothing to specialize; an error with \p refusal
+  /// when it cannot be.
+  virtual llvm::Expected<ValuePtr> specializeIntOnExample(const ValuePtr& value,
+                                                          const std::string& refusal) = 0;
   virtual llvm::Expected<ValuePtr> wrapFake(PyObject* object) = 0;
   /// The Python object a value stands for when passed to torch: a fake
   /// tensor, a constant, a new tuple or list of those.

@@ -478,21 +478,30 @@ llvm::Expected<ValuePtr> builtinRange(BuiltinContext& interp, const ValuePtr& se
     return e;
   if (!allConstant(args)) {
     // A bound read from tensor data is known only when the graph runs: the
-    // loop must then be the graph's own, a while_loop over tensors.
-    for (const ValuePtr& arg : args) {
+    // loop must then be the graph's own, a while_loop over tensors; or,
+    // by default, the example's trip count, checked when the graph runs.
+    for (ValuePtr& arg : args) {
       llvm::Expected<bool> fromData = isDataNumber(interp.oracle(), arg);
       if (!fromData)
         return fromData.takeError();
-      if (*fromData)
-        return captureError(
-            "range() over a number computed from tensor data: the loop's trip count is known "
-            "only when the graph runs, while capture unrolls Python loops, so it cannot be "
-            "captured (torch.export refuses it too): loop in the graph with torch's while_loop "
-            "over tensors (torch._higher_order_ops.while_loop(cond_fn, body_fn, carried)), or "
-            "compute the iterations with tensor operations");
+      if (!*fromData)
+        continue;
+      std::string refusal =
+          "range() over a number computed from tensor data: the loop's trip count is known "
+          "only when the graph runs, while capture unrolls Python loops, so it cannot be "
+          "captured (torch.export refuses it too): loop in the graph with torch's while_loop "
+          "over tensors (torch._higher_order_ops.while_loop(cond_fn, body_fn, carried)), or "
+          "compute the iterations with tensor operations";
+      llvm::Expected<ValuePtr> known = interp.specializeIntOnExample(arg, refusal);
+      if (!known)
+        return known.takeError();
+      if (!*known)
+        return captureError(refusal);
+      arg = *known;
     }
-    return captureError("range() over a symbolic bound: the loop's trip count would depend on "
-                        "a dynamic size");
+    if (!allConstant(args))
+      return captureError("range() over a symbolic bound: the loop's trip count would depend "
+                          "on a dynamic size");
   }
   return applyToConstants(interp, self->object.get(), args);
 }

@@ -25,23 +25,69 @@ using python::PyRef;
 
 namespace {
 
+/// Whether \p file is one of torch's own sources, whose lines the
+/// program's author did not write (as compiler/CaptureDiagnostics.cpp
+/// tells them).
+bool isTorchSource(llvm::StringRef file) {
+  return file.contains("/site-packages/torch/") || file.contains("/dist-packages/torch/");
+}
+
 /// "FILE:LINE" of the decision and its source text, from the innermost
-/// frame with a line.
+/// frame with a line outside torch (the program's line that called into
+/// torch, where torch decides), else the innermost with a line.
 std::pair<std::string, std::string> decisionPlace(const std::vector<CaptureFrame>& stack) {
+  const CaptureFrame* chosen = nullptr;
   for (const CaptureFrame& frame : stack)
-    if (frame.location.line > 0)
-      return {llvm::sys::path::filename(frame.location.file).str() + ":" +
-                  std::to_string(frame.location.line),
-              llvm::StringRef(frame.location.lineText).trim().str()};
-  return {"an unknown line", ""};
+    if (frame.location.line > 0 && !isTorchSource(frame.location.file)) {
+      chosen = &frame;
+      break;
+    }
+  for (const CaptureFrame& frame : stack)
+    if (!chosen && frame.location.line > 0)
+      chosen = &frame;
+  if (!chosen)
+    return {"an unknown line", ""};
+  return {llvm::sys::path::filename(chosen->location.file).str() + ":" +
+              std::to_string(chosen->location.line),
+          llvm::StringRef(chosen->location.lineText).trim().str()};
 }
 
 } // namespace
+
+llvm::Error Interpreter::recordFallBackCheck(const ValuePtr& condition, const std::string& text) {
+  llvm::Expected<PyRef> assertOp = importObject("torch.ops.aten._assert_async.msg");
+  if (!assertOp)
+    return assertOp.takeError();
+  ValuePtr message = makeConstantSteal(python::newStr(text));
+  if (!message)
+    return pythonError("making a check's message");
+  llvm::Expected<ValuePtr> checked = callOracle(assertOp->get(), {condition, message}, {});
+  if (!checked)
+    return checked.takeError();
+  return llvm::Error::success();
+}
+
+llvm::Expected<ValuePtr> Interpreter::conditionTensor(const ValuePtr& condition) {
+  llvm::Expected<PyRef> scalarTensor = importObject("torch.scalar_tensor");
+  if (!scalarTensor)
+    return scalarTensor.takeError();
+  llvm::Expected<ValuePtr> made = callOracle(scalarTensor->get(), {condition}, {});
+  if (!made) {
+    llvm::consumeError(made.takeError());
+    return nullptr;
+  }
+  return *made;
+}
 
 llvm::Expected<bool> Interpreter::decideOnExample(const ValuePtr& condition,
                                                   const std::string& refusal) {
   if (dataBranches_ == DataBranches::Refuse)
     return captureError(refusal);
+  // The same bool decided before (`if is_causal ...` in each layer): the
+  // side taken then, which its check already states.
+  if (condition->kind == ValueKind::SymNum)
+    if (std::optional<bool> decided = oracle_.decidedTruth(condition->object.get()))
+      return *decided;
   auto refuse = [&](const std::string& why) {
     return captureError(refusal + " (not specialized to the example's side: " + why + ")");
   };
@@ -53,14 +99,11 @@ llvm::Expected<bool> Interpreter::decideOnExample(const ValuePtr& condition,
   // number read from data made a tensor, nonzero where Python's truth is.
   ValuePtr tensor = condition;
   if (condition->kind == ValueKind::SymNum) {
-    llvm::Expected<PyRef> scalarTensor = importObject("torch.scalar_tensor");
-    if (!scalarTensor)
-      return scalarTensor.takeError();
-    llvm::Expected<ValuePtr> made = callOracle(scalarTensor->get(), {condition}, {});
-    if (!made) {
-      llvm::consumeError(made.takeError());
+    llvm::Expected<ValuePtr> made = conditionTensor(condition);
+    if (!made)
+      return made.takeError();
+    if (!*made)
       return refuse("the graph cannot compute the condition as a value");
-    }
     tensor = *made;
   } else if (condition->kind != ValueKind::Tensor) {
     return captureError(refusal);
@@ -93,19 +136,18 @@ llvm::Expected<bool> Interpreter::decideOnExample(const ValuePtr& condition,
   }
   auto [where, lineText] = decisionPlace(callStack());
   std::string sideText = side ? "True" : "False";
-  std::string text = (ir::FallBackCheckPrefix + "the decision on tensor data at " + where +
-                      " takes the other side than the example's (" + sideText +
-                      "), to which the graph was specialized")
-                         .str();
-  llvm::Expected<PyRef> assertOp = importObject("torch.ops.aten._assert_async.msg");
-  if (!assertOp)
-    return assertOp.takeError();
-  ValuePtr message = makeConstantSteal(python::newStr(text));
-  if (!message)
-    return pythonError("making a check's message");
-  llvm::Expected<ValuePtr> checked = callOracle(assertOp->get(), {holds, message}, {});
-  if (!checked)
-    return checked.takeError();
+  if (llvm::Error error =
+          recordFallBackCheck(holds, (ir::FallBackCheckPrefix + "the decision on tensor data at " +
+                                      where + " takes the other side than the example's (" +
+                                      sideText + "), to which the graph was specialized")
+                                         .str()))
+    return error;
+  // A later use of the same bool (an argument `is_causal=b`) sees the side
+  // taken, as torch sees a SymBool after torch._check.
+  if (condition->kind == ValueKind::SymNum)
+    if (llvm::Error error = oracle_.noteDecided(condition->object.get(), side))
+      return error;
+
   std::string note = where + ": the decision on tensor data";
   if (!lineText.empty())
     note += " (" + lineText + ")";
@@ -116,6 +158,78 @@ llvm::Expected<bool> Interpreter::decideOnExample(const ValuePtr& condition,
   if (llvm::find(dataNotes_, note) == dataNotes_.end())
     dataNotes_.push_back(std::move(note));
   return side;
+}
+
+llvm::Expected<bool> Interpreter::specializeIntsOnExample(PyObject* symInt,
+                                                          const std::string& refusal) {
+  if (dataBranches_ == DataBranches::Refuse)
+    return false;
+  llvm::Expected<oracle::TensorOracle::ExampleInts> example = oracle_.exampleInts(symInt);
+  if (!example)
+    return example.takeError();
+  if (example->ints.empty()) {
+    if (example->whyNot.empty())
+      return false;
+    return captureError(refusal + " (not specialized to the example's value: " + example->whyNot +
+                        ")");
+  }
+  if (llvm::Error refused =
+          recorder_.irreversible("specializing an int read from data to the example"))
+    return refused;
+
+  auto [where, lineText] = decisionPlace(callStack());
+  for (const oracle::TensorOracle::ExampleInt& one : example->ints) {
+    std::string value = std::to_string(one.value);
+    std::string what = "the int " + one.name + " computed from tensor data" +
+                       (one.origin.empty() ? "" : " " + one.origin);
+    // The check first, while `u0 == value` is still a relation torch
+    // keeps; then torch takes the value, so what follows sees a number.
+    llvm::Expected<ValuePtr> holds = wrapFake(one.holds.get());
+    if (!holds)
+      return holds.takeError();
+    llvm::Expected<ValuePtr> tensor = conditionTensor(*holds);
+    if (!tensor)
+      return tensor.takeError();
+    if (!*tensor)
+      return captureError(refusal +
+                          " (not specialized to the example's value: the graph "
+                          "cannot compute " +
+                          one.name + " == " + value + ")");
+    if (llvm::Error error =
+            recordFallBackCheck(*tensor, (ir::FallBackCheckPrefix + what + ", which " + where +
+                                          " needs as a number, differs from the example's value (" +
+                                          value + "), to which the graph was specialized")
+                                             .str()))
+      return error;
+    if (llvm::Error error = oracle_.specializeInt(one.name, one.value))
+      return error;
+
+    std::string note = where + ": " + what;
+    if (!lineText.empty())
+      note += " (" + lineText + ")";
+    note += " is specialized to the example's value (" + value +
+            "); calls where it differs run the original code; to compile every value, compute "
+            "it from Python numbers or sizes (x.shape), or keep the loop or size in tensors "
+            "(torch.where, masks, torch's while_loop)";
+    if (llvm::find(dataNotes_, note) == dataNotes_.end())
+      dataNotes_.push_back(std::move(note));
+  }
+  return true;
+}
+
+llvm::Expected<ValuePtr> Interpreter::specializeIntOnExample(const ValuePtr& value,
+                                                             const std::string& refusal) {
+  if (value->kind != ValueKind::SymNum)
+    return nullptr;
+  llvm::Expected<bool> specialized = specializeIntsOnExample(value->object.get(), refusal);
+  if (!specialized)
+    return specialized.takeError();
+  if (!*specialized)
+    return nullptr;
+  PyRef number = PyRef::steal(PyNumber_Index(value->object.get()));
+  if (!number)
+    return pythonError("reading an int specialized to the example's value");
+  return makeConstantSteal(number.release());
 }
 
 } // namespace dync::capture

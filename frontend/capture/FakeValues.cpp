@@ -234,6 +234,14 @@ llvm::Expected<ValuePtr> Interpreter::callOracle(PyObject* callable,
     PyRef raised = oracle_.takeRaisedException();
     if (raised && isOracleProgramException(raised.get()))
       return raiseObject(std::move(raised), message);
+    // An int read from data that torch needed as a number (a size its
+    // guards decide, a length): specialized to the example's value, the
+    // call runs again and sees the number.
+    llvm::Expected<bool> specialized = specializeIntsOnExample(nullptr, message);
+    if (!specialized)
+      return specialized.takeError();
+    if (*specialized)
+      return callOracle(callable, args, kwargs);
     return captureError(message);
   }
   if (llvm::Error error = checkDynamic())

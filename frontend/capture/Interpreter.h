@@ -226,6 +226,15 @@ private:
   /// See SemanticsContext::decideOnExample (DataBranches.cpp).
   llvm::Expected<bool> decideOnExample(const ValuePtr& condition,
                                        const std::string& refusal) override;
+  /// Specializes the ints read from tensor data that \p symInt (null: what
+  /// the last failed oracle call needed) is computed from to the example's
+  /// values, each with a fall-back check `u0 == value` (DataBranches.cpp):
+  /// true when it did, false when there is nothing to specialize (or
+  /// --data-branches=refuse), an error with \p refusal when it cannot.
+  llvm::Expected<bool> specializeIntsOnExample(PyObject* symInt, const std::string& refusal);
+  /// See BuiltinContext::specializeIntOnExample (DataBranches.cpp).
+  llvm::Expected<ValuePtr> specializeIntOnExample(const ValuePtr& value,
+                                                  const std::string& refusal) override;
   /// See MachineContext::locatedErrorNote.
   std::string locatedErrorNote() const override;
   /// Answers torch.compiler.is_compiling() at the current line, remembering
@@ -641,6 +650,12 @@ private:
   bool compilingAnswer_ = false;
   DataBranches dataBranches_ = DataBranches::Specialize;
   std::vector<std::string> dataNotes_;
+  /// Records `aten::_assert_async.msg(condition, text)`, a fall-back check
+  /// when \p text says so (DataBranches.cpp).
+  llvm::Error recordFallBackCheck(const ValuePtr& condition, const std::string& text);
+  /// \p condition, a number computed from data, as a one-element tensor
+  /// nonzero where Python's truth is; null when the graph cannot make it.
+  llvm::Expected<ValuePtr> conditionTensor(const ValuePtr& condition);
   /// vmap levels the program opened (closed when capture stops inside one).
   VmapLevels vmapLevels_;
   bool exportingAnswer_ = false;

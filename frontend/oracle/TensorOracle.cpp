@@ -114,6 +114,10 @@ public:
   PyRef takeRaisedException() override { return std::move(raised_); }
   std::optional<std::string> explainUndecidableBranch() override;
   llvm::Expected<ExampleTruth> exampleTruth(PyObject* fake) override;
+  llvm::Expected<ExampleInts> exampleInts(PyObject* symInt) override;
+  llvm::Error specializeInt(const std::string& name, long long value) override;
+  llvm::Error noteDecided(PyObject* symBool, bool side) override;
+  std::optional<bool> decidedTruth(PyObject* symBool) override;
   size_t shapeFactCount() override;
 
 private:
@@ -919,6 +923,63 @@ llvm::Expected<ir::SymExpr> PythonTensorOracle::symExprOf(PyObject* symInt) {
   if (!text)
     return pythonError("reading a symbolic integer");
   return symExpr(text.get());
+}
+
+llvm::Expected<TensorOracle::ExampleInts> PythonTensorOracle::exampleInts(PyObject* symInt) {
+  PyRef answer = PyRef::steal(
+      PyObject_CallMethod(session_.get(), "example_ints", "O", symInt ? symInt : Py_None));
+  if (!answer)
+    return pythonError("reading the example's value of an int read from data");
+  if (!PyTuple_Check(answer.get()) || PyTuple_GET_SIZE(answer.get()) != 2)
+    return makeError("the oracle's example_ints returned no pair");
+  PyObject* found = PyTuple_GET_ITEM(answer.get(), 0);
+  PyObject* why = PyTuple_GET_ITEM(answer.get(), 1);
+  ExampleInts ints;
+  if (why != Py_None) {
+    ints.whyNot = python::utf8Of(why).value_or("");
+    // Same reason as exampleTruth's: nothing could run in the graph's place.
+  } else if (found != Py_None && recordingBuilder().graph().kind() != ir::GraphKind::Entry) {
+    ints.whyNot = "the int is needed in a graph that runs apart from the program's code (a "
+                  "backward, a control-flow operator's body), which cannot fall back to it";
+  } else if (found != Py_None) {
+    for (Py_ssize_t i = 0, e = PyList_GET_SIZE(found); i < e; ++i) {
+      PyObject* item = PyList_GET_ITEM(found, i);
+      ExampleInt one;
+      one.holds = PyRef::borrow(PyTuple_GET_ITEM(item, 0));
+      one.name = python::utf8Of(PyTuple_GET_ITEM(item, 1)).value_or("");
+      one.value = PyLong_AsLongLong(PyTuple_GET_ITEM(item, 2));
+      one.origin = python::utf8Of(PyTuple_GET_ITEM(item, 3)).value_or("");
+      ints.ints.push_back(std::move(one));
+    }
+  }
+  return ints;
+}
+
+llvm::Error PythonTensorOracle::specializeInt(const std::string& name, long long value) {
+  PyRef done = PyRef::steal(
+      PyObject_CallMethod(session_.get(), "specialize_int", "sL", name.c_str(), value));
+  if (!done)
+    return pythonError("specializing an int read from data to the example's value");
+  return llvm::Error::success();
+}
+
+std::optional<bool> PythonTensorOracle::decidedTruth(PyObject* symBool) {
+  PyRef side = PyRef::steal(PyObject_CallMethod(session_.get(), "decided_truth", "O", symBool));
+  if (!side) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  if (side.get() == Py_None)
+    return std::nullopt;
+  return side.get() == Py_True;
+}
+
+llvm::Error PythonTensorOracle::noteDecided(PyObject* symBool, bool side) {
+  PyRef done = PyRef::steal(PyObject_CallMethod(session_.get(), "note_decided", "OO", symBool,
+                                                side ? Py_True : Py_False));
+  if (!done)
+    return pythonError("noting a decision on data");
+  return llvm::Error::success();
 }
 
 llvm::Expected<TensorOracle::ExampleTruth> PythonTensorOracle::exampleTruth(PyObject* fake) {

@@ -219,6 +219,45 @@ public:
     return ExampleTruth{std::nullopt, "the oracle keeps no example values"};
   }
 
+  /// The ints read from tensor data (unbacked symbols) that \p symInt, or
+  /// else what the last failed call needed to know (a trip count, a size
+  /// torch's guards decide), is computed from, at the example's values
+  /// (oracle_example_values.py). Each comes with `holds`, the SymBool
+  /// `u0 == value` the graph checks. No ints and no whyNot: there is
+  /// nothing to specialize (no int read from data, or a float or bool).
+  struct ExampleInt {
+    python::PyRef holds;
+    std::string name;
+    long long value = 0;
+    std::string origin; ///< "by torch.nonzero at model.py:7"
+  };
+  struct ExampleInts {
+    std::vector<ExampleInt> ints;
+    std::string whyNot;
+  };
+  virtual llvm::Expected<ExampleInts> exampleInts(PyObject* symInt) {
+    (void)symInt;
+    return ExampleInts{};
+  }
+  /// From here on, the unbacked int \p name is \p value to torch, as after
+  /// torch._check(name == value); the graph's fall-back check states it.
+  virtual llvm::Error specializeInt(const std::string& name, long long value) {
+    (void)name;
+    (void)value;
+    return llvm::Error::success();
+  }
+  /// The side an earlier decision on SymBool \p symBool took, if any.
+  virtual std::optional<bool> decidedTruth(PyObject* symBool) {
+    (void)symBool;
+    return std::nullopt;
+  }
+  /// From here on, the SymBool \p symBool is \p side in every call given it.
+  virtual llvm::Error noteDecided(PyObject* symBool, bool side) {
+    (void)symBool;
+    (void)side;
+    return llvm::Error::success();
+  }
+
   /// How many facts torch's ShapeEnv holds (guards, replacements, runtime
   /// asserts, divisibilities): it only grows, and nothing can take a fact
   /// back, so a capture that speculates compares it before and after to

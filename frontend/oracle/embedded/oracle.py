@@ -154,3 +154,26 @@ class Session(_Inputs, _Calls, _Records, _Assumptions):
         one-element fake tensor of this session; (None, why) when capture
         cannot tell it (dync_oracle_example_values)."""
         return self.example.truth(value)
+
+    @_while_busy
+    def example_ints(self, value):
+        """The unbacked ints `value` (a SymInt; None: what the last call
+        needed) is computed from, at the example's values
+        (DataDependent.example_ints)."""
+        return self.data.example_ints(value)
+
+    @_while_busy
+    def specialize_int(self, name, example):
+        """Unbacked int `name` is `example` from here on
+        (DataDependent.specialize_int)."""
+        self.data.specialize_int(name, example)
+
+    @_while_busy
+    def decided_truth(self, value):
+        """The side an earlier decision on SymBool `value` took, or None."""
+        return self.data.decided.get(value.node.expr) if isinstance(value, torch.SymBool) else None
+
+    @_while_busy
+    def note_decided(self, value, side):
+        """SymBool `value` is `side` from here on (DataDependent.note_decided)."""
+        self.data.note_decided(value, side)

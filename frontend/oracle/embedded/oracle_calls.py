@@ -162,6 +162,15 @@ class _Calls:
         self.records = []
         self.rebound = []
         self.calling = fn
+        self.data.needed = None
+        if self.data.decided or self.data.specialized:
+            # A bool or int from data specialized to the example is that
+            # constant for every later call, as after torch._check(u0 == v).
+            numbers = (torch.SymBool, torch.SymInt)
+            if any(isinstance(a, numbers) and self.data.known(a) is not a
+                   for a in torch.utils._pytree.tree_leaves((args, kwargs))):
+                args, kwargs = torch.utils._pytree.tree_map_only(
+                    numbers, self.data.known, (args, kwargs or {}))
         self.example.last_call = 0
         guards = len(self.env.guards)
         replacements = len(self.env.replacements)

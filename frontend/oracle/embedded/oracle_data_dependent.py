@@ -17,6 +17,7 @@ from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicO
 from torch.fx.experimental.sym_node import SymNode
 from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from torch.utils._sympy.symbol import SymT, symbol_is_type
+from torch.utils._sympy.value_ranges import ValueRanges
 
 from dync_oracle_clauses import NotComparisons, clauses
 from dync_oracle_layout import _callable_name
@@ -268,6 +269,17 @@ class DataDependent:
         self.assert_origins = {}  # id(RuntimeAssert) -> (assert, origin)
         # torch's symbols of the floats and bools nodes compute: (kind, origin).
         self.scalar_symbols = {}
+        # What the last call needed to know of data-dependent values (the
+        # condition of torch's GuardOnDataDependentSymNode), for
+        # example_ints; None when it needed nothing capture can specialize.
+        self.needed = None
+        # Unbacked ints specialized to the example's value: symbol -> the
+        # range it had, which the graph still declares (its fall-back check
+        # states the value).
+        self.specialized = {}
+        # Decisions on bools from data taken on the example's side: torch's
+        # expression of the SymBool -> the side.
+        self.decided = {}
 
     def name(self, symbol):
         """The IR name of unbacked symbol `symbol`, given on first sight:
@@ -390,6 +402,8 @@ class DataDependent:
         )
         if scalars:
             return OracleError(f"{name} needs to decide {scalars}")
+        if isinstance(error, GuardOnDataDependentSymNode):
+            self.needed = error.cond
         if isinstance(error, GuardOnDataDependentSymNode) and _is_value(error.cond):
             return OracleError(self.needed_value(error.cond, name))
         if isinstance(error, GuardOnDataDependentSymNode):
@@ -436,6 +450,7 @@ class DataDependent:
                 f"symbolic sizes yet, so it cannot be captured: keep those sizes static, or "
                 f"keep the value a tensor"
             )
+        self.needed = expr
         raise OracleError(
             f"{name} takes a symbolic {kind} ({value.node.expr}) that no node of the graph "
             f"computes: graphs hold a {kind} computed from tensor data or sizes only as "
@@ -512,6 +527,79 @@ class DataDependent:
                 text = text.replace(str(symbol), name)
         return text
 
+    # Ints and bools specialized to the example ------------------------------
+
+    def example_ints(self, value):
+        """The unbacked ints that `value` (a SymInt), or else what the last
+        call needed, is computed from, at the example's values:
+        ([(SymBool `u0 == v`, name, v, origin)], None); (None, why) when
+        they have none; (None, None) when there is nothing to specialize
+        (no int read from data, or a float or bool one)."""
+        expr = value.node.expr if value is not None else self.needed
+        self.needed = None
+        if not isinstance(expr, sympy.Basic):
+            return None, None
+        symbols = sorted((s for s in expr.free_symbols if is_unbacked(s)), key=str)
+        names = self.session.names
+        if (not symbols or any(s in self.scalar_symbols or s not in names for s in symbols)
+                or all(s in self.specialized for s in symbols)):
+            return None, None
+        symbols = [s for s in symbols if s not in self.specialized]
+        env = self.session.env
+        found = []
+        for symbol in symbols:
+            example, why = self.session.example.int_value(symbol)
+            if why is not None:
+                return None, why
+            symint = env.create_symintnode(symbol, hint=None)
+            found.append((symint == example, names[symbol], example,
+                          self.origins.get(symbol, "").strip()))
+        return found, None
+
+    def specialize_int(self, name, example):
+        """Tells torch's ShapeEnv that unbacked int `name` is `example`, as
+        torch._check(u0 == example) would, so every later use sees the
+        number; the graph's fall-back check, recorded before, states it
+        when the graph runs (so finalize declares no range or relation of
+        the value)."""
+        symbol = next(s for s, n in self.session.names.items() if n == name)
+        env = self.session.env
+        self.specialized.setdefault(symbol, env.var_to_range.get(symbol))
+        size_like = symbol in env.size_like
+        # A size-like symbol's size-oblivious range starts at 2, which
+        # would keep torch from replacing it by 0 or 1.
+        env.size_like.discard(symbol)
+        try:
+            env._update_var_to_range(symbol, ValueRanges(example, example))
+            env._set_replacement(symbol, sympy.Integer(example), "specialized to the example")
+        finally:
+            if size_like:
+                env.size_like.add(symbol)
+        if env.replace(symbol) != example:
+            raise OracleError(f"torch did not take {name} == {example}")
+
+    def note_decided(self, value, side):
+        """Remembers the side a decision on SymBool `value` took, so later
+        uses of the same bool see it as a constant."""
+        self.decided[value.node.expr] = bool(side)
+
+    def known(self, value):
+        """The Python number a SymBool or SymInt now is, or `value` itself:
+        a SymBool whose decision was taken on the example's side, or whose
+        expression torch's replacements made a constant; a SymInt made a
+        constant likewise."""
+        if isinstance(value, torch.SymBool):
+            expr = value.node.expr
+            if expr in self.decided:
+                return self.decided[expr]
+            if expr in (sympy.true, sympy.false):
+                return bool(expr)
+        elif isinstance(value, torch.SymInt) and self.specialized:
+            expr = value.node.expr
+            if expr.is_number:
+                return int(expr)
+        return value
+
     # Finishing -------------------------------------------------------------
 
     def finalize(self, relations, seen):
@@ -524,10 +612,12 @@ class DataDependent:
         for symbol, name in list(session.names.items()):
             if not is_unbacked(symbol):
                 continue
-            vr = env.var_to_range.get(symbol)
+            vr = self.specialized.get(symbol, env.var_to_range.get(symbol))
             lo, hi = (_bound(vr.lower), _bound(vr.upper)) if vr is not None else (None, None)
             origin = self.origins.get(symbol, "").strip()
             symbols.append((name, lo, hi, origin, True))
+            if symbol in self.specialized:
+                continue  # its fall-back check states the value
             # A replaced symbol keeps its own name where a node computes it;
             # what torch replaced it by is checked against it.
             replaced = env.replace(symbol)

@@ -151,6 +151,7 @@ class ExampleValues:
         self.observable = None  # the first record the caller could see
         self.drawn = None  # the first record that may draw random numbers
         self.random_ids = set()  # ids of values computed from random numbers
+        self.random_symbols = set()  # unbacked symbols computed from random numbers
         self._exprs = {}
 
     # What the session tells it ---------------------------------------------
@@ -197,6 +198,28 @@ class ExampleValues:
                 return None, "the condition is not one element"
             return bool(real), None
 
+    def int_value(self, symbol):
+        """(int, None) for the example's value of `symbol`, an unbacked int
+        a node of this session computes (`u0` of nonzero's rows, item()'s),
+        or (None, why) when it has none; as truth() says why."""
+        if self.session.specializing:
+            return None, "this capture runs at sizes other than the example's"
+        with unset_fake_temporarily(), _disable_current_modes(), torch.no_grad():
+            while symbol not in self.bound and self.done < len(self.history):
+                record = self.history[self.done]
+                self.done += 1
+                self._run(record)
+        if self.observable is not None:
+            return None, f"{self.observable} before it, so the original code could not run again"
+        if symbol in self.random_symbols:
+            return None, (f"{self.drawn} draws random numbers, from which the graph "
+                          "computes it, and a call draws others")
+        value = self.bound.get(symbol)
+        if value is None:
+            return None, ("the graph computes it from values its example run does not know "
+                          "(a control-flow operator's result)")
+        return int(value), None
+
     def _value_at(self, tensor_id):
         while tensor_id not in self.values and self.done < len(self.history):
             record = self.history[self.done]
@@ -232,23 +255,30 @@ class ExampleValues:
             seeded = torch.Tag.nondeterministic_seeded in fn.tags
             if self.observable is None:
                 self._note_observable(name, fn, real_args, real_kwargs)
-        from_random = seeded or any(ref in self.random_ids for ref in _refs(args, kwargs))
         generators = _generator_states() if seeded else None
         try:
             out = fn(*real_args, **real_kwargs)
         except Exception:
             out = _FAILED
+        drew = False
         if seeded:
             # What it drew is put back: this process's generator stays as
-            # the program left it.
+            # the program left it. An operator tagged random that drew
+            # nothing here (attention with a dropout probability of 0) is
+            # an ordinary call; its graph node still counts as random
+            # (FallBackChecks.cpp).
+            drew = any(not torch.equal(a, b) for a, b in zip(generators, _generator_states()))
             _restore_generator_states(generators)
-            self.drawn = self.drawn or name
+            if drew:
+                self.drawn = self.drawn or name
+        bound_before = set(self.bound)
         if out is not _FAILED:
             self._bind(result, out)
-        if from_random:
+        if drew or any(ref in self.random_ids for ref in _refs(args, kwargs)):
             # A call draws other numbers: a decision on them has no side
             # the example could give.
             self.random_ids.update(_result_ids(result))
+            self.random_symbols.update(set(self.bound) - bound_before)
 
     @staticmethod
     def _operator(name):
