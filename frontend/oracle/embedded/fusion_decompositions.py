@@ -81,6 +81,8 @@ argument signature for the whole process.
 """
 
 import math
+import os
+import sys
 
 import torch
 import torch._decomp
@@ -628,6 +630,27 @@ OWN = {
 }
 
 
+# DYNC_FUSION_TRIALS=twins runs every trial on static twins, as the oracle
+# did before trials ran in calls: graphs must be the same either way.
+_TRIALS = os.environ.get("DYNC_FUSION_TRIALS")
+
+# How many trials ran in calls and on static twins; DYNC_ORACLE_CACHE_STATS
+# prints them when the process exits.
+trial_counts = {"in calls": 0, "on static twins": 0}
+
+if os.environ.get("DYNC_ORACLE_CACHE_STATS") in ("1", "2"):
+    import atexit
+
+    def _report_trials():
+        sys.stderr.write(
+            "dync: fusion trials: {in calls} in calls, {on static twins} on static twins\n".format(
+                **trial_counts
+            )
+        )
+
+    atexit.register(_report_trials)
+
+
 class FusionDecompositions:
     """The verdicts, and the registered decompositions they apply to.
 
@@ -688,10 +711,14 @@ class FusionDecompositions:
             # calls its own operator again records it as it is.
             self.verdicts[key] = False
             itself = func if own else None
-            run = trial_in_call(decomposition, itself) if trial_in_call is not None else None
+            run = None
+            if trial_in_call is not None and _TRIALS != "twins":
+                run = trial_in_call(decomposition, itself)
             if run is None:
+                trial_counts["on static twins"] += 1
                 verdict = self._try(func, decomposition, flat, spec, itself)
             else:
+                trial_counts["in calls"] += 1
                 calls, out, expected = run
                 verdict = _judge(calls, out, expected, itself)
                 if self.check_trials_in_calls:
