@@ -81,6 +81,8 @@ argument signature for the whole process.
 """
 
 import math
+import os
+import sys
 
 import torch
 import torch._decomp
@@ -583,6 +585,24 @@ def _same_types(got, want):
     return tensors_agree(got, want, lambda a, b: a.dtype == b.dtype and a.shape == b.shape)
 
 
+def _judge(calls, out, expected, itself):
+    """The verdict of a trial: the decomposition gave the operator's result
+    types (`out` against `expected`, sizes and dtypes; strides may differ,
+    the oracle copies a result to the operator's where they do,
+    _Recorder._operator_layout), something is left to fuse (a decomposition
+    into views and factories alone gains nothing), and every call it
+    bottomed out in (`calls`, (func, args, kwargs) each) is fusible or
+    `itself`: the operator one of dync's own decompositions stands for,
+    which it calls for a result graphs seldom read (max pool's indices) and
+    dead-code elimination removes when nothing reads it."""
+    if not _same_types(out, expected):
+        return False
+    computes = any(
+        torch.Tag.pointwise in f.tags or torch.Tag.reduction in f.tags for f, _, _ in calls
+    )
+    return computes and all(f is itself or fusible(f, a, k) for f, a, k in calls)
+
+
 def _layout_2d(t):
     """"contiguous" or "channels_last" for a 4-d tensor that is exactly one
     of them; None for any other layout, or both (size-1 dimensions)."""
@@ -610,6 +630,27 @@ OWN = {
 }
 
 
+# DYNC_FUSION_TRIALS=twins runs every trial on static twins, as the oracle
+# did before trials ran in calls: graphs must be the same either way.
+_TRIALS = os.environ.get("DYNC_FUSION_TRIALS")
+
+# How many trials ran in calls and on static twins; DYNC_ORACLE_CACHE_STATS
+# prints them when the process exits.
+trial_counts = {"in calls": 0, "on static twins": 0}
+
+if os.environ.get("DYNC_ORACLE_CACHE_STATS") in ("1", "2"):
+    import atexit
+
+    def _report_trials():
+        sys.stderr.write(
+            "dync: fusion trials: {in calls} in calls, {on static twins} on static twins\n".format(
+                **trial_counts
+            )
+        )
+
+    atexit.register(_report_trials)
+
+
 class FusionDecompositions:
     """The verdicts, and the registered decompositions they apply to.
 
@@ -630,10 +671,21 @@ class FusionDecompositions:
         self.verdicts = {}
         # A fake mode of static sizes, apart from any capture's ShapeEnv.
         self.trial_mode = FakeTensorMode(allow_non_fake_inputs=False)
+        # Checking mode (DYNC_ORACLE_CACHE=check) runs the trial on static
+        # twins too wherever a call's own run stood for it, and fails where
+        # the two verdicts differ.
+        self.check_trials_in_calls = False
 
-    def get(self, func, args, kwargs):
+    def get(self, func, args, kwargs, trial_in_call=None):
         """`func`'s registered decomposition if it leads to fusible calls
-        only, for calls like this one; else None."""
+        only, for calls like this one; else None.
+
+        `trial_in_call(decomposition, itself)`, when given, runs the trial
+        on the call's own arguments instead of static twins of them (the
+        recorder's, "Trials that stand for the call's run"): it returns the
+        trial's calls, the decomposition's result and the operator's own, or
+        None where that run could differ from the trial on twins, which then
+        runs as usual."""
         own = OWN.get(func)
         decomposition = own or self.registered.get(func)
         if decomposition is None or func.namespace != "aten":
@@ -658,17 +710,31 @@ class FusionDecompositions:
             # Settled as "whole" while the trial runs: a decomposition that
             # calls its own operator again records it as it is.
             self.verdicts[key] = False
-            verdict = self._try(func, decomposition, flat, spec, func if own else None)
+            itself = func if own else None
+            run = None
+            if trial_in_call is not None and _TRIALS != "twins":
+                run = trial_in_call(decomposition, itself)
+            if run is None:
+                trial_counts["on static twins"] += 1
+                verdict = self._try(func, decomposition, flat, spec, itself)
+            else:
+                trial_counts["in calls"] += 1
+                calls, out, expected = run
+                verdict = _judge(calls, out, expected, itself)
+                if self.check_trials_in_calls:
+                    twins = self._try(func, decomposition, flat, spec, itself)
+                    if twins != verdict:
+                        raise AssertionError(
+                            f"the trial of {func}'s fusion decomposition in the call gave "
+                            f"{verdict}, on static twins {twins}"
+                        )
             self.verdicts[key] = verdict
         return decomposition if verdict else None
 
     def _try(self, func, decomposition, flat, spec, itself=None):
-        """Whether `decomposition` bottoms out in fusible calls only. Calls
-        of `itself`, the operator one of dync's own decompositions stands
-        for, are accepted too: such a decomposition computes its main result
-        from fusible calls and calls the operator for a result graphs seldom
-        read (max pool's indices), which dead-code elimination removes when
-        nothing reads it."""
+        """Whether `decomposition` bottoms out in fusible calls only (see
+        `_judge`), tried on static twins of the arguments in the trial
+        mode."""
         with _disable_current_modes(), torch._C._DisablePythonDispatcher():
             try:
                 twins = [self._static_twin(a) for a in flat]
@@ -689,17 +755,7 @@ class FusionDecompositions:
                 return False
             finally:
                 layout_choices = choices
-        # Something must be left to fuse: a decomposition into views and
-        # factories alone gains nothing.
-        # The decomposition must give the operator's results: sizes and
-        # dtypes. Strides may differ (the oracle copies a result to the
-        # operator's where they do, _Recorder._operator_layout).
-        if not _same_types(out, expected):
-            return False
-        computes = any(
-            torch.Tag.pointwise in f.tags or torch.Tag.reduction in f.tags for f, _, _ in calls
-        )
-        return computes and all(f is itself or fusible(f, a, k) for f, a, k in calls)
+        return _judge(calls, out, expected, itself)
 
     def _static_twin(self, a):
         if isinstance(a, FakeTensor):

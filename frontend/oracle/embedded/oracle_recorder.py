@@ -5,6 +5,8 @@ decomposition while it is only tried.
 """
 
 import torch
+from torch._prims_common import compute_required_storage_length
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode, autograd_would_have_decomposed
 
 from dync_oracle_decompositions import _KEPT_WHOLE, _decomposition_table, _fusion_module
@@ -17,10 +19,12 @@ from dync_oracle_kernel_layout import (
 from dync_oracle_layout import (
     _STORAGE_READS,
     _check_storage_read,
+    _eager_twin,
     _follow_eager_twins,
     _writes_an_argument,
 )
-from dync_oracle_leaves import _tensors_of
+from dync_oracle_leaves import _leaves, _tensors_of
+from dync_oracle_records import _LIFTS
 from dync_oracle_wire import OracleError
 from dync_oracle_size_values import ITEM_OPERATORS, size_value
 
@@ -115,13 +119,21 @@ class _Recorder(TorchDispatchMode):
             and func not in self.decomposing
             and func not in _KEPT_WHOLE
         ):
-            decomposition = self.fusion.get(func, args, kwargs)
+            trial = []
+            decomposition = self.fusion.get(
+                func, args, kwargs, self._trial_in_call(func, args, kwargs, trial)
+            )
+            trial = trial[0] if trial else None
             expected = None
             if decomposition is not None and self._keeps_operator_layout(func):
                 # The operator itself, on fake tensors alone: not recorded.
-                expected = func(*args, **kwargs)
+                expected = trial.expected if trial is not None else func(*args, **kwargs)
                 if not _kernel_layout_known(func, args, kwargs, expected):
                     decomposition = None
+            if decomposition is not None and trial is not None:
+                # The trial's run is the decomposition's run in this call.
+                out = trial.record_into(self.session)
+                return self._operator_layout(func, out, expected)
             if decomposition is not None:
                 self.decomposing.add(func)
                 try:
@@ -131,9 +143,19 @@ class _Recorder(TorchDispatchMode):
                     self.decomposing.discard(func)
                 if out is not NotImplemented:
                     return self._operator_layout(func, out, expected)
+            if trial is not None:
+                # Whole: the operator's result from its run in the trial.
+                out = trial.expected
+                if func._opname in _STORAGE_READS:
+                    _check_storage_read(func, args, kwargs)
+                return self._finish(func, args, kwargs, out)
         if self.fusion is not None and func._opname in _STORAGE_READS:
             _check_storage_read(func, args, kwargs)
         out = func(*args, **kwargs)
+        return self._finish(func, args, kwargs, out)
+
+    def _finish(self, func, args, kwargs, out):
+        """Records a call run whole, with its result `out`."""
         # Laid out as the CPU kernel lays it out, where the meta function
         # says otherwise (dync_oracle_kernel_layout).
         out = view_laid_out(func, args, out)
@@ -146,6 +168,47 @@ class _Recorder(TorchDispatchMode):
         self.session._record(func, args, kwargs, out)
         self.session._note_constant(func, args, kwargs, out)
         return out
+
+    def _trial_in_call(self, func, args, kwargs, kept):
+        """What runs a fusion decomposition's trial on this call's own
+        arguments, under the session's fake mode, or None where that run
+        could differ from a trial on static twins of them (see
+        _stands_for_trial). The run appends a _TrialRun to `kept` when it
+        stands for the trial; the call then takes its results from it and
+        neither the operator nor the decomposition runs again."""
+        session = self.session
+        fake = getattr(session, "fake", None)
+        if fake is None or func in self.fusion.layout_choosers:
+            return None
+
+        def run(decomposition, itself):
+            if not _stands_for_trial(session, fake, func, args, kwargs):
+                return None
+            fusion = _fusion_module()
+            calls = _Kept(fake)
+            # As in a trial on twins: no layout choice of the capture's is
+            # made, and the fake mode has no ShapeEnv, so nothing is
+            # assumed of a size and a data-dependent result raises.
+            choices, fusion.layout_choices = fusion.layout_choices, None
+            env, fake.shape_env = fake.shape_env, None
+            try:
+                with _Recorder(calls, _fusion_table()):
+                    out = decomposition(*args, **kwargs)
+                if out is NotImplemented:
+                    return None
+                expected = func(*args, **kwargs)
+            except Exception:
+                # The trial on twins runs and decides.
+                return None
+            finally:
+                fake.shape_env = env
+                fusion.layout_choices = choices
+            if not calls.as_session_records() or not _plain_result(expected, args, kwargs):
+                return None
+            kept.append(_TrialRun(calls, out, expected))
+            return [(f, a, k) for f, a, k, _ in calls.calls], out, expected
+
+        return run
 
     def _relayout(self, result, model):
         """A recorded copy of a decomposition's `result` laid out as
@@ -190,6 +253,135 @@ class _Recorder(TorchDispatchMode):
         return torch.utils._pytree.tree_unflatten(laid_out, got_spec)
 
 
+def _stands_for_trial(session, fake, func, args, kwargs):
+    """Whether a fusion decomposition's trial may run on the call's own
+    arguments: whether running it there runs exactly what it runs on the
+    static twins a trial makes (empty tensors of the same sizes, strides,
+    dtype and device, in a fake mode without a ShapeEnv). So: static sizes
+    and no symbolic value anywhere; tensors of the session's fake mode that
+    differ from a twin in nothing a decomposition could read (no known
+    value, no eager twin, no autograd, no storage offset or storage shared
+    with another argument or larger than the tensor needs, no conjugate or
+    negative bit, not an inference tensor); an operator that
+    writes none of them; and a session whose calls run under the Python
+    dispatcher, as the trial does."""
+    if getattr(session, "records_autograd", False) or _writes_an_argument(func):
+        return False
+    storages = set()
+    for a in _leaves((args, kwargs)):
+        if isinstance(a, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+            return False
+        if not isinstance(a, torch.Tensor):
+            continue
+        if (
+            type(a) is not FakeTensor
+            or a.fake_mode is not fake
+            or a._has_symbolic_sizes_strides
+            or a.constant is not None
+            or _eager_twin(a) is not None
+            or a.requires_grad
+            or a.layout != torch.strided
+            or a.storage_offset() != 0
+            or a.is_conj()
+            or a.is_neg()
+            or a.is_inference()
+        ):
+            return False
+        storage = a.untyped_storage()
+        needed = compute_required_storage_length(a.shape, a.stride(), 0) * a.element_size()
+        if storage.nbytes() != needed or storage._cdata in storages:
+            return False
+        storages.add(storage._cdata)
+    return True
+
+
+def _plain_result(result, args, kwargs):
+    """Whether the operator's result, run in a trial on the call's own
+    arguments, is what its run in the session gives: tensors of static
+    sizes with no known value, sharing storage with no argument."""
+    arguments = {
+        a.untyped_storage()._cdata for a in _leaves((args, kwargs)) if isinstance(a, torch.Tensor)
+    }
+    for t in _leaves(result):
+        if isinstance(t, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+            return False
+        if isinstance(t, torch.Tensor) and (
+            type(t) is not FakeTensor
+            or t._has_symbolic_sizes_strides
+            or t.constant is not None
+            or t.untyped_storage()._cdata in arguments
+        ):
+            return False
+    return True
+
+
+class _TrialRun:
+    """A fusion decomposition's trial run on a call's own arguments: the
+    calls it bottomed out in with their results, the decomposition's
+    result and the operator's own."""
+
+    def __init__(self, calls, out, expected):
+        self.calls = calls
+        self.out = out
+        self.expected = expected
+
+    def record_into(self, session):
+        """Records the decomposition's calls in `session`, as the session's
+        recorder would have running it, and gives its result."""
+        for func, args, kwargs, out in self.calls.calls:
+            if session._folded(args, kwargs, out):
+                continue
+            session._record(func, args, kwargs, out)
+            session._note_constant(func, args, kwargs, out)
+        return self.out
+
+
+class _Kept:
+    """Stands in for a session while a trial runs on a call's own
+    arguments: keeps the calls that would be recorded, with their results.
+    `fake` is the session's fake mode, so that a trial met inside the run
+    (layer norm's decomposition reaching var_mean) runs on its own
+    arguments too, kept here as the run would keep its calls."""
+
+    def __init__(self, fake):
+        self.fake = fake
+        self.calls = []
+
+    @staticmethod
+    def _folded(args, kwargs, out):
+        return False
+
+    def _record(self, func, args, kwargs, out):
+        self.calls.append((func, args, kwargs, out))
+
+    @staticmethod
+    def _note_constant(func, args, kwargs, out):
+        pass
+
+    def as_session_records(self):
+        """Whether the session, recording these calls, would have run the
+        same ones: none lifts a constant or computes a tensor whose value
+        fake mode knows or the session would note (a one-element factory
+        of plain numbers, _Records._note_constant), since such values
+        change what later calls compute; and none gives a symbolic value."""
+        for func, args, kwargs, out in self.calls:
+            if func in _LIFTS:
+                return False
+            inputs = _leaves((args, kwargs))
+            for t in (*inputs, *_leaves(out)):
+                if isinstance(t, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+                    return False
+                if isinstance(t, FakeTensor) and (
+                    t.constant is not None or t._has_symbolic_sizes_strides
+                ):
+                    return False
+            if isinstance(out, torch.Tensor) and out.numel() == 1 and not any(
+                isinstance(a, torch.Tensor) for a in inputs
+            ):
+                return False
+        return True
+
+
 class _Leaves:
     """Stands in for a session where a decomposition is only tried: keeps
     the calls that would be recorded."""
@@ -217,6 +409,11 @@ def _fusion_table():
     global _fusion_decompositions
     if _fusion_decompositions is None:
         _fusion_decompositions = _fusion_module().FusionDecompositions(_trace_decomposition)
+        # Checking mode tries each verdict both ways, in the call and on
+        # static twins, and fails where they differ.
+        import dync_oracle_call_cache
+
+        _fusion_decompositions.check_trials_in_calls = dync_oracle_call_cache.checking
     return _fusion_decompositions
 
 
