@@ -155,6 +155,19 @@ static bool isEnumMemberProperty(PyObject* object, PyObject* classAttr) {
          PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(enumClass.get()));
 }
 
+/// The class's __getattr__ when it is a Python function other than
+/// nn.Module's, else null.
+PyObject* ObjectSemantics::classGetattr(PyTypeObject* type) {
+  PyRef name = PyRef::steal(python::newStr("__getattr__"));
+  PyObject* found = name ? _PyType_Lookup(type, name.get()) : nullptr;
+  if (!found || !PyFunction_Check(found))
+    return nullptr;
+  PyRef moduleGetattr =
+      PyRef::steal(PyObject_GetAttrString(cx_.types().module.get(), "__getattr__"));
+  PyErr_Clear();
+  return moduleGetattr && found == moduleGetattr.get() ? nullptr : found;
+}
+
 llvm::Expected<ValuePtr> ObjectSemantics::moduleAttr(const ValuePtr& module, llvm::StringRef name) {
   PyObject* object = module->object.get();
   PyRef nameObject = PyRef::steal(python::newStr(name));
@@ -203,8 +216,16 @@ llvm::Expected<ValuePtr> ObjectSemantics::moduleAttr(const ValuePtr& module, llv
   }
   if (classAttr && Py_TYPE(classAttr)->tp_descr_set)
     return readReal();
+  // A class of the program's own with its own __getattr__ (a DDP- or
+  // EMA-style wrapper forwarding to `self.module`) gets every name that
+  // is neither in the instance dict nor on the class, the tables' too: it
+  // runs, as Python runs it, and its `super().__getattr__` reads the
+  // tables.
+  PyObject* ownGetattr = classGetattr(Py_TYPE(object));
   if (dict) {
-    llvm::Expected<std::optional<ValuePtr>> found = moduleDictRead(module, dict, nameObject.get());
+    llvm::Expected<std::optional<ValuePtr>> found =
+        moduleDictRead(module, dict, nameObject.get(), /*tablesOnly=*/false,
+                       /*ownOnly=*/ownGetattr != nullptr);
     if (!found)
       return found.takeError();
     if (*found)
@@ -232,6 +253,16 @@ llvm::Expected<ValuePtr> ObjectSemantics::moduleAttr(const ValuePtr& module, llv
       return readReal();
     return cx_.values().wrapReal(classAttr, classSource);
   }
+  if (ownGetattr) {
+    // The name must stay out of the instance dict, which Python reads first.
+    if (module->source)
+      cx_.guards().add(ir::Guard::absent(Source::attr(module->source, name)));
+    llvm::Expected<ValuePtr> function = cx_.values().functionFromReal(
+        ownGetattr, cx_.values().classReadSource(module->source, "__getattr__", ownGetattr));
+    if (!function)
+      return function.takeError();
+    return cx_.call(*function, {module, makeConstantSteal(python::newStr(name))});
+  }
   // Nothing in the instance dict or the tables as the program left them:
   // nn.Module.__getattr__ raises; the real object may still hold what the
   // program removed, so it is not read.
@@ -254,10 +285,9 @@ llvm::Expected<ValuePtr> ObjectSemantics::moduleAttr(const ValuePtr& module, llv
   return readReal();
 }
 
-llvm::Expected<std::optional<ValuePtr>> ObjectSemantics::moduleDictRead(const ValuePtr& module,
-                                                                        PyObject* dict,
-                                                                        PyObject* name,
-                                                                        bool tablesOnly) {
+llvm::Expected<std::optional<ValuePtr>>
+ObjectSemantics::moduleDictRead(const ValuePtr& module, PyObject* dict, PyObject* name,
+                                bool tablesOnly, bool ownOnly) {
   // The instance dict, then nn.Module.__getattr__'s tables in its order,
   // each as the program left it (ChangedState.cpp): a value the program
   // put there is its own value, read without a source and with no guard;
@@ -286,7 +316,7 @@ llvm::Expected<std::optional<ValuePtr>> ObjectSemantics::moduleDictRead(const Va
   };
   if (!tablesOnly) {
     llvm::Expected<std::optional<ValuePtr>> own = read(dict, nullptr);
-    if (!own || *own)
+    if (!own || *own || ownOnly)
       return own;
   }
   for (const char* table : {"_parameters", "_buffers", "_modules"}) {

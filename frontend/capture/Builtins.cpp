@@ -16,6 +16,8 @@
 #include "frontend/capture/TypeNames.h"
 #include "frontend/embedding/PyStrings.h"
 
+#include <functional>
+
 namespace dync::capture {
 
 using python::PyRef;
@@ -913,6 +915,157 @@ llvm::Expected<ValuePtr> itertoolsChain(BuiltinContext& interp, const ValuePtr&,
   return makeEagerIterator(std::move(items));
 }
 
+/// A count argument of an itertools function: a constant int >= 0.
+llvm::Expected<size_t> itertoolsCount(llvm::StringRef function, llvm::StringRef what,
+                                      const ValuePtr& value) {
+  if (!value->isConstant() || !PyLong_Check(value->object.get()))
+    return captureError("itertools." + function + "() " + what + " must be a constant int");
+  long long n = PyLong_AsLongLong(value->object.get());
+  if (n < 0)
+    return captureError("the program raises ValueError: itertools." + function + "() " + what +
+                        " must be non-negative");
+  return static_cast<size_t>(n);
+}
+
+/// Combinatoric iterators are unrolled like loops; past this many items the
+/// program is not one capture should unroll.
+constexpr size_t MaxCombinatoricItems = 1 << 16;
+
+llvm::Error tooManyItems(llvm::StringRef function, size_t count) {
+  if (count <= MaxCombinatoricItems)
+    return llvm::Error::success();
+  return captureError("itertools." + function + "() gives more than " +
+                      llvm::Twine(MaxCombinatoricItems) +
+                      " items, more than capture unrolls; loop over a tensor dimension instead");
+}
+
+/// itertools.product(*iterables, repeat=1): the cartesian product, the last
+/// pool advancing fastest (sliding-window offsets over every spatial axis).
+llvm::Expected<ValuePtr> itertoolsProduct(BuiltinContext& interp, const ValuePtr&, Args& args,
+                                          KeywordArgs& kwargs) {
+  size_t repeat = 1;
+  for (auto& [name, value] : kwargs) {
+    if (name != "repeat")
+      return captureError("product() got an unexpected keyword argument '" + name + "'");
+    llvm::Expected<size_t> n = itertoolsCount("product", "repeat", value);
+    if (!n)
+      return n.takeError();
+    repeat = *n;
+  }
+  std::vector<std::vector<ValuePtr>> given;
+  for (const ValuePtr& arg : args) {
+    llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(arg);
+    if (!items)
+      return items.takeError();
+    given.push_back(std::move(*items));
+  }
+  std::vector<std::vector<ValuePtr>> pools;
+  size_t count = 1;
+  for (size_t r = 0; r < repeat; ++r)
+    for (const auto& pool : given) {
+      pools.push_back(pool);
+      count = pool.empty() ? 0 : std::min(count * pool.size(), MaxCombinatoricItems + 1);
+    }
+  if (auto e = tooManyItems("product", count))
+    return e;
+  std::vector<ValuePtr> rows;
+  std::vector<size_t> at(pools.size(), 0);
+  for (size_t k = 0; k < count; ++k) {
+    std::vector<ValuePtr> row;
+    for (size_t i = 0; i < pools.size(); ++i)
+      row.push_back(pools[i][at[i]]);
+    rows.push_back(makeTuple(std::move(row)));
+    for (size_t i = pools.size(); i-- > 0;) {
+      if (++at[i] < pools[i].size())
+        break;
+      at[i] = 0;
+    }
+  }
+  return makeEagerIterator(std::move(rows));
+}
+
+/// Index tuples of length r over n items in lexicographic order: strictly
+/// increasing (combinations) or all distinct (permutations).
+std::vector<std::vector<size_t>> indexTuples(size_t n, size_t r, bool ordered) {
+  std::vector<std::vector<size_t>> out;
+  std::vector<size_t> current;
+  std::vector<bool> used(n, false);
+  std::function<void()> extend = [&]() {
+    if (current.size() == r) {
+      out.push_back(current);
+      return;
+    }
+    for (size_t i = ordered ? 0 : (current.empty() ? 0 : current.back() + 1); i < n; ++i) {
+      if (ordered && used[i])
+        continue;
+      used[i] = true;
+      current.push_back(i);
+      extend();
+      current.pop_back();
+      used[i] = false;
+      if (out.size() > MaxCombinatoricItems)
+        return;
+    }
+  };
+  if (r <= n)
+    extend();
+  return out;
+}
+
+/// itertools.combinations(iterable, r) and permutations(iterable, r=None):
+/// tuples of the items, in CPython's order.
+llvm::Expected<ValuePtr> itertoolsIndexTuples(BuiltinContext& interp, const ValuePtr& self,
+                                              Args& args, KeywordArgs& kwargs) {
+  std::string function = nameOf(self->object.get(), "");
+  bool ordered = function == "permutations";
+  ValuePtr r = args.size() == 2 ? args[1] : nullptr;
+  for (auto& [name, value] : kwargs) {
+    if (name != "r")
+      return captureError(function + "() got an unexpected keyword argument '" + name + "'");
+    r = value;
+  }
+  if (args.empty() || args.size() > 2 || (!ordered && !r))
+    return captureError("itertools." + function + "() takes an iterable and " +
+                        (ordered ? "an optional length" : "a length"));
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  size_t length = items->size();
+  if (r && !(ordered && r->isNone())) {
+    llvm::Expected<size_t> n = itertoolsCount(function, "r", r);
+    if (!n)
+      return n.takeError();
+    length = *n;
+  }
+  std::vector<std::vector<size_t>> tuples = indexTuples(items->size(), length, ordered);
+  if (auto e = tooManyItems(function, tuples.size()))
+    return e;
+  std::vector<ValuePtr> rows;
+  for (const auto& indices : tuples) {
+    std::vector<ValuePtr> row;
+    for (size_t i : indices)
+      row.push_back((*items)[i]);
+    rows.push_back(makeTuple(std::move(row)));
+  }
+  return makeEagerIterator(std::move(rows));
+}
+
+/// itertools.pairwise(iterable): each item with the next.
+llvm::Expected<ValuePtr> itertoolsPairwise(BuiltinContext& interp, const ValuePtr&, Args& args,
+                                           KeywordArgs& kwargs) {
+  if (auto e = arity("pairwise", args, 1, 1))
+    return e;
+  if (auto e = noKeywords("pairwise", kwargs))
+    return e;
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  std::vector<ValuePtr> rows;
+  for (size_t i = 1; i < items->size(); ++i)
+    rows.push_back(makeTuple({(*items)[i - 1], (*items)[i]}));
+  return makeEagerIterator(std::move(rows));
+}
+
 /// functools.reduce(function, iterable[, initial]), folding from the left.
 llvm::Expected<ValuePtr> functoolsReduce(BuiltinContext& interp, const ValuePtr&, Args& args,
                                          KeywordArgs& kwargs) {
@@ -1045,6 +1198,10 @@ const Row Rows[] = {
     {"itertools.accumulate", itertoolsAccumulate},
     {"collections.deque", collectionsDeque},
     {"itertools.chain", itertoolsChain},
+    {"itertools.product", itertoolsProduct},
+    {"itertools.combinations", itertoolsIndexTuples},
+    {"itertools.permutations", itertoolsIndexTuples},
+    {"itertools.pairwise", itertoolsPairwise},
     {"functools.reduce", functoolsReduce},
     {"torch._C._has_torch_function", builtinHasTorchFunction},
     {"torch._C._has_torch_function_unary", builtinHasTorchFunction},

@@ -82,6 +82,15 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   bool dictClass = newAttr == dictNewFunction() && isDictClass(type);
   // list's __new__ makes a list value of the class (ListInstances.cpp).
   bool listClass = isListClass(type);
+  // A generator of the program's own (diffusers' seeded sampling) would be
+  // state no graph holds; the default generator, seeded by the program,
+  // is (docs/capture.md, "Random operators and the generator's state").
+  if (name == "torch._C.Generator")
+    return captureError("making a torch.Generator in the captured function is not supported: a "
+                        "generator is state no graph holds, so draws from it cannot be "
+                        "compiled; seed torch's default generator instead "
+                        "(torch.manual_seed(seed)) and draw without generator=, or draw the "
+                        "noise outside the function and pass it in");
   if (newAttr != objectSlot("__new__") && !staticFunction(newAttr) && !dictClass && !listClass)
     return unsupported("its __new__ is not written in Python");
   if (listClass)

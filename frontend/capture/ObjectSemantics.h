@@ -34,15 +34,19 @@ public:
   /// tables, then its class, each read with its source.
   llvm::Expected<ValuePtr> moduleAttr(const ValuePtr& module, llvm::StringRef name);
   /// \p name in nn.Module \p module's instance dict \p dict (unless
-  /// \p tablesOnly), then in its tables, as the program left them; nothing
-  /// when none holds it.
+  /// \p tablesOnly), then in its tables (unless \p ownOnly), as the
+  /// program left them; nothing when none holds it.
   llvm::Expected<std::optional<ValuePtr>> moduleDictRead(const ValuePtr& module, PyObject* dict,
-                                                         PyObject* name, bool tablesOnly = false);
+                                                         PyObject* name, bool tablesOnly = false,
+                                                         bool ownOnly = false);
   /// `nn.Module.__getattr__(module, name)` called by the program itself
   /// (`self.__getattr__(head)`): \p name from the module's parameter,
   /// buffer and submodule tables as the program left them, each read with
   /// its source, as that function reads them; else AttributeError.
   llvm::Expected<ValuePtr> moduleTableAttr(const ValuePtr& module, llvm::StringRef name);
+  /// \p type's __getattr__ when it is a Python function other than
+  /// nn.Module's (a wrapper forwarding reads), else null.
+  PyObject* classGetattr(PyTypeObject* type);
 
   // ---- items (ItemReads.cpp) ----
   llvm::Expected<ValuePtr> getItem(const ValuePtr& base, const ValuePtr& key);

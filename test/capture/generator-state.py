@@ -7,7 +7,7 @@
 # guards are blocks that change nothing (op_db's wrapper_set_seed uses
 # both, through torch.testing's freeze_rng_state).
 # RUN: %dync export %s:draws %s:seeded %s:frozen --emit=graph | FileCheck %s
-# RUN: not %dync export %s:nondeterministic %s:raising %s:twice %s:own_generator --emit=graph \
+# RUN: not %dync export %s:nondeterministic %s:raising %s:twice %s:own_generator %s:made_generator --emit=graph \
 # RUN:   --keep-going 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=REFUSED
 import contextlib
@@ -102,6 +102,14 @@ def own_generator(x):
     return torch.bernoulli(x, generator=GENERATOR)
 
 # REFUSED: generator-state.py:[[@LINE-2]]:12: error: an operator argument of type Generator cannot appear in a graph
+
+
+def made_generator(x):
+    # diffusers' seeded sampling: a generator made and seeded in the function.
+    g = torch.Generator(device="cpu").manual_seed(0)
+    return torch.rand(x.shape, generator=g)
+
+# REFUSED: generator-state.py:[[@LINE-3]]:{{[0-9]+}}: error: making a torch.Generator in the captured function is not supported: a generator is state no graph holds, so draws from it cannot be compiled; seed torch's default generator instead (torch.manual_seed(seed)) and draw without generator=, or draw the noise outside the function and pass it in
 
 
 def example_inputs():

@@ -390,3 +390,59 @@ def test_wrapper_from_another_module_is_found_where_its_name_leads(tmp_path):
     report = json.loads(ran.stdout.strip().splitlines()[-1])
     assert report["hits"] == 1 and report["same"], report
     assert report["functions"] == [["decorated", "Net.forward"], ["decorated", "Net.forward"]]
+
+
+TABLED = textwrap.dedent("""\
+    import torch
+
+    ACTIVATIONS = {"double": lambda x: x * 2, "shift": (lambda x: x + 1,)}
+
+
+    class Net(torch.nn.Module):
+        steps = [staticmethod(lambda x: x.tanh())]
+
+        def forward(self, x, kind="double"):
+            return Net.steps[0].__func__(ACTIVATIONS[kind](x)) + ACTIVATIONS["shift"][0](x)
+
+
+    model = Net()
+
+
+    def example_inputs():
+        return (torch.randn(3, 4),)
+""")
+
+
+def run_tabled(folder, source):
+    (folder / "tabled.py").write_text(source)
+    script = textwrap.dedent(f"""
+        import json, sys
+        sys.path[:0] = [{PACKAGE_DIR!r}, {str(folder)!r}]
+        import torch, dync, tabled
+        x = torch.randn(3, 4)
+        expected = tabled.model(x)
+        with dync.load({str(folder / "art.so")!r}) as art:
+            got = tabled.model(x)
+            print(json.dumps({{"hits": art.stats()["Net.forward"]["hits"],
+                              "stale": art.stale.get("Net.forward"),
+                              "same": torch.equal(got, expected)}}))
+    """)
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout.strip().splitlines()[-1])
+
+
+def test_lambdas_kept_in_tables_are_found_and_checked(tmp_path):
+    # Lambdas have no name to be looked up by: the ones a module or class
+    # keeps in a dict, tuple or list (a staticmethod unwrapped) are found
+    # there, so the entry is served; an edited lambda is not.
+    (tmp_path / "tabled.py").write_text(TABLED)
+    done = subprocess.run([os.path.join(BUILD, "bin", "dync"), "export",
+                           f"{tmp_path}/tabled.py:Net.forward", "-o",
+                           str(tmp_path / "art.so")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    report = run_tabled(tmp_path, TABLED)
+    assert report == {"hits": 1, "stale": None, "same": True}, report
+    report = run_tabled(tmp_path, TABLED.replace("x * 2", "x * 3"))
+    assert report["hits"] == 0 and report["same"], report
+    assert "<lambda>" in report["stale"] and "changed since export" in report["stale"], report

@@ -15,6 +15,7 @@ EINOPS = importlib.util.find_spec("einops") is not None
 
 MODEL = textwrap.dedent("""
     import collections
+    import itertools
     import typing
 
     import torch
@@ -176,6 +177,58 @@ MODEL = textwrap.dedent("""
             return out
 
 
+    class SlidingWindows(nn.Module):
+        # MONAI's sliding-window inference: windows over every axis by
+        # itertools.product of start offsets, summed into a zero canvas by
+        # slices; pairs of rows by itertools.combinations and pairwise.
+        def forward(self, x):
+            out = torch.zeros_like(x)
+            count = torch.zeros_like(x)
+            for r, c in itertools.product(range(0, 2), range(0, 3, 2)):
+                window = (slice(r, r + 2), slice(c, c + 2))
+                out[window] += x[window].tanh()
+                count[window] += 1
+            rows = list(x.unbind(0))
+            crossed = sum(a * b for a, b in itertools.combinations(rows, 2))
+            rises = torch.stack([b - a for a, b in itertools.pairwise(rows)])
+            return out / count.clamp(min=1), crossed, rises
+
+
+    class Inner(nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.fc = nn.Linear(4, 4)
+            self.scale = 3.0
+
+        def encode(self, x):
+            return self.fc(x) * self.scale
+
+
+    class ForwardingWrapper(nn.Module):
+        # DDP/EMA-style wrapper: names it does not have are read from the
+        # module it wraps, by its own __getattr__.
+        def __init__(self, module):
+            super().__init__()
+            self.module = module
+
+        def __getattr__(self, name):
+            try:
+                return super().__getattr__(name)
+            except AttributeError:
+                return getattr(self.module, name)
+
+
+    class WrappedReads(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wrapped = ForwardingWrapper(Inner())
+
+        def forward(self, x):
+            w = self.wrapped
+            return w.encode(x) + w.scale + w.fc.bias + w.module.fc.weight.sum()
+
+
     def example_inputs():
         return (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),)
 """)
@@ -220,7 +273,10 @@ SETUP = """
     lazy = idioms.LazyProperties()
     replace = idioms.NamedTupleReplace()
     arity = idioms.ArityDispatch()
+    windows, wrapped = idioms.SlidingWindows(), idioms.WrappedReads()
     calls = {
+        "SlidingWindows.forward": lambda: windows(x),
+        "WrappedReads.forward": lambda: wrapped(x),
         "ArityDispatch.forward": lambda: arity(x),
         "LazyProperties.forward": lambda: lazy(x),
         "NamedTupleReplace.forward": lambda: replace(x),
@@ -234,7 +290,8 @@ SETUP = """
 
 ENTRIES = ["LambdaOverSubmodule.forward", "SharedClassModule.forward", "ClassSuper.forward",
            "LegacyConstructors.forward", "TensorSizedChunks.forward", "LazyProperties.forward",
-           "NamedTupleReplace.forward", "ArityDispatch.forward"]
+           "NamedTupleReplace.forward", "ArityDispatch.forward", "SlidingWindows.forward",
+           "WrappedReads.forward"]
 EINOPS_SETUP = """
     heads = idioms.Heads()
     (image,) = idioms.image_inputs()

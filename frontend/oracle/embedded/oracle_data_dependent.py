@@ -361,13 +361,19 @@ class DataDependent:
         cannot decide ...` when `cond` is about floats or bools nodes
         compute, else None: no run-time assert can state what holds of
         those."""
-        scalars = sorted(
-            (self.scalar_symbols[s] for s in cond.free_symbols if s in self.scalar_symbols),
-            key=str,
-        )
-        if not scalars:
+        # Values read at the same line (a loop, a comprehension) are named
+        # once, with their count.
+        counts = {}
+        for symbol in cond.free_symbols:
+            if symbol in self.scalar_symbols:
+                found = self.scalar_symbols[symbol]
+                counts[found] = counts.get(found, 0) + 1
+        if not counts:
             return None
-        what = "; ".join(f"a {kind} computed from tensor data{origin}" for kind, origin in scalars)
+        what = "; ".join(
+            f"a {kind} computed from tensor data{origin}" + (f" ({n} such values)" if n > 1 else "")
+            for (kind, origin), n in sorted(counts.items(), key=str)
+        )
         return (
             f"{what}, which capture cannot decide (nor can torch.export): keep the decision in "
             f"tensors (torch.where(cond, a, b)) or branch with torch.cond"

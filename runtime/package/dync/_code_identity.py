@@ -21,6 +21,7 @@ Functions of torch and of the standard library are not fingerprinted: the
 artifact's torch and Python version checks cover them.
 """
 
+import functools
 import hashlib
 import os
 import sys
@@ -271,7 +272,8 @@ def find_live_code(module, qualname):
     function reachable through __dict__s (and of the functions it wraps);
     for a local function
     (`f.<locals>.g`) the code objects of that name nested in the live `f`;
-    for a module-level lambda, the module's functions of that qualname.
+    for a lambda of a module or class, the functions of that qualname its
+    namespace holds, in containers too.
     Empty when there is none."""
     parts = qualname.split(".")
     if "<locals>" in parts:
@@ -283,9 +285,56 @@ def find_live_code(module, qualname):
     found = _function_codes(_walk(module, parts), qualname)
     if found:
         return found
-    for value in list(getattr(module, "__dict__", {}).values()):
-        if isinstance(value, types.FunctionType) and value.__code__.co_qualname == qualname:
-            found.append(value.__code__)
+    owner = _walk(module, parts[:-1])
+    return _codes_held_by(owner, qualname) if owner is not None else []
+
+
+# How far into plain containers, and over how many objects, a function
+# with no name of its own is looked for.
+_HELD_DEPTH = 3
+_HELD_BUDGET = 20000
+
+
+def _codes_held_by(owner, qualname):
+    """The code of the functions named `qualname` that `owner` (a module or
+    class) holds in its namespace, directly or inside plain containers
+    (dict values, list, tuple and set items) a few levels deep, a
+    staticmethod, classmethod or functools.partial unwrapped: a lambda
+    has no name of its own to be reached by, and is often kept in a table
+    (`LOSSES = {"token": lambda logits, labels: ...}`)."""
+    namespace = getattr(owner, "__dict__", None)
+    if not isinstance(namespace, (dict, types.MappingProxyType)):
+        return []
+    found = []
+    seen = set()
+    budget = [_HELD_BUDGET]
+
+    def visit(value, depth):
+        if id(value) in seen or budget[0] <= 0:
+            return
+        seen.add(id(value))
+        budget[0] -= 1
+        if isinstance(value, (staticmethod, classmethod)):
+            value = value.__func__
+        if isinstance(value, functools.partial):
+            value = value.func
+        if isinstance(value, types.FunctionType):
+            if qualname in (value.__qualname__, value.__code__.co_qualname):
+                found.append(value.__code__)
+            return
+        if depth == 0:
+            return
+        if isinstance(value, dict):
+            items = list(value.values())
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            items = list(value)
+        else:
+            return
+        for item in items:
+            visit(item, depth - 1)
+
+    for value in list(namespace.values()):
+        visit(value, _HELD_DEPTH)
     return found
 
 
