@@ -425,7 +425,8 @@ def run_tabled(folder, source):
             got = tabled.model(x)
             print(json.dumps({{"hits": art.stats()["Net.forward"]["hits"],
                               "stale": art.stale.get("Net.forward"),
-                              "same": torch.equal(got, expected)}}))
+                              # fused kernels may round tanh an ulp apart
+                              "same": torch.allclose(got, expected, rtol=1.3e-6, atol=1e-5)}}))
     """)
     ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
