@@ -820,6 +820,15 @@ llvm::Expected<PyRef> PythonTensorOracle::fakeOf(ir::ValueRef value) {
 
 namespace {
 
+/// Why a value from data is not specialized inside a backward or a
+/// control-flow operator's body: those run inside the graph, where no
+/// original code could run in its place. \p what names the value.
+std::string insideGraphReason(llvm::StringRef what) {
+  return (what + " in a graph that runs apart from the program's code (a backward, a "
+                 "control-flow operator's body), which cannot fall back to it")
+      .str();
+}
+
 /// The symbols \p graph's nodes mention, inputs included.
 llvm::StringSet<> mentionedSymbols(const ir::Graph& graph) {
   llvm::StringSet<> mentioned;
@@ -939,8 +948,7 @@ llvm::Expected<TensorOracle::ExampleInts> PythonTensorOracle::exampleInts(PyObje
     ints.whyNot = python::utf8Of(why).value_or("");
     // Same reason as exampleTruth's: nothing could run in the graph's place.
   } else if (found != Py_None && recordingBuilder().graph().kind() != ir::GraphKind::Entry) {
-    ints.whyNot = "the int is needed in a graph that runs apart from the program's code (a "
-                  "backward, a control-flow operator's body), which cannot fall back to it";
+    ints.whyNot = insideGraphReason("the int is needed");
   } else if (found != Py_None) {
     for (Py_ssize_t i = 0, e = PyList_GET_SIZE(found); i < e; ++i) {
       PyObject* item = PyList_GET_ITEM(found, i);
@@ -986,9 +994,7 @@ llvm::Expected<TensorOracle::ExampleTruth> PythonTensorOracle::exampleTruth(PyOb
   // A backward or a control-flow operator's body runs inside the graph,
   // where no original code could run in its place.
   if (recordingBuilder().graph().kind() != ir::GraphKind::Entry)
-    return ExampleTruth{std::nullopt,
-                        "the decision is in a graph that runs apart from the program's code (a "
-                        "backward, a control-flow operator's body), which cannot fall back to it"};
+    return ExampleTruth{std::nullopt, insideGraphReason("the decision is")};
   PyRef answer = PyRef::steal(PyObject_CallMethod(session_.get(), "example_truth", "O", fake));
   if (!answer)
     return pythonError("reading the example's value of a condition");
