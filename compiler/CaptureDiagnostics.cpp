@@ -12,15 +12,9 @@ namespace dync::compiler {
 
 using capture::CaptureError;
 using capture::CaptureFrame;
+using capture::isTorchSource;
 
 namespace {
-
-/// Whether \p file is one of torch's own sources (an installed torch:
-/// `.../site-packages/torch/...`), whose lines the program's author did not
-/// write and cannot change.
-bool isTorchSource(llvm::StringRef file) {
-  return file.contains("/site-packages/torch/") || file.contains("/dist-packages/torch/");
-}
 
 /// The frame to show: the innermost one in the user's file; when none is
 /// (the entry is a library's, as a transformers model's forward), the

@@ -3,6 +3,7 @@
 
 #include "frontend/embedding/SourceError.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -17,6 +18,11 @@ struct CaptureFrame {
   /// The function's qualified name.
   std::string function;
 };
+
+/// Whether \p file is one of torch's own sources (an installed torch:
+/// `.../site-packages/torch/...`), whose lines the program's author did not
+/// write and cannot change.
+bool isTorchSource(llvm::StringRef file);
 
 /// Capture cannot go on: an unsupported opcode, a call that cannot be traced,
 /// a data-dependent branch, a shape error from torch. Carries the reason and

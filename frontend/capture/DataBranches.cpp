@@ -25,13 +25,6 @@ using python::PyRef;
 
 namespace {
 
-/// Whether \p file is one of torch's own sources, whose lines the
-/// program's author did not write (as compiler/CaptureDiagnostics.cpp
-/// tells them).
-bool isTorchSource(llvm::StringRef file) {
-  return file.contains("/site-packages/torch/") || file.contains("/dist-packages/torch/");
-}
-
 /// "FILE:LINE" of the decision and its source text, from the innermost
 /// frame with a line outside torch (the program's line that called into
 /// torch, where torch decides), else the innermost with a line.
@@ -53,6 +46,12 @@ std::pair<std::string, std::string> decisionPlace(const std::vector<CaptureFrame
 }
 
 } // namespace
+
+void Interpreter::noteDataSpecialization(std::string note) {
+  // A line decided in each layer (or each loop trip) is noted once.
+  if (llvm::find(dataNotes_, note) == dataNotes_.end())
+    dataNotes_.push_back(std::move(note));
+}
 
 llvm::Error Interpreter::recordFallBackCheck(const ValuePtr& condition, const std::string& text) {
   llvm::Expected<PyRef> assertOp = importObject("torch.ops.aten._assert_async.msg");
@@ -155,8 +154,7 @@ llvm::Expected<bool> Interpreter::decideOnExample(const ValuePtr& condition,
           "); calls that take the other side run the original code; to compile both, keep "
           "the decision in tensors (torch.where(cond, a, b)) or use torch.cond(cond, true_fn, "
           "false_fn, operands)";
-  if (llvm::find(dataNotes_, note) == dataNotes_.end())
-    dataNotes_.push_back(std::move(note));
+  noteDataSpecialization(std::move(note));
   return side;
 }
 
@@ -211,8 +209,7 @@ llvm::Expected<bool> Interpreter::specializeIntsOnExample(PyObject* symInt,
             "); calls where it differs run the original code; to compile every value, compute "
             "it from Python numbers or sizes (x.shape), or keep the loop or size in tensors "
             "(torch.where, masks, torch's while_loop)";
-    if (llvm::find(dataNotes_, note) == dataNotes_.end())
-      dataNotes_.push_back(std::move(note));
+    noteDataSpecialization(std::move(note));
   }
   return true;
 }

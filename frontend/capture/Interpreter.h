@@ -653,6 +653,9 @@ private:
   /// Records `aten::_assert_async.msg(condition, text)`, a fall-back check
   /// when \p text says so (DataBranches.cpp).
   llvm::Error recordFallBackCheck(const ValuePtr& condition, const std::string& text);
+  /// Adds \p note to the notes export prints about specializations on data,
+  /// unless it is there already.
+  void noteDataSpecialization(std::string note);
   /// \p condition, a number computed from data, as a one-element tensor
   /// nonzero where Python's truth is; null when the graph cannot make it.
   llvm::Expected<ValuePtr> conditionTensor(const ValuePtr& condition);
