@@ -14,12 +14,12 @@ computes, a subgraph's input) is skipped, and so is everything computed
 from it; a decision on such a value has no example side. The run also
 notes the first record that did something the caller could see (wrote an
 input): a decision after it is not specialized, since the original code
-could not run again in its place. Random operators run with this process's generator put back
-afterwards; what they compute, and everything computed from it, differs
-at each call, so a decision on it is not specialized either. A decision
-on other values after them is: the graph runs its check before the random
-operators (FallBackChecks.cpp), so a call taking the other side falls
-back before drawing anything.
+could not run again in its place. Random operators run with this
+process's generator put back afterwards; what one that drew computes, and
+everything computed from it, differs at each call, so a decision on it is
+not specialized either. A decision on other values after them is: the
+graph runs its check before the random operators (FallBackChecks.cpp), so
+a call taking the other side falls back before drawing anything.
 """
 
 import operator
@@ -205,10 +205,7 @@ class ExampleValues:
         if self.session.specializing:
             return None, "this capture runs at sizes other than the example's"
         with unset_fake_temporarily(), _disable_current_modes(), torch.no_grad():
-            while symbol not in self.bound and self.done < len(self.history):
-                record = self.history[self.done]
-                self.done += 1
-                self._run(record)
+            self._run_until(lambda: symbol in self.bound)
         if self.observable is not None:
             return None, f"{self.observable} before it, so the original code could not run again"
         if symbol in self.random_symbols:
@@ -220,11 +217,16 @@ class ExampleValues:
                           "(a control-flow operator's result)")
         return int(value), None
 
-    def _value_at(self, tensor_id):
-        while tensor_id not in self.values and self.done < len(self.history):
+    def _run_until(self, known):
+        """Runs the records not run yet, in order, until `known()` holds or
+        none is left."""
+        while not known() and self.done < len(self.history):
             record = self.history[self.done]
             self.done += 1
             self._run(record)
+
+    def _value_at(self, tensor_id):
+        self._run_until(lambda: tensor_id in self.values)
         return self._ref(tensor_id)
 
     def _ref(self, tensor_id):
