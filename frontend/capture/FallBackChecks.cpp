@@ -192,19 +192,29 @@ llvm::Error runFallBackChecksFirst(ir::Graph& graph) {
         coneBefore(graph, *firstRandom, node, unbacked);
     if (!cone) {
       // A raise-only branch's check stays where it is; when it fails after
-      // a draw, the graph raises, saying why (codegen).
+      // a draw, the graph raises, as eager does, saying why (codegen).
+      // Every other check stands for a specialization to the example
+      // (a decision's side, an int's value), which must fall back, not
+      // raise, where eager returns.
       llvm::StringRef what = *ir::fallBackCheckWhat(node.args()[1].stringValue());
-      if (!what.starts_with("the decision on tensor data"))
+      if (what.starts_with("the program raises at"))
         continue;
+      bool isDecision = what.starts_with("the decision on tensor data");
+      llvm::StringRef subject = isDecision ? what.split(" takes the other side").first
+                                           : what.split(" differs from the example's").first;
+      std::string advice =
+          isDecision ? "keep the decision in tensors (torch.where(cond, a, b)) or branch with "
+                       "torch.cond(cond, true_fn, false_fn, operands)"
+                     : "compute it from Python numbers or sizes (x.shape), or keep the loop or "
+                       "size in tensors";
       return captureError(
-          "data-dependent branch: " + what.split(" takes the other side").first +
-          " is not specialized to the example's side: " + firstRandom->op() +
-          " draws random numbers before it" + at(firstRandom->location()) +
-          ", and the check of the decision cannot run before it (its condition uses a number "
-          "read from data, or a write in between may reach what it reads), so the original code "
-          "could not run again; keep the decision in tensors (torch.where(cond, a, b)) or "
-          "branch with torch.cond(cond, true_fn, false_fn, operands)" +
-          node.location().suffix());
+          "data-dependent " + std::string(isDecision ? "branch" : "value") + ": " + subject.str() +
+          " is not specialized to the example's " + (isDecision ? "side" : "value") + ": " +
+          firstRandom->op() + " draws random numbers before it" + at(firstRandom->location()) +
+          ", and its check cannot run before it (its condition uses a number read from data, "
+          "or a write in between may reach what it reads), so the original code could not run "
+          "again; " +
+          advice + node.location().suffix());
     }
     cone->push_back(&node);
     for (const ir::Node* moved : *cone)

@@ -68,5 +68,21 @@ class OnDrawn(Gate):
 # DRAWN-SAME: (not specialized to the example's side: aten::native_dropout.default draws random numbers, from which the graph computes the condition, and a call draws others)
 
 
+# An int read from data after a random operator has a check that mentions
+# the value read, so it cannot run before the draw: it is refused, since a
+# call with another value could not fall back.
+# RUN: not %dync export %s:CountAfterDraw.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=COUNT
+class CountAfterDraw(Gate):
+    def forward(self, x):
+        x = F.dropout(x, 0.5, training=True)
+        for _ in range(int((self.probs > 0).sum())):
+            x = x * 2
+        return x
+
+# COUNT: error: data-dependent value: the int u0 computed from tensor data by int at data-branches-after-seeded.py:[[# @LINE-4]], which data-branches-after-seeded.py:[[# @LINE-4]] needs as a number, is not specialized to the example's value: aten::native_dropout.default draws random numbers before it
+# COUNT-SAME: its check cannot run before it
+# COUNT-SAME: (at {{.*}}data-branches-after-seeded.py:[[# @LINE-6]]:18)
+
+
 def example_inputs():
     return (torch.randn(1, 2, 4, 8),)
