@@ -64,7 +64,10 @@ def load_each(folder, paths):
             got = model.scaled_sum(x, y)
             hits = art.stats()["scaled_sum"]["hits"]
             art.unload()
-            results[path] = ["loaded", bool(torch.allclose(got, expected)) and hits == 1]
+            # float32's usual tolerances: the compiled tanh may differ from
+            # eager's by an ulp, which a sum near zero makes large relatively.
+            same = torch.allclose(got, expected, rtol=1.3e-6, atol=1e-5)
+            results[path] = ["loaded", bool(same) and hits == 1]
         print(json.dumps(results))
     """))
 

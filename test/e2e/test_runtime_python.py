@@ -275,7 +275,7 @@ def test_unload_while_other_threads_call(model):
         try:
             while not stop.is_set():
                 # Either path gives the same value for linear.
-                assert torch.allclose(model.linear(x, w, b), expected)
+                assert torch.allclose(model.linear(x, w, b), expected, rtol=1.3e-6, atol=1e-5)
         except NameError:
             # The graph global was unbound between the guard and the call.
             pass
