@@ -38,7 +38,7 @@ def arange_end(x):
 
 def at_zero(x):
     s = x.min().item()
-    return torch.arange(0.0, s + 1.0, 0.5) / s
+    return (torch.arange(0.0, s + 1.0, 0.5) + 1.0) / s
 
 
 def example_inputs():
