@@ -232,9 +232,11 @@ def tensor_of_data(fn, args, kwargs):
 
 
 def _from_data(number):
-    """Whether `number` is symbolic in a value read from tensor data."""
+    """Whether `number` is symbolic in a value read from tensor data (an
+    int's `u0`, a float's `zuf0`)."""
+    data = (SymT.UNBACKED_INT, SymT.UNBACKED_FLOAT)
     return isinstance(number, _SYMBOLIC_NUMBERS) and any(
-        is_unbacked(s) for s in number.node.expr.free_symbols
+        symbol_is_type(s, data) for s in number.node.expr.free_symbols
     )
 
 
