@@ -2,7 +2,7 @@
 an ATen kernel needs as numbers under grad.
 
 A float from `item()` stays a graph value where torch keeps it (arithmetic,
-a scalar argument): one graph serves every value. Where a call needs it as
+a scalar argument, `torch.tensor` of it): one graph serves every value. Where a call needs it as
 a number (layer_norm's `eps`, interpolate's `scale_factor`, the end of an
 `arange`), capture takes the example's value and the graph checks `f ==
 value` (and the sign at zero) when it runs (docs/capture.md, "Floats from
@@ -28,7 +28,7 @@ MODEL = textwrap.dedent("""
     def kept(x):
         s = float(x.max())
         m = x.mean().item()
-        return torch.clamp(x, min=m) * (s * 0.5 + 1.0)
+        return torch.clamp(x, min=m) * (s * 0.5 + 1.0) + torch.tensor(1.0 - m / 12)
 
 
     def epsilon(x):
