@@ -19,6 +19,8 @@
 
 #include "llvm/Support/Path.h"
 
+#include <cmath>
+
 namespace dync::capture {
 
 using python::PyRef;
@@ -43,6 +45,18 @@ std::pair<std::string, std::string> decisionPlace(const std::vector<CaptureFrame
   return {llvm::sys::path::filename(chosen->location.file).str() + ":" +
               std::to_string(chosen->location.line),
           llvm::StringRef(chosen->location.lineText).trim().str()};
+}
+
+/// A double as Python's repr() spells it (the shortest text that reads
+/// back as the same value).
+std::string floatText(double value) {
+  PyRef text = PyRef::steal(PyObject_Repr(PyRef::steal(PyFloat_FromDouble(value)).get()));
+  std::optional<std::string> spelled = text ? python::utf8Of(text.get()) : std::nullopt;
+  if (!spelled) {
+    PyErr_Clear();
+    return std::to_string(value);
+  }
+  return *spelled;
 }
 
 } // namespace
@@ -158,6 +172,53 @@ llvm::Expected<bool> Interpreter::decideOnExample(const ValuePtr& condition,
   return side;
 }
 
+llvm::Expected<ValuePtr> Interpreter::intCheckTensor(const PyRef& holds) {
+  llvm::Expected<ValuePtr> condition = wrapFake(holds.get());
+  if (!condition)
+    return condition.takeError();
+  return conditionTensor(*condition);
+}
+
+// `f == example` as the program would write it (a `sym::eq` node on the
+// graph value computing f). A zero also compares the sign: -0.0 == 0.0 in
+// Python, but torch keeps the value as sympy's 0.0 from here on, and `1 /
+// f` or `copysign` tell the two apart.
+llvm::Expected<ValuePtr> Interpreter::floatCheckTensor(const PyRef& symFloat, double example) {
+  llvm::Expected<ValuePtr> number = wrapFake(symFloat.get());
+  if (!number)
+    return number.takeError();
+  llvm::Expected<PyRef> eq = importObject("operator.eq");
+  if (!eq)
+    return eq.takeError();
+  ValuePtr constant = makeConstantSteal(PyFloat_FromDouble(example));
+  if (!constant)
+    return pythonError("making a float constant");
+  llvm::Expected<ValuePtr> equal = callOracle(eq->get(), {*number, constant}, {});
+  if (!equal)
+    return equal.takeError();
+  llvm::Expected<ValuePtr> tensor = conditionTensor(*equal);
+  if (!tensor || !*tensor || example != 0)
+    return tensor;
+  llvm::Expected<ValuePtr> value = conditionTensor(*number);
+  if (!value)
+    return value.takeError();
+  if (!*value)
+    return nullptr;
+  llvm::Expected<PyRef> signbit = importObject("torch.signbit");
+  llvm::Expected<PyRef> logicalNot = importObject("torch.logical_not");
+  llvm::Expected<PyRef> logicalAnd = importObject("torch.logical_and");
+  if (!signbit || !logicalNot || !logicalAnd) {
+    llvm::Error error = llvm::joinErrors(signbit.takeError(), logicalNot.takeError());
+    return llvm::joinErrors(std::move(error), logicalAnd.takeError());
+  }
+  llvm::Expected<ValuePtr> sign = callOracle(signbit->get(), {*value}, {});
+  if (sign && !std::signbit(example))
+    sign = callOracle(logicalNot->get(), {*sign}, {});
+  if (!sign)
+    return sign.takeError();
+  return callOracle(logicalAnd->get(), {*tensor, *sign}, {});
+}
+
 llvm::Expected<bool> Interpreter::specializeIntsOnExample(PyObject* symInt,
                                                           const std::string& refusal) {
   if (dataBranches_ == DataBranches::Refuse)
@@ -177,29 +238,28 @@ llvm::Expected<bool> Interpreter::specializeIntsOnExample(PyObject* symInt,
 
   auto [where, lineText] = decisionPlace(callStack());
   for (const oracle::TensorOracle::ExampleInt& one : example->ints) {
-    std::string value = std::to_string(one.value);
-    std::string what = "the int " + one.name + " computed from tensor data" +
-                       (one.origin.empty() ? "" : " " + one.origin);
+    std::string value = one.isFloat ? floatText(one.real) : std::to_string(one.value);
+    std::string what = (one.isFloat ? "the float" : "the int " + one.name) +
+                       " computed from tensor data" + (one.origin.empty() ? "" : " " + one.origin);
     // The check first, while `u0 == value` is still a relation torch
     // keeps; then torch takes the value, so what follows sees a number.
-    llvm::Expected<ValuePtr> holds = wrapFake(one.holds.get());
-    if (!holds)
-      return holds.takeError();
-    llvm::Expected<ValuePtr> tensor = conditionTensor(*holds);
+    llvm::Expected<ValuePtr> tensor =
+        one.isFloat ? floatCheckTensor(one.holds, one.real) : intCheckTensor(one.holds);
     if (!tensor)
       return tensor.takeError();
     if (!*tensor)
       return captureError(refusal +
                           " (not specialized to the example's value: the graph "
                           "cannot compute " +
-                          one.name + " == " + value + ")");
+                          (one.isFloat ? "the float" : one.name) + " == " + value + ")");
     if (llvm::Error error =
             recordFallBackCheck(*tensor, (ir::FallBackCheckPrefix + what + ", which " + where +
                                           " needs as a number, differs from the example's value (" +
                                           value + "), to which the graph was specialized")
                                              .str()))
       return error;
-    if (llvm::Error error = oracle_.specializeInt(one.name, one.value))
+    if (llvm::Error error = one.isFloat ? oracle_.specializeFloat(one.name, one.real)
+                                        : oracle_.specializeInt(one.name, one.value))
       return error;
 
     std::string note = where + ": " + what;

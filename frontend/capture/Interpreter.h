@@ -659,6 +659,10 @@ private:
   /// \p condition, a number computed from data, as a one-element tensor
   /// nonzero where Python's truth is; null when the graph cannot make it.
   llvm::Expected<ValuePtr> conditionTensor(const ValuePtr& condition);
+  /// The fall-back check's tensor for an int (\p holds, `u0 == v`) or a
+  /// float (its graph value, compared with \p example) read from data.
+  llvm::Expected<ValuePtr> intCheckTensor(const python::PyRef& holds);
+  llvm::Expected<ValuePtr> floatCheckTensor(const python::PyRef& symFloat, double example);
   /// vmap levels the program opened (closed when capture stops inside one).
   VmapLevels vmapLevels_;
   bool exportingAnswer_ = false;

@@ -116,6 +116,7 @@ public:
   llvm::Expected<ExampleTruth> exampleTruth(PyObject* fake) override;
   llvm::Expected<ExampleInts> exampleInts(PyObject* symInt) override;
   llvm::Error specializeInt(const std::string& name, long long value) override;
+  llvm::Error specializeFloat(const std::string& name, double value) override;
   llvm::Error noteDecided(PyObject* symBool, bool side) override;
   std::optional<bool> decidedTruth(PyObject* symBool) override;
   size_t shapeFactCount() override;
@@ -955,8 +956,12 @@ llvm::Expected<TensorOracle::ExampleInts> PythonTensorOracle::exampleInts(PyObje
       ExampleInt one;
       one.holds = PyRef::borrow(PyTuple_GET_ITEM(item, 0));
       one.name = python::utf8Of(PyTuple_GET_ITEM(item, 1)).value_or("");
-      one.value = PyLong_AsLongLong(PyTuple_GET_ITEM(item, 2));
       one.origin = python::utf8Of(PyTuple_GET_ITEM(item, 3)).value_or("");
+      one.isFloat = PyTuple_GET_ITEM(item, 4) == Py_True;
+      if (one.isFloat)
+        one.real = PyFloat_AsDouble(PyTuple_GET_ITEM(item, 2));
+      else
+        one.value = PyLong_AsLongLong(PyTuple_GET_ITEM(item, 2));
       ints.ints.push_back(std::move(one));
     }
   }
@@ -968,6 +973,14 @@ llvm::Error PythonTensorOracle::specializeInt(const std::string& name, long long
       PyObject_CallMethod(session_.get(), "specialize_int", "sL", name.c_str(), value));
   if (!done)
     return pythonError("specializing an int read from data to the example's value");
+  return llvm::Error::success();
+}
+
+llvm::Error PythonTensorOracle::specializeFloat(const std::string& name, double value) {
+  PyRef done = PyRef::steal(
+      PyObject_CallMethod(session_.get(), "specialize_float", "sd", name.c_str(), value));
+  if (!done)
+    return pythonError("specializing a float read from data to the example's value");
   return llvm::Error::success();
 }
 

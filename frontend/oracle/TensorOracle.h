@@ -225,11 +225,16 @@ public:
   /// (oracle_example_values.py). Each comes with `holds`, the SymBool
   /// `u0 == value` the graph checks. No ints and no whyNot: there is
   /// nothing to specialize (no int read from data, or a float or bool).
+  /// A float read from data (a SymFloat's symbol, `zuf0`) comes as one
+  /// too, with isFloat set: `holds` is then the float itself, the graph
+  /// value compared with \p real.
   struct ExampleInt {
     python::PyRef holds;
     std::string name;
     long long value = 0;
     std::string origin; ///< "by torch.nonzero at model.py:7"
+    bool isFloat = false;
+    double real = 0;
   };
   struct ExampleInts {
     std::vector<ExampleInt> ints;
@@ -242,6 +247,13 @@ public:
   /// From here on, the unbacked int \p name is \p value to torch, as after
   /// torch._check(name == value); the graph's fall-back check states it.
   virtual llvm::Error specializeInt(const std::string& name, long long value) {
+    (void)name;
+    (void)value;
+    return llvm::Error::success();
+  }
+  /// From here on, the float read from data whose symbol is \p name is
+  /// \p value to torch; the graph's fall-back check states it.
+  virtual llvm::Error specializeFloat(const std::string& name, double value) {
     (void)name;
     (void)value;
     return llvm::Error::success();

@@ -169,6 +169,12 @@ class Session(_Inputs, _Calls, _Records, _Assumptions):
         self.data.specialize_int(name, example)
 
     @_while_busy
+    def specialize_float(self, name, example):
+        """The float from data whose symbol is `name` is `example` from
+        here on (DataDependent.specialize_float)."""
+        self.data.specialize_float(name, example)
+
+    @_while_busy
     def decided_truth(self, value):
         """The side an earlier decision on SymBool `value` took, or None."""
         return self.data.decided.get(value.node.expr) if isinstance(value, torch.SymBool) else None

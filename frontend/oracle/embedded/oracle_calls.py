@@ -166,7 +166,7 @@ class _Calls:
         if self.data.decided or self.data.specialized:
             # A bool or int from data specialized to the example is that
             # constant for every later call, as after torch._check(u0 == v).
-            numbers = (torch.SymBool, torch.SymInt)
+            numbers = (torch.SymBool, torch.SymInt, torch.SymFloat)
             if any(isinstance(a, numbers) and self.data.known(a) is not a
                    for a in torch.utils._pytree.tree_leaves((args, kwargs))):
                 args, kwargs = torch.utils._pytree.tree_map_only(
@@ -223,7 +223,7 @@ class _Calls:
             except LayoutObserved:
                 raise
             except BaseException as error:
-                plain = self.data.plain_error(error, fn)
+                plain = self.data.plain_error(error, fn, args, kwargs)
                 if plain is not None:
                     raise plain from None
                 # Whether eager mode's layout would have failed too.

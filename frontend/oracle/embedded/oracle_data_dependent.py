@@ -11,6 +11,8 @@ graph's relations, which the graph function checks when it computes the
 symbol, and what capture cannot decide about them is said in plain words.
 """
 
+import math
+
 import sympy
 import torch
 from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
@@ -230,9 +232,11 @@ def tensor_of_data(fn, args, kwargs):
 
 
 def _from_data(number):
-    """Whether `number` is symbolic in a value read from tensor data."""
+    """Whether `number` is symbolic in a value read from tensor data (an
+    int's `u0`, a float's `zuf0`)."""
+    data = (SymT.UNBACKED_INT, SymT.UNBACKED_FLOAT)
     return isinstance(number, _SYMBOLIC_NUMBERS) and any(
-        is_unbacked(s) for s in number.node.expr.free_symbols
+        symbol_is_type(s, data) for s in number.node.expr.free_symbols
     )
 
 
@@ -337,6 +341,9 @@ class DataDependent:
         """`u0, a value computed from tensor data by Tensor.item at m.py:7`."""
         parts = []
         for symbol in sorted(cond.free_symbols, key=str):
+            if self.scalar_symbols.get(symbol, ("",))[0] == "float":
+                parts.append(f"a float computed from tensor data{self.scalar_symbols[symbol][1]}")
+                continue
             if not is_unbacked(symbol):
                 continue
             name = self.session.names.get(symbol) or self.name(symbol)
@@ -383,6 +390,14 @@ class DataDependent:
         """The message for a call that needs a data-dependent int itself
         (a size or a count, where torch specializes), not a condition on
         it: there is no side to assume, only the value to state."""
+        if not any(is_unbacked(s) for s in expr.free_symbols):
+            # Only floats: no torch._check states one.
+            return (
+                f"{name} needs the value of {self._what(expr)}, which is known only when the "
+                f"graph runs, so capture cannot take it (nor can torch.export): compute it from "
+                f"Python numbers or sizes (x.shape) rather than from a tensor's values, or keep "
+                f"it a tensor"
+            )
         return (
             f"{name} needs the value of {self._what(expr)}, which is known only when the graph "
             f"runs, so capture cannot take it (nor can torch.export): compute it from Python "
@@ -391,10 +406,14 @@ class DataDependent:
             f"the graph then checks when it runs"
         )
 
-    def plain_error(self, error, fn):
+    def plain_error(self, error, fn, args=(), kwargs=None):
         """An OracleError in plain words for torch's data-dependent
         exceptions, or None for any other."""
         name = _callable_name(fn) if fn is not None else "this call"
+        given = self._unbacked_arguments(error, args, kwargs)
+        if given is not None:
+            self.needed = given
+            return OracleError(self.needed_value(given, name))
         if fn is _NUMPY and isinstance(error, RuntimeError):
             # Fake tensors have no values to copy into an array.
             return OracleError(
@@ -406,10 +425,12 @@ class DataDependent:
         scalars = (
             self._scalars(error.cond) if isinstance(error, GuardOnDataDependentSymNode) else None
         )
-        if scalars:
-            return OracleError(f"{name} needs to decide {scalars}")
         if isinstance(error, GuardOnDataDependentSymNode):
             self.needed = error.cond
+        if scalars and _is_value(error.cond):
+            return OracleError(self.needed_value(error.cond, name))
+        if scalars:
+            return OracleError(f"{name} needs to decide {scalars}")
         if isinstance(error, GuardOnDataDependentSymNode) and _is_value(error.cond):
             return OracleError(self.needed_value(error.cond, name))
         if isinstance(error, GuardOnDataDependentSymNode):
@@ -430,6 +451,32 @@ class DataDependent:
                 f"only when the graph runs, so it cannot be captured"
             )
         return None
+
+    def _unbacked_arguments(self, error, args, kwargs):
+        """The ints and floats read from data that a call was given as
+        SymInts and SymFloats, as one expression, when it raised a
+        RuntimeError or TypeError on them: ATen's C++ kernels take a SymInt
+        where a number must be known (a composite kernel that unpacks its
+        sizes, `SymIntArrayRef expected to contain only concrete integers`)
+        and torch's argument parser a float where a schema says `float[]`,
+        and they raise rather than guard, where torch's Python kernels raise
+        GuardOnDataDependentSymNode. None otherwise: with no such argument
+        the error is not about one."""
+        if type(error) not in (RuntimeError, TypeError):
+            return None
+        exprs = []
+        for leaf in torch.utils._pytree.tree_leaves((args, kwargs or {})):
+            if not isinstance(leaf, (torch.SymInt, torch.SymFloat)):
+                continue
+            expr = leaf.node.expr
+            if any(s not in self.specialized and (
+                    (is_unbacked(s) and s not in self.scalar_symbols)
+                    or self.scalar_symbols.get(s, ("",))[0] == "float")
+                   for s in expr.free_symbols):
+                exprs.append(expr)
+        if not exprs:
+            return None
+        return exprs[0] if len(exprs) == 1 else sympy.Tuple(*exprs)
 
     def scalar_ref(self, value, fn):
         """Ref to the graph value a torch.SymFloat or SymBool is: one a node
@@ -546,20 +593,40 @@ class DataDependent:
         if not isinstance(expr, sympy.Basic):
             return None, None
         symbols = sorted((s for s in expr.free_symbols if is_unbacked(s)), key=str)
+        floats = sorted((s for s in expr.free_symbols
+                         if self.scalar_symbols.get(s, ("",))[0] == "float"), key=str)
         names = self.session.names
-        if (not symbols or any(s in self.scalar_symbols or s not in names for s in symbols)
-                or all(s in self.specialized for s in symbols)):
+        if (not (symbols or floats)
+                or any(s in self.scalar_symbols or s not in names for s in symbols)
+                or all(s in self.specialized for s in symbols + floats)):
             return None, None
-        symbols = [s for s in symbols if s not in self.specialized]
         env = self.session.env
         found = []
-        for symbol in symbols:
+        for symbol in (s for s in symbols if s not in self.specialized):
             example, why = self.session.example.int_value(symbol)
             if why is not None:
                 return None, why
             symint = env.create_symintnode(symbol, hint=None)
             found.append((symint == example, names[symbol], example,
-                          self.origins.get(symbol, "").strip()))
+                          self.origins.get(symbol, "").strip(), False))
+        for symbol in (s for s in floats if s not in self.specialized):
+            example, why = self.session.example.number_value(symbol)
+            if why is not None:
+                return None, why
+            example = float(example)
+            if not math.isfinite(example):
+                # NaN equals nothing, itself included, so no check could
+                # state it; torch's ranges take no infinity as a value.
+                return None, (f"the example's value is {example!r}, which no equality check "
+                              f"can state")
+            # The float as the graph value that computes it: the check
+            # compares that value with the example's.
+            scalar_id = next(i for i, s in self.session.example.scalar_symbols.items()
+                             if s == symbol)
+            symfloat = torch.SymFloat(SymNode(symbol, env, float, None))
+            symfloat.node._dync_id = scalar_id
+            found.append((symfloat, str(symbol), example,
+                          self.scalar_symbols[symbol][1].strip(), True))
         return found, None
 
     def specialize_int(self, name, example):
@@ -584,6 +651,17 @@ class DataDependent:
         if env.replace(symbol) != example:
             raise OracleError(f"torch did not take {name} == {example}")
 
+    def specialize_float(self, name, example):
+        """Tells torch's ShapeEnv that the float from data whose symbol is
+        `name` (`zuf0`) is `example`, as specialize_int does for an int;
+        the graph's fall-back check, recorded before, states it."""
+        symbol = next(s for s in self.scalar_symbols if str(s) == name)
+        env = self.session.env
+        self.specialized.setdefault(symbol, env.var_to_range.get(symbol))
+        env._set_replacement(symbol, sympy.Float(example), "specialized to the example")
+        if env.replace(symbol) != example:
+            raise OracleError(f"torch did not take {name} == {example!r}")
+
     def note_decided(self, value, side):
         """Remembers the side a decision on SymBool `value` took, so later
         uses of the same bool see it as a constant."""
@@ -604,6 +682,10 @@ class DataDependent:
             expr = value.node.expr
             if expr.is_number:
                 return int(expr)
+        elif isinstance(value, torch.SymFloat) and self.specialized:
+            expr = value.node.expr
+            if expr.is_number:
+                return float(expr)
         return value
 
     # Finishing -------------------------------------------------------------

@@ -202,6 +202,13 @@ class ExampleValues:
         """(int, None) for the example's value of `symbol`, an unbacked int
         a node of this session computes (`u0` of nonzero's rows, item()'s),
         or (None, why) when it has none; as truth() says why."""
+        value, why = self.number_value(symbol)
+        return (int(value), None) if why is None else (None, why)
+
+    def number_value(self, symbol):
+        """(number, None) for the example's value of `symbol`, an unbacked
+        int or the symbol of a float a node of this session computes, or
+        (None, why) when it has none."""
         if self.session.specializing:
             return None, "this capture runs at sizes other than the example's"
         with unset_fake_temporarily(), _disable_current_modes(), torch.no_grad():
@@ -215,7 +222,7 @@ class ExampleValues:
         if value is None:
             return None, ("the graph computes it from values its example run does not know "
                           "(a control-flow operator's result)")
-        return int(value), None
+        return value, None
 
     def _run_until(self, known):
         """Runs the records not run yet, in order, until `known()` holds or

@@ -262,8 +262,9 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
     ):
         return out
     # A symbolic number passed to a real kernel would be compared there,
-    # and each comparison would be a guard on it.
-    if any(isinstance(a, (torch.SymInt, torch.SymFloat, torch.SymBool)) for a in flat):
+    # and each comparison would be a guard on it (`x[i:i + n]` with a
+    # symbolic n: each bound read as an int pins n to its example size).
+    if any(_holds_symbolic_number(a) for a in flat):
         return out
     results, out_spec = torch.utils._pytree.tree_flatten(out)
     if not any(isinstance(r, torch.Tensor) for r in results):
@@ -410,6 +411,19 @@ def pad_laid_out(func, args, out):
     if not all(bool(p == 0) for p in pad) or not is_non_overlapping_and_dense_or_false(x):
         return out
     return torch.empty_strided(out.shape, x.stride(), dtype=out.dtype, device=out.device)
+
+
+def _holds_symbolic_number(a):
+    """Whether `a`, a leaf of torch's pytree, is a symbolic number or holds
+    one where pytree does not look: a slice's bounds, a torch.Size's
+    sizes."""
+    if isinstance(a, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return True
+    if isinstance(a, slice):
+        return any(_holds_symbolic_number(b) for b in (a.start, a.stop, a.step))
+    if isinstance(a, (tuple, list)):
+        return any(_holds_symbolic_number(b) for b in a)
+    return False
 
 
 def _symbolic_view_strides(a, out):

@@ -435,6 +435,9 @@ class _Records:
         try:
             return Sym(self.text(s.node.expr))
         except _Unexpressible as e:
+            # A size computed from a float read from data (`arange(0.0, s,
+            # 0.5)`) may be specialized to the example's value.
+            self.data.needed = s.node.expr
             raise OracleError(unexpressible_size(s.node.expr, e.expr, self.names)) from None
 
     @_while_busy
