@@ -10,6 +10,7 @@
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/EntryFunction.h"
 #include "frontend/capture/GlobalStateGuards.h"
+#include "frontend/capture/GuardsKeepApart.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/NumpyConstants.h"
@@ -594,8 +595,16 @@ llvm::Error addGuards(Interpreter& interp, oracle::TensorOracle& oracle, ir::Gra
       return value.takeError();
     guards.add(Guard::symInt(input->source, *value));
   }
+  // `distinct` guards that type and tensor guards already imply are left
+  // out (GuardsKeepApart.h).
+  GuardsKeepApart keptApart;
+  for (const Guard& guard : guards.guards())
+    keptApart.note(guard);
   for (const Guard& guard : recorded.guards())
-    guards.add(guard);
+    keptApart.note(guard);
+  for (const Guard& guard : recorded.guards())
+    if (!keptApart.implied(guard))
+      guards.add(guard);
   PyRef dtype = PyRef::steal(PyObject_CallMethod(torch, "get_default_dtype", nullptr));
   PyRef version = PyRef::steal(PyObject_GetAttrString(torch, "__version__"));
   if (!dtype || !version)

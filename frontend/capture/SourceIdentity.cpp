@@ -28,6 +28,8 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/ValueBuilder.h"
 
+#include "frontend/capture/GuardsKeepApart.h"
+
 #include "ir/OpTraits.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -112,20 +114,6 @@ void collectWrittenInputs(const ir::ValueRef& ref, llvm::StringSet<>& inputs,
   if (!traits || !traits->returnsAlias)
     return;
   node->forEachUse([&](const ir::ValueRef& used) { collectWrittenInputs(used, inputs, seen); });
-}
-
-/// Whether a tensor of type \p a could pass a tensor guard of type \p b
-/// too: the same dtype, device, rank and requires_grad, and sizes that
-/// agree where both are constants.
-bool couldBeOneTensor(const ir::Type& a, const ir::Type& b) {
-  if (a.dtype() != b.dtype() || a.device() != b.device() || a.requiresGrad() != b.requiresGrad() ||
-      a.sizes().size() != b.sizes().size())
-    return false;
-  for (size_t i = 0; i < a.sizes().size(); ++i)
-    if (a.sizes()[i].isConstant() && b.sizes()[i].isConstant() &&
-        a.sizes()[i].constantValue() != b.sizes()[i].constantValue())
-      return false;
-  return true;
 }
 
 } // namespace

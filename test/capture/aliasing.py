@@ -12,6 +12,8 @@
 # RUN: %dync export %s:same_or_not --example same_or_not=example_tensors --emit=guards \
 # RUN:   | FileCheck %s --check-prefix=IS
 # RUN: %dync export %s:Tied.forward --emit=guards | FileCheck %s --check-prefix=TIED
+# RUN: %dync export %s:Walked.forward --emit=guards | FileCheck %s --check-prefix=WALKED
+# RUN: %dync export %s:Walked.forward --emit=guards | FileCheck %s --check-prefix=APART
 # RUN: not %dync export %s:class_list_append --emit=graph 2>&1 | FileCheck %s --check-prefix=CLASSLIST
 # RUN: not %dync export %s:default_list_append --emit=graph 2>&1 | FileCheck %s --check-prefix=DEFAULT
 # RUN: not %dync export %s:minus_true --emit=graph 2>&1 | FileCheck %s --check-prefix=BOOL
@@ -93,6 +95,32 @@ def example_inputs():
 # TIED: tensor L['self']._modules['emb']._parameters['weight']
 # TIED-NOT: tensor L['self']._modules['out']._parameters['weight']
 # TIED: same L['self']._modules['out']._parameters['weight'] : L['self']._modules['emb']._parameters['weight']
+
+
+class Walked(nn.Module):
+    """Reads its dtype as transformers' models do: walking its parameters,
+    whose memo sets ask `is` of every pair of modules and of parameters."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 4)
+        self.norm = nn.LayerNorm(4)
+        self.c = nn.Linear(4, 3)
+
+    def forward(self, x):
+        dtype = next(p.dtype for p in self.parameters() if p.is_floating_point())
+        return self.c(self.norm(self.b(self.a(x)))).to(dtype)
+
+# Two modules of one type, or two tensors one tensor guard could pass, are
+# guarded apart; their type and tensor guards keep the other pairs apart.
+# WALKED-DAG: distinct L['self']._modules['b'] : L['self']._modules['a']
+# WALKED-DAG: distinct L['self']._modules['c'] : L['self']._modules['a']
+# WALKED-DAG: distinct L['self']._modules['b']._parameters['weight'] : L['self']._modules['a']._parameters['weight']
+# WALKED-DAG: distinct L['self']._modules['norm']._parameters['weight'] : L['self']._modules['a']._parameters['bias']
+# APART-NOT: distinct L['self']._modules['norm'] :
+# APART-NOT: distinct L['self']._modules['c']._parameters['weight'] : L['self']._modules['{{a|b}}']._parameters['weight']
+# APART-NOT: distinct L['self']._modules['{{.*}}'] : L['self']{{$}}
 
 
 class Marker:

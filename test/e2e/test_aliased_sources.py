@@ -46,6 +46,17 @@ PROGRAM = textwrap.dedent("""
         t.out.weight = nn.Parameter(t.emb.weight.detach() * 2)
         return t(x2)
 
+    def walked_with(**changes):
+        w = m.Walked()
+        for name, value in changes.items():
+            setattr(w, name, getattr(w, value))
+        return w(x2)
+
+    def walked_tensor_joined():
+        w = m.Walked()
+        w.norm.weight = w.a.bias
+        return w(x2)
+
     def one_list_twice():
         both = [1.0]
         return m.append_then_count(x, both, both)
@@ -71,6 +82,12 @@ PROGRAM = textwrap.dedent("""
         ("split lists joined", "SplitLists.forward", join_split),
         ("tied", "Tied.forward", lambda: m.Tied()(x2)),
         ("untied", "Tied.forward", untied),
+        ("walked", "Walked.forward", lambda: walked_with()),
+        # A module of the same type, a module of another type, a parameter
+        # of the same shape made one object with another.
+        ("walked, b is a", "Walked.forward", lambda: walked_with(b="a")),
+        ("walked, act is gate", "Walked.forward", lambda: walked_with(act="gate")),
+        ("walked, norm.weight is a.bias", "Walked.forward", walked_tensor_joined),
         ("two lists", "append_then_count", lambda: m.append_then_count(x, [1.0], [1.0])),
         ("one list twice", "append_then_count", one_list_twice),
         ("add into", "add_into", lambda: m.add_into(x.clone(), y)),
@@ -90,6 +107,12 @@ MISSES = {
     "split lists joined": "distinct L['self'].a : L['self'].b",
     "untied": "same L['self']._modules['out']._parameters['weight'] : "
               "L['self']._modules['emb']._parameters['weight']",
+    "walked, b is a": "distinct L['self']._modules['b'] : L['self']._modules['a']",
+    # No `distinct` guard for two modules of different types: the type
+    # guard tells them apart.
+    "walked, act is gate": "type L['self']._modules['act'] : torch.nn.modules.activation:Tanh",
+    "walked, norm.weight is a.bias": "distinct L['self']._modules['norm']._parameters['weight'] : "
+                                     "L['self']._modules['a']._parameters['bias']",
     "one list twice": "distinct L['a'] : L['b']",
     "add into itself": "distinct L['x'] : L['y']",
     "is itself": "distinct L['y'] : L['x']",
@@ -97,7 +120,8 @@ MISSES = {
     "masked wide": "(aten::masked_select.default) is outside [0, 3]",
 }
 
-ENTRIES = ["SharedLists.forward", "SplitLists.forward", "Tied.forward", "append_then_count",
+ENTRIES = ["SharedLists.forward", "SplitLists.forward", "Tied.forward", "Walked.forward",
+           "append_then_count",
            "add_into", "same_or_not", "method_reads", "masked"]
 
 
@@ -106,7 +130,7 @@ def test_aliasing_between_sources_misses_and_matches_eager(run_dync, tmp_path):
     examples = []
     for entry in ENTRIES:
         examples.append(f"{MODULE}:{entry}")
-        if not entry.endswith(".forward") or entry == "Tied.forward":
+        if not entry.endswith(".forward") or entry in ("Tied.forward", "Walked.forward"):
             name = "example_" + entry.split(".")[0].lower()
             examples += ["--example", f"{entry}={name}"]
     done = run_dync("export", *examples, "-o", artifact)
@@ -117,6 +141,8 @@ def test_aliasing_between_sources_misses_and_matches_eager(run_dync, tmp_path):
     assert outs["shared lists split"] != outs["shared lists"]
     assert outs["split lists joined"] != outs["split lists"]
     assert outs["one list twice"] != outs["two lists"]
+    assert outs["walked, b is a"] != outs["walked"]
+    assert outs["walked, act is gate"] != outs["walked"]
     assert outs["class attribute changed"] != outs["method reads"]
     assert len(outs["masked wide"]) == 5
 

@@ -47,6 +47,26 @@ class Tied(nn.Module):
         return self.out(torch.tanh(self.emb(x)))
 
 
+class Walked(nn.Module):
+    """Walks its modules and parameters, as transformers' `self.dtype` does:
+    the walk's memo sets tell each module and parameter from every earlier
+    one, so the count of parameters depends on which are one object."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 4)
+        self.norm = nn.LayerNorm(4)
+        self.act = nn.Tanh()
+        self.gate = nn.Sigmoid()
+
+    def forward(self, x):
+        dtype = next(p.dtype for p in self.parameters() if p.is_floating_point())
+        count = len(list(self.parameters()))
+        hidden = self.norm(self.b(self.a(x)))
+        return (self.act(hidden) * self.gate(hidden) * count).to(dtype)
+
+
 def append_then_count(x, a, b):
     a.append(2.0)
     return x * len(b)
@@ -114,6 +134,9 @@ example_method_reads = example_inputs
 
 def example_tied():
     return (torch.randn(2, 4),)
+
+
+example_walked = example_tied
 
 
 def example_masked():
