@@ -34,10 +34,12 @@ ValuePtr boundMethod(const ValuePtr& self, const ValuePtr& function) {
 llvm::Expected<ValuePtr> functionGet(BuiltinContext&, const ValuePtr&, Args& args,
                                      KeywordArgs& kwargs) {
   if (!kwargs.empty())
-    return raiseBuiltin(PyExc_TypeError, "__get__() takes no keyword arguments");
-  if (args.size() < 2 || args.size() > 3)
-    return raiseBuiltin(PyExc_TypeError, "expected 1 or 2 arguments, got " +
-                                             llvm::Twine(args.size() > 0 ? args.size() - 1 : 0));
+    return raiseBuiltin(PyExc_TypeError, "wrapper __get__() takes no keyword arguments");
+  if (args.size() < 2)
+    return raiseBuiltin(PyExc_TypeError, "expected at least 1 argument, got 0");
+  if (args.size() > 3)
+    return raiseBuiltin(PyExc_TypeError,
+                        "expected at most 2 arguments, got " + llvm::Twine(args.size() - 1));
   if (args[0]->kind != ValueKind::Function)
     return captureError("function.__get__ on a " + spelling(args[0]->kind) + " value");
   if (args[1]->isNone()) {
@@ -65,6 +67,10 @@ llvm::Expected<ValuePtr> methodType(BuiltinContext&, const ValuePtr&, Args& args
   case ValueKind::TorchCallable:
   case ValueKind::NNModule:
     return boundMethod(args[1], args[0]);
+  case ValueKind::Constant:
+    if (!PyCallable_Check(args[0]->object.get()))
+      return raiseBuiltin(PyExc_TypeError, "first argument must be callable");
+    [[fallthrough]];
   default:
     return captureError("types.MethodType() of a " + spelling(args[0]->kind) +
                         " value is not supported");
