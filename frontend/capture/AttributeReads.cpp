@@ -11,6 +11,7 @@
 #include "frontend/capture/DictReads.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/MappingProxies.h"
+#include "frontend/capture/MethodBinding.h"
 #include "frontend/capture/ModuleHooks.h"
 #include "frontend/capture/ObjectSemantics.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -854,6 +855,9 @@ llvm::Expected<ValuePtr> ObjectSemantics::getAttr(const ValuePtr& base, llvm::St
     return realObjectAttr(cx_, base, name);
   }
   case ValueKind::Function:
+    // The descriptor slot, which binds the function (MethodBinding.cpp).
+    if (name == "__get__")
+      return functionGetMethod(base);
     if (base->object) {
       PyRef value = PyRef::steal(PyObject_GetAttrString(base->object.get(), name.str().c_str()));
       if (!value)

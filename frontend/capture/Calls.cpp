@@ -25,6 +25,7 @@
 #include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/ThreadLocks.h"
 #include "frontend/capture/TorchSize.h"
+#include "frontend/capture/TypeAttribute.h"
 #include "frontend/embedding/PyStrings.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -425,6 +426,31 @@ llvm::Expected<std::optional<ValuePtr>> cachedFunction(BuiltinContext& interp, P
   return std::optional<ValuePtr>(*wrapped);
 }
 
+/// Whether \p function is the `dispatch` closure of a functools.singledispatch
+/// function (singledispatchmethod calls it too): it memoizes its choice per
+/// class in a WeakKeyDictionary, a cache capture cannot fill.
+bool isSingleDispatchDispatch(const Value& function) {
+  static PyObject* dispatchCode = nullptr; // functools' code object, alive as long as Python
+  if (!dispatchCode) {
+    llvm::Expected<PyRef> singledispatch = importObject("functools.singledispatch");
+    if (!singledispatch) {
+      llvm::consumeError(singledispatch.takeError());
+      return false;
+    }
+    PyRef probe = PyRef::steal(PyObject_CallOneArg(singledispatch->get(), Py_None));
+    PyRef dispatch =
+        probe ? PyRef::steal(PyObject_GetAttrString(probe.get(), "dispatch")) : PyRef();
+    PyRef code =
+        dispatch ? PyRef::steal(PyObject_GetAttrString(dispatch.get(), "__code__")) : PyRef();
+    if (!code) {
+      PyErr_Clear();
+      return false;
+    }
+    dispatchCode = code.release();
+  }
+  return function.code.get() == dispatchCode;
+}
+
 /// The Python function a TorchScript function was compiled from
 /// (`@torch.jit.script def f(...)`, WaveGlow's fused gated activation), or
 /// nullopt for any other object. torch.jit.script keeps it on the
@@ -538,6 +564,11 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
       return checkpointed.takeError();
     else if (*checkpointed)
       return std::move(**checkpointed);
+    if (isSingleDispatchDispatch(*callee))
+      return captureError(
+          "dispatching by functools.singledispatch or singledispatchmethod is not supported "
+          "yet: the dispatcher keeps its choice per class in a cache of its own, which a graph "
+          "cannot fill; choose the implementation with isinstance() checks, or call it directly");
     if (llvm::Expected<std::optional<ValuePtr>> constant = callMarkedConstant(callee, args, kwargs);
         !constant)
       return constant.takeError();
@@ -573,6 +604,17 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
       return method.takeError();
     return call(*method, std::move(args), std::move(kwargs));
   }
+  case ValueKind::List:
+    // An object of a list subclass defining __call__ (ListInstances.cpp):
+    // its class's method, bound to the list.
+    if (callee->object && PyType_Check(callee->object.get()) &&
+        typeAttribute(reinterpret_cast<PyTypeObject*>(callee->object.get()), "__call__")) {
+      llvm::Expected<ValuePtr> method = getAttr(callee, "__call__");
+      if (!method)
+        return method.takeError();
+      return call(*method, std::move(args), std::move(kwargs));
+    }
+    return captureError("calling a " + spelling(callee->kind) + " value");
   default:
     return captureError("calling a " + spelling(callee->kind) + " value");
   }

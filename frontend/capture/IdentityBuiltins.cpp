@@ -1,4 +1,4 @@
-//===- IdentityBuiltins.cpp - id() and vars() while capturing -------------===//
+//===- IdentityBuiltins.cpp - id(), vars() and globals() while capturing --===//
 //
 // Library code asks for an object's identity and its attribute dict in
 // passing: inspect.unwrap memoises the wrappers it walks by `id(f)`, and a
@@ -13,8 +13,9 @@
 // is not what eager would return.
 //
 // vars(x) is `x.__dict__`, read as the attribute is; vars() without an
-// argument (the caller's locals) is refused. sys.getrecursionlimit(), which
-// inspect.unwrap bounds its walk with, reads the interpreter's limit.
+// argument (the caller's locals) is refused, and globals() too.
+// sys.getrecursionlimit(), which inspect.unwrap bounds its walk with, reads
+// the interpreter's limit.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/BuiltinContext.h"
@@ -81,6 +82,18 @@ llvm::Expected<ValuePtr> builtinVars(BuiltinContext& interp, const ValuePtr&, Ar
   return interp.getAttr(args[0], "__dict__");
 }
 
+/// globals(): refused in plain words. The dict is the module's namespace,
+/// everything the module imported and defined: read whole, every entry
+/// (and the builtins behind it) would have to be guarded, and read without
+/// a source no entry would be. A table of the choices the program means
+/// indexes as well.
+llvm::Expected<ValuePtr> builtinGlobals(BuiltinContext&, const ValuePtr&, Args&, KeywordArgs&) {
+  return captureError("globals() is not supported yet: it is the module's whole namespace, "
+                      "which the compiled code cannot check entry by entry; keep the "
+                      "functions to choose from in a dict at module level ({'name': function}) "
+                      "and index that, or call the function by its name");
+}
+
 /// sys.getrecursionlimit(): how deep the interpreter lets calls go, which
 /// code walking chains compares against (inspect.unwrap); read as it is.
 llvm::Expected<ValuePtr> sysGetrecursionlimit(BuiltinContext&, const ValuePtr&, Args& args,
@@ -96,6 +109,7 @@ llvm::Error registerIdentityHandlers(BuiltinContext& interp) {
   const std::pair<const char*, BuiltinHandler> handlers[] = {
       {"builtins.id", builtinId},
       {"builtins.vars", builtinVars},
+      {"builtins.globals", builtinGlobals},
       {"sys.getrecursionlimit", sysGetrecursionlimit},
   };
   for (const auto& [name, handler] : handlers) {

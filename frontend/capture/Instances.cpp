@@ -19,6 +19,7 @@
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/ListInstances.h"
+#include "frontend/capture/MethodBinding.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TypeAttribute.h"
 #include "frontend/embedding/PyStrings.h"
@@ -437,6 +438,8 @@ llvm::Error registerInstanceHandlers(BuiltinContext& interp) {
     addBuiltin(interp, object, handler);
   }
   if (llvm::Error error = registerListInstanceHandlers(interp))
+    return error;
+  if (llvm::Error error = registerMethodBindingHandlers(interp))
     return error;
   return registerDictInstanceHandlers(interp);
 }

@@ -56,14 +56,16 @@ bool isListClass(PyTypeObject* type) {
 }
 
 std::string ownSpecialMethod(PyTypeObject* type) {
-  // What a class statement puts in every class's dict, and __init__, which
-  // capture runs; any other special method would change what a list value
-  // does.
+  // What a class statement puts in every class's dict, __init__, which
+  // capture runs, and __call__, which list lacks, so that defining it adds
+  // calling the object (Hugging Face's LogitsProcessorList) without
+  // changing anything a list does; any other special method would change
+  // what a list value does.
   static const llvm::StringRef allowed[] = {
-      "__module__",        "__qualname__",     "__doc__",         "__dict__",
-      "__weakref__",       "__init__",         "__annotations__", "__orig_bases__",
-      "__parameters__",    "__slots__",        "__firstlineno__", "__static_attributes__",
-      "__class_getitem__", "__init_subclass__"};
+      "__module__",        "__qualname__",      "__doc__",         "__dict__",
+      "__weakref__",       "__init__",          "__annotations__", "__orig_bases__",
+      "__parameters__",    "__slots__",         "__firstlineno__", "__static_attributes__",
+      "__class_getitem__", "__init_subclass__", "__call__"};
   for (PyTypeObject* base = type; base && base != &PyList_Type; base = base->tp_base) {
     PyObject *key, *value;
     Py_ssize_t pos = 0;

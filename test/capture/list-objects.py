@@ -3,10 +3,14 @@
 # through super()), or read through a source when the class reads its items
 # as list does, each item then read as `[i]` with the length and the class
 # pinned. Their methods bind to them; `type` and `isinstance` see the
-# class. Returning one, one with instance attributes, and a class that
-# changes list's behaviour (a special method of its own) are refused.
+# class; a class defining __call__ (which list lacks, as Hugging Face's
+# LogitsProcessorList) is called through it, made in forward or held.
+# Returning one, one with instance attributes, and a class that changes
+# list's behaviour (a special method of its own) are refused.
 # RUN: %dync export %s:Held.forward --emit=graph | FileCheck %s
 # RUN: %dync export %s:Held.forward --emit=guards | FileCheck %s --check-prefix=GUARDS
+# RUN: %dync export %s:Chained.forward --emit=graph | FileCheck %s --check-prefix=CALLED
+# RUN: %dync export %s:Chained.forward --emit=guards | FileCheck %s --check-prefix=CALLGUARDS
 # RUN: not %dync export %s:returned --emit=graph 2>&1 | FileCheck %s --check-prefix=RETURNED
 # RUN: not %dync export %s:Named.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=NAMED
 # RUN: not %dync export %s:own_items --emit=graph 2>&1 | FileCheck %s --check-prefix=OWNITEMS
@@ -51,6 +55,36 @@ class Held(nn.Module):
 # GUARDS-DAG: length L['self'].order : 2
 # GUARDS-DAG: type L['self'].order[0] : torch.nn.modules.linear:Linear
 # GUARDS-DAG: builtin L['self'].order[1] : torch:relu
+
+
+class Chain(list):
+    def __call__(self, x, scale=1.0):
+        for fn in self:
+            x = fn(x) * scale
+        return x
+
+
+class Chained(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.held = Chain([torch.relu, torch.exp])
+
+    def forward(self, x):
+        made = Chain()
+        made.append(torch.tanh)
+        return self.held(made(x), scale=2.0)
+
+# CALLED-LABEL: graph @Chained.forward(
+# CALLED:       %[[T:[0-9]+]] = aten::tanh.default(%x)
+# CALLED-NEXT:  %[[M:[0-9]+]] = aten::mul.Tensor(%[[T]], 1.0)
+# CALLED-NEXT:  %[[R:[0-9]+]] = aten::relu.default(%[[M]])
+# CALLED-NEXT:  %[[M2:[0-9]+]] = aten::mul.Tensor(%[[R]], 2.0)
+# CALLED-NEXT:  %[[E:[0-9]+]] = aten::exp.default(%[[M2]])
+# CALLED-NEXT:  %[[M3:[0-9]+]] = aten::mul.Tensor(%[[E]], 2.0)
+# CALLED-NEXT:  return %[[M3]]
+
+# CALLGUARDS-DAG: type L['self'].held : "list-objects":Chain
+# CALLGUARDS-DAG: length L['self'].held : 2
 
 
 def returned(x):

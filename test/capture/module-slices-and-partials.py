@@ -11,6 +11,7 @@
 # RUN: not %dync export %s:not_callable --emit=graph 2>&1 | FileCheck %s --check-prefix=CALLABLE
 # RUN: not %dync export %s:returns_id --emit=graph 2>&1 | FileCheck %s --check-prefix=ID
 # RUN: not %dync export %s:vars_of_locals --emit=graph 2>&1 | FileCheck %s --check-prefix=VARS
+# RUN: not %dync export %s:pick_by_globals --emit=graph 2>&1 | FileCheck %s --check-prefix=GLOBALS
 from functools import partial
 
 import torch
@@ -93,6 +94,16 @@ def vars_of_locals(x):
     return vars()
 
 # VARS: module-slices-and-partials.py:[[@LINE-2]]:12: error: vars() without an argument (the caller's local variables) is not supported
+
+
+def doubled(x):
+    return x * 2
+
+
+def pick_by_globals(x, scheme="doubled"):
+    return globals()[scheme](x)
+
+# GLOBALS: module-slices-and-partials.py:[[@LINE-2]]:12: error: globals() is not supported yet: it is the module's whole namespace, which the compiled code cannot check entry by entry; keep the functions to choose from in a dict at module level ({'name': function}) and index that, or call the function by its name
 
 
 def example_inputs():
