@@ -1,0 +1,262 @@
+"""Calls whose results ATen's C++ Meta kernels give, without fake mode's dispatch.
+
+A call the recorder runs whole on fake tensors goes through torch's fake
+dispatch: its cache's key and entry, then, on a first occurrence, torch's
+Python meta functions and references under the Python dispatcher. Where the
+operator's Meta dispatch key runs C++ code, that code is the meta function
+eager's CPU kernel runs (a structured kernel's meta, a view kernel itself, or
+a composite kernel CPU shares), so its sizes, strides and dtype are eager's.
+`run` computes such a call that way, as fake mode computes a call that
+reaches the Meta key: the fake arguments are seen as the meta tensors they
+hold (`in_kernel_invocation_manager`), the kernel runs with the Python
+dispatcher off, and each new tensor it gives is wrapped in a FakeTensor of
+the arguments' fake mode on their device. A result that is a view shares its
+argument's storage because the kernel made it so; an argument returned as it
+is stays that fake tensor.
+
+Which operators, decided from torch's own tables per operator, once
+(`_runs_cpp_meta`):
+
+- not one whose results' sizes come from tensor data or that updates an
+  argument (the `dynamic_output_shape`, `data_dependent_output` and
+  `inplace_view` tags, a mutable schema): fake mode handles those itself;
+- a Meta kernel registered directly, unless a Python kernel registered
+  through `torch.library` shadows it (`torch.library._impls`): torch
+  registers its Python meta functions and references over the C++ Meta
+  kernels of about 1300 operators when it is imported
+  (`torch._meta_registrations.activate_meta`), and those run whichever
+  dispatcher is on;
+- or else a `CompositeExplicitAutograd` kernel and no CPU kernel of the
+  operator's own, so that CPU runs the same composite code.
+
+Which calls: no symbolic size or value anywhere, every tensor argument a
+fake tensor of the session's fake mode on one device, strided, with no
+value fake mode knows (constant propagation is fake mode's), no device among
+the other arguments (a factory's result would be a real tensor), at least
+one tensor argument, and a session that records no autograd. Anything else,
+and a kernel that raises, goes through fake mode as before.
+
+DYNC_ORACLE_META_KERNELS=off takes fake mode's path for every call;
+=check runs both and fails a call whose results differ in sizes, strides,
+storage offset, dtype, device, requires_grad or aliasing, saying what
+eager's CPU kernel gives on tensors of the same layout.
+"""
+
+import os
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensor, in_kernel_invocation_manager
+
+from dync_oracle_leaves import _leaves
+from dync_oracle_wire import OracleError
+
+SETTING = os.environ.get("DYNC_ORACLE_META_KERNELS", "on")
+if SETTING not in ("on", "off", "check"):
+    raise ValueError(f"DYNC_ORACLE_META_KERNELS is 'on', 'off' or 'check', not {SETTING!r}")
+
+_KEY = torch._C.DispatchKey
+_has_kernel = torch._C._dispatch_has_kernel_for_dispatch_key
+_SYMBOLIC = (torch.SymInt, torch.SymFloat, torch.SymBool)
+_LEFT_TO_FAKE_MODE = (
+    torch.Tag.dynamic_output_shape,
+    torch.Tag.data_dependent_output,
+    torch.Tag.inplace_view,
+)
+
+# OpOverload -> whether its Meta key runs ATen's C++ code (see the docstring).
+_decided = {}
+
+# How many calls each path took; with DYNC_ORACLE_PROFILE set, printed to
+# stderr at exit with the thread's CPU time each path took.
+counts = {"meta": 0, "fake": 0}
+_seconds = {"meta": 0.0, "fake": 0.0}
+_PROFILED = counts if os.environ.get("DYNC_ORACLE_PROFILE") else None
+if os.environ.get("DYNC_ORACLE_PROFILE"):
+    import atexit
+    import sys
+
+    atexit.register(lambda: print(
+        f"C++ Meta kernels: {counts['meta']} calls, {_seconds['meta'] * 1000:.1f} ms; "
+        f"fake mode: {counts['fake']} calls, {_seconds['fake'] * 1000:.1f} ms",
+        file=sys.stderr))
+
+
+def _runs_cpp_meta(func):
+    decided = _decided.get(func)
+    if decided is None:
+        decided = _decided[func] = _decide(func)
+    return decided
+
+
+def _decide(func):
+    if not isinstance(func, torch._ops.OpOverload) or func._schema.is_mutable:
+        return False
+    if any(tag in func.tags for tag in _LEFT_TO_FAKE_MODE):
+        return False
+    name = func.name()
+    namespace, _, rest = name.partition("::")
+    if f"{namespace}/{rest}/Meta" in torch.library._impls:
+        return False
+    if _has_kernel(name, _KEY.Meta):
+        return True
+    composite = _has_kernel(name, _KEY.CompositeExplicitAutograd) or _has_kernel(
+        name, _KEY.CompositeExplicitAutogradNonFunctional
+    )
+    return composite and not _has_kernel(name, _KEY.CPU)
+
+
+def _device_of_arguments(fake, args, kwargs):
+    """The one fake device of the call's tensor arguments, or None when the
+    call is not one `run` takes."""
+    device = None
+    for leaf in _leaves((args, kwargs)):
+        if isinstance(leaf, torch.Tensor):
+            if (
+                type(leaf) is not FakeTensor
+                or leaf.fake_mode is not fake
+                or leaf._has_symbolic_sizes_strides
+                or leaf.constant is not None
+                or leaf.layout != torch.strided
+            ):
+                return None
+            if device is None:
+                device = leaf.fake_device
+            elif leaf.fake_device != device:
+                return None
+        elif isinstance(leaf, _SYMBOLIC) or isinstance(leaf, torch.device):
+            return None
+    return device
+
+
+def _meta_run(fake, device, func, args, kwargs):
+    """The C++ kernel's results, wrapped as fake mode wraps a Meta kernel's."""
+    with in_kernel_invocation_manager(fake), torch._C._DisablePythonDispatcher():
+        out = func(*args, **kwargs)
+
+    def wrap(result):
+        if not isinstance(result, torch.Tensor) or type(result) is FakeTensor:
+            return result
+        return FakeTensor(fake, result, device)
+
+    if isinstance(out, torch.Tensor):
+        return wrap(out)
+    return torch.utils._pytree.tree_map(wrap, out)
+
+
+def dispatch(session, func, args, kwargs):
+    """`func(*args, **kwargs)` on fake tensors, from the C++ Meta kernel where
+    it applies, else through fake mode (the caller's current mode)."""
+    if counts is _PROFILED:
+        return _timed(session, func, args, kwargs)
+    return _dispatch(session, func, args, kwargs)
+
+
+def _timed(session, func, args, kwargs):
+    import time
+
+    before, meta = time.thread_time(), counts["meta"]
+    try:
+        return _dispatch(session, func, args, kwargs)
+    finally:
+        _seconds["meta" if counts["meta"] != meta else "fake"] += time.thread_time() - before
+
+
+def _dispatch(session, func, args, kwargs):
+    if SETTING == "off" or getattr(session, "records_autograd", True):
+        counts["fake"] += 1
+        return func(*args, **kwargs)
+    fake = getattr(session, "fake", None)
+    if fake is None or not _runs_cpp_meta(func):
+        counts["fake"] += 1
+        return func(*args, **kwargs)
+    device = _device_of_arguments(fake, args, kwargs)
+    if device is None:
+        counts["fake"] += 1
+        return func(*args, **kwargs)
+    try:
+        out = _meta_run(fake, device, func, args, kwargs)
+    except Exception:
+        counts["fake"] += 1
+        return func(*args, **kwargs)
+    counts["meta"] += 1
+    if SETTING == "check":
+        _check(func, args, kwargs, out, func(*args, **kwargs))
+    return out
+
+
+def _layout(value, inputs):
+    """What a result is, for comparing two paths' results: a tensor's
+    sizes, strides, offset, dtype, device and requires_grad, which argument
+    it is, and which argument's storage it shares (or a result's own)."""
+    if not isinstance(value, torch.Tensor):
+        return ("value", type(value).__name__, repr(value))
+    same = next((i for i, t in enumerate(inputs) if t is value), None)
+    storage = value.untyped_storage()._cdata
+    shares = next((i for i, t in enumerate(inputs) if t.untyped_storage()._cdata == storage), None)
+    device = value.fake_device if type(value) is FakeTensor else value.device
+    return (
+        tuple(value.shape), value.stride(), value.storage_offset(), value.dtype, str(device),
+        value.requires_grad, same, shares,
+    )
+
+
+def _compare(func, args, kwargs, a, b):
+    inputs = [t for t in _leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
+    got, got_spec = torch.utils._pytree.tree_flatten(a)
+    want, want_spec = torch.utils._pytree.tree_flatten(b)
+    if got_spec != want_spec:
+        return f"results of another structure ({got_spec} and {want_spec})"
+    for i, (x, y) in enumerate(zip(got, want)):
+        lx, ly = _layout(x, inputs), _layout(y, inputs)
+        if lx != ly:
+            return f"result {i}: {lx} and {ly}"
+    # Storage shared between two results.
+    def shared(leaves):
+        ids = [t.untyped_storage()._cdata if isinstance(t, torch.Tensor) else None for t in leaves]
+        return [ids.index(s) if s is not None else None for s in ids]
+
+    if shared(got) != shared(want):
+        return "results share storage with one another differently"
+    return None
+
+
+def _eager(func, args, kwargs):
+    """What eager's CPU kernel gives on zero-filled tensors of the arguments'
+    layouts (storage shared as the arguments share it): its results' layouts."""
+    storages = {}
+
+    def real(value):
+        if not isinstance(value, torch.Tensor):
+            return value
+        key = value.untyped_storage()._cdata
+        storage = storages.get(key)
+        if storage is None:
+            nbytes = value.untyped_storage().nbytes()
+            storage = storages[key] = torch.UntypedStorage(nbytes, device="cpu")
+            storage.fill_(0)
+        t = torch.empty(0, dtype=value.dtype, device="cpu")
+        t.set_(storage, value.storage_offset(), value.shape, value.stride())
+        return t
+
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes(), torch._C._DisablePythonDispatcher():
+        real_args, real_kwargs = torch.utils._pytree.tree_map(real, (args, kwargs))
+        try:
+            out = func(*real_args, **real_kwargs)
+        except Exception as error:
+            return f"raises {type(error).__name__}"
+    inputs = [t for t in _leaves((real_args, real_kwargs)) if isinstance(t, torch.Tensor)]
+    return [_layout(t, inputs) for t in torch.utils._pytree.tree_leaves(out)]
+
+
+def _check(func, args, kwargs, meta, faked):
+    difference = _compare(func, args, kwargs, meta, faked)
+    if difference is None:
+        return
+    inputs = [t for t in _leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
+    described = [_layout(t, []) for t in inputs]
+    raise OracleError(
+        f"DYNC_ORACLE_META_KERNELS=check: {func} on {described}: the C++ Meta kernel and fake "
+        f"mode differ: {difference}; eager's CPU kernel gives {_eager(func, args, kwargs)}"
+    )
