@@ -20,6 +20,10 @@ Which operators, decided from torch's own tables per operator, once
 - not one whose results' sizes come from tensor data or that updates an
   argument (the `dynamic_output_shape`, `data_dependent_output` and
   `inplace_view` tags, a mutable schema): fake mode handles those itself;
+- not one fake mode computes by an implementation of its own (its
+  `fake_impls` tables), unless it is a view operator: a view's kernel only
+  restrides, and ATen registers the one kernel for CPU and Meta (fake
+  mode's `view` approximates it, "Views' strides");
 - a Meta kernel registered directly, unless a Python kernel registered
   through `torch.library` shadows it (`torch.library._impls`): torch
   registers its Python meta functions and references over the C++ Meta
@@ -95,6 +99,8 @@ def _decide(func):
         return False
     if any(tag in func.tags for tag in _LEFT_TO_FAKE_MODE):
         return False
+    if not func.is_view and _fake_mode_implements(func):
+        return False
     name = func.name()
     namespace, _, rest = name.partition("::")
     if f"{namespace}/{rest}/Meta" in torch.library._impls:
@@ -105,6 +111,19 @@ def _decide(func):
         name, _KEY.CompositeExplicitAutogradNonFunctional
     )
     return composite and not _has_kernel(name, _KEY.CPU)
+
+
+def _fake_mode_implements(func):
+    """Whether fake mode computes the operator by an implementation of its
+    own (torch's fake_impls: constructors, `*_like` factories, `_foreach`
+    operators, convolution, ...), written because running its Meta or
+    composite kernel on meta tensors would not give what the real device's
+    kernel gives."""
+    from torch._subclasses import fake_impls
+
+    if func in fake_impls.op_implementations_dict:
+        return True
+    return any(check(func) for check, _ in fake_impls.op_implementations_checks)
 
 
 def _device_of_arguments(fake, args, kwargs):
