@@ -82,12 +82,21 @@ if os.environ.get("DYNC_ORACLE_PROFILE"):
     import sys
 
     atexit.register(lambda: print(
-        f"C++ Meta kernels: {counts['meta']} calls, {_seconds['meta'] * 1000:.1f} ms; "
-        f"fake mode: {counts['fake']} calls, {_seconds['fake'] * 1000:.1f} ms",
+        f"Meta kernels without fake mode's dispatch: {counts['meta']} calls "
+        f"({counts.get(CPP, 0)} C++, {counts.get(META_BRANCH, 0)} as fake mode's Meta branch), "
+        f"{_seconds['meta'] * 1000:.1f} ms; fake mode: {counts['fake']} calls, "
+        f"{_seconds['fake'] * 1000:.1f} ms"
+        + "".join(f"\n  {name} {n} calls {t * 1000:.1f} ms"
+                  for name, (n, t) in sorted(_left.items(), key=lambda kv: -kv[1][1])),
         file=sys.stderr))
 
 
-def _runs_cpp_meta(func):
+# The paths a call can take besides fake mode's whole dispatch.
+CPP = "C++ Meta kernel"
+META_BRANCH = "fake mode's Meta branch"
+
+
+def _path_of(func):
     decided = _decided.get(func)
     if decided is None:
         decided = _decided[func] = _decide(func)
@@ -95,22 +104,75 @@ def _runs_cpp_meta(func):
 
 
 def _decide(func):
+    """CPP, META_BRANCH or False (fake mode's dispatch) for an operator."""
     if not isinstance(func, torch._ops.OpOverload) or func._schema.is_mutable:
         return False
     if any(tag in func.tags for tag in _LEFT_TO_FAKE_MODE):
         return False
-    if not func.is_view and _fake_mode_implements(func):
+    from torch._subclasses import fake_tensor
+
+    if func in fake_tensor._DISPATCH_META_HANDLERS or func in fake_tensor._DISPATCH_HANDLE_DIRECTLY:
+        return False
+    implemented = _fake_mode_implements(func)
+    if implemented and not func.is_view:
         return False
     name = func.name()
     namespace, _, rest = name.partition("::")
-    if f"{namespace}/{rest}/Meta" in torch.library._impls:
+    shadowed = f"{namespace}/{rest}/Meta" in torch.library._impls
+    if not shadowed:
+        if _has_kernel(name, _KEY.Meta):
+            return CPP
+        composite = _has_kernel(name, _KEY.CompositeExplicitAutograd) or _has_kernel(
+            name, _KEY.CompositeExplicitAutogradNonFunctional
+        )
+        if composite and not _has_kernel(name, _KEY.CPU):
+            return CPP
+    if not implemented and namespace == "aten" and _reaches_meta_branch(func):
+        return META_BRANCH
+    return False
+
+
+def _reaches_meta_branch(func):
+    """Whether fake mode, given the operator on static fake tensors with no
+    known values, runs its Meta kernel and nothing before it (torch 2.13's
+    `FakeTensorMode._dispatch_impl`, in its order, read from the tables it
+    reads): no Python decomposition of torch._decomp's nor a
+    CompositeImplicitAutograd kernel taken first (unless a Python meta
+    function or a C++ kernel for symbolic sizes is preferred), not a prim,
+    no fake implementation registered for it (a custom operator's), none of
+    fake mode's own implementations (the caller checked), and a Meta kernel.
+    Its result is then the Meta kernel's, which the caller runs as fake
+    mode's last branch runs it."""
+    from torch._decomp import decomposition_table, meta_table
+    from torch._subclasses import fake_tensor
+
+    name = func.name()
+    if func not in meta_table and not fake_tensor.FakeTensorMode.cpp_meta_supports_symint(
+        _SYMINT_PROBE, func
+    ):
+        if func in decomposition_table and fake_tensor.torch_decomp_decompositions(func):
+            return False
+        if _has_kernel(name, _KEY.CompositeImplicitAutograd):
+            return False
+    if "prims::" in func._schema.name:
         return False
-    if _has_kernel(name, _KEY.Meta):
-        return True
-    composite = _has_kernel(name, _KEY.CompositeExplicitAutograd) or _has_kernel(
-        name, _KEY.CompositeExplicitAutogradNonFunctional
-    )
-    return composite and not _has_kernel(name, _KEY.CPU)
+    if torch._library.simple_registry.singleton.find(name).fake_impl.kernel is not None:
+        return False
+    return torch._C._dispatch_has_computed_kernel_for_dispatch_key(name, "Meta")
+
+
+class _SymintProbe:
+    """Stands for a fake mode in FakeTensorMode.cpp_meta_supports_symint,
+    which reads only the class's table."""
+
+    @property
+    def _cpp_meta_supports_symint(self):
+        from torch._subclasses import fake_tensor
+
+        return fake_tensor.FakeTensorMode._cpp_meta_supports_symint
+
+
+_SYMINT_PROBE = _SymintProbe()
 
 
 def _fake_mode_implements(func):
@@ -149,10 +211,26 @@ def _device_of_arguments(fake, args, kwargs):
     return device
 
 
-def _meta_run(fake, device, func, args, kwargs):
-    """The C++ kernel's results, wrapped as fake mode wraps a Meta kernel's."""
-    with in_kernel_invocation_manager(fake), torch._C._DisablePythonDispatcher():
-        out = func(*args, **kwargs)
+def _fake_mode_of(args):
+    for a in args:
+        if type(a) is FakeTensor:
+            return a.fake_mode
+    return None
+
+
+def _meta_run(fake, device, func, args, kwargs, path):
+    """The Meta kernel's results, wrapped as fake mode wraps them: the C++
+    kernel's with the Python dispatcher off, or fake mode's last branch
+    as it runs (under the dispatcher the call runs under) with its own
+    wrapping."""
+    if path == CPP:
+        with in_kernel_invocation_manager(fake), torch._C._DisablePythonDispatcher():
+            out = func(*args, **kwargs)
+    else:
+        with in_kernel_invocation_manager(fake):
+            out = func(*args, **kwargs)
+        flat = torch.utils._pytree.tree_leaves((args, kwargs))
+        return fake.wrap_meta_outputs_with_default_device_logic(out, func, flat, device=None)
 
     def wrap(result):
         if not isinstance(result, torch.Tensor) or type(result) is FakeTensor:
@@ -172,6 +250,10 @@ def dispatch(session, func, args, kwargs):
     return _dispatch(session, func, args, kwargs)
 
 
+# Per operator left to fake mode: [calls, CPU seconds] (DYNC_ORACLE_PROFILE).
+_left = {}
+
+
 def _timed(session, func, args, kwargs):
     import time
 
@@ -179,15 +261,24 @@ def _timed(session, func, args, kwargs):
     try:
         return _dispatch(session, func, args, kwargs)
     finally:
-        _seconds["meta" if counts["meta"] != meta else "fake"] += time.thread_time() - before
+        spent = time.thread_time() - before
+        path = "meta" if counts["meta"] != meta else "fake"
+        _seconds[path] += spent
+        if path == "fake":
+            entry = _left.setdefault(str(func), [0, 0.0])
+            entry[0] += 1
+            entry[1] += spent
 
 
 def _dispatch(session, func, args, kwargs):
-    if SETTING == "off" or getattr(session, "records_autograd", True):
+    # The recorder's stand-ins while a fusion decomposition is tried record
+    # no autograd; their fake mode is the arguments' (a trial's own).
+    if SETTING == "off" or getattr(session, "records_autograd", False):
         counts["fake"] += 1
         return func(*args, **kwargs)
-    fake = getattr(session, "fake", None)
-    if fake is None or not _runs_cpp_meta(func):
+    fake = getattr(session, "fake", None) or _fake_mode_of(args)
+    path = _path_of(func) if fake is not None else False
+    if not path:
         counts["fake"] += 1
         return func(*args, **kwargs)
     device = _device_of_arguments(fake, args, kwargs)
@@ -195,13 +286,14 @@ def _dispatch(session, func, args, kwargs):
         counts["fake"] += 1
         return func(*args, **kwargs)
     try:
-        out = _meta_run(fake, device, func, args, kwargs)
+        out = _meta_run(fake, device, func, args, kwargs, path)
     except Exception:
         counts["fake"] += 1
         return func(*args, **kwargs)
     counts["meta"] += 1
+    counts[path] = counts.get(path, 0) + 1
     if SETTING == "check":
-        _check(func, args, kwargs, out, func(*args, **kwargs))
+        _check(func, args, kwargs, out, func(*args, **kwargs), path)
     return out
 
 
@@ -271,7 +363,7 @@ def _eager(func, args, kwargs):
     return [_layout(t, inputs) for t in torch.utils._pytree.tree_leaves(out)]
 
 
-def _check(func, args, kwargs, meta, faked):
+def _check(func, args, kwargs, meta, faked, path):
     """Compares the two paths' results; eager's CPU kernel decides where they
     differ. A C++ kernel unlike eager's fails the call; fake mode unlike
     eager's is noted on stderr (the recorder's own corrections, such as a
@@ -288,11 +380,11 @@ def _check(func, args, kwargs, meta, faked):
 
         print(
             f"DYNC_ORACLE_META_KERNELS=check: {func} on {described}: fake mode differs from "
-            f"eager's CPU kernel, the C++ Meta kernel agrees with it: {difference}",
+            f"eager's CPU kernel, the {path} agrees with it: {difference}",
             file=sys.stderr,
         )
         return
     raise OracleError(
-        f"DYNC_ORACLE_META_KERNELS=check: {func} on {described}: the C++ Meta kernel and fake "
-        f"mode differ: {difference}; eager's CPU kernel gives {eager}"
+        f"DYNC_ORACLE_META_KERNELS=check: {func} on {described}: the {path} and fake "
+        f"mode's dispatch differ: {difference}; eager's CPU kernel gives {eager}"
     )
