@@ -1,51 +1,51 @@
-"""Calls whose results ATen's C++ Meta kernels give, without fake mode's dispatch.
+"""Calls whose results Meta kernels give without fake mode's dispatch.
 
 A call the recorder runs whole on fake tensors goes through torch's fake
-dispatch: its cache's key and entry, then, on a first occurrence, torch's
-Python meta functions and references under the Python dispatcher. Where the
-operator's Meta dispatch key runs C++ code, that code is the meta function
-eager's CPU kernel runs (a structured kernel's meta, a view kernel itself, or
-a composite kernel CPU shares), so its sizes, strides and dtype are eager's.
-`run` computes such a call that way, as fake mode computes a call that
-reaches the Meta key: the fake arguments are seen as the meta tensors they
-hold (`in_kernel_invocation_manager`), the kernel runs with the Python
-dispatcher off, and each new tensor it gives is wrapped in a FakeTensor of
-the arguments' fake mode on their device. A result that is a view shares its
-argument's storage because the kernel made it so; an argument returned as it
-is stays that fake tensor.
+dispatch: its cache's key and entry, its branches, then, on a first
+occurrence, torch's Python meta functions and references. Two of its
+cases are computed more directly here (`dispatch`), decided once per
+operator from torch's own tables (`_decide`):
 
-Which operators, decided from torch's own tables per operator, once
-(`_runs_cpp_meta`):
+- CPP: the operator's Meta dispatch key runs ATen's own C++ code, which
+  eager's CPU runs too (a structured kernel's meta, a view kernel, a
+  composite kernel CPU shares), so its sizes, strides and dtype are
+  eager's. The fake arguments are seen as the meta tensors they hold
+  (`in_kernel_invocation_manager`, as fake mode runs Meta kernels), the
+  kernel runs with the Python dispatcher off, and each new tensor is
+  wrapped in a FakeTensor of the arguments' fake mode on their device; a
+  view shares its argument's storage because the kernel made it so, and an
+  argument returned as it is stays that fake tensor. torch shadows the C++
+  Meta kernels of about 600 operators with Python ones of its own
+  (`torch._meta_registrations.activate_meta` registers them through
+  `torch.library`, listed in `torch.library._impls`): those are not CPP.
+- META_BRANCH: fake mode itself would run the operator's Meta kernel and
+  nothing before it (`_reaches_meta_branch`, the tables torch 2.13's
+  `FakeTensorMode._dispatch_impl` reads, in its order). That branch runs as
+  fake mode runs it, under the dispatcher the call runs under, and fake
+  mode's own wrapping wraps its results: the same code, without the
+  branches before it and the cache.
 
-- not one whose results' sizes come from tensor data or that updates an
-  argument (the `dynamic_output_shape`, `data_dependent_output` and
-  `inplace_view` tags, a mutable schema): fake mode handles those itself;
-- not one fake mode computes by an implementation of its own (its
-  `fake_impls` tables), unless it is a view operator: a view's kernel only
-  restrides, and ATen registers the one kernel for CPU and Meta (fake
-  mode's `view` approximates it, "Views' strides");
-- a Meta kernel registered directly, unless a Python kernel registered
-  through `torch.library` shadows it (`torch.library._impls`): torch
-  registers its Python meta functions and references over the C++ Meta
-  kernels of about 1300 operators when it is imported
-  (`torch._meta_registrations.activate_meta`), and those run whichever
-  dispatcher is on;
-- or else a `CompositeExplicitAutograd` kernel and no CPU kernel of the
-  operator's own, so that CPU runs the same composite code.
-
-Which calls: no symbolic size or value anywhere, every tensor argument a
-fake tensor of the session's fake mode on one device, strided, with no
-value fake mode knows (constant propagation is fake mode's), no device among
-the other arguments (a factory's result would be a real tensor), at least
-one tensor argument, and a session that records no autograd. Anything else,
-and a kernel that raises, goes through fake mode as before.
+Neither takes an operator whose results' sizes come from tensor data or
+that updates an argument (the `dynamic_output_shape`,
+`data_dependent_output` and `inplace_view` tags, a mutable schema), one fake
+mode answers with a metadata handler, or one fake mode computes by an
+implementation of its own (its `fake_impls` tables), except, for CPP, a
+view operator: a view's kernel only restrides, and ATen registers one
+kernel for CPU and Meta (fake mode's `view` approximates it, "Views'
+strides"). Which calls: no symbolic size or value anywhere, every tensor
+argument a fake tensor of one fake mode on one device, strided, with no
+value fake mode knows (constant propagation is fake mode's), no device
+among the other arguments, at least one tensor argument, and a session
+that records no autograd (the recorder's stand-ins in a fusion trial
+record none). Anything else, and a kernel that raises, goes through fake
+mode as before.
 
 DYNC_ORACLE_META_KERNELS=off takes fake mode's path for every call;
 =check runs both and compares their results' sizes, strides, storage
 offsets, dtypes, devices, requires_grad and aliasing; where they differ,
 eager's CPU kernel on zero-filled tensors of the same layouts decides: a
-C++ result unlike eager's fails the call, a fake mode result unlike eager's
-is noted on stderr.
+result unlike eager's fails the call, a fake mode result unlike eager's is
+noted on stderr.
 """
 
 import os
@@ -69,8 +69,22 @@ _LEFT_TO_FAKE_MODE = (
     torch.Tag.inplace_view,
 )
 
-# OpOverload -> whether its Meta key runs ATen's C++ code (see the docstring).
+# OpOverload -> CPP, META_BRANCH or False (see the docstring).
 _decided = {}
+
+# Every kernel registered from Python through torch.library, as
+# "namespace/name.overload/DispatchKey"; without the table, every Meta
+# kernel counts as shadowed.
+class _Every:
+    def __contains__(self, key):
+        return True
+
+
+_PYTHON_IMPLS = getattr(torch.library, "_impls", None) or _Every()
+
+# _reaches_meta_branch follows the order of torch 2.13's fake dispatch; on
+# another torch, fake mode's dispatch answers those calls.
+_READ_FAKE_MODE = torch.__version__.split("+")[0].rsplit(".", 1)[0] == "2.13"
 
 # How many calls each path took; with DYNC_ORACLE_PROFILE set, printed to
 # stderr at exit with the thread's CPU time each path took.
@@ -118,7 +132,7 @@ def _decide(func):
         return False
     name = func.name()
     namespace, _, rest = name.partition("::")
-    shadowed = f"{namespace}/{rest}/Meta" in torch.library._impls
+    shadowed = f"{namespace}/{rest}/Meta" in _PYTHON_IMPLS
     if not shadowed:
         if _has_kernel(name, _KEY.Meta):
             return CPP
@@ -127,7 +141,7 @@ def _decide(func):
         )
         if composite and not _has_kernel(name, _KEY.CPU):
             return CPP
-    if not implemented and namespace == "aten" and _reaches_meta_branch(func):
+    if _READ_FAKE_MODE and not implemented and namespace == "aten" and _reaches_meta_branch(func):
         return META_BRANCH
     return False
 
