@@ -29,6 +29,10 @@ config.environment["DYNC_CACHE_DIR"] = os.path.join(config.test_exec_root, "dync
 # the suite comparing each cached call with a fresh run (docs/testing.md).
 if "DYNC_ORACLE_CACHE" in os.environ:
     config.environment["DYNC_ORACLE_CACHE"] = os.environ["DYNC_ORACLE_CACHE"]
+# Likewise DYNC_ORACLE_META_KERNELS=check (or off) for the C++ Meta kernels'
+# path (docs/tensor-oracle.md, "C++ Meta kernels").
+if "DYNC_ORACLE_META_KERNELS" in os.environ:
+    config.environment["DYNC_ORACLE_META_KERNELS"] = os.environ["DYNC_ORACLE_META_KERNELS"]
 
 # Longer names first: lit substitutes in order, and %dync is a prefix of them.
 # The source tree and the layering the build declared (cmake/DyncLayers.cmake).

@@ -35,6 +35,7 @@ import sys
 import torch
 from torch._subclasses.fake_tensor import FakeTensor
 
+import dync_oracle_meta_kernels as meta_kernels
 import dync_oracle_records
 from dync_oracle_call_canon import (
     Uncacheable,
@@ -161,6 +162,8 @@ def _global_state(session):
     return (
         session.decompositions, session.records_autograd, session.grad_mode,
         session.layout is not None, session.specializing, session.inputs_require_grad,
+        # Where C++ Meta kernels answer (dync_oracle_meta_kernels).
+        meta_kernels.SETTING,
         torch.is_grad_enabled(), torch.is_inference_mode_enabled(),
         str(torch.get_default_dtype()), torch.are_deterministic_algorithms_enabled(),
         torch.is_deterministic_algorithms_warn_only_enabled(),

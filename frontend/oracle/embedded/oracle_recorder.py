@@ -24,6 +24,7 @@ from dync_oracle_layout import (
     _writes_an_argument,
 )
 from dync_oracle_leaves import _leaves, _tensors_of
+from dync_oracle_meta_kernels import dispatch as _dispatch
 from dync_oracle_records import _LIFTS
 from dync_oracle_wire import OracleError
 from dync_oracle_size_values import ITEM_OPERATORS, size_value
@@ -127,7 +128,10 @@ class _Recorder(TorchDispatchMode):
             expected = None
             if decomposition is not None and self._keeps_operator_layout(func):
                 # The operator itself, on fake tensors alone: not recorded.
-                expected = trial.expected if trial is not None else func(*args, **kwargs)
+                expected = (
+                    trial.expected if trial is not None
+                    else _dispatch(self.session, func, args, kwargs)
+                )
                 if not _kernel_layout_known(func, args, kwargs, expected):
                     decomposition = None
             if decomposition is not None and trial is not None:
@@ -151,7 +155,7 @@ class _Recorder(TorchDispatchMode):
                 return self._finish(func, args, kwargs, out)
         if self.fusion is not None and func._opname in _STORAGE_READS:
             _check_storage_read(func, args, kwargs)
-        out = func(*args, **kwargs)
+        out = _dispatch(self.session, func, args, kwargs)
         return self._finish(func, args, kwargs, out)
 
     def _finish(self, func, args, kwargs, out):
