@@ -44,7 +44,7 @@ def call(fn, seed, *extra):
     return out.detach(), x.grad
 
 
-KEPT = m.Config(1.5)
+KEPT = m.Config(1.0)
 
 
 def other_init(self, scale):
