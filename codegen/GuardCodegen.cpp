@@ -744,14 +744,16 @@ llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
   switch (guard.kind) {
   case ir::GuardKind::Tensor:
     return emitTensor(guard, *object, text);
-  case ir::GuardKind::Type: {
+  case ir::GuardKind::Type:
+  case ir::GuardKind::Class: {
     if (guard.typeModule.find('\0') != std::string::npos ||
         guard.typeQualname.find('\0') != std::string::npos)
       return error(text + ": a type name has a NUL character");
-    Value* same = shim_.call(b_, ShimFn::PyTypeIs,
-                             {*object, shim_.string(guard.typeModule, "guard.module"),
-                              shim_.string(guard.typeQualname, "guard.qualname")},
-                             "type_is");
+    Value* same =
+        shim_.call(b_, guard.kind == ir::GuardKind::Type ? ShimFn::PyTypeIs : ShimFn::PyClassIs,
+                   {*object, shim_.string(guard.typeModule, "guard.module"),
+                    shim_.string(guard.typeQualname, "guard.qualname")},
+                   "type_is");
     require(b_.CreateICmpNE(same, b_.getInt32(0)), text);
     return llvm::Error::success();
   }

@@ -48,6 +48,8 @@ llvm::StringRef spelling(GuardKind kind) {
     return "has_key";
   case GuardKind::LacksKey:
     return "lacks_key";
+  case GuardKind::Class:
+    return "class";
   }
   return "?";
 }
@@ -288,6 +290,12 @@ Guard Guard::builtin(SourcePtr source, std::string module, std::string name) {
   return guard;
 }
 
+Guard Guard::classIs(SourcePtr source, std::string module, std::string qualname) {
+  Guard guard = type(std::move(source), std::move(module), std::move(qualname));
+  guard.kind = GuardKind::Class;
+  return guard;
+}
+
 Guard Guard::same(SourcePtr source, SourcePtr other) {
   Guard guard;
   guard.kind = GuardKind::Same;
@@ -348,6 +356,7 @@ void Guard::print(llvm::raw_ostream& os) const {
   case GuardKind::Type:
   case GuardKind::Function:
   case GuardKind::Builtin:
+  case GuardKind::Class:
     os << " : ";
     printTypeNamePart(os, typeModule);
     os << ':';

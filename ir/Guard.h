@@ -111,6 +111,14 @@
 // A dict holding a key of another type (whose __eq__ could answer) fails
 // both.
 //
+// `class G['Config'] : model:Config` holds when the value is a class (a type
+// object, any metaclass) whose __module__ and __qualname__ are the ones
+// given, read as `type` reads an object's class: a global naming a class
+// that the program constructs, checks with isinstance or catches, rebound to
+// another class, misses. What capture reads from the class (its __init__,
+// a method, a constant) is guarded through the same source, so a class of
+// the same name with other contents misses those guards.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -181,6 +189,9 @@ enum class GuardKind : uint8_t {
   HasKey,
   /// The value is a dict that has not the object at `other` as a key.
   LacksKey,
+  /// The value is a class (a type object) with __module__ `typeModule` and
+  /// __qualname__ `typeQualname`.
+  Class,
 };
 
 /// The items a `global_state` guard can name. Their numbers are the
@@ -236,7 +247,8 @@ bool isTorchConstant(Argument::Kind kind);
 
 /// `tensor`, `type`, `equals`, `none`, `grad_mode`, `default_dtype`,
 /// `version`, `length`, `keys`, `empty`, `absent`, `function`, `builtin`,
-/// `int`, `global_state`, `same`, `distinct`, `has_key`, `lacks_key`.
+/// `int`, `global_state`, `same`, `distinct`, `has_key`, `lacks_key`,
+/// `class`.
 llvm::StringRef spelling(GuardKind kind);
 
 struct Guard {
@@ -257,6 +269,8 @@ struct Guard {
   static Guard function(SourcePtr source, std::string module, std::string qualname,
                         int64_t firstLine);
   static Guard builtin(SourcePtr source, std::string module, std::string name);
+  /// The value is the class \p module.\p qualname.
+  static Guard classIs(SourcePtr source, std::string module, std::string qualname);
   /// \p value is the int's symbolic integer (usually a bare symbol).
   static Guard symInt(SourcePtr source, SymExpr value);
   static Guard globalState(GlobalState state, int64_t value);
@@ -270,7 +284,7 @@ struct Guard {
   /// Null for GradMode, DefaultDType, Version and GlobalState.
   SourcePtr source;
   std::optional<Type> tensorType;
-  /// Type, Function and Builtin: the module and qualified name.
+  /// Type, Function, Builtin and Class: the module and qualified name.
   std::string typeModule, typeQualname;
   /// Function: the code's first line.
   int64_t firstLine = 0;

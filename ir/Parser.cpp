@@ -796,7 +796,7 @@ bool Parser::parseGuard(GuardSet& guards) {
                              : Guard::distinct(std::move(source), std::move(other));
   } else if (word == "tensor" || word == "type" || word == "equals" || word == "none" ||
              word == "length" || word == "keys" || word == "empty" || word == "absent" ||
-             word == "function" || word == "builtin") {
+             word == "function" || word == "builtin" || word == "class") {
     SourcePtr source = guardSource();
     if (!source)
       return false;
@@ -840,10 +840,11 @@ bool Parser::parseGuard(GuardSet& guards) {
                           "type(L['self']).scale"),
                false;
       guard = Guard::absent(std::move(source));
-    } else if (word == "type" || word == "function" || word == "builtin") {
+    } else if (word == "type" || word == "function" || word == "builtin" || word == "class") {
       if (!tok_.is(Token::Colon))
-        return expected(word == "type" ? "':' and the type, like ': torch.nn.modules.linear:Linear'"
-                                       : "':' and the function, like ': model:helper'"),
+        return expected(word == "type" || word == "class"
+                            ? "':' and the class, like ': torch.nn.modules.linear:Linear'"
+                            : "':' and the function, like ': model:helper'"),
                false;
       std::optional<std::string> module = parseTypeNamePart();
       if (!module)
@@ -855,6 +856,8 @@ bool Parser::parseGuard(GuardSet& guards) {
         return false;
       if (word == "type") {
         guard = Guard::type(std::move(source), std::move(*module), std::move(*qualname));
+      } else if (word == "class") {
+        guard = Guard::classIs(std::move(source), std::move(*module), std::move(*qualname));
       } else if (word == "builtin") {
         guard = Guard::builtin(std::move(source), std::move(*module), std::move(*qualname));
       } else {

@@ -633,7 +633,7 @@ private:
                      guard.kind == GuardKind::Function || guard.kind == GuardKind::Builtin ||
                      guard.kind == GuardKind::SymInt || guard.kind == GuardKind::Same ||
                      guard.kind == GuardKind::Distinct || guard.kind == GuardKind::HasKey ||
-                     guard.kind == GuardKind::LacksKey;
+                     guard.kind == GuardKind::LacksKey || guard.kind == GuardKind::Class;
       if (sourced != bool(guard.source)) {
         report(loc, what + (sourced ? " has no source" : " takes no source"));
       } else if (guard.source) {
@@ -655,6 +655,7 @@ private:
       case GuardKind::Type:
       case GuardKind::Function:
       case GuardKind::Builtin:
+      case GuardKind::Class:
         if (guard.typeModule.empty() || guard.typeQualname.empty())
           report(loc, what + " needs a module and a qualified name");
         if (guard.kind == GuardKind::Function && guard.firstLine < 0)

@@ -237,7 +237,12 @@ llvm::Expected<ValuePtr> ObjectSemantics::moduleAttr(const ValuePtr& module, llv
     // class holds is pinned where a guard can (classReadSource).
     SourcePtr classSource = cx_.values().classReadSource(module->source, name, classAttr);
     if (PyFunction_Check(classAttr)) {
-      llvm::Expected<ValuePtr> function = cx_.values().functionFromReal(classAttr, classSource);
+      // A module made in forward (`Block()(x)`) has no source: its methods
+      // are pinned through its class's name, as an object's made while
+      // capturing are (ClassAttributeSources.cpp).
+      llvm::Expected<ValuePtr> function = cx_.values().functionFromReal(
+          classAttr,
+          module->source ? classSource : cx_.values().classLookupSource(Py_TYPE(object), name));
       if (!function)
         return function.takeError();
       ValuePtr method = makeValue(ValueKind::BoundMethod);

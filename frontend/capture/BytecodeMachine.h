@@ -120,6 +120,9 @@ private:
   llvm::Error applyTwoOperands(Frame& f, const bytecode::Instruction& ins, llvm::StringRef opname,
                                llvm::ArrayRef<std::string> spellings, OperandsApplier apply);
   llvm::Error unaryOperator(Frame& f, llvm::StringRef name);
+  /// FORMAT_VALUE of a tensor: the int a 0-dim integer tensor formats as,
+  /// specialized to the example's value; null for any other tensor.
+  llvm::Expected<ValuePtr> formattedTensorInt(const ValuePtr& tensor);
   llvm::Error callWithStack(Frame& f, size_t argc, KeywordArgs kwargs);
   llvm::Error jumpIf(Frame& f, const bytecode::Instruction& ins, bool popped, bool onTrue);
   llvm::Error jumpIfNone(Frame& f, const bytecode::Instruction& ins, bool onNone);

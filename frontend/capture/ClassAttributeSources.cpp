@@ -99,7 +99,13 @@ SourcePtr ValueBuilder::sourceOfClass(PyTypeObject* type) {
     holder = ownDictItem(holder, part);
     source = Source::attr(source, part);
   }
-  return holder == reinterpret_cast<PyObject*>(type) ? source : nullptr;
+  if (holder != reinterpret_cast<PyObject*>(type))
+    return nullptr;
+  // The name must go on naming this class: reads through it are guarded by
+  // value, and a class of the same name with the same contents computes
+  // the same.
+  guards_.add(classGuard(source, holder));
+  return source;
 }
 
 SourcePtr ValueBuilder::classLookupSource(PyTypeObject* type, llvm::StringRef name) {
@@ -127,8 +133,14 @@ SourcePtr ValueBuilder::classLookupSource(PyTypeObject* type, llvm::StringRef na
     if (python && !baseSource)
       return nullptr;
     if (held) {
-      if (!python)
+      // What a class written in C holds cannot change, but a Python class
+      // before it in the MRO may come to shadow it (`Config.__init__ =
+      // ...` on a class that inherited object's).
+      if (!python) {
+        for (const SourcePtr& earlier : passed)
+          guards_.add(Guard::absent(Source::attr(earlier, name)));
         return nullptr;
+      }
       for (const SourcePtr& earlier : passed)
         guards_.add(Guard::absent(Source::attr(earlier, name)));
       return Source::attr(baseSource, name);

@@ -102,6 +102,12 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   if (typeAttribute(Py_TYPE(type), "__call__") != typeAttribute(&PyType_Type, "__call__"))
     return unsupported("its metaclass defines __call__");
 
+  // What construction runs is read through the class by name, so that a
+  // __new__ or __init__ replaced (or added) after export misses; object's
+  // own leave the Python classes of the MRO pinned not to hold them
+  // (ClassAttributeSources.cpp).
+  SourcePtr newSource = values_.classLookupSource(type, "__new__");
+
   ValuePtr self;
   if (dictClass) {
     self = newDictInstance(cls);
@@ -115,7 +121,8 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
     self = makeValue(ValueKind::Instance, cls->object);
   } else {
     PyObject* function = staticFunction(newAttr);
-    llvm::Expected<ValuePtr> callee = values_.functionFromReal(function, nullptr);
+    llvm::Expected<ValuePtr> callee =
+        values_.functionFromReal(function, values_.wrappedFunctionSource(newSource, newAttr));
     if (!callee)
       return callee.takeError();
     std::vector<ValuePtr> newArgs = args;
@@ -135,6 +142,7 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   if (!PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(madeType->get()), type))
     return self;
   PyObject* init = typeAttribute(type, "__init__");
+  SourcePtr initSource = values_.classLookupSource(type, "__init__");
   if (init == objectSlot("__init__"))
     return self;
   if (init && (dictClass || listClass) && builtins_.contains(init)) {
@@ -149,7 +157,7 @@ llvm::Expected<ValuePtr> Interpreter::construct(const ValuePtr& cls, std::vector
   }
   if (!init || !PyFunction_Check(init))
     return unsupported("its __init__ is not written in Python");
-  llvm::Expected<ValuePtr> initializer = values_.functionFromReal(init, nullptr);
+  llvm::Expected<ValuePtr> initializer = values_.functionFromReal(init, initSource);
   if (!initializer)
     return initializer.takeError();
   args.insert(args.begin(), self);

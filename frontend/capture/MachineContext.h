@@ -66,6 +66,12 @@ public:
   virtual PyObject* operatorFunction(llvm::StringRef name) = 0;
   /// Whether \p object is a grad-mode context manager (or class of one).
   virtual bool isGradModeManager(PyObject* object) const = 0;
+  /// \p value, an int computed from tensor data, specialized to the
+  /// example's value with a fall-back check (DataBranches.cpp): the
+  /// constant; null when there is nothing to specialize; an error with
+  /// \p refusal when it cannot be.
+  virtual llvm::Expected<ValuePtr> specializeIntOnExample(const ValuePtr& value,
+                                                          const std::string& refusal) = 0;
 
   //===--------------------------------------------------------------------===//
   // Assignments capture keeps (Instances.cpp, RealAttributes.cpp,

@@ -5,6 +5,7 @@
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TensorDataAssignment.h"
+#include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/TypeNames.h"
 #include "frontend/embedding/PyStrings.h"
 
@@ -521,15 +522,91 @@ llvm::Error BytecodeMachine::op_BUILD_STRING(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
+llvm::Expected<ValuePtr> BytecodeMachine::formattedTensorInt(const ValuePtr& tensor) {
+  llvm::Expected<PyRef> fake = context_.toPython(tensor);
+  if (!fake)
+    return fake.takeError();
+  // Only a 0-dim tensor of an integer dtype formats as an int; floats and
+  // bools from data are not specialized here.
+  PyRef dim = PyRef::steal(PyObject_CallMethod(fake->get(), "dim", nullptr));
+  PyRef dtype = PyRef::steal(PyObject_GetAttrString(fake->get(), "dtype"));
+  PyRef floating =
+      dtype ? PyRef::steal(PyObject_GetAttrString(dtype.get(), "is_floating_point")) : PyRef();
+  PyRef complex = dtype ? PyRef::steal(PyObject_GetAttrString(dtype.get(), "is_complex")) : PyRef();
+  PyRef boolean = PyRef::steal(PyObject_GetAttrString(
+      PyImport_AddModule("torch") ? PyImport_AddModule("torch") : Py_None, "bool"));
+  PyErr_Clear();
+  if (!dim || !PyLong_Check(dim.get()) || PyLong_AsLong(dim.get()) != 0 || !floating ||
+      floating.get() != Py_False || !complex || complex.get() != Py_False ||
+      dtype.get() == boolean.get()) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  PyRef item = PyRef::steal(PyObject_GetAttrString(context_.types().tensor.get(), "item"));
+  if (!item)
+    return pythonError("reading torch.Tensor.item");
+  llvm::Expected<ValuePtr> number = context_.callOracle(item.get(), {tensor}, {});
+  if (!number)
+    return number.takeError();
+  if ((*number)->kind != ValueKind::SymNum)
+    return *number;
+  std::string refusal =
+      "formatting a tensor's value as a string: the text depends on tensor data, known only "
+      "when the graph runs, so it cannot be captured (torch.export refuses it too); select by "
+      "the tensor instead (index a stacked tensor or a ModuleList with tensor operations), or "
+      "format it outside the exported function";
+  llvm::Expected<ValuePtr> known = context_.specializeIntOnExample(*number, refusal);
+  if (!known)
+    return known.takeError();
+  if (!*known)
+    return captureError(refusal);
+  return *known;
+}
+
 llvm::Error BytecodeMachine::op_FORMAT_VALUE(Frame& f, const Instruction& ins) {
   ValuePtr spec = (ins.arg & 0x04) ? pop(f) : makeConstantSteal(PyUnicode_FromString(""));
   ValuePtr value = pop(f);
+  // A tensor of one integer formats as its number: Tensor.__format__ runs
+  // `self.item().__format__(spec)` for a 0-dim tensor (a router's
+  // `self[f"expert_{idx[0]}"]`). That int is read from data, and is
+  // specialized to the example's value with a fall-back check, as an int
+  // from data that capture needs as a number is.
+  // An int read from data (`f"{n.item()}"`) is specialized the same way: its
+  // symbol's name is not the text eager gives.
+  if (value->kind == ValueKind::SymNum) {
+    llvm::Expected<bool> fromData = isDataNumber(context_.oracle(), value);
+    if (!fromData)
+      return fromData.takeError();
+    if (*fromData) {
+      std::string refusal =
+          "formatting a number computed from tensor data as a string: the text is known only "
+          "when the graph runs, so it cannot be captured (torch.export refuses it too); format "
+          "it outside the exported function";
+      llvm::Expected<ValuePtr> known = context_.specializeIntOnExample(value, refusal);
+      if (!known)
+        return known.takeError();
+      if (!*known)
+        return captureError(refusal);
+      value = *known;
+    }
+  }
+  if (value->kind == ValueKind::Tensor && (ins.arg & 0x03) == 0) {
+    llvm::Expected<ValuePtr> number = formattedTensorInt(value);
+    if (!number)
+      return number.takeError();
+    if (*number)
+      value = *number;
+  }
   // What is known while capturing formats as CPython would format it:
   // constants, symbolic numbers and containers of them (a warning's
   // `f"{tuple(x.shape)}"`). A tensor's text depends on its values.
   if (!isKnown(value))
-    return captureError("formatting a " + spelling(value->kind) +
-                        " value as a string (f-strings need values known while capturing)");
+    return captureError(
+        "formatting a " + spelling(value->kind) +
+        " value as a string (an f-string, str() or format()): its text depends on tensor data, "
+        "known only when the graph runs, so it cannot be captured (torch.export refuses it "
+        "too); format it outside the exported function, or format what is known while "
+        "capturing (its shape, dtype) instead");
   llvm::Expected<PyRef> known = context_.toPython(value);
   if (!known)
     return known.takeError();

@@ -3,6 +3,7 @@
 
 #include "frontend/capture/CaptureError.h"
 #include "frontend/embedding/PyStrings.h"
+#include "frontend/oracle/EmbeddedModules.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -136,6 +137,12 @@ ir::Guard typeGuard(ir::SourcePtr source, PyObject* type) {
                          qualname ? python::utf8Of(qualname.get()).value_or("?") : "?");
 }
 
+ir::Guard classGuard(ir::SourcePtr source, PyObject* type) {
+  ir::Guard guard = typeGuard(std::move(source), type);
+  return ir::Guard::classIs(std::move(guard.source), std::move(guard.typeModule),
+                            std::move(guard.typeQualname));
+}
+
 std::string reprOf(PyObject* object) {
   PreserveException preserve;
   PyRef repr = PyRef::steal(PyObject_Repr(object));
@@ -146,13 +153,31 @@ std::string reprOf(PyObject* object) {
   return python::utf8Of(repr.get()).value_or("?");
 }
 
+/// torch's public name for one of its functions (`torch.tensor`), from its
+/// own table of its API (dync_oracle_layout); empty for anything else.
+static std::string torchPublicName(PyObject* object) {
+  llvm::Expected<PyRef> layout = oracle::importEmbeddedModule("dync_oracle_layout");
+  if (!layout) {
+    llvm::consumeError(layout.takeError());
+    return "";
+  }
+  PyRef named = PyRef::steal(PyObject_CallMethod(layout->get(), "_public_name", "O", object));
+  PyErr_Clear();
+  return named && PyUnicode_Check(named.get()) ? python::utf8Of(named.get()).value_or("") : "";
+}
+
 std::string describeObject(PyObject* object) {
   PreserveException preserve;
   if (PyType_Check(object))
     return "class '" + qualifiedTypeName(object) + "'";
+  std::string publicName = torchPublicName(object);
   PyRef qualname = PyRef::steal(PyObject_GetAttrString(object, "__qualname__"));
   PyErr_Clear();
-  std::string name = qualname ? python::utf8Of(qualname.get()).value_or("") : "";
+  std::string name = !publicName.empty() ? publicName
+                     : qualname          ? python::utf8Of(qualname.get()).value_or("")
+                                         : "";
+  if (PyCFunction_Check(object) && !publicName.empty())
+    return "builtin '" + name + "'";
   if (PyCFunction_Check(object)) {
     PyRef module = PyRef::steal(PyObject_GetAttrString(object, "__module__"));
     PyErr_Clear();

@@ -27,6 +27,9 @@ std::string qualifiedTypeName(PyObject* type);
 /// A `type` guard: the value at \p source has type \p type, named by its
 /// __module__ and __qualname__.
 ir::Guard typeGuard(ir::SourcePtr source, PyObject* type);
+/// A `class` guard: the value at \p source is the class \p type, named by
+/// its __module__ and __qualname__.
+ir::Guard classGuard(ir::SourcePtr source, PyObject* type);
 
 /// repr(object) as UTF-8; a placeholder when repr fails.
 std::string reprOf(PyObject* object);

@@ -791,9 +791,14 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
   }
   // A user object read through a source (a config dataclass, say): what
   // capture reads from it is guarded by value, and its type by a type guard.
-  // Modules and classes are left to the guards on what is read from them.
+  // Modules are left to the guards on what is read from them.
   if (source && !PyModule_Check(object) && !PyType_Check(object) && !PyCallable_Check(object))
     guards_.add(typeGuard(source, type));
+  // A class is pinned by name: the global the program constructs, checks
+  // with isinstance or catches may be rebound to another class. What
+  // capture reads from it (its __init__, a method) is guarded by value.
+  if (source && PyType_Check(object))
+    guards_.add(classGuard(source, object));
   return makeValue(ValueKind::Object, PyRef::borrow(object), source);
 }
 

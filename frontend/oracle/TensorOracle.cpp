@@ -58,6 +58,18 @@ std::string callableName(PyObject* callable) {
   PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
   PyErr_Fetch(&type, &value, &traceback);
   auto restore = llvm::make_scope_exit([&] { PyErr_Restore(type, value, traceback); });
+  // torch's public name for its own functions (`torch.tensor`, not the
+  // `_VariableFunctionsClass.tensor` its C functions report), from its own
+  // table (dync_oracle_layout).
+  if (llvm::Expected<PyRef> layout = importEmbeddedModule("dync_oracle_layout")) {
+    PyRef named =
+        PyRef::steal(PyObject_CallMethod(layout->get(), "_qualified_callable_name", "O", callable));
+    if (std::optional<std::string> text = named ? python::utf8Of(named.get()) : std::nullopt)
+      return *text;
+    PyErr_Clear();
+  } else {
+    llvm::consumeError(layout.takeError());
+  }
   PyRef qualname = PyRef::steal(PyObject_GetAttrString(callable, "__qualname__"));
   if (!qualname)
     PyErr_Clear();

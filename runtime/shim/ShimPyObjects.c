@@ -391,10 +391,8 @@ PyObject* dync_py_sequence_item(PyObject* seq, int64_t index) {
   return items[index];
 }
 
-int dync_py_type_is(PyObject* obj, const char* module, const char* qualname) {
-  if (!obj || !module || !qualname)
-    return 0;
-  PyTypeObject* type = Py_TYPE(obj);
+/* Whether class `type` is named module:qualname (dync_py_type_is). */
+static int class_named(PyTypeObject* type, const char* module, const char* qualname) {
   if (type->tp_flags & Py_TPFLAGS_HEAPTYPE) {
     /* What type.__qualname__ and type.__module__ return for a class. */
     PyHeapTypeObject* heap = (PyHeapTypeObject*)type;
@@ -414,6 +412,18 @@ int dync_py_type_is(PyObject* obj, const char* module, const char* qualname) {
   size_t moduleSize = (size_t)(dot - name);
   return strlen(module) == moduleSize && memcmp(module, name, moduleSize) == 0 &&
          strcmp(qualname, dot + 1) == 0;
+}
+
+int dync_py_type_is(PyObject* obj, const char* module, const char* qualname) {
+  if (!obj || !module || !qualname)
+    return 0;
+  return class_named(Py_TYPE(obj), module, qualname);
+}
+
+int dync_py_class_is(PyObject* obj, const char* module, const char* qualname) {
+  if (!obj || !module || !qualname || !PyType_Check(obj))
+    return 0;
+  return class_named((PyTypeObject*)obj, module, qualname);
 }
 
 int dync_py_is_none(PyObject* obj) { return obj == Py_None; }

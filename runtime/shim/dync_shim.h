@@ -554,6 +554,14 @@ DYNC_SHIM_EXPORT int dync_py_class_attr_absent(struct _object* obj, const char* 
 DYNC_SHIM_EXPORT int dync_py_equals_int_bytes(struct _object* obj, const unsigned char* bytes,
                                               size_t size);
 
+/* Appended for guards on the class a global names. */
+
+/* 1 if `obj` is a class (a type object, of any metaclass) whose __module__
+ * and __qualname__ are `module` and `qualname`, read as dync_py_type_is
+ * reads an object's class. */
+DYNC_SHIM_EXPORT int dync_py_class_is(struct _object* obj, const char* module,
+                                      const char* qualname);
+
 /* ---- The function table artifacts receive -------------------------------
  * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the
  * runtime filled it, so an artifact can tell whether a later field exists.

@@ -23,7 +23,7 @@ def branch(x, n):
         return x * 2
     return x
 
-# BRANCH: data-dependent-errors.py:[[@LINE-4]]:8: error: data-dependent branch: the condition u0 > 2 depends on u0, a value computed from tensor data by TensorBase.item at {{.*}}data-dependent-errors.py:[[@LINE-5]], which capture cannot decide; if the program assumes one side, state what holds before this line with torch._check(...) (torch._check_is_size(...) for a size), which the graph then checks when it runs; if it needs both, decide on the tensor the value was read from instead, with torch.where(cond, a, b) or torch.cond(cond, true_fn, false_fn, operands){{$}}
+# BRANCH: data-dependent-errors.py:[[@LINE-4]]:8: error: data-dependent branch: the condition u0 > 2 depends on u0, a value computed from tensor data by torch.Tensor.item at {{.*}}data-dependent-errors.py:[[@LINE-5]], which capture cannot decide; if the program assumes one side, state what holds before this line with torch._check(...) (torch._check_is_size(...) for a size), which the graph then checks when it runs; if it needs both, decide on the tensor the value was read from instead, with torch.where(cond, a, b) or torch.cond(cond, true_fn, false_fn, operands){{$}}
 # BRANCH-NEXT: {{^}}    if k > 2:
 # BRANCH-NOT: GuardOnDataDependentSymNode
 
@@ -50,7 +50,7 @@ def floated(x, n):
         return x
     return -x
 
-# FLOAT: data-dependent-errors.py:[[@LINE-4]]:8: error: data-dependent branch: the condition depends on a float computed from tensor data by TensorBase.item at {{.*}}data-dependent-errors.py:[[@LINE-5]], which capture cannot decide (nor can torch.export): keep the decision in tensors (torch.where(cond, a, b)) or branch with torch.cond
+# FLOAT: data-dependent-errors.py:[[@LINE-4]]:8: error: data-dependent branch: the condition depends on a float computed from tensor data by torch.Tensor.item at {{.*}}data-dependent-errors.py:[[@LINE-5]], which capture cannot decide (nor can torch.export): keep the decision in tensors (torch.where(cond, a, b)) or branch with torch.cond
 # FLOAT-NEXT: {{^}}    if s > 0.5:
 
 
@@ -69,7 +69,7 @@ def ctc(x, n):
     log_probs = torch.zeros(5, 1, 3).log_softmax(2)
     return torch.nn.functional.ctc_loss(log_probs, n.view(1, 1) + 1, torch.tensor([5]), n.view(1))
 
-# CTC: data-dependent-errors.py:[[@LINE-2]]:12: error: _VariableFunctionsClass.ctc_loss gives a result whose size depends on tensor data (aten._ctc_loss.Tensor), and torch has no rule for that size in terms of a new symbol, so it cannot be captured (torch.export refuses it too): call it outside the exported function, on tensors the function returns (in ctc_loss, {{.*}})
+# CTC: data-dependent-errors.py:[[@LINE-2]]:12: error: torch.ctc_loss gives a result whose size depends on tensor data (aten._ctc_loss.Tensor), and torch has no rule for that size in terms of a new symbol, so it cannot be captured (torch.export refuses it too): call it outside the exported function, on tensors the function returns (in ctc_loss, {{.*}})
 # CTC-NOT: DynamicOutputShapeException
 
 
@@ -82,7 +82,7 @@ def grouped(x, n):
         out = out + end
     return out
 
-# ITER: data-dependent-errors.py:[[@LINE-4]]: error: iterating over a tensor: len needs the value of u0, a value computed from tensor data by torch._VariableFunctionsClass.unique_consecutive at {{.*}}data-dependent-errors.py:[[@LINE-6]], which is known only when the graph runs, so capture cannot take it (nor can torch.export): compute it from Python numbers or sizes (x.shape) rather than from a tensor's values, or, if the program assumes one value n, state it before this line with torch._check(value == n), which the graph then checks when it runs
+# ITER: data-dependent-errors.py:[[@LINE-4]]: error: iterating over a tensor: len needs the value of u0, a value computed from tensor data by torch.unique_consecutive at {{.*}}data-dependent-errors.py:[[@LINE-6]], which is known only when the graph runs, so capture cannot take it (nor can torch.export): compute it from Python numbers or sizes (x.shape) rather than from a tensor's values, or, if the program assumes one value n, state it before this line with torch._check(value == n), which the graph then checks when it runs
 # ITER-NOT: GuardOnDataDependentSymNode
 
 
@@ -95,7 +95,7 @@ def levels(x, n):
         out.append(torch.linspace(0.5, h - 0.5, h))
     return torch.cat(out) + x.sum()
 
-# STEPS: data-dependent-errors.py:[[@LINE-3]]:20: error: _VariableFunctionsClass.linspace needs the value of u0, a value computed from tensor data by torch._VariableFunctionsClass.linspace at {{.*}}data-dependent-errors.py:[[@LINE-3]], which is known only when the graph runs, so capture cannot take it (nor can torch.export): compute it from Python numbers or sizes (x.shape) rather than from a tensor's values, or, if the program assumes one value n, state it before this line with torch._check(value == n), which the graph then checks when it runs
+# STEPS: data-dependent-errors.py:[[@LINE-3]]:20: error: torch.linspace needs the value of u0, a value computed from tensor data by torch.linspace at {{.*}}data-dependent-errors.py:[[@LINE-3]], which is known only when the graph runs, so capture cannot take it (nor can torch.export): compute it from Python numbers or sizes (x.shape) rather than from a tensor's values, or, if the program assumes one value n, state it before this line with torch._check(value == n), which the graph then checks when it runs
 # STEPS-NEXT: {{^}}        out.append(torch.linspace(0.5, h - 0.5, h))
 # STEPS-NOT: GuardOnDataDependentSymNode
 

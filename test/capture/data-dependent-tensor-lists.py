@@ -87,7 +87,7 @@ def anded(ids):
     a, b, c = ids.tolist()
     return torch.tensor([a > 0 and b > 0])
 
-# REFUSED: data-dependent-tensor-lists.py:[[# @LINE-2]]:26: error: data-dependent branch: the condition u0 > 0 depends on u0, a value computed from tensor data by TensorBase.tolist at data-dependent-tensor-lists.py:[[# @LINE-3]], which capture cannot decide
+# REFUSED: data-dependent-tensor-lists.py:[[# @LINE-2]]:26: error: data-dependent branch: the condition u0 > 0 depends on u0, a value computed from tensor data by torch.Tensor.tolist at data-dependent-tensor-lists.py:[[# @LINE-3]], which capture cannot decide
 
 
 def ids_inputs():

@@ -35,7 +35,7 @@ def size_from_data_inputs():
 # CHECK: aten::nonzero.default({{.*}}) : tensor<i64, [u0, 1], [1, u0]>
 # CHECK: %[[EQ:[0-9]+]] = sym::eq.default(u0, 2) : bool
 # CHECK: aten::scalar_tensor.default(%[[EQ]]
-# CHECK: aten::_assert_async.msg({{.*}}, "fall back: the int u0 computed from tensor data by TensorBase.nonzero at data-ints.py:13, which data-ints.py:15 needs as a number, differs from the example's value (2), to which the graph was specialized")
+# CHECK: aten::_assert_async.msg({{.*}}, "fall back: the int u0 computed from tensor data by torch.Tensor.nonzero at data-ints.py:13, which data-ints.py:15 needs as a number, differs from the example's value (2), to which the graph was specialized")
 # CHECK: aten::select.int({{.*}}, 0, 0) : tensor<i64, [1], [2]>
 # CHECK: aten::select.int({{.*}}, 0, 1) : tensor<i64, [1], [2]>
 # CHECK-NOT: aten::select.int
@@ -48,7 +48,7 @@ def size_from_data_inputs():
 # CHECK: tensor<f32, [1, 2, 3, 3]>
 # CHECK: return
 
-# NOTES: note: trip_count: data-ints.py:15: the int u0 computed from tensor data by TensorBase.nonzero at data-ints.py:13 (for e in hit:) is specialized to the example's value (2); calls where it differs run the original code
+# NOTES: note: trip_count: data-ints.py:15: the int u0 computed from tensor data by torch.Tensor.nonzero at data-ints.py:13 (for e in hit:) is specialized to the example's value (2); calls where it differs run the original code
 # NOTES: note: size_from_data: data-ints.py:22: the int u0 computed from tensor data by int at data-ints.py:21 (return F.interpolate(x, size=(h, h), mode="nearest")) is specialized to the example's value (3)
 
 # REFUSE: data-ints.py:15: error: iterating over a tensor: len needs the value of u0

@@ -26,7 +26,7 @@ def warns(x):
 def formats_tensor(x):
     return x * len(f"{x}")
 
-# TENSOR: formatting.py:[[@LINE-2]]:20: error: formatting a tensor value as a string (f-strings need values known while capturing)
+# TENSOR: formatting.py:[[@LINE-2]]:20: error: formatting a tensor value as a string (an f-string, str() or format()): its text depends on tensor data, known only when the graph runs, so it cannot be captured (torch.export refuses it too); format it outside the exported function
 
 
 def example_inputs():

@@ -13,7 +13,7 @@ def periods(x):
     top = top.detach().cpu().numpy()
     return x.shape[0] // top
 
-# DATA: numpy-of-tensor.py:[[@LINE-3]]:11: error: TensorBase.numpy copies the tensor's values into a NumPy array, but a tensor's values are known only when the graph runs, not while capturing, so it cannot be captured (torch.export refuses it too): keep them a tensor, or read a single integer with .item() (a data-dependent size; see torch._check)
+# DATA: numpy-of-tensor.py:[[@LINE-3]]:11: error: torch.Tensor.numpy copies the tensor's values into a NumPy array, but a tensor's values are known only when the graph runs, not while capturing, so it cannot be captured (torch.export refuses it too): keep them a tensor, or read a single integer with .item() (a data-dependent size; see torch._check)
 # DATA-NEXT: {{^}}    top = top.detach().cpu().numpy()
 # DATA-NOT: tensor subclasses
 
@@ -21,7 +21,7 @@ def periods(x):
 def of_input(x):
     return torch.from_numpy(x.numpy() * 2)
 
-# INPUT: numpy-of-tensor.py:[[@LINE-2]]:29: error: TensorBase.numpy copies the tensor's values
+# INPUT: numpy-of-tensor.py:[[@LINE-2]]:29: error: torch.Tensor.numpy copies the tensor's values
 
 
 def example_inputs():

@@ -8,6 +8,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import _disable_current_modes
 
+from dync_oracle_layout import _qualified_callable_name
 from dync_oracle_leaves import _leaves
 from dync_oracle_wire import _DTYPES, OracleError
 
@@ -192,10 +193,7 @@ class _KernelCheck:
                 "?" if t is None else f"{_DTYPES.get(t[1], t[1])} {list(t[0])}" for t in found
             )
 
-        module = getattr(fn, "__module__", None)
-        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-        if module and module != "builtins":
-            name = f"{module}.{name}"
+        name = _qualified_callable_name(fn)
         return (
             f"torch's meta functions give {name} a result of ({show(got)}) where its CPU "
             f"kernel gives ({show(want)}); a graph of what they say would not compute what "

@@ -269,5 +269,43 @@ def _same_value(a, b):
         return a is b
 
 
+def _public_name(fn):
+    """How a program names one of torch's functions (`torch.tensor`,
+    `torch.nn.functional.interpolate`, `torch.Tensor.view`), as torch's own
+    table of its public API spells it (torch.overrides); None for anything
+    else. torch's C functions report `_VariableFunctionsClass.tensor` as
+    their qualified name, which nobody writes."""
+    try:
+        name = torch.overrides.resolve_name(fn)
+    except Exception:
+        name = None
+    if name:
+        return name
+    # A function of torch's namespace the table leaves out (a private
+    # one): the class holding torch's C functions hands out the very object.
+    short = getattr(fn, "__name__", None)
+    if isinstance(short, str) and getattr(torch._C._VariableFunctions, short, None) is fn:
+        return f"torch.{short}"
+    return None
+
+
 def _callable_name(fn):
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    """A callable's name in messages: torch's public name for its own
+    functions, else the qualified name."""
+    return (
+        _public_name(fn)
+        or getattr(fn, "__qualname__", None)
+        or getattr(fn, "__name__", None)
+        or repr(fn)
+    )
+
+
+def _qualified_callable_name(fn):
+    """As _callable_name, with the module of a callable torch does not list
+    (`model.helper`, `torch._C._nn.upsample_bilinear2d`)."""
+    public = _public_name(fn)
+    if public:
+        return public
+    module = getattr(fn, "__module__", None)
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    return f"{module}.{name}" if isinstance(module, str) and module != "builtins" else name

@@ -13,6 +13,8 @@ from torch._guards import GuardSource, Source
 from torch.utils._sympy import functions as sympy_fns
 from torch.utils._sympy.numbers import IntInfinity, NegativeIntInfinity, int_oo
 
+from dync_oracle_layout import _qualified_callable_name
+
 # The file name the frames of dync_oracle and of its dync_oracle_* parts
 # carry (EmbeddedModules.cpp names an embedded module's file "<dync NAME>").
 _ORACLE_FILES = "<dync dync_oracle"
@@ -74,9 +76,7 @@ def _describe(fn, where, sloc):
     _refs/__init__.py:3965 in _reshape_view_helper)`, as far as known."""
     parts = []
     if fn is not None:
-        module = getattr(fn, "__module__", None)
-        qualname = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-        parts.append(f"by {module}.{qualname}" if module and module != "builtins" else f"by {qualname}")
+        parts.append(f"by {_qualified_callable_name(fn)}")
     if where:
         parts.append(f"at {where}")
     frame = getattr(sloc, "framework_loc", None)
