@@ -65,7 +65,7 @@ def nan_inputs():
 # CHECK: %[[E:[0-9]+]] = aten::_local_scalar_dense.default({{.*}}) : float
 # CHECK: %[[EQ:[0-9]+]] = sym::eq.default(%[[E]], 0.6875) : bool
 # CHECK: aten::scalar_tensor.default(%[[EQ]]
-# CHECK: aten::_assert_async.msg({{.*}}, "fall back: the float computed from tensor data by TensorBase.item at data-floats.py:25, which data-floats.py:26 needs as a number, differs from the example's value (0.6875), to which the graph was specialized")
+# CHECK: aten::_assert_async.msg({{.*}}, "fall back: the float computed from tensor data by torch.Tensor.item at data-floats.py:25, which data-floats.py:26 needs as a number, differs from the example's value (0.6875), to which the graph was specialized")
 # CHECK: aten::add.Tensor({{.*}}, 0.6875)
 # CHECK: return
 
@@ -82,8 +82,8 @@ def nan_inputs():
 # CHECK: return
 
 # NOTES-NOT: kept
-# NOTES: note: epsilon: data-floats.py:26: the float computed from tensor data by TensorBase.item at data-floats.py:25 (return F.layer_norm(x, (4,), eps=m)) is specialized to the example's value (0.6875); calls where it differs run the original code
-# NOTES: note: scale: data-floats.py:31: the float computed from tensor data by TensorBase.item at data-floats.py:30 {{.*}} is specialized to the example's value (1.375)
+# NOTES: note: epsilon: data-floats.py:26: the float computed from tensor data by torch.Tensor.item at data-floats.py:25 (return F.layer_norm(x, (4,), eps=m)) is specialized to the example's value (0.6875); calls where it differs run the original code
+# NOTES: note: scale: data-floats.py:31: the float computed from tensor data by torch.Tensor.item at data-floats.py:30 {{.*}} is specialized to the example's value (1.375)
 # NOTES: note: arange_end: data-floats.py:36: the float {{.*}} is specialized to the example's value (1.375)
 
 # ZERO-LABEL: graph @at_zero(
@@ -96,7 +96,7 @@ def nan_inputs():
 # ZERO: tensor<f32, [2]>
 # ZERO: return
 
-# NAN: data-floats.py:26:12: error: {{.*}}layer_norm needs the value of a float computed from tensor data by TensorBase.item at data-floats.py:25, which is known only when the graph runs{{.*}}(not specialized to the example's value: the example's value is nan, which no equality check can state)
+# NAN: data-floats.py:26:12: error: {{.*}}layer_norm needs the value of a float computed from tensor data by torch.Tensor.item at data-floats.py:25, which is known only when the graph runs{{.*}}(not specialized to the example's value: the example's value is nan, which no equality check can state)
 
 # REFUSE: data-floats.py:26:12: error: {{.*}}layer_norm needs the value of a float computed from tensor data
 # REFUSE-NOT: not specialized

@@ -108,7 +108,7 @@ def test_floats_needed_as_numbers_hit_at_the_example_value_and_fall_back_at_othe
         run_dync, model_dir):
     names = ("epsilon", "scale", "arange_end")
     artifact, stderr = export(run_dync, model_dir, *(entry(model_dir, n) for n in names))
-    assert "model.py:14: the float computed from tensor data by TensorBase.item at " \
+    assert "model.py:14: the float computed from tensor data by torch.Tensor.item at " \
         "model.py:13" in stderr, stderr
     assert "is specialized to the example's value (0.6875)" in stderr, stderr
     assert "is specialized to the example's value (1.375)" in stderr, stderr
