@@ -21,8 +21,8 @@
 // state is put back, FallBackGenerator.cpp): the graph returns
 // DYNC_ARTIFACT_FALL_BACK and the runtime runs the original code, recording
 // the reason as a miss; eager then returns, or its torch._check raises.
-// After a write it raises, saying why it cannot fall back. The relations, torch._check's, keep
-// raising as eager's torch._check does.
+// After a write it raises, saying why it cannot fall back. The relations,
+// torch._check's, keep raising as eager's torch._check does.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/GraphEmitter.h"

@@ -18,7 +18,7 @@
 // known once every node is emitted, so the save is put in place last: a
 // graph with no fall-back after a draw saves nothing. A subgraph (a cond
 // branch, a while_loop body) saves and puts back its own draws; a fall-back
-// it returns puts back the caller's too (callSubgraph).
+// it returns puts back the caller's too (restoreIfSubgraphFellBack).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/GraphEmitter.h"
@@ -93,6 +93,16 @@ void GraphEmitter::restoreGeneratorForFallBack() {
   b_.CreateStore(b_.getInt32(DYNC_ARTIFACT_ERROR), status_);
   b_.CreateBr(cleanup_);
   b_.SetInsertPoint(restored);
+}
+
+void GraphEmitter::restoreIfSubgraphFellBack(Value* status, const llvm::Twine& name) {
+  if (!savedGenerator_)
+    return;
+  // The subgraph fell back: what this graph drew before it is undone too.
+  auto* restore = llvm::BasicBlock::Create(ctx_, name, fn_);
+  b_.CreateCondBr(b_.CreateICmpEQ(status, b_.getInt32(DYNC_ARTIFACT_FALL_BACK)), restore, cleanup_);
+  b_.SetInsertPoint(restore);
+  restoreGeneratorForFallBack();
 }
 
 void GraphEmitter::finishGeneratorSave() {

@@ -204,6 +204,11 @@ private:
   /// In a fall-back block: puts the saved generator state back, or fails
   /// with DYNC_ARTIFACT_ERROR when that fails; nothing before a draw.
   void restoreGeneratorForFallBack();
+  /// In the block a failing subgraph call (a cond branch, a while_loop's
+  /// cond or body) reports its \p status from: puts the saved state back
+  /// when that status is a fall-back, leaving the insertion point where the
+  /// caller then jumps to the cleanup.
+  void restoreIfSubgraphFellBack(Value* status, const llvm::Twine& name);
   /// After the last node: saves the state at the mark when a fall-back
   /// block puts it back.
   void finishGeneratorSave();

@@ -42,14 +42,7 @@ void GraphEmitter::callSubgraph(const ir::Node& node, llvm::Function* fn, Value*
   auto* failed = llvm::BasicBlock::Create(ctx_, name + ".failed." + node.name(), fn_);
   b_.SetInsertPoint(failed);
   b_.CreateStore(status, status_);
-  if (savedGenerator_) {
-    // The subgraph falls back: what this graph drew before is undone too.
-    auto* restore = llvm::BasicBlock::Create(ctx_, name + ".fall.back." + node.name(), fn_);
-    b_.CreateCondBr(b_.CreateICmpEQ(status, b_.getInt32(DYNC_ARTIFACT_FALL_BACK)), restore,
-                    cleanup_);
-    b_.SetInsertPoint(restore);
-    restoreGeneratorForFallBack();
-  }
+  restoreIfSubgraphFellBack(status, name + ".fall.back." + node.name());
   b_.CreateBr(cleanup_);
   b_.SetInsertPoint(saved);
   checkOrFail(b_.CreateICmpNE(status, b_.getInt32(DYNC_ARTIFACT_OK)), failed,
