@@ -17,12 +17,12 @@
 // count), narrowed by the program's torch._check calls (the graph cannot
 // tell the two apart). So a value outside it runs the original code when
 // the graph has done nothing the caller could observe yet (written no
-// input, drawn no random number: side effects are replayed after the
-// graph): the graph returns DYNC_ARTIFACT_FALL_BACK and the runtime runs the
-// original code, recording the reason as a miss; eager then returns, or its
-// torch._check raises. After such a node it raises, saying why it cannot
-// fall back. The relations, torch._check's, keep raising as eager's
-// torch._check does.
+// input: side effects are replayed after the graph, and the generator's
+// state is put back, FallBackGenerator.cpp): the graph returns
+// DYNC_ARTIFACT_FALL_BACK and the runtime runs the original code, recording
+// the reason as a miss; eager then returns, or its torch._check raises.
+// After a write it raises, saying why it cannot fall back. The relations,
+// torch._check's, keep raising as eager's torch._check does.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/GraphEmitter.h"
@@ -73,8 +73,9 @@ std::string textOf(const ir::Relation& relation) {
 
 /// What a node before \p node did that the caller could observe, or an
 /// empty string: an operator that writes a graph input (or a view of one),
-/// or draws from the random generator. Fused kernels hold neither (an
-/// in-place call ends a group, docs/fusion.md).
+/// or one dync does not know. Fused kernels write no input (an in-place
+/// call ends a group, docs/fusion.md). Draws from the random generator are
+/// undone before falling back (FallBackGenerator.cpp).
 std::string observableBefore(const ir::Graph& graph, const ir::Node& node) {
   for (const ir::Node& earlier : graph.nodes()) {
     if (&earlier == &node)
@@ -85,8 +86,6 @@ std::string observableBefore(const ir::Graph& graph, const ir::Node& node) {
     const ir::OpTraits* traits = ir::findOpTraits(earlier.op());
     if (!traits)
       return "%" + earlier.name() + " (" + earlier.op() + ", an operator dync does not know)";
-    if (traits->randomSeeded)
-      return "%" + earlier.name() + " (" + earlier.op() + ") drew random numbers";
     if (!traits->mutatesArgument)
       continue;
     bool writesInput = false;

@@ -140,6 +140,10 @@ llvm::BasicBlock* GraphEmitter::failBlock(const llvm::Twine& prefix, Value* deta
     message = shim_.call(b_, ShimFn::LastError, {}, "message");
   else if (!message)
     message = shim_.string("");
+  // The original code runs next: it draws from where the graph found the
+  // generator.
+  if (status == DYNC_ARTIFACT_FALL_BACK)
+    restoreGeneratorForFallBack();
   b_.CreateCall(shim_.setErrorFunction(),
                 {fn_->getArg(6), fn_->getArg(7), shim_.string(prefix.str(), "msg"), message});
   b_.CreateStore(b_.getInt32(status), status_);
@@ -810,6 +814,7 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
     ++position;
     if (!node.isCall())
       continue;
+    noteGeneratorUse(node);
     llvm::Error error = node.isKernelCall()         ? emitKernelCall(node, position)
                         : ir::isCondCall(node)      ? emitCond(node, position)
                         : ir::isWhileLoopCall(node) ? emitWhileLoop(node, position)
@@ -851,6 +856,7 @@ llvm::Expected<GraphSignature> GraphEmitter::emit(llvm::StringRef functionName) 
   }
   b_.CreateStore(b_.getInt32(DYNC_ARTIFACT_OK), status_);
   b_.CreateBr(cleanup_);
+  finishGeneratorSave();
 
   // Success and failure meet here: whatever cells still hold is released
   // (releasing NULL does nothing), and the stack is freed.

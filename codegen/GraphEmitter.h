@@ -72,9 +72,10 @@ struct NodeValues {
 };
 
 /// What a node before \p node did that the caller could observe (an
-/// operator writing a graph input, or drawing random numbers), or an empty
+/// operator writing a graph input, or one dync does not know), or an empty
 /// string: a failure at \p node can then run the original code instead
-/// (DataDependentSizes.cpp).
+/// (DataDependentSizes.cpp). Random draws are not among them: the graph
+/// puts the generator back before falling back (FallBackGenerator.cpp).
 std::string observableBefore(const ir::Graph& graph, const ir::Node& node);
 
 class GraphEmitter {
@@ -197,6 +198,20 @@ private:
   /// The failure of a run-time check capture recorded (ir/RunTimeCheck.h):
   /// the exception \p text names, or a fall-back to the original code.
   llvm::BasicBlock* checkFailBlock(const ir::Node& node, llvm::StringRef text);
+  /// Before \p node is emitted: marks where the generator's state is saved
+  /// when \p node is the first to use the generator (FallBackGenerator.cpp).
+  void noteGeneratorUse(const ir::Node& node);
+  /// In a fall-back block: puts the saved generator state back, or fails
+  /// with DYNC_ARTIFACT_ERROR when that fails; nothing before a draw.
+  void restoreGeneratorForFallBack();
+  /// In the block a failing subgraph call (a cond branch, a while_loop's
+  /// cond or body) reports its \p status from: puts the saved state back
+  /// when that status is a fall-back, leaving the insertion point where the
+  /// caller then jumps to the cleanup.
+  void restoreIfSubgraphFellBack(Value* status, const llvm::Twine& name);
+  /// After the last node: saves the state at the mark when a fall-back
+  /// block puts it back.
+  void finishGeneratorSave();
   /// Continues in a new block when \p failed is false; branches to a failure
   /// block otherwise.
   void checkOrFail(Value* failed, llvm::BasicBlock* failure, const llvm::Twine& name);
@@ -252,6 +267,14 @@ private:
   SymLowering sizes_{SymLowering::Arithmetic::Wrapping, /*checkDivisor=*/true, sizeHooks_};
   llvm::DenseMap<unsigned, Value*> inputSizes_;
   std::vector<Value*> allCells_;
+  // The generator's state (FallBackGenerator.cpp): the first node that
+  // uses the generator, the cell the state is saved in, the blocks the save
+  // goes between, and whether a fall-back puts it back.
+  const ir::Node* firstDraw_ = nullptr;
+  llvm::AllocaInst* savedGenerator_ = nullptr;
+  llvm::BasicBlock* saveFrom_ = nullptr;
+  llvm::BasicBlock* saveTo_ = nullptr;
+  bool generatorRestored_ = false;
 
   // Memory planning's buffers: the bytes each must hold (the most any
   // member needs), the member whose call releases the graph's reference to

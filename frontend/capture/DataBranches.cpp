@@ -7,8 +7,10 @@
 // `aten::_assert_async.msg(cond, "fall back: ...")`, which holds when a
 // call takes the same side and otherwise runs the program's original code
 // (codegen.md, "Run-time checks"). That is sound only while the graph has
-// done nothing the caller could see; a decision after an input was written
-// or random numbers were drawn keeps the refusal (the oracle says which).
+// done nothing the caller could see; a decision after an input was written,
+// or on what random operators drew, keeps the refusal (the oracle says
+// which). Draws before it are undone when the graph falls back
+// (codegen/FallBackGenerator.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"

@@ -40,10 +40,11 @@ namespace dync::capture {
 /// Moves each fall-back check of a decision on data whose condition is
 /// computed without random numbers, with the calls computing it, to before
 /// the graph's first random operator, so that a call taking the other side
-/// falls back before drawing (FallBackChecks.cpp). A check that cannot
-/// move (its condition uses a size read from data, or a write in between
-/// may reach what it reads) stops capture, as a decision after an input
-/// was written does: the original code could not run again.
+/// falls back before drawing and the graph need not save the generator's
+/// state (FallBackChecks.cpp). A check that cannot move (its condition
+/// uses a size read from data, or a write in between may reach what it
+/// reads) stays where it is: the graph puts the generator's state back
+/// before falling back there (codegen/FallBackGenerator.cpp).
 llvm::Error runFallBackChecksFirst(ir::Graph& graph);
 
 } // namespace dync::capture

@@ -2,20 +2,19 @@
 //
 // A decision on tensor data specialized to the example's side is checked
 // where the program decided (DataBranches.cpp); a call taking the other
-// side then runs the program's original code, which is sound only while
-// the graph has done nothing the caller could see. Random operators before
-// the decision (attention, even with dropout_p=0, is tagged random) would
-// have drawn from the generator by then, and the original code would draw
-// again. So each fall-back check whose condition is computed without
-// random numbers is moved, with the calls computing it, to before the
-// first random operator, provided nothing between them may write what the
-// condition reads (an input, or a value it is computed from) and none of
-// those calls uses a size read from data. The example run refuses
-// decisions on what random operators drew (oracle_example_values.py); a
-// check that cannot move stops capture, saying why.
+// side then runs the program's original code. Random operators before the
+// check (attention, even with dropout_p=0, is tagged random) have advanced
+// the generator by then; the graph puts its state back before falling back
+// (codegen/FallBackGenerator.cpp), which costs saving it first. So each
+// fall-back check whose condition is computed without random numbers is
+// moved, with the calls computing it, to before the first random operator
+// where that is free: nothing between them may write what the condition
+// reads (an input, or a value it is computed from) and none of those calls
+// uses a size read from data. A call taking the other side then falls back
+// before drawing, and a graph whose checks all move saves nothing. A check
+// that cannot move stays where the program decided.
 //
 //===----------------------------------------------------------------------===//
-#include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DataBranches.h"
 
 #include "ir/Graph.h"
@@ -28,7 +27,6 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/Path.h"
 
 #include <functional>
 #include <optional>
@@ -167,15 +165,6 @@ std::optional<llvm::SmallVector<const ir::Node*, 8>> coneBefore(const ir::Graph&
   return cone;
 }
 
-/// " (at model.py:12)" for the line that made a node, or "".
-std::string at(const ir::Location& location) {
-  if (location.empty())
-    return "";
-  const ir::LocationFrame& frame = location.innermost();
-  return " (at " + llvm::sys::path::filename(frame.file).str() + ":" + std::to_string(frame.line) +
-         ")";
-}
-
 } // namespace
 
 llvm::Error runFallBackChecksFirst(ir::Graph& graph) {
@@ -190,32 +179,8 @@ llvm::Error runFallBackChecksFirst(ir::Graph& graph) {
       continue;
     std::optional<llvm::SmallVector<const ir::Node*, 8>> cone =
         coneBefore(graph, *firstRandom, node, unbacked);
-    if (!cone) {
-      // A raise-only branch's check stays where it is; when it fails after
-      // a draw, the graph raises, as eager does, saying why (codegen).
-      // Every other check stands for a specialization to the example
-      // (a decision's side, an int's value), which must fall back, not
-      // raise, where eager returns.
-      llvm::StringRef what = *ir::fallBackCheckWhat(node.args()[1].stringValue());
-      if (what.starts_with("the program raises at"))
-        continue;
-      bool isDecision = what.starts_with("the decision on tensor data");
-      llvm::StringRef subject = isDecision ? what.split(" takes the other side").first
-                                           : what.split(" differs from the example's").first;
-      std::string advice =
-          isDecision ? "keep the decision in tensors (torch.where(cond, a, b)) or branch with "
-                       "torch.cond(cond, true_fn, false_fn, operands)"
-                     : "compute it from Python numbers or sizes (x.shape), or keep the loop or "
-                       "size in tensors";
-      return captureError(
-          "data-dependent " + std::string(isDecision ? "branch" : "value") + ": " + subject.str() +
-          " is not specialized to the example's " + (isDecision ? "side" : "value") + ": " +
-          firstRandom->op() + " draws random numbers before it" + at(firstRandom->location()) +
-          ", and its check cannot run before it (its condition uses a number read from data, "
-          "or a write in between may reach what it reads), so the original code could not run "
-          "again; " +
-          advice + node.location().suffix());
-    }
+    if (!cone)
+      continue;
     cone->push_back(&node);
     for (const ir::Node* moved : *cone)
       nodes.splice(firstRandom->getIterator(), nodes, const_cast<ir::Node*>(moved)->getIterator());

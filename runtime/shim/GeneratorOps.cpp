@@ -9,6 +9,11 @@
 // (frontend/oracle/embedded/oracle_generator.py). Each does what the Python
 // function does on the CPU generator, under the generator's lock.
 //
+// A graph that may fall back to the original code after drawing saves the
+// same state before its first draw and puts it back before falling back
+// (dync_generator_state_save and _restore, through the shim's table), so
+// the original code draws what eager would have drawn.
+//
 //===----------------------------------------------------------------------===//
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -16,7 +21,11 @@
 #include <ATen/core/op_registration/op_registration.h>
 #include <torch/library.h>
 
+#include "runtime/shim/ShimInternal.h"
+
+#include <exception>
 #include <mutex>
+#include <new>
 
 namespace {
 
@@ -40,7 +49,43 @@ void setRngState(const at::Tensor& state) {
   generator.set_state(state);
 }
 
+/// Runs \p body, turning an exception into a status and message: nothing may
+/// unwind into the generated code that calls these.
+template <typename Body> dync_status guardedCall(Body&& body) {
+  try {
+    return body();
+  } catch (const c10::Error& e) {
+    return dync::shim::fail(DYNC_ERR_ATEN, e.what_without_backtrace());
+  } catch (const std::bad_alloc&) {
+    return dync::shim::fail(DYNC_ERR_INTERNAL, "out of memory");
+  } catch (const std::exception& e) {
+    return dync::shim::fail(DYNC_ERR_ATEN, e.what());
+  } catch (...) {
+    return dync::shim::fail(DYNC_ERR_INTERNAL, "unknown C++ exception");
+  }
+}
+
 } // namespace
+
+dync_status dync_generator_state_save(dync_tensor** out) {
+  if (!out)
+    return dync::shim::fail(DYNC_ERR_INVALID_ARGUMENT, "NULL out-parameter");
+  *out = nullptr;
+  return guardedCall([&] {
+    *out = dync::shim::releaseToHandle(getRngState());
+    return DYNC_OK;
+  });
+}
+
+dync_status dync_generator_state_restore(const dync_tensor* state) {
+  if (!state)
+    return dync::shim::fail(DYNC_ERR_INVALID_ARGUMENT,
+                            "no saved state of the random generator to put back");
+  return guardedCall([&] {
+    setRngState(dync::shim::toTensor(state));
+    return DYNC_OK;
+  });
+}
 
 TORCH_LIBRARY_FRAGMENT(dync, m) {
   // Tagged as torch tags its random operators: no pass may drop, merge or

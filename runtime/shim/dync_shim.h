@@ -370,6 +370,16 @@ DYNC_SHIM_EXPORT int64_t dync_global_state_of(int which);
  * else to 0. */
 DYNC_SHIM_EXPORT double dync_round_digits(double x, int64_t ndigits, int* overflow);
 
+/* The state of torch's default CPU generator, as torch.get_rng_state()
+ * gives it, in *out (a new reference). A graph that may fall back to the
+ * original code after its random operators drew saves it before the first
+ * draw, and puts it back with dync_generator_state_restore before falling
+ * back, so the original code draws what eager would. */
+DYNC_SHIM_EXPORT dync_status dync_generator_state_save(dync_tensor** out);
+/* Sets torch's default CPU generator to `state`, one
+ * dync_generator_state_save gave. */
+DYNC_SHIM_EXPORT dync_status dync_generator_state_restore(const dync_tensor* state);
+
 /* ---- Reading Python objects for guards (libdync_shim_python only) ----------
  * A guard reads the frame's objects without running Python-level code: no
  * descriptor, property, __getattr__, __eq__, __hash__ or metaclass hook of

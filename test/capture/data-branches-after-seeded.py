@@ -3,12 +3,14 @@
 # dropout) is specialized to the example's side: the example run runs them
 # with the generator put back, and the graph's fall-back check, with the
 # calls computing its condition, runs before the first random operator, so
-# a call taking the other side falls back before drawing anything. The
-# check reads the buffer, a graph input, so a buffer changed after export
-# takes the original code. A decision on what the random operators drew is
-# refused: a call draws other numbers.
+# a call taking the other side falls back before drawing anything, and the
+# graph need not save the generator's state. The check reads the buffer, a
+# graph input, so a buffer changed after export takes the original code. A
+# decision on what the random operators drew is refused: a call draws
+# other numbers.
 # RUN: %dync export %s:Gate.forward --emit=graph 2>%t.err | FileCheck %s
 # RUN: FileCheck %s --check-prefix=NOTE < %t.err
+# RUN: %dync export %s:Gate.forward --emit=llvm 2>/dev/null | FileCheck %s --check-prefix=GATE-LLVM
 # RUN: %dync export %s:Dropped.forward --emit=graph 2>/dev/null | FileCheck %s --check-prefix=DROPPED
 # RUN: not %dync export %s:OnDrawn.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=DRAWN
 import torch
@@ -34,15 +36,15 @@ class Gate(nn.Module):
 # CHECK:       %self_probs: tensor<f32, [2]> = L['self']._buffers['probs']
 # CHECK-NEXT:  %[[P0:[0-9]+]] = aten::select.int(%self_probs, 0, 0)
 # CHECK-NEXT:  %[[T0:[0-9]+]] = aten::gt.Scalar(%[[P0]], 0)
-# CHECK-NEXT:  aten::_assert_async.msg(%[[T0]], "fall back: the decision on tensor data at data-branches-after-seeded.py:27 takes the other side than the example's (True)
+# CHECK-NEXT:  aten::_assert_async.msg(%[[T0]], "fall back: the decision on tensor data at data-branches-after-seeded.py:29 takes the other side than the example's (True)
 # CHECK-NEXT:  %[[P1:[0-9]+]] = aten::select.int(%self_probs, 0, 1)
 # CHECK-NEXT:  %[[T1:[0-9]+]] = aten::gt.Scalar(%[[P1]], 0)
 # CHECK-NEXT:  %[[N1:[0-9]+]] = aten::logical_not.default(%[[T1]])
-# CHECK-NEXT:  aten::_assert_async.msg(%[[N1]], "fall back: the decision on tensor data at data-branches-after-seeded.py:27 takes the other side than the example's (False)
+# CHECK-NEXT:  aten::_assert_async.msg(%[[N1]], "fall back: the decision on tensor data at data-branches-after-seeded.py:29 takes the other side than the example's (False)
 # CHECK-NEXT:  aten::_scaled_dot_product_flash_attention_for_cpu
 
-# NOTE: data-branches-after-seeded.py:27: the decision on tensor data (if self.probs[i] > 0:) is specialized to the example's side (True)
-# NOTE: data-branches-after-seeded.py:27: the decision on tensor data (if self.probs[i] > 0:) is specialized to the example's side (False)
+# NOTE: data-branches-after-seeded.py:29: the decision on tensor data (if self.probs[i] > 0:) is specialized to the example's side (True)
+# NOTE: data-branches-after-seeded.py:29: the decision on tensor data (if self.probs[i] > 0:) is specialized to the example's side (False)
 
 
 class Dropped(Gate):
@@ -69,9 +71,12 @@ class OnDrawn(Gate):
 
 
 # An int read from data after a random operator has a check that mentions
-# the value read, so it cannot run before the draw: it is refused, since a
-# call with another value could not fall back.
-# RUN: not %dync export %s:CountAfterDraw.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=COUNT
+# the value read, so it cannot run before the draw. It stays after it, and
+# the graph saves the generator's state just before the draw and puts it
+# back when a call with another value falls back, so the original code
+# draws what eager draws.
+# RUN: %dync export %s:CountAfterDraw.forward --emit=graph 2>/dev/null | FileCheck %s --check-prefix=COUNT
+# RUN: %dync export %s:CountAfterDraw.forward --emit=llvm 2>/dev/null | FileCheck %s --check-prefix=COUNT-LLVM
 class CountAfterDraw(Gate):
     def forward(self, x):
         x = F.dropout(x, 0.5, training=True)
@@ -79,9 +84,36 @@ class CountAfterDraw(Gate):
             x = x * 2
         return x
 
-# COUNT: error: data-dependent value: the int u0 computed from tensor data by int at data-branches-after-seeded.py:[[# @LINE-4]], which data-branches-after-seeded.py:[[# @LINE-4]] needs as a number, is not specialized to the example's value: aten::native_dropout.default draws random numbers before it
-# COUNT-SAME: its check cannot run before it
-# COUNT-SAME: (at {{.*}}data-branches-after-seeded.py:[[# @LINE-6]]:18)
+# COUNT-LABEL: graph @CountAfterDraw.forward
+# COUNT:       aten::native_dropout.default(%x, 0.5, true)
+# COUNT:       aten::_assert_async.msg(%{{[0-9]+}}, "fall back: the int u0 computed from tensor data by int at data-branches-after-seeded.py:[[# @LINE-6]], which data-branches-after-seeded.py:[[# @LINE-6]] needs as a number, differs from the example's value (1)
+
+# COUNT-LLVM:      generator.save:
+# COUNT-LLVM:      call i32 %api.generator_state_save(ptr %generator.saved)
+# COUNT-LLVM:      %generator.restore = call i32 %api.generator_state_restore(ptr %generator.state)
+# COUNT-LLVM:      fall.back:
+# COUNT-LLVM-NEXT: call void @dync.set_error(
+# COUNT-LLVM-NEXT: store i32 3, ptr %status
+
+# The checks of Gate all run before its attention: nothing is saved.
+# GATE-LLVM-NOT: generator_state
+
+
+# Reformer's hashing seeds the generator and draws its rotations, then
+# decides on a count read from data. Reseeding is a graph node; the state
+# is saved before it, so a fall-back puts back the caller's state and the
+# original code seeds again.
+# RUN: %dync export %s:SeededRotations.forward --emit=llvm 2>/dev/null | FileCheck %s --check-prefix=SEEDED
+class SeededRotations(Gate):
+    def forward(self, x):
+        torch.manual_seed(0)
+        x = x @ torch.randn(8, 8)
+        if (self.probs > 0).sum().item() < 2:
+            x = x - 1
+        return x
+
+# SEEDED: c"graph SeededRotations.forward: saving the random generator's state before %{{[0-9]+}} (dync::manual_seed.default): \00"
+# SEEDED: %generator.restore = call i32 %api.generator_state_restore(ptr %generator.state)
 
 
 def example_inputs():

@@ -139,6 +139,22 @@ TEST(OpTraitsLookupTest, UnknownNamesAreNotFound) {
   EXPECT_EQ(ir::findOpTraits(""), nullptr);
   EXPECT_EQ(ir::findOpTraits("zzz::last.default"), nullptr);
   EXPECT_NE(ir::findOpTraits("aten::relu.default"), nullptr);
+  EXPECT_EQ(ir::findOpTraits("dync::no_such_operator.default"), nullptr);
+}
+
+TEST(OpTraitsLookupTest, GeneratorOperatorsAreRandomAndWriteNoTensor) {
+  // dync's own operators on the default generator (runtime/shim/
+  // GeneratorOps.cpp): tagged nondeterministic_seeded there, and their
+  // schemas write and alias no tensor.
+  for (llvm::StringRef name : {"dync::manual_seed.default", "dync::get_rng_state.default",
+                               "dync::set_rng_state.default"}) {
+    const ir::OpTraits* traits = ir::findOpTraits(name);
+    ASSERT_NE(traits, nullptr) << name.str();
+    EXPECT_TRUE(traits->randomSeeded) << name.str();
+    EXPECT_FALSE(traits->mutatesArgument) << name.str();
+    EXPECT_FALSE(traits->returnsAlias) << name.str();
+    EXPECT_FALSE(traits->isPure()) << name.str();
+  }
 }
 
 } // namespace

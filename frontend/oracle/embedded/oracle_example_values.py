@@ -18,8 +18,10 @@ could not run again in its place. Random operators run with this
 process's generator put back afterwards; what one that drew computes, and
 everything computed from it, differs at each call, so a decision on it is
 not specialized either. A decision on other values after them is: the
-graph runs its check before the random operators (FallBackChecks.cpp), so
-a call taking the other side falls back before drawing anything.
+graph runs its check before the random operators where that is free
+(FallBackChecks.cpp), and elsewhere puts the generator's state back before
+falling back (codegen/FallBackGenerator.cpp), so the original code draws
+what eager draws.
 """
 
 import operator
@@ -275,7 +277,7 @@ class ExampleValues:
             # the program left it. An operator tagged random that drew
             # nothing here (attention with a dropout probability of 0) is
             # an ordinary call; its graph node still counts as random
-            # (FallBackChecks.cpp).
+            # (FallBackChecks.cpp, codegen/FallBackGenerator.cpp).
             drew = any(not torch.equal(a, b) for a, b in zip(generators, _generator_states()))
             _restore_generator_states(generators)
             if drew:
