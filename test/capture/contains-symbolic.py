@@ -15,7 +15,7 @@ SKIP = {5: True, 6: True}
 def dicted(ids):
     return [x not in SKIP for x in ids.tolist()]
 
-# DICT: contains-symbolic.py:[[# @LINE-2]]:13: error: data-dependent branch: the condition u0 == 5 depends on u0, a value computed from tensor data by TensorBase.tolist
+# DICT: contains-symbolic.py:[[# @LINE-2]]:13: error: data-dependent branch: the condition u0 == 5 depends on u0, a value computed from tensor data by torch.Tensor.tolist
 
 
 def listed(ids):
