@@ -618,8 +618,7 @@ PyObject* standInText(PyObject*, PyObject* self) {
     return realizer->stop(captureError("the text of a tensor depends on its values, which are "
                                        "not known while capturing"));
   if (value->kind == ValueKind::SymNum)
-    return realizer->stop(captureError("the text of a symbolic size would differ from call to "
-                                       "call; a graph cannot compute text"));
+    return realizer->stop(captureError(SymbolicTextRefusal));
   return realizer->stop(captureError("the text of a " + spelling(value->kind) +
                                      " value is not known while capturing"));
 }

@@ -385,6 +385,10 @@ llvm::Expected<ValuePtr> builtinNumeric(BuiltinContext& interp, const ValuePtr& 
   }
   if (!llvm::all_of(args, numeric))
     return captureError(describeObject(self->object.get()) + " of a non-constant value");
+  // str(s) of a symbolic size would be the symbol's name.
+  if (self->object.get() == reinterpret_cast<PyObject*>(&PyUnicode_Type) &&
+      llvm::any_of(args, holdsSymbolicNumber))
+    return captureError(SymbolicTextRefusal);
   return applyToConstants(interp, self->object.get(), args);
 }
 

@@ -598,8 +598,11 @@ llvm::Error BytecodeMachine::op_FORMAT_VALUE(Frame& f, const Instruction& ins) {
       value = *number;
   }
   // What is known while capturing formats as CPython would format it:
-  // constants, symbolic numbers and containers of them (a warning's
-  // `f"{tuple(x.shape)}"`). A tensor's text depends on its values.
+  // constants and containers of them (a warning's `f"{tuple(x.shape)}"`).
+  // A symbolic size's text would be its symbol's name, not each call's
+  // number; a tensor's text depends on its values.
+  if (holdsSymbolicNumber(value))
+    return captureError(SymbolicTextRefusal);
   if (!isKnown(value))
     return captureError(
         "formatting a " + spelling(value->kind) +

@@ -138,6 +138,24 @@ bool isKnown(const ValuePtr& value) {
   }
 }
 
+bool holdsSymbolicNumber(const ValuePtr& value) {
+  switch (value->kind) {
+  case ValueKind::SymNum:
+    return true;
+  case ValueKind::Tuple:
+  case ValueKind::List:
+  case ValueKind::Set:
+  case ValueKind::Slice:
+    return llvm::any_of(value->items, holdsSymbolicNumber);
+  case ValueKind::Dict:
+    return llvm::any_of(value->entries, [](const auto& entry) {
+      return holdsSymbolicNumber(entry.first) || holdsSymbolicNumber(entry.second);
+    });
+  default:
+    return false;
+  }
+}
+
 bool allConstant(llvm::ArrayRef<ValuePtr> values) {
   for (const ValuePtr& value : values) {
     if (value->kind == ValueKind::Constant)
