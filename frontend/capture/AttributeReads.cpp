@@ -571,6 +571,13 @@ llvm::Expected<ValuePtr> realObjectAttr(SemanticsContext& cx, const ValuePtr& ba
   PyObject* object = base->object.get();
   SourcePtr source =
       cx.values().instanceDictSource(base->source, object, nameObject.get(), value.get());
+  // An object's or a module's own namespace (`vars(obj)`, `obj.__dict__`)
+  // is read through it, so that what the program indexes in it is guarded
+  // as its attributes are; without a source its entries would be constants
+  // no guard checks.
+  if (!source && base->source && name == "__dict__" && base->kind != ValueKind::Constant &&
+      PyDict_CheckExact(value.get()))
+    source = Source::attr(base->source, "__dict__");
   if (base->source && !source && base->kind != ValueKind::Constant && !PyModule_Check(object) &&
       !PyType_Check(object)) {
     cx.guards().add(typeGuard(base->source, reinterpret_cast<PyObject*>(Py_TYPE(object))));

@@ -254,9 +254,34 @@ static PyObject* slot_member(PyObject* obj, const char* name, int* found) {
   return value || member->type == T_OBJECT_EX ? value : Py_None;
 }
 
+/* `obj.__dict__` where the generic lookup gives the namespace itself: a
+ * module's dict, or an instance's own dict through the `__dict__` slot its
+ * class inherits (made from CPython 3.11's inline values first, as reading
+ * `vars(obj)` in Python makes it). NULL for anything else, so that a guard
+ * on it fails rather than reads what a class of its own would give. */
+static PyObject* namespace_of(PyObject* obj) {
+  if (PyModule_Check(obj))
+    return PyModule_GetDict(obj);
+  PyObject* key = probe_for("__dict__", 8);
+  if (!key)
+    return NULL;
+  PyObject* descriptor = _PyType_Lookup(Py_TYPE(obj), key);
+  Py_DECREF(key);
+  if (!descriptor || !Py_IS_TYPE(descriptor, &PyGetSetDescr_Type))
+    return NULL;
+  PyObject** dict = _PyObject_GetDictPtr(obj);
+  if (!dict) {
+    PyErr_Clear();
+    return NULL;
+  }
+  return *dict;
+}
+
 PyObject* dync_py_instance_attr(PyObject* obj, const char* name) {
   if (!obj || !name)
     return NULL;
+  if (strcmp(name, "__dict__") == 0)
+    return namespace_of(obj);
   int found;
   PyObject* field = builtin_field(obj, name, &found);
   if (found)
