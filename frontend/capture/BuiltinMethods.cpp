@@ -28,6 +28,7 @@
 
 #include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
+#include "frontend/capture/SymbolicText.h"
 #include "frontend/capture/CaptureObjects.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"

@@ -1,5 +1,6 @@
 //===- Value.cpp - The symbolic values capture computes with --------------===//
 #include "frontend/capture/Value.h"
+#include "frontend/capture/SymbolicText.h"
 
 #include "llvm/ADT/STLExtras.h"
 

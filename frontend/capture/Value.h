@@ -159,14 +159,6 @@ ValuePtr makeCell(ValuePtr contents);
 /// anywhere inside makes it unknown: its values are not known while
 /// capturing.
 bool isKnown(const ValuePtr& value);
-/// Whether a symbolic number is inside \p value (deeply, through
-/// containers): CPython's text of it (str(), an f-string) is the symbol's
-/// name, where eager prints each call's number.
-bool holdsSymbolicNumber(const ValuePtr& value);
-/// Why the text of a symbolic number is not captured.
-inline constexpr const char* SymbolicTextRefusal =
-    "the text of a symbolic size would differ from call to call, and a graph cannot compute "
-    "text; format it outside the exported function, or leave that size out of --dynamic";
 /// Whether every value (deeply, through tuples and lists) is a constant.
 bool allConstant(llvm::ArrayRef<ValuePtr> values);
 /// The same, where a module is allowed too.
