@@ -28,10 +28,10 @@
 
 #include "frontend/capture/BuiltinContext.h"
 #include "frontend/capture/CaptureError.h"
-#include "frontend/capture/SymbolicText.h"
 #include "frontend/capture/CaptureObjects.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/SymbolicText.h"
 #include "frontend/embedding/PyStrings.h"
 
 #include "llvm/ADT/ScopeExit.h"

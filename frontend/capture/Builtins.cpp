@@ -8,10 +8,10 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
-#include "frontend/capture/SymbolicText.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/SymbolicText.h"
 #include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/TorchSize.h"
 #include "frontend/capture/TypeNames.h"

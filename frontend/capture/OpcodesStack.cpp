@@ -1,10 +1,10 @@
 //===- OpcodesStack.cpp - Stack, locals, attributes, containers -----------===//
 #include "frontend/capture/BytecodeMachine.h"
 #include "frontend/capture/CaptureError.h"
-#include "frontend/capture/SymbolicText.h"
 #include "frontend/capture/DictInstances.h"
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/SymbolicText.h"
 #include "frontend/capture/TensorDataAssignment.h"
 #include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/TypeNames.h"
