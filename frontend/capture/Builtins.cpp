@@ -338,8 +338,10 @@ llvm::Expected<ValuePtr> builtinMinMax(BuiltinContext& interp, const ValuePtr& s
 /// applied to constants and SymInts.
 llvm::Expected<ValuePtr> builtinNumeric(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                         KeywordArgs& kwargs) {
-  if (auto e = noKeywords(describeObject(self->object.get()), kwargs))
-    return e;
+  // The name only for the message: describing a callable may ask torch.
+  if (!kwargs.empty())
+    if (auto e = noKeywords(describeObject(self->object.get()), kwargs))
+      return e;
   if (args.size() == 1) {
     // float(t), bool(t), int(t) of a tensor, and of numbers computed from
     // tensor data, are graph values, not decisions.

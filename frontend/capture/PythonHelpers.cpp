@@ -8,6 +8,8 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <string_view>
+
 namespace dync::capture {
 
 using python::PyRef;
@@ -156,6 +158,15 @@ std::string reprOf(PyObject* object) {
 /// torch's public name for one of its functions (`torch.tensor`), from its
 /// own table of its API (dync_oracle_layout); empty for anything else.
 static std::string torchPublicName(PyObject* object) {
+  // Python's own builtins (abs, len, ...) are never torch's: no call into
+  // Python for them, whose names builtin calls spell on every call.
+  if (PyCFunction_Check(object)) {
+    PyObject* self = PyCFunction_GET_SELF(object);
+    const char* module = self && PyModule_Check(self) ? PyModule_GetName(self) : nullptr;
+    PyErr_Clear();
+    if (module && std::string_view(module) == "builtins")
+      return "";
+  }
   llvm::Expected<PyRef> layout = oracle::importEmbeddedModule("dync_oracle_layout");
   if (!layout) {
     llvm::consumeError(layout.takeError());
