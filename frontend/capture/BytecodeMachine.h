@@ -124,6 +124,9 @@ private:
   /// specialized to the example's value; null for any other tensor.
   llvm::Expected<ValuePtr> formattedTensorInt(const ValuePtr& tensor);
   llvm::Error callWithStack(Frame& f, size_t argc, KeywordArgs kwargs);
+  /// The items DICT_UPDATE and DICT_MERGE (`{**m}`, `f(**m)`) read from
+  /// \p mapping, as a Dict value, read as CPython's dict merge reads them.
+  llvm::Expected<ValuePtr> mappingItems(const ValuePtr& mapping);
   llvm::Error jumpIf(Frame& f, const bytecode::Instruction& ins, bool popped, bool onTrue);
   llvm::Error jumpIfNone(Frame& f, const bytecode::Instruction& ins, bool onNone);
   /// BEFORE_WITH on a context manager written in Python: enters it and

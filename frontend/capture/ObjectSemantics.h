@@ -73,6 +73,8 @@ public:
   /// answer for two objects read through sources.
   static llvm::Expected<bool> identical(ValueBuilder& values, const ValuePtr& a, const ValuePtr& b);
   llvm::Expected<bool> contains(const ValuePtr& container, const ValuePtr& item);
+  /// `item in tensor`: whether any element equals \p item, a decision on data.
+  llvm::Expected<bool> tensorContains(const ValuePtr& tensor, const ValuePtr& item);
   /// Adds \p item to the set value \p set unless an equal item is in it.
   llvm::Error addToSet(const ValuePtr& set, ValuePtr item);
 

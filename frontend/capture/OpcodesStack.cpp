@@ -688,11 +688,47 @@ llvm::Error BytecodeMachine::op_MAP_ADD(Frame& f, const Instruction& ins) {
   return op_STORE_SUBSCR(f, ins);
 }
 
+llvm::Expected<ValuePtr> BytecodeMachine::mappingItems(const ValuePtr& mapping) {
+  if (mapping->kind == ValueKind::Dict)
+    return mapping;
+  if (mapping->kind != ValueKind::Instance)
+    return captureError("updating a dict from a " + spelling(mapping->kind) + " value");
+  // What CPython's dict merge does: a dict subclass that keeps dict's own
+  // iteration gives its items as stored; any other mapping (an OrderedDict
+  // subclass such as transformers' ModelOutput) is read through its keys()
+  // and __getitem__, which the class may override.
+  auto* type = reinterpret_cast<PyTypeObject*>(mapping->object.get());
+  if (mapping->contents && PyType_Check(mapping->object.get()) &&
+      type->tp_iter == PyDict_Type.tp_iter)
+    return mapping->contents;
+  llvm::Expected<ValuePtr> keysMethod = semantics_.getAttr(mapping, "keys");
+  if (!keysMethod)
+    return llvm::handleErrors(keysMethod.takeError(), [&](const CaptureError& e) -> llvm::Error {
+      std::string reason = "updating a dict from a value that is not a mapping: " + e.reason();
+      return llvm::make_error<CaptureError>(reason, e.stack());
+    });
+  llvm::Expected<ValuePtr> keys = context_.call(*keysMethod, {});
+  if (!keys)
+    return keys.takeError();
+  llvm::Expected<std::vector<ValuePtr>> keyList = semantics_.unpack(*keys);
+  if (!keyList)
+    return keyList.takeError();
+  ValuePtr items = makeValue(ValueKind::Dict);
+  for (const ValuePtr& key : *keyList) {
+    llvm::Expected<ValuePtr> value = semantics_.getItem(mapping, key);
+    if (!value)
+      return value.takeError();
+    items->entries.emplace_back(key, *value);
+  }
+  return items;
+}
+
 llvm::Error BytecodeMachine::op_DICT_UPDATE(Frame& f, const Instruction& ins) {
-  ValuePtr other = pop(f);
+  llvm::Expected<ValuePtr> items = mappingItems(pop(f));
+  if (!items)
+    return items.takeError();
+  ValuePtr other = *items;
   ValuePtr dict = f.stack[f.stack.size() - ins.arg];
-  if (other->kind != ValueKind::Dict)
-    return captureError("updating a dict from a " + spelling(other->kind) + " value");
   for (const auto& [key, value] : other->entries) {
     f.stack.push_back(value);
     f.stack.push_back(dict);
@@ -704,15 +740,18 @@ llvm::Error BytecodeMachine::op_DICT_UPDATE(Frame& f, const Instruction& ins) {
 }
 
 llvm::Error BytecodeMachine::op_DICT_MERGE(Frame& f, const Instruction& ins) {
-  ValuePtr other = f.stack.back();
+  llvm::Expected<ValuePtr> items = mappingItems(f.stack.back());
+  if (!items)
+    return items.takeError();
+  ValuePtr other = *items;
+  f.stack.back() = other;
   ValuePtr dict = f.stack[f.stack.size() - 1 - ins.arg];
-  if (other->kind == ValueKind::Dict)
-    for (const auto& [key, value] : other->entries)
-      for (const auto& [existing, unused] : dict->entries)
-        if (existing->isConstant() && key->isConstant() &&
-            PyObject_RichCompareBool(existing->object.get(), key->object.get(), Py_EQ) == 1)
-          return captureError("got multiple values for keyword argument " +
-                              reprOf(key->object.get()));
+  for (const auto& [key, value] : other->entries)
+    for (const auto& [existing, unused] : dict->entries)
+      if (existing->isConstant() && key->isConstant() &&
+          PyObject_RichCompareBool(existing->object.get(), key->object.get(), Py_EQ) == 1)
+        return captureError("got multiple values for keyword argument " +
+                            reprOf(key->object.get()));
   return op_DICT_UPDATE(f, ins);
 }
 

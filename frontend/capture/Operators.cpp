@@ -549,6 +549,29 @@ llvm::Error ObjectSemantics::addToSet(const ValuePtr& set, ValuePtr item) {
   return llvm::Error::success();
 }
 
+llvm::Expected<bool> ObjectSemantics::tensorContains(const ValuePtr& tensor, const ValuePtr& item) {
+  // What Tensor.__contains__ does: whether any element equals the item,
+  // read as a bool, so a decision on the tensor's data (specialized to the
+  // example's side as `if (item == t).any():` is).
+  PyObject* number = item->kind == ValueKind::Constant ? item->object.get() : nullptr;
+  bool numeric = number && !Py_IsNone(number) &&
+                 (PyLong_Check(number) || PyFloat_Check(number) || PyComplex_Check(number));
+  if (!item->isTensor() && item->kind != ValueKind::SymNum && !numeric)
+    return captureError("'in' on a tensor asks whether any element equals the item, which must "
+                        "be a tensor or a number, not a " +
+                        typeNameOf(item) + " (eager raises RuntimeError too)");
+  llvm::Expected<ValuePtr> equal = compare("==", item, tensor);
+  if (!equal)
+    return equal.takeError();
+  llvm::Expected<ValuePtr> any = getAttr(*equal, "any");
+  if (!any)
+    return any.takeError();
+  llvm::Expected<ValuePtr> found = cx_.call(*any, {});
+  if (!found)
+    return found.takeError();
+  return truth(*found);
+}
+
 llvm::Expected<bool> ObjectSemantics::contains(const ValuePtr& container, const ValuePtr& item) {
   if (ValuePtr viewed = mappingProxyTarget(container))
     return contains(viewed, item);
@@ -559,6 +582,8 @@ llvm::Expected<bool> ObjectSemantics::contains(const ValuePtr& container, const 
     if (*special)
       return truth(*special);
   }
+  if (container->isTensor())
+    return tensorContains(container, item);
   auto matches = [&](const ValuePtr& candidate) -> llvm::Expected<bool> {
     // A symbolic number is never the same key as a constant by identity;
     // CPython's `in` then compares them with ==, a decision on the number
