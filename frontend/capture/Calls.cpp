@@ -353,15 +353,22 @@ std::optional<std::string> unsupportedAutogradCall(const Value& function) {
 
 /// Whether \p function is torch's symbolic-shape API
 /// (`torch.fx.experimental.symbolic_shapes`: expect_true, guard_or_false,
-/// statically_known_true, ...). Those functions read and extend the
-/// ShapeEnv the oracle owns, through SymNode internals capture does not
-/// model, so they run as they are, the way bool() of a SymBool does.
+/// statically_known_true, ...) or one of torch's symbolic-number functions
+/// (`torch.sym_min`, `sym_max`, `sym_int`, `sym_float`, `sym_not`,
+/// `sym_ite`, `sym_sum`, ..., the `sym_` functions of torch/__init__.py,
+/// which code written for torch.export calls on sizes). Those functions read
+/// and extend the ShapeEnv the oracle owns, through SymNode internals
+/// (`__sym_min__`, `node.sym_max`) capture does not model, so they run as
+/// they are, the way bool() of a SymBool does.
 bool isShapeFunction(const Value& function) {
   if (!function.object || !function.globals)
     return false;
   PyObject* module = PyDict_GetItemString(function.globals.get(), "__name__");
-  return module && PyUnicode_Check(module) &&
-         python::utf8Of(module).value_or("") == "torch.fx.experimental.symbolic_shapes";
+  std::string moduleName =
+      module && PyUnicode_Check(module) ? python::utf8Of(module).value_or("") : "";
+  if (moduleName == "torch.fx.experimental.symbolic_shapes")
+    return true;
+  return moduleName == "torch" && llvm::StringRef(function.qualname).starts_with("sym_");
 }
 
 /// A lazy module (nn.LazyLinear, ...) infers its parameters' shapes from its
