@@ -221,6 +221,11 @@ llvm::Expected<std::vector<ValuePtr>> bindArguments(const Value& function,
   return locals;
 }
 
+/// Whether \p function belongs to a C module all of whose functions are
+/// pure functions of their arguments: math, cmath, _operator, and
+/// unicodedata (the tables tokenizers read in forward: `normalize("NFKC",
+/// text)`, `category(ch)`), whose answers depend only on the Unicode
+/// version compiled into CPython, which the artifact's CPython check pins.
 bool isPureModule(PyObject* function) {
   PyObject* self = PyCFunction_GET_SELF(function);
   if (!self || !PyModule_Check(self))
@@ -231,7 +236,7 @@ bool isPureModule(PyObject* function) {
     return false;
   }
   llvm::StringRef module(name);
-  return module == "math" || module == "cmath" || module == "_operator";
+  return module == "math" || module == "cmath" || module == "_operator" || module == "unicodedata";
 }
 
 /// Whether every value (deeply) is a number, a symbolic number or another
@@ -484,6 +489,35 @@ llvm::Expected<std::optional<ValuePtr>> scriptedFunction(BuiltinContext& interp,
   return std::optional<ValuePtr>(*original);
 }
 
+/// The message for a call into TorchScript: a module made by
+/// torch.jit.trace or torch.jit.script (called, or its forward, a
+/// ScriptMethod), or a scripted function that kept no Python original. Their
+/// code is TorchScript's graph, with the weights a frozen module folded into
+/// it, not Python bytecode capture could read.
+std::optional<std::string> torchScriptCallable(PyObject* object) {
+  static PyObject* types[3] = {nullptr, nullptr, nullptr}; // torch's, alive as long as Python
+  static const char* names[3] = {"torch.jit.ScriptModule", "torch._C.ScriptMethod",
+                                 "torch.jit.ScriptFunction"};
+  for (int i = 0; i < 3; ++i) {
+    if (!types[i]) {
+      llvm::Expected<PyRef> type = importObject(names[i]);
+      if (!type) {
+        llvm::consumeError(type.takeError());
+        continue;
+      }
+      types[i] = type->release();
+    }
+    if (PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(types[i])))
+      return std::string("calling ") +
+             (i < 2 ? "a TorchScript module (one torch.jit.trace or torch.jit.script made)"
+                    : "a TorchScript function that keeps no Python source") +
+             " cannot be captured: its code is TorchScript, not Python, and a frozen module's "
+             "weights are folded into it; call the nn.Module (or the Python function) it was "
+             "made from instead, and let dync compile that";
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<ValuePtr> args,
@@ -593,6 +627,8 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
     return call(callee->items[1], std::move(args), std::move(kwargs));
   }
   case ValueKind::NNModule:
+    if (std::optional<std::string> script = torchScriptCallable(callee->object.get()))
+      return captureError(*script);
     return callModule(callee, std::move(args), std::move(kwargs));
   case ValueKind::Builtin: {
     BuiltinHandler handler = builtins_.find(callee->object.get());
@@ -1111,6 +1147,8 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     args.insert(args.begin(), callee);
     return call(*function, std::move(args), std::move(kwargs));
   }
+  if (std::optional<std::string> script = torchScriptCallable(object))
+    return captureError(*script);
   return captureError("call to " + describeObject(object) +
                       " cannot be traced: it is not Python code, a torch operation or a "
                       "builtin capture models");
