@@ -4,11 +4,14 @@
 # module made by torch.jit.trace is TorchScript, not Python: calling it is
 # refused in plain words with what to do instead. A label picked from a tuple
 # by an index read from tensor data has no value while capturing: refused
-# with the two ways around it.
+# with the two ways around it. Quantized tensors (eager-mode static
+# quantization passes them between its modules) have no graph type: refused
+# with what to do instead.
 # RUN: %dync export %s:normalized_length --example text_inputs --emit=graph 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=TEXT
 # RUN: not %dync export %s:Served.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=SCRIPT
 # RUN: not %dync export %s:label_of --emit=graph 2>&1 | FileCheck %s --check-prefix=LABEL
+# RUN: not %dync export %s:quantized --emit=graph 2>&1 | FileCheck %s --check-prefix=QUANT
 import unicodedata
 
 import torch
@@ -44,6 +47,13 @@ def label_of(x):
     return LABELS[x.argmax().item()]
 
 # LABEL: deployment-calls.py:[[@LINE-2]]:12: error: indexing a tuple with a symbolic number (a size declared dynamic, or a number computed from tensor data) is not supported: which item it picks is not known while capturing; index a tensor instead (torch.tensor(items)[i] for numbers), or return the index and pick the item outside the exported function
+
+
+def quantized(x):
+    q = torch.quantize_per_tensor(x, 0.1, 0, torch.quint8)
+    return q.dequantize() * 2
+
+# QUANT: deployment-calls.py:[[@LINE-3]]:9: error: dtype torch.quint8 cannot appear in a graph: quantized tensors (what a QuantStub and the modules torch.ao.quantization.convert makes pass between them) are not supported; export the float model, or quantize the weights only (torch.ao.quantization.quantize_dynamic keeps activations float)
 
 
 def example_inputs():
