@@ -214,6 +214,18 @@ llvm::Error writeArtifact(llvm::ArrayRef<CapturedEntry> entries, llvm::StringRef
     artifactEntry.qualifiedName = python::utf8Of(qualname).value_or("");
     artifactEntry.firstLine = static_cast<uint32_t>(code->co_firstlineno);
     artifactEntry.moduleName = moduleOf(entry.function.get());
+    // A method of a class no module names (a class made in a function, as
+    // torch.fx's GraphModule makes one per instance, whose forward is code
+    // it generated without a module) has no qualified name dync.load could
+    // follow. When the entry was named through an object of the exported
+    // file, that path finds it instead: the method is looked up on the
+    // object's class, and no module name means the exported file's module.
+    if (!entry.boundPath.empty() &&
+        (artifactEntry.moduleName.empty() ||
+         llvm::StringRef(artifactEntry.qualifiedName).contains("<locals>"))) {
+      artifactEntry.qualifiedName = entry.boundPath;
+      artifactEntry.moduleName.clear();
+    }
     artifactEntry.definingFile = python::utf8Of(code->co_filename).value_or("");
     llvm::Expected<std::vector<codegen::CodeFingerprint>> fingerprints = fingerprintsOf(entry);
     if (!fingerprints)

@@ -30,6 +30,9 @@ struct CapturedEntry {
   // ---- code identity ----
   /// The entry function, for its __module__.
   python::PyRef function;
+  /// For a method named through an object of the exported file
+  /// (`model.forward`), that path; empty for other entries.
+  std::string boundPath;
   /// Every Python function whose code capture ran, as
   /// capture::FunctionRun has it (code, globals, __qualname__),
   /// fingerprinted into the artifact.

@@ -654,6 +654,8 @@ llvm::Error EntryExport::addVariant(ir::Graph& graph, llvm::StringRef variant) {
                      std::move(rangeFree),
                      sizePoint_,
                      variant.str()};
+  if (entry_->kind == python::EntryKind::BoundMethod)
+    made.boundPath = entry_->qualname;
   if (replaces) {
     made.shown = exported[*replaces].shown;
     exported[*replaces] = std::move(made);

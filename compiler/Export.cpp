@@ -102,6 +102,7 @@ llvm::Error ExportCompiler::writeExported(llvm::Error& failures) {
     added.graph = entry.graph;
     added.code = entry.code;
     added.function = entry.function;
+    added.boundPath = entry.boundPath;
     for (const capture::FunctionRun& run : entry.functionsRun)
       added.functionsRun.push_back({run.code, run.globals, run.qualname});
   }

@@ -90,6 +90,9 @@ struct ExportedGraph {
   /// examples'), and its variant's name suffix (``, `$grad`, `$frozen`).
   std::map<std::string, int64_t> sizePoint = {};
   std::string variant = {};
+  /// For a method named through an object of the exported file
+  /// (`model.forward`), that path; empty for other entries.
+  std::string boundPath = {};
 };
 
 /// One export, in the mould of clang's CompilerInstance: it owns the

@@ -221,6 +221,11 @@ llvm::Expected<std::vector<ValuePtr>> bindArguments(const Value& function,
   return locals;
 }
 
+/// Whether \p function belongs to a C module all of whose functions are
+/// pure functions of their arguments: math, cmath, _operator, and
+/// unicodedata (the tables tokenizers read in forward: `normalize("NFKC",
+/// text)`, `category(ch)`), whose answers depend only on the Unicode
+/// version compiled into CPython, which the artifact's CPython check pins.
 bool isPureModule(PyObject* function) {
   PyObject* self = PyCFunction_GET_SELF(function);
   if (!self || !PyModule_Check(self))
@@ -231,7 +236,7 @@ bool isPureModule(PyObject* function) {
     return false;
   }
   llvm::StringRef module(name);
-  return module == "math" || module == "cmath" || module == "_operator";
+  return module == "math" || module == "cmath" || module == "_operator" || module == "unicodedata";
 }
 
 /// Whether every value (deeply) is a number, a symbolic number or another
@@ -353,15 +358,22 @@ std::optional<std::string> unsupportedAutogradCall(const Value& function) {
 
 /// Whether \p function is torch's symbolic-shape API
 /// (`torch.fx.experimental.symbolic_shapes`: expect_true, guard_or_false,
-/// statically_known_true, ...). Those functions read and extend the
-/// ShapeEnv the oracle owns, through SymNode internals capture does not
-/// model, so they run as they are, the way bool() of a SymBool does.
+/// statically_known_true, ...) or one of torch's symbolic-number functions
+/// (`torch.sym_min`, `sym_max`, `sym_int`, `sym_float`, `sym_not`,
+/// `sym_ite`, `sym_sum`, ..., the `sym_` functions of torch/__init__.py,
+/// which code written for torch.export calls on sizes). Those functions read
+/// and extend the ShapeEnv the oracle owns, through SymNode internals
+/// (`__sym_min__`, `node.sym_max`) capture does not model, so they run as
+/// they are, the way bool() of a SymBool does.
 bool isShapeFunction(const Value& function) {
   if (!function.object || !function.globals)
     return false;
   PyObject* module = PyDict_GetItemString(function.globals.get(), "__name__");
-  return module && PyUnicode_Check(module) &&
-         python::utf8Of(module).value_or("") == "torch.fx.experimental.symbolic_shapes";
+  std::string moduleName =
+      module && PyUnicode_Check(module) ? python::utf8Of(module).value_or("") : "";
+  if (moduleName == "torch.fx.experimental.symbolic_shapes")
+    return true;
+  return moduleName == "torch" && llvm::StringRef(function.qualname).starts_with("sym_");
 }
 
 /// A lazy module (nn.LazyLinear, ...) infers its parameters' shapes from its
@@ -477,6 +489,35 @@ llvm::Expected<std::optional<ValuePtr>> scriptedFunction(BuiltinContext& interp,
   return std::optional<ValuePtr>(*original);
 }
 
+/// The message for a call into TorchScript: a module made by
+/// torch.jit.trace or torch.jit.script (called, or its forward, a
+/// ScriptMethod), or a scripted function that kept no Python original. Their
+/// code is TorchScript's graph, with the weights a frozen module folded into
+/// it, not Python bytecode capture could read.
+std::optional<std::string> torchScriptCallable(PyObject* object) {
+  static PyObject* types[3] = {nullptr, nullptr, nullptr}; // torch's, alive as long as Python
+  static const char* names[3] = {"torch.jit.ScriptModule", "torch._C.ScriptMethod",
+                                 "torch.jit.ScriptFunction"};
+  for (int i = 0; i < 3; ++i) {
+    if (!types[i]) {
+      llvm::Expected<PyRef> type = importObject(names[i]);
+      if (!type) {
+        llvm::consumeError(type.takeError());
+        continue;
+      }
+      types[i] = type->release();
+    }
+    if (PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(types[i])))
+      return std::string("calling ") +
+             (i < 2 ? "a TorchScript module (one torch.jit.trace or torch.jit.script made)"
+                    : "a TorchScript function that keeps no Python source") +
+             " cannot be captured: its code is TorchScript, not Python, and a frozen module's "
+             "weights are folded into it; call the nn.Module (or the Python function) it was "
+             "made from instead, and let dync compile that";
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<ValuePtr> args,
@@ -586,6 +627,8 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
     return call(callee->items[1], std::move(args), std::move(kwargs));
   }
   case ValueKind::NNModule:
+    if (std::optional<std::string> script = torchScriptCallable(callee->object.get()))
+      return captureError(*script);
     return callModule(callee, std::move(args), std::move(kwargs));
   case ValueKind::Builtin: {
     BuiltinHandler handler = builtins_.find(callee->object.get());
@@ -1104,6 +1147,8 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     args.insert(args.begin(), callee);
     return call(*function, std::move(args), std::move(kwargs));
   }
+  if (std::optional<std::string> script = torchScriptCallable(object))
+    return captureError(*script);
   return captureError("call to " + describeObject(object) +
                       " cannot be traced: it is not Python code, a torch operation or a "
                       "builtin capture models");

@@ -642,8 +642,18 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   if (!oracle)
     return oracle.takeError();
   GuardSet recorded;
+  // The entry's globals are what its frame reads them from when the
+  // artifact runs (the G of guards): the entry function's own, which are
+  // not the exported file's for a method of a library class named through
+  // an object of the file (an nn.Sequential's `model.forward`) or of code
+  // generated without a module (a torch.fx GraphModule's forward). The
+  // file's functions the entry calls then read their globals through
+  // sys.modules, as any other module's.
+  PyObject* entryGlobals = entry.function && PyFunction_Check(entry.function.get())
+                               ? PyFunction_GetGlobals(entry.function.get())
+                               : PyModule_GetDict(module.module.get());
   llvm::Expected<std::unique_ptr<Interpreter>> created =
-      Interpreter::create(**oracle, recorded, *opcodes, PyModule_GetDict(module.module.get()));
+      Interpreter::create(**oracle, recorded, *opcodes, entryGlobals);
   if (!created)
     return created.takeError();
   Interpreter& interp = **created;

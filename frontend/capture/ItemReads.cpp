@@ -171,6 +171,13 @@ llvm::Expected<ValuePtr> ObjectSemantics::getItem(const ValuePtr& base, const Va
         result->object = base->object;
       return result;
     }
+    if (key->kind == ValueKind::SymNum)
+      return captureError(
+          "indexing a " + spelling(base->kind) +
+          " with a symbolic number (a size declared dynamic, or a number computed from tensor "
+          "data) is not supported: which item it picks is not known while capturing; index a "
+          "tensor instead (torch.tensor(items)[i] for numbers), or return the index and pick "
+          "the item outside the exported function");
     return captureError("indexing a " + spelling(base->kind) + " with a " + spelling(key->kind) +
                         " value");
   }

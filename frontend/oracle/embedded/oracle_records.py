@@ -70,6 +70,19 @@ def _cut_view_error():
     )
 
 
+
+_QUANTIZED_DTYPES = {torch.quint8, torch.qint8, torch.qint32, torch.quint4x2, torch.quint2x4}
+
+
+def _dtype_refusal(dtype):
+    """Why a tensor of `dtype` cannot be a graph value, and what to do."""
+    if dtype in _QUANTIZED_DTYPES:
+        return (f"dtype {dtype} cannot appear in a graph: quantized tensors (what a QuantStub "
+                "and the modules torch.ao.quantization.convert makes pass between them) are not "
+                "supported; export the float model, or quantize the weights only "
+                "(torch.ao.quantization.quantize_dynamic keeps activations float)")
+    return f"dtype {dtype} cannot appear in a graph"
+
 class _Records:
     """The part of Session that records operators."""
 
@@ -314,7 +327,7 @@ class _Records:
         if kind is torch.dtype:
             tag = _DTYPE_TAGS.get(a)
             if tag is None:
-                raise OracleError(f"dtype {a} cannot appear in a graph")
+                raise OracleError(_dtype_refusal(a))
             return tag
         if kind is torch.device:
             return Device(str(a))
@@ -366,7 +379,7 @@ class _Records:
             self.fakes_by_id[tensor_id] = t
         dtype = _DTYPES.get(t.dtype)
         if dtype is None:
-            raise OracleError(f"dtype {t.dtype} cannot appear in a graph")
+            raise OracleError(_dtype_refusal(t.dtype))
         sparse = None
         if t.layout != torch.strided:
             sparse = self._sparse_fields(t)

@@ -233,7 +233,10 @@ def _resolve(module, qualname, first_line, path, check_line=True, code_qualname=
 
     The qualified name is walked from the module one dotted part at a time
     through each object's __dict__ (classes and modules), so no descriptor or
-    __getattr__ runs; a staticmethod or classmethod is unwrapped to its
+    __getattr__ runs; a name an instance's __dict__ lacks is read from the
+    __dict__ of the classes along its type's MRO (an entry exported as
+    `model.forward` whose class no module names, such as a torch.fx
+    GraphModule's); a staticmethod or classmethod is unwrapped to its
     function, and decorator wrappers are followed through __wrapped__ until
     a function whose code has the co_qualname of the code that was captured
     (`code_qualname`; the entry's own name when not given). A decorated
@@ -249,6 +252,9 @@ def _resolve(module, qualname, first_line, path, check_line=True, code_qualname=
     obj = module
     for part in qualname.split("."):
         namespace = getattr(obj, "__dict__", None)
+        if (not isinstance(obj, (type, types.ModuleType)) and
+                (not isinstance(namespace, dict) or part not in namespace)):
+            namespace = next((c.__dict__ for c in type(obj).__mro__ if part in c.__dict__), None)
         if not isinstance(namespace, (dict, types.MappingProxyType)) or part not in namespace:
             raise _error("entry-not-found", path,
                          f"{qualname} not found in module {module.__name__}: no {part!r}")
