@@ -10,11 +10,17 @@
 // tensor hooks, frames and weak references no graph can hold).
 //
 // The reentrant form (`use_reentrant=True`, and the default, which torch
-// warns about) runs the function without grad and lets gradients reach only
-// through inputs that require grad, so parameters of a block whose input
-// requires none get no gradient: calling the function would not give
-// eager's gradients, and it is refused. So is a `context_fn`, which wraps
-// the forward in contexts of the program's choosing.
+// warns about) is an autograd.Function: it runs the function without grad,
+// and when grad mode is on and some tensor argument requiresGrad grad, backward
+// runs the function again with grad and differentiates it into those
+// arguments and every parameter it reads. So its values and gradients are
+// those of calling the function with grad mode on where some tensor
+// argument requiresGrad grad, and under no_grad where none does (or grad mode
+// is off): parameters of a block whose input requiresGrad no grad get no
+// gradient, and its outputs do not require grad. Capture calls it so.
+// Keyword arguments for the function are refused, as eager refuses them
+// there. A `context_fn` is refused in either form: it wraps the forward in
+// contexts of the program's choosing.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/CaptureError.h"
@@ -22,6 +28,8 @@
 #include "frontend/capture/PythonHelpers.h"
 
 namespace dync::capture {
+
+using python::PyRef;
 
 namespace {
 
@@ -79,14 +87,44 @@ Interpreter::callActivationCheckpoint(const ValuePtr& callee, std::vector<ValueP
       forwarded.emplace_back(name, value);
     }
   }
-  if (!nonReentrant)
-    return captureError("torch.utils.checkpoint.checkpoint is supported with "
-                        "use_reentrant=False only: the reentrant form (also the default) lets "
-                        "gradients reach the function's parameters only through inputs that "
-                        "require grad; pass use_reentrant=False");
   ValuePtr function = args.front();
   args.erase(args.begin());
-  llvm::Expected<ValuePtr> result = call(function, std::move(args), std::move(forwarded));
+  if (nonReentrant) {
+    llvm::Expected<ValuePtr> result = call(function, std::move(args), std::move(forwarded));
+    if (!result)
+      return result.takeError();
+    return std::optional<ValuePtr>(*result);
+  }
+  if (!forwarded.empty())
+    return captureError("torch.utils.checkpoint.checkpoint passes no keyword arguments ('" +
+                        forwarded.front().first +
+                        "') to the function in its reentrant form (use_reentrant=True, the "
+                        "default): eager raises ValueError; pass use_reentrant=False");
+  // Grad mode on and a tensor argument requiring grad: the function with
+  // grad, as backward's recomputation runs it. Otherwise under no_grad, as
+  // the forward runs it, so nothing it computes requires grad.
+  PyRef enabled = PyRef::steal(PyObject_CallMethod(types_.torch.get(), "is_grad_enabled", nullptr));
+  if (!enabled)
+    return pythonError("reading the grad mode");
+  bool withGrad = enabled.get() == Py_True && llvm::any_of(args, [](const ValuePtr& arg) {
+                    if (!arg->isTensor())
+                      return false;
+                    PyRef requiresGrad =
+                        PyRef::steal(PyObject_GetAttrString(arg->object.get(), "requires_grad"));
+                    if (!requiresGrad)
+                      PyErr_Clear();
+                    return requiresGrad && requiresGrad.get() == Py_True;
+                  });
+  bool switchOff = enabled.get() == Py_True && !withGrad;
+  if (switchOff)
+    if (llvm::Error refused =
+            recorder_.irreversible("running a reentrant checkpoint's function without grad"))
+      return refused;
+  if (switchOff)
+    setRealGradMode(false);
+  llvm::Expected<ValuePtr> result = call(function, std::move(args), {});
+  if (switchOff)
+    setRealGradMode(true);
   if (!result)
     return result.takeError();
   return std::optional<ValuePtr>(*result);

@@ -299,6 +299,14 @@ llvm::Expected<ValuePtr> Interpreter::attachAutogradFunction(
       ir::Node* input = backward.append(
           ir::Node::input("grad" + std::to_string(i),
                           *call.outputs[i].node->resultType(call.outputs[i].index), ""));
+      // Autograd never gives an output that is not differentiable a
+      // gradient: under ctx.set_materialize_grads(False) backward sees
+      // None there (and may test for it), else zeros. The input stays, so
+      // the calling convention is one gradient per output.
+      if (!materializeGrads && !call.differentiable[i]) {
+        grads.push_back(makeNone());
+        continue;
+      }
       oracle_.bindValue((*grad)->object.get(), ir::ValueRef{input, std::nullopt});
       grads.push_back(*grad);
     }

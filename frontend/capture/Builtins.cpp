@@ -239,9 +239,11 @@ llvm::Expected<ValuePtr> builtinHasattr(BuiltinContext& interp, const ValuePtr&,
 /// sym_max folded over them, the symbolic minimum, as torch.export reads
 /// Python's min and max. CPython's would compare the sizes, guarding each
 /// to the side the example takes (`min(s, 16)` would assume s <= 16 and
-/// contradict a --dynamic range past 16). Null where that does not apply:
-/// floats or bools among them (Python's result keeps the chosen item's
-/// type), no symbolic int, or an int read from tensor data.
+/// contradict a --dynamic range past 16). An int read from tensor data
+/// folds the same way (detectron2's `max(num_pos.item(), 1)`): CPython's
+/// comparison would ask torch to guard on an unbacked symbol, which it
+/// cannot. Null where that does not apply: floats or bools among them
+/// (Python's result keeps the chosen item's type) or no symbolic int.
 llvm::Expected<ValuePtr> symbolicMinMax(BuiltinContext& interp, const std::string& name,
                                         const Args& items) {
   PyObject* symInt = interp.types().symInt.get();
@@ -250,11 +252,6 @@ llvm::Expected<ValuePtr> symbolicMinMax(BuiltinContext& interp, const std::strin
     PyObject* object = item->object.get();
     if (item->kind == ValueKind::SymNum &&
         Py_TYPE(object) == reinterpret_cast<PyTypeObject*>(symInt)) {
-      llvm::Expected<bool> data = isDataNumber(interp.oracle(), item);
-      if (!data)
-        return data.takeError();
-      if (*data)
-        return nullptr;
       symbolic = true;
     } else if (item->kind != ValueKind::Constant || !PyLong_CheckExact(object)) {
       return nullptr;

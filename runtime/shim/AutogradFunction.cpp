@@ -39,6 +39,7 @@ struct CompiledFunctionBackward final : torch::autograd::Node {
   std::vector<int64_t> gradIndex; // per input: backward's result, or -1
   // Per output: the sizes and options of the zeros an absent gradient is.
   std::vector<std::pair<std::vector<int64_t>, at::TensorOptions>> outputTypes;
+  std::vector<bool> differentiable; // per output
   bool materializeGrads = true;
   bool released = false;
 
@@ -79,9 +80,11 @@ CompiledFunctionBackward::apply(torch::autograd::variable_list&& grads) {
     inputs.push_back(reinterpret_cast<dync_tensor*>(t.unsafeGetTensorImpl()));
   for (size_t i = 0; i < grads.size(); ++i) {
     if (!grads[i].defined()) {
-      TORCH_CHECK(materializeGrads, name(), ": output ", i,
+      // An output that is not differentiable never has a gradient; its
+      // backward graph was captured with None there and ignores the input.
+      TORCH_CHECK(materializeGrads || !differentiable[i], name(), ": output ", i,
                   " has no gradient and forward called ctx.set_materialize_grads(False); the "
-                  "compiled backward was captured with a gradient for every output");
+                  "compiled backward was captured with a gradient for every differentiable output");
       grads[i] = at::zeros(outputTypes[i].first, outputTypes[i].second);
     }
     inputs.push_back(reinterpret_cast<dync_tensor*>(grads[i].unsafeGetTensorImpl()));
@@ -159,6 +162,7 @@ dync_status apply(dync_stack* stack, dync_backward_fn backward, size_t numBackwa
   node->numBackwardOutputs = numBackwardOutputs;
   node->gradIndex = std::move(gradIndex);
   node->materializeGrads = args[7].toBool();
+  node->differentiable = differentiable;
   if (args.size() >= 9)
     node->sizes = args[8].toIntVector();
   node->set_next_edges(torch::autograd::collect_next_edges(inputs));

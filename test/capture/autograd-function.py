@@ -11,6 +11,7 @@
 # RUN: %dync export %s:Reads.forward -o %t.reads.so
 # RUN: %dync inspect %t.reads.so | FileCheck %s --check-prefix=READS
 # RUN: %dync export %s:reads_no_grad --emit=graph | FileCheck %s --check-prefix=READSNOGRAD
+# RUN: %dync export %s:top_k --example top_k=top_k_inputs --emit=graph 2>&1 | FileCheck %s --check-prefix=TOPK
 import torch
 
 
@@ -95,14 +96,16 @@ def model_grad(x):
     return model(x)
 
 # Forward returns its input (detached), marked non-differentiable, and asks
-# for no materialized gradients; backward passes the gradient through.
+# for no materialized gradients: autograd never gives that output a
+# gradient, so backward is captured given None there, as eager would call
+# it, and passes the None through; the input keeps the calling convention.
 # GRAD:      backward @"autograd-function.Clamp.backward"(%saved0: tensor<f32, [4, 3]>,
 # GRAD-NEXT:     %grad0: tensor<f32, [4, 3]>) {
-# GRAD-NEXT:   return (%grad0,)
+# GRAD-NEXT:   return (none,)
 # GRAD-LABEL: graph @model_grad(
 # GRAD:        %[[PRODUCT:[0-9]+]] = aten::mul.Tensor(%x, %G_model_weight)
 # GRAD-NEXT:   %[[DETACHED:[0-9]+]] = aten::detach.default(%[[PRODUCT]])
-# GRAD-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function.Clamp", "autograd-function.Clamp.backward", [%[[PRODUCT]]], [%[[DETACHED]]], [%[[DETACHED]]], [0], [false], false, [], [-1])
+# GRAD-NEXT:   %[[NODE:[0-9]+]] = dync::autograd_function.apply("autograd-function.Clamp", "autograd-function.Clamp.backward", [%[[PRODUCT]]], [%[[DETACHED]]], [%[[DETACHED]]], [-1], [false], false, [], [-1])
 # GRAD-NEXT:   return %[[NODE]]#0
 
 
@@ -142,3 +145,44 @@ def reads_no_grad(x):
 
 def example_inputs():
     return (torch.randn(4, 3),)
+
+
+# Values and indices, the indices marked non-differentiable under
+# set_materialize_grads(False): backward is given None for the indices
+# (it tests for it) and a gradient for the values.
+class TopK(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.set_materialize_grads(False)
+        values, indices = x.topk(k, dim=-1)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.shape = x.shape
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad_values, grad_indices):
+        assert grad_indices is None
+        if grad_values is None:
+            return None, None
+        (indices,) = ctx.saved_tensors
+        return grad_values.new_zeros(ctx.shape).scatter(-1, indices, grad_values), None
+
+
+def top_k(x, w):
+    values, indices = TopK.apply(x * w, 2)
+    return values, indices
+
+# TOPK:      backward @"autograd-function.TopK.backward"(%saved0: tensor<i64, [4, 2]>,
+# TOPK-NEXT:     %grad0: tensor<f32, [4, 2]>,
+# TOPK-NEXT:     %grad1: tensor<i64, [4, 2]>) {
+# TOPK-NEXT:   %[[Z:[0-9]+]] = aten::full.default([4, 3], 0, dtype=f32
+# TOPK-NEXT:   %[[A:[0-9]+]] = aten::alias.default(%[[Z]])
+# TOPK-NEXT:   %[[S:[0-9]+]] = aten::scatter.src(%[[A]], -1, %saved0, %grad0)
+# TOPK-NEXT:   return (%[[S]],)
+# TOPK-LABEL: graph @top_k(
+# TOPK:        dync::autograd_function.apply("autograd-function.TopK", "autograd-function.TopK.backward", {{.*}}, [true, false], false,
+
+
+def top_k_inputs():
+    return torch.randn(4, 3), torch.ones(3, requires_grad=True)
