@@ -144,7 +144,12 @@ def _aten_meta_index(name):
         if os.path.exists(path):
             spec = importlib.util.spec_from_file_location("dync_meta_functions", path)
             module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
+            try:
+                spec.loader.exec_module(module)
+            except ImportError:
+                # Built against another libtorch than the one imported:
+                # fake mode answers those calls.
+                return None
             _meta_functions = module
             _meta_function_index = {n: i for i, n in enumerate(module.names())}
     return _meta_function_index.get(name)
@@ -311,7 +316,7 @@ def dispatch(session, func, args, kwargs):
     return _dispatch(session, func, args, kwargs)
 
 
-# Per operator left to fake mode: [calls, CPU seconds] (DYNC_ORACLE_PROFILE).
+# Per operator and the path it took: [calls, CPU seconds] (DYNC_ORACLE_PROFILE).
 _left = {}
 
 
