@@ -1,8 +1,8 @@
 # Calls whose operator's Meta key runs ATen's C++ code (a view kernel, a
-# composite kernel CPU shares) take their results from it, and those for
-# which fake mode would run its Meta kernel and nothing else (`mul`, whose
-# Meta kernel is torch's Python reference) run that branch alone, both
-# without fake mode's dispatch; the graph is the one fake mode's path gives.
+# composite kernel CPU shares) take their results from it, and `mul`, whose
+# Meta kernel torch shadows with its Python reference, takes ATen's direct
+# Meta function (test/capture/aten-meta-functions.py), both without fake
+# mode's dispatch; the graph is the one fake mode's path gives.
 # RUN: env DYNC_ORACLE_CACHE=off DYNC_ORACLE_META_KERNELS=off %dync export %s:Block.forward --emit=graph > %t.off
 # RUN: env DYNC_ORACLE_CACHE=off DYNC_ORACLE_PROFILE=%t.profile %dync export %s:Block.forward --emit=graph 2> %t.err | diff - %t.off
 # RUN: FileCheck %s --check-prefix=COUNTS < %t.err
@@ -26,7 +26,7 @@ class Block(torch.nn.Module):
 def example_inputs():
     return (torch.randn(4, 1, 6),)
 
-# COUNTS: Meta kernels without fake mode's dispatch: 5 calls (4 C++, 1 as fake mode's Meta branch), {{[0-9.]+}} ms; fake mode: 0 calls, {{[0-9.]+}} ms
+# COUNTS: Meta kernels without fake mode's dispatch: 5 calls (4 C++, 1 ATen's Meta functions, 0 as fake mode's Meta branch), {{[0-9.]+}} ms; fake mode: 0 calls, {{[0-9.]+}} ms
 
 # CHECK-MODE: DYNC_ORACLE_META_KERNELS=check: aten.view.default on {{.*}}: fake mode differs from eager's CPU kernel, the C++ Meta kernel agrees with it: result 0: ((1, 24), (24, 1), {{.*}}) and ((1, 24), (6, 1), {{.*}})
 # CHECK-MODE-NOT: and fake mode's dispatch differ

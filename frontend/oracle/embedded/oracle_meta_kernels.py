@@ -2,7 +2,7 @@
 
 A call the recorder runs whole on fake tensors goes through torch's fake
 dispatch: its cache's key and entry, its branches, then, on a first
-occurrence, torch's Python meta functions and references. Two of its
+occurrence, torch's Python meta functions and references. Three of its
 cases are computed more directly here (`dispatch`), decided once per
 operator from torch's own tables (`_decide`):
 
@@ -18,6 +18,15 @@ operator from torch's own tables (`_decide`):
   Meta kernels of about 600 operators with Python ones of its own
   (`torch._meta_registrations.activate_meta` registers them through
   `torch.library`, listed in `torch.library._impls`): those are not CPP.
+- ATEN_META: the operator is the functional variant of a structured
+  kernel, whose Meta kernel torch shadows, and ATen's direct Meta function
+  (`at::meta::<op>`, reached without the dispatcher) runs its structured
+  meta function and allocates the output on the Meta device: the code
+  eager's CPU kernel runs to size its output, so its sizes, strides and
+  dtype are eager's. The module dync_meta_functions (meta_functions/,
+  built beside dync, its table generated from torch's native_functions.yaml)
+  calls it boxed on the fake arguments seen as the meta tensors they hold,
+  and each result, a new tensor, is wrapped as CPP's are.
 - META_BRANCH: fake mode itself would run the operator's Meta kernel and
   nothing before it (`_reaches_meta_branch`, the tables torch 2.13's
   `FakeTensorMode._dispatch_impl` reads, in its order). That branch runs as
@@ -25,7 +34,7 @@ operator from torch's own tables (`_decide`):
   mode's own wrapping wraps its results: the same code, without the
   branches before it and the cache.
 
-Neither takes an operator whose results' sizes come from tensor data or
+None of them takes an operator whose results' sizes come from tensor data or
 that updates an argument (the `dynamic_output_shape`,
 `data_dependent_output` and `inplace_view` tags, a mutable schema), one fake
 mode answers with a metadata handler, or one fake mode computes by an
@@ -69,7 +78,8 @@ _LEFT_TO_FAKE_MODE = (
     torch.Tag.inplace_view,
 )
 
-# OpOverload -> CPP, META_BRANCH or False (see the docstring).
+# OpOverload -> CPP, (ATEN_META, index), META_BRANCH or False (see the
+# docstring).
 _decided = {}
 
 # Every kernel registered from Python through torch.library, as
@@ -97,7 +107,8 @@ if os.environ.get("DYNC_ORACLE_PROFILE"):
 
     atexit.register(lambda: print(
         f"Meta kernels without fake mode's dispatch: {counts['meta']} calls "
-        f"({counts.get(CPP, 0)} C++, {counts.get(META_BRANCH, 0)} as fake mode's Meta branch), "
+        f"({counts.get(CPP, 0)} C++, {counts.get(ATEN_META, 0)} ATen's Meta functions, "
+        f"{counts.get(META_BRANCH, 0)} as fake mode's Meta branch), "
         f"{_seconds['meta'] * 1000:.1f} ms; fake mode: {counts['fake']} calls, "
         f"{_seconds['fake'] * 1000:.1f} ms"
         + "".join(f"\n  {name} {n} calls {t * 1000:.1f} ms"
@@ -107,7 +118,41 @@ if os.environ.get("DYNC_ORACLE_PROFILE"):
 
 # The paths a call can take besides fake mode's whole dispatch.
 CPP = "C++ Meta kernel"
+ATEN_META = "ATen's Meta function"
 META_BRANCH = "fake mode's Meta branch"
+
+# The module calling ATen's direct Meta functions and, per operator name
+# ("aten::mul.Tensor"), its index in the module's table; loaded on first
+# use from the lib folder beside the dync executable's bin. Without it (a
+# process that is not dync, an install without it) no call takes ATEN_META.
+_meta_functions = None
+_meta_function_index = None
+
+
+def _aten_meta_index(name):
+    global _meta_functions, _meta_function_index
+    if _meta_function_index is None:
+        _meta_function_index = {}
+        import importlib.util
+        import sysconfig
+
+        exe = os.path.realpath("/proc/self/exe")
+        path = os.path.join(
+            os.path.dirname(os.path.dirname(exe)), "lib",
+            "dync_meta_functions" + sysconfig.get_config_var("EXT_SUFFIX"),
+        )
+        if os.path.exists(path):
+            spec = importlib.util.spec_from_file_location("dync_meta_functions", path)
+            module = importlib.util.module_from_spec(spec)
+            try:
+                spec.loader.exec_module(module)
+            except ImportError:
+                # Built against another libtorch than the one imported:
+                # fake mode answers those calls.
+                return None
+            _meta_functions = module
+            _meta_function_index = {n: i for i, n in enumerate(module.names())}
+    return _meta_function_index.get(name)
 
 
 def _path_of(func):
@@ -118,7 +163,8 @@ def _path_of(func):
 
 
 def _decide(func):
-    """CPP, META_BRANCH or False (fake mode's dispatch) for an operator."""
+    """CPP, (ATEN_META, the function's index), META_BRANCH or False (fake
+    mode's dispatch) for an operator."""
     if not isinstance(func, torch._ops.OpOverload) or func._schema.is_mutable:
         return False
     if any(tag in func.tags for tag in _LEFT_TO_FAKE_MODE):
@@ -141,6 +187,9 @@ def _decide(func):
         )
         if composite and not _has_kernel(name, _KEY.CPU):
             return CPP
+    index = _aten_meta_index(name)
+    if index is not None:
+        return (ATEN_META, index)
     if _READ_FAKE_MODE and not implemented and namespace == "aten" and _reaches_meta_branch(func):
         return META_BRANCH
     return False
@@ -240,6 +289,9 @@ def _meta_run(fake, device, func, args, kwargs, path):
     if path == CPP:
         with in_kernel_invocation_manager(fake), torch._C._DisablePythonDispatcher():
             out = func(*args, **kwargs)
+    elif type(path) is tuple:
+        with in_kernel_invocation_manager(fake), torch._C._DisablePythonDispatcher():
+            out = _meta_functions.call(path[1], args, kwargs or None)
     else:
         with in_kernel_invocation_manager(fake):
             out = func(*args, **kwargs)
@@ -264,7 +316,7 @@ def dispatch(session, func, args, kwargs):
     return _dispatch(session, func, args, kwargs)
 
 
-# Per operator left to fake mode: [calls, CPU seconds] (DYNC_ORACLE_PROFILE).
+# Per operator and the path it took: [calls, CPU seconds] (DYNC_ORACLE_PROFILE).
 _left = {}
 
 
@@ -278,10 +330,11 @@ def _timed(session, func, args, kwargs):
         spent = time.thread_time() - before
         path = "meta" if counts["meta"] != meta else "fake"
         _seconds[path] += spent
-        if path == "fake":
-            entry = _left.setdefault(str(func), [0, 0.0])
-            entry[0] += 1
-            entry[1] += spent
+        taken = _decided.get(func) if path == "meta" else "fake mode"
+        taken = taken[0] if type(taken) is tuple else taken
+        entry = _left.setdefault(f"{func} ({taken})", [0, 0.0])
+        entry[0] += 1
+        entry[1] += spent
 
 
 def _dispatch(session, func, args, kwargs):
@@ -305,9 +358,10 @@ def _dispatch(session, func, args, kwargs):
         counts["fake"] += 1
         return func(*args, **kwargs)
     counts["meta"] += 1
-    counts[path] = counts.get(path, 0) + 1
+    kind = path[0] if type(path) is tuple else path
+    counts[kind] = counts.get(kind, 0) + 1
     if SETTING == "check":
-        _check(func, args, kwargs, out, func(*args, **kwargs), path)
+        _check(func, args, kwargs, out, func(*args, **kwargs), kind)
     return out
 
 
