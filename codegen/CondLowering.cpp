@@ -93,8 +93,7 @@ llvm::Error GraphEmitter::emitCond(const ir::Node& node, unsigned position) {
   llvm::BasicBlock* saved = b_.GetInsertBlock();
   auto* failed = llvm::BasicBlock::Create(ctx_, "cond.failed." + node.name(), fn_);
   b_.SetInsertPoint(failed);
-  b_.CreateStore(status, status_);
-  restoreIfSubgraphFellBack(status, "cond.fall.back." + node.name());
+  reportSubgraphFailure(node, status, "cond.fall.back." + node.name());
   b_.CreateBr(cleanup_);
   b_.SetInsertPoint(saved);
   checkOrFail(b_.CreateICmpNE(status, b_.getInt32(DYNC_ARTIFACT_OK)), failed,

@@ -105,6 +105,29 @@ void GraphEmitter::restoreIfSubgraphFellBack(Value* status, const llvm::Twine& n
   restoreGeneratorForFallBack();
 }
 
+void GraphEmitter::reportSubgraphFailure(const ir::Node& node, Value* status,
+                                         const llvm::Twine& name) {
+  // A subgraph that falls back hands the call to the original code, which
+  // runs the whole function again from its start: what this graph did
+  // before the subgraph must be undone, or the original code does it a
+  // second time. Draws are put back below; a write to an input cannot be,
+  // so the call raises as a check placed here would (DataDependentSizes.cpp).
+  std::string done = observableBefore(graph_, node);
+  if (!done.empty()) {
+    llvm::BasicBlock* refused =
+        failBlock("RuntimeError: %" + node.name() + " (" + node.op() +
+                      ") ran a subgraph that falls back to the original code; the graph cannot "
+                      "fall back to it because " +
+                      done + " before it" + node.location().suffix(),
+                  nullptr, /*shimError=*/false, DYNC_ARTIFACT_CHECK_FAILED);
+    auto* kept = llvm::BasicBlock::Create(ctx_, name + ".kept", fn_);
+    b_.CreateCondBr(b_.CreateICmpEQ(status, b_.getInt32(DYNC_ARTIFACT_FALL_BACK)), refused, kept);
+    b_.SetInsertPoint(kept);
+  }
+  b_.CreateStore(status, status_);
+  restoreIfSubgraphFellBack(status, name);
+}
+
 void GraphEmitter::finishGeneratorSave() {
   if (!generatorRestored_)
     return;

@@ -209,6 +209,11 @@ private:
   /// when that status is a fall-back, leaving the insertion point where the
   /// caller then jumps to the cleanup.
   void restoreIfSubgraphFellBack(Value* status, const llvm::Twine& name);
+  /// In the block a failing subgraph call run by \p node reports its
+  /// \p status from: stores it, or, for a fall-back after this graph wrote
+  /// an input, fails with a RuntimeError instead (the original code would
+  /// write it again); then as restoreIfSubgraphFellBack.
+  void reportSubgraphFailure(const ir::Node& node, Value* status, const llvm::Twine& name);
   /// After the last node: saves the state at the mark when a fall-back
   /// block puts it back.
   void finishGeneratorSave();

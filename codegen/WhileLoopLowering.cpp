@@ -41,8 +41,7 @@ void GraphEmitter::callSubgraph(const ir::Node& node, llvm::Function* fn, Value*
   llvm::BasicBlock* saved = b_.GetInsertBlock();
   auto* failed = llvm::BasicBlock::Create(ctx_, name + ".failed." + node.name(), fn_);
   b_.SetInsertPoint(failed);
-  b_.CreateStore(status, status_);
-  restoreIfSubgraphFellBack(status, name + ".fall.back." + node.name());
+  reportSubgraphFailure(node, status, name + ".fall.back." + node.name());
   b_.CreateBr(cleanup_);
   b_.SetInsertPoint(saved);
   checkOrFail(b_.CreateICmpNE(status, b_.getInt32(DYNC_ARTIFACT_OK)), failed,

@@ -38,6 +38,9 @@ namespace {
 /// has no such module.
 struct CheckpointObjects {
   PyObject* checkpoint = nullptr;
+  /// The function torch._disable_dynamo's wrapper wraps, which capture
+  /// reads in the wrapper's place (ValueBuilder.cpp).
+  PyObject* wrapped = nullptr;
   PyObject* noopContext = nullptr;
 };
 
@@ -48,6 +51,10 @@ const CheckpointObjects& checkpointObjects() {
     llvm::Expected<python::PyRef> noop = importObject("torch.utils.checkpoint.noop_context_fn");
     if (checkpoint && noop) {
       found.checkpoint = checkpoint->get();
+      PyObject* dict = PyFunction_Check(found.checkpoint)
+                           ? reinterpret_cast<PyFunctionObject*>(found.checkpoint)->func_dict
+                           : nullptr;
+      found.wrapped = dict ? PyDict_GetItemString(dict, "__wrapped__") : nullptr;
       found.noopContext = noop->get();
     }
     llvm::consumeError(checkpoint.takeError());
@@ -68,7 +75,8 @@ llvm::Expected<std::optional<ValuePtr>>
 Interpreter::callActivationCheckpoint(const ValuePtr& callee, std::vector<ValuePtr> args,
                                       KeywordArgs kwargs) {
   const CheckpointObjects& objects = checkpointObjects();
-  if (!objects.checkpoint || callee->object.get() != objects.checkpoint)
+  if (!objects.checkpoint ||
+      (callee->object.get() != objects.checkpoint && callee->object.get() != objects.wrapped))
     return std::nullopt;
   if (args.empty())
     return captureError("torch.utils.checkpoint.checkpoint needs the function to run");

@@ -491,7 +491,13 @@ llvm::Expected<ValuePtr> superOfClass(ValueBuilder& values, PyObject* cls, const
       if (!underlying)
         return pythonError("reading the function of '" + name + "' found by super()");
     }
-    llvm::Expected<ValuePtr> function = values.wrapReal(underlying.get(), nullptr);
+    // Read through the class that holds it, as an attribute of the class
+    // is, so that a method replaced on a base or a base class changed after
+    // export misses.
+    SourcePtr source = values.classLookupSource(reinterpret_cast<PyTypeObject*>(cls), name, start);
+    if (source && (isStatic || isClassMethod))
+      source = values.wrappedFunctionSource(source, attribute);
+    llvm::Expected<ValuePtr> function = values.wrapClassAttribute(underlying.get(), source);
     if (!function || !isClassMethod)
       return function;
     ValuePtr method = makeValue(ValueKind::BoundMethod);
@@ -796,7 +802,11 @@ llvm::Expected<ValuePtr> superAttr(SemanticsContext& cx, const ValuePtr& base,
       return described.takeError();
     if (*described)
       return std::move(**described);
-    llvm::Expected<ValuePtr> function = cx.values().wrapReal(attribute, nullptr);
+    // Read through the class of the MRO that holds it (with the classes
+    // before it pinned), as an attribute of a class is.
+    SourcePtr source = cx.values().classLookupSource(reinterpret_cast<PyTypeObject*>(type->get()),
+                                                     name, base->object.get());
+    llvm::Expected<ValuePtr> function = cx.values().wrapClassAttribute(attribute, source);
     if (!function)
       return function.takeError();
     // `object`'s methods bind to self like functions do (super().__init__());

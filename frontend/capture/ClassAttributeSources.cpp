@@ -108,7 +108,8 @@ SourcePtr ValueBuilder::sourceOfClass(PyTypeObject* type) {
   return source;
 }
 
-SourcePtr ValueBuilder::classLookupSource(PyTypeObject* type, llvm::StringRef name) {
+SourcePtr ValueBuilder::classLookupSource(PyTypeObject* type, llvm::StringRef name,
+                                          PyObject* after) {
   PyObject* mro = type->tp_mro;
   if (!mro || !PyTuple_Check(mro))
     return nullptr;
@@ -117,10 +118,19 @@ SourcePtr ValueBuilder::classLookupSource(PyTypeObject* type, llvm::StringRef na
     PyErr_Clear();
     return nullptr;
   }
+  // super(after, obj) looks from the class after `after` on.
+  Py_ssize_t first = 0;
+  if (after) {
+    while (first < PyTuple_GET_SIZE(mro) && PyTuple_GET_ITEM(mro, first) != after)
+      ++first;
+    if (first == PyTuple_GET_SIZE(mro))
+      return nullptr;
+    ++first;
+  }
   // Python's lookup: the first class of the MRO whose own dict holds the
   // name. Each Python class passed on the way must go on not holding it.
   llvm::SmallVector<SourcePtr, 4> passed;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); ++i) {
+  for (Py_ssize_t i = first; i < PyTuple_GET_SIZE(mro); ++i) {
     auto* base = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i));
     PyObject* dict = base->tp_dict;
     PyObject* held = dict ? PyDict_GetItemWithError(dict, key.get()) : nullptr;
@@ -133,22 +143,38 @@ SourcePtr ValueBuilder::classLookupSource(PyTypeObject* type, llvm::StringRef na
     if (python && !baseSource)
       return nullptr;
     if (held) {
+      // Which classes the lookup visits is the MRO's business: a base
+      // class's name still naming the same class says nothing of whether
+      // `type` still derives from it (`Sub.__bases__ = (Other,)`).
+      if (!pinMroPrefix(type, i))
+        return nullptr;
+      for (const SourcePtr& earlier : passed)
+        guards_.add(Guard::absent(Source::attr(earlier, name)));
       // What a class written in C holds cannot change, but a Python class
       // before it in the MRO may come to shadow it (`Config.__init__ =
       // ...` on a class that inherited object's).
-      if (!python) {
-        for (const SourcePtr& earlier : passed)
-          guards_.add(Guard::absent(Source::attr(earlier, name)));
-        return nullptr;
-      }
-      for (const SourcePtr& earlier : passed)
-        guards_.add(Guard::absent(Source::attr(earlier, name)));
-      return Source::attr(baseSource, name);
+      return python ? Source::attr(baseSource, name) : nullptr;
     }
     if (python)
       passed.push_back(baseSource);
   }
   return nullptr;
+}
+
+bool ValueBuilder::pinMroPrefix(PyTypeObject* type, Py_ssize_t last) {
+  if (last == 0)
+    return true;
+  PyObject* mro = type->tp_mro;
+  // A class written in C has the MRO it was built with.
+  if (!(type->tp_flags & Py_TPFLAGS_HEAPTYPE))
+    return true;
+  SourcePtr typeSource = sourceOfClass(type);
+  if (!typeSource)
+    return false;
+  SourcePtr mroSource = Source::attr(typeSource, "__mro__");
+  for (Py_ssize_t i = 1; i <= last; ++i)
+    guards_.add(classGuard(Source::index(mroSource, i), PyTuple_GET_ITEM(mro, i)));
+  return true;
 }
 
 SourcePtr ValueBuilder::wrappedFunctionSource(const SourcePtr& descriptorSource,

@@ -204,6 +204,13 @@ SourcePtr ValueBuilder::moduleReadSource(const SourcePtr& source, PyObject* modu
     return source;
   if (!library && isGuardPinnable(value))
     return source;
+  // A class another module's function reads from its own globals (it
+  // constructs it, checks isinstance against it, catches it): a `class`
+  // guard pins the name to it, as for the entry module's globals, and what
+  // construction runs is read through it. Without a source, rebinding
+  // `helpers.Block` after export went unseen.
+  if (!library && PyType_Check(value))
+    return source;
   // A dtype, device, layout or memory format, torch's own (`torch.float32`)
   // or another module's: which one it is decides the graph, and a module
   // attribute may be reassigned; wrapReal pins it with `equals`.
@@ -387,7 +394,46 @@ llvm::Expected<ValuePtr> wrapEntryFunction(ValueBuilder& values, PyObject* funct
 }
 // --- end of the entry function's closure ---
 
+/// The function that a wrapper of torch's compile machinery stands for, or
+/// \p function itself (borrowed). torch rebinds some of its own functions on
+/// import to wrappers that only keep torch.compile from tracing into them:
+/// `torch.manual_seed` becomes `torch._disable_dynamo(torch.random.manual_seed)`
+/// when torch._dynamo is first imported, and torch.compile's first run
+/// wraps torch.jit's tracers and the optimizers' steps in
+/// `torch._dynamo.disable`. Eager runs the wrapped function as it is, and
+/// whether a process imported torch._dynamo must not decide what a guard
+/// says, so the wrapper is read as the function it wraps: capture runs that
+/// one, and the guards, which follow such wrappers natively too
+/// (ShimPyObjects.c), pin it. A wrapper is torch's when it is defined in
+/// torch._compile (`_disable_dynamo`) or is torch._dynamo's marked
+/// `_torchdynamo_disable`: a user's own replacement, even one made with
+/// functools.wraps, is defined elsewhere and stays itself.
+static PyObject* unwrapDynamoDisabled(PyObject* function) {
+  for (int depth = 0; depth < 4 && Py_IS_TYPE(function, &PyFunction_Type); ++depth) {
+    auto* fn = reinterpret_cast<PyFunctionObject*>(function);
+    if (!fn->func_dict || !PyDict_Check(fn->func_dict) || !PyDict_Check(fn->func_globals))
+      return function;
+    PyObject* module = PyDict_GetItemString(fn->func_globals, "__name__");
+    std::optional<std::string> name =
+        module && PyUnicode_CheckExact(module) ? python::utf8Of(module) : std::nullopt;
+    if (!name)
+      return function;
+    PyObject* disabled = PyDict_GetItemString(fn->func_dict, "_torchdynamo_disable");
+    bool torchWrapper =
+        *name == "torch._compile" ||
+        (llvm::StringRef(*name).starts_with("torch._dynamo.") && disabled == Py_True);
+    PyObject* wrapped = PyDict_GetItemString(fn->func_dict, "__wrapped__");
+    if (!torchWrapper || !wrapped)
+      return function;
+    function = wrapped;
+  }
+  return function;
+}
+
 llvm::Expected<ValuePtr> ValueBuilder::functionFromReal(PyObject* function, SourcePtr source) {
+  function = unwrapDynamoDisabled(function);
+  if (!PyFunction_Check(function))
+    return wrapReal(function, source);
   if (auto it = functionsBeingWrapped_.find(function); it != functionsBeingWrapped_.end())
     return it->second;
   // A function made while capturing and made real for a class defined

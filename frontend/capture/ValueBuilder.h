@@ -159,9 +159,16 @@ public:
   /// The source of attribute \p name as Python's lookup finds it on class
   /// \p type (an object made while capturing reads its class's attributes
   /// so): `SRC.name` for the first Python class of the MRO that holds it,
-  /// with `absent` guards for the Python classes before it. Null when a
+  /// with `absent` guards for the Python classes before it and `class`
+  /// guards on `type.__mro__` up to the class that holds it. Null when a
   /// class written in C holds it or a class on the way has no source.
-  SourcePtr classLookupSource(PyTypeObject* type, llvm::StringRef name);
+  /// With \p after, the lookup `super(after, obj)` makes: from the class
+  /// after it in the MRO.
+  SourcePtr classLookupSource(PyTypeObject* type, llvm::StringRef name, PyObject* after = nullptr);
+  /// Pins `type.__mro__[1..last]` to the classes it holds now (`class`
+  /// guards): a lookup that passed them visits them again only while the
+  /// class's bases stay. False when no name reaches \p type.
+  bool pinMroPrefix(PyTypeObject* type, Py_ssize_t last);
   /// For a classmethod or staticmethod \p descriptor read through
   /// \p descriptorSource: pins its type and gives `SRC.__func__`, the
   /// function it wraps; null without a source.

@@ -171,6 +171,38 @@ static PyObject* instance_attr(PyObject* obj, const char* name, int* unknown) {
   return dict_lookup(dict, name);
 }
 
+/* The function a wrapper of torch's compile machinery stands for, or `obj`
+ * itself. torch rebinds some of its own functions on import
+ * (`torch.manual_seed` when torch._dynamo is first imported, torch.jit's
+ * tracers when torch.compile first runs) to wrappers that only keep
+ * torch.compile from tracing into them: `torch._disable_dynamo`'s (defined
+ * in torch._compile) and `torch._dynamo.disable`'s (marked
+ * `_torchdynamo_disable`). An eager call runs the wrapped function as it
+ * is, so whether the process imported torch._dynamo must not decide a
+ * guard. Capture describes such a function by the one it wraps; a user's
+ * own replacement is defined elsewhere and is not followed. */
+static PyObject* unwrap_dynamo_disabled(PyObject* obj) {
+  for (int depth = 0; depth < 4 && obj && Py_TYPE(obj) == &PyFunction_Type; ++depth) {
+    PyFunctionObject* fn = (PyFunctionObject*)obj;
+    if (!fn->func_dict || !PyDict_Check(fn->func_dict) || !fn->func_globals ||
+        !PyDict_Check(fn->func_globals))
+      return obj;
+    PyObject* module = dict_lookup(fn->func_globals, "__name__");
+    int compile_module = str_equals(module, "torch._compile", 14);
+    int dynamo_module = module && PyUnicode_CheckExact(module) &&
+                        PyUnicode_IS_COMPACT_ASCII(module) && PyUnicode_GET_LENGTH(module) > 14 &&
+                        memcmp(PyUnicode_DATA(module), "torch._dynamo.", 14) == 0;
+    if (!compile_module &&
+        !(dynamo_module && dict_lookup(fn->func_dict, "_torchdynamo_disable") == Py_True))
+      return obj;
+    PyObject* wrapped = dict_lookup(fn->func_dict, "__wrapped__");
+    if (!wrapped)
+      return obj;
+    obj = wrapped;
+  }
+  return obj;
+}
+
 /* The attributes a guard reads from the C fields of a function, a bound
  * method or a property (whose types are exact, so no Python-level code can be behind
  * them): what capture read where the function's defaults filled parameters
@@ -179,12 +211,19 @@ static PyObject* instance_attr(PyObject* obj, const char* name, int* unknown) {
 static PyObject* builtin_field(PyObject* obj, const char* name, int* found) {
   *found = 0;
   if (Py_IS_TYPE(obj, &PyFunction_Type)) {
-    PyFunctionObject* fn = (PyFunctionObject*)obj;
     if (strcmp(name, "__defaults__") == 0 || strcmp(name, "__kwdefaults__") == 0) {
+      PyFunctionObject* fn = (PyFunctionObject*)unwrap_dynamo_disabled(obj);
+      if (Py_TYPE(fn) != &PyFunction_Type)
+        return NULL;
       *found = 1;
       PyObject* field = name[2] == 'd' ? fn->func_defaults : fn->func_kwdefaults;
       return field ? field : Py_None;
     }
+  } else if (PyType_Check(obj) && strcmp(name, "__mro__") == 0) {
+    /* The lookup order of a class: a tuple the type keeps, remade when its
+     * bases are assigned. */
+    *found = 1;
+    return ((PyTypeObject*)obj)->tp_mro;
   } else if (Py_IS_TYPE(obj, &PyMethod_Type) &&
              (strcmp(name, "__self__") == 0 || strcmp(name, "__func__") == 0)) {
     /* A bound method's own fields (a hook registered as `obj.method`). */
@@ -612,6 +651,7 @@ int dync_py_class_attr_absent(PyObject* obj, const char* name) {
 }
 
 PyObject* dync_py_closure_cell(PyObject* fn, int64_t index) {
+  fn = unwrap_dynamo_disabled(fn);
   if (!fn || !PyFunction_Check(fn) || Py_TYPE(fn) != &PyFunction_Type)
     return NULL;
   PyObject* closure = ((PyFunctionObject*)fn)->func_closure;
@@ -641,6 +681,7 @@ int dync_py_instance_attr_absent(PyObject* obj, const char* name) {
 
 int dync_py_function_is(PyObject* obj, const char* module, const char* qualname,
                         int64_t first_line) {
+  obj = unwrap_dynamo_disabled(obj);
   if (!obj || !module || !qualname || Py_TYPE(obj) != &PyFunction_Type)
     return 0;
   PyFunctionObject* fn = (PyFunctionObject*)obj;
