@@ -13,7 +13,9 @@
 // graph's random operators are ATen calls (and dync's own generator
 // operators, `torch.manual_seed` in the program) that draw from the default
 // CPU generator: capture refuses a generator passed as an argument, and
-// fused kernels never draw. The normal return leaves the generator where
+// fused kernels never draw. Whether a call of a random operator draws is
+// read from its arguments (ir/RandomDraws.h): CPU attention at dropout_p 0
+// is tagged random and draws nothing. The normal return leaves the generator where
 // the draws left it, as eager does. Whether a fall-back follows a draw is
 // known once every node is emitted, so the save is put in place last: a
 // graph with no fall-back after a draw saves nothing. A subgraph (a cond
@@ -25,7 +27,7 @@
 
 #include "ir/ControlFlow.h"
 #include "ir/Graph.h"
-#include "ir/OpTraits.h"
+#include "ir/RandomDraws.h"
 #include "ir/ScalarOps.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -44,8 +46,8 @@ std::vector<const ir::Graph*> subgraphsOf(const ir::Graph& graph, const ir::Node
   return found;
 }
 
-/// Whether \p node draws from, reseeds or sets the default generator, or
-/// runs a subgraph that does.
+/// Whether \p node draws from, reseeds or sets the default generator (by
+/// its arguments: ir/RandomDraws.h), or runs a subgraph that does.
 bool usesGenerator(const ir::Graph& graph, const ir::Node& node) {
   if (!node.isCall() || node.isKernelCall() || ir::scalarOpOf(node))
     return false;
@@ -53,8 +55,9 @@ bool usesGenerator(const ir::Graph& graph, const ir::Node& node) {
     if (llvm::any_of(subgraph->nodes(),
                      [&](const ir::Node& inner) { return usesGenerator(*subgraph, inner); }))
       return true;
-  const ir::OpTraits* traits = ir::findOpTraits(node.op());
-  return traits && traits->randomSeeded;
+  // Decided per call: attention at dropout_p 0 draws nothing, so a graph
+  // of attention layers saves nothing.
+  return ir::mayDraw(node);
 }
 
 } // namespace

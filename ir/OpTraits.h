@@ -15,6 +15,21 @@
 
 namespace dync::ir {
 
+/// An argument of a random operator whose value at a call switches its
+/// draws off: a `dropout_p`/`dropout` float at 0, a `train`/`training`
+/// bool at False (frontend/oracle/embedded/oracle_draws.py states the rule).
+struct DrawSwitch {
+  /// The argument's position in the schema; -1 for none.
+  int8_t position = -1;
+  /// Its name, as a keyword argument gives it.
+  const char* name = "";
+  /// A `train`/`training` bool (off at False), else a dropout float (off
+  /// at 0).
+  bool training = false;
+  /// Whether the schema's default value switches the draws off.
+  bool offByDefault = false;
+};
+
 struct OpTraits {
   /// The schema writes one of its arguments (`Tensor(a!)`): in-place and
   /// out= overloads.
@@ -45,6 +60,9 @@ struct OpTraits {
   /// the trailing underscore (`aten::add.Tensor`), takes the same arguments
   /// and returns one fresh tensor.
   bool functionalTwin = false;
+  /// For a random operator, the arguments that may switch its draws off
+  /// at a call (ir/RandomDraws.h).
+  DrawSwitch drawSwitches[2] = {};
 
   /// Free of effects a pass must keep: removable when unused and mergeable
   /// with an equal call.

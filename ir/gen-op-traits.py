@@ -90,6 +90,32 @@ def has_functional_twin(op):
             and str(tschema.returns[0].type) == "Tensor" and not tschema.is_mutable)
 
 
+# Schema arguments whose value switches a random operator's draws off, as
+# frontend/oracle/embedded/oracle_draws.py states the rule: the name, and
+# whether it is the training switch (a bool, off at False) or a dropout
+# probability (a float, off at 0).
+_DRAW_SWITCHES = {"train": True, "training": True, "dropout_p": False, "dropout": False}
+
+
+def draw_switches(op):
+    """[(position, name, training, off by default)] of a random operator's
+    arguments that switch its draws off (at most two)."""
+    found = []
+    for position, argument in enumerate(op._schema.arguments):
+        training = _DRAW_SWITCHES.get(argument.name)
+        if training is None:
+            continue
+        kind = argument.type
+        if training and isinstance(kind, torch.OptionalType):
+            kind = kind.getElementType()
+        if not isinstance(kind, torch.BoolType if training else torch.FloatType):
+            continue
+        default = argument.default_value if argument.has_default_value() else None
+        off = default is False if training else (type(default) in (int, float) and default == 0)
+        found.append((position, argument.name, training, off))
+    return found[:2]
+
+
 def traits_of(op, side_effectful, name):
     schema = op._schema
     tags = set(op.tags)
@@ -110,6 +136,7 @@ def traits_of(op, side_effectful, name):
         "core": torch.Tag.core in tags,
         "sideEffect": name in side_effectful,
         "functionalTwin": has_functional_twin(op),
+        "drawSwitches": draw_switches(op) if torch.Tag.nondeterministic_seeded in tags else [],
     }
 
 
@@ -129,7 +156,9 @@ def collect():
 
 def dump(rows, out):
     for name, traits in rows:
-        out.write(name + " " + " ".join(f for f in FIELDS if traits[f]) + "\n")
+        switches = " ".join(f"switch:{arg}@{position}" for position, arg, _, _ in traits["drawSwitches"])
+        out.write(name + " " + " ".join(f for f in FIELDS if traits[f]) +
+                  (" " + switches if switches else "") + "\n")
 
 
 def write_inc(rows, out):
@@ -138,6 +167,11 @@ def write_inc(rows, out):
     out.write("// {name, {" + ", ".join(FIELDS) + "}}, sorted by name.\n")
     for name, traits in rows:
         flags = ", ".join("true" if traits[f] else "false" for f in FIELDS)
+        switches = traits["drawSwitches"]
+        if switches:
+            flags += ", {" + ", ".join(
+                f'{{{position}, "{arg}", {str(training).lower()}, {str(off).lower()}}}'
+                for position, arg, training, off in switches) + "}"
         out.write(f'{{"{name}", {{{flags}}}}},\n')
 
 

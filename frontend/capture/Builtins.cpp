@@ -235,15 +235,14 @@ llvm::Expected<ValuePtr> builtinHasattr(BuiltinContext& interp, const ValuePtr&,
   return captureError(message);
 }
 
-/// min and max of ints among which is a symbolic size: torch.sym_min and
-/// sym_max folded over them, the symbolic minimum, as torch.export reads
-/// Python's min and max. CPython's would compare the sizes, guarding each
-/// to the side the example takes (`min(s, 16)` would assume s <= 16 and
-/// contradict a --dynamic range past 16). An int read from tensor data
-/// folds the same way (detectron2's `max(num_pos.item(), 1)`): CPython's
-/// comparison would ask torch to guard on an unbacked symbol, which it
-/// cannot. Null where that does not apply: floats or bools among them
-/// (Python's result keeps the chosen item's type) or no symbolic int.
+/// min and max of ints among which is a symbolic one (a size, or an int
+/// read from tensor data): torch.sym_min and sym_max folded over them, the
+/// symbolic minimum, as torch.export reads Python's min and max of sizes.
+/// CPython's would compare them, guarding each to the side the example
+/// takes (`min(s, 16)` would assume s <= 16 and contradict a --dynamic
+/// range past 16), and an int from data has no side to guard on. Null where
+/// that does not apply: floats or bools among them (Python's result keeps
+/// the chosen item's type), or no symbolic int.
 llvm::Expected<ValuePtr> symbolicMinMax(BuiltinContext& interp, const std::string& name,
                                         const Args& items) {
   PyObject* symInt = interp.types().symInt.get();
@@ -251,11 +250,10 @@ llvm::Expected<ValuePtr> symbolicMinMax(BuiltinContext& interp, const std::strin
   for (const ValuePtr& item : items) {
     PyObject* object = item->object.get();
     if (item->kind == ValueKind::SymNum &&
-        Py_TYPE(object) == reinterpret_cast<PyTypeObject*>(symInt)) {
+        Py_TYPE(object) == reinterpret_cast<PyTypeObject*>(symInt))
       symbolic = true;
-    } else if (item->kind != ValueKind::Constant || !PyLong_CheckExact(object)) {
+    else if (item->kind != ValueKind::Constant || !PyLong_CheckExact(object))
       return nullptr;
-    }
   }
   if (!symbolic)
     return nullptr;
@@ -273,10 +271,39 @@ llvm::Expected<ValuePtr> symbolicMinMax(BuiltinContext& interp, const std::strin
   return result;
 }
 
+/// Python's min or max of \p items made as CPython makes it: each item
+/// compared with the best so far (`<` for min, `>` for max), each
+/// comparison's truth decided as a branch on data is (DataBranches.cpp): on
+/// the example's side, checked when the graph runs. \p what names the items
+/// in a refusal, \p instead what the program may write instead.
+llvm::Expected<ValuePtr> minMaxByDecisions(BuiltinContext& interp, const std::string& name,
+                                           const Args& items, const std::string& what,
+                                           const std::string& instead) {
+  ValuePtr best = items.front();
+  for (size_t i = 1; i < items.size(); ++i) {
+    llvm::Expected<ValuePtr> better = interp.compare(name == "min" ? "<" : ">", items[i], best);
+    if (!better)
+      return better.takeError();
+    llvm::Expected<bool> taken = interp.truth(*better);
+    if (!taken)
+      return llvm::handleErrors(taken.takeError(), [&](const CaptureError& e) -> llvm::Error {
+        return llvm::make_error<CaptureError>(name + "() of " + what +
+                                                  " decides which to return by the truth of a "
+                                                  "comparison of their data: " +
+                                                  e.reason() + " (" + instead + ")",
+                                              e.stack());
+      });
+    if (*taken)
+      best = items[i];
+  }
+  return best;
+}
+
 /// min and max: over constants and SymInts by CPython (torch's SymInt
-/// semantics; ints with a symbolic size among them by symbolicMinMax), over
-/// tensors by the oracle (torch.min/max of two tensors is not what
-/// Python's min does, so that is refused).
+/// semantics; ints with a symbolic one among them by symbolicMinMax), over
+/// tensors and numbers read from tensor data by decisions on the data
+/// (minMaxByDecisions; torch.min/max of two tensors is not what Python's
+/// min does).
 llvm::Expected<ValuePtr> builtinMinMax(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                        KeywordArgs& kwargs) {
   std::string name = nameOf(self->object.get(), "min");
@@ -293,41 +320,35 @@ llvm::Expected<ValuePtr> builtinMinMax(BuiltinContext& interp, const ValuePtr& s
     return captureError(name + "() arg is an empty sequence");
   // Python's max(a, b) returns a or b as `b > a` decides: for tensors a
   // decision on their data (torch.maximum is another operation: it
-  // broadcasts, promotes, propagates NaN and splits ties' gradients). It is
-  // made as CPython makes it, each item compared with the best so far, and
-  // each comparison's truth is decided as a branch on data is
-  // (DataBranches.cpp): on the example's side, checked when the graph runs.
+  // broadcasts, promotes, propagates NaN and splits ties' gradients).
   if (llvm::any_of(items, [](const ValuePtr& item) { return item->isTensor(); })) {
     if (auto other = llvm::find_if_not(
             items, [](const ValuePtr& item) { return item->isTensor() || numeric(item); });
         other != items.end())
       return captureError(name + "() of a tensor and a '" + typeNameOf(*other) +
                           "' value is not supported: only of tensors and numbers");
-    ValuePtr best = items.front();
-    for (size_t i = 1; i < items.size(); ++i) {
-      llvm::Expected<ValuePtr> better = interp.compare(name == "min" ? "<" : ">", items[i], best);
-      if (!better)
-        return better.takeError();
-      llvm::Expected<bool> taken = interp.truth(*better);
-      if (!taken)
-        return llvm::handleErrors(taken.takeError(), [&](const CaptureError& e) -> llvm::Error {
-          return llvm::make_error<CaptureError>(
-              name + "() of tensors decides which to return by the truth of a comparison of " +
-                  "their data: " + e.reason() + " (torch." +
-                  (name == "min" ? "minimum" : "maximum") + " is the graph's elementwise " + name +
-                  ")",
-              e.stack());
-        });
-      if (*taken)
-        best = items[i];
-    }
-    return best;
+    return minMaxByDecisions(interp, name, items, "tensors",
+                             std::string("torch.") + (name == "min" ? "minimum" : "maximum") +
+                                 " is the graph's elementwise " + name);
   }
   if (auto other = llvm::find_if_not(items, numeric); other != items.end())
     return captureError(name + "() of '" + typeNameOf(*other) +
                         "' values is not supported: only of numbers");
   if (llvm::Expected<ValuePtr> folded = symbolicMinMax(interp, name, items); !folded || *folded)
     return folded;
+  // A float or bool read from tensor data among them (`max(s, 1.0)` with
+  // `s = t.item()`): which item Python returns, and so its type, is a
+  // decision on the data, as for tensors.
+  for (const ValuePtr& item : items) {
+    llvm::Expected<bool> data = isDataNumber(interp.oracle(), item);
+    if (!data)
+      return data.takeError();
+    if (*data)
+      return minMaxByDecisions(interp, name, items, "numbers computed from tensor data",
+                               std::string("torch.") + (name == "min" ? "minimum" : "maximum") +
+                                   " of the tensors they were read from is the graph's own " +
+                                   name);
+  }
   return applyToConstants(interp, self->object.get(), items);
 }
 

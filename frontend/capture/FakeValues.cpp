@@ -9,6 +9,7 @@
 #include "frontend/capture/Exceptions.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/capture/SizeTensorArguments.h"
 #include "frontend/embedding/PyStrings.h"
 
 namespace dync::capture {
@@ -221,6 +222,17 @@ llvm::Expected<ValuePtr> Interpreter::callOracle(PyObject* callable,
   if (!call)
     return call.takeError();
   auto& [tuple, dict] = *call;
+  // A one-element tensor the call reads as an int is read first, so its
+  // value is a node's (SizeTensorArguments.h).
+  std::vector<ValuePtr> sizesRead = args;
+  KeywordArgs kwargsRead = kwargs;
+  llvm::Expected<bool> readSizes = readSizeTensors(
+      callable, tuple.get(), dict.get(), sizesRead, kwargsRead,
+      [&](PyObject* read, const ValuePtr& tensor) { return callOracle(read, {tensor}, {}); });
+  if (!readSizes)
+    return readSizes.takeError();
+  if (*readSizes)
+    return callOracle(callable, sizesRead, kwargsRead);
   reportLocation();
   oracle_.takeRaisedException();
   llvm::Expected<PyRef> result = oracle_.call(callable, tuple.get(), dict.get());

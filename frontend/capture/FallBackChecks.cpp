@@ -2,9 +2,10 @@
 //
 // A decision on tensor data specialized to the example's side is checked
 // where the program decided (DataBranches.cpp); a call taking the other
-// side then runs the program's original code. Random operators before the
-// check (attention, even with dropout_p=0, is tagged random) have advanced
-// the generator by then; the graph puts its state back before falling back
+// side then runs the program's original code. Random operators' calls
+// before the check that draw (by their arguments, ir/RandomDraws.h:
+// attention at dropout_p 0 draws nothing) have advanced the generator by
+// then; the graph puts its state back before falling back
 // (codegen/FallBackGenerator.cpp), which costs saving it first. So each
 // fall-back check whose condition is computed without random numbers is
 // moved, with the calls computing it, to before the first random operator
@@ -19,6 +20,7 @@
 
 #include "ir/Graph.h"
 #include "ir/OpTraits.h"
+#include "ir/RandomDraws.h"
 #include "ir/RunTimeCheck.h"
 #include "ir/ScalarOps.h"
 
@@ -70,7 +72,7 @@ bool movable(const ir::Node& node, const llvm::StringSet<>& unbacked) {
   if (ir::scalarOpOf(node))
     return true;
   const ir::OpTraits* traits = ir::findOpTraits(node.op());
-  return traits && !traits->randomSeeded && !traits->mutatesArgument;
+  return traits && !ir::mayDraw(node) && !traits->mutatesArgument;
 }
 
 /// Whether a call \p writer may write what a node of \p reads (or an input)
@@ -118,8 +120,7 @@ const ir::Node* firstRandomOperator(const ir::Graph& graph) {
   for (const ir::Node& node : graph.nodes()) {
     if (!node.isCall() || ir::scalarOpOf(node))
       continue;
-    const ir::OpTraits* traits = ir::findOpTraits(node.op());
-    if (traits && traits->randomSeeded)
+    if (ir::mayDraw(node))
       return &node;
   }
   return nullptr;

@@ -32,16 +32,19 @@ class Gate(nn.Module):
                 x = x - 1
         return x
 
+# CPU attention at dropout_p 0 is tagged random but draws nothing
+# (ir/RandomDraws.h): the checks stay where the program decided, after it.
 # CHECK-LABEL: graph @Gate.forward
 # CHECK:       %self_probs: tensor<f32, [2]> = L['self']._buffers['probs']
+# CHECK-NEXT:  %[[A:[0-9]+]] = aten::_scaled_dot_product_flash_attention_for_cpu
 # CHECK-NEXT:  %[[P0:[0-9]+]] = aten::select.int(%self_probs, 0, 0)
 # CHECK-NEXT:  %[[T0:[0-9]+]] = aten::gt.Scalar(%[[P0]], 0)
 # CHECK-NEXT:  aten::_assert_async.msg(%[[T0]], "fall back: the decision on tensor data at data-branches-after-seeded.py:29 takes the other side than the example's (True)
+# CHECK-NEXT:  aten::mul.Tensor(%[[A]]#0, 2)
 # CHECK-NEXT:  %[[P1:[0-9]+]] = aten::select.int(%self_probs, 0, 1)
 # CHECK-NEXT:  %[[T1:[0-9]+]] = aten::gt.Scalar(%[[P1]], 0)
 # CHECK-NEXT:  %[[N1:[0-9]+]] = aten::logical_not.default(%[[T1]])
 # CHECK-NEXT:  aten::_assert_async.msg(%[[N1]], "fall back: the decision on tensor data at data-branches-after-seeded.py:29 takes the other side than the example's (False)
-# CHECK-NEXT:  aten::_scaled_dot_product_flash_attention_for_cpu
 
 # NOTE: data-branches-after-seeded.py:29: the decision on tensor data (if self.probs[i] > 0:) is specialized to the example's side (True)
 # NOTE: data-branches-after-seeded.py:29: the decision on tensor data (if self.probs[i] > 0:) is specialized to the example's side (False)
@@ -95,8 +98,23 @@ class CountAfterDraw(Gate):
 # COUNT-LLVM-NEXT: call void @dync.set_error(
 # COUNT-LLVM-NEXT: store i32 3, ptr %status
 
-# The checks of Gate all run before its attention: nothing is saved.
+# Gate's attention draws nothing: nothing is saved.
 # GATE-LLVM-NOT: generator_state
+
+
+# An int read from data after attention at dropout_p 0: its check mentions
+# the value read and stays after the attention, which draws nothing, so
+# nothing is saved either.
+# RUN: %dync export %s:CountAfterAttention.forward --emit=llvm 2>/dev/null | FileCheck %s --check-prefix=COUNT-ATTN
+class CountAfterAttention(Gate):
+    def forward(self, x):
+        x = F.scaled_dot_product_attention(x, x, x)
+        for _ in range(int((self.probs > 0).sum())):
+            x = x * 2
+        return x
+
+# COUNT-ATTN:     fall back: the int u0 computed from tensor data by int
+# COUNT-ATTN-NOT: generator_state
 
 
 # Reformer's hashing seeds the generator and draws its rotations, then

@@ -95,7 +95,7 @@ def levels(x, n):
         out.append(torch.linspace(0.5, h - 0.5, h))
     return torch.cat(out) + x.sum()
 
-# STEPS: data-dependent-errors.py:[[@LINE-3]]:20: error: torch.linspace needs the value of u0, a value computed from tensor data by torch.linspace at {{.*}}data-dependent-errors.py:[[@LINE-3]], which is known only when the graph runs, so capture cannot take it (nor can torch.export): compute it from Python numbers or sizes (x.shape) rather than from a tensor's values, or, if the program assumes one value n, state it before this line with torch._check(value == n), which the graph then checks when it runs
+# STEPS: data-dependent-errors.py:[[@LINE-3]]:20: error: torch.linspace needs the value of u0, a value computed from tensor data by torch.Tensor.__index__ at {{.*}}data-dependent-errors.py:[[@LINE-3]], which is known only when the graph runs, so capture cannot take it (nor can torch.export): compute it from Python numbers or sizes (x.shape) rather than from a tensor's values, or, if the program assumes one value n, state it before this line with torch._check(value == n), which the graph then checks when it runs
 # STEPS-NEXT: {{^}}        out.append(torch.linspace(0.5, h - 0.5, h))
 # STEPS-NOT: GuardOnDataDependentSymNode
 

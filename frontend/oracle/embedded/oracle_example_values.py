@@ -276,8 +276,7 @@ class ExampleValues:
             # What it drew is put back: this process's generator stays as
             # the program left it. An operator tagged random that drew
             # nothing here (attention with a dropout probability of 0) is
-            # an ordinary call; its graph node still counts as random
-            # (FallBackChecks.cpp, codegen/FallBackGenerator.cpp).
+            # an ordinary call, as its graph node is (ir/RandomDraws.h).
             drew = any(not torch.equal(a, b) for a, b in zip(generators, _generator_states()))
             _restore_generator_states(generators)
             if drew:

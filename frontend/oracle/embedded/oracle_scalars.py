@@ -346,6 +346,14 @@ def index_of_tensor(t):
     return t.to(torch.int64).item()
 
 
+def int_argument_of_tensor(t):
+    """The int torch's argument parser reads from a one-element integer
+    tensor given where a schema takes an int (`interpolate(size=(h, w))`),
+    read before the call as index_of_tensor reads it
+    (dync_oracle_int_arguments, size_tensor_arguments)."""
+    return index_of_tensor(t)
+
+
 def known_truth(t):
     """The truth of one-element fake tensor `t` when fake mode knows its
     value from the program's plain numbers alone (FakeTensor.constant: a
@@ -378,5 +386,6 @@ for _function, _name in ((float_of_tensor, "float"), (bool_of_tensor, "bool"),
                          (not_of_number, "not"),
                          (int_of_tensor, "int"), (int_of_number, "int"),
                          (divmod_quotient, "divmod"), (divmod_remainder, "divmod"),
-                         (length_of_tensor, "len"), (index_of_tensor, "slice")):
+                         (length_of_tensor, "len"), (index_of_tensor, "slice"),
+                         (int_argument_of_tensor, "torch.Tensor.__index__")):
     _function.__module__, _function.__qualname__ = "builtins", _name
