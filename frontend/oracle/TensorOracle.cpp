@@ -421,12 +421,14 @@ llvm::Expected<PyRef> PythonTensorOracle::call(PyObject* callable, PyObject* arg
     return makeError("the tensor oracle was already finalized");
   PyRef result = callMethod(callMethod_.get(), {callable, args, kwargs ? kwargs : Py_None});
   if (!result && tensorForInt())
-    return pythonError("running " + callableName(callable) +
-                       " on fake tensors, with a tensor where torch takes an int (a size read "
-                       "from a tensor's values, as a packed sequence's batch_sizes[0] is, "
-                       "depends on the data: not supported yet)");
+    return pythonError("calling " + callableName(callable) +
+                       " with the example's sizes, with a tensor where torch takes an int "
+                       "(a size read from a tensor's values, as a packed sequence's "
+                       "batch_sizes[0] is, depends on the data: not supported yet)");
   if (!result)
-    return pythonError("running " + callableName(callable) + " on fake tensors");
+    // Capture runs the call on tensors that have the example's sizes but no
+    // values; the words say so without torch's name for them.
+    return pythonError("calling " + callableName(callable) + " with the example's sizes");
   // A record the graph cannot hold takes the whole call back, so the graph
   // is as it was before the call.
   ir::Graph& recording = recordingBuilder().graph();

@@ -50,5 +50,5 @@ def example_rows():
 # TWO-GRAPHS: symbols { n: [5, 8] }
 # TWO-GRAPHS-NOT: graph @cuts$n_4
 # ROWS: dync: note: rows: no graph made so far serves n = 9 of the declared ranges; adding a graph for it
-# ROWS: dync: warning: rows: 21 sizes of the declared ranges run the original code, no graph serving them: n in {9..15, 17..23, 25..31}; the graphs' relations leave them out, and at n = 9 the program cannot be captured: {{.*}}dynamic-max-graphs.py:28:12: running torch.Tensor.reshape on fake tensors raised RuntimeError: shape '[-1, 8]' is invalid
+# ROWS: dync: warning: rows: 21 sizes of the declared ranges run the original code, no graph serving them: n in {9..15, 17..23, 25..31}; the graphs' relations leave them out, and at n = 9 the program cannot be captured: {{.*}}dynamic-max-graphs.py:28:12: calling torch.Tensor.reshape with the example's sizes raised RuntimeError: shape '[-1, 8]' is invalid
 # ZERO: --max-graphs: Value 0 not in range

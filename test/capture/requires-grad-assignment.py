@@ -47,4 +47,4 @@ def leaf_inputs():
 # CHECK: aten::requires_grad_.default(%self_lin_bias, true)
 # CHECK: aten::requires_grad_.default(%0, false) {{.*}}requires-grad-assignment.py":[[@LINE-25]]:13)
 # CHECK: aten::requires_grad_.default(%1, false)
-# LEAF: requires-grad-assignment.py:[[@LINE-12]]:5: error: running setattr on fake tensors raised RuntimeError: you can only change requires_grad flags of leaf variables
+# LEAF: requires-grad-assignment.py:[[@LINE-12]]:5: error: calling setattr with the example's sizes raised RuntimeError: you can only change requires_grad flags of leaf variables

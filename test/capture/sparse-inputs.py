@@ -74,10 +74,10 @@ def csr_inputs():
 # RESULT: sparse-inputs.py:30:12: error: the result has layout torch.sparse_coo; graphs hold sparse tensors only as inputs, since fake tensors cannot tell how many entries an operator's sparse result stores: densify it (to_dense()) or compute on it outside the graph
 # RESULT-NEXT: return adj.coalesce()
 
-# UNCOALESCED: sparse-inputs.py:34:12: error: running torch.Tensor.indices on fake tensors raised RuntimeError: Cannot get indices on an uncoalesced tensor, please call .coalesce() first
+# UNCOALESCED: sparse-inputs.py:34:12: error: calling torch.Tensor.indices with the example's sizes raised RuntimeError: Cannot get indices on an uncoalesced tensor, please call .coalesce() first
 
 # CSR: error: L['adj'] has layout torch.sparse_csr; only strided and sparse COO tensors are inputs
 
 # DYNSPARSE: error: finishing the shape environment: dimension 0 of L['adj'] (n) was specialized to 4
 
-# DYNDENSE: sparse-inputs.py:26:12: error: running torch.spmm on fake tensors raised torch._subclasses.fake_tensor.UnsupportedOperatorException: aten.mm.default
+# DYNDENSE: sparse-inputs.py:26:12: error: calling torch.spmm with the example's sizes raised torch._subclasses.fake_tensor.UnsupportedOperatorException: aten.mm.default

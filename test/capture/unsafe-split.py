@@ -67,4 +67,4 @@ def example_inputs():
 # CHECK-NOT:   split_with_sizes
 # CHECK:       return
 
-# SIZES: unsafe-split.py:[[# @LINE - 44]]:12: error: running torch.unsafe_split_with_sizes on fake tensors raised RuntimeError: split_with_sizes expects split_sizes to sum exactly to 9 (input tensor's size at dimension 1), but got split_sizes=[2, 3]
+# SIZES: unsafe-split.py:[[# @LINE - 44]]:12: error: calling torch.unsafe_split_with_sizes with the example's sizes raised RuntimeError: split_with_sizes expects split_sizes to sum exactly to 9 (input tensor's size at dimension 1), but got split_sizes=[2, 3]
