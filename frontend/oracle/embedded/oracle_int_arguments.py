@@ -28,30 +28,41 @@ _BINDINGS = {"torch", "torch._C._nn", "torch._C._VariableFunctions", "torch._C._
              "torch._C._special", "torch._C._fft"}
 
 
-def _binds(schema, args, kwargs):
-    """{argument: value} where `args` and `kwargs` bind to `schema`, else
-    None."""
+def _bind_arguments(schema, args, kwargs):
+    """[(argument, value, keyword)] where `args` and `kwargs` bind to
+    `schema`'s arguments by position and by name (`keyword` the name a
+    keyword argument was given by, None for a positional one), else None:
+    too many positional arguments, an unknown or repeated name, or a
+    required argument left out."""
     positional = [a for a in schema.arguments if not a.kwarg_only]
     if len(args) > len(positional):
         return None
-    bound = {}
-    for argument, value in zip(positional, args):
-        bound[argument.name] = (argument, value)
+    bound = [(argument, value, None) for argument, value in zip(positional, args)]
+    given = {argument.name for argument, _, _ in bound}
     by_name = {a.name: a for a in schema.arguments}
     for name, value in (kwargs or {}).items():
-        if name not in by_name or name in bound:
+        if name not in by_name or name in given:
             return None
-        bound[name] = (by_name[name], value)
-    for argument in schema.arguments:
-        if argument.name not in bound and not argument.has_default_value():
-            return None
-    for argument, value in bound.values():
+        bound.append((by_name[name], value, name))
+        given.add(name)
+    if any(a.name not in given and not a.has_default_value() for a in schema.arguments):
+        return None
+    return bound
+
+
+def _binds(schema, args, kwargs):
+    """{argument: value} where `args` and `kwargs` bind to `schema`, else
+    None."""
+    bound = _bind_arguments(schema, args, kwargs)
+    if bound is None:
+        return None
+    for argument, value, _ in bound:
         kind = type(argument.real_type).__name__
         if kind == "TensorType" and not isinstance(value, torch.Tensor):
             return None
         if kind in ("IntType", "SymIntType") and not isinstance(value, (int, torch.SymInt)):
             return None
-    return bound
+    return {argument.name: (argument, value) for argument, value, _ in bound}
 
 
 def _symbolic_plain_int(bound):
@@ -160,30 +171,19 @@ def _fits(argument, value, convert):
 def _bind_marks(schema, args, kwargs, convert):
     """(positional marks, keyword marks) where the call binds to `schema`,
     else None."""
-    positional = [a for a in schema.arguments if not a.kwarg_only]
-    if len(args) > len(positional):
+    bound = _bind_arguments(schema, args, kwargs)
+    if bound is None:
         return None
-    by_name = {a.name: a for a in schema.arguments}
-    given = set()
     marks = []
-    for argument, value in zip(positional, args):
-        fits, mark = _fits(argument, value, convert)
-        if not fits:
-            return None
-        marks.append(mark)
-        given.add(argument.name)
     keyword = {}
-    for name, value in kwargs.items():
-        argument = by_name.get(name)
-        if argument is None or name in given:
-            return None
+    for argument, value, name in bound:
         fits, mark = _fits(argument, value, convert)
         if not fits:
             return None
-        keyword[name] = mark
-        given.add(name)
-    if any(a.name not in given and not a.has_default_value() for a in schema.arguments):
-        return None
+        if name is None:
+            marks.append(mark)
+        else:
+            keyword[name] = mark
     return marks, keyword
 
 
