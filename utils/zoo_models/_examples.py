@@ -51,3 +51,17 @@ def images(size, count=None):
     torch.manual_seed(1)
     count = SIZES["batch"] if count is None else count
     return {"pixel_values": torch.randn(count, 3, size, size)}
+
+
+def built(model_class, **config):
+    """A diffusers model, whose constructor takes its config as keywords,
+    with seeded random weights, in eval mode, its weights frozen."""
+    torch.manual_seed(0)
+    return model_class(**config).eval().requires_grad_(False)
+
+
+def noise(*shape):
+    """A noisy latent (or image, or signal) of SIZES' batch, as a diffusion
+    pipeline hands its denoiser at a step: seeded Gaussian noise."""
+    torch.manual_seed(1)
+    return torch.randn(SIZES["batch"], *shape)
