@@ -200,6 +200,22 @@ llvm::Expected<ValuePtr> ObjectSemantics::moduleAttr(const ValuePtr& module, llv
   };
   // The class and the instance dict come first, as Python looks them up.
   PyObject* classAttr = _PyType_Lookup(Py_TYPE(object), nameObject.get());
+  // `self.__dict__` (vars(self)): the instance dict itself, which the type
+  // guard above says the class's slot gives. It is read through its source,
+  // as an object's is, so its keys are guarded and each entry the program
+  // reads is the attribute it is (a `__getattr__` of the program's that
+  // looks in its own `__dict__` before the tables, as diffusers' models do).
+  if (name == "__dict__" && classAttr && Py_IS_TYPE(classAttr, &PyGetSetDescr_Type) && dict &&
+      PyDict_CheckExact(dict)) {
+    if (std::optional<std::string> table = cx_.values().changedModuleTable(object))
+      return captureError("reading __dict__ of " +
+                          (module->source ? module->source->str() : typeNameOf(module)) +
+                          " after the program changed its " + *table +
+                          " in this call is not supported yet: the real module, which capture "
+                          "does not change, would answer");
+    return cx_.values().wrapReal(dict, module->source ? Source::attr(module->source, "__dict__")
+                                                      : nullptr);
+  }
   if (llvm::Error error = refuseUnguardedDescriptor(object, name, classAttr))
     return error;
   if (classAttr && PyObject_TypeCheck(classAttr, &PyProperty_Type)) {
