@@ -4,12 +4,14 @@
 # the program left it in this call. A class's own __getattr__ that looks in
 # its instance dict before nn.Module's tables (diffusers' ModelMixin serves
 # config entries so) captures. After the program changed one of the
-# module's tables in the call, the real dict would answer: refused.
+# module's tables in the call, the real dict would answer: refused; so is
+# a change through it, which the rewritten code cannot replay.
 # RUN: %dync export %s:Configured.forward --emit=graph | FileCheck %s --check-prefix=GETATTR
 # RUN: %dync export %s:Configured.forward --emit=guards | FileCheck %s --check-prefix=GUARDS
 # RUN: %dync export %s:Plain.forward --emit=graph | FileCheck %s --check-prefix=VARS
 # RUN: %dync export %s:Assigned.forward --emit=graph | FileCheck %s --check-prefix=ASSIGNED
 # RUN: not %dync export %s:Grown.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=GROWN
+# RUN: not %dync export %s:Written.forward --emit=graph 2>&1 | FileCheck %s --check-prefix=WRITTEN
 import torch
 from torch import nn
 
@@ -71,6 +73,19 @@ class Grown(nn.Module):
 
 
 # GROWN: module-instance-dict.py:[[@LINE-3]]:24: error: reading __dict__ of L['self'] after the program changed its _buffers in this call is not supported yet
+
+
+class Written(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.k = 3.0
+
+    def forward(self, x):
+        vars(self)["k"] = 5.0
+        return x * self.k
+
+
+# WRITTEN: error: the function leaves L['self'].__dict__ holding a value the rewritten code cannot rebuild after the graph (changed at {{.*}}module-instance-dict.py:[[@LINE-4]])
 
 
 def example_inputs():
