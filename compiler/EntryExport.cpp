@@ -703,15 +703,19 @@ std::optional<size_t> EntryExport::mergeRange(ir::Graph& graph, llvm::StringRef 
   return std::nullopt;
 }
 
-// Calls the artifact does not compile run the original code; --verbose says
-// why.
+// Calls the artifact does not compile run the original code. Users are told
+// whatever the verbosity: a training loop whose every call falls back to the
+// original code is slow for a reason they can act on.
 void EntryExport::notCompiled(llvm::StringRef calls, llvm::Error why) {
   if (options_.artifact.log)
     *options_.artifact.log << "dync: " << entry_->qualname << ": " << calls
                            << " are not compiled (they run the original code): "
                            << llvm::toString(std::move(why)) << '\n';
   else
-    llvm::consumeError(std::move(why));
+    llvm::WithColor::note(llvm::errs(), "dync")
+        << entry_->qualname << ": " << calls
+        << " are not compiled (they run the original code): " << llvm::toString(std::move(why))
+        << '\n';
 }
 
 // The variants of one point of the declared ranges; returns the first, which

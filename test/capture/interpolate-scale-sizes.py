@@ -56,7 +56,7 @@ def inexact(x):
 def size_float(x):
     return x * (1.0 / x.shape[-1])
 
-# SIZEFLOAT: interpolate-scale-sizes.py:[[@LINE-2]]:12: error: mul is given a float computed from symbolic sizes (FloatTrueDiv(1.0, ToFloat(w))); graphs have no floats computed from symbolic sizes yet, so it cannot be captured: keep those sizes static, or keep the value a tensor
+# SIZEFLOAT: interpolate-scale-sizes.py:[[@LINE-2]]:12: error: operator.mul (a * b) is given a float computed from symbolic sizes (FloatTrueDiv(1.0, ToFloat(w))); graphs have no floats computed from symbolic sizes yet, so it cannot be captured: keep those sizes static, or keep the value a tensor
 
 
 def example_inputs():

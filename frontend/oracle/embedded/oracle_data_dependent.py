@@ -15,7 +15,11 @@ import math
 
 import sympy
 import torch
-from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
+from torch._subclasses.fake_tensor import (
+    DataDependentOutputException,
+    DynamicOutputShapeException,
+    UnsupportedOperatorException,
+)
 from torch.fx.experimental.sym_node import SymNode
 from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from torch.utils._sympy.symbol import SymT, symbol_is_type
@@ -445,12 +449,36 @@ class DataDependent:
                 f"captured (torch.export refuses it too): call it outside the exported "
                 f"function, on tensors the function returns"
             )
+        if isinstance(error, UnsupportedOperatorException):
+            return OracleError(self._no_rule(error.func, name, args, kwargs))
         if isinstance(error, DataDependentOutputException):
             return OracleError(
                 f"{name} needs a value computed from tensor data ({error.func}), which is known "
                 f"only when the graph runs, so it cannot be captured"
             )
         return None
+
+    @staticmethod
+    def _no_rule(op, name, args, kwargs):
+        """The message for an operator torch has no rule for on tensors
+        without values: no Meta kernel, and its CPU kernel cannot stand in
+        (it would need values, or the sizes are symbolic)."""
+        symbolic = any(
+            isinstance(t, torch.Tensor) and any(isinstance(d, torch.SymInt) for d in t.shape)
+            for t in torch.utils._pytree.tree_leaves((args, kwargs or {}))
+        )
+        if symbolic:
+            return (
+                f"{name} reaches {op}, for which torch has no rule giving its result's sizes "
+                f"from symbolic ones, so it cannot be captured with sizes declared dynamic "
+                f"(nor can torch.export): keep this call's arguments at fixed sizes, or call it "
+                f"outside the exported function"
+            )
+        return (
+            f"{name} reaches {op}, for which torch has no rule giving its result's sizes "
+            f"without running it on the data, so it cannot be captured (nor can torch.export): "
+            f"call it outside the exported function"
+        )
 
     def _unbacked_arguments(self, error, args, kwargs):
         """The ints and floats read from data that a call was given as

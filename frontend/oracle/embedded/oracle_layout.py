@@ -5,6 +5,9 @@ the fake tensor eager mode would have; an observation of the difference
 stops the attempt, and the choices behind it are pinned for the next one.
 """
 
+import operator
+import re
+
 import torch
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.multiprocessing.reductions import StorageWeakRef
@@ -289,11 +292,24 @@ def _public_name(fn):
     return None
 
 
+def _operator_name(fn):
+    """`operator.add (a + b)` for a function of the `operator` module, which
+    capture calls for the program's `a + b`: the expression comes from the
+    function's own docstring ("Same as a + b."), CPython's words for what it
+    computes. None for anything else."""
+    name = getattr(fn, "__name__", None)
+    if getattr(fn, "__module__", None) != "_operator" or getattr(operator, str(name), None) is not fn:
+        return None
+    match = re.match(r"Same as (.+?)(?:,| \(|\.?$)", fn.__doc__ or "")
+    return f"operator.{name} ({match.group(1)})" if match else f"operator.{name}"
+
+
 def _callable_name(fn):
     """A callable's name in messages: torch's public name for its own
     functions, else the qualified name."""
     return (
         _public_name(fn)
+        or _operator_name(fn)
         or getattr(fn, "__qualname__", None)
         or getattr(fn, "__name__", None)
         or repr(fn)
@@ -303,7 +319,7 @@ def _callable_name(fn):
 def _qualified_callable_name(fn):
     """As _callable_name, with the module of a callable torch does not list
     (`model.helper`, `torch._C._nn.upsample_bilinear2d`)."""
-    public = _public_name(fn)
+    public = _public_name(fn) or _operator_name(fn)
     if public:
         return public
     module = getattr(fn, "__module__", None)
