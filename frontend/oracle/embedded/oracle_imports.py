@@ -34,7 +34,8 @@ def _drop_disable_stand_ins():
 # when the process exits (docs/tensor-oracle.md, "Profiling the oracle"):
 # each entry point's calls and wall time (outermost calls only; Session.call
 # by the callable it ran); with DYNC_ORACLE_PROFILE_PYTHON=1 also
-# cProfile's statistics of everything they ran (which slows them down).
+# cProfile's statistics of everything they ran (which slows them down),
+# and those statistics raw in FILE.pstats.
 _profile_path = os.environ.get("DYNC_ORACLE_PROFILE")
 _profiling = bool(_profile_path)
 _profile = None
@@ -69,6 +70,8 @@ if _profiling:
             stats = pstats.Stats(_profile, stream=out)
             stats.sort_stats("cumulative").print_stats(100)
             stats.sort_stats("tottime").print_stats(60)
+            # The raw statistics beside it, for pstats' callers and callees.
+            _profile.dump_stats(_profile_path + ".pstats")
         with open(_profile_path, "w") as f:
             f.write(out.getvalue())
 

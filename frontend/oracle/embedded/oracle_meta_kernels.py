@@ -34,14 +34,18 @@ operator from torch's own tables (`_decide`):
   mode's own wrapping wraps its results: the same code, without the
   branches before it and the cache.
 
-None of them takes an operator whose results' sizes come from tensor data or
-that updates an argument (the `dynamic_output_shape`,
-`data_dependent_output` and `inplace_view` tags, a mutable schema), one fake
-mode answers with a metadata handler, or one fake mode computes by an
-implementation of its own (its `fake_impls` tables), except, for CPP, a
-view operator: a view's kernel only restrides, and ATen registers one
-kernel for CPU and Meta (fake mode's `view` approximates it, "Views'
-strides"). Which calls: no symbolic size or value anywhere, every tensor
+None of them takes an operator whose results' values come from tensor
+data or that updates an argument (the `data_dependent_output` and
+`inplace_view` tags, a mutable schema), or one fake mode answers with a
+metadata handler. An operator whose results' sizes may come from tensor
+data (the `dynamic_output_shape` tag), or that fake mode computes by an
+implementation of its own (its `fake_impls` tables), takes ATEN_META
+alone, where it has one (`index.Tensor`): that function is eager's own
+code for the result's layout, and a step of it that needs tensor data (an
+index by a bool mask, through nonzero) raises on meta tensors, so fake
+mode takes that call; or, for CPP, a view operator: a view's kernel only
+restrides, and ATen registers one kernel for CPU and Meta (fake mode's
+`view` approximates it, "Views' strides"). Which calls: no symbolic size or value anywhere, every tensor
 argument a fake tensor of one fake mode on one device, strided, with no
 value fake mode knows (constant propagation is fake mode's), no device
 among the other arguments, at least one tensor argument, and a session
@@ -72,14 +76,12 @@ if SETTING not in ("on", "off", "check"):
 _KEY = torch._C.DispatchKey
 _has_kernel = torch._C._dispatch_has_kernel_for_dispatch_key
 _SYMBOLIC = (torch.SymInt, torch.SymFloat, torch.SymBool)
-_LEFT_TO_FAKE_MODE = (
-    torch.Tag.dynamic_output_shape,
-    torch.Tag.data_dependent_output,
-    torch.Tag.inplace_view,
-)
+# Results whose values come from tensor data, or calls that restride an
+# argument: fake mode's, whatever the path.
+_LEFT_TO_FAKE_MODE = (torch.Tag.data_dependent_output, torch.Tag.inplace_view)
 
-# OpOverload -> CPP, (ATEN_META, index), META_BRANCH or False (see the
-# docstring).
+# OpOverload -> CPP, (ATEN_META, index, None or _DATA_ON_META),
+# META_BRANCH or False (see the docstring and _decide).
 _decided = {}
 
 # Every kernel registered from Python through torch.library, as
@@ -163,8 +165,9 @@ def _path_of(func):
 
 
 def _decide(func):
-    """CPP, (ATEN_META, the function's index), META_BRANCH or False (fake
-    mode's dispatch) for an operator."""
+    """CPP, (ATEN_META, the function's index, None or what says a call
+    must go through fake mode), META_BRANCH or False (fake mode's
+    dispatch) for an operator."""
     if not isinstance(func, torch._ops.OpOverload) or func._schema.is_mutable:
         return False
     if any(tag in func.tags for tag in _LEFT_TO_FAKE_MODE):
@@ -173,10 +176,17 @@ def _decide(func):
 
     if func in fake_tensor._DISPATCH_META_HANDLERS or func in fake_tensor._DISPATCH_HANDLE_DIRECTLY:
         return False
-    implemented = _fake_mode_implements(func)
-    if implemented and not func.is_view:
-        return False
     name = func.name()
+    implemented = _fake_mode_implements(func)
+    if torch.Tag.dynamic_output_shape in func.tags or (implemented and not func.is_view):
+        # Only ATen's direct Meta function, which is eager's own code for
+        # the result's sizes and strides wherever fake mode takes them
+        # from (index.Tensor's fake implementation reimplements it in
+        # Python). Sizes that depend on tensor data (an index by a bool
+        # mask, through nonzero) cannot be computed on meta tensors: that
+        # step raises, and fake mode takes the call (_DATA_ON_META).
+        index = _aten_meta_index(name)
+        return (ATEN_META, index, _DATA_ON_META) if index is not None else False
     namespace, _, rest = name.partition("::")
     shadowed = f"{namespace}/{rest}/Meta" in _PYTHON_IMPLS
     if not shadowed:
@@ -189,10 +199,23 @@ def _decide(func):
             return CPP
     index = _aten_meta_index(name)
     if index is not None:
-        return (ATEN_META, index)
+        return (ATEN_META, index, None)
     if _READ_FAKE_MODE and not implemented and namespace == "aten" and _reaches_meta_branch(func):
         return META_BRANCH
     return False
+
+
+def _data_on_meta():
+    """Whether torch's Meta kernels make up sizes that depend on tensor
+    data: nonzero's assumes every element nonzero under torch's switch for
+    it, which a meta function computing an index by a mask would then
+    follow. Read at each call, since a program may turn it on."""
+    import torch.fx.experimental._config as config
+
+    return config.meta_nonzero_assume_all_nonzero
+
+
+_DATA_ON_META = _data_on_meta
 
 
 def _reaches_meta_branch(func):
@@ -349,7 +372,7 @@ def _dispatch(session, func, args, kwargs):
         counts["fake"] += 1
         return func(*args, **kwargs)
     device = _device_of_arguments(fake, args, kwargs)
-    if device is None:
+    if device is None or (type(path) is tuple and path[2] is not None and path[2]()):
         counts["fake"] += 1
         return func(*args, **kwargs)
     try:

@@ -200,7 +200,9 @@ class _Recorder(TorchDispatchMode):
                     out = decomposition(*args, **kwargs)
                 if out is NotImplemented:
                     return None
-                expected = func(*args, **kwargs)
+                # The operator's own result, by the Meta kernel where one
+                # gives fake mode's result without its dispatch.
+                expected = _dispatch(session, func, args, kwargs)
             except Exception:
                 # The trial on twins runs and decides.
                 return None

@@ -109,11 +109,19 @@ PyObject* names(PyObject*, PyObject*) {
   return list;
 }
 
+// Keeps the warnings a call gives, so that they are given only when it
+// succeeds: a call that fails is only an attempt (the oracle then asks fake
+// mode), and its warnings are not the program's.
+struct KeptWarnings : c10::WarningHandler {
+  std::vector<c10::Warning> warnings;
+  void process(const c10::Warning& warning) override { warnings.push_back(warning); }
+};
+
 // call(index, args, kwargs): the function at `index` of names() on the
 // arguments (tensors on the Meta device, or tensors whose TensorImpl is
 // one, such as fake tensors), its result a new Meta tensor or a tuple of
 // them. Any error (a conversion, the meta function's own check) is a
-// RuntimeError.
+// RuntimeError, and leaves no warning.
 PyObject* call(PyObject*, PyObject* const* argv, Py_ssize_t argc) {
   if (argc != 3 || !PyLong_Check(argv[0]) || !PyTuple_Check(argv[1]) ||
       (argv[2] != Py_None && !PyDict_Check(argv[2]))) {
@@ -134,7 +142,13 @@ PyObject* call(PyObject*, PyObject* const* argv, Py_ssize_t argc) {
     const c10::FunctionSchema& schema = function.op->schema();
     torch::jit::Stack stack =
         argumentStack(schema, argv[1], argv[2] == Py_None ? nullptr : argv[2]);
-    function.kernel.callBoxed(*function.op, c10::DispatchKeySet(c10::DispatchKey::Meta), &stack);
+    KeptWarnings kept;
+    {
+      c10::WarningUtils::WarningHandlerGuard guard(&kept);
+      function.kernel.callBoxed(*function.op, c10::DispatchKeySet(c10::DispatchKey::Meta), &stack);
+    }
+    for (const c10::Warning& warning : kept.warnings)
+      c10::warn(warning);
     if (stack.size() == 1)
       return torch::jit::toPyObject(std::move(stack[0])).release().ptr();
     PyObject* results = PyTuple_New(static_cast<Py_ssize_t>(stack.size()));
