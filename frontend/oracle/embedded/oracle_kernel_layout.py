@@ -198,6 +198,16 @@ def _kernel_strides(result, fake, exact):
     return ("order", order)
 
 
+def _statically_laid_out(result, strides):
+    """Whether `result`, of static sizes, has the layout of `strides`, as
+    same_layout says of a tensor of those strides: equal strides wherever
+    the size is not 1. Asked on plain ints, before a tensor of the learned
+    strides is made for a result with symbolic sizes or another layout."""
+    if result._has_symbolic_sizes_strides or any(type(s) is not int for s in strides):
+        return False
+    return all(size == 1 or a == b for size, a, b in zip(result.shape, result.stride(), strides))
+
+
 def _learned_strides(learned, result):
     """The strides `learned` (from _kernel_strides) gives the fake `result`."""
     kind, data = learned
@@ -324,11 +334,12 @@ def _probed(func, args, kwargs, out, relayout, run, tensors):
             and strides is not None
             and _storage_key(result) not in arguments
         ):
+            strides = _learned_strides(strides, result)
+            if _statically_laid_out(result, strides):
+                laid_out.append(result)
+                continue
             model = torch.empty_strided(
-                result.shape,
-                _learned_strides(strides, result),
-                dtype=result.dtype,
-                device=result.device,
+                result.shape, strides, dtype=result.dtype, device=result.device
             )
             if not fusion.same_layout(result, model):
                 result = model if relayout is None else relayout(result, model)
