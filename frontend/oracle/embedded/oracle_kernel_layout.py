@@ -257,7 +257,6 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None, under=None
     written in place) is left alone: a copy would not be it. `under()`,
     when given, is the context the probe's results are made in (the
     session's fake mode): entered only for a call that is probed."""
-
     if isinstance(func, torch._ops.OpOverload):
         probed = _probed_operators.get(func)
         if probed is None:
