@@ -7,7 +7,7 @@
 # RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE=on DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
 # RUN:   > %t/cold.txt 2> %t/cold.err
 # RUN: FileCheck %s --check-prefix=COLD < %t/cold.err
-# Each entry is written under a temporary name and renamed: none is left.
+# No temporary file is left (a replaced entry goes through one, renamed).
 # RUN: find %t/cache/oracle-calls -name '.tmp-*' > %t/left.txt
 # RUN: not grep . %t/left.txt
 # RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE=on DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
@@ -25,6 +25,8 @@
 # RUN:   > %t/damaged.txt 2> %t/damaged.err
 # RUN: FileCheck %s --check-prefix=DAMAGED < %t/damaged.err
 # RUN: diff %t/cold.txt %t/damaged.txt
+# RUN: find %t/cache/oracle-calls -name '.tmp-*' > %t/left-damaged.txt
+# RUN: not grep . %t/left-damaged.txt
 # RUN: env DYNC_CACHE_DIR=%t/cache DYNC_ORACLE_CACHE=on DYNC_ORACLE_CACHE_STATS=1 %dync export %s:f --emit=graph \
 # RUN:   > %t/replaced.txt 2> %t/replaced.err
 # RUN: FileCheck %s --check-prefix=WARM < %t/replaced.err

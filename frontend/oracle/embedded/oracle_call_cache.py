@@ -483,7 +483,10 @@ _DIRECTORY = _directory()
 
 
 def _path(digest):
-    return os.path.join(_DIRECTORY, digest[:2], digest[2:])
+    # One folder for every entry: a cold capture stores most of its calls,
+    # and a folder per digest prefix cost a mkdir for nearly each of them
+    # (78 of GPT-2's 94), more system time than writing the files.
+    return os.path.join(_DIRECTORY, digest)
 
 
 # The verified payloads this process has read or written, by digest: a
@@ -536,24 +539,22 @@ _pruned = False
 _temporaries = 0
 
 
-def _write_file(path, data):
-    """Writes `data` to a temporary file beside `path`, renamed to `path`.
-
-    A cold capture stores an entry for most of its calls, and each store
-    was a tenth of a millisecond of Python around the system calls
-    (tempfile's random names, makedirs' checks): a name of this process's
-    own, opened exclusively, and a folder made only when opening finds
-    none, cost the system calls alone."""
-    global _temporaries
-    _temporaries += 1
-    folder = os.path.dirname(path)
-    temporary = os.path.join(folder, f".tmp-{os.getpid()}-{_temporaries}")
+def _write_new(path, data):
+    """Writes `data` to `path`, a name no file has: False, writing nothing,
+    when one has it. Opened exclusively, no two writers share a file; a
+    reader that opens it while it is written finds it short, which is a
+    miss, as is one a writer left short by failing (removed here)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(temporary, flags, 0o600)
+        fd = os.open(path, flags, 0o600)
+    except FileExistsError:
+        return False
     except FileNotFoundError:
-        os.makedirs(folder, exist_ok=True)
-        fd = os.open(temporary, flags, 0o600)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        try:
+            fd = os.open(path, flags, 0o600)
+        except FileExistsError:
+            return False
     try:
         try:
             view = memoryview(data)
@@ -561,6 +562,29 @@ def _write_file(path, data):
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
+    except BaseException:
+        os.unlink(path)
+        raise
+    return True
+
+
+def _write_file(path, data):
+    """Writes `data` to `path`.
+
+    A key's first entry is written in place, under its own name opened
+    exclusively: the open, write and close are all a cold capture's store
+    costs. A file already there (damaged, foreign, or written meanwhile by
+    another process) is replaced whole: `data` goes to a temporary file
+    beside it, named by the process id and a count of the process's own,
+    which is then renamed over it, so no reader ever sees the two mixed."""
+    global _temporaries
+    if _write_new(path, data):
+        return
+    _temporaries += 1
+    temporary = os.path.join(os.path.dirname(path), f".tmp-{os.getpid()}-{_temporaries}")
+    if not _write_new(temporary, data):
+        raise FileExistsError(temporary)
+    try:
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
@@ -601,11 +625,13 @@ def _bound_size():
     _pruned, _written = True, 0
     entries = []
     try:
-        for folder in os.scandir(_DIRECTORY):
-            if folder.is_dir():
-                for entry in os.scandir(folder.path):
-                    st = entry.stat()
-                    entries.append((st.st_mtime, st.st_size, entry.path))
+        for entry in os.scandir(_DIRECTORY):
+            # Folders are an older build's layout, one per digest prefix:
+            # their entries are never read again, and are removed as the
+            # oldest.
+            for file in os.scandir(entry.path) if entry.is_dir() else (entry,):
+                st = file.stat()
+                entries.append((st.st_mtime, st.st_size, file.path))
     except OSError:
         return
     total = sum(size for _, size, _ in entries)

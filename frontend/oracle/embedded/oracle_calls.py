@@ -236,8 +236,8 @@ class _Calls:
             # than eager's on real ones (max_pool1d: with indices, through
             # a 2-d pooling) and lay its result out otherwise: copied, in
             # the graph, to the layout eager's gives.
-            with self.fake, enable_python_dispatcher():
-                out = kernel_laid_out(fn, args, kwargs, out, self._relayout, _run)
+            out = kernel_laid_out(fn, args, kwargs, out, self._relayout, _run,
+                                  self._under_fake_mode)
             undefined = self.kernel_check.check(fn, prepared, out)
             if undefined:
                 leaves, spec = torch.utils._pytree.tree_flatten(out)
@@ -317,6 +317,13 @@ class _Calls:
         call_cache.touch(probe)
         self.example.note_call(records)
         return out, records
+
+    @contextlib.contextmanager
+    def _under_fake_mode(self):
+        """The session's fake mode under the Python dispatcher, where a
+        call's results are laid out again after it ran."""
+        with self.fake, enable_python_dispatcher():
+            yield
 
     def _relayout(self, result, model):
         """A copy of `result` laid out as `model`, recorded as part of the

@@ -87,7 +87,7 @@ class _KernelCheck:
     def prepare(self, fn, args, kwargs):
         """What the check needs from the arguments as they are before the
         call (an in-place call changes them), or None when it does not apply."""
-        flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
+        flat = _leaves((args, kwargs))
         signature = []
         numel = 0
         for a in flat:
@@ -113,6 +113,10 @@ class _KernelCheck:
             hash(key)
         except TypeError:
             return None
+        spec = None
+        if key not in self.checked:
+            # The kernel runs once per key, on arguments of this structure.
+            flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
         return key, flat, spec, signature, numel > self.MAX_NUMEL
 
     def check(self, fn, prepared, out):
@@ -236,12 +240,13 @@ class _BoolMixCheck:
         self.checked = {}  # (callable, signature) -> exception or None
 
     def check(self, fn, args, kwargs):
-        flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
+        flat = _leaves((args, kwargs))
         if not any(isinstance(a, FakeTensor) for a in flat):
             return
         if not any(type(a) is bool or (isinstance(a, FakeTensor) and a.dtype == torch.bool)
                    for a in flat):
             return
+        flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
         signature = []
         numel = 0
         for a in flat:

@@ -7,6 +7,7 @@ from torch.utils._python_dispatch import _disable_current_modes
 
 from dync_oracle_decompositions import _fusion_module
 from dync_oracle_draws import draws
+from dync_oracle_leaves import _leaves
 from dync_oracle_view_strides import aten_view_strides
 
 
@@ -25,10 +26,21 @@ def _standard_layout(t):
     """Whether `t` is contiguous or channels-last, known without a guard:
     the layouts an operator's meta function and its CPU kernel lay results
     out alike for (both follow the input's suggested memory format)."""
-    fusion = _fusion_module()
-    if fusion.statically_contiguous(t):
+    if t._has_symbolic_sizes_strides:
+        return _fusion_module().statically_contiguous(t)
+    # Static sizes: statically_contiguous's rule on plain ints (each stride
+    # the product of the sizes after it, but where the size is 1), asked
+    # for nearly every call and recorded operator.
+    expected = 1
+    contiguous = True
+    for size, stride in zip(reversed(t.shape), reversed(t.stride())):
+        if size != 1 and stride != expected:
+            contiguous = False
+            break
+        expected *= size
+    if contiguous:
         return True
-    if t.dim() not in (4, 5) or t._has_symbolic_sizes_strides:
+    if t.dim() not in (4, 5):
         return False
     fmt = torch.channels_last if t.dim() == 4 else torch.channels_last_3d
     return t.is_contiguous(memory_format=fmt)
@@ -45,10 +57,10 @@ def _kernel_layout_known(func, args, kwargs, expected):
     the kernel runs once on real tensors of the same sizes and strides
     (zeros), if they are static and small, and the decomposition is used
     only if the layouts agree. Else the operator stays whole, as at -O0."""
+    if all(_standard_layout(a) for a in _leaves((args, kwargs)) if isinstance(a, torch.Tensor)):
+        return True
     flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
     tensors = [a for a in flat if isinstance(a, torch.Tensor)]
-    if all(_standard_layout(t) for t in tensors):
-        return True
     if any(t._has_symbolic_sizes_strides for t in tensors):
         return False
     if sum(t.numel() for t in tensors) > _KERNEL_LAYOUT_MAX_NUMEL:
@@ -186,6 +198,16 @@ def _kernel_strides(result, fake, exact):
     return ("order", order)
 
 
+def _statically_laid_out(result, strides):
+    """Whether `result`, of static sizes, has the layout of `strides`, as
+    same_layout says of a tensor of those strides: equal strides wherever
+    the size is not 1. Asked on plain ints, before a tensor of the learned
+    strides is made for a result with symbolic sizes or another layout."""
+    if result._has_symbolic_sizes_strides or any(type(s) is not int for s in strides):
+        return False
+    return all(size == 1 or a == b for size, a, b in zip(result.shape, result.stride(), strides))
+
+
 def _learned_strides(learned, result):
     """The strides `learned` (from _kernel_strides) gives the fake `result`."""
     kind, data = learned
@@ -220,7 +242,7 @@ def _has_unbacked_symbols(t):
     return bool(free_unbacked_symbols(t))
 
 
-def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
+def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None, under=None):
     """`out`, the fake results of `func`, with each tensor the CPU kernel
     lays out otherwise given the kernel's layout (see above). For a result
     the operator's own call gave, a fake tensor of the kernel's strides
@@ -232,9 +254,9 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
     args, kwargs)` to call it, a callable of torch's (a composite function
     such as max_pool1d takes another path on fake tensors than on real
     ones). A result sharing storage with an argument (a view, an argument
-    written in place) is left alone: a copy would not be it."""
-    from dync_oracle_layout import _eager_twin, _storage_key
-
+    written in place) is left alone: a copy would not be it. `under()`,
+    when given, is the context the probe's results are made in (the
+    session's fake mode): entered only for a call that is probed."""
     if isinstance(func, torch._ops.OpOverload):
         probed = _probed_operators.get(func)
         if probed is None:
@@ -244,8 +266,23 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
             return out
     elif run is None:
         return out
-    flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
-    tensors = [a for a in flat if isinstance(a, torch.Tensor)]
+    # Nearly every call is on contiguous or channels-last tensors alone,
+    # which is known from the leaves (in pytree's order) without a guard;
+    # every other test below only reads the call too.
+    tensors = [a for a in _leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
+    if not tensors or all(_standard_layout(t) for t in tensors):
+        return out
+    if under is None:
+        return _probed(func, args, kwargs, out, relayout, run, tensors)
+    with under():
+        return _probed(func, args, kwargs, out, relayout, run, tensors)
+
+
+def _probed(func, args, kwargs, out, relayout, run, tensors):
+    """kernel_laid_out past its first test: some argument is in another
+    layout than contiguous or channels-last."""
+    from dync_oracle_layout import _eager_twin, _storage_key
+
     # A size computed from tensor data has no value to probe with, and
     # asking about its layout would decide things about it that capture
     # cannot: such calls keep what torch's meta function says.
@@ -254,8 +291,7 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
         for r in torch.utils._pytree.tree_leaves(out)
     ):
         return out
-    if not tensors or all(_standard_layout(t) for t in tensors):
-        return out
+    flat, spec = torch.utils._pytree.tree_flatten((args, kwargs))
     if any(
         t.device.type != "cpu" or t.layout != torch.strided or _eager_twin(t) is not None
         for t in tensors
@@ -297,11 +333,12 @@ def kernel_laid_out(func, args, kwargs, out, relayout=None, run=None):
             and strides is not None
             and _storage_key(result) not in arguments
         ):
+            strides = _learned_strides(strides, result)
+            if _statically_laid_out(result, strides):
+                laid_out.append(result)
+                continue
             model = torch.empty_strided(
-                result.shape,
-                _learned_strides(strides, result),
-                dtype=result.dtype,
-                device=result.device,
+                result.shape, strides, dtype=result.dtype, device=result.device
             )
             if not fusion.same_layout(result, model):
                 result = model if relayout is None else relayout(result, model)
