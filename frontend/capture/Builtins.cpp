@@ -726,6 +726,32 @@ llvm::Expected<ValuePtr> builtinSum(BuiltinContext& interp, const ValuePtr&, Arg
   return total;
 }
 
+/// math.prod(iterable, *, start=1): start times each item in turn, as
+/// CPython multiplies them, so that a product of sizes (`math.prod(shape)`)
+/// stays an expression in them where the C function would ask each for its
+/// value.
+llvm::Expected<ValuePtr> mathProd(BuiltinContext& interp, const ValuePtr&, Args& args,
+                                  KeywordArgs& kwargs) {
+  if (auto e = arity("prod", args, 1, 1))
+    return e;
+  ValuePtr product = makeInt(1);
+  for (auto& [name, value] : kwargs) {
+    if (name != "start")
+      return captureError("prod() got an unexpected keyword argument '" + name + "'");
+    product = value;
+  }
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  for (const ValuePtr& item : *items) {
+    llvm::Expected<ValuePtr> next = interp.binary("*", product, item);
+    if (!next)
+      return next.takeError();
+    product = *next;
+  }
+  return product;
+}
+
 llvm::Expected<ValuePtr> builtinMap(BuiltinContext& interp, const ValuePtr&, Args& args,
                                     KeywordArgs&) {
   if (args.size() < 2)
@@ -1249,6 +1275,7 @@ const Row Rows[] = {
     {"builtins.all", builtinAllAny},
     {"builtins.any", builtinAllAny},
     {"builtins.sum", builtinSum},
+    {"math.prod", mathProd},
     {"builtins.map", builtinMap},
     {"builtins.filter", builtinFilter},
     {"builtins.slice", builtinSlice},

@@ -1,5 +1,5 @@
-"""math.ceil, math.floor and math.trunc of sizes divided with `/` stay
-size expressions: one artifact serves every size of the declared ranges,
+"""math.ceil, math.floor and math.trunc of sizes divided with `/`, and
+math.prod of sizes, stay size expressions: one artifact serves every size of the declared ranges,
 each call a hit, its results (tensors and the int) what eager returns."""
 from conftest import PACKAGE_DIR, run_reporting_script
 
@@ -13,7 +13,8 @@ def capacity(x):
     tokens = x.shape[0] * x.shape[1]
     cap = math.ceil(tokens / 3)
     low = math.floor(tokens / 4)
-    return x.reshape(-1)[:cap] * 2, torch.zeros(low), math.trunc(x.shape[1] / 2)
+    return (x.reshape(-1)[:cap] * 2, torch.zeros(low), math.trunc(x.shape[1] / 2),
+            x.reshape(math.prod(x.shape), -1) * math.prod(x.shape, start=2))
 
 
 def example_inputs():
@@ -37,7 +38,8 @@ with dync.load({artifact!r}) as artifact:
             got = rounding.capacity(x)
             hits = artifact.stats()["capacity"]["hits"]
             same = (torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
-                    and type(got[2]) is int and got[2] == want[2])
+                    and type(got[2]) is int and got[2] == want[2]
+                    and torch.equal(got[3], want[3]) and got[3].shape == want[3].shape)
             report.append([batch, length, same, hits])
 print(json.dumps(report))
 """
