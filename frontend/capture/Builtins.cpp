@@ -497,6 +497,42 @@ llvm::Expected<ValuePtr> builtinSet(BuiltinContext& interp, const ValuePtr&, Arg
   return set;
 }
 
+/// \p value, a symbolic int, as the example's int, with the guard that
+/// it equals it recorded at the program's line (the value itself when it
+/// is not symbolic).
+llvm::Expected<ValuePtr> specializeSymbolicCount(BuiltinContext& interp, const ValuePtr& value) {
+  if (value->kind != ValueKind::SymNum ||
+      !PyObject_TypeCheck(value->object.get(),
+                          reinterpret_cast<PyTypeObject*>(interp.types().symInt.get())))
+    return value;
+  PyRef node = PyRef::steal(PyObject_GetAttrString(value->object.get(), "node"));
+  PyRef hint = node ? PyRef::steal(PyObject_GetAttrString(node.get(), "hint")) : PyRef();
+  if (!hint || !PyLong_Check(hint.get())) {
+    PyErr_Clear();
+    return captureError("range() over a symbolic bound whose example value torch does not "
+                        "know: the loop's trip count would depend on a dynamic size");
+  }
+  ValuePtr example = makeConstant(hint);
+  llvm::Expected<ValuePtr> same = interp.compare("==", value, example);
+  if (!same)
+    return same.takeError();
+  llvm::Expected<bool> holds = interp.truth(*same);
+  if (!holds)
+    return llvm::handleErrors(holds.takeError(), [](const CaptureError& e) -> llvm::Error {
+      if (!llvm::StringRef(e.reason()).contains("contradicts the program"))
+        return llvm::make_error<CaptureError>(e.reason(), e.stack());
+      return llvm::make_error<CaptureError>(
+          e.reason() +
+              " (range() unrolls the Python loop at the example's trip count, as torch.export "
+              "does: keep that dimension static, or loop in the graph over tensors with "
+              "torch._higher_order_ops.while_loop)",
+          e.stack());
+    });
+  if (!*holds)
+    return captureError("range() over a symbolic bound: its example value is not its value");
+  return example;
+}
+
 llvm::Expected<ValuePtr> builtinRange(BuiltinContext& interp, const ValuePtr& self, Args& args,
                                       KeywordArgs& kwargs) {
   if (auto e = arity("range", args, 1, 3))
@@ -526,9 +562,17 @@ llvm::Expected<ValuePtr> builtinRange(BuiltinContext& interp, const ValuePtr& se
         return captureError(refusal);
       arg = *known;
     }
-    if (!allConstant(args))
-      return captureError("range() over a symbolic bound: the loop's trip count would depend "
-                          "on a dynamic size");
+    // A bound computed from declared sizes (a count of chunks) is decided
+    // as a branch on it is: the example's count, guarded, so the graph
+    // serves the sizes with that count and export captures the others
+    // apart; a bound that is a declared size itself pins it, which
+    // contradicts the declaration at this line.
+    for (ValuePtr& arg : args) {
+      llvm::Expected<ValuePtr> count = specializeSymbolicCount(interp, arg);
+      if (!count)
+        return count.takeError();
+      arg = *count;
+    }
   }
   return applyToConstants(interp, self->object.get(), args);
 }
@@ -680,6 +724,32 @@ llvm::Expected<ValuePtr> builtinSum(BuiltinContext& interp, const ValuePtr&, Arg
     total = *next;
   }
   return total;
+}
+
+/// math.prod(iterable, *, start=1): start times each item in turn, as
+/// CPython multiplies them, so that a product of sizes (`math.prod(shape)`)
+/// stays an expression in them where the C function would ask each for its
+/// value.
+llvm::Expected<ValuePtr> mathProd(BuiltinContext& interp, const ValuePtr&, Args& args,
+                                  KeywordArgs& kwargs) {
+  if (auto e = arity("prod", args, 1, 1))
+    return e;
+  ValuePtr product = makeInt(1);
+  for (auto& [name, value] : kwargs) {
+    if (name != "start")
+      return captureError("prod() got an unexpected keyword argument '" + name + "'");
+    product = value;
+  }
+  llvm::Expected<std::vector<ValuePtr>> items = interp.unpack(args[0]);
+  if (!items)
+    return items.takeError();
+  for (const ValuePtr& item : *items) {
+    llvm::Expected<ValuePtr> next = interp.binary("*", product, item);
+    if (!next)
+      return next.takeError();
+    product = *next;
+  }
+  return product;
 }
 
 llvm::Expected<ValuePtr> builtinMap(BuiltinContext& interp, const ValuePtr&, Args& args,
@@ -1205,6 +1275,7 @@ const Row Rows[] = {
     {"builtins.all", builtinAllAny},
     {"builtins.any", builtinAllAny},
     {"builtins.sum", builtinSum},
+    {"math.prod", mathProd},
     {"builtins.map", builtinMap},
     {"builtins.filter", builtinFilter},
     {"builtins.slice", builtinSlice},

@@ -28,6 +28,7 @@
 #include "frontend/capture/TypeAttribute.h"
 #include "frontend/embedding/PyStrings.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <functional>
@@ -1000,6 +1001,26 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
     if (llvm::Expected<ValuePtr> number = functionOfDataNumbers(*this, object, args);
         !number || *number)
       return number;
+  // math.ceil, math.floor and math.trunc of a symbolic size expression
+  // (`math.ceil(capacity_fraction * num_tokens)`): CPython calls the
+  // number's __ceil__, __floor__ or __trunc__, which torch's SymInt and
+  // SymFloat compute as size expressions, with no guard; their other
+  // functions would ask for a float and specialize.
+  if (PyCFunction_Check(object) && kwargs.empty() && args.size() == 1 &&
+      args[0]->kind == ValueKind::SymNum && PyCFunction_GET_SELF(object) &&
+      PyModule_Check(PyCFunction_GET_SELF(object)) &&
+      llvm::StringRef(PyModule_GetName(PyCFunction_GET_SELF(object))) == "math" &&
+      llvm::is_contained(
+          llvm::ArrayRef<llvm::StringRef>{"ceil", "floor", "trunc"},
+          llvm::StringRef(reinterpret_cast<PyCFunctionObject*>(object)->m_ml->ml_name))) {
+    reportLocation();
+    PyRef result = PyRef::steal(PyObject_CallOneArg(object, args[0]->object.get()));
+    if (!result)
+      return programError("calling " + describeObject(object));
+    if (llvm::Error error = checkDynamic())
+      return error;
+    return wrapFake(result.get());
+  }
   // A NumPy scalar's methods compute on the immutable value, but for the
   // ones that write a file.
   if (std::optional<std::string> refused = nonPureNumpyScalarMethod(object))

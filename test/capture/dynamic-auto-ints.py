@@ -1,7 +1,8 @@
 # --dynamic auto makes int arguments of 2 or more symbolic too, named after
 # the argument: it reports which stayed dynamic, which the program
-# specialized (with the line), and, where a capture with them symbolic
-# stops (range() over one), captures again with them constants and says why.
+# specialized (with the line: `range(n)` unrolls the loop at the example's
+# count, which pins n), and, where a capture with them symbolic stops,
+# captures again with them constants and says why.
 # RUN: %dync export %s:Net.forward --emit=graph --dynamic auto 2>&1 | FileCheck %s
 # RUN: %dync export %s:loop --example loop_inputs --emit=guards --dynamic auto 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=LOOP
@@ -61,10 +62,10 @@ def keywords_kwargs():
 # CHECK-NEXT: %n: int<n> = L['n'],
 # CHECK-NEXT: %k: int<3> = L['k'],
 
-# LOOP: dync: note: loop: --dynamic auto: L['n'] is static: with it symbolic, capture stopped: range() over a symbolic bound: the loop's trip count would depend on a dynamic size at dynamic-auto-ints.py:{{[0-9]+}} (for i in range(n):)
+# LOOP: dync: note: loop: --dynamic auto: L['n'] is static: the program specialized it to 3 at dynamic-auto-ints.py:{{[0-9]+}} (for i in range(n):)
 # LOOP: dync: note: loop: --dynamic auto: these hold: --dynamic 'x:0=x_0[2, inf]'
 # LOOP: guards @loop
-# LOOP: equals L['n'] : 3
+# LOOP: int L['n'] : 3
 
 # KWARGS-DAG: dync: note: keywords: --dynamic auto: L['kwargs']['n'] is dynamic: n in [2, inf]
 # KWARGS-DAG: dync: note: keywords: --dynamic auto: L['kwargs']['k'] is static: the program specialized it to 3 at dynamic-auto-ints.py:{{[0-9]+}} (if kwargs["k"] == 3:)

@@ -48,7 +48,7 @@ def scaled_inputs():
 # RANGE-NEXT: {{^}}    return x[:n] * 2
 # PINNED: dynamic-int-bad-input.py:27:12: error: --dynamic 'n=n[2,64]' contradicts the program: this line specializes L['n'] to 5
 # PINNED-NEXT: {{^}}    return x[:n].view(5, 8)
-# LOOP: dynamic-int-bad-input.py:31:14: error: range() over a symbolic bound: the loop's trip count would depend on a dynamic size
+# LOOP: dynamic-int-bad-input.py:31:14: error: --dynamic 'n=n[2,64]' contradicts the program: this line specializes L['n'] to 5
 # LOOP-NEXT: {{^}}    for i in range(n):
 # DIM: dynamic-int-bad-input.py: error: --dynamic 'n:0=n[1,64]': argument 'n' is an int, which has no dimensions: declare it as --dynamic 'n=n'
 # TENSOR: dynamic-int-bad-input.py: error: --dynamic 'x=n[1,64]': argument 'x' is a tensor: name one of its dimensions, as in --dynamic 'x:0=n'

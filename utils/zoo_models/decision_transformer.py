@@ -4,7 +4,7 @@ per-timestep embeddings, through a GPT-2 without word embeddings."""
 import torch
 from transformers import DecisionTransformerConfig, DecisionTransformerModel
 
-from _examples import frozen
+from _examples import SIZES, frozen
 
 config = DecisionTransformerConfig(state_dim=6, act_dim=3, hidden_size=32, n_layer=2, n_head=2,
                                    n_inner=64, max_ep_len=64, n_positions=64)
@@ -16,9 +16,12 @@ def example_kwargs():
     3, as the documentation's evaluation loop pads them): states,
     actions, rewards, returns-to-go, timesteps and the attention mask."""
     torch.manual_seed(1)
-    batch, length = 2, 8
+    # At other SIZES, that many trajectories of that many steps, the last
+    # padded at the front (keeping one step) when there are two or more.
+    batch, length = SIZES["batch"], SIZES["length"]
     attention_mask = torch.ones(batch, length, dtype=torch.long)
-    attention_mask[1, :3] = 0
+    if batch > 1:
+        attention_mask[-1, :min(3, length - 1)] = 0
     return {"states": torch.randn(batch, length, config.state_dim),
             "actions": torch.randn(batch, length, config.act_dim),
             "rewards": torch.randn(batch, length, 1),

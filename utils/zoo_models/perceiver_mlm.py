@@ -4,7 +4,7 @@ position queries cross-attend back out of the latents."""
 import torch
 from transformers import PerceiverConfig, PerceiverForMaskedLM
 
-from _examples import frozen
+from _examples import SIZES, frozen
 
 config = PerceiverConfig(num_latents=8, d_latents=32, d_model=32, num_blocks=1,
                          num_self_attends_per_block=2, num_self_attention_heads=2,
@@ -17,7 +17,11 @@ def example_kwargs():
     """What the byte tokenizer gives for two texts of 8 bytes, the second
     padded (the model takes them as `inputs`)."""
     torch.manual_seed(1)
-    inputs = torch.randint(6, config.vocab_size, (2, 8))
-    attention_mask = torch.ones(2, 8, dtype=torch.long)
-    inputs[1, 5:], attention_mask[1, 5:] = 0, 0
+    # At other SIZES, that many texts, the last padded when there are two
+    # or more; always 8 bytes, the decoder's count of position queries.
+    batch = SIZES["batch"]
+    inputs = torch.randint(6, config.vocab_size, (batch, 8))
+    attention_mask = torch.ones(batch, 8, dtype=torch.long)
+    if batch > 1:
+        inputs[-1, 5:], attention_mask[-1, 5:] = 0, 0
     return {"inputs": inputs, "attention_mask": attention_mask}

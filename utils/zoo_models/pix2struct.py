@@ -5,7 +5,7 @@ import torch
 from transformers import (Pix2StructConfig, Pix2StructForConditionalGeneration,
                           Pix2StructTextConfig, Pix2StructVisionConfig)
 
-from _examples import frozen
+from _examples import SIZES, frozen
 
 text = Pix2StructTextConfig(vocab_size=128, hidden_size=32, d_kv=16, d_ff=64, num_layers=2,
                             num_heads=2, relative_attention_num_buckets=8,
@@ -25,15 +25,18 @@ def example_kwargs():
     the second image's last 4 patches padding; and the decoder's first 5
     tokens; no cache."""
     torch.manual_seed(1)
+    # At other SIZES, that many images, the last padded when two or more.
+    batch = SIZES["batch"]
     rows = torch.arange(16) // 4 + 1
     columns = torch.arange(16) % 4 + 1
-    pixels = torch.randn(2, 16, 12)
-    position = torch.stack([rows, columns], dim=-1).float().expand(2, 16, 2)
+    pixels = torch.randn(batch, 16, 12)
+    position = torch.stack([rows, columns], dim=-1).float().expand(batch, 16, 2)
     flattened = torch.cat([position, pixels], dim=-1)
-    attention_mask = torch.ones(2, 16)
-    attention_mask[1, 12:] = 0
-    flattened[1, 12:] = 0
-    decoder_input_ids = torch.randint(3, 128, (2, 5))
+    attention_mask = torch.ones(batch, 16)
+    if batch > 1:
+        attention_mask[-1, 12:] = 0
+        flattened[-1, 12:] = 0
+    decoder_input_ids = torch.randint(3, 128, (batch, 5))
     decoder_input_ids[:, 0] = 0
     return {"flattened_patches": flattened, "attention_mask": attention_mask,
             "decoder_input_ids": decoder_input_ids, "use_cache": False}

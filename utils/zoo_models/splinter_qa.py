@@ -17,6 +17,7 @@ def example_kwargs():
     second padded: each question's [QUESTION] token at position 2, the
     passage as the second segment."""
     kwargs = texts(config, token_type_ids=True)
-    kwargs["input_ids"][:, 2] = config.question_token_id
+    # At a length below 3 (a sample size), the last token is the question's.
+    kwargs["input_ids"][:, min(2, kwargs["input_ids"].shape[1] - 1)] = config.question_token_id
     kwargs["token_type_ids"][:, 4:] = 1
     return kwargs

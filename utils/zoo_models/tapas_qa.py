@@ -15,14 +15,17 @@ model = frozen(TapasForQuestionAnswering, config)
 
 def example_kwargs():
     """What the tokenizer gives for two questions over a table of 2 columns
-    and 2 rows: the question's 3 tokens, then the table's cells of 1 or 2
+    and 2 rows (at other sizes, as many texts, the table's rows growing or
+    cut with the length): the question's 3 tokens, then the table's cells of 1 or 2
     tokens each; `token_type_ids` holds each token's segment, column, row,
     previous label and the three rank ids."""
     kwargs = texts(config)
     batch, length = kwargs["input_ids"].shape
-    # Tokens 0-2 are the question; 3-7 the cells (column, row) by token.
-    columns = torch.tensor([0, 0, 0, 1, 1, 2, 1, 2])
-    rows = torch.tensor([0, 0, 0, 1, 1, 1, 2, 2])
+    # Tokens 0-2 are the question; 3-7 the cells (column, row) by token;
+    # a longer text's table has more rows of one token per cell.
+    columns = [0, 0, 0, 1, 1, 2, 1, 2] + [1 + i % 2 for i in range(max(0, length - 8))]
+    rows = [0, 0, 0, 1, 1, 1, 2, 2] + [3 + i // 2 for i in range(max(0, length - 8))]
+    columns, rows = torch.tensor(columns[:length]), torch.tensor(rows[:length])
     types = torch.zeros(batch, length, 7, dtype=torch.long)
     types[:, :, 0] = (columns > 0).long()
     types[:, :, 1] = columns

@@ -4,7 +4,7 @@ keypoint (pose) estimation."""
 import torch
 from transformers import VitPoseBackboneConfig, VitPoseConfig, VitPoseForPoseEstimation
 
-from _examples import frozen
+from _examples import SIZES, frozen
 
 backbone = VitPoseBackboneConfig(image_size=[64, 48], patch_size=[8, 8], hidden_size=32,
                                  num_hidden_layers=2, num_attention_heads=2, mlp_ratio=2,
@@ -17,5 +17,6 @@ def example_kwargs():
     """Two person crops (64 x 48, as the image processor resizes each box)
     and which dataset's keypoint expert each uses."""
     torch.manual_seed(1)
-    return {"pixel_values": torch.randn(2, 3, 64, 48),
-            "dataset_index": torch.tensor([0, 1])}
+    batch = SIZES["batch"]  # other SIZES: that many crops, experts alternating
+    return {"pixel_values": torch.randn(batch, 3, 64, 48),
+            "dataset_index": torch.arange(batch) % 2}

@@ -370,15 +370,15 @@ def known_truth(t):
 
 
 def length_of_tensor(t):
-    """len(t): its first dimension. One computed from tensor data (`x[mask]`,
-    `x.nonzero()`) is the unbacked symbol itself, as eager's is the int it
-    holds; builtins.len would ask for the symbol's value (__index__)."""
+    """len(t): its first dimension, a symbolic size as it is (D-FINE's
+    `batch_size = len(source_flatten)`), as torch.export reads len() of a
+    tensor; one computed from tensor data (`x[mask]`, `x.nonzero()`) is the
+    unbacked symbol itself, as eager's is the int it holds. builtins.len
+    would ask for the symbol's value (__index__), which pins a declared
+    size and cannot be asked of data."""
     if t.dim() == 0:
         raise TypeError("len() of a 0-d tensor")
-    n = t.shape[0]
-    if isinstance(n, torch.SymInt) and any(is_unbacked(s) for s in n.node.expr.free_symbols):
-        return n
-    return len(t)
+    return t.shape[0]
 
 
 # Messages name them as the program wrote them: "by bool at model.py:7".

@@ -137,6 +137,13 @@ def exact_arithmetic(e):
         if num is None or den is None or den == 0:
             return None
         return sympy.cancel(num / den)
+    if isinstance(e, sympy_fns.IntTrueDiv):
+        # Python's `/` of two ints (`math.ceil(tokens / experts)`): both
+        # are exact as doubles, so this is one division, as above.
+        num, den = e.args
+        if not (num.is_integer and den.is_integer) or den == 0:
+            return None
+        return sympy.cancel(num / den)
     return _exact_product(e)
 
 
