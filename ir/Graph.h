@@ -47,6 +47,9 @@ struct SideEffect {
     /// `target[:] = value` for a list, `target.clear(); target.update(value)`
     /// for a dict: a container of the caller's mutated in place.
     Fill,
+    /// `target.extend(value)`: a list of the caller's the program only
+    /// appended to, whose items it never read.
+    Extend,
     /// `tensor.register_hook(fn)` (or `register_post_accumulate_grad_hook`,
     /// hookMethod) on a tensor the graph hands back: a hook autograd runs
     /// in backward, registered before the caller can run it. The value is

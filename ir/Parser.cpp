@@ -570,10 +570,12 @@ bool Parser::parseStatement(Graph& graph) {
       return error(loc, "'after' follows the 'return' it belongs to"), false;
     if (tok_.isKeyword("register_hook") || tok_.isKeyword("register_post_accumulate_grad_hook"))
       return parseHookEffect(*output);
-    if (!tok_.isKeyword("set") && !tok_.isKeyword("fill"))
-      return expected("'set', 'fill' or a hook registration"), false;
+    if (!tok_.isKeyword("set") && !tok_.isKeyword("fill") && !tok_.isKeyword("extend"))
+      return expected("'set', 'fill', 'extend' or a hook registration"), false;
     SideEffect effect;
-    effect.kind = tok_.isKeyword("set") ? SideEffect::Kind::Set : SideEffect::Kind::Fill;
+    effect.kind = tok_.isKeyword("set")    ? SideEffect::Kind::Set
+                  : tok_.isKeyword("fill") ? SideEffect::Kind::Fill
+                                           : SideEffect::Kind::Extend;
     Token source = lexer_.lexGuardSource();
     if (source.is(Token::Error))
       return error(source.loc(), lexer_.errorMessage()), false;

@@ -286,6 +286,9 @@ private:
         else if (effect.kind == SideEffect::Kind::Set && (*target)->kind() != Source::Kind::Attr &&
                  (*target)->kind() != Source::Kind::Global)
           report(node, "'after set' assigns an attribute or a global, not " + effect.target);
+        else if (effect.kind == SideEffect::Kind::Extend &&
+                 node.args()[i + 1].kind() != Argument::Kind::List)
+          report(node, "'after extend' extends " + effect.target + " by a list");
       }
       if (!node.kwargs().empty())
         report(node, "'return' takes no keyword arguments");

@@ -597,8 +597,9 @@ llvm::Expected<ValuePtr> realObjectAttr(SemanticsContext& cx, const ValuePtr& ba
   // is read through it, so that what the program indexes in it is guarded
   // as its attributes are; without a source its entries would be constants
   // no guard checks.
-  if (!source && base->source && name == "__dict__" && base->kind != ValueKind::Constant &&
-      PyDict_CheckExact(value.get()))
+  bool namespaceRead = !source && base->source && name == "__dict__" &&
+                       base->kind != ValueKind::Constant && PyDict_CheckExact(value.get());
+  if (namespaceRead)
     source = Source::attr(base->source, "__dict__");
   if (base->source && !source && base->kind != ValueKind::Constant && !PyModule_Check(object) &&
       !PyType_Check(object)) {
@@ -614,6 +615,10 @@ llvm::Expected<ValuePtr> realObjectAttr(SemanticsContext& cx, const ValuePtr& ba
   if (base->kind == ValueKind::Constant)
     source = nullptr;
   source = cx.values().moduleReadSource(source, object, value.get());
+  // The namespace's entries are read one by one, each guarded as the
+  // attribute is, until the program reads it whole (UnreadLists.cpp).
+  if (namespaceRead && source)
+    return cx.values().unreadNamespace(value.get(), source);
   return cx.values().wrapReal(value.get(), source);
 }
 

@@ -79,7 +79,13 @@ llvm::Expected<ValuePtr> BytecodeMachine::run(Frame& frame) {
     if (++steps_ > MaxSteps)
       return locate(captureError("more than " + llvm::Twine(MaxSteps) +
                                  " instructions executed (a loop that does not end?)"));
-    if (llvm::Error error = (this->*entry->handler)(frame, ins)) {
+    llvm::Error error = (this->*entry->handler)(frame, ins);
+    // Reading a popped list whole failed (UnreadLists.cpp).
+    if (!error)
+      error = takeReadError();
+    else
+      llvm::consumeError(takeReadError());
+    if (error) {
       // An exception the program raised goes to this frame's handler, or
       // on to the caller's; past the entry, capture stops.
       error = unwindToHandler(frame, locate(std::move(error)));

@@ -104,8 +104,18 @@ public:
 #include "frontend/capture/Opcodes.def"
 
   // Shared pieces of opcode handlers.
+  /// The top of the stack, popped; a list whose items were left unread
+  /// that it is or holds is read whole first (UnreadLists.cpp), since what
+  /// takes it may read it. popUnread leaves them unread, for what only
+  /// keeps the value (a local, a cell) or reads its identity.
   ValuePtr pop(Frame& f);
   std::vector<ValuePtr> popN(Frame& f, size_t n);
+  ValuePtr popUnread(Frame& f);
+  /// The first error reading a popped value whole gave; the instruction
+  /// that popped it fails with it.
+  std::optional<llvm::Error> readError_;
+  void readWhole(const ValuePtr& value);
+  llvm::Error takeReadError();
   /// A global (or builtin) read in frame \p f.
   llvm::Expected<ValuePtr> loadGlobal(Frame& f, PyObject* name);
 

@@ -482,6 +482,13 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
   // the order it made the changes: the rewritten code replays them after
   // the graph, each value rebuilt as a returned one is.
   std::vector<std::pair<ir::SideEffect, ir::Argument>> sideEffects;
+  // A container refilled or an attribute set holding a list whose items
+  // were left unread is rebuilt whole, so that list is read whole first
+  // (UnreadLists.cpp); what it appended is then part of its refill.
+  for (const Interpreter::PendingSideEffect& pending : interp.pendingSideEffects())
+    if (pending.effect.kind != ir::SideEffect::Kind::Extend)
+      if (llvm::Error error = interp.values().readAllUnread(pending.value))
+        return returnError(interp, module, entry, llvm::toString(std::move(error)));
   for (const Interpreter::PendingSideEffect& pending : interp.pendingSideEffects()) {
     // A real list refilled in place keeps its class: its new items are
     // spelled as a plain list's (ListInstances.cpp).

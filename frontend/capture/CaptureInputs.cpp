@@ -433,6 +433,9 @@ llvm::Expected<ValuePtr> exampleArgument(Interpreter& interp, const CaptureOptio
     return symbolicIntArgument(interp, options, declared, *intSpec, binding);
   if (PyObject_IsInstance(binding.object, interp.types().tensor.get()) == 1)
     return tensorArgument(interp, options, declared, binding);
+  // A list argument the program only appends to is not read whole
+  // (UnreadLists.cpp).
+  ValueBuilder::UnreadListReads unread(interp.values());
   return interp.values().wrapReal(binding.object, binding.source);
 }
 

@@ -84,6 +84,8 @@ llvm::Error BytecodeMachine::op_JUMP_BACKWARD_NO_INTERRUPT(Frame& f, const Instr
 
 llvm::Error BytecodeMachine::jumpIf(Frame& f, const Instruction& ins, bool alwaysPop, bool onTrue) {
   ValuePtr condition = f.stack.back();
+  if (llvm::Error error = values_.readAllUnread(condition))
+    return error;
   // A branch on a tensor whose one side only raises becomes a run-time
   // check (RaiseOnlyBranch.cpp); any other one is reported by semantics_.truth().
   if (alwaysPop && condition->isTensor()) {
@@ -113,7 +115,8 @@ llvm::Error BytecodeMachine::jumpIf(Frame& f, const Instruction& ins, bool alway
 }
 
 llvm::Error BytecodeMachine::jumpIfNone(Frame& f, const Instruction& ins, bool onNone) {
-  ValuePtr value = pop(f);
+  // Whether it is None reads nothing of a list.
+  ValuePtr value = popUnread(f);
   llvm::Expected<bool> none = semantics_.identical(value, makeNone());
   if (!none)
     return none.takeError();
@@ -180,14 +183,22 @@ llvm::Error BytecodeMachine::op_PRECALL(Frame&, const Instruction&) {
 
 llvm::Error BytecodeMachine::callWithStack(Frame& f, size_t argc, KeywordArgs kwargs) {
   std::vector<ValuePtr> args = popN(f, argc);
-  ValuePtr second = pop(f);
-  ValuePtr first = pop(f);
+  ValuePtr second = popUnread(f);
+  ValuePtr first = popUnread(f);
   // [NULL, callable, args...] or [callable, self, args...].
   ValuePtr callee = second;
   if (first->kind != ValueKind::Null) {
     callee = first;
     args.insert(args.begin(), second);
   }
+  // Appending to a list leaves its items unread (UnreadLists.cpp); any
+  // other call may read what it is given.
+  if (!appendsToUnreadList(callee)) {
+    readWhole(first);
+    readWhole(second);
+  }
+  if (llvm::Error error = takeReadError())
+    return error;
   llvm::Expected<ValuePtr> result = context_.call(callee, std::move(args), std::move(kwargs));
   if (!result)
     return result.takeError();

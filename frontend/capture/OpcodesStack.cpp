@@ -64,15 +64,41 @@ llvm::Error assignListSlice(ObjectSemantics& semantics, ValuePtr& list, const Va
 
 } // namespace
 
-ValuePtr BytecodeMachine::pop(Frame& f) {
+ValuePtr BytecodeMachine::popUnread(Frame& f) {
   ValuePtr value = std::move(f.stack.back());
   f.stack.pop_back();
+  return value;
+}
+
+void BytecodeMachine::readWhole(const ValuePtr& value) {
+  llvm::Error error = values_.readAllUnread(value);
+  if (!error)
+    return;
+  if (readError_)
+    llvm::consumeError(std::move(error));
+  else
+    readError_.emplace(std::move(error));
+}
+
+llvm::Error BytecodeMachine::takeReadError() {
+  if (!readError_)
+    return llvm::Error::success();
+  llvm::Error error = std::move(*readError_);
+  readError_.reset();
+  return error;
+}
+
+ValuePtr BytecodeMachine::pop(Frame& f) {
+  ValuePtr value = popUnread(f);
+  readWhole(value);
   return value;
 }
 
 std::vector<ValuePtr> BytecodeMachine::popN(Frame& f, size_t n) {
   std::vector<ValuePtr> values(f.stack.end() - static_cast<ptrdiff_t>(n), f.stack.end());
   f.stack.resize(f.stack.size() - n);
+  for (const ValuePtr& value : values)
+    readWhole(value);
   return values;
 }
 
@@ -82,7 +108,7 @@ llvm::Error BytecodeMachine::op_RESUME(Frame&, const Instruction&) {
 }
 
 llvm::Error BytecodeMachine::op_POP_TOP(Frame& f, const Instruction&) {
-  pop(f);
+  popUnread(f);
   return llvm::Error::success();
 }
 
@@ -126,7 +152,7 @@ llvm::Error BytecodeMachine::op_LOAD_FAST(Frame& f, const Instruction& ins) {
 }
 
 llvm::Error BytecodeMachine::op_STORE_FAST(Frame& f, const Instruction& ins) {
-  f.locals[ins.arg] = pop(f);
+  f.locals[ins.arg] = popUnread(f);
   return llvm::Error::success();
 }
 
@@ -165,6 +191,7 @@ llvm::Expected<ValuePtr> BytecodeMachine::loadGlobal(Frame& f, PyObject* name) {
 llvm::Error BytecodeMachine::op_LOAD_GLOBAL(Frame& f, const Instruction& ins) {
   if (ins.arg & 1)
     f.stack.push_back(makeValue(ValueKind::Null));
+  ValueBuilder::UnreadListReads unread(values_);
   llvm::Expected<ValuePtr> value = loadGlobal(f, PyTuple_GET_ITEM(f.code->co_names, ins.arg >> 1));
   if (!value)
     return value.takeError();
@@ -207,7 +234,7 @@ llvm::Error BytecodeMachine::op_LOAD_DEREF(Frame& f, const Instruction& ins) {
 }
 
 llvm::Error BytecodeMachine::op_STORE_DEREF(Frame& f, const Instruction& ins) {
-  ValuePtr value = pop(f);
+  ValuePtr value = popUnread(f);
   ValuePtr& cell = f.locals[ins.arg];
   if (!cell || cell->kind != ValueKind::Cell)
     cell = makeCell(nullptr);
@@ -228,8 +255,21 @@ llvm::Error BytecodeMachine::op_DELETE_DEREF(Frame& f, const Instruction& ins) {
   return llvm::Error::success();
 }
 
+/// Reads \p base whole when it is a list with unread items and \p name is
+/// anything but the appending methods; what else \p base holds is read
+/// when what the attribute gives is (UnreadLists.cpp).
+static llvm::Error readForAttribute(ValueBuilder& values, const ValuePtr& base,
+                                    llvm::StringRef name) {
+  if (base->unreadItems && name != "append" && name != "extend")
+    return values.readUnread(base);
+  return llvm::Error::success();
+}
+
 llvm::Error BytecodeMachine::op_LOAD_ATTR(Frame& f, const Instruction& ins) {
-  ValuePtr base = pop(f);
+  ValuePtr base = popUnread(f);
+  if (llvm::Error error = readForAttribute(values_, base, nameAt(f.code->co_names, ins.arg)))
+    return error;
+  ValueBuilder::UnreadListReads unread(values_);
   llvm::Expected<ValuePtr> value = semantics_.getAttr(base, nameAt(f.code->co_names, ins.arg));
   if (!value)
     return value.takeError();
@@ -240,7 +280,10 @@ llvm::Error BytecodeMachine::op_LOAD_ATTR(Frame& f, const Instruction& ins) {
 llvm::Error BytecodeMachine::op_LOAD_METHOD(Frame& f, const Instruction& ins) {
   // Always the unbound form: NULL, then the bound attribute. CALL treats
   // both forms alike.
-  ValuePtr base = pop(f);
+  ValuePtr base = popUnread(f);
+  if (llvm::Error error = readForAttribute(values_, base, nameAt(f.code->co_names, ins.arg)))
+    return error;
+  ValueBuilder::UnreadListReads unread(values_);
   llvm::Expected<ValuePtr> value = semantics_.getAttr(base, nameAt(f.code->co_names, ins.arg));
   if (!value)
     return value.takeError();
@@ -281,7 +324,20 @@ llvm::Error BytecodeMachine::op_STORE_ATTR(Frame& f, const Instruction& ins) {
 
 llvm::Error BytecodeMachine::op_BINARY_SUBSCR(Frame& f, const Instruction&) {
   ValuePtr key = pop(f);
-  ValuePtr base = pop(f);
+  // An item of a container reads that item only: a list with unread items
+  // it holds is read when the item taken is.
+  ValuePtr base = popUnread(f);
+  ValueBuilder::UnreadListReads unread(values_);
+  // One entry of a namespace (`vars(obj)[k]`) is guarded alone.
+  llvm::Expected<ValuePtr> entry = values_.readNamespaceEntry(base, key);
+  if (!entry)
+    return entry.takeError();
+  if (*entry) {
+    f.stack.push_back(*entry);
+    return llvm::Error::success();
+  }
+  if (llvm::Error error = values_.readUnread(base))
+    return error;
   llvm::Expected<ValuePtr> value = semantics_.getItem(base, key);
   if (!value)
     return value.takeError();
@@ -409,8 +465,9 @@ llvm::Error BytecodeMachine::op_COMPARE_OP(Frame& f, const Instruction& ins) {
 }
 
 llvm::Error BytecodeMachine::op_IS_OP(Frame& f, const Instruction& ins) {
-  ValuePtr b = pop(f);
-  ValuePtr a = pop(f);
+  // Identity reads nothing of a list.
+  ValuePtr b = popUnread(f);
+  ValuePtr a = popUnread(f);
   llvm::Expected<bool> same = semantics_.identical(a, b);
   if (!same)
     return same.takeError();
@@ -740,6 +797,8 @@ llvm::Error BytecodeMachine::op_DICT_UPDATE(Frame& f, const Instruction& ins) {
 }
 
 llvm::Error BytecodeMachine::op_DICT_MERGE(Frame& f, const Instruction& ins) {
+  if (llvm::Error error = values_.readAllUnread(f.stack.back()))
+    return error;
   llvm::Expected<ValuePtr> items = mappingItems(f.stack.back());
   if (!items)
     return items.takeError();
@@ -788,6 +847,8 @@ llvm::Error BytecodeMachine::op_UNPACK_EX(Frame& f, const Instruction& ins) {
 }
 
 llvm::Error BytecodeMachine::op_GET_LEN(Frame& f, const Instruction&) {
+  if (llvm::Error error = values_.readAllUnread(f.stack.back()))
+    return error;
   llvm::Expected<ValuePtr> value = semantics_.length(f.stack.back());
   if (!value)
     return value.takeError();

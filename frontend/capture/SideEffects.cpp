@@ -204,11 +204,15 @@ std::vector<Interpreter::PendingSideEffect> Interpreter::pendingSideEffects() co
         {store.order,
          {{ir::SideEffect::Kind::Set, store.target->str()}, store.value, store.where}});
   }
+  // A list whose items the program never read gets what it appended
+  // (UnreadLists.cpp); any other container its whole new contents.
   for (const MutatedContainer& mutated : mutatedContainers_)
-    ordered.push_back({mutated.order,
-                       {{ir::SideEffect::Kind::Fill, mutated.value->source->str()},
-                        mutated.value,
-                        mutated.where}});
+    ordered.push_back(
+        {mutated.order,
+         {{mutated.value->unreadItems ? ir::SideEffect::Kind::Extend : ir::SideEffect::Kind::Fill,
+           mutated.value->source->str()},
+          mutated.value,
+          mutated.where}});
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<PendingSideEffect> effects;

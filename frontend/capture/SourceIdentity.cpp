@@ -132,7 +132,8 @@ llvm::Error ValueBuilder::guardChangedObjectsDistinct(const ir::Graph& graph) {
       node.forEachUse([&](const ir::ValueRef& used) { collectWrittenInputs(used, changed, seen); });
     } else if (node.isOutput()) {
       for (const ir::SideEffect& effect : node.sideEffects()) {
-        if (effect.kind == ir::SideEffect::Kind::Fill) {
+        if (effect.kind == ir::SideEffect::Kind::Fill ||
+            effect.kind == ir::SideEffect::Kind::Extend) {
           changed.insert(effect.target);
           continue;
         }

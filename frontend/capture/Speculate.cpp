@@ -144,7 +144,12 @@ llvm::Expected<PyRef> BytecodeMachine::speculateRaise(Frame& f, size_t start,
       break;
     f.pc = pc;
     f.next = pc + 1;
-    if (llvm::Error error = (this->*entry->handler)(f, ins)) {
+    llvm::Error error = (this->*entry->handler)(f, ins);
+    if (!error)
+      error = takeReadError();
+    else
+      llvm::consumeError(takeReadError());
+    if (error) {
       llvm::handleAllErrors(
           std::move(error),
           [&](const RaisedException& exception) {

@@ -120,6 +120,12 @@ struct Value {
   /// a source, and refused when not (SideEffects.cpp); null for containers
   /// made while capturing.
   python::PyRef realContainer;
+  /// List: a caller's list read through `source` whose items the program
+  /// has not read (SideEffects.cpp, "appends only"): `items` holds only
+  /// what it appended, which is replayed as an `extend` after the graph.
+  /// The first read of the list reads the real items, pins the length and
+  /// puts them before the appended ones (ValueBuilder::readUnreadLists).
+  bool unreadItems = false;
   /// Object: a class given by `type(obj)` or `obj.__class__` for an object
   /// read through this source; its attributes are read as `type(SRC).NAME`
   /// (ValueBuilder::classOfSource), so they are guarded.

@@ -668,6 +668,10 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
                             "plain " +
                             (PyDict_Check(object) ? "dict" : "tuple") + " instead");
   }
+  // A list the program may only append to: its items are read when the
+  // program first reads the list (UnreadLists.cpp).
+  if (unreadListReads_ && source && PyList_CheckExact(object))
+    return unreadList(object, source);
   SourcePtr itemsSource =
       PyTuple_CheckExact(object) || PyList_CheckExact(object) || listItems || tupleItems ? source
                                                                                          : nullptr;
@@ -903,12 +907,14 @@ void ValueBuilder::addRoots(std::vector<ValuePtr>& roots) const {
     roots.push_back(function);
   for (const auto& [object, input] : tensorInputs_)
     roots.push_back(input.second);
+  for (const auto& [object, list] : unreadLists_)
+    roots.push_back(list);
 }
 
 Recorder::Restore ValueBuilder::save() {
   auto tables = [this] {
     return std::tie(realFunctions_, functionsBeingWrapped_, tensorInputs_, inputOrder_,
-                    declaredInts_, identities_, identityIndex_);
+                    declaredInts_, identities_, identityIndex_, unreadLists_);
   };
   using Tables =
       decltype(std::apply([](auto&... table) { return std::make_tuple(table...); }, tables()));

@@ -40,6 +40,10 @@
 
 namespace dync::capture {
 
+/// Whether \p callee is `list.append` or `list.extend` bound to a list
+/// whose items the program has not read (UnreadLists.cpp).
+bool appendsToUnreadList(const ValuePtr& callee);
+
 class ValueBuilder {
 public:
   ValueBuilder(oracle::TensorOracle& oracle, ir::GuardSet& guards, Recorder& recorder,
@@ -268,6 +272,45 @@ public:
   void forgetRealFunction(PyObject* real) { realFunctions_.erase(real); }
 
   //===--------------------------------------------------------------------===//
+  // Lists the program may only append to (UnreadLists.cpp).
+
+  /// While one is alive, wrapReal gives a caller's exact list read through
+  /// a source with its items unread (Value::unreadItems): the reads the
+  /// bytecode makes (an attribute, a global, an item, an argument), whose
+  /// result the machine reads again only through its stack.
+  class UnreadListReads {
+  public:
+    explicit UnreadListReads(ValueBuilder& builder)
+        : builder_(builder), previous_(builder.unreadListReads_) {
+      builder.unreadListReads_ = true;
+    }
+    ~UnreadListReads() { builder_.unreadListReads_ = previous_; }
+    UnreadListReads(const UnreadListReads&) = delete;
+    UnreadListReads& operator=(const UnreadListReads&) = delete;
+
+  private:
+    ValueBuilder& builder_;
+    bool previous_;
+  };
+  /// Reads every list with unread items \p value is or holds (through
+  /// containers, cells, bound methods, iterators), as wrapReal would have
+  /// read it whole: its length pinned, its items read through their
+  /// sources and put before what the program appended.
+  llvm::Error readAllUnread(const ValuePtr& value);
+  /// The same for \p value alone, not what it holds.
+  llvm::Error readUnread(const ValuePtr& value);
+  /// An object's or a module's namespace (`vars(obj)`, `mod.__dict__`), the
+  /// exact dict \p object read through \p source, with its entries unread:
+  /// the program's reads of one key are guarded one by one
+  /// (readNamespaceEntry), and any other read reads it whole.
+  ValuePtr unreadNamespace(PyObject* object, const SourcePtr& source);
+  /// `namespace[key]` of a namespace with unread entries: the entry, read
+  /// through its own source (or as the program assigned it); null when
+  /// \p key is no str or not in the namespace, after which the namespace
+  /// is to be read whole.
+  llvm::Expected<ValuePtr> readNamespaceEntry(const ValuePtr& names, const ValuePtr& key);
+
+  //===--------------------------------------------------------------------===//
   // Checkpoints (Recorder.h).
 
   /// Adds the values the builder holds to \p roots.
@@ -284,6 +327,13 @@ private:
   PyObject* entryGlobals_ = nullptr;
   std::function<ValuePtr(PyObject*)> changedContainers_;
   std::function<AssignedEntries(PyObject*)> assignedEntries_;
+  bool unreadListReads_ = false;
+  /// Lists given with their items unread, by the real list: every source
+  /// reaching one list gets the one value, so appends through any of them
+  /// land in one place.
+  std::vector<std::pair<python::PyRef, ValuePtr>> unreadLists_;
+  /// \p object, an exact list read through \p source, with its items unread.
+  ValuePtr unreadList(PyObject* object, const SourcePtr& source);
   /// \p value, the Dict value read from real dict \p real, with the
   /// entries the program assigned without changing the dict as a
   /// container (an attribute of the object it is the instance dict of, a

@@ -378,6 +378,9 @@ llvm::Error Emitter::loadSource(const ir::Source& source, const std::string& wha
 ///   fill <dict> = v:      <dict>; LOAD_METHOD clear; PRECALL 0; CALL 0; POP_TOP;
 ///                         <dict>; LOAD_METHOD update; <v>; PRECALL 1; CALL 1;
 ///                         POP_TOP                        (keys in v's order)
+///   extend <list> = v:    <list>; LOAD_METHOD extend; <v>; PRECALL 1; CALL 1;
+///                         POP_TOP       (what the program appended to a list
+///                                        whose items it never read)
 ///
 /// STORE_ATTR goes through the object's own __setattr__ (nn.Module's files
 /// a tensor or a plain value as eager's assignment did).
@@ -399,6 +402,21 @@ llvm::Error Emitter::replaySideEffect(const ir::SideEffect& effect, const ir::Ar
     if (llvm::Error error = loadSource(*source.base(), what))
       return error;
     return emit("STORE_ATTR", nameIndex(source.name()));
+  }
+  if (effect.kind == ir::SideEffect::Kind::Extend) {
+    if (value.kind() != ir::Argument::Kind::List)
+      return fail(what + ": a list is extended by a list");
+    if (llvm::Error error = loadSource(source, what))
+      return error;
+    if (llvm::Error error = emit("LOAD_METHOD", nameIndex("extend")))
+      return error;
+    if (llvm::Error error = rebuild(value))
+      return error;
+    if (llvm::Error error = emit("PRECALL", 1))
+      return error;
+    if (llvm::Error error = emit("CALL", 1))
+      return error;
+    return emit("POP_TOP");
   }
   if (value.kind() == ir::Argument::Kind::List) {
     if (llvm::Error error = rebuild(value))
