@@ -331,9 +331,15 @@ llvm::Expected<ValuePtr> builtinMinMax(BuiltinContext& interp, const ValuePtr& s
                              std::string("torch.") + (name == "min" ? "minimum" : "maximum") +
                                  " is the graph's elementwise " + name);
   }
-  if (auto other = llvm::find_if_not(items, numeric); other != items.end())
-    return captureError(name + "() of '" + typeNameOf(*other) +
-                        "' values is not supported: only of numbers");
+  // Other values (objects of the program's classes with __lt__ or __gt__,
+  // as torch.distributions' _Match picks the most specific KL rule; strs,
+  // tuples) compare as CPython compares them, each comparison followed.
+  if (auto other = llvm::find_if_not(items, numeric); other != items.end()) {
+    if (allConstant(items))
+      return applyToConstants(interp, self->object.get(), items);
+    return minMaxByDecisions(interp, name, items, "'" + typeNameOf(*other) + "' values",
+                             "compare numbers or tensors they hold instead");
+  }
   if (llvm::Expected<ValuePtr> folded = symbolicMinMax(interp, name, items); !folded || *folded)
     return folded;
   // A float or bool read from tensor data among them (`max(s, 1.0)` with

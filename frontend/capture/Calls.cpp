@@ -519,6 +519,22 @@ std::optional<std::string> torchScriptCallable(PyObject* object) {
   return std::nullopt;
 }
 
+/// Whether \p object is the module torch.compile(module) returns: an
+/// OptimizedModule, whose forward runs the code dynamo compiled from its
+/// `_orig_mod`'s call. Such a module exists only once torch._dynamo is
+/// imported, so it is looked up there and never imported here.
+bool isCompiledModuleWrapper(PyObject* object) {
+  PyObject* evalFrame = PyDict_GetItemString(PyImport_GetModuleDict(), "torch._dynamo.eval_frame");
+  if (!evalFrame)
+    return false;
+  PyRef type = PyRef::steal(PyObject_GetAttrString(evalFrame, "OptimizedModule"));
+  if (!type) {
+    PyErr_Clear();
+    return false;
+  }
+  return reinterpret_cast<PyObject*>(Py_TYPE(object)) == type.get();
+}
+
 } // namespace
 
 llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<ValuePtr> args,
@@ -792,13 +808,21 @@ llvm::Expected<ValuePtr> Interpreter::callModule(const ValuePtr& module, std::ve
   PyObject* ownCall = _PyType_Lookup(Py_TYPE(object), callName.get());
   PyObject* baseCall =
       _PyType_Lookup(reinterpret_cast<PyTypeObject*>(types_.module.get()), callName.get());
-  bool overridesCall = ownCall && ownCall != baseCall;
+  // torch.compile(module) returns an OptimizedModule whose forward runs the
+  // code dynamo compiled from its `_orig_mod`'s call, which computes what
+  // that call computes: the wrapped module is called in its place (its own
+  // hooks and forward followed as any module's), as torch.export inlines
+  // it, with the wrapper's hooks around it as nn.Module's call runs them.
+  bool compiledWrapper = isCompiledModuleWrapper(object);
+  bool overridesCall = !compiledWrapper && ownCall && ownCall != baseCall;
   // Forward hooks and pre-hooks run around forward, inlined, with their
   // tables guarded (ModuleHooks.cpp); backward hooks stop capture.
   llvm::Expected<ModuleHooks> hooks = readModuleHooks(*this, module, overridesCall);
   if (!hooks)
     return hooks.takeError();
-  llvm::Expected<ValuePtr> target = moduleAttr(module, overridesCall ? "__call__" : "forward");
+  llvm::Expected<ValuePtr> target = moduleAttr(module, compiledWrapper ? "_orig_mod"
+                                                       : overridesCall ? "__call__"
+                                                                       : "forward");
   if (!target)
     return target.takeError();
   if (!hooks->empty())

@@ -6,6 +6,7 @@
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/SymbolicText.h"
 #include "frontend/capture/TensorDataAssignment.h"
+#include "frontend/capture/TensorIndexStore.h"
 #include "frontend/capture/TensorNumbers.h"
 #include "frontend/capture/TypeNames.h"
 #include "frontend/embedding/PyStrings.h"
@@ -350,6 +351,12 @@ llvm::Error BytecodeMachine::op_STORE_SUBSCR(Frame& f, const Instruction&) {
   ValuePtr base = pop(f);
   ValuePtr value = pop(f);
   if (base->isTensor()) {
+    // A 0-d integer tensor index, whose value eager reads (TensorIndexStore.h).
+    llvm::Expected<bool> stored = storeAtTensorIndex(context_, base, key, value);
+    if (!stored)
+      return stored.takeError();
+    if (*stored)
+      return llvm::Error::success();
     llvm::Expected<ValuePtr> result =
         context_.callOracle(context_.operatorFunction("setitem"), {base, key, value}, {});
     return result ? llvm::Error::success() : result.takeError();

@@ -404,10 +404,15 @@ llvm::Expected<ValuePtr> wrapEntryFunction(ValueBuilder& values, PyObject* funct
 /// whether a process imported torch._dynamo must not decide what a guard
 /// says, so the wrapper is read as the function it wraps: capture runs that
 /// one, and the guards, which follow such wrappers natively too
-/// (ShimPyObjects.c), pin it. A wrapper is torch's when it is defined in
-/// torch._compile (`_disable_dynamo`) or is torch._dynamo's marked
-/// `_torchdynamo_disable`: a user's own replacement, even one made with
-/// functools.wraps, is defined elsewhere and stays itself.
+/// (ShimPyObjects.c), pin it. A function decorated with torch.compile
+/// (`@torch.compile`, `torch.compile(f, fullgraph=True)`) is torch._dynamo's
+/// wrapper marked `_torchdynamo_orig_callable`: eager runs the code dynamo
+/// compiled from the wrapped function, which computes what that function
+/// does (as a TorchScript function's compiled form does), so it is read
+/// the same way, as torch.export inlines it. A wrapper is torch's when it is
+/// defined in torch._compile (`_disable_dynamo`) or is torch._dynamo's
+/// marked so: a user's own replacement, even one made with functools.wraps,
+/// is defined elsewhere and stays itself.
 static PyObject* unwrapDynamoDisabled(PyObject* function) {
   for (int depth = 0; depth < 4 && Py_IS_TYPE(function, &PyFunction_Type); ++depth) {
     auto* fn = reinterpret_cast<PyFunctionObject*>(function);
@@ -419,9 +424,10 @@ static PyObject* unwrapDynamoDisabled(PyObject* function) {
     if (!name)
       return function;
     PyObject* disabled = PyDict_GetItemString(fn->func_dict, "_torchdynamo_disable");
+    bool compiled = PyDict_GetItemString(fn->func_dict, "_torchdynamo_orig_callable") != nullptr;
     bool torchWrapper =
         *name == "torch._compile" ||
-        (llvm::StringRef(*name).starts_with("torch._dynamo.") && disabled == Py_True);
+        (llvm::StringRef(*name).starts_with("torch._dynamo.") && (disabled == Py_True || compiled));
     PyObject* wrapped = PyDict_GetItemString(fn->func_dict, "__wrapped__");
     if (!torchWrapper || !wrapped)
       return function;

@@ -179,8 +179,11 @@ static PyObject* instance_attr(PyObject* obj, const char* name, int* unknown) {
  * in torch._compile) and `torch._dynamo.disable`'s (marked
  * `_torchdynamo_disable`). An eager call runs the wrapped function as it
  * is, so whether the process imported torch._dynamo must not decide a
- * guard. Capture describes such a function by the one it wraps; a user's
- * own replacement is defined elsewhere and is not followed. */
+ * guard. A function decorated with torch.compile is torch._dynamo's
+ * wrapper marked `_torchdynamo_orig_callable`, whose compiled code computes
+ * what the wrapped function does; it is followed the same way. Capture
+ * describes such a function by the one it wraps; a user's own replacement
+ * is defined elsewhere and is not followed. */
 static PyObject* unwrap_dynamo_disabled(PyObject* obj) {
   for (int depth = 0; depth < 4 && obj && Py_TYPE(obj) == &PyFunction_Type; ++depth) {
     PyFunctionObject* fn = (PyFunctionObject*)obj;
@@ -193,7 +196,8 @@ static PyObject* unwrap_dynamo_disabled(PyObject* obj) {
                         PyUnicode_IS_COMPACT_ASCII(module) && PyUnicode_GET_LENGTH(module) > 14 &&
                         memcmp(PyUnicode_DATA(module), "torch._dynamo.", 14) == 0;
     if (!compile_module &&
-        !(dynamo_module && dict_lookup(fn->func_dict, "_torchdynamo_disable") == Py_True))
+        !(dynamo_module && (dict_lookup(fn->func_dict, "_torchdynamo_disable") == Py_True ||
+                            dict_lookup(fn->func_dict, "_torchdynamo_orig_callable"))))
       return obj;
     PyObject* wrapped = dict_lookup(fn->func_dict, "__wrapped__");
     if (!wrapped)
