@@ -72,4 +72,4 @@ def byte_mask_inputs():
 # MASK: aten::index.Tensor(%table, [%mask]) : tensor<f32, [u0, 3]>
 
 # BYTE-NOT: deprecated
-# BYTE: aten-meta-index.py:{{[0-9]+}}:{{[0-9]+}}: error: calling _operator.getitem
+# BYTE: aten-meta-index.py:{{[0-9]+}}:{{[0-9]+}}: error: calling operator.getitem (a[b])

@@ -1,7 +1,7 @@
 # Side effects are replayed after the return value is rebuilt, before it is
 # returned: an attribute with STORE_ATTR on its object, a global with
-# STORE_GLOBAL, a list refilled with a slice assignment, a dict cleared and
-# updated.
+# STORE_GLOBAL, a list the function only appended to extended by what it
+# appended, a dict cleared and updated.
 # RUN: %dync export %s:effects --emit=bytecode | FileCheck %s
 import torch
 
@@ -41,14 +41,13 @@ def effects(x, xs, d):
 # CHECK-NEXT: STORE_ATTR {{[0-9]+}} (value)
 # CHECK-NEXT: LOAD_CONST [[TWO:[0-9]+]] (2)
 # CHECK-NEXT: STORE_GLOBAL {{[0-9]+}} (total)
-# CHECK-NEXT: LOAD_CONST [[ONE]] (1)
-# CHECK-NEXT: LOAD_CONST {{[0-9]+}} (3)
-# CHECK-NEXT: BUILD_LIST 2
 # CHECK-NEXT: LOAD_FAST 1 (xs)
-# CHECK-NEXT: LOAD_CONST 0 (None)
-# CHECK-NEXT: LOAD_CONST 0 (None)
-# CHECK-NEXT: BUILD_SLICE 2
-# CHECK-NEXT: STORE_SUBSCR
+# CHECK-NEXT: LOAD_METHOD {{[0-9]+}} (extend)
+# CHECK-NEXT: LOAD_CONST {{[0-9]+}} (3)
+# CHECK-NEXT: BUILD_LIST 1
+# CHECK-NEXT: PRECALL 1
+# CHECK-NEXT: CALL 1
+# CHECK-NEXT: POP_TOP
 # CHECK-NEXT: LOAD_FAST 2 (d)
 # CHECK-NEXT: LOAD_METHOD {{[0-9]+}} (clear)
 # CHECK-NEXT: PRECALL 0
