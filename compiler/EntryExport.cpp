@@ -707,15 +707,13 @@ std::optional<size_t> EntryExport::mergeRange(ir::Graph& graph, llvm::StringRef 
 // whatever the verbosity: a training loop whose every call falls back to the
 // original code is slow for a reason they can act on.
 void EntryExport::notCompiled(llvm::StringRef calls, llvm::Error why) {
+  std::string text =
+      entry_->qualname + ": " + calls.str() +
+      " are not compiled (they run the original code): " + llvm::toString(std::move(why));
   if (options_.artifact.log)
-    *options_.artifact.log << "dync: " << entry_->qualname << ": " << calls
-                           << " are not compiled (they run the original code): "
-                           << llvm::toString(std::move(why)) << '\n';
+    *options_.artifact.log << "dync: " << text << '\n';
   else
-    llvm::WithColor::note(llvm::errs(), "dync")
-        << entry_->qualname << ": " << calls
-        << " are not compiled (they run the original code): " << llvm::toString(std::move(why))
-        << '\n';
+    llvm::WithColor::note(llvm::errs(), "dync") << text << '\n';
 }
 
 // The variants of one point of the declared ranges; returns the first, which
