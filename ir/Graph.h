@@ -50,6 +50,9 @@ struct SideEffect {
     /// `target.extend(value)`: a list of the caller's the program only
     /// appended to, whose items it never read.
     Extend,
+    /// `target.update(value)`: a dict of the caller's the program only
+    /// assigned entries of, whose other entries it never read.
+    Update,
     /// `tensor.register_hook(fn)` (or `register_post_accumulate_grad_hook`,
     /// hookMethod) on a tensor the graph hands back: a hook autograd runs
     /// in backward, registered before the caller can run it. The value is

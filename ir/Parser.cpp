@@ -570,12 +570,14 @@ bool Parser::parseStatement(Graph& graph) {
       return error(loc, "'after' follows the 'return' it belongs to"), false;
     if (tok_.isKeyword("register_hook") || tok_.isKeyword("register_post_accumulate_grad_hook"))
       return parseHookEffect(*output);
-    if (!tok_.isKeyword("set") && !tok_.isKeyword("fill") && !tok_.isKeyword("extend"))
-      return expected("'set', 'fill', 'extend' or a hook registration"), false;
+    if (!tok_.isKeyword("set") && !tok_.isKeyword("fill") && !tok_.isKeyword("extend") &&
+        !tok_.isKeyword("update"))
+      return expected("'set', 'fill', 'extend', 'update' or a hook registration"), false;
     SideEffect effect;
-    effect.kind = tok_.isKeyword("set")    ? SideEffect::Kind::Set
-                  : tok_.isKeyword("fill") ? SideEffect::Kind::Fill
-                                           : SideEffect::Kind::Extend;
+    effect.kind = tok_.isKeyword("set")      ? SideEffect::Kind::Set
+                  : tok_.isKeyword("fill")   ? SideEffect::Kind::Fill
+                  : tok_.isKeyword("update") ? SideEffect::Kind::Update
+                                             : SideEffect::Kind::Extend;
     Token source = lexer_.lexGuardSource();
     if (source.is(Token::Error))
       return error(source.loc(), lexer_.errorMessage()), false;

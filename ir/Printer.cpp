@@ -175,6 +175,7 @@ void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
     //   after set L['self'].count = s0
     //   after fill L['xs'] = [%3, 1]
     //   after extend L['self'].history = [%4]
+    //   after update L['self'].outputs = {"mu": %5}
     //   after register_hook %5 from L['self'].scale_grad
     //   after register_hook %5 with function "model:Net.forward.<locals>.<lambda>"
     //       line 12 defaults (0.5) cells (self: L['self'], k = %7)
@@ -185,9 +186,10 @@ void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
           continue;
         }
         os << "  after "
-           << (effect.kind == SideEffect::Kind::Set    ? "set "
-               : effect.kind == SideEffect::Kind::Fill ? "fill "
-                                                       : "extend ")
+           << (effect.kind == SideEffect::Kind::Set      ? "set "
+               : effect.kind == SideEffect::Kind::Fill   ? "fill "
+               : effect.kind == SideEffect::Kind::Update ? "update "
+                                                         : "extend ")
            << effect.target << " = ";
         node.args()[i + 1].print(os);
         os << '\n';

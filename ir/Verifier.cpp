@@ -289,6 +289,9 @@ private:
         else if (effect.kind == SideEffect::Kind::Extend &&
                  node.args()[i + 1].kind() != Argument::Kind::List)
           report(node, "'after extend' extends " + effect.target + " by a list");
+        else if (effect.kind == SideEffect::Kind::Update &&
+                 node.args()[i + 1].kind() != Argument::Kind::Dict)
+          report(node, "'after update' updates " + effect.target + " from a dict");
       }
       if (!node.kwargs().empty())
         report(node, "'return' takes no keyword arguments");

@@ -52,6 +52,12 @@ llvm::Expected<ValuePtr> BytecodeMachine::run(Frame& frame) {
     raisedOrigins_.clear();
     handledException_ = nullptr;
   }
+  // The getter of the attribute being read, run now: its value goes on
+  // the reading frame's stack.
+  PyObject* unreadReturn = std::exchange(unreadReturnCode_, nullptr);
+  if (!frames_.empty() && frame.pc == 0 && !frame.generator && !frame.names && unreadReturn &&
+      unreadReturn == reinterpret_cast<PyObject*>(frame.code))
+    frame.returnsUnread = true;
   frames_.push_back(&frame);
   size_t executing = frame.pc;
   auto popFrame = llvm::make_scope_exit([&] {
@@ -80,6 +86,7 @@ llvm::Expected<ValuePtr> BytecodeMachine::run(Frame& frame) {
       return locate(captureError("more than " + llvm::Twine(MaxSteps) +
                                  " instructions executed (a loop that does not end?)"));
     llvm::Error error = (this->*entry->handler)(frame, ins);
+    unreadReturnCode_ = nullptr;
     // Reading a popped list whole failed (UnreadLists.cpp).
     if (!error)
       error = takeReadError();

@@ -114,6 +114,10 @@ public:
   /// The first error reading a popped value whole gave; the instruction
   /// that popped it fails with it.
   std::optional<llvm::Error> readError_;
+  /// The code of the property getter the attribute read running calls,
+  /// whose frame returns unread (Frame::returnsUnread); cleared by the
+  /// next frame run and after each instruction.
+  PyObject* unreadReturnCode_ = nullptr;
   void readWhole(const ValuePtr& value);
   llvm::Error takeReadError();
   /// A global (or builtin) read in frame \p f.

@@ -485,10 +485,20 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
   // A container refilled or an attribute set holding a list whose items
   // were left unread is rebuilt whole, so that list is read whole first
   // (UnreadLists.cpp); what it appended is then part of its refill.
-  for (const Interpreter::PendingSideEffect& pending : interp.pendingSideEffects())
-    if (pending.effect.kind != ir::SideEffect::Kind::Extend)
-      if (llvm::Error error = interp.values().readAllUnread(pending.value))
-        return returnError(interp, module, entry, llvm::toString(std::move(error)));
+  // A dict updated with what it assigned has the values assigned read
+  // whole, not the dict.
+  for (const Interpreter::PendingSideEffect& pending : interp.pendingSideEffects()) {
+    if (pending.effect.kind == ir::SideEffect::Kind::Extend)
+      continue;
+    if (pending.effect.kind == ir::SideEffect::Kind::Update) {
+      for (const auto& [key, assigned] : pending.value->entries)
+        if (llvm::Error error = interp.values().readAllUnread(assigned))
+          return returnError(interp, module, entry, llvm::toString(std::move(error)));
+      continue;
+    }
+    if (llvm::Error error = interp.values().readAllUnread(pending.value))
+      return returnError(interp, module, entry, llvm::toString(std::move(error)));
+  }
   for (const Interpreter::PendingSideEffect& pending : interp.pendingSideEffects()) {
     // A real list refilled in place keeps its class: its new items are
     // spelled as a plain list's (ListInstances.cpp).

@@ -56,6 +56,10 @@ llvm::Expected<std::optional<ValuePtr>> ValueBuilder::changedEntry(PyObject* dic
       if (*same)
         return std::optional<ValuePtr>(entryValue);
     }
+    // A dict whose entries are unread holds only what the program
+    // assigned (UnreadDicts.cpp): the real dict answers for the rest.
+    if (changed->unreadItems)
+      return std::nullopt;
     // The program removed it (`del table[key]`, `pop`).
     return std::optional<ValuePtr>(ValuePtr());
   }

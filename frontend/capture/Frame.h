@@ -35,6 +35,10 @@ struct Frame {
   size_t next = 0;
   bool done = false;
   ValuePtr returnValue;
+  /// Whether the value returned goes on the caller's stack as it is (a
+  /// property getter's, BytecodeMachine::run), so a dict with entries
+  /// unread it returns stays so (UnreadDicts.cpp).
+  bool returnsUnread = false;
 
   /// Generator bodies run to completion when called; what they yield is
   /// collected here.

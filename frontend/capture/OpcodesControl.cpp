@@ -157,7 +157,9 @@ llvm::Error BytecodeMachine::op_JUMP_IF_FALSE_OR_POP(Frame& f, const Instruction
 }
 
 llvm::Error BytecodeMachine::op_RETURN_VALUE(Frame& f, const Instruction&) {
-  f.returnValue = pop(f);
+  // What a property getter returns to the attribute read is pushed on
+  // the caller's stack, which reads it whole when it is used whole.
+  f.returnValue = f.returnsUnread ? popUnread(f) : pop(f);
   f.done = true;
   return llvm::Error::success();
 }
@@ -181,7 +183,33 @@ llvm::Error BytecodeMachine::op_PRECALL(Frame&, const Instruction&) {
   return llvm::Error::success();
 }
 
+/// `hasattr(obj, "name")` of an object of a dict class whose entries are
+/// unread (UnreadDicts.cpp): its answer, pushed in place of the call, or
+/// false when the call is to run as any other.
+static bool hasattrOfUnread(Frame& f, size_t argc, const KeywordArgs& kwargs, ValueBuilder& values,
+                            PyObject* builtins) {
+  if (argc != 2 || !kwargs.empty() || f.stack.size() < 4)
+    return false;
+  const ValuePtr& first = f.stack[f.stack.size() - 4];
+  const ValuePtr& callee = f.stack[f.stack.size() - 3];
+  const ValuePtr& object = f.stack[f.stack.size() - 2];
+  const ValuePtr& name = f.stack[f.stack.size() - 1];
+  if (first->kind != ValueKind::Null || callee->kind != ValueKind::Builtin ||
+      callee->object.get() != PyDict_GetItemString(PyModule_GetDict(builtins), "hasattr") ||
+      !object->unreadItems || !name->isConstant() || !PyUnicode_CheckExact(name->object.get()))
+    return false;
+  std::optional<std::string> text = python::utf8Of(name->object.get());
+  std::optional<bool> has = text ? values.hasattrUnread(object, *text) : std::nullopt;
+  if (!has)
+    return false;
+  f.stack.resize(f.stack.size() - 4);
+  f.stack.push_back(makeBool(*has));
+  return true;
+}
+
 llvm::Error BytecodeMachine::callWithStack(Frame& f, size_t argc, KeywordArgs kwargs) {
+  if (hasattrOfUnread(f, argc, kwargs, values_, types_.builtinsModule.get()))
+    return llvm::Error::success();
   std::vector<ValuePtr> args = popN(f, argc);
   ValuePtr second = popUnread(f);
   ValuePtr first = popUnread(f);

@@ -261,16 +261,51 @@ llvm::Error BytecodeMachine::op_DELETE_DEREF(Frame& f, const Instruction& ins) {
 /// when what the attribute gives is (UnreadLists.cpp).
 static llvm::Error readForAttribute(ValueBuilder& values, const ValuePtr& base,
                                     llvm::StringRef name) {
-  if (base->unreadItems && name != "append" && name != "extend")
+  if (base->unreadItems &&
+      (base->kind != ValueKind::List || (name != "append" && name != "extend")))
     return values.readUnread(base);
   return llvm::Error::success();
 }
 
+/// The code of the Python getter of the property \p name on the class of
+/// \p base, or null: what it returns is the attribute, pushed on the
+/// stack, so a dict it returns is left unread (UnreadDicts.cpp).
+static PyObject* propertyGetterCode(const ValuePtr& base, llvm::StringRef name) {
+  PyObject* type = nullptr;
+  if (base->kind == ValueKind::NNModule || base->kind == ValueKind::Object)
+    type = base->object ? reinterpret_cast<PyObject*>(Py_TYPE(base->object.get())) : nullptr;
+  else if (base->kind == ValueKind::Instance && base->object && PyType_Check(base->object.get()))
+    type = base->object.get();
+  if (!type)
+    return nullptr;
+  PyRef nameObject = PyRef::steal(python::newStr(name));
+  PyObject* attribute =
+      nameObject ? _PyType_Lookup(reinterpret_cast<PyTypeObject*>(type), nameObject.get())
+                 : nullptr;
+  PyErr_Clear();
+  if (!attribute || !Py_IS_TYPE(attribute, &PyProperty_Type))
+    return nullptr;
+  PyRef getter = PyRef::steal(PyObject_GetAttrString(attribute, "fget"));
+  PyErr_Clear();
+  // The property holds its getter, which holds its code.
+  return getter && PyFunction_Check(getter.get()) ? PyFunction_GET_CODE(getter.get()) : nullptr;
+}
+
 llvm::Error BytecodeMachine::op_LOAD_ATTR(Frame& f, const Instruction& ins) {
   ValuePtr base = popUnread(f);
+  // One attribute of a dict object with unread entries is read alone.
+  llvm::Expected<ValuePtr> own =
+      values_.readUnreadAttribute(base, nameAt(f.code->co_names, ins.arg));
+  if (!own)
+    return own.takeError();
+  if (*own) {
+    f.stack.push_back(*own);
+    return llvm::Error::success();
+  }
   if (llvm::Error error = readForAttribute(values_, base, nameAt(f.code->co_names, ins.arg)))
     return error;
   ValueBuilder::UnreadListReads unread(values_);
+  unreadReturnCode_ = propertyGetterCode(base, nameAt(f.code->co_names, ins.arg));
   llvm::Expected<ValuePtr> value = semantics_.getAttr(base, nameAt(f.code->co_names, ins.arg));
   if (!value)
     return value.takeError();
@@ -282,9 +317,19 @@ llvm::Error BytecodeMachine::op_LOAD_METHOD(Frame& f, const Instruction& ins) {
   // Always the unbound form: NULL, then the bound attribute. CALL treats
   // both forms alike.
   ValuePtr base = popUnread(f);
+  llvm::Expected<ValuePtr> own =
+      values_.readUnreadAttribute(base, nameAt(f.code->co_names, ins.arg));
+  if (!own)
+    return own.takeError();
+  if (*own) {
+    f.stack.push_back(makeValue(ValueKind::Null));
+    f.stack.push_back(*own);
+    return llvm::Error::success();
+  }
   if (llvm::Error error = readForAttribute(values_, base, nameAt(f.code->co_names, ins.arg)))
     return error;
   ValueBuilder::UnreadListReads unread(values_);
+  unreadReturnCode_ = propertyGetterCode(base, nameAt(f.code->co_names, ins.arg));
   llvm::Expected<ValuePtr> value = semantics_.getAttr(base, nameAt(f.code->co_names, ins.arg));
   if (!value)
     return value.takeError();
@@ -329,8 +374,9 @@ llvm::Error BytecodeMachine::op_BINARY_SUBSCR(Frame& f, const Instruction&) {
   // it holds is read when the item taken is.
   ValuePtr base = popUnread(f);
   ValueBuilder::UnreadListReads unread(values_);
-  // One entry of a namespace (`vars(obj)[k]`) is guarded alone.
-  llvm::Expected<ValuePtr> entry = values_.readNamespaceEntry(base, key);
+  // One entry of a dict with unread entries (`d['k']`, `vars(obj)[k]`) is
+  // guarded alone (UnreadDicts.cpp).
+  llvm::Expected<ValuePtr> entry = values_.readUnreadEntry(base, key);
   if (!entry)
     return entry.takeError();
   if (*entry) {
@@ -348,7 +394,12 @@ llvm::Error BytecodeMachine::op_BINARY_SUBSCR(Frame& f, const Instruction&) {
 
 llvm::Error BytecodeMachine::op_STORE_SUBSCR(Frame& f, const Instruction&) {
   ValuePtr key = pop(f);
-  ValuePtr base = pop(f);
+  // An entry assigned by a constant key in a dict whose entries are unread
+  // leaves the others unread: the assignment is replayed after the graph as
+  // an update (UnreadDicts.cpp).
+  ValuePtr base = popUnread(f);
+  if (!storesIntoUnreadDict(base, key))
+    readWhole(base);
   ValuePtr value = pop(f);
   if (base->isTensor()) {
     // A 0-d integer tensor index, whose value eager reads (TensorIndexStore.h).
@@ -483,8 +534,15 @@ llvm::Error BytecodeMachine::op_IS_OP(Frame& f, const Instruction& ins) {
 }
 
 llvm::Error BytecodeMachine::op_CONTAINS_OP(Frame& f, const Instruction& ins) {
-  ValuePtr container = pop(f);
+  ValuePtr container = popUnread(f);
   ValuePtr item = pop(f);
+  // A constant key of a dict whose entries are unread: that key only.
+  if (std::optional<bool> known = values_.containsUnread(container, item)) {
+    f.stack.push_back(makeBool(*known != (ins.arg == 1)));
+    return llvm::Error::success();
+  }
+  if (llvm::Error error = values_.readAllUnread(container))
+    return error;
   llvm::Expected<bool> in = semantics_.contains(container, item);
   if (!in)
     return in.takeError();

@@ -205,14 +205,16 @@ std::vector<Interpreter::PendingSideEffect> Interpreter::pendingSideEffects() co
          {{ir::SideEffect::Kind::Set, store.target->str()}, store.value, store.where}});
   }
   // A list whose items the program never read gets what it appended
-  // (UnreadLists.cpp); any other container its whole new contents.
-  for (const MutatedContainer& mutated : mutatedContainers_)
+  // (UnreadLists.cpp), a dict whose entries it never read the entries it
+  // assigned (UnreadDicts.cpp); any other container its whole new contents.
+  for (const MutatedContainer& mutated : mutatedContainers_) {
+    ir::SideEffect::Kind kind = !mutated.value->unreadItems ? ir::SideEffect::Kind::Fill
+                                : mutated.value->kind == ValueKind::List
+                                    ? ir::SideEffect::Kind::Extend
+                                    : ir::SideEffect::Kind::Update;
     ordered.push_back(
-        {mutated.order,
-         {{mutated.value->unreadItems ? ir::SideEffect::Kind::Extend : ir::SideEffect::Kind::Fill,
-           mutated.value->source->str()},
-          mutated.value,
-          mutated.where}});
+        {mutated.order, {{kind, mutated.value->source->str()}, mutated.value, mutated.where}});
+  }
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<PendingSideEffect> effects;

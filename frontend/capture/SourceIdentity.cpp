@@ -133,7 +133,8 @@ llvm::Error ValueBuilder::guardChangedObjectsDistinct(const ir::Graph& graph) {
     } else if (node.isOutput()) {
       for (const ir::SideEffect& effect : node.sideEffects()) {
         if (effect.kind == ir::SideEffect::Kind::Fill ||
-            effect.kind == ir::SideEffect::Kind::Extend) {
+            effect.kind == ir::SideEffect::Kind::Extend ||
+            effect.kind == ir::SideEffect::Kind::Update) {
           changed.insert(effect.target);
           continue;
         }

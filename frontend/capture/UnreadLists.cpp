@@ -64,44 +64,14 @@ ValuePtr ValueBuilder::unreadNamespace(PyObject* object, const SourcePtr& source
   return value;
 }
 
-llvm::Expected<ValuePtr> ValueBuilder::readNamespaceEntry(const ValuePtr& names,
-                                                          const ValuePtr& key) {
-  if (!names->unreadItems || names->kind != ValueKind::Dict || !key->isConstant() ||
-      !PyUnicode_CheckExact(key->object.get()))
-    return nullptr;
-  PyObject* real = names->realContainer.get();
-  // An attribute the program assigned is what the namespace holds now.
-  std::optional<std::string> name = python::utf8Of(key->object.get());
-  if (!name)
-    return nullptr;
-  if (assignedEntries_)
-    for (auto& [assignedName, assigned] : assignedEntries_(real))
-      if (assignedName == *name)
-        return assigned;
-  PyObject* item = PyDict_GetItemWithError(real, key->object.get());
-  std::optional<ir::DictKey> dictKey = item ? dictKeyOf(key->object.get()) : std::nullopt;
-  PyErr_Clear();
-  if (!dictKey)
-    return nullptr;
-  return wrapReal(item, Source::item(names->source, *dictKey));
-}
-
 llvm::Error ValueBuilder::readUnread(const ValuePtr& value) {
   if (!value || !value->unreadItems)
     return llvm::Error::success();
+  // A namespace, a dict or an object of a dict class (UnreadDicts.cpp).
+  if (value->kind == ValueKind::Dict || value->kind == ValueKind::Instance)
+    return readUnreadDict(value);
   PyObject* object = value->realContainer.get();
   value->unreadItems = false;
-  if (value->kind == ValueKind::Dict) {
-    // A namespace: read as wrapReal reads an exact dict, its keys pinned.
-    bool previous = std::exchange(unreadListReads_, false);
-    llvm::Expected<ValuePtr> whole = wrapReal(object, value->source);
-    unreadListReads_ = previous;
-    if (!whole)
-      return whole.takeError();
-    if (whole->get() != value.get())
-      value->entries = (*whole)->entries;
-    return llvm::Error::success();
-  }
   // The guards wrapReal installs for a list read whole, about the call's
   // entry: the real list is unchanged while capturing.
   guards_.add(Guard::lengthIs(value->source, PyList_GET_SIZE(object)));
@@ -164,7 +134,8 @@ llvm::Error ValueBuilder::readAllUnread(const ValuePtr& value) {
 
 bool appendsToUnreadList(const ValuePtr& callee) {
   if (!callee || callee->kind != ValueKind::BoundMethod || callee->items.size() != 2 ||
-      !callee->items[0]->unreadItems || callee->items[1]->kind != ValueKind::Builtin)
+      !callee->items[0]->unreadItems || callee->items[0]->kind != ValueKind::List ||
+      callee->items[1]->kind != ValueKind::Builtin)
     return false;
   PyObject* method = callee->items[1]->object.get();
   PyObject* listMethods = PyList_Type.tp_dict;

@@ -578,7 +578,7 @@ void ValueBuilder::guardDefaultsRead(const Value& function, const DefaultsRead& 
 /// capture never changes: they are about the call's entry.
 ValuePtr ValueBuilder::callersContainer(ValuePtr value, PyObject* real) {
   value->realContainer = PyRef::borrow(real);
-  if (changedContainers_)
+  if (changedContainers_ && real != wholeReadOf_)
     if (ValuePtr changed = changedContainers_(real))
       return changed;
   return value;
@@ -610,6 +610,11 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
     }
     return makeConstant(PyRef::borrow(object), source);
   }
+  // A dict the program may read only some entries of: they are read when
+  // the program reads them (UnreadDicts.cpp).
+  if (unreadListReads_ && source && PyDict_Check(object))
+    if (ValuePtr unread = unreadDict(object, source))
+      return unread;
   // A real object of a dict subclass (an OrderedDict, a defaultdict, a
   // class deriving from them) read through a source: its items are sourced
   // and guarded as an exact dict's are (ValueBuilderDicts.cpp).

@@ -44,6 +44,11 @@ namespace dync::capture {
 /// whose items the program has not read (UnreadLists.cpp).
 bool appendsToUnreadList(const ValuePtr& callee);
 
+/// Whether `base[key] = ...` assigns an entry of a dict whose entries the
+/// program has not read (not a namespace, whose entries are attributes)
+/// by a constant key, leaving the others unread (UnreadDicts.cpp).
+bool storesIntoUnreadDict(const ValuePtr& base, const ValuePtr& key);
+
 class ValueBuilder {
 public:
   ValueBuilder(oracle::TensorOracle& oracle, ir::GuardSet& guards, Recorder& recorder,
@@ -302,13 +307,30 @@ public:
   /// An object's or a module's namespace (`vars(obj)`, `mod.__dict__`), the
   /// exact dict \p object read through \p source, with its entries unread:
   /// the program's reads of one key are guarded one by one
-  /// (readNamespaceEntry), and any other read reads it whole.
+  /// (readUnreadEntry), and any other read reads it whole.
   ValuePtr unreadNamespace(PyObject* object, const SourcePtr& source);
-  /// `namespace[key]` of a namespace with unread entries: the entry, read
-  /// through its own source (or as the program assigned it); null when
-  /// \p key is no str or not in the namespace, after which the namespace
-  /// is to be read whole.
-  llvm::Expected<ValuePtr> readNamespaceEntry(const ValuePtr& names, const ValuePtr& key);
+  /// `container[key]` of a dict (a namespace, an exact dict, an object of
+  /// a dict class) whose entries are unread (UnreadDicts.cpp): the entry,
+  /// read through its own source (or as the program assigned it); null
+  /// when \p key is not a constant a source names or not in the dict, or
+  /// the class reads items its own way, after which it is to be read
+  /// whole.
+  llvm::Expected<ValuePtr> readUnreadEntry(const ValuePtr& container, const ValuePtr& key);
+  /// `object.name` of an object of a dict class whose entries are unread,
+  /// when Python's lookup finds \p name in its instance dict: the
+  /// attribute, read through `SRC.name`; null otherwise, after which the
+  /// object is to be read whole.
+  llvm::Expected<ValuePtr> readUnreadAttribute(const ValuePtr& object, llvm::StringRef name);
+  /// `key in container` of a dict whose entries are unread, by a constant
+  /// key: true when the program assigned it or the dict holds it (its
+  /// type pinned), false for a namespace lacking it (`absent SRC.key`);
+  /// nothing when the dict is to be read whole to answer.
+  std::optional<bool> containsUnread(const ValuePtr& container, const ValuePtr& key);
+  /// `hasattr(object, name)` of an object of a dict class whose entries are
+  /// unread: true when its instance dict holds \p name (its type pinned),
+  /// false when neither the instance dict, the class nor a __getattr__
+  /// gives it (each pinned absent); nothing when it is to be read whole.
+  std::optional<bool> hasattrUnread(const ValuePtr& object, llvm::StringRef name);
 
   //===--------------------------------------------------------------------===//
   // Checkpoints (Recorder.h).
@@ -328,12 +350,24 @@ private:
   std::function<ValuePtr(PyObject*)> changedContainers_;
   std::function<AssignedEntries(PyObject*)> assignedEntries_;
   bool unreadListReads_ = false;
+  /// The real dict readUnreadDict is reading whole: what the program
+  /// changed of it is put back by that read, not found by callersContainer.
+  PyObject* wholeReadOf_ = nullptr;
   /// Lists given with their items unread, by the real list: every source
   /// reaching one list gets the one value, so appends through any of them
   /// land in one place.
   std::vector<std::pair<python::PyRef, ValuePtr>> unreadLists_;
   /// \p object, an exact list read through \p source, with its items unread.
   ValuePtr unreadList(PyObject* object, const SourcePtr& source);
+  /// \p object, a dict (exact, or an OrderedDict) or an object of a dict
+  /// class read through \p source, with its entries unread
+  /// (UnreadDicts.cpp); null to read it whole now.
+  ValuePtr unreadDict(PyObject* object, const SourcePtr& source);
+  /// The value read before for real container \p object whose entries are
+  /// still unread, or null.
+  ValuePtr knownUnread(PyObject* object) const;
+  /// readUnread of a Dict or an Instance (UnreadDicts.cpp).
+  llvm::Error readUnreadDict(const ValuePtr& value);
   /// \p value, the Dict value read from real dict \p real, with the
   /// entries the program assigned without changing the dict as a
   /// container (an attribute of the object it is the instance dict of, a

@@ -381,6 +381,9 @@ llvm::Error Emitter::loadSource(const ir::Source& source, const std::string& wha
 ///   extend <list> = v:    <list>; LOAD_METHOD extend; <v>; PRECALL 1; CALL 1;
 ///                         POP_TOP       (what the program appended to a list
 ///                                        whose items it never read)
+///   update <dict> = v:    <dict>; LOAD_METHOD update; <v>; PRECALL 1; CALL 1;
+///                         POP_TOP       (the entries the program assigned in
+///                                        a dict whose others it never read)
 ///
 /// STORE_ATTR goes through the object's own __setattr__ (nn.Module's files
 /// a tensor or a plain value as eager's assignment did).
@@ -403,12 +406,14 @@ llvm::Error Emitter::replaySideEffect(const ir::SideEffect& effect, const ir::Ar
       return error;
     return emit("STORE_ATTR", nameIndex(source.name()));
   }
-  if (effect.kind == ir::SideEffect::Kind::Extend) {
-    if (value.kind() != ir::Argument::Kind::List)
-      return fail(what + ": a list is extended by a list");
+  if (effect.kind == ir::SideEffect::Kind::Extend || effect.kind == ir::SideEffect::Kind::Update) {
+    bool extend = effect.kind == ir::SideEffect::Kind::Extend;
+    if (value.kind() != (extend ? ir::Argument::Kind::List : ir::Argument::Kind::Dict))
+      return fail(what +
+                  (extend ? ": a list is extended by a list" : ": a dict is updated from a dict"));
     if (llvm::Error error = loadSource(source, what))
       return error;
-    if (llvm::Error error = emit("LOAD_METHOD", nameIndex("extend")))
+    if (llvm::Error error = emit("LOAD_METHOD", nameIndex(extend ? "extend" : "update")))
       return error;
     if (llvm::Error error = rebuild(value))
       return error;
