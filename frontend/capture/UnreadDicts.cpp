@@ -53,6 +53,21 @@ bool readsItemsAsBase(PyTypeObject* type) {
   return _PyType_Lookup(type, name.get()) == _PyType_Lookup(base, name.get());
 }
 
+/// `base.name` when Python's attribute lookup on \p object reads its
+/// instance dict for \p name: the generic lookup (dict's own
+/// `__getattribute__` is that lookup, so DictReads' check for object's does
+/// not apply) and no data descriptor on the class in front of the dict.
+SourcePtr genericInstanceRead(const SourcePtr& base, PyObject* object, PyObject* nameObject,
+                              llvm::StringRef name) {
+  PyTypeObject* type = Py_TYPE(object);
+  if (type->tp_getattro != PyObject_GenericGetAttr)
+    return nullptr;
+  PyObject* descriptor = _PyType_Lookup(type, nameObject);
+  if (descriptor && Py_TYPE(descriptor)->tp_descr_set)
+    return nullptr;
+  return Source::attr(base, name.str());
+}
+
 } // namespace
 
 bool storesIntoUnreadDict(const ValuePtr& base, const ValuePtr& key) {
@@ -171,7 +186,7 @@ llvm::Expected<ValuePtr> ValueBuilder::readUnreadAttribute(const ValuePtr& objec
   }
   // Only where Python's lookup reads the instance dict (no data descriptor
   // on the class in front of it, no __getattribute__ of the class's own).
-  SourcePtr source = instanceDictSource(object->source, real, nameObject.get(), item);
+  SourcePtr source = genericInstanceRead(object->source, real, nameObject.get(), name);
   if (!source)
     return nullptr;
   // What the class gives for the name is pinned, as a read of the whole
@@ -233,7 +248,7 @@ std::optional<bool> ValueBuilder::hasattrUnread(const ValuePtr& object, llvm::St
   }
   PyTypeObject* type = Py_TYPE(real);
   if (PyObject* item = PyDict_GetItemWithError(attributes, nameObject.get())) {
-    SourcePtr source = instanceDictSource(object->source, real, nameObject.get(), item);
+    SourcePtr source = genericInstanceRead(object->source, real, nameObject.get(), name);
     if (!source)
       return std::nullopt;
     guardDictClassRead(object, name);
