@@ -83,11 +83,17 @@ class _Pack:
         self.path, self.fd, self.size = path, fd, size
 
 
+_GONE = "gone"
+
+
 def _open_pack(path):
-    """(pack, rows) of the pack at `path`, or None: missing, short, of
-    another format, or with an index that does not match its hash."""
+    """(pack, rows) of the pack at `path`, or None: short, of another
+    format, or with an index that does not match its hash; _GONE when no
+    file has that name."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return _GONE
     except OSError:
         return None
     try:
@@ -128,22 +134,39 @@ def _read_index():
     _index = {}
     if DIRECTORY is None:
         return
-    try:
-        entries = [e for e in os.scandir(DIRECTORY) if _is_pack(e.name)]
-    except OSError:
-        return
-    packs = []
-    for entry in entries:
-        opened = _open_pack(entry.path)
-        if opened is not None:
-            try:
-                packs.append((opened[0], opened[1], os.fstat(opened[0].fd).st_mtime_ns))
-            except OSError:
-                os.close(opened[0].fd)
+    # A pack listed but gone when opened was merged meanwhile: the merged
+    # one was renamed into place before it went, so a second listing finds
+    # its entries.
+    for _ in range(3):
+        packs, vanished = _open_packs()
+        if not vanished:
+            break
+        for pack, _, _ in packs:
+            os.close(pack.fd)
     packs.sort(key=lambda p: -p[2])
     for pack, rows, _ in packs:
         for digest, offset, length, check in rows:
             _index.setdefault(digest, []).append((pack, offset, length, check))
+
+
+def _open_packs():
+    """([(pack, rows, mtime)] of the folder's readable packs, whether a
+    listed one was gone)."""
+    try:
+        paths = [e.path for e in os.scandir(DIRECTORY) if _is_pack(e.name)]
+    except OSError:
+        return [], False
+    packs, vanished = [], False
+    for path in paths:
+        opened = _open_pack(path)
+        if opened is _GONE:
+            vanished = True
+        elif opened is not None:
+            try:
+                packs.append((opened[0], opened[1], os.fstat(opened[0].fd).st_mtime_ns))
+            except OSError:
+                os.close(opened[0].fd)
+    return packs, vanished
 
 
 def _payload(digest):
@@ -273,7 +296,7 @@ def _merge(packs):
     merged, taken = {}, 0
     for _, size, path in packs:
         opened = _open_pack(path) if taken + size <= budget else None
-        if opened is None:
+        if opened is None or opened is _GONE:
             continue
         pack, rows = opened
         try:
