@@ -21,20 +21,19 @@ with the fresh outcome in the canonical form both are read into.
 
 DYNC_ORACLE_CACHE=off turns the cache off; =check runs every call afresh and,
 where an entry exists, compares the two and stops the process on any
-difference (a key that does not determine the outcome). DYNC_CACHE_DIR
-(else $XDG_CACHE_HOME/dync, else ~/.cache/dync) holds the entries, under
-oracle-calls/; DYNC_ORACLE_CACHE_MAX_MB bounds them (default 256).
+difference (a key that does not determine the outcome). The entries are
+kept in pack files (dync_oracle_call_store).
 DYNC_ORACLE_CACHE_STATS=1 prints the counts on stderr when the process exits.
 """
 
 import hashlib
-import marshal
 import os
 import sys
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensor
 
+import dync_oracle_call_store as store
 import dync_oracle_meta_kernels as meta_kernels
 import dync_oracle_records
 from dync_oracle_call_canon import (
@@ -52,7 +51,6 @@ if _MODE not in ("on", "off", "check"):
     _MODE = "on"
 checking = _MODE == "check"
 
-_MAGIC = b"dync-oracle-call 1\n"
 # Modules whose callables are looked up by name: torch's and the operator,
 # math and builtins modules; a user's function runs every time.
 _TRUSTED = ("torch", "_operator", "operator", "builtins", "math")
@@ -287,12 +285,12 @@ class Probe:
         self.session = session
         self.name = name
         self.key_text = key_text
-        self.digest = hashlib.sha256(key_text.encode()).hexdigest()
+        self.digest = hashlib.sha256(key_text.encode()).digest()
         self.tensors = tensors
         self.ids = _ids_drawn()
         self.state = state
         self.begun = _calls_begun
-        self.entry = _load(self.digest, key_text)
+        self.entry = store.load(self.digest, key_text)
         self.snapshot = self.facts = None
         if self.entry is None or checking:
             self._before_fresh_run()
@@ -404,7 +402,7 @@ class Probe:
         if self.round_trip(fresh) != fresh:
             _refuse(self.name, "replay differs")
             return
-        if _store(self.digest, self.key_text, fresh):
+        if store.store(self.digest, self.key_text, fresh):
             stats["stored"] += 1
 
     def failed(self):
@@ -462,205 +460,9 @@ def begin(session, fn, args, kwargs, nested):
     return probe
 
 
-# The store -------------------------------------------------------------------
-
-
-def _directory():
-    root = os.environ.get("DYNC_CACHE_DIR")
-    if not root:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        home = os.environ.get("HOME")
-        if xdg:
-            root = os.path.join(xdg, "dync")
-        elif home:
-            root = os.path.join(home, ".cache", "dync")
-        else:
-            return None
-    return os.path.join(root, "oracle-calls")
-
-
-_DIRECTORY = _directory()
-
-
-def _path(digest):
-    # One folder for every entry: a cold capture stores most of its calls,
-    # and a folder per digest prefix cost a mkdir for nearly each of them
-    # (78 of GPT-2's 94), more system time than writing the files.
-    return os.path.join(_DIRECTORY, digest)
-
-
-# The verified payloads this process has read or written, by digest: a
-# model's repeated layers replay the same keys, and the file for a key is
-# only ever replaced by an entry of the same key.
-_payloads = {}
-
-
-def _read_payload(digest):
-    """The checked payload of the file stored under `digest`, or None."""
-    try:
-        with open(_path(digest), "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    if not data.startswith(_MAGIC):
-        return None
-    body = data[len(_MAGIC):]
-    check, payload = body[:32], body[32:]
-    if hashlib.sha256(payload).digest() != check:
-        return None
-    return payload
-
-
-def _load(digest, key_text):
-    """The entry stored under `digest` for `key_text`, or None: a missing,
-    corrupt or foreign file is a miss."""
-    if _DIRECTORY is None:
-        return None
-    payload = _payloads.get(digest)
-    if payload is None:
-        payload = _read_payload(digest)
-        if payload is None:
-            return None
-        _payloads[digest] = payload
-    try:
-        # Decoded afresh each time: no caller shares a mutable entry.
-        stored_key, entry = marshal.loads(payload)
-        if stored_key != key_text or type(entry) is not tuple or len(entry) != 3:
-            return None
-        return entry
-    except Exception:
-        return None
-
-
-_written = 0
-_pruned = False
-# Temporary files this process made: their names are the process id and
-# this count, unique while the process lives.
-_temporaries = 0
-
-
-def _write_new(path, data):
-    """Writes `data` to `path`, a name no file has: False, writing nothing,
-    when one has it. Opened exclusively, no two writers share a file; a
-    reader that opens it while it is written finds it short, which is a
-    miss, as is one a writer left short by failing (removed here)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags, 0o600)
-    except FileExistsError:
-        return False
-    except FileNotFoundError:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        try:
-            fd = os.open(path, flags, 0o600)
-        except FileExistsError:
-            return False
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
-    except BaseException:
-        os.unlink(path)
-        raise
-    return True
-
-
-def _write_file(path, data):
-    """Writes `data` to `path`.
-
-    A key's first entry is written in place, under its own name opened
-    exclusively: the open, write and close are all a cold capture's store
-    costs. A file already there (damaged, foreign, or written meanwhile by
-    another process) is replaced whole: `data` goes to a temporary file
-    beside it, named by the process id and a count of the process's own,
-    which is then renamed over it, so no reader ever sees the two mixed."""
-    global _temporaries
-    if _write_new(path, data):
-        return
-    _temporaries += 1
-    temporary = os.path.join(os.path.dirname(path), f".tmp-{os.getpid()}-{_temporaries}")
-    if not _write_new(temporary, data):
-        raise FileExistsError(temporary)
-    try:
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-
-
-def _store(digest, key_text, entry):
-    global _written
-    if _DIRECTORY is None:
-        return False
-    try:
-        payload = marshal.dumps((key_text, entry))
-        data = _MAGIC + hashlib.sha256(payload).digest() + payload
-        _write_file(_path(digest), data)
-    except (OSError, ValueError):
-        return False
-    _payloads[digest] = payload
-    _written += len(data)
-    _bound_size()
-    return True
-
-
-def _limit():
-    try:
-        return max(1, int(os.environ.get("DYNC_ORACLE_CACHE_MAX_MB", "256"))) << 20
-    except ValueError:
-        return 256 << 20
-
-
-def _bound_size():
-    """Keeps the store under its limit, removing the oldest entries: looked
-    at on a process's first store and whenever it wrote a tenth of the
-    limit since."""
-    global _pruned, _written
-    limit = _limit()
-    if _pruned and _written < limit // 10:
-        return
-    _pruned, _written = True, 0
-    entries = []
-    try:
-        for entry in os.scandir(_DIRECTORY):
-            # Folders are an older build's layout, one per digest prefix:
-            # their entries are never read again, and are removed as the
-            # oldest.
-            for file in os.scandir(entry.path) if entry.is_dir() else (entry,):
-                st = file.stat()
-                entries.append((st.st_mtime, st.st_size, file.path))
-    except OSError:
-        return
-    total = sum(size for _, size, _ in entries)
-    if total <= limit:
-        return
-    entries.sort()
-    for _, size, path in entries:
-        if total <= limit * 3 // 4:
-            break
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
-        total -= size
-
-
-_touched = set()
-
-
 def touch(probe):
-    """Marks a hit's entry as used, for _bound_size: once a process (a
-    model's repeated layers hit the same entries)."""
-    if probe.digest in _touched:
-        return
-    _touched.add(probe.digest)
-    try:
-        os.utime(_path(probe.digest))
-    except OSError:
-        pass
+    """Marks a hit's entry as used, for the store's size limit."""
+    store.touch(probe.digest)
 
 
 if _STATS in ("1", "2"):
