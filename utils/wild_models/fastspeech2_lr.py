@@ -9,7 +9,10 @@ each item by a Python loop over the batch and its phonemes,
 `vec.expand(max(int(expand_size), 0), -1)` for each `.item()` duration,
 `torch.cat`, and a `pad` helper padding a list of variable-length
 matrices to the longest with `F.pad`; mel lengths as a LongTensor of
-Python ints and a `get_mask_from_lengths` by arange comparison."""
+Python ints and a `get_mask_from_lengths` by arange comparison; the
+encoder and decoder FFT blocks with a numpy sinusoid table as a frozen
+Parameter, hand-written multi-head attention by bmm with a -inf
+masked_fill, and Conv1d position-wise feed-forward layers."""
 import numpy as np
 import torch
 import torch.nn as nn
@@ -159,22 +162,100 @@ class VarianceAdaptor(nn.Module):
         return x, pitch_prediction, energy_prediction, log_duration_prediction, duration_rounded, mel_len, mel_mask
 
 
-class FastSpeech2Lite(nn.Module):
-    def __init__(self, vocab=20, hidden=32, n_mels=10):
+def get_sinusoid_encoding_table(n_position, d_hid, padding_idx=None):
+    def cal_angle(position, hid_idx):
+        return position / np.power(10000, 2 * (hid_idx // 2) / d_hid)
+
+    def get_posi_angle_vec(position):
+        return [cal_angle(position, hid_j) for hid_j in range(d_hid)]
+
+    sinusoid_table = np.array([get_posi_angle_vec(pos_i) for pos_i in range(n_position)])
+    sinusoid_table[:, 0::2] = np.sin(sinusoid_table[:, 0::2])
+    sinusoid_table[:, 1::2] = np.cos(sinusoid_table[:, 1::2])
+    if padding_idx is not None:
+        sinusoid_table[padding_idx] = 0.0
+    return torch.FloatTensor(sinusoid_table)
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, n_head, d_model, d_k, d_v, dropout=0.1):
         super().__init__()
-        self.embed = nn.Embedding(vocab, hidden, padding_idx=0)
-        self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(hidden, 2, 64, dropout=0.1, batch_first=True), 1)
+        self.n_head, self.d_k, self.d_v = n_head, d_k, d_v
+        self.w_qs = nn.Linear(d_model, n_head * d_k)
+        self.w_ks = nn.Linear(d_model, n_head * d_k)
+        self.w_vs = nn.Linear(d_model, n_head * d_v)
+        self.temperature = np.power(d_k, 0.5)
+        self.layer_norm = nn.LayerNorm(d_model)
+        self.fc = nn.Linear(n_head * d_v, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, q, k, v, mask=None):
+        d_k, d_v, n_head = self.d_k, self.d_v, self.n_head
+        sz_b, len_q, _ = q.size()
+        sz_b, len_k, _ = k.size()
+        sz_b, len_v, _ = v.size()
+        residual = q
+        q = self.w_qs(q).view(sz_b, len_q, n_head, d_k)
+        k = self.w_ks(k).view(sz_b, len_k, n_head, d_k)
+        v = self.w_vs(v).view(sz_b, len_v, n_head, d_v)
+        q = q.permute(2, 0, 1, 3).contiguous().view(-1, len_q, d_k)
+        k = k.permute(2, 0, 1, 3).contiguous().view(-1, len_k, d_k)
+        v = v.permute(2, 0, 1, 3).contiguous().view(-1, len_v, d_v)
+        mask = mask.repeat(n_head, 1, 1)
+        attn = torch.bmm(q, k.transpose(1, 2)) / self.temperature
+        attn = attn.masked_fill(mask, -np.inf)
+        attn = torch.softmax(attn, dim=2)
+        output = torch.bmm(attn, v)
+        output = output.view(n_head, sz_b, len_q, d_v)
+        output = output.permute(1, 2, 0, 3).contiguous().view(sz_b, len_q, -1)
+        output = self.dropout(self.fc(output))
+        return self.layer_norm(output + residual), attn
+
+
+class FFTBlock(nn.Module):
+    def __init__(self, d_model, n_head, d_inner, kernel_size=(9, 1), dropout=0.1):
+        super().__init__()
+        self.slf_attn = MultiHeadAttention(n_head, d_model, d_model // n_head, d_model // n_head, dropout)
+        self.w_1 = nn.Conv1d(d_model, d_inner, kernel_size[0], padding=(kernel_size[0] - 1) // 2)
+        self.w_2 = nn.Conv1d(d_inner, d_model, kernel_size[1], padding=(kernel_size[1] - 1) // 2)
+        self.layer_norm = nn.LayerNorm(d_model)
+
+    def forward(self, enc_input, mask=None, slf_attn_mask=None):
+        enc_output, enc_slf_attn = self.slf_attn(enc_input, enc_input, enc_input, mask=slf_attn_mask)
+        enc_output = enc_output.masked_fill(mask.unsqueeze(-1), 0)
+        residual = enc_output
+        output = self.w_2(F.relu(self.w_1(enc_output.transpose(1, 2)))).transpose(1, 2)
+        enc_output = self.layer_norm(output + residual)
+        enc_output = enc_output.masked_fill(mask.unsqueeze(-1), 0)
+        return enc_output, enc_slf_attn
+
+
+class FastSpeech2Lite(nn.Module):
+    def __init__(self, vocab=20, hidden=32, n_mels=10, max_seq_len=64):
+        super().__init__()
+        self.src_word_emb = nn.Embedding(vocab, hidden, padding_idx=0)
+        self.position_enc = nn.Parameter(get_sinusoid_encoding_table(max_seq_len + 1, hidden).unsqueeze(0),
+                                         requires_grad=False)
+        self.encoder_layers = nn.ModuleList([FFTBlock(hidden, 2, 64) for _ in range(2)])
         self.variance_adaptor = VarianceAdaptor(hidden)
-        self.decoder = nn.GRU(hidden, hidden, batch_first=True)
+        self.decoder_layers = nn.ModuleList([FFTBlock(hidden, 2, 64)])
         self.mel_linear = nn.Linear(hidden, n_mels)
 
     def forward(self, texts, src_lens, d_control: float = 1.0):
-        src_masks = get_mask_from_lengths(src_lens, texts.shape[1])
-        output = self.encoder(self.embed(texts), src_key_padding_mask=src_masks)
+        batch_size, max_len = texts.shape[0], texts.shape[1]
+        src_masks = get_mask_from_lengths(src_lens, max_len)
+        slf_attn_mask = src_masks.unsqueeze(1).expand(-1, max_len, -1)
+        output = self.src_word_emb(texts) + self.position_enc[:, :max_len, :].expand(batch_size, -1, -1)
+        for enc_layer in self.encoder_layers:
+            output, _ = enc_layer(output, mask=src_masks, slf_attn_mask=slf_attn_mask)
         (output, p_predictions, e_predictions, log_d_predictions, d_rounded, mel_lens, mel_masks) = \
             self.variance_adaptor(output, src_masks, d_control=d_control)
-        output, _ = self.decoder(output)
-        output = self.mel_linear(output).masked_fill(mel_masks.unsqueeze(-1), 0.0)
+        mel_len = output.shape[1]
+        dec_attn_mask = mel_masks.unsqueeze(1).expand(-1, mel_len, -1)
+        output = output + self.position_enc[:, :mel_len, :].expand(batch_size, -1, -1)
+        for dec_layer in self.decoder_layers:
+            output, _ = dec_layer(output, mask=mel_masks, slf_attn_mask=dec_attn_mask)
+        output = self.mel_linear(output)
         return output, p_predictions, e_predictions, log_d_predictions, d_rounded, mel_lens, mel_masks
 
 
