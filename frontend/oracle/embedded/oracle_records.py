@@ -135,7 +135,8 @@ class _Records:
             return False
         if calling is func or getattr(calling, "_opoverload", None) is func:
             return True
-        return isinstance(calling, torch._ops.OpOverloadPacket) and func.overloadpacket is calling
+        return (isinstance(calling, torch._ops.OpOverloadPacket)
+                and getattr(func, "overloadpacket", None) is calling)
 
     def _detached(self, tensor, cut):
         """A Ref to `tensor` detached, recorded once per call in `cut`."""
