@@ -128,6 +128,7 @@ class Session(_Inputs, _Calls, _Records, _Assumptions):
         self.guard_origins = []
         self.replacement_origins = {}
         self.calling = None
+        self.calling_with_grad = False
         # False: every input is captured as not requiring grad, whatever
         # the real tensor says (the variant for frozen parameters; its
         # guards then require exactly that).

@@ -162,6 +162,7 @@ class _Calls:
         self.records = []
         self.rebound = []
         self.calling = fn
+        self.calling_with_grad = torch.is_grad_enabled()
         self.data.needed = None
         if self.data.decided or self.data.specialized:
             # A bool or int from data specialized to the example is that

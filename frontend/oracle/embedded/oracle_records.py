@@ -99,7 +99,7 @@ class _Records:
         # Under a no_grad block inside a graph that records autograd, the
         # call reads its arguments that require grad detached (see
         # _cut_from_autograd).
-        cut = {} if self._cut_from_autograd() else None
+        cut = {} if self._cut_from_autograd() and not self._owns_autograd(func) else None
         encoded_args = tuple(self._encode(a, cut) for a in args)
         encoded_kwargs = {k: self._encode(v, cut) for k, v in kwargs.items()} if kwargs else None
         # Results get ids only now, after the arguments were read: an
@@ -120,6 +120,23 @@ class _Records:
         version counter) without its history: results, gradients and
         in-place writes are eager's."""
         return self.records_autograd and self.grad_mode and not torch.is_grad_enabled()
+
+    def _owns_autograd(self, func):
+        """Whether `func` is the operator the call itself invoked with grad
+        mode on, recorded from inside that operator's own autograd kernel:
+        a torch.library custom op with register_autograd (or an extension
+        op whose kernel wraps an autograd Function) turns grad mode off to
+        run its forward below autograd, where the recorder sees it. The
+        graph's node calls the operator through the dispatcher, whose
+        autograd kernel then runs again and records autograd as eager's call
+        did, so its arguments are read as they are, not detached."""
+        calling = self.calling
+        if not self.calling_with_grad or calling is None:
+            return False
+        if calling is func or getattr(calling, "_opoverload", None) is func:
+            return True
+        return (isinstance(calling, torch._ops.OpOverloadPacket)
+                and getattr(func, "overloadpacket", None) is calling)
 
     def _detached(self, tensor, cut):
         """A Ref to `tensor` detached, recorded once per call in `cut`."""
