@@ -26,6 +26,7 @@
 // are copied as they were at the call.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/capture/WorldCalls.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
@@ -135,43 +136,49 @@ struct WorldTarget {
   bool logging = false;
 };
 
+/// The module functions recognized, with the source the rewritten code
+/// reads each through: builtins.print, warnings.warn and the logging
+/// module's functions named by its level table. Looked up once; the
+/// modules keep them alive.
+const std::vector<std::pair<PyObject*, std::string>>& moduleFunctions() {
+  static const std::vector<std::pair<PyObject*, std::string>> functions = [] {
+    std::vector<std::pair<PyObject*, std::string>> found;
+    auto add = [&](const char* module, const std::string& name) {
+      PyRef imported = PyRef::steal(PyImport_ImportModule(module));
+      PyRef function =
+          imported ? PyRef::steal(PyObject_GetAttrString(imported.get(), name.c_str())) : PyRef();
+      PyErr_Clear();
+      if (function)
+        found.emplace_back(function.release(), "M['" + std::string(module) + "']." + name);
+    };
+    for (const ModuleFunction& function : ModuleFunctions)
+      add(function.module, function.name);
+    for (const std::string& name : levelMethodNames())
+      add("logging", name);
+    return found;
+  }();
+  return functions;
+}
+
 /// The world call \p callee called with \p args is, or nullopt.
 llvm::Expected<std::optional<WorldTarget>> worldTarget(const ValuePtr& callee,
                                                        const std::vector<ValuePtr>& args) {
   PyObject* object = callee->object.get();
   if (!object || callee->kind == ValueKind::Instance)
     return std::nullopt;
-  for (const ModuleFunction& function : ModuleFunctions) {
-    PyObject* module = PyDict_GetItemString(PyImport_GetModuleDict(), function.module);
-    PyRef real = module ? PyRef::steal(PyObject_GetAttrString(module, function.name)) : PyRef();
-    PyErr_Clear();
-    if (real && real.get() == object)
-      return WorldTarget{"M['" + std::string(function.module) + "']." + function.name, "", false};
-  }
-  auto [loggerType, adapterType] = loggerTypes();
-  if (!loggerType || !adapterType)
-    return std::nullopt;
-  // logging.info(...), logging.warning(...): the module's functions on the
-  // root logger.
-  if (PyObject* logging = PyDict_GetItemString(PyImport_GetModuleDict(), "logging"))
-    for (const std::string& name : levelMethodNames()) {
-      PyRef function = PyRef::steal(PyObject_GetAttrString(logging, name.c_str()));
-      PyErr_Clear();
-      if (function && function.get() == object)
-        return WorldTarget{"M['logging']." + name, "", true};
-    }
+  for (const auto& [function, target] : moduleFunctions())
+    if (function == object)
+      return WorldTarget{target, "", llvm::StringRef(target).starts_with("M['logging']")};
   // A method of a logger or an adapter, called with the object first (a
   // bound method reaches Interpreter::call as its function).
-  if (args.empty())
+  auto [loggerType, adapterType] = loggerTypes();
+  if (args.empty() || !loggerType || !adapterType)
     return std::nullopt;
   PyObject* receiver = args[0]->realObject();
   if (!receiver)
     return std::nullopt;
   for (PyObject* type : {loggerType, adapterType}) {
-    int is = PyObject_IsInstance(receiver, type);
-    if (is < 0)
-      return pythonError("checking whether a value is a logger");
-    if (!is)
+    if (!PyObject_TypeCheck(receiver, reinterpret_cast<PyTypeObject*>(type)))
       continue;
     std::string name = loggingMethodName(type, object);
     if (name.empty())
@@ -221,6 +228,14 @@ llvm::Expected<ValuePtr> atTheCall(const ValuePtr& value,
 }
 
 } // namespace
+
+bool isLoggingMethod(PyObject* function) {
+  auto [loggerType, adapterType] = loggerTypes();
+  for (PyObject* type : {loggerType, adapterType})
+    if (type && !loggingMethodName(type, function).empty())
+      return true;
+  return false;
+}
 
 llvm::Expected<std::optional<ValuePtr>> Interpreter::callWorld(const ValuePtr& callee,
                                                                const std::vector<ValuePtr>& args,

@@ -67,7 +67,7 @@ def root_logging(x):
     return x - 1
 
 # CHECK-LABEL: graph @root_logging(
-# CHECK:       after call M['logging'].debug line 65 ("root %s", 1) {}
+# CHECK:       after call M['logging'].debug line 66 ("root %s", 1) {}
 
 ADAPTER = logging.LoggerAdapter(logger, {"request": 7})
 
@@ -77,7 +77,7 @@ def adapter(x):
     return x * 3
 
 # CHECK-LABEL: graph @adapter(
-# CHECK:       after call G['ADAPTER'] method error line 75 ("adapted",) {}
+# CHECK:       after call G['ADAPTER'] method error line 76 ("adapted",) {}
 
 
 def written_after(x):
@@ -86,7 +86,7 @@ def written_after(x):
     y.add_(1)
     return y
 
-# REFUSED: error: the call of M['builtins'].print at {{.*}}world-calls.py:84 is passed a tensor the function then writes in place
+# REFUSED: error: the call of M['builtins'].print at {{.*}}world-calls.py:85 is passed a tensor the function then writes in place
 
 
 def exc_info(x):
@@ -110,7 +110,7 @@ def in_cond(x):
 
     return torch.cond(x.sum() > 0, loud, lambda a: a - 1, (x,))
 
-# REFUSED: error: torch.cond's true branch calls M['builtins'].print at {{.*}}world-calls.py:[[@LINE-6]]
+# REFUSED: error: torch.cond's true branch calls M['builtins'].print at {{.*}}world-calls.py:[[@LINE-5]]
 
 
 def example_inputs():

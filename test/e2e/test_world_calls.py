@@ -112,3 +112,53 @@ def test_world_calls_match_eager(tmp_path, run_dync):
     assert [len(r[4]) for r in eager] == [1, 0, 0]
     assert [sum("slow path" in rec[2] for rec in r[3]) for r in eager] == [1, 0, 0]
     assert not any("hidden" in rec[2] for r in eager for rec in r[3])
+
+
+RAISES = textwrap.dedent("""
+    import torch
+
+
+    def checked(x):
+        y = x * 2
+        if (y < 0).any():
+            print("negative entries in", y.shape)
+            raise ValueError("negative")
+        print("checked", y.sum())
+        return y
+
+
+    def example_inputs():
+        return (torch.ones(3),)
+""")
+
+RAISES_CHILD = textwrap.dedent("""
+    import contextlib, io, json, sys
+    sys.path[:0] = [{package!r}, {folder!r}]
+    import torch, dync
+    import model as m
+
+    art = dync.load({folder!r} + "/model.dync.so") if {compiled!r} else None
+    report = []
+    for x in (torch.ones(3), torch.tensor([1.0, -1.0, 2.0]), torch.full((3,), 2.0)):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            try:
+                result = m.checked(x).tolist()
+            except ValueError as error:
+                result = "raised " + str(error)
+        report.append([result, out.getvalue()])
+    print(json.dumps(report))
+""")
+
+
+def test_branch_that_prints_then_raises_falls_back_and_prints(tmp_path, run_dync):
+    # The raising side prints first: the check falls back to the original
+    # code, which prints and raises as eager does.
+    export_source(run_dync, tmp_path, RAISES, ["checked"])
+    runs = {}
+    for compiled in (False, True):
+        runs[compiled] = run_reporting_script(
+            RAISES_CHILD.format(package=PACKAGE_DIR, folder=str(tmp_path), compiled=compiled))
+    assert runs[True] == runs[False]
+    assert runs[False][1][0] == "raised negative"
+    assert "negative entries in" in runs[False][1][1]
