@@ -409,11 +409,13 @@ private:
       for (const ir::SideEffect& effect : g.sideEffects())
         ao << int(effect.kind) << effect.target << effect.hookMethod << effect.hookFunction.source
            << effect.hookFunction.module << ':' << effect.hookFunction.qualname
-           << effect.hookFunction.line << effect.hookFunction.imported << ';';
+           << effect.hookFunction.line << effect.hookFunction.imported << effect.method << ':'
+           << effect.line << ';';
       for (const ir::SideEffect& effect : s.sideEffects())
         bo << int(effect.kind) << effect.target << effect.hookMethod << effect.hookFunction.source
            << effect.hookFunction.module << ':' << effect.hookFunction.qualname
-           << effect.hookFunction.line << effect.hookFunction.imported << ';';
+           << effect.hookFunction.line << effect.hookFunction.imported << effect.method << ':'
+           << effect.line << ';';
       return a == b ? std::nullopt : std::optional<std::string>(differs(g, s));
     }
     if (ir::isAutogradFunctionCall(g) && ir::isAutogradFunctionCall(s)) {

@@ -57,7 +57,13 @@ struct SideEffect {
     /// hookMethod) on a tensor the graph hands back: a hook autograd runs
     /// in backward, registered before the caller can run it. The value is
     /// the tuple `(tensor, defaults..., cell values...)` of hookFunction.
-    Hook
+    Hook,
+    /// `target(*args, **kwargs)`, or `target.method(*args, **kwargs)`: a
+    /// call into the world that feeds nothing back into the computation
+    /// (print, warnings.warn, a logger's level methods), made after the
+    /// graph on the real objects. The value is the pair `(args, kwargs)`,
+    /// a tuple and a dict with str keys.
+    Call
   };
   /// A function a hook registration gives: one read through a source
   /// (`L['self'].scale_grad`), or one the program made (a lambda, a nested
@@ -89,6 +95,13 @@ struct SideEffect {
   std::string hookMethod;
   /// Hook: the function registered.
   Function hookFunction;
+  /// Call: the method of the object \p target names that is called
+  /// (`warning_once`); empty when \p target names the callable itself.
+  std::string method;
+  /// Call: the line of the exported function the call was made from (the
+  /// line that called an inlined function making it), which the replayed
+  /// call runs at, so a log record or a warning names it; 0 if unknown.
+  int64_t line = 0;
 };
 
 /// What a graph is: an entry captured from a Python function, a kernel

@@ -115,6 +115,7 @@ private:
   /// "<module>:<qualname>" line N [defaults (...)] [cells (...)]`, after
   /// `after`, appended to \p output.
   bool parseHookEffect(Node& output);
+  bool parseCallEffect(Node& output);
   /// An int literal (`-` and digits, or digits) that does not fit in
   /// int64_t, consumed, as its canonical decimal; nullopt, consuming
   /// nothing, for anything else.
@@ -190,6 +191,45 @@ std::nullopt_t Parser::error(llvm::SMLoc loc, const llvm::Twine& message) {
 void Parser::note(llvm::SMLoc loc, const llvm::Twine& message) {
   llvm::raw_string_ostream os(diagnostics_);
   sm_.PrintMessage(os, loc, llvm::SourceMgr::DK_Note, message, {}, {}, /*ShowColors=*/false);
+}
+
+/// `call <source> [method <name>] line <n> (<args>) {<kwargs>}`; the
+/// current token is `call`.
+bool Parser::parseCallEffect(Node& output) {
+  SideEffect effect;
+  effect.kind = SideEffect::Kind::Call;
+  Token source = lexer_.lexGuardSource();
+  if (source.is(Token::Error))
+    return error(source.loc(), lexer_.errorMessage()), false;
+  effect.target = source.spelling.str();
+  consume();
+  if (consumeKeywordIf("method")) {
+    if (!tok_.is(Token::Identifier))
+      return expected("the name of the method called"), false;
+    effect.method = tok_.spelling.str();
+    consume();
+  }
+  if (!consumeKeywordIf("line") || !tok_.is(Token::Integer))
+    return expected("'line' and the line the call was made from"), false;
+  std::optional<int64_t> line = parseIntegerLiteral(false);
+  if (!line)
+    return false;
+  effect.line = *line;
+  if (!tok_.is(Token::LParen))
+    return expected("the call's positional arguments, '(...)'"), false;
+  std::optional<Argument> args = parseArgument();
+  if (!args)
+    return false;
+  // `(%3)` reads as %3: one argument is written `(%3,)`.
+  if (args->kind() != Argument::Kind::Tuple)
+    args = Argument::tuple({std::move(*args)});
+  if (!tok_.is(Token::LBrace))
+    return expected("the call's keyword arguments, '{...}'"), false;
+  std::optional<Argument> kwargs = parseArgument();
+  if (!kwargs)
+    return false;
+  output.addSideEffect(std::move(effect), Argument::tuple({std::move(*args), std::move(*kwargs)}));
+  return true;
 }
 
 bool Parser::parseHookEffect(Node& output) {
@@ -570,9 +610,11 @@ bool Parser::parseStatement(Graph& graph) {
       return error(loc, "'after' follows the 'return' it belongs to"), false;
     if (tok_.isKeyword("register_hook") || tok_.isKeyword("register_post_accumulate_grad_hook"))
       return parseHookEffect(*output);
+    if (tok_.isKeyword("call"))
+      return parseCallEffect(*output);
     if (!tok_.isKeyword("set") && !tok_.isKeyword("fill") && !tok_.isKeyword("extend") &&
         !tok_.isKeyword("update"))
-      return expected("'set', 'fill', 'extend', 'update' or a hook registration"), false;
+      return expected("'set', 'fill', 'extend', 'update', 'call' or a hook registration"), false;
     SideEffect effect;
     effect.kind = tok_.isKeyword("set")      ? SideEffect::Kind::Set
                   : tok_.isKeyword("fill")   ? SideEffect::Kind::Fill

@@ -37,6 +37,24 @@ static void printGraphName(llvm::raw_ostream& os, llvm::StringRef name) {
 
 /// A hook registration after the graph; \p value is the tuple `(tensor,
 /// defaults..., cell values...)` (SideEffect::Kind::Hook).
+/// `after call <target> [method <name>] line <n> (<args>) {<kwargs>}`:
+/// the value is the pair (args, kwargs), printed as its two parts.
+static void printCallEffect(llvm::raw_ostream& os, const SideEffect& effect,
+                            const Argument& value) {
+  os << "  after call " << effect.target;
+  if (!effect.method.empty())
+    os << " method " << effect.method;
+  os << " line " << effect.line << ' ';
+  if (value.kind() == Argument::Kind::Tuple && value.elements().size() == 2) {
+    value.elements()[0].print(os);
+    os << ' ';
+    value.elements()[1].print(os);
+  } else {
+    os << "<malformed>";
+  }
+  os << '\n';
+}
+
 static void printHookEffect(llvm::raw_ostream& os, const SideEffect& effect,
                             const Argument& value) {
   const SideEffect::Function& function = effect.hookFunction;
@@ -179,10 +197,16 @@ void Graph::print(llvm::raw_ostream& os, bool withLocations) const {
     //   after register_hook %5 from L['self'].scale_grad
     //   after register_hook %5 with function "model:Net.forward.<locals>.<lambda>"
     //       line 12 defaults (0.5) cells (self: L['self'], k = %7)
+    //   after call M['builtins'].print line 9 ("loss", %3) {"sep": ":"}
+    //   after call G['logger'] method warning_once line 14 ("slow path",) {}
     if (node.isOutput())
       for (auto [i, effect] : llvm::enumerate(node.sideEffects())) {
         if (effect.kind == SideEffect::Kind::Hook) {
           printHookEffect(os, effect, node.args()[i + 1]);
+          continue;
+        }
+        if (effect.kind == SideEffect::Kind::Call) {
+          printCallEffect(os, effect, node.args()[i + 1]);
           continue;
         }
         os << "  after "

@@ -279,6 +279,8 @@ private:
           checkHookEffect(node, effect, node.args()[i + 1]);
           continue;
         }
+        if (effect.kind == SideEffect::Kind::Call)
+          checkCallEffect(node, effect, node.args()[i + 1]);
         llvm::Expected<SourcePtr> target = Source::parse(effect.target);
         if (!target)
           report(node,
@@ -355,6 +357,24 @@ private:
       if (llvm::Expected<SourcePtr> parsed = Source::parse(source); !parsed)
         report(node,
                "hook function source '" + source + "': " + llvm::toString(parsed.takeError()));
+  }
+
+  /// A call after the graph: its value is `(args, kwargs)`, a plain tuple
+  /// and a plain dict whose keys are strs (the keyword names).
+  void checkCallEffect(const Node& node, const SideEffect& effect, const Argument& value) {
+    std::string what = "'after call " + effect.target + "'";
+    if (value.kind() != Argument::Kind::Tuple || value.elements().size() != 2 ||
+        value.elements()[0].kind() != Argument::Kind::Tuple || value.elements()[0].hasTupleType() ||
+        value.elements()[1].kind() != Argument::Kind::Dict || value.elements()[1].hasTypeName()) {
+      report(node, what + " holds its positional arguments as a tuple, then its keyword "
+                          "arguments as a dict");
+      return;
+    }
+    for (const Argument& key : value.elements()[1].dictKeys())
+      if (key.kind() != Argument::Kind::String)
+        report(node, what + ": a keyword argument is named by a str");
+    if (effect.line < 0)
+      report(node, what + ": a line is not negative");
   }
 
   void checkTupleTypes(const Node& node, const Argument& arg) {

@@ -17,6 +17,7 @@
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/TorchSize.h"
 #include "frontend/capture/TypeNames.h"
+#include "frontend/capture/WorldCalls.h"
 #include "frontend/embedding/PyStrings.h"
 
 #include <structmember.h>
@@ -576,10 +577,14 @@ llvm::Expected<ValuePtr> realObjectAttr(SemanticsContext& cx, const ValuePtr& ba
     return method;
   // A Python method bound to the object read: its `self` is that object
   // with its source, so what the method reads of it is guarded and what
-  // it assigns can be read back (RealAttributes.cpp).
+  // it assigns can be read back (RealAttributes.cpp). A logger's method
+  // a library attached as an lru_cache (`warning_once`) is one too: its
+  // call is made after the graph on the logger its source reads
+  // (WorldCalls.cpp).
   if (base->kind == ValueKind::Object && base->source && PyMethod_Check(value.get()) &&
       PyMethod_GET_SELF(value.get()) == base->object.get() &&
-      PyFunction_Check(PyMethod_GET_FUNCTION(value.get()))) {
+      (PyFunction_Check(PyMethod_GET_FUNCTION(value.get())) ||
+       isLoggingMethod(PyMethod_GET_FUNCTION(value.get())))) {
     llvm::Expected<ValuePtr> function =
         cx.values().wrapReal(PyMethod_GET_FUNCTION(value.get()), nullptr);
     if (!function)

@@ -38,6 +38,7 @@ llvm::Expected<ValuePtr> Interpreter::callWithoutSideEffects(const ValuePtr& cal
   for (const GlobalStore& store : globalStores_)
     globalValues.push_back(store.value);
   size_t containers = mutatedContainers_.size();
+  size_t worldCalls = worldCalls_.size();
   std::vector<RegisteredHook> hooksBefore = registeredHooks_;
   size_t contextVars = contextVarSettings_.size() + contextVarTokens_.size();
 
@@ -64,6 +65,10 @@ llvm::Expected<ValuePtr> Interpreter::callWithoutSideEffects(const ValuePtr& cal
     if (i >= hooksBefore.size() || registeredHooks_[i].removed != hooksBefore[i].removed)
       return refuse(llvm::Twine(i >= hooksBefore.size() ? "registers" : "removes") + " a hook on " +
                     registeredHooks_[i].moduleName);
+  if (worldCalls_.size() != worldCalls)
+    return refuse("calls " + worldCalls_.back().target +
+                  (worldCalls_.back().method.empty() ? "" : "." + worldCalls_.back().method) +
+                  at(worldCalls_.back().where));
   if (contextVarSettings_.size() + contextVarTokens_.size() != contextVars)
     return refuse("sets a context variable");
   if (ValuePtr changed = before.firstChanged())

@@ -916,23 +916,6 @@ llvm::Expected<ValuePtr> builtinHasTorchFunction(BuiltinContext&, const ValuePtr
   return makeBool(false);
 }
 
-/// warnings.warn: the warning is shown while capturing, where CPython
-/// would show it the first time the line runs; the graph does not warn.
-llvm::Expected<ValuePtr> builtinWarn(BuiltinContext& interp, const ValuePtr& self, Args& args,
-                                     KeywordArgs& kwargs) {
-  if (!llvm::all_of(args, isKnown) ||
-      !llvm::all_of(kwargs, [](const auto& kw) { return isKnown(kw.second); }))
-    return captureError("warnings.warn() with a message that depends on tensor values");
-  llvm::Expected<BuiltinContext::PythonCallArguments> call = interp.toPythonArguments(args, kwargs);
-  if (!call)
-    return call.takeError();
-  PyRef result =
-      PyRef::steal(PyObject_Call(self->object.get(), call->args.get(), call->kwargs.get()));
-  if (!result)
-    return pythonError("warnings.warn()");
-  return makeNone();
-}
-
 /// collections.deque(iterable, maxlen=0): the idiom that runs an iterator
 /// to its end for the calls it makes (torch's pytree.tree_map_ does). The
 /// deque keeps nothing, so it is a real empty one. Other deques are
@@ -1288,14 +1271,12 @@ const Row Rows[] = {
     {"builtins.type", builtinType},
     {"builtins.callable", builtinCallable},
     {"builtins.super", builtinSuper},
-    {"builtins.print", builtinSideEffect},
     {"builtins.input", builtinSideEffect},
     {"builtins.open", builtinSideEffect},
     {"builtins.exec", builtinSideEffect},
     {"builtins.eval", builtinSideEffect},
     {"builtins.setattr", builtinSetattr},
     {"builtins.delattr", builtinSideEffect},
-    {"warnings.warn", builtinWarn},
     {"itertools.repeat", itertoolsRepeat},
     {"itertools.accumulate", itertoolsAccumulate},
     {"collections.deque", collectionsDeque},

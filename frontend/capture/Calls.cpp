@@ -539,6 +539,11 @@ bool isCompiledModuleWrapper(PyObject* object) {
 
 llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<ValuePtr> args,
                                            KeywordArgs kwargs) {
+  // print, warnings.warn and logging: made after the graph (WorldCalls.cpp).
+  if (llvm::Expected<std::optional<ValuePtr>> world = callWorld(callee, args, kwargs); !world)
+    return world.takeError();
+  else if (*world)
+    return std::move(**world);
   // torch's functions on the default generator's state, whatever kind of
   // value capture gives them (GeneratorState.h).
   if (std::optional<GeneratorStateFunction> generatorCall =

@@ -482,6 +482,8 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
   // the order it made the changes: the rewritten code replays them after
   // the graph, each value rebuilt as a returned one is.
   std::vector<std::pair<ir::SideEffect, ir::Argument>> sideEffects;
+  if (llvm::Error error = interp.checkWorldCallTensors())
+    return returnError(interp, module, entry, llvm::toString(std::move(error)));
   // A container refilled or an attribute set holding a list whose items
   // were left unread is rebuilt whole, so that list is read whole first
   // (UnreadLists.cpp); what it appended is then part of its refill.
@@ -507,6 +509,14 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
         replayed->object)
       replayed = makeList(replayed->items);
     llvm::Expected<ir::Argument> value = resultArgument(interp, graph.context(), replayed);
+    if (!value && pending.effect.kind == ir::SideEffect::Kind::Call)
+      return returnError(interp, module, entry,
+                         "the call of " + pending.effect.target +
+                             (pending.effect.method.empty() ? "" : "." + pending.effect.method) +
+                             " at " + pending.where +
+                             ", made after the graph, is passed a value the rewritten code "
+                             "cannot rebuild: " +
+                             llvm::toString(value.takeError()));
     if (!value)
       return returnError(
           interp, module, entry,

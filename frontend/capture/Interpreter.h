@@ -172,6 +172,11 @@ public:
   /// Fails when the program leaves a context variable set: a change the
   /// graph cannot make.
   llvm::Error checkContextVarsRestored() const;
+  /// Fails when a tensor passed to a call made after the graph was written
+  /// in place after the call (WorldCalls.cpp).
+  llvm::Error checkWorldCallTensors() const;
+  /// Calls into the world recorded so far (WorldCalls.cpp).
+  size_t worldCallCount() const override { return worldCalls_.size(); }
 
 private:
   Interpreter(oracle::TensorOracle& oracle, GuardSet& guards, const bytecode::OpcodeTable& opcodes)
@@ -564,6 +569,11 @@ private:
   llvm::Error checkCellAssignment(const ValuePtr& cell, llvm::StringRef name) override;
   /// The program's file and line, for messages about a side effect.
   std::string programLine() const override;
+  /// `callee(*args, **kwargs)` when it is a call into the world (print,
+  /// warnings.warn, a logger's level methods): recorded to be made after
+  /// the graph, giving None; nullopt for any other callee (WorldCalls.cpp).
+  llvm::Expected<std::optional<ValuePtr>>
+  callWorld(const ValuePtr& callee, const std::vector<ValuePtr>& args, const KeywordArgs& kwargs);
   /// `callee(*args)` as a branch of a control-flow operator
   /// (BranchEffects.cpp).
   llvm::Expected<ValuePtr> callWithoutSideEffects(const ValuePtr& callee,
@@ -633,6 +643,22 @@ private:
   std::vector<FreshModuleAttr> freshModuleAttrs_;
   /// Module hooks registered while capturing (ModuleHooks.cpp).
   std::vector<RegisteredHook> registeredHooks_;
+  /// A call into the world the rewritten code makes after the graph
+  /// (WorldCalls.cpp): the source of the callable, or of the object whose
+  /// method is called; the program's line; the exported function's line
+  /// that led to it; its arguments as they were at the call (a tuple, and
+  /// a dict by keyword) and the tensors among them with their versions then.
+  struct WorldCall {
+    std::string target;
+    std::string method;
+    std::string where;
+    int64_t line = 0;
+    ValuePtr args;
+    ValuePtr kwargs;
+    std::vector<std::pair<ValuePtr, long long>> tensorVersions;
+    size_t order = 0;
+  };
+  std::vector<WorldCall> worldCalls_;
   /// Orders side effects of the three kinds; gaps a rollback leaves are
   /// harmless.
   size_t sideEffectCount_ = 0;

@@ -96,6 +96,9 @@ public:
                                   ValuePtr value) = 0;
   /// What the program assigned to global \p name of \p globals, or null.
   virtual ValuePtr storedGlobal(PyObject* globals, PyObject* name) const = 0;
+  /// How many calls into the world (print, logging) are recorded to be made
+  /// after the graph (WorldCalls.cpp).
+  virtual size_t worldCallCount() const = 0;
 
   //===--------------------------------------------------------------------===//
   // Errors.

@@ -215,6 +215,13 @@ std::vector<Interpreter::PendingSideEffect> Interpreter::pendingSideEffects() co
     ordered.push_back(
         {mutated.order, {{kind, mutated.value->source->str()}, mutated.value, mutated.where}});
   }
+  // Calls into the world (WorldCalls.cpp): the value is (args, kwargs).
+  for (const WorldCall& call : worldCalls_) {
+    ir::SideEffect effect{ir::SideEffect::Kind::Call, call.target};
+    effect.method = call.method;
+    effect.line = call.line;
+    ordered.push_back({call.order, {effect, makeTuple({call.args, call.kwargs}), call.where}});
+  }
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<PendingSideEffect> effects;

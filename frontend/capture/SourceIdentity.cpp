@@ -138,6 +138,10 @@ llvm::Error ValueBuilder::guardChangedObjectsDistinct(const ir::Graph& graph) {
           changed.insert(effect.target);
           continue;
         }
+        // A call into the world (print, a logger) changes none of the
+        // caller's objects capture reads.
+        if (effect.kind == ir::SideEffect::Kind::Call)
+          continue;
         // `base.name = value` changes base.
         llvm::Expected<SourcePtr> target = Source::parse(effect.target);
         if (!target) {

@@ -43,7 +43,7 @@ void Interpreter::trackState() {
   recorder_.track([this]() -> Recorder::Restore {
     auto tables = [this] {
       return std::tie(contextVarSettings_, contextVarTokens_, realAttrSettings_, globalStores_,
-                      mutatedContainers_, registeredHooks_, realCells_, localClasses_,
+                      mutatedContainers_, registeredHooks_, worldCalls_, realCells_, localClasses_,
                       functionsRun_, watches_, autoFindings_, freshModuleAttrs_);
     };
     using Tables =
@@ -76,6 +76,10 @@ void Interpreter::addValueRoots(std::vector<ValuePtr>& roots) const {
   for (const RegisteredHook& registered : registeredHooks_) {
     roots.push_back(registered.hook);
     roots.push_back(registered.handle);
+  }
+  for (const WorldCall& call : worldCalls_) {
+    roots.push_back(call.args);
+    roots.push_back(call.kwargs);
   }
   for (const auto& [value, cell] : realCells_)
     roots.push_back(cell.first);
@@ -121,6 +125,7 @@ llvm::Expected<PyRef> BytecodeMachine::speculateRaise(Frame& f, size_t start,
   oracle::TensorOracle& oracle = context_.oracle();
   size_t factsBefore = oracle.shapeFactCount();
   size_t refusalsBefore = recorder_.refusals();
+  size_t worldCallsBefore = context_.worldCallCount();
   // GuardSet::add only appends.
   size_t guardsBefore = guards_.guards().size();
   Recorder::Checkpoint checkpoint = recorder_.checkpoint();
@@ -161,6 +166,11 @@ llvm::Expected<PyRef> BytecodeMachine::speculateRaise(Frame& f, size_t start,
     }
     pc = f.next;
   }
+  // A side that prints or logs before raising is not only a raise: the
+  // call must be made, so the branch is left to the original code
+  // (RaiseOnlyBranch.cpp falls back when the code always raises there).
+  if (context_.worldCallCount() != worldCallsBefore)
+    raised = PyRef();
   if (raised)
     guardsRead.assign(guards_.guards().begin() + static_cast<std::ptrdiff_t>(guardsBefore),
                       guards_.guards().end());

@@ -93,6 +93,7 @@ private:
   llvm::Error loadSource(const ir::Source& source, const std::string& what);
   llvm::Error replaySideEffect(const ir::SideEffect& effect, const ir::Argument& value);
   llvm::Error replayHook(const ir::SideEffect& effect, const ir::Argument& value);
+  llvm::Error replayCall(const ir::SideEffect& effect, const ir::Argument& value);
   llvm::Error loadHookFunction(const ir::SideEffect& effect, const ir::Argument& value);
   llvm::Error loadParsedSource(const std::string& text, const std::string& what);
   llvm::Error makeImportedFunction(const ir::SideEffect::Function& function,
@@ -123,6 +124,9 @@ private:
   const OpcodeTable& opcodes_;
   const StackEffects& effects_;
   int line_;
+  /// The line the instructions emitted now stand for, when not line_: a
+  /// replayed call's (replayCall).
+  int emitLine_ = 0;
 
   std::vector<Instruction> instructions_;
   int depth_ = 0;
@@ -151,8 +155,10 @@ llvm::Error Emitter::emit(llvm::StringRef opname, uint32_t arg) {
   instruction.opcode = *opcode;
   instruction.arg = arg;
   // The whole body stands for the function's `def` line: it is what a
-  // traceback through the rewritten code shows.
-  instruction.position = {line_, line_, -1, -1};
+  // traceback through the rewritten code shows. A replayed call stands for
+  // the line that made it.
+  int line = emitLine_ > 0 ? emitLine_ : line_;
+  instruction.position = {line, line, -1, -1};
   instructions_.push_back(instruction);
   depth_ += effect->fallthroughEffect();
   return llvm::Error::success();
@@ -390,6 +396,8 @@ llvm::Error Emitter::loadSource(const ir::Source& source, const std::string& wha
 llvm::Error Emitter::replaySideEffect(const ir::SideEffect& effect, const ir::Argument& value) {
   if (effect.kind == ir::SideEffect::Kind::Hook)
     return replayHook(effect, value);
+  if (effect.kind == ir::SideEffect::Kind::Call)
+    return replayCall(effect, value);
   llvm::Expected<ir::SourcePtr> target = ir::Source::parse(effect.target);
   if (!target)
     return fail("side effect on " + effect.target + ": " + llvm::toString(target.takeError()));
@@ -454,6 +462,44 @@ llvm::Error Emitter::replaySideEffect(const ir::SideEffect& effect, const ir::Ar
       return error;
   }
   return llvm::Error::success();
+}
+
+/// A call into the world (SideEffect::Kind::Call), made on the real
+/// objects with the values the program passed:
+///
+///   PUSH_NULL; <target> [LOAD_ATTR method]; <args tuple>; <kwargs dict>;
+///   CALL_FUNCTION_EX 1; POP_TOP
+///
+/// The method is read from the object at this point, as the program read
+/// it, so a logger's own methods (and a library's memo, `warning_once`'s
+/// cache) decide in the caller's process. Its instructions carry the line
+/// the call was made from, which the logging module and warnings.warn read
+/// from the frame for the record's line and the once-per-line registry.
+llvm::Error Emitter::replayCall(const ir::SideEffect& effect, const ir::Argument& value) {
+  if (value.kind() != ir::Argument::Kind::Tuple || value.elements().size() != 2)
+    return fail("the call of " + effect.target + " holds no (args, kwargs) pair");
+  std::string what = "the call of " + effect.target;
+  struct LineScope {
+    int& line;
+    int saved;
+    ~LineScope() { line = saved; }
+  } scope{emitLine_, emitLine_};
+  if (effect.line >= line_ && effect.line <= std::numeric_limits<int>::max())
+    emitLine_ = static_cast<int>(effect.line);
+  if (llvm::Error error = emit("PUSH_NULL"))
+    return error;
+  if (llvm::Error error = loadParsedSource(effect.target, what))
+    return error;
+  if (!effect.method.empty())
+    if (llvm::Error error = emit("LOAD_ATTR", nameIndex(effect.method)))
+      return error;
+  if (llvm::Error error = rebuild(value.elements()[0]))
+    return error;
+  if (llvm::Error error = rebuild(value.elements()[1]))
+    return error;
+  if (llvm::Error error = emit("CALL_FUNCTION_EX", 1))
+    return error;
+  return emit("POP_TOP");
 }
 
 llvm::Error Emitter::loadParsedSource(const std::string& text, const std::string& what) {

@@ -132,7 +132,7 @@ def prints(x):
 
     return torch.cond(x.sum() > 0, say, lambda a: a - 1, (x,))
 
-# PRINTS: cond-tensor-predicate.py:[[@LINE-5]]:9: error: call to builtin 'print' is a side effect outside the graph
+# PRINTS: cond-tensor-predicate.py:[[@LINE-2]]:12: error: torch.cond's true branch calls M['builtins'].print at {{.*}}cond-tensor-predicate.py:[[@LINE-5]]; a branch runs only when the graph picks it
 
 
 def mutates(x):
