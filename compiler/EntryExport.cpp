@@ -565,6 +565,13 @@ llvm::Expected<ir::Graph*> EntryExport::captureVariant(bool gradEnabled,
   // input, a view of one, or a tensor made so, as in eager.
   variantOptions.noAutograd =
       gradEnabled && (autograd == Autograd::None || autograd == Autograd::Frozen);
+  // An artifact's variant for no_grad runs without autograd: what an
+  // enable_grad() block in the function records (and eager returns with
+  // its history) it cannot give, and such calls run the original code
+  // (exportWithoutNoGrad).
+  variantOptions.noHistory = !gradEnabled && autograd == Autograd::None && shared_.buildArtifact;
+  runsBackward_ = false;
+  variantOptions.runsBackward = &runsBackward_;
   llvm::Error captured = withGradMode(gradEnabled, [&] {
     return capture::captureGraph(
         *module_, *entry_, variantOptions, graph,
@@ -728,7 +735,7 @@ llvm::Expected<ir::Graph*> EntryExport::exportFamily() {
   const std::string& decompose = shared_.decompose;
   llvm::Expected<ir::Graph*> inference = captureVariant(false, decompose, "", Autograd::None);
   if (!inference)
-    return inference.takeError();
+    return exportWithoutNoGrad(inference.takeError());
   ir::Graph* firstVariant = *inference;
   // Composite operators are decomposed for fusion only where fusion can
   // run: autograd must record eager's operators, not pieces. Something
@@ -762,6 +769,48 @@ llvm::Expected<ir::Graph*> EntryExport::exportFamily() {
     if (llvm::Error error = addFrozenVariant())
       return error;
   return firstVariant;
+}
+
+/// Whether \p graph returns a tensor that requires grad.
+bool returnsRequiringGrad(const ir::Graph& graph) {
+  for (const ir::ValueRef& leaf : ir::outputLeaves(graph)) {
+    const ir::Type* type = leaf.node ? leaf.node->resultType(leaf.index) : nullptr;
+    if (type && type->isTensor() && type->requiresGrad())
+      return true;
+  }
+  return false;
+}
+
+// When the variant for no_grad cannot be captured, the function may be one
+// whose calls need grad mode: torch.autograd.grad raises under no_grad in
+// eager (nothing was recorded to differentiate), and what an enable_grad()
+// block computes is returned with its history, which a graph run without
+// autograd cannot give. Then the variant for grad mode on, recording
+// autograd, is the entry's first, and calls under no_grad or
+// inference_mode miss its grad-mode guard and run the original code, as
+// eager runs it (raising where eager raises). Any other failure is the
+// export's error.
+llvm::Expected<ir::Graph*> EntryExport::exportWithoutNoGrad(llvm::Error noGradError) {
+  llvm::Expected<ir::Graph*> grad = captureVariant(true, "core", "$grad", Autograd::Records);
+  if (!grad) {
+    llvm::consumeError(grad.takeError());
+    return std::move(noGradError);
+  }
+  if (!runsBackward_ && !returnsRequiringGrad(**grad)) {
+    // The module keeps the graph, unexported.
+    (*grad)->setName((*grad)->name() + "$unused");
+    return std::move(noGradError);
+  }
+  notCompiled("calls under no_grad", std::move(noGradError));
+  if (llvm::Error error = addVariant(**grad, "$grad"))
+    return error;
+  bool inputRequiresGrad = llvm::any_of((*grad)->guards().guards(), [](const ir::Guard& g) {
+    return g.tensorType && g.tensorType->requiresGrad();
+  });
+  if (inputRequiresGrad)
+    if (llvm::Error error = addFrozenVariant())
+      return error;
+  return *grad;
 }
 
 // Parameters frozen for inference (requires_grad_(False)): the variants
