@@ -572,6 +572,8 @@ llvm::Expected<ir::Graph*> EntryExport::captureVariant(bool gradEnabled,
   variantOptions.noHistory = !gradEnabled && autograd == Autograd::None && shared_.buildArtifact;
   runsBackward_ = false;
   variantOptions.runsBackward = &runsBackward_;
+  refusedHistory_ = false;
+  variantOptions.refusedHistory = &refusedHistory_;
   llvm::Error captured = withGradMode(gradEnabled, [&] {
     return capture::captureGraph(
         *module_, *entry_, variantOptions, graph,
@@ -736,6 +738,17 @@ llvm::Expected<ir::Graph*> EntryExport::exportFamily() {
   llvm::Expected<ir::Graph*> inference = captureVariant(false, decompose, "", Autograd::None);
   if (!inference)
     return exportWithoutNoGrad(inference.takeError());
+  if (runsBackward_) {
+    // A gradient taken in an enable_grad() block runs under no_grad, but
+    // under inference_mode eager's block records nothing and the call
+    // raises: the variant for no_grad, which serves both, would not.
+    // The module keeps the graph, unexported.
+    (*inference)->setName((*inference)->name() + "$unused");
+    return exportWithoutNoGrad(llvm::createStringError(
+        "the function runs torch.autograd.grad, which raises under inference_mode (an "
+        "enable_grad() block records nothing there), and the variant for no_grad would serve "
+        "inference_mode too"));
+  }
   ir::Graph* firstVariant = *inference;
   // Composite operators are decomposed for fusion only where fusion can
   // run: autograd must record eager's operators, not pieces. Something
@@ -771,16 +784,6 @@ llvm::Expected<ir::Graph*> EntryExport::exportFamily() {
   return firstVariant;
 }
 
-/// Whether \p graph returns a tensor that requires grad.
-bool returnsRequiringGrad(const ir::Graph& graph) {
-  for (const ir::ValueRef& leaf : ir::outputLeaves(graph)) {
-    const ir::Type* type = leaf.node ? leaf.node->resultType(leaf.index) : nullptr;
-    if (type && type->isTensor() && type->requiresGrad())
-      return true;
-  }
-  return false;
-}
-
 // When the variant for no_grad cannot be captured, the function may be one
 // whose calls need grad mode: torch.autograd.grad raises under no_grad in
 // eager (nothing was recorded to differentiate), and what an enable_grad()
@@ -791,15 +794,16 @@ bool returnsRequiringGrad(const ir::Graph& graph) {
 // eager runs it (raising where eager raises). Any other failure is the
 // export's error.
 llvm::Expected<ir::Graph*> EntryExport::exportWithoutNoGrad(llvm::Error noGradError) {
+  bool refusedHistory = refusedHistory_;
   llvm::Expected<ir::Graph*> grad = captureVariant(true, "core", "$grad", Autograd::Records);
   if (!grad) {
     llvm::consumeError(grad.takeError());
-    return std::move(noGradError);
+    return noGradError;
   }
-  if (!runsBackward_ && !returnsRequiringGrad(**grad)) {
+  if (!runsBackward_ && !refusedHistory) {
     // The module keeps the graph, unexported.
     (*grad)->setName((*grad)->name() + "$unused");
-    return std::move(noGradError);
+    return noGradError;
   }
   notCompiled("calls under no_grad", std::move(noGradError));
   if (llvm::Error error = addVariant(**grad, "$grad"))

@@ -121,6 +121,9 @@ private:
   bool first_ = true;
   /// Whether the last capture ran autograd's backward (torch.autograd.grad).
   bool runsBackward_ = false;
+  /// Whether the last capture stopped at a result with autograd history
+  /// in a variant for no_grad.
+  bool refusedHistory_ = false;
   /// The range merges noted so far: once per entry, not per grad-mode
   /// variant.
   llvm::StringSet<> mergeNotes_;

@@ -69,6 +69,24 @@ llvm::Expected<ValuePtr> Interpreter::callAutogradGrad(std::vector<ValuePtr> arg
   }();
   if (!grad)
     return captureError("torch.autograd.grad: dync's backward module could not be loaded");
+  // torch's function takes any iterable of tensors for outputs, inputs and
+  // grad_outputs (`self.parameters()`, a generator) and makes a tuple of
+  // it; the oracle's arguments must be values it can pass, so the tuple is
+  // made here, in the program's order.
+  static const char* const sequences[] = {"outputs", "inputs", "grad_outputs"};
+  for (size_t i = 0; i < std::size(sequences); ++i) {
+    ValuePtr* slot = i < args.size() ? &args[i] : nullptr;
+    for (auto& [name, value] : kwargs)
+      if (name == sequences[i])
+        slot = &value;
+    if (!slot || !*slot || (*slot)->kind == ValueKind::Tensor || (*slot)->kind == ValueKind::List ||
+        (*slot)->kind == ValueKind::Tuple || (*slot)->isNone())
+      continue;
+    llvm::Expected<std::vector<ValuePtr>> items = unpack(*slot);
+    if (!items)
+      return items.takeError();
+    *slot = makeTuple(std::move(*items));
+  }
   runsBackward_ = true;
   return callOracle(grad, args, kwargs);
 }

@@ -470,12 +470,15 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
                                     "a graph that records no autograd cannot give")
                       : recorded.takeError();
   if (options.noHistory)
-    if (llvm::Expected<bool> recorded = resultHasHistory(result); !recorded || *recorded)
+    if (llvm::Expected<bool> recorded = resultHasHistory(result); !recorded || *recorded) {
+      if (recorded && options.refusedHistory)
+        *options.refusedHistory = true;
       return recorded ? returnError(interp, module, entry,
                                     "the function returns a tensor autograd recorded with grad "
                                     "mode switched on inside it (an enable_grad() block), "
                                     "which a graph run under no_grad cannot give")
                       : recorded.takeError();
+    }
   if (llvm::Expected<bool> inference = resultIsInference(result); !inference || *inference)
     return inference ? returnError(interp, module, entry,
                                    "the function returns a tensor made in a "

@@ -42,6 +42,8 @@ struct CaptureOptions {
   /// with autograd history (an enable_grad() block in the function, which
   /// eager's autograd records under no_grad too) stops capture.
   bool noHistory = false;
+  /// Set when noHistory stopped capture (null: not asked).
+  bool* refusedHistory = nullptr;
   /// Set when capture succeeds: whether the function ran autograd's
   /// backward (torch.autograd.grad; null: not asked).
   bool* runsBackward = nullptr;

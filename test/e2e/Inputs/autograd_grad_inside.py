@@ -82,7 +82,9 @@ class Forces(nn.Module):
 
 class ForcesNoGraph(nn.Module):
     """Forces for inference (create_graph=False): they do not require grad,
-    and the energy keeps its history."""
+    and the energy keeps its history (retain_graph=True: without it eager
+    frees the saved tensors and a later backward through the energy
+    raises)."""
 
     def __init__(self):
         super().__init__()
@@ -91,7 +93,7 @@ class ForcesNoGraph(nn.Module):
     def forward(self, pos):
         pos = pos.requires_grad_(True)
         energy = self.mlp(pos).exp().sum()
-        forces = -torch.autograd.grad(energy, pos)[0]
+        forces = -torch.autograd.grad(energy, pos, retain_graph=True)[0]
         return energy, forces
 
     @staticmethod
@@ -174,7 +176,7 @@ class EnableGradResult(nn.Module):
     def forward(self, x):
         with torch.enable_grad():
             y = self.lin(x).tanh()
-        return y * 2
+        return y, y * 2
 
     @staticmethod
     def inputs():
@@ -198,7 +200,9 @@ class KeywordArguments(nn.Module):
                                      retain_graph=True, allow_unused=True,
                                      materialize_grads=True)
         (again,) = torch.autograd.grad(y.sum(), x)
-        return gx, gu, again, y
+        # The history is freed now (no retain_graph): eager's y could not
+        # be differentiated again.
+        return gx, gu, again, y.detach()
 
     @staticmethod
     def inputs():
