@@ -829,12 +829,15 @@ llvm::Error EntryExport::addFrozenVariant() {
     notCompiled("calls with frozen parameters", frozen.takeError());
     return llvm::Error::success();
   }
+  // A gradient taken in an enable_grad() block raises under inference_mode,
+  // where a variant without a grad-mode guard would compute it.
+  bool runsBackward = runsBackward_;
   ir::Module scratch(shared_.context);
   llvm::Expected<ir::Graph*> frozenNoGrad =
       captureVariant(false, shared_.decompose, "$frozen", Autograd::Frozen, &scratch);
   if (!frozenNoGrad)
     llvm::consumeError(frozenNoGrad.takeError());
-  else if (sameButGradMode(**frozen, **frozenNoGrad))
+  else if (!runsBackward && !runsBackward_ && sameButGradMode(**frozen, **frozenNoGrad))
     dropGradModeGuard(**frozen);
   return addVariant(**frozen, "$frozen");
 }
