@@ -565,6 +565,15 @@ llvm::Expected<ir::Graph*> EntryExport::captureVariant(bool gradEnabled,
   // input, a view of one, or a tensor made so, as in eager.
   variantOptions.noAutograd =
       gradEnabled && (autograd == Autograd::None || autograd == Autograd::Frozen);
+  // An artifact's variant for no_grad runs without autograd: what an
+  // enable_grad() block in the function records (and eager returns with
+  // its history) it cannot give, and such calls run the original code
+  // (exportWithoutNoGrad).
+  variantOptions.noHistory = !gradEnabled && autograd == Autograd::None && shared_.buildArtifact;
+  runsBackward_ = false;
+  variantOptions.runsBackward = &runsBackward_;
+  refusedHistory_ = false;
+  variantOptions.refusedHistory = &refusedHistory_;
   llvm::Error captured = withGradMode(gradEnabled, [&] {
     return capture::captureGraph(
         *module_, *entry_, variantOptions, graph,
@@ -728,7 +737,18 @@ llvm::Expected<ir::Graph*> EntryExport::exportFamily() {
   const std::string& decompose = shared_.decompose;
   llvm::Expected<ir::Graph*> inference = captureVariant(false, decompose, "", Autograd::None);
   if (!inference)
-    return inference.takeError();
+    return exportWithoutNoGrad(inference.takeError());
+  if (runsBackward_) {
+    // A gradient taken in an enable_grad() block runs under no_grad, but
+    // under inference_mode eager's block records nothing and the call
+    // raises: the variant for no_grad, which serves both, would not.
+    // The module keeps the graph, unexported.
+    (*inference)->setName((*inference)->name() + "$unused");
+    return exportWithoutNoGrad(llvm::createStringError(
+        "the function runs torch.autograd.grad, which raises under inference_mode (an "
+        "enable_grad() block records nothing there), and the variant for no_grad would serve "
+        "inference_mode too"));
+  }
   ir::Graph* firstVariant = *inference;
   // Composite operators are decomposed for fusion only where fusion can
   // run: autograd must record eager's operators, not pieces. Something
@@ -764,6 +784,39 @@ llvm::Expected<ir::Graph*> EntryExport::exportFamily() {
   return firstVariant;
 }
 
+// When the variant for no_grad cannot be captured, the function may be one
+// whose calls need grad mode: torch.autograd.grad raises under no_grad in
+// eager (nothing was recorded to differentiate), and what an enable_grad()
+// block computes is returned with its history, which a graph run without
+// autograd cannot give. Then the variant for grad mode on, recording
+// autograd, is the entry's first, and calls under no_grad or
+// inference_mode miss its grad-mode guard and run the original code, as
+// eager runs it (raising where eager raises). Any other failure is the
+// export's error.
+llvm::Expected<ir::Graph*> EntryExport::exportWithoutNoGrad(llvm::Error noGradError) {
+  bool refusedHistory = refusedHistory_;
+  llvm::Expected<ir::Graph*> grad = captureVariant(true, "core", "$grad", Autograd::Records);
+  if (!grad) {
+    llvm::consumeError(grad.takeError());
+    return noGradError;
+  }
+  if (!runsBackward_ && !refusedHistory) {
+    // The module keeps the graph, unexported.
+    (*grad)->setName((*grad)->name() + "$unused");
+    return noGradError;
+  }
+  notCompiled("calls under no_grad", std::move(noGradError));
+  if (llvm::Error error = addVariant(**grad, "$grad"))
+    return error;
+  bool inputRequiresGrad = llvm::any_of((*grad)->guards().guards(), [](const ir::Guard& g) {
+    return g.tensorType && g.tensorType->requiresGrad();
+  });
+  if (inputRequiresGrad)
+    if (llvm::Error error = addFrozenVariant())
+      return error;
+  return *grad;
+}
+
 // Parameters frozen for inference (requires_grad_(False)): the variants
 // exportFamily captured first pin requires_grad as the example had it, so a
 // third is captured as if no input required grad. When its graph and guards
@@ -776,12 +829,15 @@ llvm::Error EntryExport::addFrozenVariant() {
     notCompiled("calls with frozen parameters", frozen.takeError());
     return llvm::Error::success();
   }
+  // A gradient taken in an enable_grad() block raises under inference_mode,
+  // where a variant without a grad-mode guard would compute it.
+  bool runsBackward = runsBackward_;
   ir::Module scratch(shared_.context);
   llvm::Expected<ir::Graph*> frozenNoGrad =
       captureVariant(false, shared_.decompose, "$frozen", Autograd::Frozen, &scratch);
   if (!frozenNoGrad)
     llvm::consumeError(frozenNoGrad.takeError());
-  else if (sameButGradMode(**frozen, **frozenNoGrad))
+  else if (!runsBackward && !runsBackward_ && sameButGradMode(**frozen, **frozenNoGrad))
     dropGradModeGuard(**frozen);
   return addVariant(**frozen, "$frozen");
 }

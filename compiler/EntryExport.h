@@ -94,6 +94,7 @@ private:
   llvm::Error addVariant(ir::Graph& graph, llvm::StringRef variant);
   std::optional<size_t> mergeRange(ir::Graph& graph, llvm::StringRef rangeFree);
   llvm::Expected<ir::Graph*> exportFamily();
+  llvm::Expected<ir::Graph*> exportWithoutNoGrad(llvm::Error noGradError);
   llvm::Error addFrozenVariant();
   void notCompiled(llvm::StringRef calls, llvm::Error why);
 
@@ -118,6 +119,11 @@ private:
   /// Whether the next variant recorded is the entry's first, which --emit
   /// shows.
   bool first_ = true;
+  /// Whether the last capture ran autograd's backward (torch.autograd.grad).
+  bool runsBackward_ = false;
+  /// Whether the last capture stopped at a result with autograd history
+  /// in a variant for no_grad.
+  bool refusedHistory_ = false;
   /// The range merges noted so far: once per entry, not per grad-mode
   /// variant.
   llvm::StringSet<> mergeNotes_;

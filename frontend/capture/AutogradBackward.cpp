@@ -185,6 +185,12 @@ llvm::Expected<ValuePtr> Interpreter::unboundFake(const ValuePtr& like, bool req
   // What empty_like recorded, nothing reads.
   while (!graph.nodes().empty() && &graph.nodes().back() != last)
     graph.erase(&graph.nodes().back());
+  // A leaf on fakes, where the node's result has a history: marked so that
+  // torch.autograd.grad on fakes refuses to stop there
+  // (dync_oracle_backward).
+  if (fake && requiresGrad &&
+      PyObject_SetAttrString((*fake)->object.get(), "_dync_stand_in", Py_True) != 0)
+    return pythonError("marking an autograd.Function's result");
   return fake;
 }
 

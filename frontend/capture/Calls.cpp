@@ -6,6 +6,7 @@
 // itself go to their handlers; pure functions of constants run in CPython.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/capture/AutogradGrad.h"
 #include "frontend/capture/BuiltinMethods.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/CompilerQueries.h"
@@ -318,10 +319,11 @@ int recordFunctionMethod(const Value& function) {
 }
 
 /// What capture says when \p function is one of autograd's entry points
-/// that run backward from inside the captured function
-/// (`torch.autograd.grad` for forces from an energy, `Tensor.backward`):
-/// the backward pass is Python-level work autograd does at run time, which
-/// capture does not model yet. Nullopt for any other function.
+/// that accumulate gradients from inside the captured function
+/// (`Tensor.backward`, `torch.autograd.backward`): they write `.grad` of
+/// every leaf they reach, which capture does not model yet
+/// (`torch.autograd.grad`, which returns the gradients, is captured:
+/// AutogradGrad.cpp). Nullopt for any other function.
 std::optional<std::string> unsupportedAutogradCall(const Value& function) {
   struct Entry {
     const char* module;
@@ -330,7 +332,6 @@ std::optional<std::string> unsupportedAutogradCall(const Value& function) {
     const char* spelling;
   };
   static const Entry entries[] = {
-      {"torch.autograd", nullptr, "grad", "torch.autograd.grad"},
       {"torch.autograd", nullptr, "backward", "torch.autograd.backward"},
       {"torch", "Tensor", "backward", "Tensor.backward"}};
   static PyObject* functions[std::size(entries)] = {}; // alive as long as torch
@@ -350,9 +351,10 @@ std::optional<std::string> unsupportedAutogradCall(const Value& function) {
     }
     if (functions[i] && functions[i] == function.object.get())
       return std::string(entries[i].spelling) +
-             " inside the captured function is not supported yet: autograd runs the backward "
-             "pass when the program asks, which a compiled graph does not model; call it on "
-             "the function's results outside the function";
+             " inside the captured function is not supported yet: it accumulates gradients into "
+             "the .grad of every leaf it reaches, which a compiled graph does not model; call "
+             "it on the function's results outside the function, or take the gradients with "
+             "torch.autograd.grad";
   }
   return std::nullopt;
 }
@@ -554,9 +556,12 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
   if ((callee->kind == ValueKind::Function || callee->kind == ValueKind::TorchCallable) &&
       isTensorHookMethod(*callee))
     return callTensorHookMethod(*this, *callee, std::move(args), std::move(kwargs));
-  if (callee->kind == ValueKind::Function || callee->kind == ValueKind::TorchCallable)
+  if (callee->kind == ValueKind::Function || callee->kind == ValueKind::TorchCallable) {
+    if (isAutogradGrad(*callee))
+      return callAutogradGrad(std::move(args), std::move(kwargs));
     if (std::optional<std::string> refused = unsupportedAutogradCall(*callee))
       return captureError(*refused);
+  }
   // Registering and removing module hooks: capture's own table
   // (ModuleHooks.cpp). A bound method reaches here as its function.
   if (callee->kind == ValueKind::Function && isHookFunction(*callee))

@@ -91,6 +91,16 @@ llvm::Expected<bool> resultRequiresGrad(const ValuePtr& value) {
   });
 }
 
+/// Whether a tensor \p value returns has autograd history (a grad_fn).
+llvm::Expected<bool> resultHasHistory(const ValuePtr& value) {
+  return anyResultTensor(value, [](PyObject* tensor) -> llvm::Expected<bool> {
+    PyRef gradFn = PyRef::steal(PyObject_GetAttrString(tensor, "grad_fn"));
+    if (!gradFn)
+      return pythonError("reading a result's grad_fn");
+    return gradFn.get() != Py_None;
+  });
+}
+
 /// Whether a tensor \p value returns is an inference tensor: one a
 /// `torch.inference_mode()` block of the program made (capture itself never
 /// runs in inference mode). The graph runs outside inference mode and
@@ -459,6 +469,16 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
                                     "the function returns a tensor that requires grad, which "
                                     "a graph that records no autograd cannot give")
                       : recorded.takeError();
+  if (options.noHistory)
+    if (llvm::Expected<bool> recorded = resultHasHistory(result); !recorded || *recorded) {
+      if (recorded && options.refusedHistory)
+        *options.refusedHistory = true;
+      return recorded ? returnError(interp, module, entry,
+                                    "the function returns a tensor autograd recorded with grad "
+                                    "mode switched on inside it (an enable_grad() block), "
+                                    "which a graph run under no_grad cannot give")
+                      : recorded.takeError();
+    }
   if (llvm::Expected<bool> inference = resultIsInference(result); !inference || *inference)
     return inference ? returnError(interp, module, entry,
                                    "the function returns a tensor made in a "
@@ -767,6 +787,8 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     return error;
   if (llvm::Error error = ir::verify(graph))
     return captureError("the captured graph does not verify: " + llvm::toString(std::move(error)));
+  if (options.runsBackward)
+    *options.runsBackward = interp.runsBackward();
   if (options.dataNotes)
     for (const std::string& note : interp.dataNotes())
       if (llvm::find(*options.dataNotes, note) == options.dataNotes->end())

@@ -38,6 +38,15 @@ struct CaptureOptions {
   /// (a tensor made with requires_grad=True, an enable_grad() block over
   /// parameters), stops capture.
   bool noAutograd = false;
+  /// The graph will run under no_grad, recording no autograd: a result
+  /// with autograd history (an enable_grad() block in the function, which
+  /// eager's autograd records under no_grad too) stops capture.
+  bool noHistory = false;
+  /// Set when noHistory stopped capture (null: not asked).
+  bool* refusedHistory = nullptr;
+  /// Set when capture succeeds: whether the function ran autograd's
+  /// backward (torch.autograd.grad; null: not asked).
+  bool* runsBackward = nullptr;
   /// Sizes to capture at instead of the examples', by symbol: the graph
   /// then serves the part of the declared ranges around them (a
   /// specialization, see docs/capture.md "Specializations of a declared

@@ -94,6 +94,8 @@ public:
   /// One line per decision on data specialized to the example: where, and
   /// which side.
   const std::vector<std::string>& dataNotes() const { return dataNotes_; }
+  /// Whether the function ran autograd's backward (torch.autograd.grad).
+  bool runsBackward() const { return runsBackward_; }
 
   /// Makes real objects values, with their sources and guards.
   ValueBuilder& values() override { return values_; }
@@ -393,6 +395,9 @@ private:
   bool decoratesLocalClass(const Value& function, const std::vector<ValuePtr>& args) const;
   /// Whether \p function is torch.autograd.Function.apply.
   bool isAutogradApply(const Value& function);
+  /// torch.autograd.grad(*args, **kwargs), its backward recorded from the
+  /// fake tensors' history (AutogradGrad.cpp).
+  llvm::Expected<ValuePtr> callAutogradGrad(std::vector<ValuePtr> args, KeywordArgs kwargs);
   /// `cls.apply(*args, **kwargs)` for an autograd.Function subclass `cls`
   /// (args[0]), without recording autograd.
   llvm::Expected<ValuePtr> applyAutogradFunction(std::vector<ValuePtr> args, KeywordArgs kwargs);
@@ -676,6 +681,7 @@ private:
   bool compilingAnswer_ = false;
   DataBranches dataBranches_ = DataBranches::Specialize;
   std::vector<std::string> dataNotes_;
+  bool runsBackward_ = false;
   /// Records `aten::_assert_async.msg(condition, text)`, a fall-back check
   /// when \p text says so (DataBranches.cpp).
   llvm::Error recordFallBackCheck(const ValuePtr& condition, const std::string& text);

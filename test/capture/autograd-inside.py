@@ -1,19 +1,11 @@
-# Running backward from inside the captured function is refused with a
-# message naming the call and the user's line (forces from an energy by
-# torch.autograd.grad, a loss's .backward()). Tensor.register_hook is
-# captured (tensor-hooks.py).
-# RUN: not %dync export %s:forces --emit=graph 2>&1 | FileCheck %s --check-prefix=GRAD
+# Accumulating gradients from inside the captured function (a loss's
+# .backward()) is refused with a message naming the call and the user's
+# line. torch.autograd.grad is captured (autograd-grad.py), and
+# Tensor.register_hook too (tensor-hooks.py).
 # RUN: not %dync export %s:step --emit=graph 2>&1 | FileCheck %s --check-prefix=BACKWARD
 import torch
 
 weight = torch.nn.Parameter(torch.ones(3))
-
-
-def forces(pos):
-    pos = pos.detach().requires_grad_(True)
-    energy = (pos * weight).pow(2).sum()
-    # GRAD: autograd-inside.py:[[@LINE+1]]:13: error: torch.autograd.grad inside the captured function is not supported yet
-    return -torch.autograd.grad(energy, pos, create_graph=True)[0]
 
 
 def step(pos):

@@ -32,6 +32,48 @@ from dync_oracle_wire import (
 # How constants made by the call enter fake tensors.
 _LIFTS = (torch.ops.aten.lift_fresh.default, torch.ops.aten.lift_fresh_copy.default)
 
+_DETACH = torch.ops.aten.detach.default
+
+# On a fake tensor `aten::detach` made: (its id, the id of the tensor it
+# was detached from, through any chain of such copies).
+_DETACHED_FROM = "_dync_detached_from"
+
+
+def _note_detached_copy(source, copy):
+    """Notes that `copy` is `source` detached. autograd saves an output for
+    backward as such a copy and unpacks it as another, which it then gives
+    the output's history again (SavedVariable): the forward's tensor, as
+    far as values and gradients go (_unpacked_from)."""
+    root = _unpacked_source(source)
+    if root is None:
+        root = source.__dict__.get("_dync_id")
+    if root is not None:
+        copy.__dict__[_DETACHED_FROM] = (copy.__dict__.get("_dync_id"), root)
+
+
+def _unpacked_source(tensor):
+    """The id of the tensor `tensor` was detached from, while `tensor` is
+    still the value that detach made (no in-place call gave it a new id)."""
+    noted = tensor.__dict__.get(_DETACHED_FROM)
+    if noted is None or tensor.__dict__.get("_dync_id") != noted[0]:
+        return None
+    return noted[1]
+
+
+def _unpacked_from(tensor):
+    """The id of the forward tensor `tensor` stands for when it is a saved
+    tensor autograd unpacked for a backward formula: a detached copy that
+    has a history. A detach the program makes has none, and requires_grad_()
+    on it records a new value; only SavedVariable sets a history on a
+    detached copy without a call. Read as the forward's tensor, the
+    backward's calls link to the forward's history when the graph runs, so
+    differentiating them again (create_graph=True) reaches the forward, as
+    eager's do; read as the copy, that gradient path would be cut."""
+    if type(tensor) is not FakeTensor or tensor.grad_fn is None:
+        return None
+    return _unpacked_source(tensor)
+
+
 # Tensor ids are unique across sessions, so a fake tensor that outlived its
 # session can never be mistaken for a value of the current graph.
 _next_id = itertools.count()
@@ -110,6 +152,8 @@ class _Records:
         self.records.append(
             (name, encoded_args, encoded_kwargs, self._encode_result(out, kept))
         )
+        if func is _DETACH and type(out) is FakeTensor and args and type(args[0]) is FakeTensor:
+            _note_detached_copy(args[0], out)
 
     def _cut_from_autograd(self):
         """Whether the call runs with grad mode switched off inside a graph
@@ -195,6 +239,9 @@ class _Records:
 
     @staticmethod
     def _ref(a):
+        unpacked = _unpacked_from(a)
+        if unpacked is not None:
+            return Ref(unpacked)
         tensor_id = a.__dict__.get("_dync_id")
         if tensor_id is None:
             raise OracleError(
@@ -445,6 +492,10 @@ class _Records:
                 device=model.device,
                 requires_grad=requires_grad,
             )
+        if requires_grad:
+            # No history: autograd.grad on fakes must not stop here
+            # (dync_oracle_backward).
+            fresh.__dict__["_dync_stand_in"] = True
         return fresh, self._meta(fresh, fresh=True)
 
     @_while_busy
