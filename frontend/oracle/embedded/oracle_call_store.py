@@ -30,10 +30,12 @@ process removed since finds it gone, or still reads it through the file it
 opened: a miss or the entry, never a mixture.
 """
 
+import atexit
 import hashlib
 import marshal
 import os
 import struct
+import time
 
 _MAGIC = b"dync-oracle-calls pack 1\n"
 _ROW = struct.Struct("<32sQQ32s")  # key digest, payload offset, length, payload digest
@@ -333,8 +335,6 @@ def _listing():
     for entry in os.scandir(DIRECTORY):
         if entry.name.startswith(".tmp-"):
             if now is None:
-                import time
-
                 now = time.time()
             try:
                 if entry.stat().st_mtime < now - _STALE_SECONDS:
@@ -395,7 +395,5 @@ def flush():
     if _write_pack(_pack_bytes(items)) is not None:
         _tidy()
 
-
-import atexit  # noqa: E402
 
 atexit.register(flush)
