@@ -116,12 +116,48 @@ def draw_switches(op):
     return found[:2]
 
 
+# Overloads whose schema leaves out writes their kernels make, each with the
+# overload torch gives as its correctly annotated form. native_batch_norm
+# updates running_mean and running_var in place when training, yet its
+# schema marks neither (kept so for compatibility, says torch's comment on
+# native_batch_norm_decomposition in torch/_decomp/decompositions.py); the
+# Python dispatcher's kernel for its autograd key calls
+# _native_batch_norm_legit, which declares both. A graph that records
+# autograd is traced without the Python dispatcher and keeps
+# native_batch_norm, so without this its writes would be invisible to the
+# passes, the aliasing guards and the fall-back checks.
+UNDECLARED_WRITES = {
+    "aten::native_batch_norm.default": "aten::_native_batch_norm_legit.default",
+}
+
+
+def writes_arguments(schema):
+    """Whether `schema` writes an argument, alone or in a list
+    (`Tensor(a!)`, `Tensor(a!)[]`)."""
+    return schema.is_mutable or any(
+        a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
+
+
+def corrected_writes(op, name):
+    """Whether the correct form UNDECLARED_WRITES gives for `name` writes
+    an argument; None when `name` has no entry. The two must take the same
+    arguments by name (the correct form makes the written ones required),
+    or the entry no longer describes torch."""
+    correct_name = UNDECLARED_WRITES.get(name)
+    if correct_name is None:
+        return None
+    correct = overload_packet(correct_name)
+    names = [a.name for a in op._schema.arguments]
+    if correct is None or [a.name for a in correct._schema.arguments] != names:
+        raise SystemExit(f"gen-op-traits.py: {correct_name} is no longer {name} with its writes "
+                         "declared; update UNDECLARED_WRITES")
+    return writes_arguments(correct._schema)
+
+
 def traits_of(op, side_effectful, name):
     schema = op._schema
     tags = set(op.tags)
-    # A written argument, alone or in a list (`Tensor(a!)`, `Tensor(a!)[]`).
-    mutates = schema.is_mutable or any(
-        a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
+    mutates = writes_arguments(schema) or bool(corrected_writes(op, name))
     # Any result that shares storage with an argument: views, and the
     # argument an in-place or out= overload returns.
     aliases = any(r.alias_info is not None for r in schema.returns)

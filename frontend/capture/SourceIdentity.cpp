@@ -20,8 +20,11 @@
 // of the modules' own parameters or buffers are checked too when the
 // program writes one of them (batch norm's running statistics in training):
 // tying them after export (`bn2.running_mean = bn1.running_mean`) makes
-// eager's second update read the first's result, which a graph that read
-// both at its start would not. Each unordered pair is checked once. Two
+// eager's second update read the first's result. A graph calling batch
+// norm's kernels in eager's order would compute the same, but other writes
+// change what capture saw of the other source (`unsqueeze_`, `resize_`),
+// and the guard cannot tell writers apart. Each unordered pair is checked
+// once. Two
 // distinct tensors sharing storage (a view and its base passed separately)
 // are not checked.
 //

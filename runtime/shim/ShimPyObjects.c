@@ -675,11 +675,45 @@ int dync_py_is_empty_dict(PyObject* obj) {
   return PyDict_GET_SIZE(obj) == 0;
 }
 
+/* Whether `value`, found as `obj._compiled_call_impl`, is None or what
+ * nn.Module.compile stores there: torch.compile of `obj._call_impl`, a
+ * wrapper of torch._dynamo marked `_torchdynamo_orig_callable` around the
+ * method bound to `obj` itself whose function is the one type(obj)'s MRO
+ * gives for `_call_impl`. nn.Module's __call__ then runs that wrapper in
+ * place of `obj._call_impl`, and the code dynamo compiles from it computes
+ * what `_call_impl` computes, as torch.compile(module)'s wrapper and
+ * compiled functions do (unwrap_dynamo_disabled). */
+static int is_compiled_own_call(PyObject* obj, PyObject* value) {
+  /* None, as the class's default, makes nn.Module's call run _call_impl. */
+  if (value == Py_None)
+    return 1;
+  if (Py_TYPE(value) != &PyFunction_Type)
+    return 0;
+  PyFunctionObject* fn = (PyFunctionObject*)value;
+  if (!fn->func_dict || !PyDict_Check(fn->func_dict) || !fn->func_globals ||
+      !PyDict_Check(fn->func_globals))
+    return 0;
+  PyObject* module = dict_lookup(fn->func_globals, "__name__");
+  if (!module || !PyUnicode_CheckExact(module) || !PyUnicode_IS_COMPACT_ASCII(module) ||
+      PyUnicode_GET_LENGTH(module) <= 14 ||
+      memcmp(PyUnicode_DATA(module), "torch._dynamo.", 14) != 0)
+    return 0;
+  PyObject* wrapped = dict_lookup(fn->func_dict, "_torchdynamo_orig_callable");
+  if (!wrapped || !Py_IS_TYPE(wrapped, &PyMethod_Type) || PyMethod_GET_SELF(wrapped) != obj)
+    return 0;
+  PyObject* call_impl = dync_py_class_attr(obj, "_call_impl");
+  return call_impl && PyMethod_GET_FUNCTION(wrapped) == call_impl;
+}
+
 int dync_py_instance_attr_absent(PyObject* obj, const char* name) {
   if (!obj || !name)
     return 0;
   int unknown;
   PyObject* value = instance_attr(obj, name, &unknown);
+  /* A module compiled in place (module.compile()) is called as it was
+   * before: its `_compiled_call_impl` stands for its own `_call_impl`. */
+  if (value && strcmp(name, "_compiled_call_impl") == 0)
+    return is_compiled_own_call(obj, value);
   return !value && !unknown;
 }
 

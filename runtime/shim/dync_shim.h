@@ -464,7 +464,10 @@ DYNC_SHIM_EXPORT struct _object* dync_py_closure_cell(struct _object* fn, int64_
 DYNC_SHIM_EXPORT int dync_py_is_empty_dict(struct _object* obj);
 /* 1 if `obj`'s instance __dict__ (read as dync_py_instance_attr reads it)
  * has no key `name`, or `obj` has no instance dict; 0 if it has, or if the
- * dict cannot be read without running code. */
+ * dict cannot be read without running code. `_compiled_call_impl` also
+ * counts as absent when it holds None or what nn.Module.compile stores there
+ * (torch.compile of `obj`'s own `_call_impl`), which computes what
+ * `_call_impl` computes. */
 DYNC_SHIM_EXPORT int dync_py_instance_attr_absent(struct _object* obj, const char* name);
 /* 1 if `obj` is exactly a Python function whose __module__ is the str
  * `module`, whose code's co_qualname is `qualname` and co_firstlineno

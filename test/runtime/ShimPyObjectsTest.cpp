@@ -759,6 +759,29 @@ TEST_F(ShimPyObjectsTest, EmptyTablesAndAbsentAttributes) {
   EXPECT_EQ(dync_py_instance_attr_absent(eval("5"), "real"), 1);
 }
 
+TEST_F(ShimPyObjectsTest, ModuleCompiledInPlaceCallsItsOwnCallImpl) {
+  // nn.Module.compile stores torch.compile(self._call_impl) on the
+  // instance; that computes what _call_impl does, so it counts as absent,
+  // as None does. Anything else stored there (another module's, a compiled
+  // forward, which skips the hooks, a user's function) does not.
+  exec("a = torch.nn.Linear(2, 2)\nb = torch.nn.Linear(2, 2)\na.compile()");
+  EXPECT_EQ(dync_py_instance_attr_absent(eval("a"), "_compiled_call_impl"), 1);
+  EXPECT_EQ(dync_py_instance_attr_absent(eval("b"), "_compiled_call_impl"), 1);
+  exec("b._compiled_call_impl = a._compiled_call_impl");
+  EXPECT_EQ(dync_py_instance_attr_absent(eval("b"), "_compiled_call_impl"), 0);
+  exec("b._compiled_call_impl = torch.compile(b.forward)");
+  EXPECT_EQ(dync_py_instance_attr_absent(eval("b"), "_compiled_call_impl"), 0);
+  exec("b._compiled_call_impl = lambda x: x");
+  EXPECT_EQ(dync_py_instance_attr_absent(eval("b"), "_compiled_call_impl"), 0);
+  // None, as the class's default, makes nn.Module's call run _call_impl.
+  exec("b._compiled_call_impl = None");
+  EXPECT_EQ(dync_py_instance_attr_absent(eval("b"), "_compiled_call_impl"), 1);
+  // Only that attribute reads through: a compiled method elsewhere is set.
+  exec("b.helper = torch.compile(b._call_impl)");
+  EXPECT_EQ(dync_py_instance_attr_absent(eval("b"), "helper"), 0);
+  EXPECT_FALSE(PyErr_Occurred());
+}
+
 TEST_F(ShimPyObjectsTest, FunctionsByModuleAndName) {
   exec("def helper():\n    pass");
   PyObject* helper = eval("helper");
