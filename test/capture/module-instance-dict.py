@@ -1,6 +1,6 @@
 # An nn.Module's own `__dict__` (`self.__dict__`, `vars(self)`) is its
-# instance dict, read through its source as an object's is: its keys are
-# guarded and each entry the program reads is the attribute it is, as
+# instance dict, read through its source as an object's is: each entry the
+# program reads (or checks with `in`) is the attribute it is, as
 # the program left it in this call. A class's own __getattr__ that looks in
 # its instance dict before nn.Module's tables (diffusers' ModelMixin serves
 # config entries so) captures. After the program changed one of the
@@ -37,8 +37,13 @@ class Configured(ConfigMixin):
 # GETATTR: %self_fc_weight: tensor<f32, [4, 4], requires_grad> = L['self']._modules['fc']._parameters['weight']
 # GETATTR: aten::addmm.default
 # GETATTR: aten::mul.Tensor(%{{[0-9]+}}, 2.0)
-# GUARDS: keys L['self'].__dict__ : ["training", "_parameters", {{.*}}, "_modules", "_config"]
-# GUARDS: equals L['self'].__dict__['_config']['scale'] : 2.0
+# `k in self.__dict__` pins that one name, present or absent, not the
+# namespace's keys (UnreadDicts.cpp).
+# GUARDS:     type L['self'].__dict__ : builtins:dict
+# GUARDS-NOT: keys L['self'].__dict__ :
+# GUARDS:     equals L['self'].__dict__['_config']['scale'] : 2.0
+# GUARDS-NOT: keys L['self'].__dict__ :
+# GUARDS:     absent L['self'].scale
 
 
 class Plain(nn.Module):

@@ -73,9 +73,9 @@ def containers(x, xs, d):
 # CONTAINERS-NEXT: after fill L['d'] = {"y": 2, "z": %{{[0-9]+}}}
 # CONTAINERS-NEXT: }
 # The guards are about the containers at entry: one item, keys y only.
-# CONTAINERS-GUARDS:      keys L['d'] : ["y"]
-# CONTAINERS-GUARDS-NEXT: equals L['d']['y'] : 1
-# CONTAINERS-GUARDS:      length L['xs'] : 1
+# CONTAINERS-GUARDS-DAG: keys L['d'] : ["y"]
+# CONTAINERS-GUARDS-DAG: equals L['d']['y'] : 1
+# CONTAINERS-GUARDS-DAG: length L['xs'] : 1
 
 
 def containers_inputs():
