@@ -267,21 +267,23 @@ TEST_F(CaptureInterpreterTest, AgreesWithCPython) {
 }
 
 TEST_F(CaptureInterpreterTest, StopsWithReasonAndPlace) {
-  ASSERT_TRUE(run("def prints(n):\n    print(n)\n    return n\n"));
+  // Reading a file is a side effect capture refuses (print is replayed
+  // after the graph, so it no longer stops capture).
+  ASSERT_TRUE(run("def opens(n):\n    open(n)\n    return n\n"));
   llvm::Expected<bytecode::OpcodeTable> table = bytecode::OpcodeTable::fromInterpreter();
   ASSERT_SUCCEEDED(table);
   llvm::Expected<std::unique_ptr<Interpreter>> interp =
-      Interpreter::create(oracle_, guards_, *table, PyFunction_GetGlobals(global("prints")));
+      Interpreter::create(oracle_, guards_, *table, PyFunction_GetGlobals(global("opens")));
   ASSERT_SUCCEEDED(interp);
-  llvm::Expected<ValuePtr> function = (*interp)->values().wrapReal(global("prints"), nullptr);
+  llvm::Expected<ValuePtr> function = (*interp)->values().wrapReal(global("opens"), nullptr);
   ASSERT_SUCCEEDED(function);
   llvm::Expected<ValuePtr> result = (*interp)->call(*function, {makeInt(1)});
   ASSERT_FALSE(static_cast<bool>(result));
   llvm::handleAllErrors(result.takeError(), [](const CaptureError& error) {
-    EXPECT_NE(error.reason().find("print"), std::string::npos) << error.reason();
+    EXPECT_NE(error.reason().find("open"), std::string::npos) << error.reason();
     ASSERT_FALSE(error.stack().empty());
     EXPECT_EQ(error.stack().front().location.line, 2u);
-    EXPECT_EQ(error.stack().front().function, "prints");
+    EXPECT_EQ(error.stack().front().function, "opens");
   });
 }
 
