@@ -260,6 +260,29 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::callWorld(const ValuePtr& c
             "being handled and the stack are no longer the call's; log without it, or log "
             "outside the exported function");
       }
+  // A warning whose category (or another argument) is a class: the
+  // rewritten code cannot rebuild a class as an argument yet, so the
+  // warning is issued once, while exporting, and not made after the graph
+  // (typing_extensions' @deprecated wrappers, such as
+  // torch._check_is_size's, pass category=FutureWarning).
+  if (!target.logging && target.target == "M['warnings'].warn") {
+    auto isClass = [](const ValuePtr& value) {
+      PyObject* real = value->realObject();
+      return real && PyType_Check(real);
+    };
+    bool passesClass = llvm::any_of(args, isClass) ||
+                       llvm::any_of(kwargs, [&](const auto& kw) { return isClass(kw.second); });
+    if (passesClass) {
+      llvm::Expected<PythonCallArguments> real = toPythonArguments(args, kwargs);
+      if (!real)
+        return real.takeError();
+      PyRef result =
+          PyRef::steal(PyObject_Call(callee->object.get(), real->args.get(), real->kwargs.get()));
+      if (!result)
+        return pythonError("warnings.warn()");
+      return std::optional<ValuePtr>(makeNone());
+    }
+  }
   WorldCall call;
   call.target = std::move(target.target);
   call.method = std::move(target.method);

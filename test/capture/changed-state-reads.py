@@ -37,7 +37,7 @@ class Swap(nn.Module):
 # SWAP: %w: tensor<f32, [3, 4]> = L['w']
 # SWAP: aten::permute.default(%w, [1, 0])
 # SWAP-NOT: permute.default(%self_lin_weight
-# SWAP: after fill L['self']._modules['lin']._parameters = {"weight": %self_lin_weight, "bias": %self_lin_bias}
+# SWAP: after update L['self']._modules['lin']._parameters = {"weight": %self_lin_weight, "bias": %self_lin_bias}
 
 
 class Net(nn.Module):

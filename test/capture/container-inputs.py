@@ -53,7 +53,7 @@ class DictMix(nn.Module):
 # DICT-NEXT:   tensor L['d']['a'] : tensor<f32, [3]>
 # DICT-NEXT:   tensor L['d']['bb'] : tensor<f32, [3]>
 # DICT:        type L['d'] : builtins:dict
-# DICT-NEXT:   keys L['d'] : ["a", "bb"]
+# DICT:        keys L['d'] : ["a", "bb"]
 # DICT:        grad_mode true
 
 

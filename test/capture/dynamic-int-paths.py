@@ -67,7 +67,8 @@ def keyed_inputs():
 # GUARDS-NOT: equals L['cfg'].window
 
 # KEYED: int L['opts']['n'] : n
-# KEYED: keys L['opts'] : ["n"]
+# KEYED: type L['opts'] : builtins:dict
+# KEYED-NOT: keys L['opts']
 
 # NOATTR: error: --dynamic 'cfg.size=w[1,32]': the example has no L['cfg'].size: L['cfg'] is a Config with no attribute 'size' in its instance __dict__ or its class
 # FLOAT: error: --dynamic 'cfg.scale=w[1,32]': the example's L['cfg'].scale is a float, not an int; only an int can be a symbolic int

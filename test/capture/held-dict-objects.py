@@ -132,8 +132,8 @@ def example_inputs():
 # OWN-DAG: type G['SCALED'] : "held-dict-objects":Scaled
 # OWN-DAG: keys G['SCALED'] : ["factor"]
 # OWN-DAG: equals G['SCALED']['factor'] : 3.0
-# OWN-DAG: function type(G['SCALED']).__getitem__ : "held-dict-objects":Scaled.__getitem__ line 31
-# OWN-DAG: function type(G['SCALED']).__missing__ : "held-dict-objects":Scaled.__missing__ line 34
+# OWN-DAG: function type(G['SCALED']).__getitem__ : "held-dict-objects":Scaled.__getitem__ line 34
+# OWN-DAG: function type(G['SCALED']).__missing__ : "held-dict-objects":Scaled.__missing__ line 37
 
 # MISSING-DAG: keys G['CACHE'] : []
 # MISSING-DAG: same G['CACHE'].default_factory : M['builtins'].list
