@@ -61,8 +61,8 @@ class Nested(nn.Module):
 
 # NESTED: aten::permute.default(%w, [1, 0])
 # NESTED: aten::_native_batch_norm_legit.default({{.*}}, %mean,
-# NESTED: after fill L['self']._modules['net']._modules['fc1']._parameters = {"weight": %self_net_fc1_weight, "bias": %self_net_fc1_bias}
-# NESTED: after fill L['self']._modules['net']._modules['norm']._buffers = {"running_mean": %self_net_norm_running_mean,
+# NESTED: after update L['self']._modules['net']._modules['fc1']._parameters = {"weight": %self_net_fc1_weight}
+# NESTED: after update L['self']._modules['net']._modules['norm']._buffers = {"running_mean": %self_net_norm_running_mean}
 
 
 class Removed(Swap):
