@@ -79,7 +79,6 @@ def example_inputs():
 # GUARDS-NEXT:   type L['self']._modules['seq']._modules['last'] : torch.nn.modules.linear:Linear
 # GUARDS:        type L['self']._modules['seq']._modules['first'] : torch.nn.modules.linear:Identity
 # GUARDS:        type L['self'].cfg : builtins:dict
-# GUARDS-NEXT:   keys L['self'].cfg : ["depth", 3]
 # GUARDS-NEXT:   equals L['self'].cfg['depth'] : 2
 # GUARDS-NEXT:   equals L['self'].cfg[3] : "three"
 # GUARDS-NEXT:   type L['self'].sizes : builtins:list
