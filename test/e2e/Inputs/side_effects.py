@@ -63,7 +63,7 @@ def append_to(x, xs):
 
 def update_dict(x, d):
     """Replaces a tensor item (its guard is on metadata: the next call hits)
-    and adds a key."""
+    and sets an entry it never reads (no guard on it: the next call hits)."""
     d["y"] = d["y"] + x.sum(0)
     d["rows"] = x.shape[0]
     return d["y"] * 2
