@@ -68,6 +68,20 @@ SourcePtr genericInstanceRead(const SourcePtr& base, PyObject* object, PyObject*
   return Source::attr(base, name.str());
 }
 
+/// The value the program assigned to constant \p key in an unread dict
+/// (its entries hold only what was assigned), or null.
+ValuePtr assignedEntry(const Value& container, const ValuePtr& key) {
+  for (const auto& [assignedKey, assigned] : container.entries) {
+    int same = assignedKey->isConstant()
+                   ? PyObject_RichCompareBool(assignedKey->object.get(), key->object.get(), Py_EQ)
+                   : 0;
+    PyErr_Clear();
+    if (same == 1)
+      return assigned;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 bool storesIntoUnreadDict(const ValuePtr& base, const ValuePtr& key) {
@@ -142,14 +156,8 @@ llvm::Expected<ValuePtr> ValueBuilder::readUnreadEntry(const ValuePtr& container
   if (!dictKey)
     return nullptr;
   // An entry the program assigned is what it assigned, unguarded.
-  for (const auto& [assignedKey, assigned] : container->entries) {
-    int same = assignedKey->isConstant()
-                   ? PyObject_RichCompareBool(assignedKey->object.get(), key->object.get(), Py_EQ)
-                   : 0;
-    PyErr_Clear();
-    if (same == 1)
-      return assigned;
-  }
+  if (ValuePtr assigned = assignedEntry(*container, key))
+    return assigned;
   // An attribute the program assigned is what a namespace holds now.
   if (container->kind == ValueKind::Dict && assignedEntries_ &&
       PyUnicode_CheckExact(key->object.get()))
@@ -203,14 +211,8 @@ std::optional<bool> ValueBuilder::containsUnread(const ValuePtr& container, cons
   std::optional<ir::DictKey> dictKey = real ? dictKeyOf(key->object.get()) : std::nullopt;
   if (!dictKey)
     return std::nullopt;
-  for (const auto& [assignedKey, assigned] : container->entries) {
-    int same = assignedKey->isConstant()
-                   ? PyObject_RichCompareBool(assignedKey->object.get(), key->object.get(), Py_EQ)
-                   : 0;
-    PyErr_Clear();
-    if (same == 1)
-      return true;
-  }
+  if (assignedEntry(*container, key))
+    return true;
   const Source& source = *container->source;
   bool names = source.kind() == Source::Kind::Attr && source.name() == "__dict__";
   // A namespace's attributes the program assigned are found by reading it.
