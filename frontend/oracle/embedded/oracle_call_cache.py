@@ -154,6 +154,13 @@ def _version():
     return _VERSION
 
 
+# The getters torch's Python functions for these switches call and return
+# (torch.backends.mkldnn.enabled, torch.backends.cuda.flash_sdp_enabled(),
+# torch.get_float32_matmul_precision(), ...), called directly: the state is
+# read twice for each call that runs afresh and once for each look-up.
+_C = torch._C
+
+
 def _global_state(session):
     """What steers a call besides its arguments: the session's settings and
     torch's global switches."""
@@ -162,15 +169,18 @@ def _global_state(session):
         session.layout is not None, session.specializing, session.inputs_require_grad,
         # Where C++ Meta kernels answer (dync_oracle_meta_kernels).
         meta_kernels.SETTING,
-        torch.is_grad_enabled(), torch.is_inference_mode_enabled(),
-        str(torch.get_default_dtype()), torch.are_deterministic_algorithms_enabled(),
-        torch.is_deterministic_algorithms_warn_only_enabled(),
-        torch.is_autocast_enabled("cpu"), str(torch.get_autocast_dtype("cpu")),
-        torch.get_float32_matmul_precision(), torch.backends.mkldnn.enabled,
-        torch.get_num_threads(), torch.compiler.is_compiling(), torch.compiler.is_exporting(),
+        _C.is_grad_enabled(), _C.is_inference_mode_enabled(),
+        str(torch.get_default_dtype()), _C._get_deterministic_algorithms(),
+        _C._get_deterministic_algorithms_warn_only(),
+        _C.is_autocast_enabled("cpu"), str(_C.get_autocast_dtype("cpu")),
+        _C._get_float32_matmul_precision(), _C._get_mkldnn_enabled(),
+        _C.get_num_threads(),
+        # Python functions of torch's, which a program may replace: called
+        # as they are.
+        torch.compiler.is_compiling(), torch.compiler.is_exporting(),
         # Which attention kernels scaled_dot_product_attention may choose.
-        torch.backends.cuda.flash_sdp_enabled(), torch.backends.cuda.math_sdp_enabled(),
-        torch.backends.cuda.mem_efficient_sdp_enabled(), torch.backends.cuda.cudnn_sdp_enabled(),
+        _C._get_flash_sdp_enabled(), _C._get_math_sdp_enabled(),
+        _C._get_mem_efficient_sdp_enabled(), _C._get_cudnn_sdp_enabled(),
     )
 
 
@@ -235,26 +245,33 @@ class _ArgKey:
                 str(t.device), storage.nbytes(), shares, t.is_leaf, base, constant)
 
 
-class _Same:
-    """Compares as equal to another only when it holds the same object
-    (attribute values may be tensors or symbols, whose == is no answer)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    def __eq__(self, other):
-        return type(other) is _Same and other.value is self.value
-
-
 def _snapshot(tensors):
-    """What a call must leave unchanged of its tensor arguments."""
+    """What a call must leave unchanged of its tensor arguments: metadata,
+    and the Python attributes as (name, value) pairs, whose values
+    _same_snapshot compares by identity."""
     return [
         (t._version, tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.requires_grad,
-         tuple((k, _Same(v)) for k, v in t.__dict__.items()))
+         tuple(t.__dict__.items()))
         for t in tensors
     ]
+
+
+def _same_snapshot(before, after):
+    """Whether two _snapshot readings agree: metadata equal, the same
+    attribute names in the same order, each holding the same object
+    (attribute values may be tensors or symbols, whose == is no answer)."""
+    if len(before) != len(after):
+        return False
+    for b, a in zip(before, after):
+        if b[:5] != a[:5]:
+            return False
+        b_attrs, a_attrs = b[5], a[5]
+        if len(b_attrs) != len(a_attrs):
+            return False
+        for (b_name, b_value), (a_name, a_value) in zip(b_attrs, a_attrs):
+            if b_value is not a_value or b_name != a_name:
+                return False
+    return True
 
 
 def _ids_drawn():
@@ -342,7 +359,7 @@ class Probe:
         if _global_state(session) != self.state:
             self.why = "global state changed"
             return None
-        if _snapshot(self.tensors) != self.snapshot:
+        if not _same_snapshot(self.snapshot, _snapshot(self.tensors)):
             self.why = "arguments changed"
             return None
         count = _ids_drawn() - self.ids

@@ -40,16 +40,26 @@ class Uncacheable(Exception):
 _FAKE_OWN = frozenset(("_fake_device", "fake_mode"))
 
 
+# Attribute names met on fake tensors that are not dync's own (fake mode's
+# memos and fields, about twenty on every tensor): plain_fake, which the
+# call cache asks of every argument and result, then reads each such name
+# by one set look-up instead of a prefix test.
+_NOT_DYNC = set()
+
+
 def plain_fake(t, dync_keys, with_constant=False):
     """Whether fake tensor `t` carries nothing beyond its metadata: no value
     fake mode knows (unless `with_constant`: then one constant_form reads),
     no memo of a data-dependent size, no real tensor, and of dync's own
     attributes those in `dync_keys` at most."""
     for name, value in t.__dict__.items():
-        if name.startswith("_dync_"):
-            if name not in dync_keys:
-                return False
-        elif name not in _FAKE_OWN and value is not None:
+        if name not in _NOT_DYNC:
+            if name.startswith("_dync_"):
+                if name not in dync_keys:
+                    return False
+                continue
+            _NOT_DYNC.add(name)
+        if value is not None and name not in _FAKE_OWN:
             if not (with_constant and name == "constant"):
                 return False
     return True
