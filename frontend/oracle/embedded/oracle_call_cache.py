@@ -42,6 +42,7 @@ from dync_oracle_call_canon import (
     canonical_out,
     plain_fake,
     canonical_records,
+    spelled,
     decode_records,
     rebuild_out,
 )
@@ -236,13 +237,13 @@ class _ArgKey:
         base = None
         if t._is_view():
             b = t._base
-            base = (tuple(b.shape), tuple(b.stride()), b.storage_offset(), str(b.dtype),
+            base = (tuple(b.shape), tuple(b.stride()), b.storage_offset(), spelled(b.dtype),
                     b.requires_grad)
         # A value fake mode knows (a one-element constant) steers what it
         # computes from the tensor: it is part of the key.
         constant = constant_form(t) if t.constant is not None else None
-        return ("T", str(t.dtype), tuple(t.shape), tuple(t.stride()), t.storage_offset(),
-                str(t.device), storage.nbytes(), shares, t.is_leaf, base, constant)
+        return ("T", spelled(t.dtype), tuple(t.shape), tuple(t.stride()), t.storage_offset(),
+                spelled(t.device), storage.nbytes(), shares, t.is_leaf, base, constant)
 
 
 def _snapshot(tensors):

@@ -65,6 +65,19 @@ def plain_fake(t, dync_keys, with_constant=False):
     return True
 
 
+# str() of dtypes and devices, which the key and the canonical form spell
+# for every tensor they read: str() makes the text anew each time.
+_SPELLED = {}
+
+
+def spelled(value):
+    """str(value) of a torch.dtype or torch.device (equal ones spell alike)."""
+    text = _SPELLED.get(value)
+    if text is None:
+        text = _SPELLED[value] = str(value)
+    return text
+
+
 def constant_form(t):
     """The value fake mode knows of result `t` (FakeTensor.constant), or None.
 
@@ -311,8 +324,8 @@ class _OutReader:
         return None if tensor_id is None else self.ids.new(tensor_id)
 
     def _facts(self, t):
-        return [str(t.dtype), list(t.shape), list(t.stride()), t.storage_offset(),
-                str(t.device), t.untyped_storage().nbytes(), self._check(t),
+        return [spelled(t.dtype), list(t.shape), list(t.stride()), t.storage_offset(),
+                spelled(t.device), t.untyped_storage().nbytes(), self._check(t),
                 self._constant(t)]
 
     def _constant(self, t):
