@@ -21,6 +21,16 @@ namespace dync::ir {
 
 namespace {
 
+/// Whether \p key is what a dict's key may be in the IR: a literal the
+/// rewritten code loads as a constant, or a plain tuple of such keys.
+bool isDictKeyLiteral(const Argument& key) {
+  using Kind = Argument::Kind;
+  if (key.kind() == Kind::Tuple && !key.hasTupleType())
+    return llvm::all_of(key.elements(), isDictKeyLiteral);
+  return key.kind() == Kind::String || key.kind() == Kind::Bool || key.kind() == Kind::None ||
+         key.kind() == Kind::Float || (key.kind() == Kind::Sym && key.symValue().isConstant());
+}
+
 /// Collects diagnostics as text, located when a SourceMgr and a location are
 /// known.
 class DiagnosticSink {
@@ -415,15 +425,10 @@ private:
           report(node.loc(), label(node) + ": attribute '" + name + "' is set twice");
     }
     {
-      for (const Argument& key : arg.dictKeys()) {
-        using Kind = Argument::Kind;
-        bool literal = key.kind() == Kind::String || key.kind() == Kind::Bool ||
-                       key.kind() == Kind::None || key.kind() == Kind::Float ||
-                       (key.kind() == Kind::Sym && key.symValue().isConstant());
-        if (!literal)
+      for (const Argument& key : arg.dictKeys())
+        if (!isDictKeyLiteral(key))
           report(node.loc(), label(node) + ": a dict key must be a string, int, bool, float "
-                                           "or none literal");
-      }
+                                           "or none literal, or a tuple of them");
     }
     for (const Argument& element : arg.elements())
       checkTupleTypes(node, element);

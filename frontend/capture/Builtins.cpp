@@ -410,6 +410,16 @@ llvm::Expected<ValuePtr> builtinNumeric(BuiltinContext& interp, const ValuePtr& 
     if (method && !PyFunction_Check(method))
       return applyToConstants(interp, self->object.get(), args);
   }
+  // The text of a container (`str(x.shape)` as a cache key, `str([h, w])`
+  // in a message) is CPython's, on the value made real as repr's is: the
+  // text of a tensor or of a symbolic size inside is refused there.
+  if (self->object.get() == reinterpret_cast<PyObject*>(&PyUnicode_Type) && args.size() == 1 &&
+      llvm::is_contained({ValueKind::Tuple, ValueKind::List, ValueKind::Dict, ValueKind::Set},
+                         args[0]->kind)) {
+    if (holdsSymbolicNumber(args[0]))
+      return captureError(SymbolicTextRefusal);
+    return callWithRealValues(interp, self->object.get(), args, kwargs, /*makesText=*/true);
+  }
   if (!llvm::all_of(args, numeric))
     return captureError(describeObject(self->object.get()) + " of a non-constant value");
   // str(s) of a symbolic size would be the symbol's name.
@@ -1325,6 +1335,10 @@ ValuePtr Interpreter::boundBuiltinMethod(const ValuePtr& base, PyObject* bound) 
   return method;
 }
 
+/// Registers collections.namedtuple, made for real on known arguments
+/// (NamedTupleFactory.cpp).
+llvm::Error registerNamedTupleFactory(BuiltinContext& interp);
+
 llvm::Error registerBuiltinHandlers(BuiltinContext& interp) {
   for (const Row& row : Rows) {
     llvm::StringRef name(row.name);
@@ -1346,6 +1360,8 @@ llvm::Error registerBuiltinHandlers(BuiltinContext& interp) {
   if (llvm::Error error = registerExceptionInfoHandlers(interp))
     return error;
   if (llvm::Error error = registerTensorCopyHandlers(interp))
+    return error;
+  if (llvm::Error error = registerNamedTupleFactory(interp))
     return error;
   return registerInstanceHandlers(interp);
 }

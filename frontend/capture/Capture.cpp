@@ -149,6 +149,40 @@ std::optional<ir::Argument> constantArgument(ir::Context& ctx, const ValuePtr& v
   return std::nullopt;
 }
 
+/// A dict key as the IR spells it: a constant constantArgument spells, or a
+/// plain tuple of such keys (`outputs[("disp", scale)]`, built by the program
+/// or a literal of its code), which the rewritten code builds as a tuple.
+std::optional<ir::Argument> dictKeyArgument(Interpreter& interp, ir::Context& ctx,
+                                            const ValuePtr& key) {
+  if (std::optional<ir::Argument> spelled = constantArgument(ctx, key))
+    return spelled;
+  std::vector<ValuePtr> items;
+  if (key->kind == ValueKind::Tuple &&
+      (!key->object || key->object.get() == reinterpret_cast<PyObject*>(&PyTuple_Type))) {
+    items = key->items;
+  } else if (key->isConstant() && PyTuple_CheckExact(key->object.get())) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key->object.get()); ++i) {
+      llvm::Expected<ValuePtr> item =
+          static_cast<BuiltinContext&>(interp).wrapFake(PyTuple_GET_ITEM(key->object.get(), i));
+      if (!item) {
+        llvm::consumeError(item.takeError());
+        return std::nullopt;
+      }
+      items.push_back(*item);
+    }
+  } else {
+    return std::nullopt;
+  }
+  std::vector<ir::Argument> spelled;
+  for (const ValuePtr& item : items) {
+    std::optional<ir::Argument> one = dictKeyArgument(interp, ctx, item);
+    if (!one)
+      return std::nullopt;
+    spelled.push_back(std::move(*one));
+  }
+  return ir::Argument::tuple(std::move(spelled));
+}
+
 /// The module and qualified name a returned value's class is imported by.
 llvm::Expected<std::pair<std::string, std::string>> importableName(PyObject* type) {
   PyRef module = PyRef::steal(PyObject_GetAttrString(type, "__module__"));
@@ -200,7 +234,7 @@ llvm::Expected<ir::Argument> structuredResult(Interpreter& interp, ir::Context& 
                             "not a str");
       names.push_back(std::move(*name));
     } else {
-      std::optional<ir::Argument> spelled = constantArgument(ctx, key);
+      std::optional<ir::Argument> spelled = dictKeyArgument(interp, ctx, key);
       if (!spelled) {
         std::string text = "a " + spelling(key->kind).str() + " value";
         if (isKnown(key)) {
@@ -210,8 +244,10 @@ llvm::Expected<ir::Argument> structuredResult(Interpreter& interp, ir::Context& 
           else
             llvm::consumeError(real.takeError());
         }
-        return captureError("the function returns a dict with the key " + text +
-                            "; returned dicts may have str, int, bool, float and None keys");
+        return captureError(
+            "the function returns a dict with the key " + text +
+            "; returned dicts may have str, int, bool, float and None keys, and tuples of "
+            "them");
       }
       keys.push_back(std::move(*spelled));
     }

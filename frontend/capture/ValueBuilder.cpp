@@ -789,8 +789,15 @@ llvm::Expected<ValuePtr> ValueBuilder::wrapReal(PyObject* object, SourcePtr sour
       source = sourceOfReadObject(object);
     return makeValue(ValueKind::NNModule, PyRef::borrow(object), source);
   }
-  if (PyFunction_Check(object))
-    return functionFromReal(object, source);
+  if (PyFunction_Check(object)) {
+    llvm::Expected<ValuePtr> function = functionFromReal(object, source);
+    // A function written in Python that capture runs itself
+    // (collections.namedtuple, NamedTupleFactory.cpp): pinned as any
+    // function is, then called by its handler.
+    if (function && builtins_.contains(object))
+      return makeValue(ValueKind::Builtin, PyRef::borrow(object), source);
+    return function;
+  }
   if (PyMethod_Check(object)) {
     llvm::Expected<ValuePtr> self = wrapReal(PyMethod_GET_SELF(object), nullptr);
     if (!self)

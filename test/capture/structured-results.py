@@ -1,6 +1,6 @@
 # A function may return dicts (keys in insertion order: str, int, bool,
-# float, None) and objects of classes written in Python made while capturing
-# (dataclasses, frozen ones too, plain classes): the graph returns them with
+# float, None, and tuples of them) and objects of classes written in Python
+# made while capturing (dataclasses, frozen ones too, plain classes): the graph returns them with
 # their structure, and --emit=signature names each entry. A dict of another
 # key kind, or of a class defined inside a function, is refused by name.
 # RUN: %dync export %s:dicts %s:dataclass %s:plain --dynamic 'x:0=n[2,64]' --emit=graph \
@@ -68,10 +68,10 @@ def plain(x):
 
 
 def tuple_key(x):
-    return {(1, 2): x}
+    return {(1, 2): x, ("disp", (0, None)): x, (1, x.dtype): x}
 
 
-# KEY: structured-results.py: error: tuple_key: the function returns a dict with the key (1, 2); returned dicts may have str, int, bool, float and None keys
+# KEY: structured-results.py: error: tuple_key: the function returns a dict with the key (1, torch.float32); returned dicts may have str, int, bool, float and None keys, and tuples of them
 
 
 def local_class(x):

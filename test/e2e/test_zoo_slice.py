@@ -182,6 +182,25 @@ def test_float64_judgement_passes_only_results_as_accurate_as_eager():
     assert why is not None and "no float64 result to judge by" in why, why
 
 
+def test_floats_read_from_float32_tensors_are_judged_as_float32():
+    """A Python float that is exactly a float32 number (`float(loss)` of a
+    float32 loss, as CycleGAN's logged losses are) is judged as the 0-d
+    float32 tensor it was read from: one float32 rounding apart passes, a
+    larger difference names both values, and floats that are not float32
+    numbers must be equal."""
+    zoo = load_zoo()
+    loss = torch.tensor(1.3387749195098877, dtype=torch.float32)
+    neighbour = torch.nextafter(loss, torch.tensor(2.0))
+    assert zoo.difference((float(neighbour),), (float(loss),)) is None
+    why = zoo.difference((float(loss) + 1e-3,), (float(loss),))
+    assert why is not None and "eager" in why, why
+    far = float(torch.tensor(1.5, dtype=torch.float32))
+    why = zoo.difference((far,), (float(loss),))
+    assert why is not None and "1.5" in why, why
+    assert zoo.difference((0.1,), (0.1,)) is None
+    assert zoo.difference((0.1,), (0.1000001,)) is not None
+
+
 def test_dynamic_plan_finds_batch_and_length_dimensions():
     """utils/zoo --dynamic declares a dimension symbolic where it followed
     the batch or the text length between two example calls, in every input
