@@ -15,9 +15,12 @@
 # RUN: %dync export %s:Updated.forward --example example_swap --emit=graph | FileCheck %s --check-prefix=UPDATED
 # RUN: %dync export %s:attribute_then_vars --emit=graph | FileCheck %s --check-prefix=VARS
 # RUN: %dync export %s:global_then_module_attr --emit=graph | FileCheck %s --check-prefix=GLOBAL
-# RUN: not %dync export %s:Listed.forward --example example_swap --emit=graph 2>&1 | FileCheck %s --check-prefix=LISTED
-# RUN: not %dync export %s:Gone.forward --example example_swap --emit=graph 2>&1 | FileCheck %s --check-prefix=GONE
-# RUN: not %dync export %s:counted --emit=graph 2>&1 | FileCheck %s --check-prefix=CELL
+# Each refused program is an entry of one export that goes on past each
+# refusal, and each refusal is reported at its line, in entry order.
+# RUN: not %dync export %s:Listed.forward %s:Gone.forward %s:counted \
+# RUN:   --example Listed.forward=example_swap --example Gone.forward=example_swap \
+# RUN:   --keep-going --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefixes=LISTED,GONE,CELL
 import sys
 
 import torch

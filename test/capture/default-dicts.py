@@ -5,9 +5,11 @@
 # a defaultdict without one raises KeyError, and dict(d) copies the items.
 # Returning a defaultdict itself is refused by name.
 # RUN: %dync export %s:cache --emit=graph | FileCheck %s
-# RUN: not %dync export %s:returned --emit=graph 2>&1 | FileCheck %s --check-prefix=RETURNED
-# RUN: not %dync export %s:no_factory --emit=graph 2>&1 | FileCheck %s --check-prefix=NOFACTORY
-# RUN: not %dync export %s:bad_factory --emit=graph 2>&1 | FileCheck %s --check-prefix=BADFACTORY
+# Each refused program is an entry of one export that goes on past each
+# refusal, and each refusal is reported at its line, in entry order.
+# RUN: not %dync export %s:returned %s:no_factory %s:bad_factory \
+# RUN:   --keep-going --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefixes=RETURNED,NOFACTORY,BADFACTORY
 import torch
 from collections import defaultdict
 

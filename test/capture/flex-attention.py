@@ -2,9 +2,10 @@
 # score_mod and mask_mod under a torch function mode and the attention
 # through torch.compile; capture refuses them where the program calls them,
 # by name, with the dense-mask form to write instead.
-# RUN: not %dync export %s:block_mask --emit=graph 2>&1 | FileCheck %s --check-prefix=BLOCK
-# RUN: not %dync export %s:dense_mask --emit=graph 2>&1 | FileCheck %s --check-prefix=DENSE
-# RUN: not %dync export %s:attend --emit=graph 2>&1 | FileCheck %s --check-prefix=ATTEND
+# Each refused program is an entry of one export that goes on past each
+# refusal, and each refusal is reported at its line, in entry order.
+# RUN: not %dync export %s:block_mask %s:dense_mask %s:attend --keep-going --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefixes=BLOCK,DENSE,ATTEND
 import torch
 from torch.nn.attention.flex_attention import create_block_mask, create_mask, flex_attention
 

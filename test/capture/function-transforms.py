@@ -1,10 +1,11 @@
 # torch.func's differentiating transforms are refused where the program
 # calls them, by name, instead of deep inside functorch (vmap is captured:
 # vmap.py).
-# RUN: not %dync export %s:differentiated --emit=graph 2>&1 | FileCheck %s --check-prefix=GRAD
-# RUN: not %dync export %s:jacobian --emit=graph 2>&1 | FileCheck %s --check-prefix=JACREV
-# RUN: not %dync export %s:vmapped_grad --emit=graph 2>&1 | FileCheck %s --check-prefix=VMAPGRAD
-# RUN: not %dync export %s:forward_mode --emit=graph 2>&1 | FileCheck %s --check-prefix=JVP
+# Each refused program is an entry of one export that goes on past each
+# refusal, and each refusal is reported at its line, in entry order.
+# RUN: not %dync export %s:differentiated %s:jacobian %s:vmapped_grad %s:forward_mode \
+# RUN:   --keep-going --emit=graph 2>&1 \
+# RUN:   | FileCheck %s --check-prefixes=GRAD,JACREV,VMAPGRAD,JVP
 import torch
 import torch.func
 

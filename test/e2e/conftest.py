@@ -2,6 +2,7 @@
 to run them."""
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -17,9 +18,17 @@ INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs")
 @pytest.fixture(scope="session", autouse=True)
 def private_object_cache(tmp_path_factory):
     """Exports in the tests compile into a cache of the run's own, not the
-    user's (a test that needs a particular cache sets DYNC_CACHE_DIR itself)."""
+    user's (a test that needs a particular cache sets DYNC_CACHE_DIR itself).
+    pytest-xdist's workers share it: each worker's temporary folder is one of
+    the run's, and the cache takes concurrent writers, so a kernel or an
+    oracle call one worker stored serves the other."""
     if "DYNC_CACHE_DIR" not in os.environ:
-        os.environ["DYNC_CACHE_DIR"] = str(tmp_path_factory.mktemp("dync-cache"))
+        run_folder = tmp_path_factory.getbasetemp()
+        if os.environ.get("PYTEST_XDIST_WORKER"):
+            run_folder = run_folder.parent
+        cache = run_folder / "dync-cache"
+        cache.mkdir(exist_ok=True)
+        os.environ["DYNC_CACHE_DIR"] = str(cache)
     yield
 
 
@@ -50,6 +59,19 @@ def graphs_by_name(listing):
         name, _, body = chunk.partition("(")
         graphs[name] = body.split("\n}\n")[0]
     return graphs
+
+
+def entry_with_kernels(listing, entry):
+    """The graph of `entry` in a printed module (`--emit=optimized-graph` of
+    an export of several entries), after the bodies of the kernels it calls:
+    what the listing of an export of that entry alone holds, but for the
+    kernels' numbers."""
+    kernels = {}
+    for chunk in ("\n" + listing).split("\nkernel @")[1:]:
+        kernels[chunk.partition("(")[0]] = "kernel @" + chunk.split("\n}\n")[0] + "\n}\n"
+    graph = "graph @" + entry + "(" + graphs_by_name(listing)[entry] + "\n}\n"
+    called = dict.fromkeys(re.findall(r"= @(k\d+)\(", graph))
+    return "".join(kernels[name] for name in called) + graph
 
 
 def run_reporting_script(source):

@@ -74,17 +74,27 @@ def runner(folder, instance, artifact, qualname, body, strict=False, no_grad=Fal
                          no_grad=no_grad, body=textwrap.indent(textwrap.dedent(body), "").strip())
 
 
-@pytest.fixture
-def export(run_dync, tmp_path):
-    def do(example, entry, dynamic=(), out_name="model.dync.so"):
-        out = tmp_path / out_name
-        args = ["export", os.path.join(EXAMPLES, example, "model.py") + ":" + entry, "-o", out]
-        for spec in dynamic:
-            args += ["--dynamic", spec]
-        done = run_dync(*args)
-        assert done.returncode == 0, done.stderr
-        assert out.exists()
-        return str(out)
+@pytest.fixture(scope="module")
+def export(run_dync, tmp_path_factory):
+    """Exports an example's entry, with --dynamic specs, and returns the
+    artifact's path. The tests only read artifacts, so each (example, entry,
+    specs) is exported once for the module."""
+    folder = tmp_path_factory.mktemp("roundtrip")
+    made = {}
+
+    def do(example, entry, dynamic=()):
+        key = (example, entry, tuple(dynamic))
+        if key not in made:
+            out = folder / f"model-{len(made)}.dync.so"
+            args = ["export", os.path.join(EXAMPLES, example, "model.py") + ":" + entry, "-o",
+                    out]
+            for spec in dynamic:
+                args += ["--dynamic", spec]
+            done = run_dync(*args)
+            assert done.returncode == 0, done.stderr
+            assert out.exists()
+            made[key] = str(out)
+        return made[key]
     return do
 
 

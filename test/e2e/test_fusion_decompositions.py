@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 
-from conftest import BUILD
+from conftest import BUILD, entry_with_kernels
 
 torch = pytest.importorskip("torch")
 PACKAGE_DIR = os.path.join(BUILD, "python")
@@ -302,32 +302,102 @@ NORM_CASES = [
 ]
 
 
-@pytest.mark.parametrize("entry,extra,target,calls", [c[1:] for c in NORM_CASES],
-                         ids=[c[0] for c in NORM_CASES])
-def test_variance_matches_eager(run_dync, tmp_path, entry, extra, target, calls):
-    (tmp_path / "norms.py").write_text(NORMS)
-    # Not norms.so: next to norms.py that name would shadow the module.
-    out = tmp_path / "norms-artifact.so"
-    done = run_dync("-v", "export", f"{tmp_path / 'norms.py'}:{entry}", "-o", out,
-                    "--emit=optimized-graph", *extra)
+GROUP_RUNNER = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, {package!r})
+    sys.path.insert(0, {folder!r})
+    import torch
+    import {module}
+    import dync
+
+    results = {{}}
+    for entry, target, calls in {cases!r}:
+        torch.manual_seed(0)
+        fn = eval(target)
+        calls = eval(calls)
+        expected = [fn(*args) for args in calls]
+        with dync.load({artifact!r}) as art:
+            actual = [fn(*args) for args in calls]
+            stats = art.stats()[entry]
+        try:
+            for a, e in zip(actual, expected):
+                torch.testing.assert_close(a, e)
+            error = None
+        except AssertionError as e:
+            error = str(e)
+        results[entry] = [error, stats["hits"], stats["misses"], stats["last_miss_reason"]]
+    print(json.dumps(results))
+""")
+
+
+def export_group(run_dync, folder, module, source, cases, *options):
+    """Writes `source` to `folder`/MODULE.py and exports the entries of
+    `cases` [(entry, example function, callable, calls)] together at -O1,
+    then calls each through the artifact in one fresh interpreter (as
+    NORM_RUNNER, without stopping at the first difference). Returns ({entry:
+    its optimized graph after its kernels}, {entry: [error, hits, misses,
+    reason]})."""
+    (folder / f"{module}.py").write_text(source)
+    # Not MODULE.so: next to MODULE.py that name would shadow the module.
+    out = folder / f"{module}-artifact.so"
+    examples = [a for entry, example, _, _ in cases for a in ("--example", f"{entry}={example}")]
+    done = run_dync("-v", "export", *[f"{folder / module}.py:{c[0]}" for c in cases], *examples,
+                    "-o", out, "--emit=optimized-graph", *options)
     assert done.returncode == 0, done.stderr
-    graph = done.stdout
     # Every kernel fusion formed lowers: none is put back as ATen calls.
     assert "runs as ATen calls" not in done.stderr, done.stderr
+    source = GROUP_RUNNER.format(package=PACKAGE_DIR, folder=str(folder), module=module,
+                                 artifact=str(out),
+                                 cases=[(entry, target, calls) for entry, _, target, calls in cases])
+    ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    return ({c[0]: entry_with_kernels(done.stdout, c[0]) for c in cases},
+            json.loads(ran.stdout.strip().splitlines()[-1]))
+
+
+# The cases of plain functions on the same example, exported together.
+SHARED_EXAMPLE = ["--example", "rows"]
+
+
+@pytest.fixture(scope="module")
+def shared_example_norms(run_dync, tmp_path_factory):
+    cases = [(entry, "rows", target, calls) for _, entry, extra, target, calls in NORM_CASES
+             if extra == SHARED_EXAMPLE]
+    return export_group(run_dync, tmp_path_factory.mktemp("norms"), "norms", NORMS, cases)
+
+
+@pytest.mark.parametrize("entry,extra,target,calls", [c[1:] for c in NORM_CASES],
+                         ids=[c[0] for c in NORM_CASES])
+def test_variance_matches_eager(run_dync, tmp_path, request, entry, extra, target, calls):
+    if extra == SHARED_EXAMPLE:
+        graphs, results = request.getfixturevalue("shared_example_norms")
+        graph, (error, hits, misses, reason) = graphs[entry], results[entry]
+    else:
+        (tmp_path / "norms.py").write_text(NORMS)
+        # Not norms.so: next to norms.py that name would shadow the module.
+        out = tmp_path / "norms-artifact.so"
+        done = run_dync("-v", "export", f"{tmp_path / 'norms.py'}:{entry}", "-o", out,
+                        "--emit=optimized-graph", *extra)
+        assert done.returncode == 0, done.stderr
+        graph = done.stdout
+        # Every kernel fusion formed lowers: none is put back as ATen calls.
+        assert "runs as ATen calls" not in done.stderr, done.stderr
+        source = NORM_RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path), target=target,
+                                    calls=calls, artifact=str(out), entry=entry)
+        ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
+        assert ran.returncode == 0, ran.stderr
+        error = None
+        hits, misses, reason = json.loads(ran.stdout.strip().splitlines()[-1])
     if entry == "Smoothing.forward":
-        assert "kernel @k0" in graph, graph
+        assert "kernel @k" in graph, graph
     elif entry == "var_mean_leading":
         # Leading dimensions are not reduced in kernels: var_mean stays one
         # ATen pass rather than two.
         assert "aten::var_mean.correction" in graph, graph
     else:
         assert "aten::var_mean" not in graph and "aten::var." not in graph, graph
-        assert "aten::mean.dim" in graph and "kernel @k0" in graph, graph
-    source = NORM_RUNNER.format(package=PACKAGE_DIR, folder=str(tmp_path), target=target,
-                                calls=calls, artifact=str(out), entry=entry)
-    ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
-    assert ran.returncode == 0, ran.stderr
-    hits, misses, reason = json.loads(ran.stdout.strip().splitlines()[-1])
+        assert "aten::mean.dim" in graph and "kernel @k" in graph, graph
+    assert error is None, error
     assert misses == 0 and hits >= 1, reason
 
 
@@ -381,25 +451,24 @@ LOW_CASES = [
 ]
 
 
-@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
-@pytest.mark.parametrize("entry,example", LOW_CASES, ids=[c[0] for c in LOW_CASES])
-def test_low_precision_kernels_match_eager(run_dync, tmp_path, entry, example, dtype):
-    (tmp_path / "low.py").write_text(LOW)
-    out = tmp_path / "low-artifact.so"
-    example = f"{example}_{dtype}"
-    done = run_dync("-v", "export", f"{tmp_path / 'low.py'}:{entry}", "-o", out,
-                    "--emit=optimized-graph", "--example", example)
-    assert done.returncode == 0, done.stderr
-    assert "runs as ATen calls" not in done.stderr, done.stderr
-    graph = done.stdout
+@pytest.fixture(scope="module", params=["bfloat16", "float16"])
+def low_precision(request, run_dync, tmp_path_factory):
+    """The LOW_CASES on inputs of one dtype, exported together: (dtype,
+    graphs, results) as export_group gives them."""
+    dtype = request.param
+    cases = [(entry, f"{example}_{dtype}", f"low.{entry}", f"[low.{example}_{dtype}()]")
+             for entry, example in LOW_CASES]
+    return (dtype, *export_group(run_dync, tmp_path_factory.mktemp("low"), "low", LOW, cases))
+
+
+@pytest.mark.parametrize("entry", [c[0] for c in LOW_CASES])
+def test_low_precision_kernels_match_eager(low_precision, entry):
+    dtype, graphs, results = low_precision
+    graph = graphs[entry]
     short = {"bfloat16": "bf16", "float16": "f16"}[dtype]
-    assert "kernel @k0" in graph and f"tensor<{short}," in graph, graph
+    assert "kernel @k" in graph and f"tensor<{short}," in graph, graph
     entry_graph = graph[graph.index("graph @"):]
     assert "aten::" not in entry_graph, graph
-    source = NORM_RUNNER.replace("import norms", "import low").format(
-        package=PACKAGE_DIR, folder=str(tmp_path), target=f"low.{entry}",
-        calls=f"[low.{example}()]", artifact=str(out), entry=entry)
-    ran = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
-    assert ran.returncode == 0, ran.stderr
-    hits, misses, reason = json.loads(ran.stdout.strip().splitlines()[-1])
+    error, hits, misses, reason = results[entry]
+    assert error is None, error
     assert misses == 0 and hits >= 1, reason

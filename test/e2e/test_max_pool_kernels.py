@@ -3,12 +3,13 @@
 dync's own decomposition of max_pool{2,3}d_with_indices (and 1-d pools,
 which reach the 2-d operator) computes the pooled values as the elementwise
 maximum of the window's strided slices, which fusion makes one kernel; the
-operator itself stays in the graph only when its indices are read. Each
-case is exported at -O1 into an artifact of its own, loaded in a fresh
-interpreter with `dync.load`, and compared with eager exactly (maximum
-rounds nothing) with NaN where eager has NaN. The graph printed at export
-says which entries became a kernel and which kept the ATen operator
-(padding, ceil-mode windows past the input, a transposed input).
+operator itself stays in the graph only when its indices are read. The
+cases are entries of one module, exported together at -O1 into one
+artifact, loaded in one fresh interpreter with `dync.load`, and each is
+compared with eager exactly (maximum rounds nothing) with NaN where eager
+has NaN. The graph printed at export says which entries became a kernel
+and which kept the ATen operator (padding, ceil-mode windows past the
+input, a transposed input).
 """
 import json
 import os
@@ -19,7 +20,7 @@ import textwrap
 
 import pytest
 
-from conftest import BUILD
+from conftest import BUILD, entry_with_kernels
 
 torch = pytest.importorskip("torch")
 PACKAGE_DIR = os.path.join(BUILD, "python")
@@ -46,6 +47,20 @@ MODEL = textwrap.dedent("""
 
 
     def k2(x):
+        return F.max_pool2d(x, 2)
+
+
+    # The same pool, as entries of their own for inputs of other ranks and
+    # dtypes than k2's example.
+    def k2_unbatched(x):
+        return F.max_pool2d(x, 2)
+
+
+    def k2_bf16(x):
+        return F.max_pool2d(x, 2)
+
+
+    def k2_int32(x):
         return F.max_pool2d(x, 2)
 
 
@@ -187,14 +202,15 @@ CASES = [
     ("k3-stride2-odd", "k3s2", "odd_images", "pools.k3s2", ["pools.odd_images()"], False),
     ("dilated", "dilated", "images", "pools.dilated", ["pools.images()"], False),
     ("rectangular", "rect", "odd_images", "pools.rect", ["pools.odd_images()"], False),
-    ("unbatched", "k2", None, "pools.k2", ["pools.unbatched()"], False),
+    ("unbatched", "k2_unbatched", "unbatched", "pools.k2_unbatched", ["pools.unbatched()"],
+     False),
     ("indices-read", "indices", "images", "pools.indices", ["pools.images()"], True),
     ("1d", "pool1d", "signals", "pools.pool1d", ["pools.signals()"], False),
     ("3d", "pool3d", "volumes", "pools.pool3d", ["pools.volumes()"], False),
     ("3d-rect-dilated", "pool3d_rect", "volumes", "pools.pool3d_rect",
      ["pools.volumes()"], False),
-    ("bf16", "k2", None, "pools.k2", ["pools.bf16_images()"], False),
-    ("int32", "k2", None, "pools.k2", ["pools.int_images()"], False),
+    ("bf16", "k2_bf16", "bf16_images", "pools.k2_bf16", ["pools.bf16_images()"], False),
+    ("int32", "k2_int32", "int_images", "pools.k2_int32", ["pools.int_images()"], False),
     ("ceil-same-size", "ceil_same", "odd_ceil_images", "pools.ceil_same",
      ["pools.odd_ceil_images()"], False),
     ("ceil-extra-window", "ceil_more", "odd_images", "pools.ceil_more",
@@ -206,13 +222,13 @@ CASES = [
 ]
 
 
-def export(run_dync, folder, name, entry, example, extra=()):
+def export(run_dync, folder, name, entries, extra=()):
+    """Exports `entries` ({entry: example function}) of pools.py at -O1 into
+    pools-NAME.so; returns its path and the optimized graphs printed."""
     out = folder / f"pools-{name}.so"
-    args = ["-v", "export", f"{folder / 'pools.py'}:{entry}", "-o", out,
-            "--emit=optimized-graph", *extra]
-    if example:
-        args += ["--example", example]
-    done = run_dync(*args)
+    examples = [a for entry, example in entries.items() for a in ("--example", f"{entry}={example}")]
+    done = run_dync("-v", "export", *[f"{folder / 'pools.py'}:{entry}" for entry in entries],
+                    *examples, "-o", out, "--emit=optimized-graph", *extra)
     assert done.returncode == 0, done.stderr
     # Every kernel fusion formed lowers: none is put back as ATen calls.
     assert "runs as ATen calls" not in done.stderr, done.stderr
@@ -220,45 +236,50 @@ def export(run_dync, folder, name, entry, example, extra=()):
     return str(out), re.sub(r' loc\(.*\)$', '', done.stdout, flags=re.M)
 
 
-def run(folder, artifact, entry, name, target, calls):
+def run(folder, artifact, cases):
+    """Runs the `cases` [(name, entry, target, calls)] through `artifact` in
+    one fresh interpreter; returns {name: [error, hits, misses, reason]}."""
     source = RUNNER.format(package=PACKAGE_DIR, folder=str(folder),
-                           cases=[(name, target, calls)], artifact=artifact,
-                           entries={name: entry})
+                           cases=[(name, target, calls) for name, _, target, calls in cases],
+                           artifact=artifact,
+                           entries={name: entry for name, entry, _, _ in cases})
     done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])[name]
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture
-def folder(tmp_path):
-    (tmp_path / "pools.py").write_text(MODEL)
-    return tmp_path
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    path = tmp_path_factory.mktemp("pools")
+    (path / "pools.py").write_text(MODEL)
+    return path
 
 
-@pytest.mark.parametrize("entry,example,target,calls,kept", [c[1:] for c in CASES],
-                         ids=[c[0] for c in CASES])
-def test_max_pool_matches_eager(run_dync, folder, request, entry, example, target, calls,
-                                kept):
-    if example is None:
-        # Cases on other inputs than the entry's usual ones: the first call's
-        # arguments are the example.
-        example = calls[0].removeprefix("pools.").removesuffix("()")
-    name = request.node.callspec.id
-    artifact, graph = export(run_dync, folder, name, entry, example)
+@pytest.fixture(scope="module")
+def sweep(run_dync, folder):
+    """Every case of CASES: the printed graph of its entry, and its result
+    through the artifact, by case id."""
+    artifact, listing = export(run_dync, folder, "cases", {c[1]: c[2] for c in CASES})
+    results = run(folder, artifact, [(c[0], c[1], c[3], c[4]) for c in CASES])
+    return {c[0]: (entry_with_kernels(listing, c[1]), results[c[0]]) for c in CASES}
+
+
+@pytest.mark.parametrize("calls,kept", [c[4:] for c in CASES], ids=[c[0] for c in CASES])
+def test_max_pool_matches_eager(sweep, request, calls, kept):
+    graph, (error, hits, misses, reason) = sweep[request.node.callspec.id]
     pools_in_graph = [line for line in graph.splitlines() if "max_pool" in line]
     if kept:
         assert pools_in_graph, graph
     else:
         assert not pools_in_graph, graph
-        assert "aten::maximum.default" in graph and "kernel @k0" in graph, graph
-    error, hits, misses, reason = run(folder, artifact, entry, name, target, calls)
+        assert "aten::maximum.default" in graph and "kernel @k" in graph, graph
     assert error is None, error
     assert (hits, misses) == (len(calls), 0), reason
 
 
-def test_indices_kept_only_when_read(run_dync, folder):
+def test_indices_kept_only_when_read(sweep):
     # Values from the kernel, indices from the operator: both equal eager's.
-    _, graph = export(run_dync, folder, "indices-graph", "indices", "images")
+    graph = sweep["indices-read"][0]
     kernel_call = [line for line in graph.splitlines() if "= @k" in line]
     pool = [line for line in graph.splitlines() if "max_pool2d_with_indices" in line]
     assert len(kernel_call) == 1 and len(pool) == 1, graph
@@ -269,7 +290,7 @@ def test_indices_kept_only_when_read(run_dync, folder):
 def test_symbolic_sizes(run_dync, folder, low, kept):
     # Pooled sizes that the ranges keep above 1 give a kernel. One that may
     # be 1 keeps the operator: the elementwise meta would guard it away.
-    artifact, graph = export(run_dync, folder, f"symbolic-{low}", "k3s2", "odd_images",
+    artifact, graph = export(run_dync, folder, f"symbolic-{low}", {"k3s2": "odd_images"},
                              ["--dynamic", "x:0=n[1,64]", "--dynamic", f"x:2=h[{low},64]",
                               "--dynamic", f"x:3=w[{low},64]"])
     assert ("max_pool" in graph) == kept, graph
@@ -278,8 +299,8 @@ def test_symbolic_sizes(run_dync, folder, low, kept):
              "(pools.with_specials(5, 3, 40, 41, seed=10),)"]
     if kept:
         calls.append("(pools.with_specials(2, 3, 3, 4, seed=11),)")
-    error, hits, misses, reason = run(folder, artifact, "k3s2", f"symbolic-{low}",
-                                      "pools.k3s2", calls)
+    name = f"symbolic-{low}"
+    error, hits, misses, reason = run(folder, artifact, [(name, "k3s2", "pools.k3s2", calls)])[name]
     assert error is None, error
     assert (hits, misses) == (len(calls), 0), reason
 
@@ -288,7 +309,7 @@ def test_fused_block_matches_eager(run_dync, folder):
     # conv -> batch norm -> relu -> max pool, as examples/cnn (with relu
     # out of place): batch norm and relu are one kernel, the pool another
     # reading slices of its result.
-    artifact, graph = export(run_dync, folder, "block", "Block.forward", "plain_images",
+    artifact, graph = export(run_dync, folder, "block", {"Block.forward": "plain_images"},
                              ["--init", "Block()"])
     assert "max_pool" not in graph, graph
     kernels, _, body = graph.partition("graph @Block.forward")

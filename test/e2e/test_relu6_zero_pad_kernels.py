@@ -4,10 +4,11 @@ folded into them, equal eager.
 hardtanh is clamp to its two bounds, an element op of kernels; a
 constant_pad_nd whose pads are all zero or negative is eager's narrow and
 clone, which the fusion decompositions record as slices and a clone that
-joins the kernel computing its input. Each case is exported at -O1, loaded
-in a fresh interpreter and compared with eager: values bitwise (clamping
-and copying round nothing), NaN where eager has NaN, dtype, sizes and
-strides; the optimized graph says which operators stayed ATen calls.
+joins the kernel computing its input. The cases are entries of one module,
+exported together at -O1, loaded in one fresh interpreter and each compared
+with eager: values bitwise (clamping and copying round nothing), NaN where
+eager has NaN, dtype, sizes and strides; the optimized graph says which
+operators stayed ATen calls.
 """
 import json
 import os
@@ -18,7 +19,7 @@ import textwrap
 
 import pytest
 
-from conftest import BUILD
+from conftest import BUILD, entry_with_kernels
 
 torch = pytest.importorskip("torch")
 PACKAGE_DIR = os.path.join(BUILD, "python")
@@ -42,6 +43,15 @@ MODEL = textwrap.dedent("""
 
 
     def bounds(x):
+        return F.hardtanh(x, -0.25, 3.5) - x
+
+
+    # The same, as entries of their own for other dtypes than the examples'.
+    def relu6_bf16(x):
+        return F.relu6(x * 2.0 + 1.0)
+
+
+    def bounds_f64(x):
         return F.hardtanh(x, -0.25, 3.5) - x
 
 
@@ -114,20 +124,24 @@ RUNNER = textwrap.dedent("""
     import pads
     import dync
 
-    torch.manual_seed(0)
-    fn = {target}
-    args = {call}
-    expected = fn(*args)
-    with dync.load({artifact!r}) as art:
-        actual = fn(*args)
-        stats = art.stats()[{entry!r}]
-    try:
-        torch.testing.assert_close(actual, expected, rtol={rtol}, atol={atol}, equal_nan=True)
-        assert actual.stride() == expected.stride(), (actual.stride(), expected.stride())
-        error = None
-    except AssertionError as e:
-        error = str(e)
-    print(json.dumps([error, stats["hits"], stats["misses"], stats["last_miss_reason"]]))
+    results = {{}}
+    for name, entry, target, call in {cases!r}:
+        torch.manual_seed(0)
+        fn = eval(target)
+        args = eval(call)
+        expected = fn(*args)
+        with dync.load({artifact!r}) as art:
+            actual = fn(*args)
+            stats = art.stats()[entry]
+        try:
+            torch.testing.assert_close(actual, expected, rtol={rtol}, atol={atol},
+                                       equal_nan=True)
+            assert actual.stride() == expected.stride(), (actual.stride(), expected.stride())
+            error = None
+        except AssertionError as e:
+            error = str(e)
+        results[name] = [error, stats["hits"], stats["misses"], stats["last_miss_reason"]]
+    print(json.dumps(results))
 """)
 
 # (id, entry, example, eager callable, call, ATen operators left in the graph)
@@ -135,8 +149,8 @@ CASES = [
     ("relu6", "relu6", "images", "pads.relu6", "pads.images()", []),
     ("bounds", "bounds", "images", "pads.bounds", "pads.images()", []),
     ("crossed-bounds", "crossed", "images", "pads.crossed", "pads.images()", []),
-    ("bf16", "relu6", "bf16_images", "pads.relu6", "pads.bf16_images()", []),
-    ("f64", "bounds", "f64_images", "pads.bounds", "pads.f64_images()", []),
+    ("bf16", "relu6_bf16", "bf16_images", "pads.relu6_bf16", "pads.bf16_images()", []),
+    ("f64", "bounds_f64", "f64_images", "pads.bounds_f64", "pads.f64_images()", []),
     ("zero-pad", "zero_pad", "images", "pads.zero_pad", "pads.images()", []),
     ("cropped", "cropped", "images", "pads.cropped", "pads.images()", []),
     # The channels-last copy of the input transposes: an ATen call.
@@ -147,27 +161,33 @@ CASES = [
 ]
 
 
-def export(run_dync, folder, name, entry, example, extra=()):
+def export(run_dync, folder, name, entries, extra=()):
+    """Exports `entries` ({entry: example function}) of pads.py at -O1 into
+    pads-NAME.so; returns its path and the optimized graphs printed."""
     out = folder / f"pads-{name}.so"
-    done = run_dync("-v", "export", f"{folder / 'pads.py'}:{entry}", "-o", out,
-                    "--emit=optimized-graph", "--example", example, *extra)
+    examples = [a for entry, example in entries.items() for a in ("--example", f"{entry}={example}")]
+    done = run_dync("-v", "export", *[f"{folder / 'pads.py'}:{entry}" for entry in entries],
+                    "-o", out, "--emit=optimized-graph", *examples, *extra)
     assert done.returncode == 0, done.stderr
     assert "runs as ATen calls" not in done.stderr, done.stderr
     return str(out), re.sub(r' loc\(.*\)$', '', done.stdout, flags=re.M)
 
 
-def run(folder, artifact, entry, target, call, rtol=0, atol=0):
-    source = RUNNER.format(package=PACKAGE_DIR, folder=str(folder), target=target, call=call,
-                           artifact=artifact, entry=entry, rtol=rtol, atol=atol)
+def run(folder, artifact, cases, rtol=0, atol=0):
+    """Runs the `cases` [(name, entry, target, call)] through `artifact` in one
+    fresh interpreter; returns {name: [error, hits, misses, reason]}."""
+    source = RUNNER.format(package=PACKAGE_DIR, folder=str(folder), cases=cases,
+                           artifact=artifact, rtol=rtol, atol=atol)
     done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture
-def folder(tmp_path):
-    (tmp_path / "pads.py").write_text(MODEL)
-    return tmp_path
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    path = tmp_path_factory.mktemp("pads")
+    (path / "pads.py").write_text(MODEL)
+    return path
 
 
 def aten_calls(graph):
@@ -175,14 +195,20 @@ def aten_calls(graph):
     return re.findall(r"aten::(\w+)\.", body)
 
 
-@pytest.mark.parametrize("entry,example,target,call,left", [c[1:] for c in CASES],
-                         ids=[c[0] for c in CASES])
-def test_matches_eager(run_dync, folder, request, entry, example, target, call, left):
-    name = request.node.callspec.id
-    artifact, graph = export(run_dync, folder, name, entry, example)
+@pytest.fixture(scope="module")
+def sweep(run_dync, folder):
+    """Every case of CASES: the printed graph of its entry (after its
+    kernels), and its result through the artifact, by case id."""
+    artifact, listing = export(run_dync, folder, "cases", {c[1]: c[2] for c in CASES})
+    results = run(folder, artifact, [(c[0], c[1], c[3], c[4]) for c in CASES])
+    return {c[0]: (entry_with_kernels(listing, c[1]), results[c[0]]) for c in CASES}
+
+
+@pytest.mark.parametrize("left", [c[5] for c in CASES], ids=[c[0] for c in CASES])
+def test_matches_eager(sweep, request, left):
+    graph, (error, hits, misses, reason) = sweep[request.node.callspec.id]
     assert aten_calls(graph) == left, graph
-    assert "kernel @k0" in graph, graph
-    error, hits, misses, reason = run(folder, artifact, entry, target, call)
+    assert "kernel @k" in graph, graph
     assert error is None, error
     assert (hits, misses) == (1, 0), reason
 
@@ -190,13 +216,14 @@ def test_matches_eager(run_dync, folder, request, entry, example, target, call, 
 def test_inverted_residual_block(run_dync, folder):
     # Convolutions stay ATen calls; batch norm, relu6 and the zero pads
     # around them are kernels; the one positive pad stays the operator.
-    artifact, graph = export(run_dync, folder, "block", "Block.forward", "plain_images",
+    artifact, graph = export(run_dync, folder, "block", {"Block.forward": "plain_images"},
                              ["--init", "Block()"])
     calls = aten_calls(graph)
     assert "hardtanh" not in calls, graph
     assert calls.count("constant_pad_nd") == 1, graph
     assert calls.count("convolution") == 3, graph
-    error, hits, misses, reason = run(folder, artifact, "Block.forward", "pads.Block()",
-                                      "pads.plain_images()", rtol=1.3e-6, atol=1e-5)
+    error, hits, misses, reason = run(folder, artifact, [("block", "Block.forward", "pads.Block()",
+                                                          "pads.plain_images()")],
+                                      rtol=1.3e-6, atol=1e-5)["block"]
     assert error is None, error
     assert (hits, misses) == (1, 0), reason
