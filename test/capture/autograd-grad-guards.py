@@ -10,7 +10,7 @@ import torch
 
 weight = torch.nn.Parameter(torch.linspace(0.5, 1.5, 3))
 
-# CHECK-LABEL: guards @input_gradient$grad(
+# CHECK-LABEL: guards @input_gradient(
 # CHECK-NEXT:    tensor L['x'] : tensor<f32, [4, 3], requires_grad>
 # CHECK-NEXT:    autograd_leaf L['x']
 # CHECK-NEXT:    tensor L['scale'] : tensor<f32, [3]>
