@@ -778,6 +778,12 @@ llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
                             b_.getInt32(0)),
             text);
     return llvm::Error::success();
+  case ir::GuardKind::AutogradLeaf:
+    require(
+        b_.CreateICmpNE(shim_.call(b_, ShimFn::PyTensorAutogradLeaf, {*object}, "autograd_leaf"),
+                        b_.getInt32(0)),
+        text);
+    return llvm::Error::success();
   case ir::GuardKind::Same:
   case ir::GuardKind::Distinct: {
     // Identity: both sources read (a source that cannot be read misses),

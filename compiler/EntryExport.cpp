@@ -797,6 +797,13 @@ llvm::Expected<ir::Graph*> EntryExport::exportWithoutNoGrad(llvm::Error noGradEr
   bool refusedHistory = refusedHistory_;
   llvm::Expected<ir::Graph*> grad = captureVariant(true, "core", "$grad", Autograd::Records);
   if (!grad) {
+    // A function that took a gradient before failing is about its variant
+    // for grad mode: under no_grad, eager's torch.autograd.grad raises
+    // only because nothing was recorded.
+    if (runsBackward_) {
+      llvm::consumeError(std::move(noGradError));
+      return grad.takeError();
+    }
     llvm::consumeError(grad.takeError());
     return noGradError;
   }

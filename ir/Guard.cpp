@@ -50,6 +50,8 @@ llvm::StringRef spelling(GuardKind kind) {
     return "lacks_key";
   case GuardKind::Class:
     return "class";
+  case GuardKind::AutogradLeaf:
+    return "autograd_leaf";
   }
   return "?";
 }
@@ -262,6 +264,13 @@ Guard Guard::keysAre(SourcePtr source, std::vector<DictKey> keys) {
   return guard;
 }
 
+Guard Guard::autogradLeaf(SourcePtr source) {
+  Guard guard;
+  guard.kind = GuardKind::AutogradLeaf;
+  guard.source = std::move(source);
+  return guard;
+}
+
 Guard Guard::empty(SourcePtr source) {
   Guard guard;
   guard.kind = GuardKind::Empty;
@@ -375,6 +384,7 @@ void Guard::print(llvm::raw_ostream& os) const {
   case GuardKind::None:
   case GuardKind::Empty:
   case GuardKind::Absent:
+  case GuardKind::AutogradLeaf:
     return;
   case GuardKind::GradMode:
     os << (flag ? " true" : " false");

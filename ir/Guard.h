@@ -65,6 +65,12 @@
 // true, none, 1.5, (1, "b")]`); each must be of the same exact type and
 // equal (1, 1.0 and True differ).
 //
+// `autograd_leaf` holds for exactly a torch.Tensor or an nn.Parameter with
+// no autograd history (no grad_fn) and no hook registered on it: a graph that takes a gradient inside (torch.autograd.grad)
+// computed it from the history capture saw, which starts at its inputs,
+// where eager's backward would go on into the caller's history and run the
+// caller's hooks.
+//
 // `empty` holds for an exact dict or collections.OrderedDict without
 // entries (nn.Module's hook tables). `absent` is written with an attribute
 // source `base.name` and holds when base's instance __dict__ has no key
@@ -192,6 +198,10 @@ enum class GuardKind : uint8_t {
   /// The value is a class (a type object) with __module__ `typeModule` and
   /// __qualname__ `typeQualname`.
   Class,
+  /// The value is a tensor with no autograd history (no grad_fn) and no
+  /// hook registered on it: a backward the graph takes stops there, and
+  /// runs nothing of the caller's.
+  AutogradLeaf,
 };
 
 /// The items a `global_state` guard can name. Their numbers are the
@@ -264,6 +274,7 @@ struct Guard {
   static Guard keysAre(SourcePtr source, const std::vector<std::string>& keys);
   static Guard keysAre(SourcePtr source, std::vector<DictKey> keys);
   static Guard empty(SourcePtr source);
+  static Guard autogradLeaf(SourcePtr source);
   /// \p source is an Attr or a ClassAttr source.
   static Guard absent(SourcePtr source);
   static Guard function(SourcePtr source, std::string module, std::string qualname,

@@ -17,7 +17,8 @@ namespace dync::ir {
 
 /// An argument of a random operator whose value at a call switches its
 /// draws off: a `dropout_p`/`dropout` float at 0, a `train`/`training`
-/// bool at False (frontend/oracle/embedded/oracle_draws.py states the rule).
+/// bool at False (ir/draw_switches.py states the rule, which capture applies
+/// too).
 struct DrawSwitch {
   /// The argument's position in the schema; -1 for none.
   int8_t position = -1;

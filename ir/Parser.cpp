@@ -797,7 +797,8 @@ bool Parser::parseGuard(GuardSet& guards) {
   llvm::SMLoc loc = tok_.loc();
   if (!tok_.is(Token::Identifier))
     return expected("a guard (tensor, type, equals, none, length, keys, empty, absent, "
-                    "function, builtin, int, same, distinct, has_key, lacks_key, grad_mode, "
+                    "autograd_leaf, function, builtin, int, same, distinct, has_key, lacks_key, "
+                    "grad_mode, "
                     "default_dtype, global_state, version) "
                     "or '}'"),
            false;
@@ -842,7 +843,8 @@ bool Parser::parseGuard(GuardSet& guards) {
                              : Guard::distinct(std::move(source), std::move(other));
   } else if (word == "tensor" || word == "type" || word == "equals" || word == "none" ||
              word == "length" || word == "keys" || word == "empty" || word == "absent" ||
-             word == "function" || word == "builtin" || word == "class") {
+             word == "function" || word == "builtin" || word == "class" ||
+             word == "autograd_leaf") {
     SourcePtr source = guardSource();
     if (!source)
       return false;
@@ -880,6 +882,8 @@ bool Parser::parseGuard(GuardSet& guards) {
       guard = Guard::none(std::move(source));
     } else if (word == "empty") {
       guard = Guard::empty(std::move(source));
+    } else if (word == "autograd_leaf") {
+      guard = Guard::autogradLeaf(std::move(source));
     } else if (word == "absent") {
       if (source->kind() != Source::Kind::Attr && source->kind() != Source::Kind::ClassAttr)
         return error(loc, "an absent guard names an attribute, like L['self'].scale or "
@@ -1011,7 +1015,8 @@ bool Parser::parseGuard(GuardSet& guards) {
   } else {
     return error(loc, "unknown guard '" + word +
                           "' (expected tensor, type, equals, none, length, keys, empty, "
-                          "absent, function, builtin, int, grad_mode, default_dtype, "
+                          "absent, autograd_leaf, function, builtin, int, grad_mode, "
+                          "default_dtype, "
                           "global_state or version)"),
            false;
   }

@@ -664,7 +664,8 @@ private:
                      guard.kind == GuardKind::Function || guard.kind == GuardKind::Builtin ||
                      guard.kind == GuardKind::SymInt || guard.kind == GuardKind::Same ||
                      guard.kind == GuardKind::Distinct || guard.kind == GuardKind::HasKey ||
-                     guard.kind == GuardKind::LacksKey || guard.kind == GuardKind::Class;
+                     guard.kind == GuardKind::LacksKey || guard.kind == GuardKind::Class ||
+                     guard.kind == GuardKind::AutogradLeaf;
       if (sourced != bool(guard.source)) {
         report(loc, what + (sourced ? " has no source" : " takes no source"));
       } else if (guard.source) {
@@ -731,6 +732,7 @@ private:
         break;
       case GuardKind::None:
       case GuardKind::Empty:
+      case GuardKind::AutogradLeaf:
       case GuardKind::GradMode:
       case GuardKind::DefaultDType:
       case GuardKind::GlobalState:

@@ -18,6 +18,11 @@ import sys
 import torch
 import torch.fx.node
 
+# The rule shared with capture, beside this script (no bytecode left there).
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from draw_switches import switch_kind, switches_off  # noqa: E402
+
 FIELDS = [
     "mutatesArgument",
     "returnsAlias",
@@ -90,29 +95,17 @@ def has_functional_twin(op):
             and str(tschema.returns[0].type) == "Tensor" and not tschema.is_mutable)
 
 
-# Schema arguments whose value switches a random operator's draws off, as
-# frontend/oracle/embedded/oracle_draws.py states the rule: the name, and
-# whether it is the training switch (a bool, off at False) or a dropout
-# probability (a float, off at 0).
-_DRAW_SWITCHES = {"train": True, "training": True, "dropout_p": False, "dropout": False}
-
-
 def draw_switches(op):
     """[(position, name, training, off by default)] of a random operator's
-    arguments that switch its draws off (at most two)."""
+    arguments that switch its draws off (at most two), by the rule capture
+    applies too (draw_switches.py)."""
     found = []
     for position, argument in enumerate(op._schema.arguments):
-        training = _DRAW_SWITCHES.get(argument.name)
+        training = switch_kind(argument)
         if training is None:
             continue
-        kind = argument.type
-        if training and isinstance(kind, torch.OptionalType):
-            kind = kind.getElementType()
-        if not isinstance(kind, torch.BoolType if training else torch.FloatType):
-            continue
         default = argument.default_value if argument.has_default_value() else None
-        off = default is False if training else (type(default) in (int, float) and default == 0)
-        found.append((position, argument.name, training, off))
+        found.append((position, argument.name, training, switches_off(training, default)))
     return found[:2]
 
 

@@ -51,7 +51,8 @@ llvm::Error unfuseUnlowerable(ir::Module& module, ir::Graph& graph, const PassOp
 }
 
 constexpr PassInfo kPasses[] = {
-    {"dce", "remove pure calls whose results are unused", onGraph<runDeadCodeElimination>},
+    {"dce", "remove pure calls whose results are unused", onGraph<runDeadCodeElimination>,
+     /*keepsAutograd=*/true},
     {"cse", "merge pure calls equal to an earlier one", onGraph<runCommonSubexpressionElimination>},
     {"fold", "replace known integers by literals and identities by their operand",
      onGraph<runConstantFolding>},
@@ -120,13 +121,15 @@ bool recordsAutograd(const ir::Graph& graph) {
 
 llvm::Error runPipeline(const PipelineInfo& pipeline, ir::Module& module, ir::Graph& graph,
                         const PassOptions& options) {
-  if (recordsAutograd(graph))
-    return llvm::Error::success();
+  // Read once: no pass that runs on such a graph makes it stop recording.
+  bool keepOnlyAutograd = recordsAutograd(graph);
   for (llvm::StringRef name : pipeline.passes) {
     const PassInfo* pass = findPass(name);
     if (!pass)
       return llvm::createStringError("pipeline '" + pipeline.name + "' names no pass '" + name +
                                      "'");
+    if (keepOnlyAutograd && !pass->keepsAutograd)
+      continue;
     if (llvm::Error error = pass->run(module, graph, options))
       return error;
     // A pass that breaks the graph is a compiler bug; say which one.

@@ -39,6 +39,11 @@ struct PassInfo {
   llvm::StringLiteral name;
   llvm::StringLiteral description;
   llvm::Error (*run)(ir::Module& module, ir::Graph& graph, const PassOptions& options);
+  /// The pass leaves what autograd records of the graph as it was, so it
+  /// also runs on a graph that recordsAutograd(): it only removes calls
+  /// whose results nothing reads and that have no effect, whose autograd
+  /// nodes nothing reaches either.
+  bool keepsAutograd = false;
 };
 
 /// A named sequence of passes.
@@ -65,9 +70,8 @@ const PipelineInfo* findPipeline(llvm::StringRef name);
 bool recordsAutograd(const ir::Graph& graph);
 
 /// Runs \p pipeline on \p graph (which \p module holds), verifying the graph
-/// after each pass; a pass that breaks it is an error naming the pass. A
-/// graph that recordsAutograd() is left as it is: no pass keeps autograd's
-/// record.
+/// after each pass; a pass that breaks it is an error naming the pass. On a
+/// graph that recordsAutograd() only the passes that keepsAutograd run.
 llvm::Error runPipeline(const PipelineInfo& pipeline, ir::Module& module, ir::Graph& graph,
                         const PassOptions& options);
 

@@ -14,13 +14,19 @@
 //
 // Hooks a tensor of the function has registered would run inside eager's
 // backward; capture registers them on the real tensors after the graph
-// (TensorHooks.cpp), so such a call is refused.
+// (TensorHooks.cpp), so such a call is refused. The fakes of the inputs are
+// leaves without hooks, so the backward capture ran stops at them; eager's
+// goes on through a caller's tensor that has a history (to parameters it
+// was computed from) and runs the hooks the caller registered on it. Each
+// input that requires grad is therefore guarded `autograd_leaf`
+// (Capture.cpp's addGuards): other calls run the original code.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/capture/AutogradGrad.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/PythonHelpers.h"
+#include "frontend/embedding/PyStrings.h"
 #include "frontend/oracle/EmbeddedModules.h"
 
 namespace dync::capture {
@@ -43,10 +49,36 @@ PyObject* autogradGradFunction() {
   return function;
 }
 
+/// The function \p name of dync_oracle_backward, or null when the module
+/// cannot be loaded; a reference kept for the process's life.
+PyObject* backwardModuleFunction(const char* name) {
+  llvm::Expected<PyRef> module = oracle::importEmbeddedModule("dync_oracle_backward");
+  if (!module) {
+    llvm::consumeError(module.takeError());
+    PyErr_Clear();
+    return nullptr;
+  }
+  PyRef function = PyRef::steal(PyObject_GetAttrString(module->get(), name));
+  PyErr_Clear();
+  return function.release();
+}
+
 } // namespace
 
 bool isAutogradGrad(const Value& function) {
   return function.object && function.object.get() == autogradGradFunction();
+}
+
+llvm::Expected<std::string> freedHistoryNode(PyObject* tensor) {
+  static PyObject* freed = backwardModuleFunction("freed_history");
+  if (!freed)
+    return captureError("torch.autograd.grad: dync's backward module could not be loaded");
+  PyRef node = PyRef::steal(PyObject_CallOneArg(freed, tensor));
+  if (!node)
+    return pythonError("reading which saved tensors torch.autograd.grad freed");
+  if (node.get() == Py_None)
+    return "";
+  return python::strOf(node.get());
 }
 
 llvm::Expected<ValuePtr> Interpreter::callAutogradGrad(std::vector<ValuePtr> args,
@@ -56,17 +88,7 @@ llvm::Expected<ValuePtr> Interpreter::callAutogradGrad(std::vector<ValuePtr> arg
       return captureError("torch.autograd.grad after a tensor hook registered at " + hook.where +
                           " is not supported yet: eager runs the hook inside the backward, "
                           "where capture registers it on the real tensor after the graph");
-  static PyObject* grad = [] { // alive as long as the embedded module
-    llvm::Expected<PyRef> module = oracle::importEmbeddedModule("dync_oracle_backward");
-    if (!module) {
-      llvm::consumeError(module.takeError());
-      PyErr_Clear();
-      return static_cast<PyObject*>(nullptr);
-    }
-    PyObject* function = PyObject_GetAttrString(module->get(), "grad");
-    PyErr_Clear();
-    return function;
-  }();
+  static PyObject* grad = backwardModuleFunction("grad");
   if (!grad)
     return captureError("torch.autograd.grad: dync's backward module could not be loaded");
   // torch's function takes any iterable of tensors for outputs, inputs and

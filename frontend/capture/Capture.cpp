@@ -4,6 +4,7 @@
 
 #include "frontend/bytecode/OpcodeTable.h"
 #include "frontend/capture/AutocastState.h"
+#include "frontend/capture/AutogradGrad.h"
 #include "frontend/capture/CaptureError.h"
 #include "frontend/capture/DataBranches.h"
 #include "frontend/capture/DeclaredInts.h"
@@ -117,6 +118,49 @@ llvm::Expected<bool> resultIsInference(const ValuePtr& value) {
 
 llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ctx,
                                             const ValuePtr& value);
+
+llvm::Error returnError(Interpreter& interp, const python::LoadedModule& module,
+                        const python::ResolvedEntry& entry, const llvm::Twine& reason);
+
+/// torch.autograd.grad without retain_graph frees what the nodes its
+/// backward ran saved, and eager's later backward through them raises
+/// ("Trying to backward through the graph a second time"). The graph's
+/// forward calls save them again when it runs and its backward calls do
+/// not free them, so a tensor leaving the function (returned, or left on
+/// the caller's objects) with such a node in its history is refused.
+llvm::Error checkNoFreedHistoryLeaves(Interpreter& interp, const python::LoadedModule& module,
+                                      const python::ResolvedEntry& entry, const ValuePtr& result) {
+  std::string node;
+  auto freed = [&](PyObject* tensor) -> llvm::Expected<bool> {
+    llvm::Expected<std::string> found = freedHistoryNode(tensor);
+    if (!found)
+      return found.takeError();
+    node = std::move(*found);
+    return !node.empty();
+  };
+  llvm::Expected<bool> returned = anyResultTensor(result, freed);
+  if (!returned)
+    return returned.takeError();
+  bool left = false;
+  if (!*returned)
+    for (const Interpreter::PendingSideEffect& pending : interp.pendingSideEffects()) {
+      llvm::Expected<bool> leaves = anyResultTensor(pending.value, freed);
+      if (!leaves)
+        return leaves.takeError();
+      if ((left = *leaves))
+        break;
+    }
+  if (!*returned && !left)
+    return llvm::Error::success();
+  return returnError(
+      interp, module, entry,
+      llvm::Twine("the function ") + (left ? "leaves on an object" : "returns") +
+          " a tensor whose history torch.autograd.grad went through without "
+          "retain_graph=True, which freed what its " +
+          node +
+          " saved: eager's backward through that tensor raises, where the compiled graph's "
+          "would not; pass retain_graph=True to torch.autograd.grad, or detach() the tensor");
+}
 
 //===----------------------------------------------------------------------===//
 // Results that are dicts and objects (ResultStructure)
@@ -522,6 +566,9 @@ llvm::Error setGraphOutput(Interpreter& interp, oracle::TensorOracle& oracle, ir
                                    "inference tensor and the graph cannot make yet; return a "
                                    "clone() of it, or compute it under torch.no_grad()")
                      : inference.takeError();
+  if (interp.runsBackward())
+    if (llvm::Error error = checkNoFreedHistoryLeaves(interp, module, entry, result))
+      return error;
 
   // Hooks registered inside the function must be removed by its end
   // (HookRegistration.cpp).
@@ -669,7 +716,12 @@ llvm::Error addGuards(Interpreter& interp, oracle::TensorOracle& oracle, ir::Gra
     llvm::Expected<ir::Type> type = oracle.typeOf(input->object.get());
     if (!type)
       return type.takeError();
-    guards.add(Guard::tensor(input->source, asCalledWith(graph, input->source->str(), *type)));
+    ir::Type called = asCalledWith(graph, input->source->str(), *type);
+    bool requiresGrad = called.requiresGrad();
+    guards.add(Guard::tensor(input->source, std::move(called)));
+    // The backward capture ran starts at the inputs (AutogradGrad.cpp).
+    if (interp.runsBackward() && requiresGrad)
+      guards.add(Guard::autogradLeaf(input->source));
   }
   // Symbolic int arguments: an exact int, binding its symbol.
   for (const ValuePtr& input : interp.values().intInputs()) {
@@ -740,6 +792,12 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
   if (!created)
     return created.takeError();
   Interpreter& interp = **created;
+  // Told whether the run took a gradient even when capture then fails: the
+  // error of a function that needs grad mode is its grad-mode variant's.
+  auto tellRunsBackward = llvm::make_scope_exit([&] {
+    if (options.runsBackward)
+      *options.runsBackward = interp.runsBackward();
+  });
   interp.setCompilingAnswer(options.assumeCompiling || options.assumeExporting);
   interp.setExportingAnswer(options.assumeExporting);
   interp.setDataBranches(options.dataBranches);
@@ -823,8 +881,6 @@ llvm::Error captureOnce(const python::LoadedModule& module, const python::Resolv
     return error;
   if (llvm::Error error = ir::verify(graph))
     return captureError("the captured graph does not verify: " + llvm::toString(std::move(error)));
-  if (options.runsBackward)
-    *options.runsBackward = interp.runsBackward();
   if (options.dataNotes)
     for (const std::string& note : interp.dataNotes())
       if (llvm::find(*options.dataNotes, note) == options.dataNotes->end())

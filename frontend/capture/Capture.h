@@ -44,8 +44,8 @@ struct CaptureOptions {
   bool noHistory = false;
   /// Set when noHistory stopped capture (null: not asked).
   bool* refusedHistory = nullptr;
-  /// Set when capture succeeds: whether the function ran autograd's
-  /// backward (torch.autograd.grad; null: not asked).
+  /// Set when capture ends, failed or not: whether the function ran
+  /// autograd's backward (torch.autograd.grad; null: not asked).
   bool* runsBackward = nullptr;
   /// Sizes to capture at instead of the examples', by symbol: the graph
   /// then serves the part of the declared ranges around them (a

@@ -413,6 +413,15 @@ llvm::Expected<ValuePtr> wrapEntryFunction(ValueBuilder& values, PyObject* funct
 /// defined in torch._compile (`_disable_dynamo`) or is torch._dynamo's
 /// marked so: a user's own replacement, even one made with functools.wraps,
 /// is defined elsewhere and stays itself.
+///
+/// The artifact's guards make the same test (unwrap_dynamo_disabled in
+/// runtime/shim/ShimPyObjects.c), and must: the runtime links neither
+/// capture nor anything of the compiler, and capture does not link the
+/// runtime (utils/check-layering.py), so neither can call the other. The
+/// runtime's reads the dicts without running code, as every guard does.
+/// test/e2e/test_torch_compiled_calls.py keeps the two in step: each call
+/// through such a wrapper, in a fresh process where the wrappers are made
+/// anew, must hit the graph whose guards describe the wrapped function.
 static PyObject* unwrapDynamoDisabled(PyObject* function) {
   for (int depth = 0; depth < 4 && Py_IS_TYPE(function, &PyFunction_Type); ++depth) {
     auto* fn = reinterpret_cast<PyFunctionObject*>(function);

@@ -183,7 +183,10 @@ static PyObject* instance_attr(PyObject* obj, const char* name, int* unknown) {
  * wrapper marked `_torchdynamo_orig_callable`, whose compiled code computes
  * what the wrapped function does; it is followed the same way. Capture
  * describes such a function by the one it wraps; a user's own replacement
- * is defined elsewhere and is not followed. */
+ * is defined elsewhere and is not followed. Capture's unwrapDynamoDisabled
+ * (frontend/capture/ValueBuilder.cpp) is the same test in the compiler, a
+ * layer the runtime does not link; test/e2e/test_torch_compiled_calls.py
+ * keeps the two in step (every call through a wrapper hits). */
 static PyObject* unwrap_dynamo_disabled(PyObject* obj) {
   for (int depth = 0; depth < 4 && obj && Py_TYPE(obj) == &PyFunction_Type; ++depth) {
     PyFunctionObject* fn = (PyFunctionObject*)obj;

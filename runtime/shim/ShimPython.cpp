@@ -15,6 +15,7 @@
 #include <torch/csrc/Layout.h>
 #include <torch/csrc/MemoryFormat.h>
 #include <torch/csrc/autograd/python_variable.h>
+#include <torch/csrc/autograd/variable.h>
 
 #include <cstring>
 
@@ -77,6 +78,34 @@ int dync_py_sparse_coo_info(PyObject* obj, dync_tensor_info* out, int64_t* spars
     return 0;
   return dync_sparse_coo_info_of(reinterpret_cast<const dync_tensor*>(t.unsafeGetTensorImpl()), out,
                                  sparse);
+}
+
+int dync_py_tensor_autograd_leaf(PyObject* obj) {
+  if (!obj || !THPVariableClass || !THPVariable_CheckExact(obj))
+    return 0;
+  const at::Tensor& t = THPVariable_Unpack(obj);
+  if (!t.defined())
+    return 0;
+  // Read without materializing: a tensor that never required grad has no
+  // autograd metadata, hence neither history nor hooks.
+  torch::autograd::AutogradMeta* meta = torch::autograd::impl::get_autograd_meta(t);
+  if (!meta)
+    return 1;
+  if (!t.is_leaf())
+    return 0;
+  // Tensor.register_hook keeps its hooks in a Python table
+  // (Tensor._backward_hooks) that one pre-hook of the tensor runs; with its
+  // handles removed the table is empty and that pre-hook changes nothing.
+  // Any other pre-hook is C++'s.
+  size_t tableHooks = 0;
+  PyObject* table = reinterpret_cast<THPVariable*>(obj)->backward_hooks;
+  if (table && table != Py_None) {
+    if (!PyDict_Check(table) || PyDict_GET_SIZE(table) != 0)
+      return 0;
+    tableHooks = 1;
+  }
+  bool cppHooks = meta->cpp_hooks_list_ && !meta->cpp_hooks_list_->empty();
+  return !cppHooks && meta->hooks_.size() <= tableHooks ? 1 : 0;
 }
 
 int dync_py_torch_constant_is(PyObject* obj, int kind, const char* name) {

@@ -575,6 +575,15 @@ DYNC_SHIM_EXPORT int dync_py_equals_int_bytes(struct _object* obj, const unsigne
 DYNC_SHIM_EXPORT int dync_py_class_is(struct _object* obj, const char* module,
                                       const char* qualname);
 
+/* Appended for graphs that take a gradient inside. */
+
+/* 1 if `obj` is exactly a torch.Tensor or an nn.Parameter holding a defined
+ * tensor with no autograd history (a leaf) and no hook registered on it
+ * (register_hook from Python, or from C++ even once removed): a backward
+ * that reaches it neither goes on into the caller's history nor runs code
+ * of the caller's. */
+DYNC_SHIM_EXPORT int dync_py_tensor_autograd_leaf(struct _object* obj);
+
 /* ---- The function table artifacts receive -------------------------------
  * Fields are only ever appended; `size` is sizeof(dync_shim_api) as the
  * runtime filled it, so an artifact can tell whether a later field exists.

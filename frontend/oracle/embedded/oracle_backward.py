@@ -89,3 +89,28 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 # function there, not this one, and so never stores its calls.
 grad.__module__ = "torch.autograd"
 grad.__qualname__ = "grad"
+
+
+def freed_history(tensor):
+    """The name of the first autograd node in `tensor`'s history whose
+    saved tensors a torch.autograd.grad without retain_graph freed, or None.
+
+    Reading a saved tensor that was freed raises eager's own error, which
+    a later backward through the node would raise too; a node that saved
+    none (sum's sizes) is not concerned, as in eager."""
+    seen = set()
+    pending = [tensor.grad_fn]
+    while pending:
+        node = pending.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        for name in dir(node):
+            if not name.startswith("_saved_"):
+                continue
+            try:
+                getattr(node, name)
+            except RuntimeError:
+                return node.name()
+        pending.extend(next_node for next_node, _ in node.next_functions)
+    return None

@@ -28,21 +28,9 @@ checks the generator's state around each).
 
 import torch
 
-# Schema argument names whose given value switches an operator's draws off,
-# with the argument's type and that value.
-_TRAINING_NAMES = ("train", "training")
-_DROPOUT_NAMES = ("dropout_p", "dropout")
-
-
-def _bool_typed(argument):
-    kind = argument.type
-    if isinstance(kind, torch.OptionalType):
-        kind = kind.getElementType()
-    return isinstance(kind, torch.BoolType)
-
-
-def _float_typed(argument):
-    return isinstance(argument.type, torch.FloatType)
+# The argument names and values of the rule, which the build's operator
+# traits read too (ir/draw_switches.py).
+from dync_draw_switches import switch_kind, switches_off
 
 
 def _bound(func, args, kwargs):
@@ -58,11 +46,8 @@ def _bound(func, args, kwargs):
 
 
 def _switches_draws_off(argument, value):
-    if argument.name in _TRAINING_NAMES and _bool_typed(argument):
-        return type(value) is bool and value is False
-    if argument.name in _DROPOUT_NAMES and _float_typed(argument):
-        return type(value) in (float, int) and value == 0
-    return False
+    training = switch_kind(argument)
+    return training is not None and switches_off(training, value)
 
 
 def draws(func, args, kwargs):
