@@ -9,7 +9,7 @@ averaging the stacked layer outputs, `torch.split` back into users and items,
 the BPR loss by `softplus(neg - pos)` with an L2 term over the ego
 embeddings divided by `float(len(users))`, and `getUsersRating` through an
 `nn.Sigmoid` held as `self.f`, top-k items with the training positives
-excluded by `-(1 << 10)` writes at their indices."""
+excluded by `-(1 << 10)` writes at their indices under `torch.no_grad()`."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -117,9 +117,11 @@ class LightGCN(nn.Module):
         all_users, all_items = self.computer()
         loss, reg_loss = self.bpr_loss(all_users, all_items, users, pos, neg)
         loss = loss + reg_loss * self.config["decay"]
-        rating = self.getUsersRating(test_users, all_users, all_items)
-        rating[exclude_index, exclude_items] = -(1 << 10)
-        _, rating_K = torch.topk(rating, k=self.config["topks"][0])
+        # evaluation as Procedure.Test runs it: no graph through the ratings
+        with torch.no_grad():
+            rating = self.getUsersRating(test_users, all_users, all_items)
+            rating[exclude_index, exclude_items] = -(1 << 10)
+            _, rating_K = torch.topk(rating, k=self.config["topks"][0])
         return loss, rating_K, rating
 
 
