@@ -10,7 +10,7 @@ training and its running buffers otherwise, Reverse permutations held as
 numpy arrays and used as indices, FlowSequential iterating
 `self._modules.values()` and summing log-determinants, `log_probs` by the
 standard-normal density plus the log-Jacobian, and sampling from given
-noise through the inverse flow."""
+noise through the inverse flow under `torch.no_grad()`."""
 import math
 
 import numpy as np
@@ -167,7 +167,9 @@ class MAF(nn.Module):
 
     def forward(self, data, cond_data, noise):
         loss = -self.flow.log_probs(data, cond_data).mean()
-        samples = self.flow.sample(noise, cond_data)
+        # sampling as the training script runs it, for plots: without a graph
+        with torch.no_grad():
+            samples = self.flow.sample(noise, cond_data)
         return loss, samples
 
 
