@@ -42,7 +42,7 @@ class ResidualLSTMStack(nn.Module):
             residual = x
             x, _ = cell(x)
             if layer_num > 0:
-                x += residual
+                x = x + residual
         return x
 
 
