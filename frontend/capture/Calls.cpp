@@ -623,6 +623,11 @@ llvm::Expected<ValuePtr> Interpreter::call(const ValuePtr& callee, std::vector<V
       return setup.takeError();
     else if (*setup)
       return std::move(**setup);
+    if (llvm::Expected<std::optional<ValuePtr>> set = callRealModuleSetattr(callee, args, kwargs);
+        !set)
+      return set.takeError();
+    else if (*set)
+      return std::move(**set);
     if (isModuleGetattrCall(*this, *callee, args, kwargs))
       return semantics_.moduleTableAttr(args[0],
                                         python::utf8Of(args[1]->object.get()).value_or(""));

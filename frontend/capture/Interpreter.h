@@ -535,17 +535,31 @@ private:
   /// `base.name = value` on an object that exists outside capture (a
   /// library's state object, an nn.Module): kept in capture's own state, as
   /// ContextVar settings are; reads of the attribute see it, and the last
-  /// value is assigned to the real object after the graph. Objects whose
-  /// class decides what assignment does (`__setattr__` other than
-  /// nn.Module's, descriptors) are refused.
+  /// value is assigned to the real object after the graph. A module
+  /// class's own __setattr__ written in Python is followed (setRealAttrAs);
+  /// other objects whose class decides what assignment does (`__setattr__`
+  /// other than nn.Module's, descriptors) are refused.
   llvm::Error setRealAttr(const ValuePtr& base, llvm::StringRef name, ValuePtr value) override;
+  /// setRealAttr as nn.Module.__setattr__ itself assigns (\p asModuleSetattr:
+  /// the module's class's own __setattr__ already ran and called it), or as
+  /// the program's assignment does: a module class's own __setattr__
+  /// written in Python (nn.RNNBase's) is followed, and its call of
+  /// nn.Module's comes back here.
+  llvm::Error setRealAttrAs(const ValuePtr& base, llvm::StringRef name, ValuePtr value,
+                            bool asModuleSetattr);
+  /// `nn.Module.__setattr__(module, name, value)` on a module that is not
+  /// made while capturing (a class's own __setattr__ calling
+  /// `super().__setattr__`): setRealAttrAs; nullopt for other calls.
+  llvm::Expected<std::optional<ValuePtr>> callRealModuleSetattr(const ValuePtr& callee,
+                                                                const std::vector<ValuePtr>& args,
+                                                                const KeywordArgs& kwargs);
   /// `module.name = tensor` where \p name is one of the module's buffers:
   /// nn.Module.__setattr__ then files the tensor in the module's `_buffers`,
   /// which capture changes as the program's own dict change, replayed after
   /// the graph (RealAttributes.cpp). False when the assignment is not that
   /// case (the generic path decides), an error when it is but cannot be kept.
   llvm::Expected<bool> assignBuffer(const ValuePtr& base, llvm::StringRef name,
-                                    const ValuePtr& value);
+                                    const ValuePtr& value, bool asModuleSetattr = false);
   /// What the program last assigned to attribute \p name of \p object
   /// while capturing, or null.
   ValuePtr assignedRealAttr(PyObject* object, llvm::StringRef name) const override;

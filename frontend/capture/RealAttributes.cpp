@@ -19,6 +19,9 @@
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/embedding/PyStrings.h"
 
+#include <string>
+#include <vector>
+
 namespace dync::capture {
 
 using python::PyRef;
@@ -80,14 +83,14 @@ bool assignsOwnSubmodule(PyObject* entry, const ValuePtr& value) {
 /// Sets \p unchanged when the assignment puts back the module's own entry.
 std::string whyNotPlainModuleAttr(const TorchTypes& types, const ValueBuilder& values,
                                   const ValuePtr& base, llvm::StringRef name, const ValuePtr& value,
-                                  bool& unchanged) {
+                                  bool asModuleSetattr, bool& unchanged) {
   PyObject* object = base->object.get();
   PyTypeObject* type = Py_TYPE(object);
   PyRef key = PyRef::steal(python::newStr(name));
   PyRef moduleSetattr = PyRef::steal(PyObject_GetAttrString(types.module.get(), "__setattr__"));
   PyErr_Clear();
   PyObject* ownSetattr = _PyType_Lookup(type, PyRef::steal(python::newStr("__setattr__")).get());
-  if (!moduleSetattr || ownSetattr != moduleSetattr.get())
+  if (!moduleSetattr || (ownSetattr != moduleSetattr.get() && !asModuleSetattr))
     return "its class defines __setattr__";
   if (std::string why = whyDescriptor(type, key.get()); !why.empty())
     return why;
@@ -130,9 +133,61 @@ std::string whyNotPlainModuleAttr(const TorchTypes& types, const ValueBuilder& v
   return "";
 }
 
+/// The module class's own __setattr__ when it is a Python function other
+/// than nn.Module's (nn.RNNBase keeps its flat weight list in step), else
+/// null.
+PyObject* ownModuleSetattr(const TorchTypes& types, PyObject* object) {
+  PyObject* own =
+      _PyType_Lookup(Py_TYPE(object), PyRef::steal(python::newStr("__setattr__")).get());
+  PyRef moduleSetattr = PyRef::steal(PyObject_GetAttrString(types.module.get(), "__setattr__"));
+  PyErr_Clear();
+  if (!own || !moduleSetattr || own == moduleSetattr.get() || !PyFunction_Check(own))
+    return nullptr;
+  return own;
+}
+
+/// The assignment whose module class's own __setattr__ is being followed:
+/// the object, the name and the value assigned, and whether nn.Module's
+/// __setattr__ was reached with that very value (capture is single
+/// threaded; a nested assignment stacks its own).
+struct FollowedSetattr {
+  PyObject* object;
+  std::string name;
+  const Value* value;
+  bool reached = false;
+};
+std::vector<FollowedSetattr> followedSetattrs;
+
 } // namespace
 
 llvm::Error Interpreter::setRealAttr(const ValuePtr& base, llvm::StringRef name, ValuePtr value) {
+  return setRealAttrAs(base, name, std::move(value), /*asModuleSetattr=*/false);
+}
+
+llvm::Expected<std::optional<ValuePtr>>
+Interpreter::callRealModuleSetattr(const ValuePtr& callee, const std::vector<ValuePtr>& args,
+                                   const KeywordArgs& kwargs) {
+  PyObject* function = callee->object.get();
+  if (!function || args.size() != 3 || !kwargs.empty() || args[0]->kind != ValueKind::NNModule ||
+      !args[0]->object || isFreshModule(args[0]->object.get()))
+    return std::nullopt;
+  auto* moduleClass = reinterpret_cast<PyTypeObject*>(types_.module.get());
+  if (function != PyDict_GetItemString(moduleClass->tp_dict, "__setattr__"))
+    return std::nullopt;
+  if (!args[1]->isConstant() || !PyUnicode_Check(args[1]->object.get()))
+    return captureError("nn.Module.__setattr__ with a name that is not a constant string");
+  std::string name = python::utf8Of(args[1]->object.get()).value_or("");
+  for (FollowedSetattr& followed : followedSetattrs)
+    if (followed.object == args[0]->object.get() && followed.name == name &&
+        followed.value == args[2].get())
+      followed.reached = true;
+  if (llvm::Error error = setRealAttrAs(args[0], name, args[2], /*asModuleSetattr=*/true))
+    return error;
+  return std::optional<ValuePtr>(makeNone());
+}
+
+llvm::Error Interpreter::setRealAttrAs(const ValuePtr& base, llvm::StringRef name, ValuePtr value,
+                                       bool asModuleSetattr) {
   PyObject* object = base->object.get();
   std::string target = base->source ? base->source->str() : "a " + spelling(base->kind).str();
   auto refuse = [&](const llvm::Twine& why) {
@@ -144,17 +199,50 @@ llvm::Error Interpreter::setRealAttr(const ValuePtr& base, llvm::StringRef name,
     return setFreshModuleAttr(base, name, std::move(value));
   if (!object || !base->source)
     return refuse("an object the rewritten code cannot find after the graph");
+  // A module class's own __setattr__ decides what assignment does: it runs
+  // as the program's code does, and its `super().__setattr__(name, value)`
+  // comes back as nn.Module's (callRealModuleSetattr). The function is
+  // pinned by a guard on the class attribute. After the graph the
+  // assignment is replayed with STORE_ATTR, which runs that __setattr__
+  // again: so it must have passed the very value on and done nothing else
+  // capture keeps (nn.RNNBase's, a check that raises on a bad value), or
+  // the replay would convert the value twice or repeat its other effects.
+  if (base->kind == ValueKind::NNModule && !asModuleSetattr) {
+    if (PyObject* own = ownModuleSetattr(types_, object)) {
+      llvm::Expected<ValuePtr> function =
+          values_.functionFromReal(own, values_.classReadSource(base->source, "__setattr__", own));
+      if (!function)
+        return function.takeError();
+      bool known = llvm::any_of(realAttrSettings_, [&](const RealAttrSetting& setting) {
+        return setting.object.get() == object && setting.name == name;
+      });
+      size_t effects = sideEffectCount_;
+      followedSetattrs.push_back({object, name.str(), value.get()});
+      llvm::Expected<ValuePtr> result =
+          call(*function, {base, makeConstantSteal(python::newStr(name)), value});
+      bool reached = followedSetattrs.back().reached;
+      followedSetattrs.pop_back();
+      if (!result)
+        return result.takeError();
+      if (!reached || sideEffectCount_ != effects + (known ? 0 : 1))
+        return refuse("its class's own __setattr__ does more than hand the value to "
+                      "nn.Module.__setattr__ (it changes the value or keeps other state), which "
+                      "the assignment after the graph would do again");
+      return llvm::Error::success();
+    }
+  }
   if (base->kind == ValueKind::NNModule) {
-    llvm::Expected<bool> buffer = assignBuffer(base, name, value);
+    llvm::Expected<bool> buffer = assignBuffer(base, name, value, asModuleSetattr);
     if (!buffer)
       return buffer.takeError();
     if (*buffer)
       return llvm::Error::success();
   }
   bool unchanged = false;
-  std::string why = base->kind == ValueKind::NNModule
-                        ? whyNotPlainModuleAttr(types_, values_, base, name, value, unchanged)
-                        : whyNotPlain(object, name);
+  std::string why =
+      base->kind == ValueKind::NNModule
+          ? whyNotPlainModuleAttr(types_, values_, base, name, value, asModuleSetattr, unchanged)
+          : whyNotPlain(object, name);
   if (!why.empty())
     return refuse(why);
   if (unchanged)
@@ -173,7 +261,7 @@ llvm::Error Interpreter::setRealAttr(const ValuePtr& base, llvm::StringRef name,
 }
 
 llvm::Expected<bool> Interpreter::assignBuffer(const ValuePtr& base, llvm::StringRef name,
-                                               const ValuePtr& value) {
+                                               const ValuePtr& value, bool asModuleSetattr) {
   // nn.Module.__setattr__ files a tensor (or None) assigned to a buffer's
   // name through register_buffer: `_buffers[name] = value`, after torch's
   // global buffer registration hooks, keeping the buffer's persistence.
@@ -193,7 +281,7 @@ llvm::Expected<bool> Interpreter::assignBuffer(const ValuePtr& base, llvm::Strin
   PyRef moduleSetattr = PyRef::steal(PyObject_GetAttrString(types_.module.get(), "__setattr__"));
   PyErr_Clear();
   PyObject* ownSetattr = _PyType_Lookup(type, PyRef::steal(python::newStr("__setattr__")).get());
-  if (!moduleSetattr || ownSetattr != moduleSetattr.get() ||
+  if (!moduleSetattr || (ownSetattr != moduleSetattr.get() && !asModuleSetattr) ||
       !whyDescriptor(type, key.get()).empty())
     return false;
   PyObject** dictPointer = _PyObject_GetDictPtr(object);

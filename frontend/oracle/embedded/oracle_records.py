@@ -129,6 +129,8 @@ class _Records:
     """The part of Session that records operators."""
 
     def _record(self, func, args, kwargs, out):
+        if func is _DETACH and self._wrapped_fresh(args, out):
+            return
         if func in _LIFTS and args and type(args[0]) is torch.Tensor:
             # A constant made in the call (torch.tensor(2.0), the value of
             # x[i] = 0.5) enters fake tensors by being lifted. Graphs hold no
@@ -154,6 +156,39 @@ class _Records:
         )
         if func is _DETACH and type(out) is FakeTensor and args and type(args[0]) is FakeTensor:
             _note_detached_copy(args[0], out)
+
+    def _wrapped_fresh(self, args, out):
+        """Whether this `aten::detach` is autograd wrapping a tensor the call
+        just made, and `out` is then that tensor: `out` gets its id.
+        A C++ factory (torch.zeros, torch.empty, new_full, ...) hands its
+        result to autograd's make_variable, which takes the tensor itself when
+        nothing else holds it (eager's case) and a shallow detached copy
+        otherwise; a fake tensor is always held by its Python object, so only
+        on fakes that copy reaches the recorder. Recorded, it would be a
+        second tensor in the graph where eager has one: an in-place write into
+        one (`buf[:, i] = layer(x)` on a preallocated buffer) would make it
+        require grad and leave the other, which torch's own indexing code
+        reads back, without that history, and gradients would be lost.
+        Only a detach of a tensor the call's previous operator made, which
+        does not require grad, qualifies: the program's own `x.detach()`
+        reads a tensor made before its call."""
+        if not args or type(args[0]) is not FakeTensor or type(out) is not FakeTensor:
+            return False
+        source = args[0]
+        if source.requires_grad or source.grad_fn is not None or not self.records:
+            return False
+        source_id = source.__dict__.get("_dync_id")
+        if source_id is None or not any(t is source and previous is None
+                                        for t, previous in self.rebound):
+            return False
+        made = self.records[-1][3]
+        made = made if isinstance(made, (list, tuple)) and not isinstance(made, TensorMeta) else (made,)
+        if not any(isinstance(m, TensorMeta) and m[0] == source_id for m in made):
+            return False
+        self.rebound.append((out, out.__dict__.get("_dync_id")))
+        out._dync_id = source_id
+        self.fakes_by_id[source_id] = out
+        return True
 
     def _cut_from_autograd(self):
         """Whether the call runs with grad mode switched off inside a graph
