@@ -378,6 +378,12 @@ private:
   }
 
   void checkTupleTypes(const Node& node, const Argument& arg) {
+    // An object imported by name is rebuilt by the rewritten code; no
+    // operator takes one.
+    if (arg.kind() == Argument::Kind::Named && node.kind() != NodeKind::Output)
+      report(node, label(node) + ": the object " + arg.typeModule() +
+                       (arg.typeQualname().empty() ? "" : ":" + arg.typeQualname()) +
+                       " can only be returned or passed to a call after the graph");
     if (!arg.isContainer())
       return;
     if (arg.kind() == Argument::Kind::Dict || arg.kind() == Argument::Kind::Object) {
