@@ -695,8 +695,11 @@ private:
         break;
       case GuardKind::Absent:
         if (guard.source && guard.source->kind() != Source::Kind::Attr &&
-            guard.source->kind() != Source::Kind::ClassAttr)
-          report(loc, what + ": an absent guard names an attribute, base.name or type(base).name");
+            guard.source->kind() != Source::Kind::ClassAttr &&
+            !(guard.source->kind() == Source::Kind::Item && !guard.source->hasIndex() &&
+              !guard.source->typedKey()))
+          report(loc, what + ": an absent guard names an attribute, base.name or "
+                             "type(base).name, or a dict's entry of a str key, base['key']");
         break;
       case GuardKind::Equals: {
         Argument::Kind kind = guard.constant ? guard.constant->kind() : Argument::Kind::None;
