@@ -469,6 +469,7 @@ llvm::Error GraphEmitter::pushArgument(const ir::Node& node, const ir::Argument&
     return pushList(node, arg.elements());
   case Kind::Dict:
   case Kind::Object:
+  case Kind::Named:
     // Only a graph's return value holds these (the verifier checks).
     break;
   }

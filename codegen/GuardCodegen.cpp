@@ -721,6 +721,21 @@ llvm::Error GuardEmitter::emitGuard(const ir::Guard& guard) {
 
   if (!guard.source)
     return error(text + ": this guard needs a source");
+  if (guard.kind == ir::GuardKind::Absent && guard.source->kind() == ir::Source::Kind::Item) {
+    // A dict's entry of a str key: the dict must have none.
+    if (guard.source->hasIndex() || guard.source->typedKey())
+      return error(text + ": an absent entry is named by a str key");
+    llvm::Expected<Value*> base = read(*guard.source->base(), text);
+    if (!base)
+      return base.takeError();
+    const std::string& key = guard.source->name();
+    Value* absent = shim_.call(
+        b_, ShimFn::PyDictLacksStr,
+        {*base, shim_.string(key, "guard.key"), b_.getInt64(static_cast<int64_t>(key.size()))},
+        "absent");
+    require(b_.CreateICmpNE(absent, b_.getInt32(0)), text);
+    return llvm::Error::success();
+  }
   if (guard.kind == ir::GuardKind::Absent) {
     // The attribute itself is not read: base's dict (or its class's) must
     // not hold it.

@@ -134,6 +134,14 @@ Argument Argument::object(std::string module, std::string qualname, std::vector<
   return a;
 }
 
+Argument Argument::named(std::string module, std::string qualname) {
+  Argument a;
+  a.kind_ = Kind::Named;
+  a.tupleModule_ = std::move(module);
+  a.tupleQualname_ = std::move(qualname);
+  return a;
+}
+
 void Argument::forEachValue(llvm::function_ref<void(const ValueRef&)> fn) const {
   if (kind_ == Kind::Value)
     fn(valueRef());
@@ -251,6 +259,14 @@ void Argument::print(llvm::raw_ostream& os) const {
     os << (isList ? ']' : ')');
     return;
   }
+  case Kind::Named:
+    os << "named ";
+    printTypeNamePart(os, tupleModule_);
+    if (!tupleQualname_.empty()) {
+      os << ':';
+      printTypeNamePart(os, tupleQualname_);
+    }
+    return;
   case Kind::Dict:
   case Kind::Object: {
     bool isObject = kind_ == Kind::Object;

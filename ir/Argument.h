@@ -64,7 +64,11 @@ public:
     Dict,
     /// An object of a named class: attribute names in attributeNames(),
     /// values in elements().
-    Object
+    Object,
+    /// An object the rewritten code imports by name: a class, a function,
+    /// an enum member or a module (typeModule(), typeQualname(); the
+    /// qualified name is empty for a module).
+    Named
   };
 
   /// `none`.
@@ -126,14 +130,18 @@ public:
   static Argument object(std::string module, std::string qualname, std::vector<std::string> names,
                          std::vector<Argument> values, std::vector<Argument> itemKeys = {},
                          std::vector<Argument> itemValues = {});
+  /// The object \p qualname (dotted attributes) of module \p module, or
+  /// the module itself when \p qualname is empty: `named builtins:FutureWarning`,
+  /// `named enum_mod:Color.RED`, `named torch.nn.functional`.
+  static Argument named(std::string module, std::string qualname);
   /// Whether elements() holds nested arguments: a list, tuple, dict or
   /// object.
   bool isContainer() const {
     return kind_ == Kind::List || kind_ == Kind::Tuple || kind_ == Kind::Dict ||
            kind_ == Kind::Object;
   }
-  /// Whether this is a dict or object with a named type (for objects,
-  /// always); then typeModule() and typeQualname() name it.
+  /// Whether this is a dict or object with a named type (for objects and
+  /// named objects, always); then typeModule() and typeQualname() name it.
   bool hasTypeName() const { return !tupleModule_.empty(); }
   const std::string& typeModule() const { return tupleModule_; }
   const std::string& typeQualname() const { return tupleQualname_; }
@@ -156,7 +164,8 @@ public:
   /// `%3#1`, `2*s0`, `1e-05`, `true`, `none`, `"tanh"`, `f16`, `cuda:0`,
   /// `strided`, `contiguous_format`, `[%a, %b]`, `(%a,)`,
   /// `torch.return_types:max(%a, %b)`, `{"a": %a}`,
-  /// `collections:OrderedDict{"a": %a}`, `object model:Out{logits = %a}`.
+  /// `collections:OrderedDict{"a": %a}`, `object model:Out{logits = %a}`,
+  /// `named builtins:FutureWarning`.
   void print(llvm::raw_ostream& os) const;
 
 private:

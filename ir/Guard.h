@@ -171,7 +171,8 @@ enum class GuardKind : uint8_t {
   /// The value is an exact dict or OrderedDict with no entries.
   Empty,
   /// The source is `base.name` and base's instance dict has no key `name`,
-  /// or `type(base).name` and no class of type(base)'s MRO has `name`.
+  /// or `type(base).name` and no class of type(base)'s MRO has `name`, or
+  /// `base['key']` and base, a dict, has no entry for the str `key`.
   Absent,
   /// A Python function with `typeModule`, code qualname `typeQualname` and
   /// first line `firstLine`.
@@ -275,7 +276,8 @@ struct Guard {
   static Guard keysAre(SourcePtr source, std::vector<DictKey> keys);
   static Guard empty(SourcePtr source);
   static Guard autogradLeaf(SourcePtr source);
-  /// \p source is an Attr or a ClassAttr source.
+  /// \p source is an Attr or a ClassAttr source, or an Item source with a
+  /// str key.
   static Guard absent(SourcePtr source);
   static Guard function(SourcePtr source, std::string module, std::string qualname,
                         int64_t firstLine);

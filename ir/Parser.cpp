@@ -92,6 +92,7 @@ private:
   std::optional<std::string> parseTypeNamePart();
   bool parseArgumentList(std::vector<Argument>& args, std::vector<KeywordArgument>* kwargs);
   std::optional<Argument> parseArgument();
+  std::optional<Argument> parseNamed();
   std::optional<Argument> parseParenthesized();
   /// `complex(RE, IM)`, each part a float or integer literal.
   std::optional<Argument> parseComplex();
@@ -1178,6 +1179,8 @@ std::optional<Argument> Parser::parseArgument() {
       return parseTypedTuple();
     if (tok_.isKeyword("object"))
       return parseObject();
+    if (tok_.isKeyword("named"))
+      return parseNamed();
     break;
   default:
     break;
@@ -1308,6 +1311,26 @@ std::optional<Argument> Parser::parseDictBody(std::string module, std::string qu
     return Argument::dict(std::move(keys), std::move(values));
   return Argument::typedDict(std::move(module), std::move(qualname), std::move(keys),
                              std::move(values));
+}
+
+/// `named module:qualname` or `named module`, an object imported by name;
+/// the current token is `named`.
+std::optional<Argument> Parser::parseNamed() {
+  consume(); // named
+  lexer_ = Lexer(llvm::StringRef(tok_.start, bufferEnd_ - tok_.start));
+  Token part = lexer_.lexTypeNamePart();
+  if (part.is(Token::Error))
+    return error(part.loc(), "expected the object's name, module:qualname or module");
+  std::string module = part.is(Token::String) ? unescapeString(part.spelling) : part.spelling.str();
+  if (module.empty())
+    return error(part.loc(), "a named object needs its module");
+  consume(); // the module
+  if (!tok_.is(Token::Colon))
+    return Argument::named(std::move(module), "");
+  std::optional<std::string> qualname = parseTypeNamePart();
+  if (!qualname)
+    return std::nullopt;
+  return Argument::named(std::move(module), std::move(*qualname));
 }
 
 /// `object module:qualname{name = value, ...}`, an object of that class with

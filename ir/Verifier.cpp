@@ -388,6 +388,12 @@ private:
   }
 
   void checkTupleTypes(const Node& node, const Argument& arg) {
+    // An object imported by name is rebuilt by the rewritten code; no
+    // operator takes one.
+    if (arg.kind() == Argument::Kind::Named && node.kind() != NodeKind::Output)
+      report(node, label(node) + ": the object " + arg.typeModule() +
+                       (arg.typeQualname().empty() ? "" : ":" + arg.typeQualname()) +
+                       " can only be returned or passed to a call after the graph");
     if (!arg.isContainer())
       return;
     if (arg.kind() == Argument::Kind::Dict || arg.kind() == Argument::Kind::Object) {
@@ -695,8 +701,11 @@ private:
         break;
       case GuardKind::Absent:
         if (guard.source && guard.source->kind() != Source::Kind::Attr &&
-            guard.source->kind() != Source::Kind::ClassAttr)
-          report(loc, what + ": an absent guard names an attribute, base.name or type(base).name");
+            guard.source->kind() != Source::Kind::ClassAttr &&
+            !(guard.source->kind() == Source::Kind::Item && !guard.source->hasIndex() &&
+              !guard.source->typedKey()))
+          report(loc, what + ": an absent guard names an attribute, base.name or "
+                             "type(base).name, or a dict's entry of a str key, base['key']");
         break;
       case GuardKind::Equals: {
         Argument::Kind kind = guard.constant ? guard.constant->kind() : Argument::Kind::None;

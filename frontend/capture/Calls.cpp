@@ -1209,6 +1209,15 @@ llvm::Expected<ValuePtr> Interpreter::callObject(const ValuePtr& callee, std::ve
   }
   if (std::optional<std::string> script = torchScriptCallable(object))
     return captureError(*script);
+  // An explicit acquire() (logging's _acquireLock, around making a new
+  // logger, setting a level or adding a handler): only `with lock:` blocks
+  // are followed (ThreadLocks.h).
+  if (isThreadLock(object))
+    return captureError("calling " + describeObject(object) +
+                        " takes a threading lock outside a 'with' block, which capture does "
+                        "not follow (logging takes one to change its loggers: setLevel, "
+                        "addHandler, basicConfig); make that change outside the exported "
+                        "function");
   return captureError("call to " + describeObject(object) +
                       " cannot be traced: it is not Python code, a torch operation or a "
                       "builtin capture models");

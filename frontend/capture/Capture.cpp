@@ -14,6 +14,7 @@
 #include "frontend/capture/GuardsKeepApart.h"
 #include "frontend/capture/Interpreter.h"
 #include "frontend/capture/ModuleHooks.h"
+#include "frontend/capture/NamedObjects.h"
 #include "frontend/capture/NumpyConstants.h"
 #include "frontend/capture/PythonHelpers.h"
 #include "frontend/capture/ReturnedSizes.h"
@@ -413,6 +414,18 @@ llvm::Expected<ir::Argument> resultArgument(Interpreter& interp, ir::Context& ct
     break;
   default:
     break;
+  }
+  // A class, a function, an enum member or a module the program read: the
+  // rewritten code imports it again by name (NamedObjects.h).
+  bool realObject = value->kind == ValueKind::Object || value->kind == ValueKind::Function ||
+                    value->kind == ValueKind::Builtin || value->kind == ValueKind::TorchCallable ||
+                    value->kind == ValueKind::Constant;
+  if (realObject && value->object) {
+    llvm::Expected<std::optional<ir::Argument>> named = namedArgument(value->object.get());
+    if (!named)
+      return named.takeError();
+    if (*named)
+      return std::move(**named);
   }
   return captureError("the function returns a " + spelling(value->kind) +
                       " value, which a graph cannot return");

@@ -207,8 +207,47 @@ static bool hasattrOfUnread(Frame& f, size_t argc, const KeywordArgs& kwargs, Va
   return true;
 }
 
+/// `d.get(key)` or `d.get(key, default)` of a dict whose entries are
+/// unread, by a constant key (UnreadDicts.cpp): its answer, pushed in place
+/// of the call, or false when the call is to run as any other (reading the
+/// dict whole).
+static llvm::Expected<bool> getOfUnread(Frame& f, size_t argc, const KeywordArgs& kwargs,
+                                        ValueBuilder& values) {
+  if ((argc != 1 && argc != 2) || !kwargs.empty() || f.stack.size() < argc + 2)
+    return false;
+  const ValuePtr& first = f.stack[f.stack.size() - argc - 2];
+  const ValuePtr& method = f.stack[f.stack.size() - argc - 1];
+  if (first->kind != ValueKind::Null || method->kind != ValueKind::BoundMethod ||
+      method->items.size() != 2 || !method->items[0]->unreadItems ||
+      method->items[1]->kind != ValueKind::Builtin)
+    return false;
+  static PyObject* dictGet = [] {
+    PyRef name = PyRef::steal(python::newStr("get"));
+    PyObject* found = name ? _PyType_Lookup(&PyDict_Type, name.get()) : nullptr;
+    PyErr_Clear();
+    return found;
+  }();
+  if (!dictGet || method->items[1]->object.get() != dictGet)
+    return false;
+  const ValuePtr& key = f.stack[f.stack.size() - argc];
+  ValuePtr fallback = argc == 2 ? f.stack.back() : nullptr;
+  llvm::Expected<std::optional<ValuePtr>> entry = values.getUnread(method->items[0], key, fallback);
+  if (!entry)
+    return entry.takeError();
+  if (!*entry)
+    return false;
+  f.stack.resize(f.stack.size() - argc - 2);
+  f.stack.push_back(**entry);
+  return true;
+}
+
 llvm::Error BytecodeMachine::callWithStack(Frame& f, size_t argc, KeywordArgs kwargs) {
   if (hasattrOfUnread(f, argc, kwargs, values_, types_.builtinsModule.get()))
+    return llvm::Error::success();
+  llvm::Expected<bool> got = getOfUnread(f, argc, kwargs, values_);
+  if (!got)
+    return got.takeError();
+  if (*got)
     return llvm::Error::success();
   std::vector<ValuePtr> args = popN(f, argc);
   ValuePtr second = popUnread(f);

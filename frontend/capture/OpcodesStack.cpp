@@ -261,6 +261,11 @@ llvm::Error BytecodeMachine::op_DELETE_DEREF(Frame& f, const Instruction& ins) {
 /// when what the attribute gives is (UnreadLists.cpp).
 static llvm::Error readForAttribute(ValueBuilder& values, const ValuePtr& base,
                                     llvm::StringRef name) {
+  // A dict's get() reads one entry when called with a constant key
+  // (OpcodesControl.cpp's getOfUnread); the bound method holds the dict,
+  // which any other use of it reads whole.
+  if (base->unreadItems && base->kind == ValueKind::Dict && name == "get")
+    return llvm::Error::success();
   if (base->unreadItems &&
       (base->kind != ValueKind::List || (name != "append" && name != "extend")))
     return values.readUnread(base);

@@ -12,7 +12,12 @@
 // order of a set of strings) or changes between calls leaves the call
 // served.
 //
-// Anything that observes the dict as a whole (len, iterating, `in`,
+// `k in d` and `d.get(k)`, `d.get(k, default)` by a constant key read that
+// entry alone too: a present one as `d[k]` reads it (`in` pins its type),
+// an absent str key by a guard that the dict has no such key
+// (`absent SRC['k']`), so other entries changing leave the call served.
+//
+// Anything else that observes the dict as a whole (len, iterating,
 // keys(), items(), `==`, truth, passing it to a call, returning it from the
 // entry, storing it elsewhere) reads it whole first, as it was read before:
 // keys pinned in order and every entry guarded (UnreadLists.cpp's
@@ -225,14 +230,33 @@ std::optional<bool> ValueBuilder::containsUnread(const ValuePtr& container, cons
     return true;
   }
   PyErr_Clear();
-  // Only an instance dict's absence has a guard: `absent SRC.name`.
-  if (!names || !PyUnicode_CheckExact(key->object.get()))
+  // An absent str key has a guard: an instance dict's `absent SRC.name`, a
+  // dict's `absent SRC['k']` (no key a str equals, checked natively).
+  if (!PyUnicode_CheckExact(key->object.get()))
     return std::nullopt;
   std::optional<std::string> name = python::utf8Of(key->object.get());
   if (!name || name->find('\0') != std::string::npos)
     return std::nullopt;
-  guards_.add(ir::Guard::absent(Source::attr(source.base(), *name)));
+  guards_.add(ir::Guard::absent(names ? Source::attr(source.base(), *name)
+                                      : Source::key(container->source, *name)));
   return false;
+}
+
+llvm::Expected<std::optional<ValuePtr>>
+ValueBuilder::getUnread(const ValuePtr& container, const ValuePtr& key, const ValuePtr& fallback) {
+  if (container->kind != ValueKind::Dict)
+    return std::nullopt;
+  llvm::Expected<ValuePtr> entry = readUnreadEntry(container, key);
+  if (!entry)
+    return entry.takeError();
+  if (*entry)
+    return std::optional<ValuePtr>(*entry);
+  // Absent (or an entry readUnreadEntry leaves to a whole read): the
+  // default only where the absence itself is guarded.
+  std::optional<bool> has = containsUnread(container, key);
+  if (!has || *has)
+    return std::nullopt;
+  return std::optional<ValuePtr>(fallback ? fallback : makeNone());
 }
 
 std::optional<bool> ValueBuilder::hasattrUnread(const ValuePtr& object, llvm::StringRef name) {

@@ -323,9 +323,16 @@ public:
   llvm::Expected<ValuePtr> readUnreadAttribute(const ValuePtr& object, llvm::StringRef name);
   /// `key in container` of a dict whose entries are unread, by a constant
   /// key: true when the program assigned it or the dict holds it (its
-  /// type pinned), false for a namespace lacking it (`absent SRC.key`);
-  /// nothing when the dict is to be read whole to answer.
+  /// type pinned), false for a str key it lacks (`absent SRC.key` for a
+  /// namespace, `absent SRC['key']` for a dict); nothing when the dict is
+  /// to be read whole to answer.
   std::optional<bool> containsUnread(const ValuePtr& container, const ValuePtr& key);
+  /// `container.get(key, fallback)` of a dict whose entries are unread, by
+  /// a constant key: the entry, read alone as `container[key]` reads it, or
+  /// \p fallback (None when null) where the key's absence is guarded;
+  /// nothing when the dict is to be read whole to answer.
+  llvm::Expected<std::optional<ValuePtr>> getUnread(const ValuePtr& container, const ValuePtr& key,
+                                                    const ValuePtr& fallback);
   /// `hasattr(object, name)` of an object of a dict class whose entries are
   /// unread: true when its instance dict holds \p name (its type pinned),
   /// false when neither the instance dict, the class nor a __getattr__

@@ -227,6 +227,114 @@ llvm::Expected<ValuePtr> atTheCall(const ValuePtr& value,
   return ValuePtr(copy);
 }
 
+/// A warning's `stacklevel` as the exported function's frame counts it:
+/// warnings.warn called \p depth calls below it (in a helper capture
+/// inlined, typing_extensions' @deprecated wrapper) names the frame
+/// `stacklevel` frames up from there, and the rewritten code makes the call
+/// from the exported function's frame. A level that names an inlined frame
+/// names the exported function's line, which stands for it.
+llvm::Error fromExportedFrame(std::vector<ValuePtr>& args, KeywordArgs& kwargs, size_t depth) {
+  constexpr size_t StackLevelPosition = 2; // warn(message, category, stacklevel, source)
+  ValuePtr* level = nullptr;
+  for (auto& [name, value] : kwargs)
+    if (name == "stacklevel")
+      level = &value;
+  if (!level && args.size() > StackLevelPosition)
+    level = &args[StackLevelPosition];
+  long long given = 1;
+  if (level) {
+    PyObject* real = (*level)->isConstant() ? (*level)->object.get() : nullptr;
+    if (!real || !PyLong_CheckExact(real))
+      return llvm::Error::success();
+    given = PyLong_AsLongLong(real);
+    if (given == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return llvm::Error::success();
+    }
+  }
+  long long adjusted = std::max<long long>(1, given - static_cast<long long>(depth));
+  ValuePtr spelled = makeConstantSteal(PyLong_FromLongLong(adjusted));
+  if (!spelled)
+    return pythonError("making a warning's stacklevel");
+  if (level)
+    *level = spelled;
+  else if (adjusted != 1)
+    kwargs.emplace_back("stacklevel", spelled);
+  return llvm::Error::success();
+}
+
+/// logging.getLogger (borrowed; logging keeps it), or null.
+PyObject* getLoggerFunction() {
+  static PyObject* function = [] {
+    llvm::Expected<PyRef> found = importObject("logging.getLogger");
+    if (!found) {
+      llvm::consumeError(found.takeError());
+      return static_cast<PyObject*>(nullptr);
+    }
+    return found->release();
+  }();
+  return function;
+}
+
+/// The name `logging.getLogger(...)` is called with, when \p callee is
+/// logging.getLogger and the name is a constant str or None (or not
+/// given, the root logger): the name as a str object, or None.
+std::optional<PyRef> loggerNameOf(const ValuePtr& callee, const std::vector<ValuePtr>& args,
+                                  const KeywordArgs& kwargs) {
+  PyObject* getLogger = getLoggerFunction();
+  if (!getLogger || callee->object.get() != getLogger || args.size() + kwargs.size() > 1)
+    return std::nullopt;
+  const ValuePtr* name = args.empty() ? nullptr : &args[0];
+  for (const auto& [keyword, value] : kwargs)
+    if (keyword == "name")
+      name = &value;
+    else
+      return std::nullopt;
+  if (!name)
+    return PyRef::borrow(Py_None);
+  PyObject* real = (*name)->isConstant() ? (*name)->object.get() : nullptr;
+  if (!real || (real != Py_None && !PyUnicode_CheckExact(real)))
+    return std::nullopt;
+  return PyRef::borrow(real);
+}
+
+/// `logging.getLogger(name)` with a constant name: the real logger, read
+/// through where logging keeps it, so that calls on it are made after the
+/// graph; nullopt for any other call.
+llvm::Expected<std::optional<ValuePtr>> callGetLogger(ValueBuilder& values, const ValuePtr& callee,
+                                                      const std::vector<ValuePtr>& args,
+                                                      const KeywordArgs& kwargs) {
+  std::optional<PyRef> name = loggerNameOf(callee, args, kwargs);
+  if (!name)
+    return std::nullopt;
+  // The process's one logger of that name. Made now if it is new, as
+  // eager's call would make it; nothing else of the process changes.
+  PyRef logger = PyRef::steal(PyObject_CallOneArg(getLoggerFunction(), name->get()));
+  if (!logger)
+    return pythonError("logging.getLogger()");
+  // Where getLogger finds it: logging.root for the root logger, else the
+  // manager's table by name. Reading the logger through that source guards
+  // that the table holds a logger of that class (a name only a child's
+  // logger made holds a placeholder, which getLogger would replace).
+  llvm::Expected<PyRef> root = importObject("logging.root");
+  if (!root)
+    return root.takeError();
+  SourcePtr source = Source::module("logging");
+  if (logger.get() == root->get()) {
+    source = Source::attr(source, "root");
+  } else {
+    std::optional<std::string> text = python::utf8Of(name->get());
+    if (!text)
+      return pythonError("reading a logger's name");
+    source = Source::key(
+        Source::attr(Source::attr(Source::attr(source, "Logger"), "manager"), "loggerDict"), *text);
+  }
+  llvm::Expected<ValuePtr> value = values.wrapReal(logger.get(), source);
+  if (!value)
+    return value.takeError();
+  return std::optional<ValuePtr>(*value);
+}
+
 } // namespace
 
 bool isLoggingMethod(PyObject* function) {
@@ -240,6 +348,11 @@ bool isLoggingMethod(PyObject* function) {
 llvm::Expected<std::optional<ValuePtr>> Interpreter::callWorld(const ValuePtr& callee,
                                                                const std::vector<ValuePtr>& args,
                                                                const KeywordArgs& kwargs) {
+  // `logging.getLogger(name)`: the process's logger of that name, read
+  // where logging keeps it, so that calls on it are made after the graph.
+  if (llvm::Expected<std::optional<ValuePtr>> logger = callGetLogger(values_, callee, args, kwargs);
+      !logger || *logger)
+    return logger;
   llvm::Expected<std::optional<WorldTarget>> found = worldTarget(callee, args);
   if (!found)
     return found.takeError();
@@ -260,29 +373,6 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::callWorld(const ValuePtr& c
             "being handled and the stack are no longer the call's; log without it, or log "
             "outside the exported function");
       }
-  // A warning whose category (or another argument) is a class: the
-  // rewritten code cannot rebuild a class as an argument yet, so the
-  // warning is issued once, while exporting, and not made after the graph
-  // (typing_extensions' @deprecated wrappers, such as
-  // torch._check_is_size's, pass category=FutureWarning).
-  if (!target.logging && target.target == "M['warnings'].warn") {
-    auto isClass = [](const ValuePtr& value) {
-      PyObject* real = value->realObject();
-      return real && PyType_Check(real);
-    };
-    bool passesClass = llvm::any_of(args, isClass) ||
-                       llvm::any_of(kwargs, [&](const auto& kw) { return isClass(kw.second); });
-    if (passesClass) {
-      llvm::Expected<PythonCallArguments> real = toPythonArguments(args, kwargs);
-      if (!real)
-        return real.takeError();
-      PyRef result =
-          PyRef::steal(PyObject_Call(callee->object.get(), real->args.get(), real->kwargs.get()));
-      if (!result)
-        return pythonError("warnings.warn()");
-      return std::optional<ValuePtr>(makeNone());
-    }
-  }
   WorldCall call;
   call.target = std::move(target.target);
   call.method = std::move(target.method);
@@ -295,6 +385,10 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::callWorld(const ValuePtr& c
   // A call made on the logger is made on the object, which is not an
   // argument.
   std::vector<ValuePtr> passed(args.begin() + (call.method.empty() ? 0 : 1), args.end());
+  KeywordArgs keywords = kwargs;
+  if (!target.logging && call.target == "M['warnings'].warn" && stack.size() > 1)
+    if (llvm::Error error = fromExportedFrame(passed, keywords, stack.size() - 1))
+      return error;
   for (ValuePtr& value : passed) {
     if (llvm::Error error = values_.readAllUnread(value))
       return error;
@@ -305,7 +399,7 @@ llvm::Expected<std::optional<ValuePtr>> Interpreter::callWorld(const ValuePtr& c
   }
   call.args = makeTuple(std::move(passed));
   call.kwargs = makeValue(ValueKind::Dict);
-  for (const auto& [name, value] : kwargs) {
+  for (const auto& [name, value] : keywords) {
     if (llvm::Error error = values_.readAllUnread(value))
       return error;
     llvm::Expected<ValuePtr> taken = atTheCall(value, call.tensorVersions);

@@ -106,6 +106,7 @@ private:
   llvm::Error rebuildTypedTuple(const ir::Argument& arg);
   llvm::Error rebuildDict(const ir::Argument& arg);
   llvm::Error rebuildObject(const ir::Argument& arg);
+  llvm::Error rebuildNamed(const ir::Argument& arg);
   llvm::Error loadLiteral(const ir::Argument& arg);
   llvm::Expected<PyRef> importType(const std::string& module, const std::string& qualname);
   llvm::Error loadType(llvm::StringRef module, llvm::StringRef qualname);
@@ -722,6 +723,8 @@ llvm::Error Emitter::rebuild(const ir::Argument& arg) {
     return rebuildDict(arg);
   case Kind::Object:
     return rebuildObject(arg);
+  case Kind::Named:
+    return rebuildNamed(arg);
   // torch's own objects, loaded by name: `torch.bfloat16`, `torch.strided`,
   // `torch.channels_last`; a device is made from its text, `torch.device("cpu")`.
   case Kind::DType:
@@ -803,6 +806,30 @@ llvm::Error Emitter::rebuildTypedTuple(const ir::Argument& arg) {
   if (llvm::Error error = emit("PRECALL", 1))
     return error;
   return emit("CALL", 1);
+}
+
+/// An object imported by name (a class, a function, an enum member, a
+/// module), found again at run time as the program found it:
+///
+///   LOAD_CONST 0; LOAD_CONST None; IMPORT_NAME <module>; LOAD_ATTR <part>...
+///
+/// The name is resolved now too, so an artifact never holds a name that
+/// did not import when it was made.
+llvm::Error Emitter::rebuildNamed(const ir::Argument& arg) {
+  const std::string& module = arg.typeModule();
+  const std::string& qualname = arg.typeQualname();
+  PyRef object = PyRef::steal(PyImport_ImportModule(module.c_str()));
+  llvm::SmallVector<llvm::StringRef> parts;
+  if (!qualname.empty())
+    llvm::StringRef(qualname).split(parts, '.');
+  for (llvm::StringRef part : parts)
+    if (object)
+      object = PyRef::steal(PyObject_GetAttrString(object.get(), part.str().c_str()));
+  if (!object)
+    return fail("the object " + module + (qualname.empty() ? "" : ":" + qualname) +
+                " cannot be imported by its module and qualified name (" +
+                llvm::toString(python::takePythonError("importing it")) + ")");
+  return loadType(module, qualname);
 }
 
 /// A literal: a dict key. Constant ints are symbolic integers of one term.
@@ -1001,7 +1028,8 @@ llvm::Error Emitter::loadType(llvm::StringRef module, llvm::StringRef qualname) 
     return error;
   llvm::SmallVector<llvm::StringRef> parts;
   module.split(parts, '.');
-  qualname.split(parts, '.');
+  if (!qualname.empty())
+    qualname.split(parts, '.');
   for (llvm::StringRef part : llvm::ArrayRef(parts).drop_front())
     if (llvm::Error error = emit("LOAD_ATTR", nameIndex(part)))
       return error;

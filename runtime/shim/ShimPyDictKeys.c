@@ -115,6 +115,32 @@ PyObject* dync_py_dict_item_keyed(PyObject* dict, const char* key, int64_t size)
   return NULL;
 }
 
+int dync_py_dict_lacks_str(PyObject* dict, const char* key, int64_t size) {
+  if (!dict || !key || size < 0 || !PyDict_Check(dict))
+    return 0;
+  PyObject *k, *v;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(dict, &pos, &k, &v)) {
+    PyTypeObject* type = Py_TYPE(k);
+    if (type == &PyUnicode_Type) {
+      Py_ssize_t length = 0;
+      const char* text = PyUnicode_AsUTF8AndSize(k, &length);
+      if (!text) {
+        PyErr_Clear();
+        return 0;
+      }
+      if (length == size && memcmp(text, key, (size_t)size) == 0)
+        return 0;
+      continue;
+    }
+    if (type == &PyLong_Type || type == &PyBool_Type || type == &PyFloat_Type ||
+        type == &PyBytes_Type || type == &PyTuple_Type || k == Py_None)
+      continue;
+    return 0;
+  }
+  return 1;
+}
+
 PyObject* dync_py_subscript_int(PyObject* obj, int64_t index) {
   if (!obj)
     return NULL;

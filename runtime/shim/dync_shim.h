@@ -540,6 +540,13 @@ DYNC_SHIM_EXPORT struct _object* dync_py_subscript_int(struct _object* obj, int6
  * (or of an object of a dict subclass); NULL when it has no such key. */
 DYNC_SHIM_EXPORT struct _object* dync_py_dict_item_keyed(struct _object* dict, const char* key,
                                                          int64_t size);
+/* 1 if `dict` is a dict (or an object of a dict subclass) with no entry
+ * for the str of the `size` UTF-8 bytes at `key`: each of its keys is an
+ * exact str other than that one, or of a type no str equals (an exact int,
+ * bool, float, bytes, tuple or None). 0 otherwise, a key of any other type
+ * (a str subclass, an object with an __eq__ of its own) included, so no
+ * key's __eq__ or __hash__ runs and an answer of 1 is Python's. */
+DYNC_SHIM_EXPORT int dync_py_dict_lacks_str(struct _object* dict, const char* key, int64_t size);
 /* 1 if `obj` is a dict (subclasses included, an OrderedDict's keys in its
  * own order) whose keys are, in iteration order, the `count` keys encoded
  * one after another in the `size` bytes at `keys`. */
