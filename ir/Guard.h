@@ -66,10 +66,9 @@
 // equal (1, 1.0 and True differ).
 //
 // `autograd_leaf` holds for exactly a torch.Tensor or an nn.Parameter with
-// no autograd history (no grad_fn) and no hook registered on it: a graph that takes a gradient inside (torch.autograd.grad)
-// computed it from the history capture saw, which starts at its inputs,
-// where eager's backward would go on into the caller's history and run the
-// caller's hooks.
+// no autograd history (no grad_fn) and no hook registered on it: a graph that takes a gradient
+// inside (torch.autograd.grad) computed it from the history capture saw, which starts at its
+// inputs, where eager's backward would go on into the caller's history and run the caller's hooks.
 //
 // `empty` holds for an exact dict or collections.OrderedDict without
 // entries (nn.Module's hook tables). `absent` is written with an attribute
