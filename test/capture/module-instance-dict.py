@@ -41,9 +41,9 @@ class Configured(ConfigMixin):
 # namespace's keys (UnreadDicts.cpp).
 # GUARDS:     type L['self'].__dict__ : builtins:dict
 # GUARDS-NOT: keys L['self'].__dict__ :
-# GUARDS:     equals L['self'].__dict__['_config']['scale'] : 2.0
-# GUARDS-NOT: keys L['self'].__dict__ :
 # GUARDS:     absent L['self'].scale
+# GUARDS-NOT: keys L['self'].__dict__ :
+# GUARDS:     equals L['self'].__dict__['_config']['scale'] : 2.0
 
 
 class Plain(nn.Module):

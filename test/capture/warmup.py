@@ -2,7 +2,7 @@
 # before capture: a program that fills its own state on its first call (a
 # bias table cached by device, LeViT's; grids built when a size changes,
 # YOLO's) is captured in the state later calls see. Without it the graph is
-# the cold call's, guarded on the empty cache. The object the calls ran on
+# the cold call's, guarded on the cache's missing entry. The object the calls ran on
 # is the one captured, also when the class's constructor makes it. A call
 # that raises stops the export, naming the module.
 # RUN: %dync export %s:BiasCache.forward --emit=guards | FileCheck %s --check-prefix=COLD
@@ -33,7 +33,7 @@ class BiasCache(nn.Module):
 
 model = BiasCache().eval()
 
-# COLD: keys L['self'].cache : []
+# COLD: absent L['self'].cache['cpu']
 # WARM: graph @BiasCache.forward(%x: tensor<f32, [3, 2, 4, 4]> = L['x'],
 # WARM-NEXT: %self_cache_cpu: tensor<f32, [2, 4, 4]> = L['self'].cache['cpu'])
 # WARM-NEXT: aten::add.Tensor(%x, %self_cache_cpu)
