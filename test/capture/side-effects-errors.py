@@ -60,7 +60,7 @@ def leaves_function(x):
     config.hook = torch.relu
     return x
 
-# FUNCTION: error: the function leaves G['config'].hook set to a value the rewritten code cannot rebuild after the graph (changed at {{.*}}side-effects-errors.py:[[@LINE-3]]): the function returns a torch callable value, which a graph cannot return
+# FUNCTION: error: the function leaves G['config'].hook set to a value the rewritten code cannot rebuild after the graph (changed at {{.*}}side-effects-errors.py:[[@LINE-3]]): the function {{.*}}relu is not what its module and qualified name lead to now (they lead nowhere), so the rewritten code cannot import it by that name
 
 
 def deletes(x):
