@@ -81,9 +81,12 @@ PROGRAM = textwrap.dedent("""
 MISSES = {
     "int key value": "equals L['self'].scales[0] : 2.0",
     "int key added": "keys L['self'].scales : [0, 1]",
-    "int key removed": "keys L['self'].scales : [0, 1]",
-    "int key to float": "keys L['self'].scales : [0, 1]",
-    "int key to bool": "keys L['self'].scales : [0, 1]",
+    # The entries' guards come before the keys', and an entry is read only
+    # under a key of the type it was guarded with, so a removed or retyped
+    # key is what the miss names.
+    "int key removed": "equals L['self'].scales[1] : 3.0: L['self'].scales[1] could not be read",
+    "int key to float": "equals L['self'].scales[1] : 3.0: L['self'].scales[1] could not be read",
+    "int key to bool": "equals L['self'].scales[1] : 3.0: L['self'].scales[1] could not be read",
     "bool key value": "equals L['self'].flags[True] : 1.5",
     "tuple key value": "equals type(L['self']).table[(1, 'a')] : 3.0",
     "negative key value": "equals G['STEPS'][-1] : 0.5",

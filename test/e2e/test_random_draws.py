@@ -158,6 +158,18 @@ def test_the_rule_holds_for_the_cpu_kernels_it_answers_for():
                                       False, False), {}),
     }
     sys.path.insert(0, _embedded_folder())
+    # The binary embeds ir/draw_switches.py as dync_draw_switches; outside
+    # it, the module is loaded from the source under that name.
+    import importlib.util
+    import os
+
+    spec = importlib.util.spec_from_file_location(
+        "dync_draw_switches",
+        os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(_embedded_folder()))), "ir",
+                     "draw_switches.py"))
+    switches = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(switches)
+    sys.modules["dync_draw_switches"] = switches
     from oracle_draws import draws
 
     for name, (op, args, kwargs) in calls.items():
